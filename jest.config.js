@@ -3,7 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/lib', '<rootDir>/functions', '<rootDir>/test', '<rootDir>/infra'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': '<rootDir>/test/esbuild-jest-transform.js' },
+  transform: { '^.+\\.(ts|js)$': '<rootDir>/test/esbuild-jest-transform.js' },
+  // @middy/core and fauxqs ship ESM only; let esbuild turn them into CommonJS for jest
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|fauxqs|valibot)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
 };

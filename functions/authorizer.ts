@@ -1,0 +1,43 @@
+/**
+ * Lambda REQUEST authorizer in front of every endpoint (identity source: x-api-key).
+ * It runs the service's one access rule (lib/keys/access-decision.ts) and hands the decision to
+ * the endpoint in the authorizer context; the endpoint's pipeline answers 401/403/429 with the
+ * problem+json body and rate-limit headers, so every refusal looks the same locally and in the cloud.
+ * Result caching is off (TTL 0): a revoked key stops working on the next request, and every
+ * request is counted by the rate limiter.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { endpointByRoute } from '../lib/config/service';
+import { Env } from '../lib/config/service';
+import { headerValues } from '../lib/http/headers';
+import { decideAccess } from '../lib/keys/access-decision';
+import { encodeDecision } from '../lib/keys/authorizer-context';
+import { accessDependencies } from '../lib/keys/access-dependencies';
+import { logger } from '../lib/observability/logger';
+
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const started = Date.now();
+  const route = endpointByRoute(event.httpMethod, event.resource);
+  const apiKeys = headerValues({ headers: event.headers ?? {}, multiValueHeaders: event.multiValueHeaders ?? {} }, 'x-api-key');
+  const decision = await decideAccess(
+    { apiKeys, sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown', requiredScope: route?.scope, now: new Date() },
+    accessDependencies(),
+  );
+  logger.info('authorizer.decision', {
+    route: route?.name,
+    decision: decision.outcome,
+    keyId: decision.principal?.keyId,
+    partnerId: decision.principal?.partnerId,
+    durationMs: Date.now() - started,
+  });
+  const usageIdentifierKey = decision.principal && decision.outcome !== 'unauthenticated' ? apiKeys[0]?.trim() : process.env[Env.anonUsageIdentifier];
+  return {
+    principalId: decision.principal?.keyId ?? 'anonymous',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
+    },
+    context: encodeDecision(decision),
+    ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
+  };
+};

@@ -1,0 +1,10 @@
+/**
+ * Errors the domain modules raise for conditions a caller caused. The HTTP pipeline maps them to
+ * problem responses (lib/http/middleware/http-responses.ts); their messages are client-safe.
+ */
+export class RecordNotFoundError extends Error {
+  override readonly name = 'RecordNotFoundError';
+  constructor(readonly what: string) {
+    super(`${what} not found`);
+  }
+}

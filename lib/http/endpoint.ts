@@ -1,0 +1,64 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { HttpEndpoints } from '../config/service';
+import { accessControl } from './middleware/access-control';
+import { httpResponses } from './middleware/http-responses';
+import { requestTracing } from './middleware/request-tracing';
+import { DependencyUnavailableError } from './problem';
+import { stateFromContext, type AuthorizedRequest } from './request-state';
+
+export interface EndpointResponse {
+  status: number;
+  contentType: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+export type EndpointHandler = (request: AuthorizedRequest) => Promise<EndpointResponse>;
+
+export interface EndpointOptions {
+  /** the clock the endpoint sees (tests pin it) */
+  clock?: () => Date;
+}
+
+/** Answer 503 this long before Lambda's own timeout, so the caller gets a retryable problem. */
+const TIMEOUT_MARGIN_MS = 1000;
+
+/**
+ * The pipeline every HTTP endpoint shares:
+ * request id -> access decision (key, partner policy, rate limit, scope) -> the endpoint's code ->
+ * problem+json errors and common headers. `name` is the endpoint's name in the endpoint list.
+ */
+export function httpEndpoint(name: string, handle: EndpointHandler, options: EndpointOptions = {}) {
+  const endpoint = HttpEndpoints.find((e) => e.name === name);
+  if (!endpoint) throw new Error(`endpoint ${name} is not in the endpoint list`);
+  const clock = options.clock ?? (() => new Date());
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
+    timeoutEarlyInMillis: TIMEOUT_MARGIN_MS,
+    timeoutEarlyResponse: () => {
+      throw new DependencyUnavailableError('timeout');
+    },
+  })
+    .use(httpResponses())
+    .use(requestTracing(endpoint, clock))
+    .use(accessControl())
+    .handler(async (event: APIGatewayProxyEvent, context: Context) => {
+      const state = stateFromContext(context)!;
+      const response = await handle({ ...state, principal: state.principal!, event });
+      return {
+        statusCode: response.status,
+        headers: { 'content-type': response.contentType, ...(response.headers ?? {}) },
+        body: response.body,
+      };
+    });
+}
+
+export function jsonResponse(status: number, body: unknown, headers?: Record<string, string>): EndpointResponse {
+  return { status, contentType: 'application/json', body: JSON.stringify(body), headers };
+}
+
+export const HL7_CONTENT_TYPE = 'application/hl7-v2; charset=utf-8';
+
+export function hl7Response(message: string): EndpointResponse {
+  return { status: 200, contentType: HL7_CONTENT_TYPE, body: message };
+}

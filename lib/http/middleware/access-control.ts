@@ -1,0 +1,35 @@
+import { decodeDecision } from '../../keys/authorizer-context';
+import { HttpProblem } from '../problem';
+import { requestState, type MiddyRequest } from '../request-state';
+
+/**
+ * Renders the authorizer's decision. Nothing after this middleware runs unless the key is valid,
+ * the partner active, the rate limit not exceeded and the scope present. A request that reached
+ * the function without an authorizer decision is refused (fail closed).
+ */
+export function accessControl() {
+  return {
+    before: async (request: MiddyRequest) => {
+      const state = requestState(request)!;
+      const decision = decodeDecision(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      if (!decision) throw new HttpProblem('unauthenticated', 'the request carried no verifiable API key decision');
+      state.rateLimit = decision.rateLimit;
+      switch (decision.outcome) {
+        case 'unauthenticated':
+          throw new HttpProblem('unauthenticated', decision.reason);
+        case 'rate_limited':
+          throw new HttpProblem('rateLimited', `${decision.reason}; retry after the window resets`);
+        case 'forbidden':
+          throw new HttpProblem('forbidden', decision.reason);
+        case 'allow':
+          break;
+        default:
+          throw new HttpProblem('unauthenticated', 'unrecognised access decision');
+      }
+      if (!decision.principal || !decision.principal.scopes.includes(state.endpoint.scope)) {
+        throw new HttpProblem('forbidden', `this API key lacks the scope ${state.endpoint.scope}`);
+      }
+      state.principal = decision.principal;
+    },
+  };
+}

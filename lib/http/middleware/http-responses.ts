@@ -1,0 +1,71 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { logger } from '../../observability/logger';
+import { HttpProblem, isRetryableDependencyError, type ProblemBody } from '../problem';
+import { newRequestId } from '../request-id';
+import { requestState, type MiddyRequest } from '../request-state';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
+
+/**
+ * Last in the pipeline: turns errors into problem+json (a generic 500/503 for anything that is not
+ * an `HttpProblem`, with no stack and no message from inside), and gives every response the same
+ * headers: x-request-id, the rate-limit trio, Cache-Control no-store (PHI), Retry-After on 429/503.
+ * Writes one log line per request with ids, status and timing only.
+ */
+export function httpResponses() {
+  const decorate = (request: MiddyRequest, response: APIGatewayProxyResult, errorName?: string) => {
+    const state = requestState(request);
+    const requestId = state?.requestId ?? newRequestId();
+    const headers: Record<string, string> = { ...(response.headers as Record<string, string> | undefined) };
+    headers['x-request-id'] = requestId;
+    headers['cache-control'] = 'no-store';
+    if (state?.rateLimit) {
+      headers['x-ratelimit-limit'] = String(state.rateLimit.limit);
+      headers['x-ratelimit-remaining'] = String(state.rateLimit.remaining);
+      headers['x-ratelimit-reset'] = String(state.rateLimit.reset);
+      if (response.statusCode === 429) headers['retry-after'] = String(Math.max(1, state.rateLimit.reset - Math.floor(Date.now() / 1000)));
+    }
+    response.headers = headers;
+    logger.info('request.completed', {
+      requestId,
+      function: state?.endpoint.name,
+      status: response.statusCode,
+      durationMs: state ? Date.now() - state.startedAt : undefined,
+      keyId: state?.principal?.keyId,
+      partnerId: state?.principal?.partnerId,
+      errorName,
+    });
+    return response;
+  };
+
+  return {
+    after: async (request: MiddyRequest) => {
+      request.response = decorate(request, request.response as APIGatewayProxyResult);
+    },
+    onError: async (request: MiddyRequest) => {
+      const state = requestState(request);
+      const requestId = state?.requestId ?? newRequestId();
+      const error = request.error;
+      let problem: HttpProblem;
+      if (error instanceof HttpProblem) {
+        problem = error;
+      } else if (isRetryableDependencyError(error)) {
+        problem = new HttpProblem('unavailable', 'a dependency is temporarily unavailable; retry the same request', {
+          headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+        });
+      } else {
+        problem = new HttpProblem('internal', 'the request could not be completed; nothing was changed');
+      }
+      if (!(error instanceof HttpProblem)) {
+        logger.error('request.failed', { requestId, function: state?.endpoint.name, errorName: (error as Error | undefined)?.name ?? 'unknown' });
+      }
+      const body: ProblemBody = problem.toBody(requestId);
+      request.response = decorate(
+        request,
+        { statusCode: problem.status, headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...(problem.extras.headers ?? {}) }, body: JSON.stringify(body) },
+        error instanceof HttpProblem ? undefined : (error as Error | undefined)?.name,
+      );
+    },
+  };
+}

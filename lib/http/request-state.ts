@@ -1,0 +1,45 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { HttpEndpoint } from '../config/service';
+import type { Principal } from '../keys/access-decision';
+import type { RateLimitState } from '../keys/rate-limiter';
+
+/** What the pipeline learns about a request before the endpoint's own code runs. */
+export interface RequestState {
+  endpoint: HttpEndpoint;
+  requestId: string;
+  /** true when the caller supplied x-request-id (it is then also the idempotency key) */
+  requestIdSupplied: boolean;
+  startedAt: number;
+  now: Date;
+  rateLimit?: RateLimitState;
+  principal?: Principal;
+}
+
+/** A request as the endpoint code sees it: the principal is known and allowed. */
+export interface AuthorizedRequest extends RequestState {
+  principal: Principal;
+  event: APIGatewayProxyEvent;
+}
+
+export interface MiddyRequest {
+  event: APIGatewayProxyEvent;
+  context: Context;
+  response?: unknown;
+  error?: unknown;
+  internal: Record<string, unknown>;
+}
+
+const stateKey = Symbol('interop.requestState');
+
+/** The state lives on the Lambda context object, which middy hands to the endpoint code too. */
+export function setRequestState(request: MiddyRequest, state: RequestState): void {
+  (request.context as unknown as Record<symbol, RequestState>)[stateKey] = state;
+}
+
+export function requestState(request: MiddyRequest): RequestState | undefined {
+  return stateFromContext(request.context);
+}
+
+export function stateFromContext(context: Context): RequestState | undefined {
+  return (context as unknown as Record<symbol, RequestState | undefined>)[stateKey];
+}

@@ -1,0 +1,99 @@
+import type { Scope } from '../config/service';
+import { hashApiKey, keyIdFromHash, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type PartnerRecord } from './api-key';
+import type { ApiKeyStore } from './api-key-store';
+import type { FixedWindowRateLimiter, RateLimitState } from './rate-limiter';
+
+/** Who is calling, as the pipeline needs it downstream. Contains no secret. */
+export interface Principal {
+  keyId: string;
+  partnerId: string;
+  scopes: Scope[];
+  allowedSenderIds: string[];
+  receivingApplication?: string;
+  receivingFacility?: string;
+}
+
+export const AccessOutcomes = {
+  allow: 'allow',
+  unauthenticated: 'unauthenticated',
+  forbidden: 'forbidden',
+  rateLimited: 'rate_limited',
+} as const;
+export type AccessOutcome = (typeof AccessOutcomes)[keyof typeof AccessOutcomes];
+
+export interface AccessDecision {
+  outcome: AccessOutcome;
+  /** client-safe reason, e.g. "missing scope interop:export:hl7" */
+  reason: string;
+  principal?: Principal;
+  rateLimit: RateLimitState;
+}
+
+export interface AccessRequest {
+  /** every value of the x-api-key header the request carried */
+  apiKeys: string[];
+  sourceIp: string;
+  requiredScope: Scope | undefined;
+  now: Date;
+}
+
+export interface AnonymousLimit {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Longest key we look at; anything longer is not one of ours and is not hashed. */
+export const MAX_API_KEY_LENGTH = 256;
+const printableAscii = /^[\x21-\x7e]+$/;
+
+/**
+ * The single access rule of the service, run by the authorizer for every request:
+ * 1. no usable key (missing, repeated with different values, malformed, unknown, revoked)
+ *    -> counted against the caller's address (anonymous limit) -> 429 past it, else 401;
+ * 2. a known key -> counted against the key -> 429 past its limit;
+ * 3. partner blocked by policy, or key lacking the endpoint's scope -> 403;
+ * 4. otherwise allow.
+ */
+export async function decideAccess(
+  request: AccessRequest,
+  deps: { keys: ApiKeyStore; limiter: FixedWindowRateLimiter; anonymous: AnonymousLimit },
+): Promise<AccessDecision> {
+  const distinct = [...new Set(request.apiKeys.map((k) => k.trim()).filter((k) => k !== ''))];
+  const anonymous = async (reason: string): Promise<AccessDecision> => {
+    const rateLimit = await deps.limiter.hit(`anon#${request.sourceIp}`, deps.anonymous.limit, deps.anonymous.windowSeconds, request.now);
+    return rateLimit.exceeded
+      ? { outcome: AccessOutcomes.rateLimited, reason: 'anonymous rate limit exceeded', rateLimit }
+      : { outcome: AccessOutcomes.unauthenticated, reason, rateLimit };
+  };
+
+  if (distinct.length === 0) return anonymous('x-api-key header is missing');
+  if (distinct.length > 1) return anonymous('x-api-key header was sent more than once with different values');
+  const secret = distinct[0]!;
+  if (secret.length > MAX_API_KEY_LENGTH || !printableAscii.test(secret)) return anonymous('x-api-key is not a valid API key');
+
+  const keyHash = hashApiKey(secret);
+  const key = await deps.keys.getKey(keyHash);
+  if (!key) return anonymous('x-api-key is not a valid API key');
+  if (key.status !== 'active') return anonymous('x-api-key has been revoked');
+
+  const partner: PartnerRecord | undefined = await deps.keys.getPartner(key.partnerId);
+  const limit = key.rateLimit ?? partner?.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const windowSeconds = key.rateWindowSeconds ?? partner?.rateWindowSeconds ?? DEFAULT_RATE_WINDOW_SECONDS;
+  const rateLimit = await deps.limiter.hit(`key#${keyIdFromHash(keyHash)}`, limit, windowSeconds, request.now);
+
+  const principal: Principal = {
+    keyId: key.keyId,
+    partnerId: key.partnerId,
+    scopes: key.scopes,
+    allowedSenderIds: partner?.allowedSenderIds ?? [],
+    receivingApplication: partner?.receivingApplication,
+    receivingFacility: partner?.receivingFacility,
+  };
+  if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this API key', principal, rateLimit };
+  if (!partner || partner.policy !== 'active') return { outcome: AccessOutcomes.forbidden, reason: 'the partner of this API key is blocked by policy', principal, rateLimit };
+  if (request.requiredScope && !key.scopes.includes(request.requiredScope)) {
+    return { outcome: AccessOutcomes.forbidden, reason: `this API key lacks the scope ${request.requiredScope}`, principal, rateLimit };
+  }
+  if (!request.requiredScope) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };
+  return { outcome: AccessOutcomes.allow, reason: 'ok', principal, rateLimit };
+}

@@ -1,0 +1,223 @@
+/**
+ * API Gateway (REST API, Lambda proxy integration) as the local stack runs it: an HTTP request
+ * becomes a v1 proxy event, the authorizer function runs first (as the REQUEST authorizer does in
+ * the cloud, result caching off), its context is attached, then the endpoint's handler runs and its
+ * result is written back. `dispatch` is shared by the HTTP server and `npm run invoke`.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { AuthorizerFunction, HttpEndpoints, type HttpEndpoint } from '../config/service';
+import { PROBLEM_CONTENT_TYPE } from '../http/middleware/http-responses';
+import { problemBody, type ProblemKind } from '../http/problem';
+import { isValidRequestId } from '../http/request-id';
+import { logger } from '../observability/logger';
+import { loadHandler } from './function-registry';
+import { lambdaContext } from './lambda-context';
+
+/** API Gateway's own payload limit is 10 MB; Lambda's is 6 MB (enforced by the endpoints). */
+export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface GatewayRequest {
+  method: string;
+  /** path with query string, e.g. /exportHl7Note?patientId=1 */
+  url: string;
+  /** raw header pairs as received (repeated headers stay repeated) */
+  headers: Array<[string, string]>;
+  body?: Buffer;
+  sourceIp: string;
+}
+
+interface RouteMatch {
+  endpoint: HttpEndpoint;
+  pathParameters: Record<string, string> | null;
+}
+
+export function matchRoute(method: string, path: string): RouteMatch | undefined {
+  for (const endpoint of HttpEndpoints) {
+    if (endpoint.method !== method) continue;
+    const names: string[] = [];
+    const pattern = endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const match = new RegExp(`^${pattern}$`).exec(path);
+    if (!match) continue;
+    const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) : null;
+    return { endpoint, pathParameters };
+  }
+  return undefined;
+}
+
+function gatewayProblem(kind: ProblemKind, detail: string, requestIdHeader: string | undefined, extraHeaders: Record<string, string> = {}): APIGatewayProxyResult {
+  const requestId = requestIdHeader && isValidRequestId(requestIdHeader) ? requestIdHeader : randomUUID();
+  return {
+    statusCode: problemBody(kind, detail, requestId).status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'x-request-id': requestId, 'cache-control': 'no-store', ...extraHeaders },
+    body: JSON.stringify(problemBody(kind, detail, requestId)),
+  };
+}
+
+function toEvent(request: GatewayRequest, route: RouteMatch): APIGatewayProxyEvent {
+  const url = new URL(request.url, 'http://localhost');
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (const [name, value] of request.headers) {
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  let body: string | null = null;
+  let isBase64Encoded = false;
+  if (request.body && request.body.length > 0) {
+    try {
+      body = new TextDecoder('utf-8', { fatal: true }).decode(request.body);
+    } catch {
+      body = request.body.toString('base64');
+      isBase64Encoded = true;
+    }
+  }
+  const requestTimeEpoch = Date.now();
+  return {
+    resource: route.endpoint.path,
+    path: url.pathname,
+    httpMethod: request.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: Object.keys(query).length ? query : null,
+    multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+    pathParameters: route.pathParameters,
+    stageVariables: null,
+    body,
+    isBase64Encoded,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: request.method,
+      identity: { sourceIp: request.sourceIp, userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `/local${url.pathname}`,
+      stage: 'local',
+      requestId: randomUUID(),
+      requestTimeEpoch,
+      resourceId: route.endpoint.name,
+      resourcePath: route.endpoint.path,
+    },
+  };
+}
+
+/** One request through the emulated gateway: route, authorizer, handler. */
+export async function dispatch(request: GatewayRequest): Promise<APIGatewayProxyResult> {
+  const url = new URL(request.url, 'http://localhost');
+  const requestIdHeader = request.headers.find(([n]) => n.toLowerCase() === 'x-request-id')?.[1];
+  const route = matchRoute(request.method, url.pathname);
+  if (!route) {
+    const known = HttpEndpoints.some((e) => matchRoute(e.method, url.pathname)?.endpoint === e);
+    return known
+      ? gatewayProblem('badRequest', `method ${request.method} is not supported on ${url.pathname}`, requestIdHeader)
+      : gatewayProblem('notFound', 'no such resource', requestIdHeader);
+  }
+  if (request.body && request.body.length > GATEWAY_MAX_BODY_BYTES) {
+    return gatewayProblem('payloadTooLarge', 'the request body exceeds 10 MB', requestIdHeader);
+  }
+  const event = toEvent(request, route);
+  const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/local/${request.method}${route.endpoint.path}`,
+    resource: event.resource,
+    path: event.path,
+    httpMethod: event.httpMethod,
+    headers: event.headers as Record<string, string>,
+    multiValueHeaders: event.multiValueHeaders as Record<string, string[]>,
+    pathParameters: event.pathParameters,
+    queryStringParameters: event.queryStringParameters as Record<string, string> | null,
+    multiValueQueryStringParameters: event.multiValueQueryStringParameters as Record<string, string[]> | null,
+    stageVariables: null,
+    requestContext: { ...event.requestContext, authorizer: undefined },
+  };
+  let authorization: APIGatewayAuthorizerResult;
+  try {
+    const authorizer = await loadHandler(AuthorizerFunction.name);
+    authorization = (await authorizer(authorizerEvent, lambdaContext(AuthorizerFunction.name, AuthorizerFunction.timeoutSeconds), () => undefined)) as APIGatewayAuthorizerResult;
+  } catch (error) {
+    // the cloud's AUTHORIZER_FAILURE gateway response: 503, retryable
+    logger.error('gateway.authorizer_failed', { route: route.endpoint.name, errorName: (error as Error).name });
+    return gatewayProblem('unavailable', 'authorization is temporarily unavailable; retry the same request', requestIdHeader, { 'retry-after': '2' });
+  }
+  const allowed = authorization.policyDocument.Statement.some((s) => s.Effect === 'Allow');
+  if (!allowed) return gatewayProblem('forbidden', 'the authorizer denied this request', requestIdHeader);
+  event.requestContext.authorizer = { ...(authorization.context ?? {}), principalId: authorization.principalId };
+  const handler = await loadHandler(route.endpoint.name);
+  try {
+    const result = (await handler(event, lambdaContext(route.endpoint.name, route.endpoint.timeoutSeconds), () => undefined)) as APIGatewayProxyResult;
+    return result;
+  } catch (error) {
+    // a handler that throws is a Lambda error: API Gateway answers 502
+    logger.error('gateway.handler_failed', { route: route.endpoint.name, errorName: (error as Error).name });
+    return { ...gatewayProblem('internal', 'the endpoint failed', requestIdHeader), statusCode: 502 };
+  }
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The local API: an HTTP server on loopback that feeds every request through `dispatch`. */
+export async function startApiServer(options: { host: string; port: number }): Promise<ApiServer> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > GATEWAY_MAX_BODY_BYTES + 1) {
+        tooLarge = true;
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const headers: Array<[string, string]> = [];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+      const body = tooLarge ? Buffer.alloc(GATEWAY_MAX_BODY_BYTES + 1) : Buffer.concat(chunks);
+      dispatch({ method: req.method ?? 'GET', url: req.url ?? '/', headers, body, sourceIp: req.socket.remoteAddress ?? '127.0.0.1' })
+        .then((result) => {
+          const outHeaders: Record<string, string | string[]> = {};
+          for (const [k, v] of Object.entries(result.headers ?? {})) outHeaders[k.toLowerCase()] = String(v);
+          for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) outHeaders[k.toLowerCase()] = v.map(String);
+          const payload = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
+          outHeaders['content-length'] = String(payload.length);
+          res.writeHead(result.statusCode, outHeaders);
+          res.end(payload);
+        })
+        .catch(() => {
+          res.writeHead(500, { 'content-type': PROBLEM_CONTENT_TYPE });
+          res.end(JSON.stringify({ type: '/problems/internal-error', title: 'Internal error', status: 500, detail: 'local gateway failure' }));
+        });
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Demo partners and API keys for the LOCAL stack only (never deployed). The secrets are public
+ * by design; they are documented in the README.
+ */
+import { ALL_SCOPES, Scopes, type Scope } from '../config/service';
+import { hashApiKey, keyIdFromHash, type PartnerRecord } from '../keys/api-key';
+import type { ApiKeyStore } from '../keys/api-key-store';
+
+export const DEMO_PARTNERS: PartnerRecord[] = [
+  { partnerId: 'demo-ehr', name: 'Demo EHR', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], receivingApplication: 'DEMO-EHR', receivingFacility: 'DEMO-CLINIC' },
+  { partnerId: 'demo-lab', name: 'Demo Lab', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['demo-lab', 'DEMO-LAB-LIS'], receivingApplication: 'DEMO-LIS', receivingFacility: 'DEMO-LAB' },
+  { partnerId: 'demo-forms', name: 'Demo Forms', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [] },
+  { partnerId: 'demo-staff', name: 'Demo Interop Staff', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [] },
+  { partnerId: 'demo-blocked', name: 'Demo Blocked Partner', policy: 'blocked', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['*'] },
+];
+
+export interface DemoKey {
+  secret: string;
+  partnerId: string;
+  scopes: Scope[];
+  status: 'active' | 'revoked';
+  rateLimit?: number;
+  rateWindowSeconds?: number;
+}
+
+const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.ingestForms];
+
+export const DEMO_KEYS: DemoKey[] = [
+  { secret: 'demo-export-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active' },
+  { secret: 'demo-results-key', partnerId: 'demo-lab', scopes: [Scopes.ingestResults], status: 'active' },
+  { secret: 'demo-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms], status: 'active' },
+  { secret: 'demo-all-key', partnerId: 'demo-lab', scopes: coreScopes, status: 'active' },
+  { secret: 'demo-revoked-key', partnerId: 'demo-lab', scopes: [...ALL_SCOPES], status: 'revoked' },
+  { secret: 'demo-blocked-key', partnerId: 'demo-blocked', scopes: [...ALL_SCOPES], status: 'active' },
+  { secret: 'demo-limited-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active', rateLimit: 5, rateWindowSeconds: 60 },
+  { secret: 'demo-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview], status: 'active' },
+];
+
+/** Loads demo partners and keys that are missing; never overwrites (a revoked key stays revoked). */
+export async function loadDemoKeys(store: ApiKeyStore, now: Date): Promise<{ partners: number; keys: number }> {
+  let partners = 0;
+  let keys = 0;
+  for (const partner of DEMO_PARTNERS) if (await store.putPartner(partner, { ifMissing: true })) partners++;
+  for (const key of DEMO_KEYS) {
+    const keyHash = hashApiKey(key.secret);
+    const created = await store.putKey({
+      keyHash,
+      keyId: keyIdFromHash(keyHash),
+      partnerId: key.partnerId,
+      label: key.secret,
+      scopes: key.scopes,
+      status: key.status,
+      rateLimit: key.rateLimit,
+      rateWindowSeconds: key.rateWindowSeconds,
+      createdAt: now.toISOString(),
+      ...(key.status === 'revoked' ? { revokedAt: now.toISOString() } : {}),
+    });
+    if (created) keys++;
+  }
+  return { partners, keys };
+}

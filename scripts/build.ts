@@ -1,0 +1,51 @@
+/**
+ * `npm run build`: one minified, tree-shaken ESM bundle per Lambda (endpoints, authorizer,
+ * background functions) with source maps, into dist/<name>/index.mjs — the same esbuild settings
+ * the CDK app uses, so a tester can inspect or time exactly what deploys.
+ */
+import { build } from 'esbuild';
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints } from '../lib/config/service';
+
+export const LAMBDA_BUNDLE_OPTIONS = {
+  bundle: true,
+  minify: true,
+  treeShaking: true,
+  sourcemap: 'linked' as const,
+  platform: 'node' as const,
+  target: 'node22',
+  format: 'esm' as const,
+  mainFields: ['module', 'main'],
+  // CommonJS dependencies inside an ESM bundle need a require
+  banner: { js: "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);" },
+  legalComments: 'none' as const,
+  logLevel: 'warning' as const,
+};
+
+export function functionNames(): string[] {
+  return [AuthorizerFunction.name, ...HttpEndpoints.map((e) => e.name), ...BackgroundFunctions.map((f) => f.name)];
+}
+
+async function main(): Promise<void> {
+  const root = path.resolve(__dirname, '..');
+  const rows: string[] = [];
+  for (const name of functionNames()) {
+    const outfile = path.join(root, 'dist', name, 'index.mjs');
+    mkdirSync(path.dirname(outfile), { recursive: true });
+    await build({ ...LAMBDA_BUNDLE_OPTIONS, entryPoints: [path.join(root, 'functions', `${name}.ts`)], outfile });
+    const size = statSync(outfile).size;
+    const gz = gzipSync(readFileSync(outfile)).length;
+    rows.push(`${name.padEnd(26)} ${(size / 1024).toFixed(1).padStart(8)} KB ${(gz / 1024).toFixed(1).padStart(8)} KB gzip`);
+  }
+  process.stdout.write(rows.join('\n') + '\n');
+}
+
+if (require.main === module) {
+  main().catch((error: Error) => {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  });
+}
