@@ -7,5 +7,8 @@ module.exports = {
   // @middy/core and fauxqs ship ESM only; let esbuild turn them into CommonJS for jest
   transformIgnorePatterns: ['/node_modules/(?!(@middy|fauxqs|valibot)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // fauxqs exports only an "import" condition
+  moduleNameMapper: { '^fauxqs$': '<rootDir>/node_modules/fauxqs/dist/app.js' },
   testTimeout: 60000,
+  setupFiles: ['<rootDir>/test/setup-env.js'],
 };

@@ -208,6 +208,27 @@ export const HttpEndpoints: HttpEndpoint[] = [
     memoryMb: 512,
     timeoutSeconds: 15,
   },
+  { kind: 'http', name: 'listInteropInbox', method: 'GET', path: '/interopInbox', scope: Scopes.inboxReview, needs: { tables: { forms: 'read', audit: 'write' } }, memoryMb: 512, timeoutSeconds: 10 },
+  {
+    kind: 'http',
+    name: 'getInboxPacket',
+    method: 'GET',
+    path: '/interopInbox/{packetId}',
+    scope: Scopes.inboxReview,
+    needs: { tables: { forms: 'read', audit: 'write' }, kms: ['Decrypt'] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    kind: 'http',
+    name: 'routeInboxPacket',
+    method: 'POST',
+    path: '/interopInbox/{packetId}/route',
+    scope: Scopes.inboxReview,
+    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' } },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
 ];
 
 /** The authorizer runs in front of every HTTP endpoint. */
@@ -218,7 +239,32 @@ export const AuthorizerFunction = {
   timeoutSeconds: 5,
 };
 
-export const BackgroundFunctions: BackgroundFunction[] = [];
+export const BackgroundFunctions: BackgroundFunction[] = [
+  {
+    kind: 'queue',
+    name: 'matchFormPackets',
+    queue: 'matching',
+    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'consume' }, kms: ['Decrypt'] },
+    memoryMb: 512,
+    timeoutSeconds: 30,
+  },
+  {
+    kind: 'schedule',
+    name: 'sweepPendingPackets',
+    schedule: 'rate(5 minutes)',
+    needs: { tables: { forms: 'readwrite' }, queues: { matching: 'send' } },
+    memoryMb: 256,
+    timeoutSeconds: 60,
+  },
+  {
+    kind: 'schedule',
+    name: 'retryResultNotifications',
+    schedule: 'rate(5 minutes)',
+    needs: { tables: { results: 'readwrite' }, queues: { notifications: 'send' } },
+    memoryMb: 256,
+    timeoutSeconds: 60,
+  },
+];
 
 /** Physical resource names: `${prefix}-${baseName}`; prefix is `interop-<stage>` in the cloud and locally. */
 export function resourceName(prefix: string, baseName: string): string {

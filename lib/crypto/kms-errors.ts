@@ -47,12 +47,25 @@ const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
 const CIPHERTEXT_REJECTED_NAMES: ReadonlySet<string> = new Set(['InvalidCiphertextException', 'IncorrectKeyException']);
 
 const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
+const NETWORK_CODE_IN_MESSAGE = new RegExp(`\\b(${[...TRANSIENT_NETWORK_CODES].join('|')})\\b`);
 
 interface ErrorLike {
   name?: unknown;
   code?: unknown;
+  message?: unknown;
   $metadata?: { httpStatusCode?: unknown };
   $retryable?: unknown;
+}
+
+/**
+ * The node network error code of `err`, from `code` or else from the message: the SDK's retry
+ * middleware re-wraps errors that fail `instanceof Error` (errors from another realm, e.g. under
+ * jest) as `new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED ...')`.
+ */
+function networkCode(e: ErrorLike): string | undefined {
+  if (typeof e.code === 'string' && TRANSIENT_NETWORK_CODES.has(e.code)) return e.code;
+  if (typeof e.message === 'string') return NETWORK_CODE_IN_MESSAGE.exec(e.message)?.[1];
+  return undefined;
 }
 
 /** A short, log safe identifier of an error: its AWS name or node code, else 'Unknown'. */
@@ -61,6 +74,8 @@ export function errorCode(err: unknown): string {
     const e = err as ErrorLike;
     if (typeof e.code === 'string' && TRANSIENT_NETWORK_CODES.has(e.code)) return e.code;
     if (typeof e.name === 'string' && e.name !== 'Error' && SAFE_CODE.test(e.name)) return e.name;
+    const network = networkCode(e);
+    if (network) return network;
     if (typeof e.code === 'string' && SAFE_CODE.test(e.code)) return e.code;
   }
   return 'Unknown';
@@ -70,7 +85,7 @@ export function isTransientKmsError(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as ErrorLike;
   if (typeof e.name === 'string' && TRANSIENT_ERROR_NAMES.has(e.name)) return true;
-  if (typeof e.code === 'string' && TRANSIENT_NETWORK_CODES.has(e.code)) return true;
+  if (networkCode(e)) return true;
   if (e.$retryable) return true;
   const status = e.$metadata?.httpStatusCode;
   if (typeof status === 'number' && (status >= 500 || status === 429)) return true;

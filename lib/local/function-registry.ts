@@ -1,24 +1,19 @@
 /**
- * The Lambda handlers the local stack runs, loaded on first use exactly as Lambda loads a bundle.
- * Keyed by the function names of the endpoint list (lib/config/service.ts).
+ * The Lambda handlers the local stack runs, loaded on first use exactly as Lambda loads a bundle:
+ * `functions/<name>.ts` exporting `handler`, for every name in the endpoint list
+ * (lib/config/service.ts). Nothing to register by hand.
  */
 import type { Handler } from 'aws-lambda';
+import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints } from '../config/service';
 
-type Loader = () => Promise<{ handler: Handler }>;
-
-export const FunctionLoaders: Record<string, Loader> = {
-  authorizer: () => import('../../functions/authorizer'),
-  exportHl7Note: () => import('../../functions/exportHl7Note'),
-};
-
+const known = new Set([AuthorizerFunction.name, ...HttpEndpoints.map((e) => e.name), ...BackgroundFunctions.map((f) => f.name)]);
 const loaded = new Map<string, Handler>();
 
 export async function loadHandler(name: string): Promise<Handler> {
   const cached = loaded.get(name);
   if (cached) return cached;
-  const loader = FunctionLoaders[name];
-  if (!loader) throw new Error(`no local handler registered for ${name}`);
-  const mod = await loader();
+  if (!known.has(name)) throw new Error(`${name} is not a function of this service`);
+  const mod = (await import(`../../functions/${name}`)) as { handler: Handler };
   loaded.set(name, mod.handler);
   return mod.handler;
 }

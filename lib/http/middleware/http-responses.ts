@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { RecordNotFoundError } from '../../domain-errors';
 import { logger } from '../../observability/logger';
 import { HttpProblem, isRetryableDependencyError, type ProblemBody } from '../problem';
 import { newRequestId } from '../request-id';
@@ -50,6 +51,9 @@ export function httpResponses() {
       let problem: HttpProblem;
       if (error instanceof HttpProblem) {
         problem = error;
+      } else if (error instanceof RecordNotFoundError) {
+        // one answer for "no such record" and "not this patient's record": existence is not revealed
+        problem = new HttpProblem('notFound', `no ${error.what} with these ids was found`);
       } else if (isRetryableDependencyError(error)) {
         problem = new HttpProblem('unavailable', 'a dependency is temporarily unavailable; retry the same request', {
           headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
@@ -57,14 +61,14 @@ export function httpResponses() {
       } else {
         problem = new HttpProblem('internal', 'the request could not be completed; nothing was changed');
       }
-      if (!(error instanceof HttpProblem)) {
+      if (!(error instanceof HttpProblem) && !(error instanceof RecordNotFoundError)) {
         logger.error('request.failed', { requestId, function: state?.endpoint.name, errorName: (error as Error | undefined)?.name ?? 'unknown' });
       }
       const body: ProblemBody = problem.toBody(requestId);
       request.response = decorate(
         request,
         { statusCode: problem.status, headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...(problem.extras.headers ?? {}) }, body: JSON.stringify(body) },
-        error instanceof HttpProblem ? undefined : (error as Error | undefined)?.name,
+        error instanceof HttpProblem || error instanceof RecordNotFoundError ? undefined : (error as Error | undefined)?.name,
       );
     },
   };

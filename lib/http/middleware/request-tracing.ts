@@ -2,7 +2,8 @@ import type { HttpEndpoint } from '../../config/service';
 import { headerValues } from '../headers';
 import { HttpProblem } from '../problem';
 import { isValidRequestId, newRequestId } from '../request-id';
-import { setRequestState, type MiddyRequest } from '../request-state';
+import { setRequestState, type MiddyRequest, type RequestState } from '../request-state';
+import { decodeDecision } from '../../keys/authorizer-context';
 
 /**
  * First in the pipeline: fixes the request id (the caller's x-request-id when valid, else a new
@@ -14,8 +15,10 @@ export function requestTracing(endpoint: HttpEndpoint, clock: () => Date) {
     before: async (request: MiddyRequest) => {
       const now = clock();
       const supplied = headerValues(request.event, 'x-request-id');
-      const state = { endpoint, requestId: newRequestId(), requestIdSupplied: false, startedAt: Date.now(), now };
+      const state: RequestState = { endpoint, requestId: newRequestId(), requestIdSupplied: false, startedAt: Date.now(), now };
       setRequestState(request, state);
+      // the authorizer has already counted this request: its rate-limit state belongs on every answer
+      state.rateLimit = decodeDecision(request.event.requestContext?.authorizer as Record<string, unknown> | undefined)?.rateLimit;
       if (supplied.length === 0) return;
       const distinct = [...new Set(supplied)];
       if (distinct.length > 1 || !isValidRequestId(distinct[0]!)) {

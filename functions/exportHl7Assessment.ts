@@ -1,0 +1,16 @@
+/**
+ * GET /exportHl7Assessment?patientId=&assessmentId=  (scope interop:export:hl7)
+ * One assessment as HL7 v2.5.1 ORU^R01^ORU_R01: one OBX per item (NM/ST/TX/CWE), total and
+ * interpretation when present, OBX-11 F.
+ */
+import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
+import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
+import { requireIdParameters } from '../lib/http/query';
+import { exportAssessmentMessage } from '../lib/exports/chart-exports';
+import { chartExportDependencies } from '../lib/exports/export-dependencies';
+
+export const handler = httpEndpoint('exportHl7Assessment', async (request) => {
+  const ids = requireIdParameters(request.event, ['patientId', 'assessmentId'] as const);
+  requireHl7Acceptable(request.event);
+  return hl7Response(await exportAssessmentMessage(chartExportDependencies(), ids, request));
+});

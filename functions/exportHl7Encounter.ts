@@ -1,0 +1,15 @@
+/**
+ * GET /exportHl7Encounter?patientId=&encounterId=  (scope interop:export:hl7)
+ * One encounter (visit, diagnoses, orders) as HL7 v2.5.1 ORU^R01^ORU_R01.
+ */
+import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
+import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
+import { requireIdParameters } from '../lib/http/query';
+import { exportEncounterMessage } from '../lib/exports/chart-exports';
+import { chartExportDependencies } from '../lib/exports/export-dependencies';
+
+export const handler = httpEndpoint('exportHl7Encounter', async (request) => {
+  const ids = requireIdParameters(request.event, ['patientId', 'encounterId'] as const);
+  requireHl7Acceptable(request.event);
+  return hl7Response(await exportEncounterMessage(chartExportDependencies(), ids, request));
+});

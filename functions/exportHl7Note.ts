@@ -1,0 +1,17 @@
+/**
+ * GET /exportHl7Note?patientId=&noteId=  (scope interop:export:hl7)
+ * One note as HL7 v2.5.1 MDM^T02^MDM_T02 (MSH EVN PID PV1 TXA OBX), application/hl7-v2.
+ * 400 missing/invalid parameter; 404 unknown patient or note, or a note of another patient;
+ * 406 when Accept excludes HL7.
+ */
+import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
+import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
+import { requireIdParameters } from '../lib/http/query';
+import { exportNoteMessage } from '../lib/exports/chart-exports';
+import { chartExportDependencies } from '../lib/exports/export-dependencies';
+
+export const handler = httpEndpoint('exportHl7Note', async (request) => {
+  const ids = requireIdParameters(request.event, ['patientId', 'noteId'] as const);
+  requireHl7Acceptable(request.event);
+  return hl7Response(await exportNoteMessage(chartExportDependencies(), ids, request));
+});

@@ -1,0 +1,15 @@
+/**
+ * GET /exportHl7PatientAdt?patientId=  (scope interop:export:hl7)
+ * The patient's demographics as HL7 v2.5.1 ADT^A08^ADT_A01 (update patient information).
+ */
+import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
+import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
+import { requireIdParameters } from '../lib/http/query';
+import { exportPatientAdtMessage } from '../lib/exports/chart-exports';
+import { chartExportDependencies } from '../lib/exports/export-dependencies';
+
+export const handler = httpEndpoint('exportHl7PatientAdt', async (request) => {
+  const ids = requireIdParameters(request.event, ['patientId'] as const);
+  requireHl7Acceptable(request.event);
+  return hl7Response(await exportPatientAdtMessage(chartExportDependencies(), ids, request));
+});

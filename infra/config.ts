@@ -1,0 +1,140 @@
+/**
+ * Deployment settings of one stage, read from CDK context (`-c key=value` or cdk.json) and the
+ * CDK_DEFAULT_* environment. Everything about *what* the service is (functions, tables, queues,
+ * environment variable names) comes from lib/config/service.ts; this file only holds the knobs
+ * that differ per deployment (stage, account, region, limits, retention).
+ */
+import type { Node } from 'constructs';
+import { DEFAULT_ANONYMOUS_LIMIT } from '../lib/keys/access-dependencies';
+
+export const DEFAULT_STAGE = 'dev';
+/** Region used when neither `-c region=` nor CDK_DEFAULT_REGION is set (offline synth, CI). */
+export const DEFAULT_REGION = 'us-east-1';
+
+/** Partner tiers: one API Gateway usage plan each. Keys are attached to a plan by `npm run keys`. */
+export interface UsagePlanTier {
+  /** steady-state requests per second across all of a key's requests */
+  rateLimit: number;
+  burstLimit: number;
+  /** requests per month; omitted = no quota */
+  monthlyQuota?: number;
+  description: string;
+}
+
+/**
+ * The per-key fixed-window limit (keys table, enforced by the authorizer with x-ratelimit-* headers)
+ * is the limit partners see. The usage-plan throttle sits above it as a coarse ceiling that keeps a
+ * misbehaving client away from the functions even if its key's window is generous.
+ */
+export const PartnerTiers = {
+  standard: { rateLimit: 25, burstLimit: 50, monthlyQuota: 2_000_000, description: 'Default partner tier' },
+  high: { rateLimit: 100, burstLimit: 200, monthlyQuota: 10_000_000, description: 'High-volume partner tier' },
+} as const satisfies Record<string, UsagePlanTier>;
+export type PartnerTier = keyof typeof PartnerTiers;
+
+/**
+ * The anonymous plan: every request without a usable key is metered against one shared API key
+ * (see ANON_USAGE_IDENTIFIER). Tight throttle, no quota: a flood of anonymous calls is answered
+ * 429 by the gateway and never reaches a function, and it cannot lock partners out (they are on
+ * their own plans).
+ */
+export const AnonymousTier: UsagePlanTier = { rateLimit: 10, burstLimit: 20, description: 'Requests without a valid API key (answered 401/403/429)' };
+
+export interface StageConfig {
+  stage: string;
+  /** physical name prefix, `interop-<stage>` (same as the local stack's) */
+  prefix: string;
+  account?: string;
+  region: string;
+  /** dev: resources are destroyed with the stack; every other stage retains data and protects tables */
+  retainData: boolean;
+  logRetentionDays: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  hl7SendingApplication: string;
+  hl7SendingFacility: string;
+  anonRateLimit: number;
+  anonRateWindowSeconds: number;
+  /** stage-wide throttle, above every usage plan */
+  stageRateLimit: number;
+  stageBurstLimit: number;
+  /** WAF rate-based rule: requests per source IP per 5 minutes */
+  wafRequestsPerIpPer5Min: number;
+  /** e-mail subscribed to the alarm topic (optional) */
+  alarmEmail?: string;
+  /**
+   * Set the account-wide API Gateway CloudWatch role (needed for execution logging). Only one
+   * stack per account/region should own it: pass `-c apiGatewayAccountRole=false` for the second
+   * stage deployed into the same account.
+   */
+  manageApiGatewayAccountRole: boolean;
+}
+
+const STAGE_PATTERN = /^[a-z][a-z0-9-]{1,15}$/;
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
+type ContextReader = Pick<Node, 'tryGetContext'>;
+
+function str(node: ContextReader, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  return String(value);
+}
+
+function int(node: ContextReader, key: string, fallback: number): number {
+  const raw = str(node, key);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`context ${key} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function bool(node: ContextReader, key: string, fallback: boolean): boolean {
+  const raw = str(node, key);
+  if (raw === undefined) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new Error(`context ${key} must be true or false, got "${raw}"`);
+}
+
+/** Reads and validates the stage settings. `env` defaults to process.env (CDK_DEFAULT_ACCOUNT/REGION). */
+export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = process.env): StageConfig {
+  const stage = str(node, 'stage') ?? DEFAULT_STAGE;
+  if (!STAGE_PATTERN.test(stage)) throw new Error(`context stage must match ${STAGE_PATTERN} (lower-case, 2-16 chars), got "${stage}"`);
+  const retainData = stage !== 'dev';
+  const logRetentionDays = int(node, 'logRetentionDays', retainData ? 365 : 30);
+  if (!RETENTION_DAYS.includes(logRetentionDays)) throw new Error(`context logRetentionDays must be one of ${RETENTION_DAYS.join(', ')}`);
+  const logLevel = (str(node, 'logLevel') ?? (retainData ? 'info' : 'debug')) as StageConfig['logLevel'];
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`context logLevel must be debug, info, warn or error, got "${logLevel}"`);
+  const account = str(node, 'account') ?? env.CDK_DEFAULT_ACCOUNT;
+  if (account !== undefined && !/^\d{12}$/.test(account)) throw new Error(`account must be 12 digits, got "${account}"`);
+  return {
+    stage,
+    prefix: `interop-${stage}`,
+    account,
+    region: str(node, 'region') ?? env.CDK_DEFAULT_REGION ?? DEFAULT_REGION,
+    retainData,
+    logRetentionDays,
+    logLevel,
+    hl7SendingApplication: str(node, 'hl7SendingApplication') ?? 'INTEROP',
+    hl7SendingFacility: str(node, 'hl7SendingFacility') ?? 'INTEROP',
+    anonRateLimit: int(node, 'anonRateLimit', DEFAULT_ANONYMOUS_LIMIT.limit),
+    anonRateWindowSeconds: int(node, 'anonRateWindowSeconds', DEFAULT_ANONYMOUS_LIMIT.windowSeconds),
+    stageRateLimit: int(node, 'stageRateLimit', 500),
+    stageBurstLimit: int(node, 'stageBurstLimit', 1000),
+    wafRequestsPerIpPer5Min: int(node, 'wafRequestsPerIpPer5Min', 6000),
+    alarmEmail: str(node, 'alarmEmail'),
+    manageApiGatewayAccountRole: bool(node, 'apiGatewayAccountRole', true),
+  };
+}
+
+/**
+ * Value of the anonymous usage plan's API key. Derived from the stage, not secret: with
+ * `apiKeySource: AUTHORIZER` the gateway never reads a key from the request; only the authorizer
+ * names the key a request is metered against, and it names this one only for requests it has
+ * already decided are unauthenticated (answered 401/429). Knowing the value grants nothing, so a
+ * deterministic value avoids a custom resource (and its Lambda, role and wildcard) that would only
+ * read a generated value back.
+ */
+export function anonymousUsageIdentifier(prefix: string): string {
+  return `${prefix}-anonymous-usage-identifier-v1`;
+}

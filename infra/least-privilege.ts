@@ -1,0 +1,141 @@
+/**
+ * Turns a function's `needs` (lib/config/service.ts) into IAM statements: exactly the actions the
+ * needs name, on exactly the resources they name. The CDK grant helpers are not used because they
+ * add actions and wildcards we do not need (e.g. `kms:GenerateDataKey*`, `dynamodb:Scan`,
+ * `dynamodb:DescribeTable`, unconditioned `kms:Decrypt` for every encrypted queue).
+ */
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { Tables, type Access, type QueueId, type ResourceNeeds, type TableId } from '../lib/config/service';
+
+export const DynamoReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+export const DynamoWriteActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
+export const SqsSendActions = ['sqs:SendMessage'] as const;
+export const SqsConsumeActions = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'] as const;
+export const S3ReadActions = ['s3:GetObject'] as const;
+export const S3WriteActions = ['s3:PutObject'] as const;
+
+/**
+ * KMS use made *by a service on the function's behalf* (DynamoDB, SQS and S3 all encrypt with the
+ * customer key). These statements carry `kms:ViaService`, so they cannot be used to call KMS
+ * directly; direct KMS calls are exactly the `needs.kms` operations.
+ */
+const ViaServiceKms = {
+  dynamodb: { read: ['kms:Decrypt', 'kms:DescribeKey'], write: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] },
+  sqs: { consume: ['kms:Decrypt'], send: ['kms:GenerateDataKey', 'kms:Decrypt'] },
+  s3: { read: ['kms:Decrypt'], write: ['kms:GenerateDataKey', 'kms:Decrypt'] },
+} as const;
+
+export const reads = (access: Access | undefined) => access === 'read' || access === 'readwrite';
+export const writes = (access: Access | undefined) => access === 'write' || access === 'readwrite';
+
+export interface DataResources {
+  key: kms.IKey;
+  tables: Record<TableId, dynamodb.ITable>;
+  queues: Record<QueueId, sqs.IQueue>;
+  documentsBucket: s3.IBucket;
+}
+
+/** Table ARN plus one ARN per index the table defines (never `index/*`). */
+export function tableAndIndexArns(id: TableId, table: dynamodb.ITable): string[] {
+  return [table.tableArn, ...Tables[id].indexes.map((index) => `${table.tableArn}/index/${index.name}`)];
+}
+
+/**
+ * The statements a function with these needs gets. `consumes` names the queue a queue-kind
+ * background function is subscribed to (its event source mapping polls with the function's role).
+ */
+export function statementsForNeeds(needs: ResourceNeeds, data: DataResources, options: { consumes?: QueueId } = {}): iam.PolicyStatement[] {
+  const statements: iam.PolicyStatement[] = [];
+  const viaService: Record<'dynamodb' | 'sqs' | 's3', Set<string>> = { dynamodb: new Set(), sqs: new Set(), s3: new Set() };
+
+  for (const [id, access] of Object.entries(needs.tables ?? {}) as Array<[TableId, Access]>) {
+    const table = data.tables[id];
+    if (reads(access)) {
+      statements.push(new iam.PolicyStatement({ sid: sid('Read', id), actions: [...DynamoReadActions], resources: tableAndIndexArns(id, table) }));
+      ViaServiceKms.dynamodb.read.forEach((a) => viaService.dynamodb.add(a));
+    }
+    if (writes(access)) {
+      statements.push(new iam.PolicyStatement({ sid: sid('Write', id), actions: [...DynamoWriteActions], resources: [table.tableArn] }));
+      ViaServiceKms.dynamodb.write.forEach((a) => viaService.dynamodb.add(a));
+    }
+  }
+
+  const queueUses = new Map<QueueId, Set<'send' | 'consume'>>();
+  for (const [id, use] of Object.entries(needs.queues ?? {}) as Array<[QueueId, 'send' | 'consume']>) queueUses.set(id, new Set([use]));
+  if (options.consumes) queueUses.set(options.consumes, new Set([...(queueUses.get(options.consumes) ?? []), 'consume']));
+  for (const [id, uses] of queueUses) {
+    const queue = data.queues[id];
+    if (uses.has('send')) {
+      statements.push(new iam.PolicyStatement({ sid: sid('Send', id), actions: [...SqsSendActions], resources: [queue.queueArn] }));
+      ViaServiceKms.sqs.send.forEach((a) => viaService.sqs.add(a));
+    }
+    if (uses.has('consume')) {
+      // consumed through the Lambda event source mapping, which polls with the function's role
+      statements.push(new iam.PolicyStatement({ sid: sid('Consume', id), actions: [...SqsConsumeActions], resources: [queue.queueArn] }));
+      ViaServiceKms.sqs.consume.forEach((a) => viaService.sqs.add(a));
+    }
+  }
+
+  const bucketAccess = needs.documentsBucket;
+  if (bucketAccess) {
+    // object-level only: the function reads and writes documents, it never lists or configures the bucket
+    const objects = data.documentsBucket.arnForObjects('*');
+    const actions = [...(reads(bucketAccess) ? S3ReadActions : []), ...(writes(bucketAccess) ? S3WriteActions : [])];
+    statements.push(new iam.PolicyStatement({ sid: 'DocumentObjects', actions, resources: [objects] }));
+    if (reads(bucketAccess)) ViaServiceKms.s3.read.forEach((a) => viaService.s3.add(a));
+    if (writes(bucketAccess)) ViaServiceKms.s3.write.forEach((a) => viaService.s3.add(a));
+  }
+
+  const direct = [...new Set(needs.kms ?? [])];
+  if (direct.length) {
+    // envelope encryption (lib/crypto): the function itself calls GenerateDataKey / Decrypt / Encrypt
+    statements.push(new iam.PolicyStatement({ sid: 'EnvelopeKey', actions: direct.map((op) => `kms:${op}`), resources: [data.key.keyArn] }));
+  }
+
+  const region = Stack.of(data.key).region;
+  for (const service of ['dynamodb', 'sqs', 's3'] as const) {
+    const actions = [...viaService[service]].sort();
+    if (!actions.length) continue;
+    statements.push(
+      new iam.PolicyStatement({
+        sid: sid('KeyVia', service),
+        actions,
+        resources: [data.key.keyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `${service}.${region}.amazonaws.com` } },
+      }),
+    );
+  }
+  return statements;
+}
+
+function sid(verb: string, id: string): string {
+  return `${verb}${id.charAt(0).toUpperCase()}${id.slice(1)}`.replace(/[^A-Za-z0-9]/g, '');
+}
+
+/**
+ * A Lambda execution role whose permissions live in one customer-managed policy instead of an
+ * inline `DefaultPolicy` (HIPAA.Security-IAMNoInlinePolicy). Every `addToPrincipalPolicy` — ours
+ * and the ones CDK makes internally (X-Ray tracing, the async dead-letter queue) — lands there.
+ * No AWS managed policy is attached (not even AWSLambdaBasicExecutionRole: log permissions are
+ * granted on the function's own log group only).
+ */
+export class FunctionRole extends iam.Role {
+  readonly policy: iam.ManagedPolicy;
+
+  constructor(scope: Construct, id: string, props: { roleName?: string; description: string }) {
+    super(scope, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), roleName: props.roleName, description: props.description });
+    this.policy = new iam.ManagedPolicy(this, 'Policy', { description: `Least-privilege permissions of ${props.description}` });
+    this.addManagedPolicy(this.policy);
+  }
+
+  override addToPrincipalPolicy(statement: iam.PolicyStatement): iam.AddToPrincipalPolicyResult {
+    this.policy.addStatements(statement);
+    return { statementAdded: true, policyDependable: this.policy };
+  }
+}

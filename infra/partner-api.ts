@@ -1,0 +1,260 @@
+/**
+ * The partner-facing REST API: one method per entry of `HttpEndpoints`, every one behind the
+ * REQUEST authorizer and `apiKeyRequired`, with the API key taken from the authorizer
+ * (`apiKeySource: AUTHORIZER`), usage plans per partner tier plus the anonymous plan, problem+json
+ * gateway responses, KMS-encrypted access/execution logs, X-Ray, and a WAF web ACL.
+ *
+ * How a request is metered: the authorizer (functions/authorizer.ts) always answers Allow and puts
+ * its decision in the context. As `usageIdentifierKey` it returns the caller's own key when the key
+ * is valid, otherwise the anonymous plan's key. The gateway then applies that key's usage plan
+ * (throttle/quota) and invokes the endpoint, whose pipeline renders 401/403/429 as problem+json
+ * with x-ratelimit-* headers. So a partner key must exist twice: as a hash in the keys table
+ * (what the authorizer checks) and as an API Gateway key in its tier's usage plan (what the
+ * gateway meters) — `npm run keys` creates both.
+ */
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import type { HttpEndpoint } from '../lib/config/service';
+import { AnonymousTier, PartnerTiers, type PartnerTier, type StageConfig, type UsagePlanTier } from './config';
+import { pascal } from './data-stores';
+import { addGatewayProblems } from './gateway-responses';
+import { acknowledge } from './nag';
+
+export interface PartnerApiProps {
+  config: StageConfig;
+  key: kms.IKey;
+  authorizerFunction: lambda.IFunction;
+  endpoints: Array<{ endpoint: HttpEndpoint; fn: lambda.IFunction }>;
+  anonymousKeyValue: string;
+}
+
+/**
+ * Access log line: ids, route, status, timings and the authorizer's outcome. Deliberately absent:
+ * `$context.identity.apiKey` (with apiKeySource AUTHORIZER that is the partner's secret key) and
+ * anything from the query string or body (patient identifiers).
+ */
+export const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  extendedRequestId: '$context.extendedRequestId',
+  xrayTraceId: '$context.xrayTraceId',
+  requestTime: '$context.requestTimeEpoch',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  httpMethod: '$context.httpMethod',
+  resourcePath: '$context.resourcePath',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationStatus: '$context.integration.status',
+  integrationLatency: '$context.integration.latency',
+  principalId: '$context.authorizer.principalId',
+  authOutcome: '$context.authorizer.outcome',
+  authorizerStatus: '$context.authorizer.status',
+  authorizerLatency: '$context.authorizer.latency',
+  errorType: '$context.error.responseType',
+  errorMessage: '$context.error.message',
+  wafResponseCode: '$context.wafResponseCode',
+});
+
+export class PartnerApi extends Construct {
+  readonly api: apigw.RestApi;
+  readonly authorizer: apigw.RequestAuthorizer;
+  readonly usagePlans = {} as Record<PartnerTier, apigw.UsagePlan>;
+  readonly anonymousPlan: apigw.UsagePlan;
+  readonly anonymousKey: apigw.ApiKey;
+  readonly webAcl: wafv2.CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: PartnerApiProps) {
+    super(scope, id);
+    const { config, key } = props;
+    const { prefix, stage } = config;
+    const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const retention = config.logRetentionDays as logs.RetentionDays;
+
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { logGroupName: `/aws/apigateway/${prefix}-access`, encryptionKey: key, retention, removalPolicy });
+
+    this.api = new apigw.RestApi(this, 'Api', {
+      restApiName: `${prefix}-api`,
+      description: 'Clinical interoperability partner API (HL7 exports, lab result intake, form intake)',
+      endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+      apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
+      // execution logging (ERROR level below) needs the account-wide API Gateway CloudWatch role
+      cloudWatchRole: config.manageApiGatewayAccountRole,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: stage,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        // errors only, never request/response data (dataTrace would copy PHI into the logs)
+        loggingLevel: apigw.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+        accessLogFormat: apigw.AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+        throttlingRateLimit: config.stageRateLimit,
+        throttlingBurstLimit: config.stageBurstLimit,
+      },
+    });
+
+    // API Gateway would create the execution log group itself, unencrypted and kept forever;
+    // creating it first (same name) gives it the customer key and the stage's retention
+    const executionLogs = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${stage}`,
+      encryptionKey: key,
+      retention,
+      removalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
+
+    const stageResource = this.api.deploymentStage.node.defaultChild as apigw.CfnStage;
+    acknowledge(
+      stageResource,
+      'HIPAA.Security-APIGWCacheEnabledAndEncrypted',
+      'Responses are per-caller PHI (HL7 exports) or writes; a stage cache would serve one caller data fetched under another key and would outlive revocation. Caching is off, so there is no cache to encrypt.',
+    );
+    acknowledge(
+      stageResource,
+      'HIPAA.Security-APIGWSSLEnabled',
+      'A client certificate authenticates API Gateway to HTTP backends; every integration here is a Lambda proxy invoked through IAM, so there is no backend for a certificate to protect.',
+    );
+    acknowledge(
+      this.api.node.defaultChild as apigw.CfnRestApi,
+      'AwsSolutions-APIG2',
+      'Requests are validated by each function against its own schema (lib/http pipeline) so that errors carry field-level problem+json details; a gateway validator would need a second copy of every schema.',
+    );
+    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole) {
+      acknowledge(
+        cloudWatchRole,
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        'Account-wide role API Gateway uses to write execution/access logs for every API in the account and region; the AWS-managed policy is the documented one for that service role.',
+      );
+    }
+
+    // ---- authorizer ----------------------------------------------------------------------------
+    // No identity source: with one, the gateway itself answers 401 {"message":"Unauthorized"} when
+    // x-api-key is missing, bypassing the problem+json shape, the anonymous rate limit and the
+    // audit of the decision. Without one, API Gateway requires caching off (TTL 0), which we want
+    // anyway: revocation takes effect on the next request and every request is counted.
+    this.authorizer = new apigw.RequestAuthorizer(this, 'Authorizer', {
+      authorizerName: `${prefix}-api-key`,
+      handler: props.authorizerFunction,
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    // CDK renders an empty list as IdentitySource: ""; leave the property out instead
+    (this.authorizer.node.defaultChild as apigw.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+
+    // ---- one method per endpoint of the list -------------------------------------------------
+    for (const { endpoint, fn } of props.endpoints) {
+      const method = this.api.root.resourceForPath(endpoint.path).addMethod(
+        endpoint.method,
+        new apigw.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
+        {
+          operationName: endpoint.name,
+          authorizationType: apigw.AuthorizationType.CUSTOM,
+          authorizer: this.authorizer,
+          apiKeyRequired: true,
+          requestParameters: { 'method.request.header.x-request-id': false },
+        },
+      );
+      acknowledge(
+        method,
+        'AwsSolutions-COG4',
+        'Callers are partner systems authenticated by API key in the custom REQUEST authorizer (hashed key lookup, scopes, partner policy, rate limit), not end users with Cognito identities.',
+      );
+    }
+
+    addGatewayProblems(this.api);
+
+    // ---- usage plans -------------------------------------------------------------------------
+    const apiStages = [{ api: this.api, stage: this.api.deploymentStage }];
+    const plan = (id: string, name: string, tier: UsagePlanTier) =>
+      this.api.addUsagePlan(id, {
+        name,
+        description: tier.description,
+        throttle: { rateLimit: tier.rateLimit, burstLimit: tier.burstLimit },
+        quota: tier.monthlyQuota ? { limit: tier.monthlyQuota, period: apigw.Period.MONTH } : undefined,
+        apiStages,
+      });
+    for (const [tier, settings] of Object.entries(PartnerTiers) as Array<[PartnerTier, UsagePlanTier]>) {
+      this.usagePlans[tier] = plan(`UsagePlan${pascal(tier)}`, `${prefix}-${tier}`, settings);
+    }
+    this.anonymousPlan = plan('UsagePlanAnonymous', `${prefix}-anonymous`, AnonymousTier);
+    this.anonymousKey = new apigw.ApiKey(this, 'AnonymousKey', {
+      apiKeyName: `${prefix}-anonymous`,
+      description: 'Meters requests without a usable API key (named by the authorizer, never by callers)',
+      value: props.anonymousKeyValue,
+      enabled: true,
+    });
+    this.anonymousPlan.addApiKey(this.anonymousKey);
+
+    // ---- WAF ---------------------------------------------------------------------------------
+    this.webAcl = this.buildWebAcl(config, key);
+  }
+
+  private buildWebAcl(config: StageConfig, key: kms.IKey): wafv2.CfnWebACL {
+    const { prefix } = config;
+    // sampled requests would keep full headers (x-api-key) visible in the console: off
+    const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: false });
+    const managed = (name: string, priority: number) => ({
+      name,
+      priority,
+      overrideAction: { none: {} },
+      statement: { managedRuleGroupStatement: { vendorName: 'AWS', name } },
+      visibilityConfig: visibility(`${prefix}-${name}`),
+    });
+    const acl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      name: `${prefix}-api`,
+      description: 'Per-IP rate limit and AWS managed bad-input / IP-reputation rules in front of the partner API',
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility(`${prefix}-api`),
+      customResponseBodies: {
+        rateLimited: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify({ type: '/problems/rate-limited', title: 'Too many requests', status: 429, detail: 'Too many requests from this address.' }),
+        },
+      },
+      rules: [
+        {
+          // a flood from one address is stopped before it reaches the authorizer (which writes a
+          // rate-limit counter per request)
+          name: 'RequestsPerIp',
+          priority: 0,
+          action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'rateLimited' } } },
+          statement: { rateBasedStatement: { limit: config.wafRequestsPerIpPer5Min, aggregateKeyType: 'IP', evaluationWindowSec: 300 } },
+          visibilityConfig: visibility(`${prefix}-requests-per-ip`),
+        },
+        // not the Common rule set: its 8 KB body-size rule would block lab results with documents
+        managed('AWSManagedRulesKnownBadInputsRuleSet', 1),
+        managed('AWSManagedRulesAmazonIpReputationList', 2),
+      ],
+    });
+    const association = new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', { resourceArn: this.api.deploymentStage.stageArn, webAclArn: acl.attrArn });
+    association.node.addDependency(this.api.deploymentStage);
+
+    // WAF logs go to a log group whose name must start with aws-waf-logs-
+    const wafLogsName = `aws-waf-logs-${prefix}`;
+    const wafLogs = new logs.LogGroup(this, 'WafLogs', {
+      logGroupName: wafLogsName,
+      encryptionKey: key,
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    const logging = new wafv2.CfnLoggingConfiguration(this, 'WafLogging', {
+      resourceArn: acl.attrArn,
+      // WAF wants the log group ARN without the trailing ":*"
+      logDestinationConfigs: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: wafLogsName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+      // the partner's secret key and the query string (patient identifiers) never reach the WAF logs
+      redactedFields: [{ singleHeader: { Name: 'x-api-key' } }, { queryString: {} }],
+    });
+    logging.node.addDependency(wafLogs);
+    return acl;
+  }
+}

@@ -1,0 +1,102 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { resolveTarget, runImportChart, type CliIo } from '../../scripts/import-chart';
+import { ChartStore } from './chart-store';
+import { demoChartDocument } from './demo-data';
+import { startLocalDynamoDb, type LocalDynamoDb } from './testing/local-dynamodb';
+
+let local: LocalDynamoDb;
+let table: string;
+let dir: string;
+
+beforeAll(async () => {
+  local = await startLocalDynamoDb();
+  table = (await local.createTables('import-cli-test')).chart;
+  dir = mkdtempSync(path.join(tmpdir(), 'chart-import-cli-'));
+});
+
+afterAll(async () => {
+  await local.stop();
+});
+
+function io(env: NodeJS.ProcessEnv, endpointsFile = path.join(dir, 'no-such-endpoints.json')): CliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { env, endpointsFile, stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
+}
+
+function writeJson(name: string, value: unknown): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  return file;
+}
+
+describe('npm run import', () => {
+  it('imports the demo chart into the table named by the environment and prints counts only', async () => {
+    const file = writeJson('demo.json', demoChartDocument());
+    const cli = io({ AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, CHART_TABLE: table });
+    expect(await runImportChart([file], cli)).toBe(0);
+    expect(cli.stderr).toEqual([]);
+    expect(cli.stdout).toEqual([`imported 5 patients, 4 encounters, 4 notes, 3 assessments (16 items) into ${table} (environment)`]);
+    expect(await new ChartStore(local.db, table).getNote('demo-patient-2', 'demo-note-2')).toBeDefined();
+  });
+
+  it('reads the local stack endpoints file when the environment names no table', async () => {
+    const endpoints = writeJson('endpoints.json', { dynamodb: local.endpoint, tables: { chart: table, keys: 'x' }, region: 'us-east-1' });
+    expect(resolveTarget({}, endpoints)).toEqual({ table, endpoint: local.endpoint, region: 'us-east-1', source: 'local stack' });
+    const file = writeJson('demo2.json', demoChartDocument());
+    const cli = io({}, endpoints);
+    expect(await runImportChart([file], cli)).toBe(0);
+    expect(cli.stdout[0]).toContain('(local stack)');
+  });
+
+  it('tells the user to run npm start when there is no target', async () => {
+    const file = writeJson('demo3.json', demoChartDocument());
+    const cli = io({});
+    expect(await runImportChart([file], cli)).toBe(1);
+    expect(cli.stderr.join('\n')).toMatch(/run `npm start` first/);
+  });
+
+  it('prints every failing pointer, exits 1 and writes nothing; no PHI in the output', async () => {
+    const doc = demoChartDocument() as { patients: Array<Record<string, unknown>> };
+    doc.patients[0].patientId = 'cli-invalid-1';
+    doc.patients[0].sex = 'Q';
+    doc.patients[0].birthDate = '1980-02-30';
+    (doc.patients[1] as { patientId: string }).patientId = 'cli-invalid-2';
+    delete doc.patients[1].mrn;
+    const file = writeJson('invalid.json', doc);
+    const cli = io({ AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, CHART_TABLE: table });
+    expect(await runImportChart([file], cli)).toBe(1);
+    expect(cli.stderr).toEqual([
+      `${file}: 3 problems; nothing was written`,
+      '  /patients/0/birthDate: must be a real calendar date YYYY-MM-DD',
+      '  /patients/0/sex: must be one of A, F, M, N, O, U',
+      '  /patients/1/mrn: is required',
+    ]);
+    expect(cli.stdout).toEqual([]);
+    const store = new ChartStore(local.db, table);
+    expect(await store.getPatientSummary('cli-invalid-1', 100)).toEqual({ records: [] });
+    expect(await store.getPatientSummary('cli-invalid-2', 100)).toEqual({ records: [] });
+  });
+
+  it('does not echo file content when the JSON does not parse', async () => {
+    const file = writeJson('broken.json', '{"patients": [{"name": Secretname}]}');
+    const cli = io({ AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, CHART_TABLE: table });
+    expect(await runImportChart([file], cli)).toBe(1);
+    expect(cli.stderr.join('\n')).not.toContain('Secretname');
+  });
+
+  it('validates only with --dry-run', async () => {
+    const file = writeJson('demo4.json', demoChartDocument());
+    const cli = io({});
+    expect(await runImportChart([file, '--dry-run'], cli)).toBe(0);
+    expect(cli.stdout[0]).toMatch(/valid \(5 patients, 4 encounters, 4 notes, 3 assessments\); dry run/);
+  });
+
+  it('prints usage for a missing file argument', async () => {
+    const cli = io({});
+    expect(await runImportChart([], cli)).toBe(2);
+    expect(cli.stderr[0]).toMatch(/^usage:/);
+  });
+});

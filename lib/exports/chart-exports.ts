@@ -1,0 +1,79 @@
+/**
+ * The five HL7 chart exports as domain operations: read what the message needs from the chart
+ * (by keys that include the patient, so another patient's record is simply "not found"), build the
+ * message with lib/hl7. Not-found never says which part was missing.
+ */
+import type { ChartStore } from '../chart/chart-store';
+import { RecordNotFoundError } from '../domain-errors';
+import type { Principal } from '../keys/access-decision';
+import {
+  encodeAssessmentMessage,
+  encodeEncounterMessage,
+  encodeNoteMessage,
+  encodePatientAdtMessage,
+  encodePatientSummaryMessage,
+  type LabResultSummary,
+} from '../hl7';
+import { messageHeaderFor } from './message-header';
+
+export interface ExportContext {
+  principal: Principal;
+  now: Date;
+}
+
+export interface ChartExportDependencies {
+  chart: ChartStore;
+  /** the patient's most recent lab results, newest first (decrypted); absent = none */
+  recentLabResults?: (patientId: string, limit: number) => Promise<LabResultSummary[]>;
+}
+
+export const SUMMARY_LIMIT = { min: 1, max: 200, fallback: 20 } as const;
+
+export async function exportNoteMessage(deps: ChartExportDependencies, ids: { patientId: string; noteId: string }, ctx: ExportContext): Promise<string> {
+  const { patient, record: note, encounter } = await deps.chart.getNoteContext(ids.patientId, ids.noteId);
+  if (!patient || !note) throw new RecordNotFoundError('note');
+  return encodeNoteMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, note, encounter });
+}
+
+export async function exportPatientAdtMessage(deps: ChartExportDependencies, ids: { patientId: string }, ctx: ExportContext): Promise<string> {
+  const patient = await deps.chart.getPatient(ids.patientId);
+  if (!patient) throw new RecordNotFoundError('patient');
+  return encodePatientAdtMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient });
+}
+
+export async function exportEncounterMessage(deps: ChartExportDependencies, ids: { patientId: string; encounterId: string }, ctx: ExportContext): Promise<string> {
+  const { patient, record: encounter } = await deps.chart.getPatientWith(ids.patientId, 'encounter', ids.encounterId);
+  if (!patient || !encounter) throw new RecordNotFoundError('encounter');
+  return encodeEncounterMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, encounter });
+}
+
+export async function exportAssessmentMessage(deps: ChartExportDependencies, ids: { patientId: string; assessmentId: string }, ctx: ExportContext): Promise<string> {
+  const { patient, record: assessment, encounter } = await deps.chart.getAssessmentContext(ids.patientId, ids.assessmentId);
+  if (!patient || !assessment) throw new RecordNotFoundError('assessment');
+  return encodeAssessmentMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, assessment, encounter });
+}
+
+/**
+ * The longitudinal summary: the `limit` most recent records across encounters, notes, assessments
+ * and lab results, newest first.
+ */
+export async function exportPatientSummaryMessage(deps: ChartExportDependencies, ids: { patientId: string; limit: number }, ctx: ExportContext): Promise<string> {
+  const [{ patient, records }, labResults] = await Promise.all([
+    deps.chart.getPatientSummary(ids.patientId, ids.limit),
+    deps.recentLabResults ? deps.recentLabResults(ids.patientId, ids.limit) : Promise.resolve([] as LabResultSummary[]),
+  ]);
+  if (!patient) throw new RecordNotFoundError('patient');
+  // merge both newest-first lists and keep the newest `limit` entries overall
+  const stamped = [
+    ...records.map((r) => ({ at: Date.parse(r.at), chart: r })),
+    ...labResults.map((l) => ({ at: Date.parse(l.resultedAt), lab: l })),
+  ]
+    .sort((a, b) => b.at - a.at)
+    .slice(0, ids.limit);
+  return encodePatientSummaryMessage({
+    header: messageHeaderFor(ctx.principal, ctx.now),
+    patient,
+    records: stamped.flatMap((s) => ('chart' in s && s.chart ? [s.chart] : [])),
+    labResults: stamped.flatMap((s) => ('lab' in s && s.lab ? [s.lab] : [])),
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * Keyed hashes for the two lookups that would otherwise put PHI in a key:
+ *   - the patient match index: HMAC(normalised last name, date of birth)
+ *   - known links: HMAC(sourceSystemId, externalPatientId)
+ * A plain SHA-256 of a last name and a birth date can be reversed by trying every name and date
+ * (about 10^9 guesses), so the hash is keyed with a 256-bit secret.
+ *
+ * The secret lives in the forms table, wrapped by KMS (an envelope under the service's key,
+ * purpose match-index-key): item pk CONFIG#match-index-key, sk v1. It is created on first use by a
+ * writer of the index (indexPatientForMatching: needs KMS GenerateDataKey), read by the matcher
+ * (KMS Decrypt), and cached in memory per container. Creation is a conditional put: concurrent
+ * creators converge on the first one's key.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import type { EnvelopeEncryptor } from '../crypto/envelope';
+import { serializeEnvelope } from '../crypto/envelope-format';
+import { normaliseName } from './normalize';
+import type { FormsStore } from './packet-store';
+
+export const MATCH_KEY_VERSION = 'v1';
+export const MATCH_KEY_PURPOSE = 'match-index-key';
+const KEY_CONTEXT = { recordType: MATCH_KEY_PURPOSE, version: MATCH_KEY_VERSION };
+
+/** Per container: table name -> key. */
+const cache = new Map<string, Buffer>();
+
+export function clearMatchKeyCache(): void {
+  for (const key of cache.values()) key.fill(0);
+  cache.clear();
+}
+
+export class MatchKeys {
+  constructor(
+    private readonly store: FormsStore,
+    private readonly encryptor: EnvelopeEncryptor,
+    private readonly cacheId: string,
+  ) {}
+
+  /** The HMAC key; undefined when none exists yet and `create` is false. */
+  async key(options: { create: boolean; now?: Date }): Promise<Buffer | undefined> {
+    const cached = cache.get(this.cacheId);
+    if (cached) return cached;
+    let envelope = await this.store.getMatchKeyEnvelope(MATCH_KEY_VERSION);
+    if (!envelope) {
+      if (!options.create) return undefined;
+      const secret = randomBytes(32);
+      const sealed = serializeEnvelope(await this.encryptor.encrypt(secret, KEY_CONTEXT, { purpose: MATCH_KEY_PURPOSE }));
+      secret.fill(0);
+      await this.store.putMatchKeyEnvelope(MATCH_KEY_VERSION, sealed, (options.now ?? new Date()).toISOString());
+      envelope = await this.store.getMatchKeyEnvelope(MATCH_KEY_VERSION);
+      if (!envelope) throw new Error('match index key vanished after creation');
+    }
+    const key = await this.encryptor.decrypt(envelope, KEY_CONTEXT);
+    cache.set(this.cacheId, key);
+    return key;
+  }
+}
+
+function hmac(key: Buffer, parts: string[]): string {
+  return createHmac('sha256', key).update(JSON.stringify(parts), 'utf8').digest('hex');
+}
+
+/** Index key of a (last name, date of birth) pair; undefined when either is empty after normalising. */
+export function matchIndexKey(key: Buffer, lastName: string | undefined, dob: string | undefined): string | undefined {
+  const last = normaliseName(lastName);
+  if (!last || !dob) return undefined;
+  return hmac(key, ['match-index', last, dob]);
+}
+
+/** Link key of a (sourceSystemId, externalPatientId) pair. */
+export function linkKeyOf(key: Buffer, sourceSystemId: string, externalPatientId: string | undefined): string | undefined {
+  const external = externalPatientId?.trim();
+  if (!external) return undefined;
+  return hmac(key, ['link', sourceSystemId, external]);
+}

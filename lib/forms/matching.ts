@@ -1,0 +1,145 @@
+/**
+ * The matching worker's domain step for one packet (rules in matcher.ts):
+ *
+ * 1. read the packet; anything but pending_match (or an unassessed pending_review with an unknown
+ *    patient id) means the work is done: re-delivery of a message is a no-op.
+ * 2. decrypt the content.
+ * 3. a link already known for (sourceSystemId, externalPatientId) wins -> matched (known_link).
+ * 4. otherwise candidates = match index entries for (last name, dob) and, for swapped names,
+ *    (first name, dob); each candidate is re-read from the chart (stale index entries drop out)
+ *    and scored; exactly one at the threshold -> matched (score) and the link is remembered;
+ *    otherwise pending_review with the candidates and their scores.
+ * 5. the state change is one conditional update (state must still be pending_match), so two
+ *    workers, or a worker racing staff, cannot both move the packet.
+ *
+ * Errors a retry can fix (DynamoDB/KMS throttling, timeouts) are thrown: the SQS message is
+ * reported as failed and comes back. A packet that cannot be decrypted goes to review
+ * (matching_error) instead of cycling through the queue.
+ */
+import { EnvelopeDecryptError, KeyServiceError } from '../crypto/errors';
+import type { FormsDeps } from './dependencies';
+import { linkKeyOf, matchIndexKey } from './match-keys';
+import { candidateFromPatient, decideMatch, scoreCandidate, type MatchSubject } from './matcher';
+import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord } from './types';
+
+/** Candidates read from the chart per packet, at most (an index bucket is one last name + one date). */
+export const MAX_CANDIDATES_READ = 50;
+
+export type MatchOutcome = 'matched' | 'held_for_review' | 'annotated' | 'already_done' | 'not_found';
+
+export interface MatchResult {
+  outcome: MatchOutcome;
+  reason?: PacketReason;
+  patientId?: string;
+  candidateCount?: number;
+}
+
+interface Assessment {
+  decision: { outcome: 'matched'; patientId: string; reason: 'known_link' | 'score' } | { outcome: 'review'; reason: PacketReason };
+  candidates: CandidateRecord[];
+  linkKey?: string;
+}
+
+async function assess(packet: PacketRecord, subject: MatchSubject, deps: FormsDeps): Promise<Assessment> {
+  const store = deps.store();
+  const patients = deps.patients();
+  const key = await deps.keys().key({ create: false });
+  const linkKey = key ? linkKeyOf(key, packet.sourceSystemId, subject.externalPatientId) : undefined;
+
+  if (linkKey) {
+    const link = await store.getLink(linkKey);
+    if (link && (await patients.getPatient(link.patientId))) {
+      return { decision: { outcome: 'matched', patientId: link.patientId, reason: 'known_link' }, candidates: [], linkKey };
+    }
+  }
+  if (!subject.dob) return { decision: { outcome: 'review', reason: 'missing_dob' }, candidates: [], linkKey };
+  if (!key) return { decision: { outcome: 'review', reason: 'no_candidates' }, candidates: [], linkKey };
+
+  const bucketKeys = [...new Set([matchIndexKey(key, subject.lastName, subject.dob), matchIndexKey(key, subject.firstName, subject.dob)].filter((k): k is string => !!k))];
+  const ids = [...new Set((await Promise.all(bucketKeys.map((k) => store.queryMatchIndex(k)))).flat())].sort().slice(0, MAX_CANDIDATES_READ);
+  const found = await Promise.all(ids.map((id) => patients.getPatient(id)));
+  const scored: CandidateRecord[] = [];
+  for (const patient of found) {
+    if (!patient) continue;
+    const score = scoreCandidate(subject, candidateFromPatient(patient));
+    if (score) scored.push(score);
+  }
+  const decision = decideMatch(scored);
+  if (decision.outcome === 'matched') return { decision: { outcome: 'matched', patientId: decision.patientId, reason: 'score' }, candidates: decision.candidates, linkKey };
+  return { decision: { outcome: 'review', reason: decision.reason }, candidates: decision.candidates, linkKey };
+}
+
+function subjectOf(content: { patient: MatchSubject }): MatchSubject {
+  const p = content.patient;
+  return { firstName: p.firstName, lastName: p.lastName, dob: p.dob, email: p.email, externalPatientId: p.externalPatientId };
+}
+
+export async function matchPacket(packetId: string, deps: FormsDeps, now: () => Date = () => new Date()): Promise<MatchResult> {
+  const store = deps.store();
+  const packet = await store.getPacket(packetId);
+  if (!packet) return { outcome: 'not_found' };
+  const annotateOnly = packet.state === 'pending_review' && packet.reason === 'unknown_patient_id' && !packet.assessedAt;
+  if (packet.state !== 'pending_match' && !annotateOnly) return { outcome: 'already_done' };
+
+  let subject: MatchSubject;
+  try {
+    subject = subjectOf(await deps.cipher().open(packet));
+  } catch (error) {
+    if (!(error instanceof EnvelopeDecryptError) && !(error instanceof KeyServiceError)) throw error;
+    if (annotateOnly) return { outcome: 'already_done', reason: 'matching_error' };
+    const at = now().toISOString();
+    const moved = await store.transition({
+      packetId,
+      from: ['pending_match'],
+      to: 'pending_review',
+      at,
+      sortTime: packet.receivedAt,
+      reason: 'matching_error',
+      entry: { at, action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason: 'matching_error' },
+    });
+    return { outcome: moved ? 'held_for_review' : 'already_done', reason: 'matching_error' };
+  }
+
+  const { decision, candidates, linkKey } = await assess(packet, subject, deps);
+  const at = now().toISOString();
+
+  if (annotateOnly) {
+    const entry: HistoryEntry = { at, action: 'assessed', from: 'pending_review', state: 'pending_review', actor: 'matcher', reason: 'unknown_patient_id' };
+    const done = await store.annotateForReview(packetId, at, candidates, linkKey, entry);
+    return { outcome: done ? 'annotated' : 'already_done', candidateCount: candidates.length };
+  }
+
+  if (decision.outcome === 'matched') {
+    if (decision.reason === 'score' && linkKey) {
+      // remember before moving: a crash between the two leaves a link and a pending packet, which
+      // the next delivery resolves through the link
+      await store.putLink(linkKey, { patientId: decision.patientId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: 'matcher', packetId }, { onlyIfAbsent: true });
+    }
+    const moved = await store.transition({
+      packetId,
+      from: ['pending_match'],
+      to: 'matched',
+      at,
+      sortTime: packet.receivedAt,
+      reason: decision.reason,
+      patientId: decision.patientId,
+      candidates,
+      linkKey,
+      entry: { at, action: 'matched', from: 'pending_match', state: 'matched', actor: 'matcher', reason: decision.reason, patientId: decision.patientId },
+    });
+    return moved ? { outcome: 'matched', reason: decision.reason, patientId: decision.patientId, candidateCount: candidates.length } : { outcome: 'already_done' };
+  }
+
+  const moved = await store.transition({
+    packetId,
+    from: ['pending_match'],
+    to: 'pending_review',
+    at,
+    sortTime: packet.receivedAt,
+    reason: decision.reason,
+    candidates,
+    linkKey,
+    entry: { at, action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason: decision.reason },
+  });
+  return moved ? { outcome: 'held_for_review', reason: decision.reason, candidateCount: candidates.length } : { outcome: 'already_done' };
+}

@@ -1,0 +1,18 @@
+import { createHash } from 'node:crypto';
+
+/** `fp_` + 32 lowercase hex characters (128 bits of SHA-256). */
+export const PACKET_ID_PATTERN = /^fp_[0-9a-f]{32}$/;
+
+/**
+ * The packet id of a submission: deterministic, so the same (sourceSystemId, submissionId) always
+ * lands on the same item and a conditional put makes intake idempotent. The inputs are the form
+ * tool's identifiers (not PHI); the JSON array encoding keeps ("a|b","c") and ("a","b|c") apart.
+ */
+export function packetIdFor(sourceSystemId: string, submissionId: string): string {
+  const digest = createHash('sha256').update(JSON.stringify(['form-packet', sourceSystemId, submissionId]), 'utf8').digest('hex');
+  return `fp_${digest.slice(0, 32)}`;
+}
+
+export function isPacketId(value: unknown): value is string {
+  return typeof value === 'string' && PACKET_ID_PATTERN.test(value);
+}

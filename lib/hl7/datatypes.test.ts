@@ -1,0 +1,155 @@
+import {
+  ceFromCodedValue,
+  ceFromText,
+  cxFromIdentifier,
+  dtFromDate,
+  eiFromIdentifier,
+  hdFromNamespace,
+  isNumericText,
+  nmFromNumber,
+  plFromLocation,
+  tsFromDateTime,
+  xadFromAddress,
+  xcnFromClinician,
+  xpnFromPersonName,
+  xtnFromEmail,
+  xtnFromPhone,
+} from './datatypes';
+import { Hl7EncodingError } from './errors';
+import { type Components, Segment } from './segment';
+
+/** The components as they are written into a field. */
+function written(components: Components): string {
+  return new Segment('ZZZ').set(1, components).fieldText(1);
+}
+
+describe('XPN', () => {
+  test('FAMILY^GIVEN', () => {
+    expect(written(xpnFromPersonName({ family: 'Doe', given: 'Jane' }))).toBe('Doe^Jane');
+  });
+  test('all parts: family^given^middle^suffix^prefix', () => {
+    expect(written(xpnFromPersonName({ family: 'Doe', given: 'Jane', middle: 'Q', suffix: 'Jr', prefix: 'Dr' }))).toBe('Doe^Jane^Q^Jr^Dr');
+  });
+  test('escapes delimiters inside a part', () => {
+    expect(written(xpnFromPersonName({ family: "O'Neil^Smith", given: 'A&B' }))).toBe("O'Neil\\S\\Smith^A\\T\\B");
+  });
+});
+
+describe('XCN', () => {
+  test('ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX', () => {
+    expect(written(xcnFromClinician({ id: '1234', name: { family: 'House', given: 'Gregory', prefix: 'Dr' } }))).toBe('1234^House^Gregory^^^Dr');
+  });
+  test('without an id', () => {
+    expect(written(xcnFromClinician({ name: { family: 'House' } }))).toBe('^House');
+  });
+});
+
+describe('XAD', () => {
+  test('street as the first subcomponent of XAD-1, then other designation, city, state, zip, country', () => {
+    expect(
+      written(xadFromAddress({ line1: '1 Main St', line2: 'Apt 2', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'USA' })),
+    ).toBe('1 Main St^Apt 2^Springfield^IL^62701^USA');
+  });
+  test('a & in the street is escaped, not a subcomponent separator', () => {
+    expect(written(xadFromAddress({ line1: 'Corner of 1st & Main', city: 'X' }))).toBe('Corner of 1st \\T\\ Main^^X');
+  });
+});
+
+describe('XTN', () => {
+  test('phone: NUMBER^USE^PH', () => {
+    expect(written(xtnFromPhone('+1 555 0100', 'PRN'))).toBe('+1 555 0100^PRN^PH');
+    expect(written(xtnFromPhone('555'))).toBe('555^^PH');
+  });
+  test('e-mail in XTN-4 with XTN-2 NET and XTN-3 Internet', () => {
+    expect(written(xtnFromEmail('jane&john@example.com'))).toBe('^NET^Internet^jane\\T\\john@example.com');
+  });
+});
+
+describe('CX', () => {
+  test('MRN^^^AUTHORITY^MR', () => {
+    expect(written(cxFromIdentifier('12345', 'HOSP', 'MR'))).toBe('12345^^^HOSP^MR');
+  });
+  test('without an authority', () => {
+    expect(written(cxFromIdentifier('E-1', undefined, 'VN'))).toBe('E-1^^^^VN');
+  });
+  test('escapes the id', () => {
+    expect(written(cxFromIdentifier('A^1|2', 'H~X', 'MR'))).toBe('A\\S\\1\\F\\2^^^H\\R\\X^MR');
+  });
+});
+
+describe('CE / CWE', () => {
+  test('CODE^TEXT^SYSTEM', () => {
+    expect(written(ceFromCodedValue({ code: 'E11.9', display: 'Type 2 diabetes mellitus without complications', system: 'I10' }))).toBe(
+      'E11.9^Type 2 diabetes mellitus without complications^I10',
+    );
+  });
+  test('code alone', () => {
+    expect(written(ceFromCodedValue({ code: 'M' }))).toBe('M');
+  });
+  test('text alone', () => {
+    expect(written(ceFromText('Chest pain\non exertion'))).toBe('^Chest pain on exertion');
+  });
+});
+
+describe('EI, PL, HD', () => {
+  test('single component values', () => {
+    expect(written(eiFromIdentifier('note-1'))).toBe('note-1');
+    expect(written(plFromLocation('Ward 3 | Bed 2'))).toBe('Ward 3 \\F\\ Bed 2');
+    expect(written(hdFromNamespace('CHART'))).toBe('CHART');
+  });
+});
+
+describe('TS', () => {
+  test('writes UTC yyyyMMddHHmmss from an ISO string with Z', () => {
+    expect(tsFromDateTime('2024-03-01T09:30:15Z')).toBe('20240301093015');
+  });
+  test('converts an offset to UTC (across a day boundary)', () => {
+    expect(tsFromDateTime('2024-03-01T01:30:00+02:00')).toBe('20240229233000');
+    expect(tsFromDateTime('2024-12-31T22:00:00-05:00')).toBe('20250101030000');
+    expect(tsFromDateTime('2024-03-01T01:30:00+0530')).toBe('20240229200000');
+  });
+  test('drops fractions of a second; seconds are optional', () => {
+    expect(tsFromDateTime('2024-03-01T09:30:15.999Z')).toBe('20240301093015');
+    expect(tsFromDateTime('2024-03-01T09:30Z')).toBe('20240301093000');
+  });
+  test('from a Date, in UTC', () => {
+    expect(tsFromDateTime(new Date(Date.UTC(2023, 0, 2, 3, 4, 5)))).toBe('20230102030405');
+  });
+  test.each(['2024-03-01', '2024-03-01T09:30:00', '2024-02-30T00:00:00Z', '2024-03-01T24:00:00Z', 'yesterday', '', '2024-03-01T09:30:00+25:00'])(
+    'refuses %j',
+    (value) => {
+      expect(() => tsFromDateTime(value, 'note.createdAt')).toThrow(Hl7EncodingError);
+      expect(() => tsFromDateTime(value, 'note.createdAt')).toThrow(/^note\.createdAt: /);
+    },
+  );
+  test('refuses an invalid Date', () => {
+    expect(() => tsFromDateTime(new Date(Number.NaN))).toThrow(Hl7EncodingError);
+  });
+});
+
+describe('DT', () => {
+  test('yyyyMMdd from YYYY-MM-DD', () => {
+    expect(dtFromDate('1980-02-29')).toBe('19800229');
+  });
+  test.each(['1981-02-29', '1980-13-01', '19800101', '1980-1-1', '1980-01-01T00:00:00Z', ''])('refuses %j', (value) => {
+    expect(() => dtFromDate(value, 'patient.birthDate')).toThrow(/^patient\.birthDate: /);
+  });
+});
+
+describe('NM', () => {
+  test('numbers with an NM form', () => {
+    expect(nmFromNumber(12)).toBe('12');
+    expect(nmFromNumber(-0.5)).toBe('-0.5');
+    expect(nmFromNumber(3.25)).toBe('3.25');
+  });
+  test('no NM form for NaN, infinities and exponent notation', () => {
+    expect(nmFromNumber(Number.NaN)).toBeUndefined();
+    expect(nmFromNumber(Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(nmFromNumber(1e21)).toBeUndefined();
+    expect(nmFromNumber(1e-7)).toBeUndefined();
+  });
+  test('isNumericText', () => {
+    expect(['1', '+1', '-1.5', '.5', '5.'].every(isNumericText)).toBe(true);
+    expect(['', ' 1', '1e3', '1,5', '--1', 'abc', '<5'].some(isNumericText)).toBe(false);
+  });
+});

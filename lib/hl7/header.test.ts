@@ -1,0 +1,48 @@
+import { Hl7EncodingError } from './errors';
+import { escapeText } from './escape';
+import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext } from './header';
+import { Hl7Message, Segment } from './segment';
+
+const context: MessageHeaderContext = {
+  sendingApplication: 'CHART',
+  sendingFacility: 'CLINIC',
+  receivingApplication: 'PARTNER',
+  receivingFacility: 'PARTNER_FAC',
+  timestamp: new Date('2024-05-06T07:08:09.123Z'),
+  controlId: 'MSG00000000000000001',
+};
+
+test('MSH-1..MSH-12: encoding characters, HD namespaces, UTC time, MSG with all three components, P, 2.5.1', () => {
+  expect(buildMessageHeader(context, ADT_A08).toString()).toBe(
+    'MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1',
+  );
+});
+
+test('escapes header values', () => {
+  expect(buildMessageHeader({ ...context, sendingApplication: 'A|B' }, ADT_A08).fieldText(3)).toBe('A\\F\\B');
+});
+
+test.each(['', ' ', 'x'.repeat(21), 'has|pipe', 'has^caret', 'new\nline', 'ünïcode'])('refuses control id %j', (controlId) => {
+  expect(() => buildMessageHeader({ ...context, controlId }, ADT_A08)).toThrow(Hl7EncodingError);
+});
+
+describe('MSH-18, decided after the message is built', () => {
+  function messageWith(text: string, characterSet?: MessageHeaderContext['characterSet']): string {
+    const header = { ...context, characterSet };
+    return encodeMessage(new Hl7Message(buildMessageHeader(header, ADT_A08)).add(new Segment('EVN').set(1, escapeText(text))), header);
+  }
+
+  test('absent when the whole message is ASCII', () => {
+    expect(messageWith('plain').split('\r')[0]).toBe('MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1');
+  });
+
+  test('UNICODE UTF-8 when any value (even in the last segment) is not ASCII', () => {
+    expect(messageWith('Zoë').split('\r')[0]).toBe(
+      'MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1||||||UNICODE UTF-8',
+    );
+  });
+
+  test('always present when the caller asks for it', () => {
+    expect(messageWith('plain', 'UNICODE UTF-8').split('\r')[0]).toMatch(/\|UNICODE UTF-8$/);
+  });
+});

@@ -1,0 +1,84 @@
+import { hdFromNamespace, tsFromDateTime } from './datatypes';
+import { Hl7EncodingError } from './errors';
+import { escapeText } from './escape';
+import { type Hl7Message, Segment } from './segment';
+
+/** MSH-18 value declared when the message holds text outside ASCII (HL7 table 0211). */
+export const UNICODE_UTF8_CHARACTER_SET = 'UNICODE UTF-8';
+
+/** HL7 version written in MSH-12. */
+export const HL7_VERSION = '2.5.1';
+
+/** MSH-11 processing id (table 0103): production. */
+export const PROCESSING_ID_PRODUCTION = 'P';
+
+/**
+ * What the caller supplies for the message header. lib/hl7 has no clock and no randomness: the time and
+ * the control id come from here.
+ */
+export interface MessageHeaderContext {
+  /** MSH-3 (HD namespace id) */
+  sendingApplication: string;
+  /** MSH-4 (HD namespace id) */
+  sendingFacility: string;
+  /** MSH-5 (HD namespace id) */
+  receivingApplication: string;
+  /** MSH-6 (HD namespace id) */
+  receivingFacility: string;
+  /** MSH-7 and the event time (EVN-2): when the message is created; written in UTC */
+  timestamp: Date;
+  /**
+   * MSH-10: unique per message (never reused across requests), 1 to 20 printable ASCII characters
+   * without the HL7 delimiters `| ^ ~ \ &`. The caller generates it.
+   */
+  controlId: string;
+  /**
+   * MSH-18 policy. `'auto'` (the default): `UNICODE UTF-8` is declared when, and only when, the finished
+   * message holds a character outside ASCII (HL7's default character set). `'UNICODE UTF-8'`: always declared.
+   */
+  characterSet?: 'auto' | typeof UNICODE_UTF8_CHARACTER_SET;
+}
+
+/** MSH-9 (MSG): message code, trigger event and message structure (tables 0076, 0003, 0354). */
+export interface MessageType {
+  messageCode: 'ADT' | 'MDM' | 'ORU';
+  triggerEvent: 'A08' | 'T02' | 'R01';
+  messageStructure: 'ADT_A01' | 'MDM_T02' | 'ORU_R01';
+}
+
+export const MDM_T02: MessageType = { messageCode: 'MDM', triggerEvent: 'T02', messageStructure: 'MDM_T02' };
+export const ADT_A08: MessageType = { messageCode: 'ADT', triggerEvent: 'A08', messageStructure: 'ADT_A01' };
+export const ORU_R01: MessageType = { messageCode: 'ORU', triggerEvent: 'R01', messageStructure: 'ORU_R01' };
+
+const CONTROL_ID = /^[\x20-\x7E]{1,20}$/;
+const HL7_DELIMITER = /[|^~\\&]/;
+
+/** Builds MSH-1..MSH-12 (MSH-18 is decided by {@link encodeMessage} once the message is complete). */
+export function buildMessageHeader(context: MessageHeaderContext, messageType: MessageType): Segment {
+  if (!CONTROL_ID.test(context.controlId) || HL7_DELIMITER.test(context.controlId) || context.controlId.trim() === '') {
+    throw new Hl7EncodingError('header.controlId', 'must be 1 to 20 printable ASCII characters without | ^ ~ \\ &');
+  }
+  return new Segment('MSH')
+    .set(3, hdFromNamespace(context.sendingApplication))
+    .set(4, hdFromNamespace(context.sendingFacility))
+    .set(5, hdFromNamespace(context.receivingApplication))
+    .set(6, hdFromNamespace(context.receivingFacility))
+    .set(7, tsFromDateTime(context.timestamp, 'header.timestamp'))
+    .set(9, [escapeText(messageType.messageCode), escapeText(messageType.triggerEvent), escapeText(messageType.messageStructure)])
+    .set(10, escapeText(context.controlId))
+    .set(11, escapeText(PROCESSING_ID_PRODUCTION))
+    .set(12, escapeText(HL7_VERSION));
+}
+
+const NON_ASCII = /[^\u0000-\u007F]/;
+
+/**
+ * Serializes a finished message. MSH-18 is decided here, after every segment has been built, so that
+ * any value anywhere in the message that is not ASCII makes the message declare `UNICODE UTF-8`.
+ */
+export function encodeMessage(message: Hl7Message, context: MessageHeaderContext): string {
+  const text = message.toString();
+  const declareUnicode = context.characterSet === UNICODE_UTF8_CHARACTER_SET || NON_ASCII.test(text);
+  message.header.set(18, escapeText(declareUnicode ? UNICODE_UTF8_CHARACTER_SET : undefined));
+  return declareUnicode ? message.toString() : text;
+}

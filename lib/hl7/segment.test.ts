@@ -1,0 +1,66 @@
+import { escapeText, type EscapedText } from './escape';
+import { Hl7Message, Segment } from './segment';
+
+describe('Segment', () => {
+  test('sets fields 1-based and leaves the gaps empty', () => {
+    const segment = new Segment('PID').set(1, escapeText('1')).set(3, [escapeText('123'), escapeText(''), escapeText(''), escapeText('AUTH'), escapeText('MR')]);
+    expect(segment.toString()).toBe('PID|1||123^^^AUTH^MR');
+  });
+
+  test('drops trailing empty fields, components and subcomponents', () => {
+    const segment = new Segment('PV1')
+      .set(2, [escapeText('N'), escapeText(''), escapeText('')])
+      .set(3, [[escapeText('a'), escapeText('')], escapeText('')])
+      .set(9, escapeText(''));
+    expect(segment.toString()).toBe('PV1||N|a');
+  });
+
+  test('components of arrays are subcomponents', () => {
+    expect(new Segment('PID').set(11, [[escapeText('street'), escapeText('name')], escapeText('x')]).toString()).toBe('PID|||||||||||street&name^x');
+  });
+
+  test('repetitions are joined by ~ and empty ones dropped', () => {
+    const segment = new Segment('PID').setRepetitions(13, [[escapeText('555')], [escapeText('')], [escapeText(''), escapeText('NET')]]);
+    expect(segment.toString()).toBe('PID|||||||||||||555~^NET');
+  });
+
+  test('setting a field again replaces it', () => {
+    expect(new Segment('EVN').set(1, escapeText('A08')).set(1, escapeText('T02')).toString()).toBe('EVN|T02');
+  });
+
+  test('MSH: fields 1 and 2 are fixed; field 3 is the first one after the encoding characters', () => {
+    const msh = new Segment('MSH').set(3, escapeText('APP')).set(9, [escapeText('ADT'), escapeText('A08'), escapeText('ADT_A01')]);
+    expect(msh.toString()).toBe('MSH|^~\\&|APP||||||ADT^A08^ADT_A01');
+    expect(msh.fieldText(1)).toBe('|');
+    expect(msh.fieldText(2)).toBe('^~\\&');
+    expect(() => msh.set(2, escapeText('x'))).toThrow();
+  });
+
+  test('refuses a value that was not escaped: no value can add a field, component or segment', () => {
+    const segment = new Segment('OBX');
+    for (const raw of ['a|b', 'a^b', 'a~b', 'a&b', 'a\rb', 'a\nb', 'a\\b']) {
+      expect(() => segment.set(5, raw as EscapedText)).toThrow(/not escaped/);
+      expect(() => segment.set(5, [escapeText('x'), raw as EscapedText])).toThrow(/not escaped/);
+      expect(() => segment.set(5, [[raw as EscapedText]])).toThrow(/not escaped/);
+    }
+  });
+
+  test('refuses field 0 and bad segment names', () => {
+    expect(() => new Segment('PID').set(0, escapeText('x'))).toThrow();
+    expect(() => new Segment('pid')).toThrow();
+    expect(() => new Segment('PIDX')).toThrow();
+  });
+});
+
+describe('Hl7Message', () => {
+  test('joins segments with CR and ends the last one with CR', () => {
+    const message = new Hl7Message(new Segment('MSH').set(3, escapeText('A'))).add(new Segment('EVN').set(1, escapeText('A08')), new Segment('PV1'));
+    expect(message.toString()).toBe('MSH|^~\\&|A\rEVN|A08\rPV1\r');
+    expect(message.segments.map((segment) => segment.name)).toEqual(['MSH', 'EVN', 'PV1']);
+  });
+
+  test('has exactly one MSH, first', () => {
+    expect(() => new Hl7Message(new Segment('PID'))).toThrow();
+    expect(() => new Hl7Message(new Segment('MSH')).add(new Segment('MSH'))).toThrow();
+  });
+});

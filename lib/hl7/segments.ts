@@ -1,0 +1,241 @@
+import type { Clinician, CodedValue, Encounter, Patient } from '../chart/types';
+import {
+  ceFromCodedValue,
+  ceFromText,
+  cxFromIdentifier,
+  dtFromDate,
+  eiFromIdentifier,
+  plFromLocation,
+  tsFromDateTime,
+  xadFromAddress,
+  xcnFromClinician,
+  xpnFromPersonName,
+  xtnFromEmail,
+  xtnFromPhone,
+} from './datatypes';
+import { Hl7EncodingError } from './errors';
+import { type EscapedText, escapeText } from './escape';
+import { type Components, Segment } from './segment';
+import {
+  ADMINISTRATIVE_SEX,
+  IDENTIFIER_TYPE_MEDICAL_RECORD,
+  IDENTIFIER_TYPE_VISIT_NUMBER,
+  ORDER_CONTROL_RESULTS,
+  PATIENT_CLASS_NOT_APPLICABLE,
+  PATIENT_CLASS_TEXT,
+  type PatientClass,
+} from './tables';
+
+/*
+ * Builders of the segments several messages share. Each takes chart values, escapes them through the
+ * data type builders and places them at their standard v2.5.1 positions.
+ */
+
+function isEmpty(components: Components): boolean {
+  return components.every((component) => (typeof component === 'string' ? component === '' : component.every((sub) => sub === '')));
+}
+
+/** Throws when a value the standard requires would be empty once encoded. */
+export function requireComponents(components: Components, inputPath: string): Components {
+  if (isEmpty(components)) {
+    throw new Hl7EncodingError(inputPath, 'is required and must not be empty');
+  }
+  return components;
+}
+
+/** Throws when the first component (the identifier of a CX, EI...) would be empty once encoded. */
+export function requireFirstComponent(components: Components, inputPath: string): Components {
+  requireComponents(components.slice(0, 1), inputPath);
+  return components;
+}
+
+export function requireText(text: EscapedText, inputPath: string): EscapedText {
+  requireComponents([text], inputPath);
+  return text;
+}
+
+/** Refuses to put a record of one patient into a message about another. */
+export function assertSamePatient(patient: Patient, patientId: string, inputPath: string): void {
+  if (patientId !== patient.patientId) {
+    throw new Hl7EncodingError(inputPath, 'belongs to a different patient than patient.patientId');
+  }
+}
+
+function setId(value: number): EscapedText {
+  return escapeText(String(value));
+}
+
+function patientClassCode(patientClass: string, inputPath: string): PatientClass {
+  if (!Object.prototype.hasOwnProperty.call(PATIENT_CLASS_TEXT, patientClass)) {
+    throw new Hl7EncodingError(inputPath, 'is not an HL7 table 0004 patient class');
+  }
+  return patientClass as PatientClass;
+}
+
+/** CE for a patient class: `I^Inpatient^HL70004`. */
+export function patientClassCodedValue(encounter: Encounter, inputPath: string): CodedValue {
+  const code = patientClassCode(encounter.patientClass, inputPath);
+  return { code, display: PATIENT_CLASS_TEXT[code], system: 'HL70004' };
+}
+
+/** EVN: event type code (EVN-1) and recorded date/time (EVN-2). */
+export function eventTypeSegment(eventTypeCode: string, recordedAt: Date): Segment {
+  return new Segment('EVN').set(1, escapeText(eventTypeCode)).set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
+}
+
+/** Which PID fields to write: `core` is the spec's note shape (PID-1, 3, 5, 7, 8), `full` all demographics. */
+export type PatientDetail = 'core' | 'full';
+
+/**
+ * PID. Core: PID-1 `1`, PID-3 `MRN^^^AUTHORITY^MR`, PID-5 `FAMILY^GIVEN...`, PID-7 `yyyyMMdd`, PID-8 sex.
+ * Full adds PID-10 race, PID-11 address, PID-13 home phone and e-mail (two repetitions), PID-15 language,
+ * PID-16 marital status, PID-22 ethnic group.
+ */
+export function patientIdentificationSegment(patient: Patient, detail: PatientDetail): Segment {
+  const pid = new Segment('PID')
+    .set(1, setId(1))
+    .set(3, requireFirstComponent(cxFromIdentifier(patient.mrn, patient.assigningAuthority, IDENTIFIER_TYPE_MEDICAL_RECORD), 'patient.mrn'))
+    .set(5, requireComponents(xpnFromPersonName(patient.name), 'patient.name'));
+  if (patient.birthDate !== undefined) {
+    pid.set(7, dtFromDate(patient.birthDate, 'patient.birthDate'));
+  }
+  if (patient.sex !== undefined) {
+    if (!(ADMINISTRATIVE_SEX as readonly string[]).includes(patient.sex)) {
+      throw new Hl7EncodingError('patient.sex', 'is not an HL7 table 0001 code');
+    }
+    pid.set(8, escapeText(patient.sex));
+  }
+  if (detail === 'core') {
+    return pid;
+  }
+  if (patient.race) {
+    pid.set(10, ceFromCodedValue(patient.race));
+  }
+  if (patient.address) {
+    pid.set(11, xadFromAddress(patient.address));
+  }
+  const telecoms: Components[] = [];
+  if (patient.phone) {
+    telecoms.push(xtnFromPhone(patient.phone, 'PRN'));
+  }
+  if (patient.email) {
+    telecoms.push(xtnFromEmail(patient.email));
+  }
+  pid.setRepetitions(13, telecoms);
+  if (patient.language) {
+    pid.set(15, ceFromCodedValue(patient.language));
+  }
+  if (patient.maritalStatus) {
+    pid.set(16, ceFromCodedValue(patient.maritalStatus));
+  }
+  if (patient.ethnicity) {
+    pid.set(22, ceFromCodedValue(patient.ethnicity));
+  }
+  return pid;
+}
+
+/** PD1 with PD1-4 primary care provider, or `undefined` when the patient has none. */
+export function patientAdditionalDemographicSegment(patient: Patient): Segment | undefined {
+  if (!patient.primaryCareProvider) {
+    return undefined;
+  }
+  return new Segment('PD1').set(4, xcnFromClinician(patient.primaryCareProvider));
+}
+
+/** One NK1 per next of kin: NK1-1 set id, NK1-2 name, NK1-3 relationship, NK1-5 phone. */
+export function nextOfKinSegments(patient: Patient): Segment[] {
+  return (patient.nextOfKin ?? []).map((kin, index) => {
+    const nk1 = new Segment('NK1').set(1, setId(index + 1)).set(2, xpnFromPersonName(kin.name));
+    if (kin.relationship) {
+      nk1.set(3, ceFromCodedValue(kin.relationship));
+    }
+    if (kin.phone) {
+      nk1.set(5, xtnFromPhone(kin.phone));
+    }
+    return nk1;
+  });
+}
+
+/**
+ * PV1 for an encounter: PV1-1 `1`, PV1-2 patient class, PV1-3 location, PV1-7 attending doctor,
+ * PV1-19 visit number (`ENCOUNTER ID^^^^VN`), PV1-44 admit and PV1-45 discharge date/time.
+ */
+export function patientVisitSegment(encounter: Encounter): Segment {
+  const pv1 = new Segment('PV1')
+    .set(1, setId(1))
+    .set(2, escapeText(patientClassCode(encounter.patientClass, 'encounter.patientClass')))
+    .set(19, requireFirstComponent(cxFromIdentifier(encounter.encounterId, undefined, IDENTIFIER_TYPE_VISIT_NUMBER), 'encounter.encounterId'))
+    .set(44, tsFromDateTime(encounter.admitAt, 'encounter.admitAt'));
+  if (encounter.location) {
+    pv1.set(3, plFromLocation(encounter.location));
+  }
+  if (encounter.attending) {
+    pv1.set(7, xcnFromClinician(encounter.attending));
+  }
+  if (encounter.dischargeAt) {
+    pv1.set(45, tsFromDateTime(encounter.dischargeAt, 'encounter.dischargeAt'));
+  }
+  return pv1;
+}
+
+/**
+ * PV1 as the note message's spec shape lists it: PV1-1, PV1-2 class, PV1-3 location, PV1-7 attending.
+ * Without an encounter PV1-2 is `N` (not applicable) and there is no location.
+ */
+export function noteVisitSegment(encounter: Encounter | undefined, attending: Clinician): Segment {
+  const pv1 = new Segment('PV1').set(1, setId(1));
+  if (!encounter) {
+    return pv1.set(2, escapeText(PATIENT_CLASS_NOT_APPLICABLE)).set(7, xcnFromClinician(attending));
+  }
+  pv1.set(2, escapeText(patientClassCode(encounter.patientClass, 'encounter.patientClass')));
+  if (encounter.location) {
+    pv1.set(3, plFromLocation(encounter.location));
+  }
+  return pv1.set(7, xcnFromClinician(attending));
+}
+
+/** PV1 when no visit applies: `PV1|1|N`. */
+export function noVisitSegment(): Segment {
+  return new Segment('PV1').set(1, setId(1)).set(2, escapeText(PATIENT_CLASS_NOT_APPLICABLE));
+}
+
+/** PV2 with PV2-3 admit reason (text only), or `undefined` when the encounter has no reason. */
+export function patientVisitAdditionalSegment(encounter: Encounter): Segment | undefined {
+  if (!encounter.reason) {
+    return undefined;
+  }
+  return new Segment('PV2').set(3, ceFromText(encounter.reason));
+}
+
+/** The segments of the ORU_R01 VISIT group (and of PV1 [PV2] wherever else it appears). */
+export function visitSegments(encounter: Encounter): Segment[] {
+  const pv2 = patientVisitAdditionalSegment(encounter);
+  return pv2 ? [patientVisitSegment(encounter), pv2] : [patientVisitSegment(encounter)];
+}
+
+/** Values of an ORC of an ORU_R01 order group. */
+export interface CommonOrder {
+  placerOrderNumber: string;
+  /** table 0038 */
+  orderStatus?: string;
+  transactionAt?: string;
+  orderingProvider?: Clinician;
+  inputPath: string;
+}
+
+/** ORC: ORC-1 `RE`, ORC-2 placer order number, ORC-5 status, ORC-9 transaction time, ORC-12 ordering provider. */
+export function commonOrderSegment(order: CommonOrder): Segment {
+  const orc = new Segment('ORC')
+    .set(1, escapeText(ORDER_CONTROL_RESULTS))
+    .set(2, requireComponents(eiFromIdentifier(order.placerOrderNumber), `${order.inputPath}.orderId`));
+  if (order.orderStatus) {
+    orc.set(5, escapeText(order.orderStatus));
+  }
+  if (order.transactionAt) {
+    orc.set(9, tsFromDateTime(order.transactionAt, `${order.inputPath}.orderedAt`));
+  }
+  if (order.orderingProvider) {
+    orc.set(12, xcnFromClinician(order.orderingProvider));
+  }
+  return orc;
+}

@@ -1,0 +1,71 @@
+/*
+ * The HL7 v2.5.1 table values this library writes (hl7-notes.md, "Table values that partners validate").
+ */
+
+/** Table 0001, administrative sex. */
+export const ADMINISTRATIVE_SEX = ['A', 'F', 'M', 'N', 'O', 'U'] as const;
+export type AdministrativeSex = (typeof ADMINISTRATIVE_SEX)[number];
+
+/** Table 0004, patient class, with the table's descriptions. */
+export const PATIENT_CLASS_TEXT = {
+  B: 'Obstetrics',
+  C: 'Commercial Account',
+  E: 'Emergency',
+  I: 'Inpatient',
+  N: 'Not Applicable',
+  O: 'Outpatient',
+  P: 'Preadmit',
+  R: 'Recurring patient',
+  U: 'Unknown',
+} as const;
+export type PatientClass = keyof typeof PATIENT_CLASS_TEXT;
+
+/** PV1-2 when no visit applies (PV1 is required in ADT_A01 and MDM_T02). */
+export const PATIENT_CLASS_NOT_APPLICABLE: PatientClass = 'N';
+
+/** Table 0085, observation result status (OBX-11). */
+export type ObservationResultStatus = 'C' | 'D' | 'F' | 'I' | 'N' | 'O' | 'P' | 'R' | 'S' | 'U' | 'W' | 'X';
+
+/** Table 0123, result status (OBR-25). */
+export type ResultStatus = 'A' | 'C' | 'F' | 'I' | 'O' | 'P' | 'R' | 'S' | 'X' | 'Y' | 'Z';
+
+/** Table 0125, value type (OBX-2): the v2.5.1 values this library writes. v2.5.1 has CE, not CWE. */
+export type ObservationValueType = 'NM' | 'ST' | 'TX' | 'CE' | 'XCN';
+
+/** Table 0271 document completion status: authenticated. */
+export const DOCUMENT_COMPLETION_AUTHENTICATED = 'AU';
+/** Table 0273 document availability status: available for patient care. */
+export const DOCUMENT_AVAILABLE = 'AV';
+/** Table 0270 document type: progress note. */
+export const DOCUMENT_TYPE_PROGRESS_NOTE = 'PN';
+/** Table 0191 type of referenced data (TXA-3 document content presentation): text. */
+export const CONTENT_PRESENTATION_TEXT = 'TEXT';
+/** Table 0119 order control: observations / performed service to follow (the ORC-1 of ORU_R01). */
+export const ORDER_CONTROL_RESULTS = 'RE';
+/** Table 0203 identifier types. */
+export const IDENTIFIER_TYPE_MEDICAL_RECORD = 'MR';
+export const IDENTIFIER_TYPE_VISIT_NUMBER = 'VN';
+
+/** Table 0038 order status, from the free-text order status the chart stores; `undefined` when unknown. */
+export function orderStatusCode(status: string | undefined): string | undefined {
+  if (status === undefined) {
+    return undefined;
+  }
+  const normalized = status.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  const byName: Record<string, string> = {
+    completed: 'CM',
+    complete: 'CM',
+    cancelled: 'CA',
+    canceled: 'CA',
+    discontinued: 'DC',
+    'on-hold': 'HD',
+    held: 'HD',
+    'in-progress': 'IP',
+    active: 'IP',
+    scheduled: 'SC',
+    replaced: 'RP',
+    partial: 'A',
+  };
+  const table0038 = ['A', 'CA', 'CM', 'DC', 'ER', 'HD', 'IP', 'RP', 'SC'];
+  return byName[normalized] ?? (table0038.includes(status.trim()) ? status.trim() : undefined);
+}

@@ -1,0 +1,40 @@
+import type { ErrorObject } from 'ajv';
+import { HttpProblem, type FieldError } from './problem';
+
+/** An ajv validate function, compiled at build time (see scripts/compile-schemas.ts). */
+export interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+/**
+ * ajv errors as problem field errors: one per failing field, by JSON pointer. Missing properties
+ * point at the property itself. Messages never echo the submitted value (it may be PHI).
+ */
+export function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  const out = new Map<string, FieldError>();
+  for (const e of errors ?? []) {
+    let pointer = e.instancePath || '';
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      pointer = `${pointer}/${String((e.params as { missingProperty: string }).missingProperty)}`;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      pointer = `${pointer}/${String((e.params as { additionalProperty: string }).additionalProperty)}`;
+      message = 'is not allowed';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
+    }
+    const key = `${pointer}|${message}`;
+    if (!out.has(key)) out.set(key, { pointer: pointer || '/', message });
+  }
+  return [...out.values()];
+}
+
+/** Runs a compiled validator and throws one 400 listing every failing field. */
+export function assertValid<T>(validate: CompiledValidator, value: unknown, what: string): T {
+  if (!validate(value)) {
+    throw new HttpProblem('validation', `${what} failed validation`, { errors: fieldErrors(validate.errors) });
+  }
+  return value as T;
+}

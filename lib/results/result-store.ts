@@ -1,0 +1,669 @@
+/**
+ * The results table: versions of lab results, the current-version pointer, pending notifications.
+ *
+ * Item layout (key attributes are strings; ids are HMAC-derived, see lookup-keys.ts):
+ *
+ *   version   pk RESULT#<resultId>   sk VERSION#<resultedAtKey>#<statusRank>#<versionId>
+ *             written once (PutItem, attribute_not_exists), never overwritten; later updates
+ *             touch notification bookkeeping only.
+ *             plain: kind, resultId, versionId, senderId, partnerId, keyId, requestId, status,
+ *                    statusRank, resultedAtKey, rank, receivedAt, patientMatched,
+ *                    patientKey (PATIENT#<hmac>), documentKeys, notificationState,
+ *                    notificationAttempts, lastNotificationError
+ *             ciphertext: envelope (the submission), summary (the summary the export reads)
+ *             while the notification is pending, also the sparse index keys
+ *               patientPk NOTIFY#PENDING   patientSk <next attempt ISO>#<resultId>#<versionId>
+ *   current   pk RESULT#<resultId>   sk CURRENT
+ *             rank (<resultedAtKey>#<statusRank>#<versionId>), versionId, versionSk, status,
+ *             resultedAtKey, senderId, patientMatched, summary (ciphertext),
+ *             patientPk PATIENT#<hmac>, patientSk <resultedAtKey>#<statusRank>#<resultId>
+ *             moved only forward by a conditional UpdateItem (rank < new rank), so the newest
+ *             ResultedDateUTC wins whatever the arrival order (ties: the higher status rank, then
+ *             the version id).
+ *   config    pk CONFIG#results-lookup-key   sk v1   (lookup-keys.ts)
+ *
+ * GSI byPatient (patientPk, patientSk): a patient's current results newest first (pointer items
+ * only), and, under the reserved partition NOTIFY#PENDING, versions whose notification is still
+ * owed (the retry job's Query). Nothing here scans.
+ *
+ * Envelope contexts (bound as AES-GCM AAD, stored in the envelope, checked on decrypt):
+ *   submission  { recordType: lab-result,          sender, resultId, versionId }
+ *   summary     { recordType: lab-result-summary,  sender, resultId, versionId }
+ *   S3 part     { recordType: lab-result-document, sender, resultId, versionId, part }
+ *
+ * Size budget of a version item (DynamoDB: 400 KB): a report whose data exceeds
+ * REPORT_INLINE_MAX_BYTES goes to S3 on its own; if the rest still exceeds BODY_INLINE_MAX_BYTES
+ * the whole body goes to S3 too; the summary is capped at SUMMARY_MAX_BYTES (long values cut, a
+ * `truncated` flag set). Worst case ~330 KB + ~44 KB of base64 + attributes < 400 KB.
+ *
+ * Write order (a crash leaves nothing visible or a complete version): S3 parts, then the version
+ * item (complete, notification pending), then the current pointer, then the notification. A
+ * version whose later steps did not happen stays pending; a retry of the request or the
+ * scheduled retry job finishes the pointer and the notification.
+ */
+import {
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { Tables } from '../config/service';
+import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
+import type { EnvelopeEncryptor } from '../crypto/envelope';
+import { awsCall, isConditionalCheckFailed } from './aws-calls';
+import { documentKey, type ResultDocumentStore } from './documents';
+import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
+import { normalizeStatus, statusRank } from './status';
+import type {
+  AcceptedSubmission,
+  LabReport,
+  LabResultStatus,
+  LabResultSubmission,
+  LabResultVersion,
+  LabResultVersionInfo,
+  LabTestResult,
+  NotificationState,
+  StoredLabResultSummary,
+} from './types';
+
+export const RECORD_TYPES = { submission: 'lab-result', summary: 'lab-result-summary', document: 'lab-result-document' } as const;
+/** data key context purpose (goes to KMS / CloudTrail; no PHI) */
+export const LAB_RESULT_KEY_PURPOSE = 'lab-result';
+export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
+export const BODY_INLINE_MAX_BYTES = 240 * 1024;
+export const SUMMARY_MAX_BYTES = 32 * 1024;
+const SUMMARY_VALUE_MAX_CHARS = 1024;
+export const PENDING_PARTITION = 'NOTIFY#PENDING';
+const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
+const CURRENT_SK = 'CURRENT';
+const VERSION_PREFIX = 'VERSION#';
+const DEPENDENCY = 'results-table';
+export const MAX_SUMMARY_LIMIT = 1000;
+
+const resultPk = (resultId: string) => `RESULT#${resultId}`;
+const PLAIN_VERSION_ATTRIBUTES = 'resultId, versionId, senderId, #status, resultedAtKey, receivedAt, patientMatched, notificationState, notificationAttempts, documentKeys';
+
+/** `<resultedAtKey>#<statusRank>#<versionId>`: string order is precedence order. */
+export function versionRank(resultedAtKey: string, status: LabResultStatus, versionId: string): string {
+  return `${resultedAtKey}#${statusRank(status)}#${versionId}`;
+}
+
+/** The plain (non-PHI) facts of a version item; enough to move the pointer and notify without KMS. */
+export interface VersionRecord {
+  resultId: string;
+  versionId: string;
+  versionSk: string;
+  senderId: string;
+  partnerId: string;
+  status: LabResultStatus;
+  resultedAtKey: string;
+  rank: string;
+  receivedAt: string;
+  patientKey: string;
+  patientMatched: boolean;
+  summary: string;
+  documentKeys: string[];
+  notificationState: NotificationState;
+  notificationAttempts: number;
+}
+
+export interface SaveVersionInput {
+  accepted: AcceptedSubmission;
+  resultId: string;
+  versionId: string;
+  patientKey: string;
+  patientMatched: boolean;
+  partnerId: string;
+  keyId: string;
+  requestId: string;
+  receivedAt: Date;
+  /** when the retry job may first pick up a notification the request did not get to send */
+  notificationNotBefore: Date;
+}
+
+export interface SaveVersionOutcome {
+  /** false when this exact version was already stored (a byte-identical resubmission) */
+  created: boolean;
+  version: VersionRecord;
+}
+
+/** One externalised part, as recorded inside the encrypted submission payload. */
+interface StoredPart {
+  /** index into data.reports, or -1 for the body */
+  index: number;
+  part: string;
+  key: string;
+  /** base64: the object holds the decoded bytes; utf8: the object holds the string's UTF-8 */
+  encoding: 'base64' | 'utf8';
+  bytes: number;
+}
+
+/** The plaintext of the submission envelope. */
+interface StoredPayload {
+  f: 1;
+  /** the body, with externalised reports' data replaced by "" (absent when the body itself is in S3) */
+  body?: LabResultSubmission;
+  bodyPart?: StoredPart;
+  documents: StoredPart[];
+}
+
+interface SummaryPayload {
+  accessionNumber: string;
+  status: LabResultStatus;
+  resultedAt: string;
+  results: Array<{ testName: string; result: string; units?: string; referenceRange?: string }>;
+  truncated?: boolean;
+}
+
+export interface LabResultStoreOptions {
+  db: DynamoDBClient;
+  table: string;
+  encryptor: EnvelopeEncryptor;
+  /** needed to write or read versions with parts in S3 */
+  documents?: ResultDocumentStore;
+  /** where the lookup key lives (readers need it for recentResultsForPatient) */
+  lookupKeys?: LookupKeySource;
+}
+
+function sizeOf(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
+  const data = accepted.body.data;
+  const pick = (r: LabTestResult, max: number) => ({
+    testName: r.testName.slice(0, max),
+    result: r.result.slice(0, max),
+    ...(typeof r.units === 'string' ? { units: r.units } : {}),
+    ...(typeof r.referenceRange === 'string' ? { referenceRange: r.referenceRange } : {}),
+  });
+  const full: SummaryPayload = {
+    accessionNumber: data.accessionNumber,
+    status: accepted.status,
+    resultedAt: data.ResultedDateUTC,
+    results: accepted.results.map((r) => pick(r, Infinity)),
+  };
+  if (sizeOf(JSON.stringify(full)) <= SUMMARY_MAX_BYTES) return full;
+  const cut: SummaryPayload = { ...full, results: [], truncated: true };
+  let size = sizeOf(JSON.stringify(cut));
+  for (const r of accepted.results) {
+    const entry = pick(r, SUMMARY_VALUE_MAX_CHARS);
+    const add = sizeOf(JSON.stringify(entry)) + 1;
+    if (size + add > SUMMARY_MAX_BYTES) break;
+    cut.results.push(entry);
+    size += add;
+  }
+  return cut;
+}
+
+function versionRecordOf(item: Record<string, AttributeValue>): VersionRecord {
+  const v = unmarshall(item) as Record<string, unknown>;
+  return {
+    resultId: v.resultId as string,
+    versionId: v.versionId as string,
+    versionSk: v.sk as string,
+    senderId: v.senderId as string,
+    partnerId: v.partnerId as string,
+    status: v.status as LabResultStatus,
+    resultedAtKey: v.resultedAtKey as string,
+    rank: v.rank as string,
+    receivedAt: v.receivedAt as string,
+    patientKey: v.patientKey as string,
+    patientMatched: v.patientMatched === true,
+    summary: v.summary as string,
+    documentKeys: (v.documentKeys as string[] | undefined) ?? [],
+    notificationState: v.notificationState as NotificationState,
+    notificationAttempts: typeof v.notificationAttempts === 'number' ? v.notificationAttempts : 0,
+  };
+}
+
+function pendingSortKey(at: Date, resultId: string, versionId: string): string {
+  return `${at.toISOString()}#${resultId}#${versionId}`;
+}
+
+export class LabResultStore {
+  private readonly db: DynamoDBClient;
+  private readonly table: string;
+  private readonly encryptor: EnvelopeEncryptor;
+  private readonly documents?: ResultDocumentStore;
+  private readonly lookupKeys?: LookupKeySource;
+
+  constructor(options: LabResultStoreOptions) {
+    this.db = options.db;
+    this.table = options.table;
+    this.encryptor = options.encryptor;
+    this.documents = options.documents;
+    this.lookupKeys = options.lookupKeys;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Stores one version: S3 parts first (when any), then the version item with a conditional put.
+   * A byte-identical resubmission finds its version already there and returns it (created false).
+   */
+  async saveVersion(input: SaveVersionInput): Promise<SaveVersionOutcome> {
+    const { accepted, resultId, versionId } = input;
+    const senderId = accepted.body.data.senderID;
+    const rank = versionRank(accepted.resultedAtKey, accepted.status, versionId);
+    const versionSk = VERSION_PREFIX + rank;
+    const context = (recordType: string, extra: Record<string, string> = {}) => ({ recordType, sender: senderId, resultId, versionId, ...extra });
+
+    // 1. reports too large to keep inline go to S3, each on its own
+    const documents: StoredPart[] = [];
+    const reports = accepted.body.data.reports;
+    let storedReports: LabReport[] | undefined;
+    if (Array.isArray(reports)) {
+      storedReports = reports.map((report) => report);
+      for (let index = 0; index < reports.length; index++) {
+        const report = reports[index]!;
+        if (sizeOf(report.data) <= REPORT_INLINE_MAX_BYTES) continue;
+        const decoded = report.source.toLowerCase() === 'base64' ? decodeBase64Strict(report.data) : undefined;
+        const part: StoredPart = {
+          index,
+          part: `report-${index}`,
+          key: documentKey(resultId, versionId, `report-${index}`),
+          encoding: decoded ? 'base64' : 'utf8',
+          bytes: decoded ? decoded.length : sizeOf(report.data),
+        };
+        await this.putPart(part, decoded ?? Buffer.from(report.data, 'utf8'), context(RECORD_TYPES.document, { part: part.part }));
+        documents.push(part);
+        storedReports[index] = { ...report, data: '' };
+      }
+    }
+    const storedBody: LabResultSubmission = storedReports ? { ...accepted.body, data: { ...accepted.body.data, reports: storedReports } } : accepted.body;
+
+    // 2. the body itself goes to S3 when it would not fit the item budget
+    let payload: StoredPayload = { f: 1, body: storedBody, documents };
+    let payloadJson = JSON.stringify(payload);
+    if (sizeOf(payloadJson) > BODY_INLINE_MAX_BYTES) {
+      const bodyJson = JSON.stringify(storedBody);
+      const bodyPart: StoredPart = { index: -1, part: 'body', key: documentKey(resultId, versionId, 'body'), encoding: 'utf8', bytes: sizeOf(bodyJson) };
+      await this.putPart(bodyPart, Buffer.from(bodyJson, 'utf8'), context(RECORD_TYPES.document, { part: bodyPart.part }));
+      payload = { f: 1, bodyPart, documents };
+      payloadJson = JSON.stringify(payload);
+    }
+    const documentKeys = [...(payload.bodyPart ? [payload.bodyPart.key] : []), ...documents.map((d) => d.key)];
+
+    // 3. encrypt submission and summary
+    const envelope = serializeEnvelope(await this.encryptor.encrypt(payloadJson, context(RECORD_TYPES.submission)));
+    const summary = serializeEnvelope(await this.encryptor.encrypt(JSON.stringify(buildSummary(accepted)), context(RECORD_TYPES.summary)));
+
+    const record: VersionRecord = {
+      resultId,
+      versionId,
+      versionSk,
+      senderId,
+      partnerId: input.partnerId,
+      status: accepted.status,
+      resultedAtKey: accepted.resultedAtKey,
+      rank,
+      receivedAt: input.receivedAt.toISOString(),
+      patientKey: input.patientKey,
+      patientMatched: input.patientMatched,
+      summary,
+      documentKeys,
+      notificationState: 'pending',
+      notificationAttempts: 0,
+    };
+    const item = marshall(
+      {
+        pk: resultPk(resultId),
+        sk: versionSk,
+        kind: 'version',
+        resultId,
+        versionId,
+        senderId,
+        partnerId: input.partnerId,
+        keyId: input.keyId,
+        requestId: input.requestId,
+        status: accepted.status,
+        statusRank: statusRank(accepted.status),
+        resultedAtKey: accepted.resultedAtKey,
+        rank,
+        receivedAt: record.receivedAt,
+        patientKey: input.patientKey,
+        patientMatched: input.patientMatched,
+        envelope,
+        summary,
+        ...(documentKeys.length ? { documentKeys } : {}),
+        notificationState: 'pending',
+        notificationAttempts: 0,
+        patientPk: PENDING_PARTITION,
+        patientSk: pendingSortKey(input.notificationNotBefore, resultId, versionId),
+      },
+      { removeUndefinedValues: true },
+    );
+
+    // 4. the version item, exactly once
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })),
+      );
+      return { created: true, version: record };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    const existing = await this.getVersionRecord(resultId, versionSk);
+    if (!existing) throw new Error('version item vanished after a conditional put conflict');
+    return { created: false, version: existing };
+  }
+
+  /**
+   * Moves the current pointer to `version` when it outranks the current one (conditional
+   * UpdateItem; plain attributes only, no KMS). Returns whether `version` is current afterwards.
+   */
+  async ensureCurrent(version: VersionRecord, now: Date): Promise<boolean> {
+    const values = marshall({
+      ':kind': 'current',
+      ':resultId': version.resultId,
+      ':versionId': version.versionId,
+      ':versionSk': version.versionSk,
+      ':senderId': version.senderId,
+      ':status': version.status,
+      ':resultedAtKey': version.resultedAtKey,
+      ':rank': version.rank,
+      ':patientPk': version.patientKey,
+      ':patientSk': `${version.resultedAtKey}#${statusRank(version.status)}#${version.resultId}`,
+      ':patientMatched': version.patientMatched,
+      ':summary': version.summary,
+      ':updatedAt': now.toISOString(),
+    });
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: CURRENT_SK } },
+            UpdateExpression:
+              'SET #kind = :kind, resultId = :resultId, versionId = :versionId, versionSk = :versionSk, senderId = :senderId, #status = :status, resultedAtKey = :resultedAtKey, #rank = :rank, patientPk = :patientPk, patientSk = :patientSk, patientMatched = :patientMatched, summary = :summary, updatedAt = :updatedAt',
+            ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :rank',
+            ExpressionAttributeNames: { '#kind': 'kind', '#status': 'status', '#rank': 'rank' },
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    const pointer = await this.getPointer(version.resultId);
+    return pointer?.versionId === version.versionId;
+  }
+
+  /** The notification of a version went out: leave the pending index. */
+  async markNotificationSent(resultId: string, versionSk: string, now: Date): Promise<void> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { pk: { S: resultPk(resultId) }, sk: { S: versionSk } },
+            UpdateExpression: 'SET notificationState = :sent, notifiedAt = :now REMOVE patientPk, patientSk',
+            ConditionExpression: 'notificationState = :pending',
+            ExpressionAttributeValues: { ':sent': { S: 'sent' }, ':pending': { S: 'pending' }, ':now': { S: now.toISOString() } },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error; // already sent
+    }
+  }
+
+  /** A publish failed: count it and schedule the next attempt (stays pending). */
+  async recordNotificationFailure(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, attempts: number, nextAttemptAt: Date, errorName: string): Promise<void> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: version.versionSk } },
+            UpdateExpression: 'SET notificationAttempts = :attempts, lastNotificationError = :error, patientSk = :next',
+            ConditionExpression: 'notificationState = :pending',
+            ExpressionAttributeValues: {
+              ':attempts': { N: String(attempts) },
+              ':error': { S: errorName.slice(0, 64) },
+              ':next': { S: pendingSortKey(nextAttemptAt, version.resultId, version.versionId) },
+              ':pending': { S: 'pending' },
+            },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  // ---------------------------------------------------------------- plain reads
+
+  /**
+   * Versions whose notification is due (next attempt at or before `now`), oldest first, read
+   * back with a consistent GetItem (the index is eventually consistent and may be projected
+   * narrowly). One Query page of at most `limit`.
+   */
+  async pendingNotifications(now: Date, limit: number): Promise<VersionRecord[]> {
+    const out = await awsCall(DEPENDENCY, () =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: BY_PATIENT,
+          KeyConditionExpression: 'patientPk = :pk AND patientSk <= :upper',
+          ExpressionAttributeValues: { ':pk': { S: PENDING_PARTITION }, ':upper': { S: `${now.toISOString()}$` } },
+          Limit: limit,
+        }),
+      ),
+    );
+    const records: VersionRecord[] = [];
+    for (const item of out.Items ?? []) {
+      const pk = item.pk?.S;
+      const sk = item.sk?.S;
+      if (!pk || !sk) continue;
+      const record = await this.getVersionRecord(pk.slice('RESULT#'.length), sk);
+      if (record && record.notificationState === 'pending') records.push(record);
+    }
+    return records;
+  }
+
+  /** Every version of a result (plain facts), oldest ResultedDateUTC first. */
+  async listVersions(resultId: string): Promise<LabResultVersionInfo[]> {
+    const items = await this.queryVersions(resultId, { plainOnly: true });
+    return items.map((item) => {
+      const v = unmarshall(item) as Record<string, unknown>;
+      return {
+        resultId: v.resultId as string,
+        versionId: v.versionId as string,
+        senderId: v.senderId as string,
+        status: v.status as LabResultStatus,
+        resultedAtKey: v.resultedAtKey as string,
+        receivedAt: v.receivedAt as string,
+        patientMatched: v.patientMatched === true,
+        notificationState: v.notificationState as NotificationState,
+        notificationAttempts: typeof v.notificationAttempts === 'number' ? v.notificationAttempts : 0,
+        documentKeys: (v.documentKeys as string[] | undefined) ?? [],
+      };
+    });
+  }
+
+  /** The version id the current pointer names, if the result exists. */
+  async currentVersionId(resultId: string): Promise<string | undefined> {
+    return (await this.getPointer(resultId))?.versionId;
+  }
+
+  // ---------------------------------------------------------------- decrypting reads
+
+  /** The current version of a result, decrypted, documents restored from S3. */
+  async readCurrent(resultId: string): Promise<LabResultVersion | undefined> {
+    const pointer = await this.getPointer(resultId);
+    if (!pointer) return undefined;
+    const item = await this.getItem(resultPk(resultId), pointer.versionSk);
+    return item ? this.decryptVersion(item) : undefined;
+  }
+
+  /** The current version for a (senderID, accessionNumber), via the keyed result id. */
+  async readCurrentByAccession(senderId: string, accessionNumber: string): Promise<LabResultVersion | undefined> {
+    const keys = await this.keys();
+    return keys ? this.readCurrent(keys.resultId(senderId, accessionNumber)) : undefined;
+  }
+
+  /** One version of a result, decrypted, documents restored from S3. */
+  async readVersion(resultId: string, versionId: string): Promise<LabResultVersion | undefined> {
+    const item = (await this.queryVersions(resultId, { versionId }))[0];
+    return item ? this.decryptVersion(item) : undefined;
+  }
+
+  /**
+   * Up to `limit` of a patient's results (the current version of each), newest ResultedDateUTC
+   * first, as decrypted summaries: one Query on byPatient plus one KMS Decrypt per data key
+   * (cached). Reads no S3. An unknown patient, or a deployment with no results yet, gives [].
+   */
+  async recentResultsForPatient(patientId: string, limit: number): Promise<StoredLabResultSummary[]> {
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_SUMMARY_LIMIT) throw new RangeError(`limit must be an integer from 0 to ${MAX_SUMMARY_LIMIT}`);
+    if (limit === 0 || typeof patientId !== 'string' || patientId.length === 0) return [];
+    const keys = await this.keys();
+    if (!keys) return [];
+    const summaries: StoredLabResultSummary[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: BY_PATIENT,
+            KeyConditionExpression: 'patientPk = :pk',
+            ExpressionAttributeValues: { ':pk': { S: keys.patientKey(patientId) } },
+            ScanIndexForward: false,
+            Limit: limit - summaries.length,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const indexed of out.Items ?? []) {
+        // the index may project keys only: fall back to the pointer item
+        const item = indexed.summary?.S ? indexed : await this.getItem(indexed.pk!.S!, CURRENT_SK);
+        if (item?.summary?.S) summaries.push(await this.decryptSummary(item));
+      }
+      start = out.LastEvaluatedKey;
+    } while (start && summaries.length < limit);
+    return summaries;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private keys(): Promise<ResultKeys | undefined> {
+    if (!this.lookupKeys) throw new Error('LabResultStore needs lookupKeys for lookups by patient or accession');
+    return loadResultKeys(this.lookupKeys, { create: false });
+  }
+
+  private async putPart(part: StoredPart, plaintext: Buffer, context: Record<string, string>): Promise<void> {
+    if (!this.documents) throw new Error('LabResultStore needs a document store for parts larger than an item');
+    const envelope = await this.encryptor.encrypt(plaintext, context);
+    await this.documents.put(part.key, serializeEnvelope(envelope));
+  }
+
+  private async getPart(part: StoredPart, context: Record<string, string>): Promise<Buffer> {
+    if (!this.documents) throw new Error('LabResultStore needs a document store to read parts stored in S3');
+    const envelope = await this.documents.get(part.key);
+    return this.encryptor.decrypt(envelope, context);
+  }
+
+  private async decryptSummary(item: Record<string, AttributeValue>): Promise<StoredLabResultSummary> {
+    const resultId = item.resultId!.S!;
+    const versionId = item.versionId!.S!;
+    const senderId = item.senderId!.S!;
+    const plain = await this.encryptor.decrypt(item.summary!.S!, { recordType: RECORD_TYPES.summary, sender: senderId, resultId, versionId });
+    const s = JSON.parse(plain.toString('utf8')) as SummaryPayload;
+    return {
+      resultId,
+      versionId,
+      senderId,
+      patientMatched: item.patientMatched?.BOOL === true,
+      accessionNumber: s.accessionNumber,
+      status: s.status,
+      resultedAt: s.resultedAt,
+      results: s.results,
+      ...(s.truncated ? { truncated: true } : {}),
+    };
+  }
+
+  private async decryptVersion(item: Record<string, AttributeValue>): Promise<LabResultVersion> {
+    const record = versionRecordOf(item);
+    const context = (recordType: string, extra: Record<string, string> = {}) => ({
+      recordType,
+      sender: record.senderId,
+      resultId: record.resultId,
+      versionId: record.versionId,
+      ...extra,
+    });
+    const payload = JSON.parse((await this.encryptor.decrypt(item.envelope!.S!, context(RECORD_TYPES.submission))).toString('utf8')) as StoredPayload;
+    let body: LabResultSubmission;
+    if (payload.bodyPart) {
+      body = JSON.parse((await this.getPart(payload.bodyPart, context(RECORD_TYPES.document, { part: payload.bodyPart.part }))).toString('utf8')) as LabResultSubmission;
+    } else {
+      body = payload.body!;
+    }
+    for (const part of payload.documents) {
+      const bytes = await this.getPart(part, context(RECORD_TYPES.document, { part: part.part }));
+      const report = body.data.reports![part.index]!;
+      report.data = part.encoding === 'base64' ? bytes.toString('base64') : bytes.toString('utf8');
+    }
+    const results = Array.isArray(body.data.results) ? body.data.results : [body.data.results];
+    return {
+      resultId: record.resultId,
+      versionId: record.versionId,
+      senderId: record.senderId,
+      status: normalizeStatus(body.data.status) ?? record.status,
+      resultedAt: body.data.ResultedDateUTC,
+      receivedAt: record.receivedAt,
+      patientMatched: record.patientMatched,
+      notificationState: record.notificationState,
+      results,
+      submission: body,
+    };
+  }
+
+  private async getPointer(resultId: string): Promise<{ versionId: string; versionSk: string } | undefined> {
+    const item = await this.getItem(resultPk(resultId), CURRENT_SK);
+    const versionId = item?.versionId?.S;
+    const versionSk = item?.versionSk?.S;
+    return versionId && versionSk ? { versionId, versionSk } : undefined;
+  }
+
+  private async getVersionRecord(resultId: string, versionSk: string): Promise<VersionRecord | undefined> {
+    const item = await this.getItem(resultPk(resultId), versionSk);
+    return item ? versionRecordOf(item) : undefined;
+  }
+
+  private async getItem(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
+    const out = await awsCall(DEPENDENCY, () => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })));
+    return out.Item;
+  }
+
+  /** Version items of a result (one partition), optionally one version or the plain attributes only. */
+  private async queryVersions(resultId: string, options: { versionId?: string; plainOnly?: boolean } = {}): Promise<Record<string, AttributeValue>[]> {
+    const items: Record<string, AttributeValue>[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    const values: Record<string, AttributeValue> = { ':pk': { S: resultPk(resultId) }, ':prefix': { S: VERSION_PREFIX } };
+    if (options.versionId) values[':versionId'] = { S: options.versionId };
+    do {
+      const out = await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ...(options.versionId ? { FilterExpression: 'versionId = :versionId' } : {}),
+            ...(options.plainOnly ? { ProjectionExpression: PLAIN_VERSION_ATTRIBUTES, ExpressionAttributeNames: { '#status': 'status' } } : {}),
+            ExpressionAttributeValues: values,
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Shapes of lab result intake: the request body as validated, the stored version as read back,
+ * the summaries the patient summary export consumes.
+ */
+import type { LabResultSummary } from '../hl7';
+
+export type { LabResultSummary };
+
+export type LabResultStatus = LabResultSummary['status'];
+
+/** One test result as submitted (all strings; units may be empty). Unknown extra fields are kept. */
+export interface LabTestResult {
+  testName: string;
+  result: string;
+  units?: string;
+  referenceRange?: string;
+  [extra: string]: unknown;
+}
+
+/** An attached document. `data` is base64 text when `source` is base64 (any case). */
+export interface LabReport {
+  source: string;
+  type: string;
+  name: string;
+  data: string;
+  [extra: string]: unknown;
+}
+
+/** `data` of the request body, as the schema and the semantic rules accept it. */
+export interface LabResultData {
+  senderID: string;
+  patientID: string;
+  accessionNumber: string;
+  recordNo?: string;
+  status: string;
+  ResultedDateUTC: string;
+  results: LabTestResult | LabTestResult[];
+  reports?: LabReport[];
+  [extra: string]: unknown;
+}
+
+/** The request body: `{ "data": { ... } }`, extra top-level keys kept. */
+export interface LabResultSubmission {
+  data: LabResultData;
+  [extra: string]: unknown;
+}
+
+/** A validated submission with the facts derived from it. */
+export interface AcceptedSubmission {
+  /** the body exactly as parsed (stored encrypted as is) */
+  body: LabResultSubmission;
+  status: LabResultStatus;
+  /** ResultedDateUTC as a fixed-width UTC instant with 9 fractional digits (sorts as text) */
+  resultedAtKey: string;
+  /** results as an array, whether one object or an array was sent */
+  results: LabTestResult[];
+}
+
+export type NotificationState = 'pending' | 'sent';
+
+/** A decrypted version of a result. */
+export interface LabResultVersion {
+  resultId: string;
+  versionId: string;
+  senderId: string;
+  status: LabResultStatus;
+  /** ResultedDateUTC as submitted */
+  resultedAt: string;
+  receivedAt: string;
+  patientMatched: boolean;
+  notificationState: NotificationState;
+  /** results as an array */
+  results: LabTestResult[];
+  /** the submission exactly as received (reports' data restored from S3 when they were stored there) */
+  submission: LabResultSubmission;
+}
+
+/** Version metadata without decryption (plain attributes only). */
+export interface LabResultVersionInfo {
+  resultId: string;
+  versionId: string;
+  senderId: string;
+  status: LabResultStatus;
+  /** fixed-width UTC instant (see AcceptedSubmission.resultedAtKey) */
+  resultedAtKey: string;
+  receivedAt: string;
+  patientMatched: boolean;
+  notificationState: NotificationState;
+  notificationAttempts: number;
+  /** S3 keys of the parts stored outside the item */
+  documentKeys: string[];
+}
+
+/** A decrypted summary of the current version of one result, newest first from recentResultsForPatient. */
+export interface StoredLabResultSummary extends LabResultSummary {
+  versionId: string;
+  senderId: string;
+  patientMatched: boolean;
+  /** true when long result values or results beyond the summary budget were left out (the full version has them) */
+  truncated?: boolean;
+}

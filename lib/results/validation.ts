@@ -1,0 +1,115 @@
+/**
+ * Validation of a lab result submission: the build-time compiled JSON Schema
+ * (schemas/lab-result.schema.json -> generated/lab-result.validator.js) plus the rules a schema
+ * cannot express well, in one pass, so a 400 lists every failing field by JSON pointer.
+ *
+ * Semantic rules (run on whatever shape the body has):
+ *   - data.status in the vocabulary of status.ts, case-insensitive
+ *   - data.ResultedDateUTC a real instant (no 23:59:60, no Feb 30), year 1900 or later, at most
+ *     24 hours in the future (a typo'd future date would otherwise pin the current version)
+ *   - data.reports[i].data canonical base64 when data.reports[i].source is "base64" (any case)
+ *
+ * Messages name the rule, never the submitted value (it may be PHI).
+ */
+import type { ErrorObject } from 'ajv';
+import { decodeBase64Strict } from '../crypto/envelope-format';
+import { HttpProblem, type FieldError } from '../http/problem';
+import { fieldErrors } from '../http/validation';
+import validateSchema from './generated/lab-result.validator';
+import { ACCEPTED_STATUS_VALUES, normalizeStatus } from './status';
+import type { AcceptedSubmission, LabResultSubmission, LabTestResult } from './types';
+
+/** How far in the future ResultedDateUTC may lie (clock skew between lab and us). */
+export const MAX_FUTURE_SKEW_MS = 24 * 60 * 60 * 1000;
+export const MIN_RESULTED_YEAR = 1900;
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A ResultedDateUTC as a fixed-width key `YYYY-MM-DDTHH:mm:ss.nnnnnnnnnZ` (string order = time
+ * order) and its epoch milliseconds; undefined when it is not a real UTC instant.
+ */
+export function resultedAtKey(value: string): { key: string; epochMs: number } | undefined {
+  const m = INSTANT.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac = ''] = m;
+  const epochMs = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const check = new Date(epochMs);
+  // Date.UTC rolls over (Feb 30 -> Mar 2, 24:00 -> next day, :60 -> next minute): a real instant round-trips
+  if (
+    Number.isNaN(epochMs) ||
+    check.getUTCFullYear() !== Number(y) ||
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    check.getUTCDate() !== Number(d) ||
+    check.getUTCHours() !== Number(h) ||
+    check.getUTCMinutes() !== Number(mi) ||
+    check.getUTCSeconds() !== Number(s)
+  ) {
+    return undefined;
+  }
+  return { key: `${y}-${mo}-${d}T${h}:${mi}:${s}.${frac.padEnd(9, '0')}Z`, epochMs: epochMs + Number((frac + '000').slice(0, 3)) };
+}
+
+function schemaErrors(body: unknown): FieldError[] {
+  if (validateSchema(body)) return [];
+  // the failing `then`/`else` branch reports at its own pointer; the `if` wrapper adds nothing
+  const errors = (validateSchema.errors ?? []).filter((e: ErrorObject) => e.keyword !== 'if');
+  return fieldErrors(errors);
+}
+
+function semanticErrors(body: unknown, now: Date): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!isObject(body) || !isObject(body.data)) return errors;
+  const data = body.data;
+  if (typeof data.status === 'string' && data.status.length <= 32 && !normalizeStatus(data.status)) {
+    errors.push({ pointer: '/data/status', message: `must be one of: ${ACCEPTED_STATUS_VALUES.join(', ')} (case-insensitive)` });
+  }
+  if (typeof data.ResultedDateUTC === 'string' && INSTANT.test(data.ResultedDateUTC)) {
+    const at = resultedAtKey(data.ResultedDateUTC);
+    if (!at) errors.push({ pointer: '/data/ResultedDateUTC', message: 'must be a real UTC date and time, e.g. 2024-03-01T09:30:00Z' });
+    else if (Number(at.key.slice(0, 4)) < MIN_RESULTED_YEAR) errors.push({ pointer: '/data/ResultedDateUTC', message: `must be in ${MIN_RESULTED_YEAR} or later` });
+    else if (at.epochMs > now.getTime() + MAX_FUTURE_SKEW_MS) errors.push({ pointer: '/data/ResultedDateUTC', message: 'must not be more than 24 hours in the future' });
+  }
+  if (Array.isArray(data.reports)) {
+    data.reports.forEach((report, i) => {
+      if (!isObject(report) || typeof report.source !== 'string' || typeof report.data !== 'string') return;
+      if (report.source.toLowerCase() !== 'base64' || report.data.length === 0) return;
+      if (!decodeBase64Strict(report.data)) {
+        errors.push({ pointer: `/data/reports/${i}/data`, message: 'must be valid base64 (standard alphabet, padded, without line breaks) when source is base64' });
+      }
+    });
+  }
+  return errors;
+}
+
+function pointerOf(e: FieldError): string {
+  return 'pointer' in e ? e.pointer : 'parameter' in e ? e.parameter : e.header;
+}
+
+/** Every failing field, one entry per JSON pointer (schema rules first, in document order). */
+export function labResultErrors(body: unknown, now: Date): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of [...schemaErrors(body), ...semanticErrors(body, now)]) {
+    const pointer = pointerOf(e);
+    if (seen.has(pointer)) continue;
+    seen.add(pointer);
+    out.push(e);
+  }
+  return out;
+}
+
+/**
+ * Validates a parsed request body. Returns the submission with its normalised status, instant key
+ * and results array; throws HttpProblem('validation') listing every failing field.
+ */
+export function acceptLabResult(body: unknown, now: Date): AcceptedSubmission {
+  const errors = labResultErrors(body, now);
+  if (errors.length > 0) throw new HttpProblem('validation', 'the lab result failed validation', { errors });
+  const submission = body as LabResultSubmission;
+  const data = submission.data;
+  const results: LabTestResult[] = Array.isArray(data.results) ? data.results : [data.results];
+  return { body: submission, status: normalizeStatus(data.status)!, resultedAtKey: resultedAtKey(data.ResultedDateUTC)!.key, results };
+}

@@ -1,0 +1,84 @@
+/**
+ * Round-trip checks: values read back from an encoded message by two independent parsers must equal
+ * the chart values, modulo the transforms hl7-notes.md and lib/hl7/escape.ts document:
+ * - outside TX/FT: each line break (CRLF, CR or LF) becomes one space;
+ * - inside TX/FT: each line break comes back as one line break (`\.br\`);
+ * - TAB becomes a space; other C0 control characters (but CR and LF) and DEL are dropped, before line
+ *   breaks are looked for (so CR NUL LF is one CRLF break);
+ * - an unpaired UTF-16 surrogate becomes U+FFFD.
+ * These transforms are written here again, independently of the encoder.
+ */
+import { parseWithHl7v2, parseWithMedplum, type ParsedMessage, type ValueAddress, describeAddress } from './parsers';
+
+export type ValueKind = 'text' | 'formatted';
+
+export interface ExpectedValue {
+  at: ValueAddress;
+  /** the chart value as handed to the builder */
+  value: string;
+  /** `formatted` for TX/FT values; default `text` */
+  kind?: ValueKind;
+}
+
+function wellFormed(value: string): string {
+  let out = '';
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = value.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        out += value[index] + value[index + 1];
+        index += 1;
+        continue;
+      }
+      out += '\uFFFD';
+    } else if (code >= 0xdc00 && code <= 0xdfff) {
+      out += '\uFFFD';
+    } else {
+      out += value[index];
+    }
+  }
+  return out;
+}
+
+/** The value a receiver should read back. */
+export function expectedReadBack(value: string, kind: ValueKind = 'text'): string {
+  const withoutControls = wellFormed(value)
+    .split('\t')
+    .join(' ')
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '');
+  return withoutControls.split(/\r\n|\r|\n/).join(kind === 'formatted' ? '\n' : ' ');
+}
+
+export interface RoundTripFailure {
+  parser: 'medplum' | 'hl7v2';
+  at: string;
+  expected: string;
+  actual: string;
+}
+
+/** Parses with @medplum/core and hl7v2 and lists every value that does not come back as expected. */
+export function roundTripFailures(message: string, expectations: readonly ExpectedValue[]): RoundTripFailure[] {
+  const parsers: Array<[RoundTripFailure['parser'], ParsedMessage]> = [
+    ['medplum', parseWithMedplum(message)],
+    ['hl7v2', parseWithHl7v2(message)],
+  ];
+  const failures: RoundTripFailure[] = [];
+  for (const { at, value, kind = 'text' } of expectations) {
+    const expected = expectedReadBack(value, kind);
+    for (const [name, parsed] of parsers) {
+      // hl7v2 leaves formatting escapes as they are: a TX line break comes back as the text `\.br\`.
+      const want = name === 'hl7v2' && kind === 'formatted' ? expected.split('\n').join('\\.br\\') : expected;
+      const actual = parsed.value(at);
+      if (actual !== want) {
+        failures.push({ parser: name, at: describeAddress(at), expected: want, actual });
+      }
+    }
+  }
+  return failures;
+}
+
+/** The segment names each parser sees. */
+export function parsedSegmentNames(message: string): { medplum: string[]; hl7v2: string[] } {
+  return { medplum: parseWithMedplum(message).segmentNames, hl7v2: parseWithHl7v2(message).segmentNames };
+}
