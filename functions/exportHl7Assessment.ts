@@ -12,5 +12,6 @@ import { chartExportDependencies } from '../lib/exports/export-dependencies';
 export const handler = httpEndpoint('exportHl7Assessment', async (request) => {
   const ids = requireIdParameters(request.event, ['patientId', 'assessmentId'] as const);
   requireHl7Acceptable(request.event);
+  request.audit({ action: 'export.assessment', patientId: ids.patientId, resourceIds: { assessmentId: ids.assessmentId } });
   return hl7Response(await exportAssessmentMessage(chartExportDependencies(), ids, request));
 });

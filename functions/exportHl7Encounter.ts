@@ -11,5 +11,6 @@ import { chartExportDependencies } from '../lib/exports/export-dependencies';
 export const handler = httpEndpoint('exportHl7Encounter', async (request) => {
   const ids = requireIdParameters(request.event, ['patientId', 'encounterId'] as const);
   requireHl7Acceptable(request.event);
+  request.audit({ action: 'export.encounter', patientId: ids.patientId, resourceIds: { encounterId: ids.encounterId } });
   return hl7Response(await exportEncounterMessage(chartExportDependencies(), ids, request));
 });

@@ -13,5 +13,6 @@ import { chartExportDependencies } from '../lib/exports/export-dependencies';
 export const handler = httpEndpoint('exportHl7Note', async (request) => {
   const ids = requireIdParameters(request.event, ['patientId', 'noteId'] as const);
   requireHl7Acceptable(request.event);
+  request.audit({ action: 'export.note', patientId: ids.patientId, resourceIds: { noteId: ids.noteId } });
   return hl7Response(await exportNoteMessage(chartExportDependencies(), ids, request));
 });

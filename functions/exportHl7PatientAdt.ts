@@ -11,5 +11,6 @@ import { chartExportDependencies } from '../lib/exports/export-dependencies';
 export const handler = httpEndpoint('exportHl7PatientAdt', async (request) => {
   const ids = requireIdParameters(request.event, ['patientId'] as const);
   requireHl7Acceptable(request.event);
+  request.audit({ action: 'export.patient_adt', patientId: ids.patientId });
   return hl7Response(await exportPatientAdtMessage(chartExportDependencies(), ids, request));
 });

@@ -13,5 +13,6 @@ export const handler = httpEndpoint('exportHl7PatientSummary', async (request) =
   const { patientId } = requireIdParameters(request.event, ['patientId'] as const);
   const limit = optionalIntegerParameter(request.event, 'limit', SUMMARY_LIMIT);
   requireHl7Acceptable(request.event);
+  request.audit({ action: 'export.patient_summary', patientId: patientId, resourceIds: { limit: String(limit) } });
   return hl7Response(await exportPatientSummaryMessage(chartExportDependencies(), { patientId, limit }, request));
 });

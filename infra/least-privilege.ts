@@ -48,9 +48,14 @@ export function tableAndIndexArns(id: TableId, table: dynamodb.ITable): string[]
 
 /**
  * The statements a function with these needs gets. `consumes` names the queue a queue-kind
- * background function is subscribed to (its event source mapping polls with the function's role).
+ * background function is subscribed to (its event source mapping polls with the function's role);
+ * `sendsToDeadLetterQueue` is set for functions with an async-invocation DLQ.
  */
-export function statementsForNeeds(needs: ResourceNeeds, data: DataResources, options: { consumes?: QueueId } = {}): iam.PolicyStatement[] {
+export function statementsForNeeds(
+  needs: ResourceNeeds,
+  data: DataResources,
+  options: { consumes?: QueueId; sendsToDeadLetterQueue?: boolean } = {},
+): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
   const viaService: Record<'dynamodb' | 'sqs' | 's3', Set<string>> = { dynamodb: new Set(), sqs: new Set(), s3: new Set() };
 
@@ -81,6 +86,10 @@ export function statementsForNeeds(needs: ResourceNeeds, data: DataResources, op
       ViaServiceKms.sqs.consume.forEach((a) => viaService.sqs.add(a));
     }
   }
+
+  // Lambda puts failed async events on the (KMS-encrypted) dead-letter queue with the function's
+  // role; `sqs:SendMessage` on that queue is added by CDK with the DLQ itself
+  if (options.sendsToDeadLetterQueue) ViaServiceKms.sqs.send.forEach((a) => viaService.sqs.add(a));
 
   const bucketAccess = needs.documentsBucket;
   if (bucketAccess) {

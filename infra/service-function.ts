@@ -6,8 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode, LogLevel as EsbuildLogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -108,19 +107,7 @@ export class ServiceFunction extends Construct {
     this.role = new FunctionRole(this, 'Role', { description: `the ${this.functionName} function` });
     // log permissions on this function's own log group only (instead of AWSLambdaBasicExecutionRole)
     this.logGroup.grantWrite(this.role);
-    for (const statement of statementsForNeeds(spec.needs, data, { consumes: spec.consumes })) this.role.addToPrincipalPolicy(statement);
-    if (spec.deadLetterQueue) {
-      // Lambda sends failed async events to the KMS-encrypted DLQ with this role (sqs:SendMessage is
-      // added by CDK below); SQS then uses the key on the role's behalf
-      this.role.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          sid: 'KeyViaSqsForDeadLetters',
-          actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
-          resources: [data.key.keyArn],
-          conditions: { StringEquals: { 'kms:ViaService': `sqs.${Stack.of(this).region}.amazonaws.com` } },
-        }),
-      );
-    }
+    for (const statement of statementsForNeeds(spec.needs, data, { consumes: spec.consumes, sendsToDeadLetterQueue: Boolean(spec.deadLetterQueue) })) this.role.addToPrincipalPolicy(statement);
 
     this.fn = new NodejsFunction(this, 'Function', {
       functionName: this.functionName,

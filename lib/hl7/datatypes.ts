@@ -146,7 +146,8 @@ function formatUtc(date: Date, inputPath: string): string {
  * Throws {@link Hl7EncodingError} (naming `inputPath`) for anything else.
  */
 export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): EscapedText {
-  if (value instanceof Date) {
+  if (typeof value !== 'string') {
+    // not `instanceof Date`: a Date from another realm (vm context, worker) must work too
     return escapeText(formatUtc(value, inputPath));
   }
   const match = ISO_DATE_TIME.exec(value);

@@ -1,7 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { HttpEndpoints } from '../config/service';
+import type { AuditEvent } from '../audit/audit-trail';
 import { accessControl } from './middleware/access-control';
+import { auditRecording } from './middleware/audit-recording';
 import { httpResponses } from './middleware/http-responses';
 import { requestTracing } from './middleware/request-tracing';
 import { DependencyUnavailableError } from './problem';
@@ -42,9 +44,17 @@ export function httpEndpoint(name: string, handle: EndpointHandler, options: End
     .use(httpResponses())
     .use(requestTracing(endpoint, clock))
     .use(accessControl())
+    .use(auditRecording())
     .handler(async (event: APIGatewayProxyEvent, context: Context) => {
       const state = stateFromContext(context)!;
-      const response = await handle({ ...state, principal: state.principal!, event });
+      const request: AuthorizedRequest = Object.assign(state, {
+        principal: state.principal!,
+        event,
+        audit: (auditEvent: AuditEvent) => {
+          state.auditEvent = auditEvent;
+        },
+      });
+      const response = await handle(request);
       return {
         statusCode: response.status,
         headers: { 'content-type': response.contentType, ...(response.headers ?? {}) },

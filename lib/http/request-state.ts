@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { HttpEndpoint } from '../config/service';
 import type { Principal } from '../keys/access-decision';
 import type { RateLimitState } from '../keys/rate-limiter';
+import type { AuditEvent } from '../audit/audit-trail';
 
 /** What the pipeline learns about a request before the endpoint's own code runs. */
 export interface RequestState {
@@ -13,12 +14,19 @@ export interface RequestState {
   now: Date;
   rateLimit?: RateLimitState;
   principal?: Principal;
+  /** what this request touched, for the audit trail (set through `audit()`) */
+  auditEvent?: AuditEvent;
 }
 
 /** A request as the endpoint code sees it: the principal is known and allowed. */
 export interface AuthorizedRequest extends RequestState {
   principal: Principal;
   event: APIGatewayProxyEvent;
+  /**
+   * Declares the PHI this request reads or changes. The pipeline appends the audit record with the
+   * final outcome; a successful response is only sent once its audit record is written.
+   */
+  audit(event: AuditEvent): void;
 }
 
 export interface MiddyRequest {

@@ -66,8 +66,11 @@ export interface ParsedMessage {
 
 export function parseWithMedplum(text: string): ParsedMessage {
   const message = MedplumHl7Message.parse(text);
+  // Medplum splits on the segment terminator and keeps the empty text after the last CR as a segment
+  // without a name; a message ends with CR, so that one is not a segment.
+  const segments = message.segments.filter((segment, index) => !(index === message.segments.length - 1 && segment.name === ''));
   return {
-    segmentNames: message.segments.map((segment) => segment.name),
+    segmentNames: segments.map((segment) => segment.name),
     value(address) {
       const segment = message.getAllSegments(address.segment)[address.occurrence ?? 0];
       if (!segment) {

@@ -1,4 +1,6 @@
 import type { LocalStack } from '../../lib/local/stack';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AuditTrail } from '../../lib/audit/audit-trail';
 import { call, startTestStack } from '../support/local-stack';
 
 const notePath = (patientId: string, noteId: string) => `/exportHl7Note?patientId=${encodeURIComponent(patientId)}&noteId=${encodeURIComponent(noteId)}`;
@@ -129,5 +131,18 @@ describe('GET /exportHl7Note', () => {
   ])('Accept %s -> %i', async (accept, status) => {
     const res = await call(stack, 'GET', demoNote, { headers: { 'x-api-key': 'demo-export-key', accept } });
     expect(res.status).toBe(status);
+  });
+
+  it('appends an audit record (ids only) for each export served or not found', async () => {
+    const ok = await call(stack, 'GET', notePath('demo-patient-2', 'demo-note-2'), { headers: { 'x-api-key': 'demo-export-key', 'x-request-id': 'audit-ok-1' } });
+    const missing = await call(stack, 'GET', notePath('demo-patient-2', 'demo-note-1'), { headers: { 'x-api-key': 'demo-export-key', 'x-request-id': 'audit-404-1' } });
+    expect([ok.status, missing.status]).toEqual([200, 404]);
+    const db = new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const records = await new AuditTrail(db, stack.tables.audit).forPatient('demo-patient-2');
+    db.destroy();
+    const byRequest = Object.fromEntries(records.map((r) => [r.requestId, r]));
+    expect(byRequest['audit-ok-1']).toMatchObject({ action: 'export.note', outcome: 'success', status: 200, partnerId: 'demo-ehr', resourceIds: { noteId: 'demo-note-2' } });
+    expect(byRequest['audit-404-1']).toMatchObject({ action: 'export.note', outcome: 'not_found', status: 404 });
+    expect(JSON.stringify(records)).not.toMatch(/Zoë|Ødegård|DEMO-000002|1992/);
   });
 });

@@ -1,0 +1,39 @@
+/**
+ * GET /interopInbox?state=&limit=&cursor= — scope interop:inbox:review.
+ *
+ * Packets waiting in the interop inbox, newest first: state pending_review (default) or
+ * pending_match; limit 1-100 (default 25); cursor = nextCursor of the previous page (opaque).
+ * Summaries only (ids, states, reason codes, times, candidate counts): no PHI, no decryption.
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
+import { HttpProblem } from '../lib/http/problem';
+import { optionalIntegerParameter } from '../lib/http/query';
+import { formsDependencies } from '../lib/forms/dependencies';
+import { DEFAULT_INBOX_LIMIT, InvalidCursorError, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
+import type { PacketState } from '../lib/forms/types';
+
+function single(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const list = [...new Set(event.multiValueQueryStringParameters?.[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]!] : []))];
+  if (list.length > 1) throw new HttpProblem('validation', `${name} must be sent once`, { errors: [{ parameter: name, message: 'must be sent once' }] });
+  return list[0];
+}
+
+export const handler = httpEndpoint('listInteropInbox', async (request) => {
+  const event = request.event;
+  const stateParam = single(event, 'state') ?? 'pending_review';
+  if (!LISTABLE_STATES.includes(stateParam as PacketState)) {
+    const message = `must be one of: ${LISTABLE_STATES.join(', ')}`;
+    throw new HttpProblem('validation', `state ${message}`, { errors: [{ parameter: 'state', message }] });
+  }
+  const state = stateParam as PacketState;
+  const limit = optionalIntegerParameter(event, 'limit', { min: 1, max: MAX_INBOX_LIMIT, fallback: DEFAULT_INBOX_LIMIT });
+  const cursor = single(event, 'cursor');
+  try {
+    const page = await listInbox(formsDependencies(), { state, limit, cursor });
+    return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw new HttpProblem('validation', error.message, { errors: [{ parameter: 'cursor', message: 'is not a cursor returned by this list' }] });
+    throw error;
+  }
+});

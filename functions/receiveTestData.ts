@@ -1,0 +1,25 @@
+/**
+ * POST /receiveTestData: a partner submits a lab result; it is validated, stored encrypted as a
+ * new version, and a notification is attempted.
+ *
+ *   scope     interop:ingest:results (endpoint list, lib/config/service.ts)
+ *   body      application/json, <= 6 MB, schemas/lab-result.schema.json (+ lib/results/validation.ts)
+ *   domain    receiveLabResult (lib/results/receive.ts)
+ *   answer    200 { status: "success", message, requestId, resultId, version, patientMatched, ... }
+ *             400 every failing field by JSON pointer; 403 sender not allowed for the partner;
+ *             409 x-request-id reused with another body, or still in progress (Retry-After);
+ *             413 / 415; 503 + Retry-After when DynamoDB, KMS or S3 is unavailable
+ */
+import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
+import { readJsonBody } from '../lib/http/json-body';
+import { receiveLabResult } from '../lib/results/receive';
+import { receiveServices } from '../lib/results/services';
+
+export const handler = httpEndpoint('receiveTestData', async (request) => {
+  const { value } = readJsonBody(request.event);
+  const outcome = await receiveLabResult(
+    { body: value, principal: request.principal, requestId: request.requestId, requestIdSupplied: request.requestIdSupplied, now: request.now },
+    receiveServices(),
+  );
+  return jsonResponse(outcome.status, outcome.body, outcome.replayed ? { 'idempotent-replayed': 'true' } : undefined);
+});

@@ -1,0 +1,15 @@
+/**
+ * Scheduled (rate(5 minutes), lib/config/service.ts): sends the lab result notifications that a
+ * request could not publish (queue unavailable, or the request crashed after saving). Queries the
+ * pending partition of the results table's byPatient index; never scans. See lib/results/retry.ts.
+ */
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { labResultStore, resultNotifier } from '../lib/results/services';
+import { retryPendingNotifications, type RetrySummary } from '../lib/results/retry';
+
+export async function handler(_event: ScheduledEvent | Record<string, unknown>, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<RetrySummary> {
+  return retryPendingNotifications(
+    { store: labResultStore({ documents: false }), notifier: resultNotifier() },
+    { now: () => new Date(), remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 },
+  );
+}

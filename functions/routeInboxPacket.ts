@@ -1,0 +1,32 @@
+/**
+ * POST /interopInbox/{packetId}/route — scope interop:inbox:review.
+ *
+ * Body { "patientId": "..." } (schemas/inbox-route.schema.json). Routes a packet waiting in the
+ * inbox (pending_review or pending_match) to the patient: state routed_manually, recorded in the
+ * history with the reviewer's keyId and partnerId; the (sourceSystemId, externalPatientId) link is
+ * remembered for the matcher. 200 routed | 404 unknown packet or patient | 409 already routed.
+ */
+import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
+import { readJsonBody } from '../lib/http/json-body';
+import { HttpProblem } from '../lib/http/problem';
+import { assertValid } from '../lib/http/validation';
+import { formsDependencies } from '../lib/forms/dependencies';
+import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
+import { routeInboxPacket } from '../lib/forms/inbox';
+
+export const handler = httpEndpoint('routeInboxPacket', async (request) => {
+  const packetId = request.event.pathParameters?.packetId ?? '';
+  const { value } = readJsonBody(request.event);
+  const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');
+  const result = await routeInboxPacket(formsDependencies(), { packetId, patientId: body.patientId, reviewer: request.principal, now: request.now });
+  switch (result.kind) {
+    case 'packet_not_found':
+      throw new HttpProblem('notFound', 'no inbox packet with this id');
+    case 'patient_not_found':
+      throw new HttpProblem('notFound', 'no patient with this patientId');
+    case 'already_routed':
+      throw new HttpProblem('conflict', 'the packet has already been routed to a patient', { extensions: { state: result.state, ...(result.patientId ? { routedTo: result.patientId } : {}) } });
+    case 'routed':
+      return jsonResponse(200, { status: 'routed', packetId: result.packet.packetId, routedTo: result.packet.patientId, state: result.packet.state, requestId: request.requestId });
+  }
+});

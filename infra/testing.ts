@@ -1,0 +1,87 @@
+/**
+ * Helpers for the infra tests: an App with the cdk.json context (same feature flags as
+ * `cdk synth`), and small readers over a synthesized template. Not used by the app itself.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { readStageConfig } from './config';
+import { InteropStack, type InteropStackProps } from './interop-stack';
+import { REPO_ROOT } from './service-function';
+
+export const TEST_ACCOUNT = '123456789012';
+export const TEST_REGION = 'eu-west-1';
+
+export function cdkJsonContext(): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+}
+
+export interface Synthesized {
+  app: App;
+  stack: InteropStack;
+  template: Template;
+  json: CfnTemplate;
+  outdir: string;
+}
+
+export interface CfnResourceJson {
+  Type: string;
+  Properties?: Record<string, any>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+  DependsOn?: string | string[];
+  Metadata?: Record<string, unknown>;
+}
+export interface CfnTemplate {
+  Resources: Record<string, CfnResourceJson>;
+  Outputs?: Record<string, { Value: unknown; Description?: string }>;
+}
+
+/**
+ * Builds the stack once. `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context)
+ * for tests that only look at the template shape.
+ */
+export function synthesize(
+  options: { context?: Record<string, unknown>; bundle?: boolean; props?: Partial<Omit<InteropStackProps, 'config'>> } = {},
+): Synthesized {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'interop-cdk-'));
+  const context: Record<string, unknown> = { ...cdkJsonContext(), ...options.context };
+  if (options.bundle === false) context['aws:cdk:bundling-stacks'] = [];
+  const app = new App({ context, outdir });
+  const config = readStageConfig(app.node, {});
+  const stack = new InteropStack(app, config.prefix, { config, env: { account: TEST_ACCOUNT, region: TEST_REGION }, ...options.props });
+  const template = Template.fromStack(stack);
+  return { app, stack, template, json: template.toJSON() as CfnTemplate, outdir };
+}
+
+export function resourcesOfType(json: CfnTemplate, type: string): Array<[string, CfnResourceJson]> {
+  return Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+}
+
+/** Logical id of `{Ref: X}` or `{Fn::GetAtt: [X, ...]}`; undefined for anything else. */
+export function refOf(value: unknown): string | undefined {
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (typeof v.Ref === 'string') return v.Ref;
+    if (Array.isArray(v['Fn::GetAtt'])) return v['Fn::GetAtt'][0] as string;
+  }
+  return undefined;
+}
+
+/** Every logical id referenced anywhere inside a value. */
+export function refsIn(value: unknown): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== 'object') return;
+    const r = refOf(v);
+    if (r) found.push(r);
+    Object.values(v as Record<string, unknown>).forEach(walk);
+  };
+  walk(value);
+  return found;
+}
+
+export const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);

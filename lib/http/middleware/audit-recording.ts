@@ -1,0 +1,52 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { AuditTrail, outcomeForStatus } from '../../audit/audit-trail';
+import { dynamoDbClient } from '../../aws/clients';
+import { RecordNotFoundError } from '../../domain-errors';
+import { tableName } from '../../dynamo/table-names';
+import { logger } from '../../observability/logger';
+import { HttpProblem } from '../problem';
+import { requestState, type MiddyRequest } from '../request-state';
+
+let trail: AuditTrail | undefined;
+const auditTrail = () => (trail ??= new AuditTrail(dynamoDbClient(), tableName('audit')));
+
+function statusOfError(error: unknown): number {
+  if (error instanceof HttpProblem) return error.status;
+  if (error instanceof RecordNotFoundError) return 404;
+  return 500;
+}
+
+/**
+ * Appends the audit record of every request whose endpoint declared what PHI it touched.
+ * Success: the record is written before the response leaves; if it cannot be written the caller
+ * gets a 503 instead of the data (no unaudited PHI access). Failure outcomes: best effort.
+ */
+export function auditRecording() {
+  const recorded = new WeakSet<object>();
+  const write = async (request: MiddyRequest, status: number) => {
+    const state = requestState(request);
+    if (!state?.auditEvent || !state.principal || recorded.has(state)) return;
+    recorded.add(state);
+    await auditTrail().append({
+      ...state.auditEvent,
+      at: state.now.toISOString(),
+      requestId: state.requestId,
+      partnerId: state.principal.partnerId,
+      keyId: state.principal.keyId,
+      outcome: outcomeForStatus(status),
+      status,
+    });
+  };
+  return {
+    after: async (request: MiddyRequest) => {
+      await write(request, (request.response as APIGatewayProxyResult).statusCode);
+    },
+    onError: async (request: MiddyRequest) => {
+      try {
+        await write(request, statusOfError(request.error));
+      } catch (error) {
+        logger.warn('audit.append_failed', { requestId: requestState(request)?.requestId, errorName: (error as Error).name });
+      }
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * POST /receiveTestData, the domain side: validate, check the partner may send for the sender,
+ * idempotency, store the version encrypted, move the current pointer, notify.
+ */
+import type { Principal } from '../keys/access-decision';
+import { HttpProblem } from '../http/problem';
+import { logger } from '../observability/logger';
+import { canonicalJson } from './canonical-json';
+import type { IdempotencyStore, StoredResponse } from './idempotency';
+import type { ResultKeys } from './lookup-keys';
+import { notificationFor, type ResultNotifier } from './notifications';
+import type { LabResultStore, VersionRecord } from './result-store';
+import type { NotificationState } from './types';
+import { acceptLabResult } from './validation';
+
+export const RECEIVE_ENDPOINT = 'receiveTestData';
+export const SUCCESS_MESSAGE = 'Encrypted result saved; notifications attempted.';
+/**
+ * The retry job leaves a fresh version alone this long (the request itself is still about to
+ * notify); longer than the function timeout.
+ */
+export const NOTIFICATION_GRACE_MS = 60 * 1000;
+
+export interface ReceiveInput {
+  /** the parsed JSON body */
+  body: unknown;
+  principal: Principal;
+  requestId: string;
+  /** true when the caller sent x-request-id: idempotency applies */
+  requestIdSupplied: boolean;
+  now: Date;
+}
+
+export interface ReceiveResponseBody {
+  status: 'success';
+  message: string;
+  requestId: string;
+  resultId: string;
+  /** the version id of this submission */
+  version: string;
+  patientMatched: boolean;
+  /** whether this version is the result's current version after the save */
+  current: boolean;
+  /** true when this exact submission had already been stored (nothing new written) */
+  duplicate: boolean;
+  /** sent, or pending (the publish failed; the retry job will send it) */
+  notification: NotificationState;
+}
+
+export interface ReceiveOutcome {
+  status: number;
+  body: ReceiveResponseBody;
+  /** true when the body is the stored first response of this x-request-id */
+  replayed: boolean;
+}
+
+export interface ReceiveServices {
+  store: LabResultStore;
+  keys(): Promise<ResultKeys>;
+  idempotency: IdempotencyStore;
+  patientExists(patientId: string): Promise<boolean>;
+  notifier: ResultNotifier;
+}
+
+export function senderAllowed(principal: Pick<Principal, 'allowedSenderIds'>, senderId: string): boolean {
+  const allowed = principal.allowedSenderIds ?? [];
+  return allowed.includes('*') || allowed.includes(senderId);
+}
+
+export async function receiveLabResult(input: ReceiveInput, services: ReceiveServices): Promise<ReceiveOutcome> {
+  const accepted = acceptLabResult(input.body, input.now);
+  const data = accepted.body.data;
+  if (!senderAllowed(input.principal, data.senderID)) {
+    throw new HttpProblem('forbidden', 'this API key may not submit results for this senderID', {
+      errors: [{ pointer: '/data/senderID', message: 'is not a sender this partner may submit for' }],
+    });
+  }
+
+  const keys = await services.keys();
+  const fingerprint = keys.bodyFingerprint(canonicalJson(accepted.body));
+
+  let claim: { key: string; token: string } | undefined;
+  if (input.requestIdSupplied) {
+    const key = keys.idempotencyKey(RECEIVE_ENDPOINT, input.principal.partnerId, input.requestId);
+    const begun = await services.idempotency.begin(key, fingerprint, input.now);
+    if (begun.kind === 'replay') {
+      logger.info('lab_result.replayed', { requestId: input.requestId, partnerId: input.principal.partnerId, decision: 'replay' });
+      return { status: begun.response.status, body: begun.response.body as ReceiveResponseBody, replayed: true };
+    }
+    claim = { key, token: begun.token };
+  }
+
+  let response: StoredResponse & { body: ReceiveResponseBody };
+  try {
+    response = { status: 200, body: await save(input, services, keys, fingerprint, accepted) };
+  } catch (error) {
+    if (claim) await services.idempotency.release(claim.key, claim.token).catch(() => undefined);
+    throw error;
+  }
+  if (claim) {
+    // the work is done; a failure here only means a duplicate waits for the lease, then replays the same work
+    await services.idempotency.complete(claim.key, claim.token, response).catch((error: Error) =>
+      logger.warn('lab_result.idempotency_complete_failed', { requestId: input.requestId, errorName: error?.name }),
+    );
+  }
+  return { ...response, replayed: false };
+}
+
+async function save(
+  input: ReceiveInput,
+  services: ReceiveServices,
+  keys: ResultKeys,
+  fingerprint: string,
+  accepted: ReturnType<typeof acceptLabResult>,
+): Promise<ReceiveResponseBody> {
+  const data = accepted.body.data;
+  const resultId = keys.resultId(data.senderID, data.accessionNumber);
+  const versionId = keys.versionId(resultId, accepted.status, accepted.resultedAtKey, fingerprint);
+  const patientMatched = await services.patientExists(data.patientID);
+
+  const { created, version } = await services.store.saveVersion({
+    accepted,
+    resultId,
+    versionId,
+    patientKey: keys.patientKey(data.patientID),
+    patientMatched,
+    partnerId: input.principal.partnerId,
+    keyId: input.principal.keyId,
+    requestId: input.requestId,
+    receivedAt: input.now,
+    notificationNotBefore: new Date(input.now.getTime() + NOTIFICATION_GRACE_MS),
+  });
+  const current = await services.store.ensureCurrent(version, input.now);
+  const notification = version.notificationState === 'pending' ? await notify(version, services, input) : 'sent';
+
+  logger.info('lab_result.saved', {
+    requestId: input.requestId,
+    resultId,
+    partnerId: input.principal.partnerId,
+    keyId: input.principal.keyId,
+    decision: created ? 'created' : 'duplicate',
+    reason: `current=${current};notification=${notification};patientMatched=${version.patientMatched}`,
+    count: accepted.results.length,
+  });
+  return {
+    status: 'success',
+    message: SUCCESS_MESSAGE,
+    requestId: input.requestId,
+    resultId,
+    version: versionId,
+    patientMatched: version.patientMatched,
+    current,
+    duplicate: !created,
+    notification,
+  };
+}
+
+/** Publishes the notification; a failure leaves it pending for the retry job and does not fail the request. */
+async function notify(version: VersionRecord, services: ReceiveServices, input: ReceiveInput): Promise<NotificationState> {
+  try {
+    await services.notifier.publish(notificationFor(version));
+  } catch (error) {
+    const errorName = (error as Error)?.name ?? 'Error';
+    logger.warn('lab_result.notification_failed', { requestId: input.requestId, resultId: version.resultId, errorName, attempt: version.notificationAttempts + 1 });
+    // due at the next scheduled run; if even this write fails the grace period still brings it back
+    await services.store.recordNotificationFailure(version, version.notificationAttempts + 1, input.now, errorName).catch(() => undefined);
+    return 'pending';
+  }
+  try {
+    await services.store.markNotificationSent(version.resultId, version.versionSk, input.now);
+  } catch (error) {
+    // sent but not recorded: the retry job sends it again (consumers deduplicate on notificationId)
+    logger.warn('lab_result.notification_unrecorded', { requestId: input.requestId, resultId: version.resultId, errorName: (error as Error)?.name });
+  }
+  return 'sent';
+}

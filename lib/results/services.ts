@@ -1,0 +1,101 @@
+/**
+ * Wiring from the environment (cloud or local stack): clients from lib/aws, names from
+ * lib/config. Built once per container and rebuilt only when the SDK clients were replaced
+ * (resetClients in tests), so the data key cache lives across invocations.
+ */
+import { Env } from '../config/service';
+import { dynamoDbClient, kmsClient, s3Client, sqsClient } from '../aws/clients';
+import { optionalEnv, requireEnv } from '../aws/environment';
+import { tableName } from '../dynamo/table-names';
+import { EnvelopeEncryptor } from '../crypto/envelope';
+import { ChartStore } from '../chart/chart-store';
+import { ResultDocumentStore } from './documents';
+import { IdempotencyStore } from './idempotency';
+import { loadResultKeys, type LookupKeySource } from './lookup-keys';
+import { ResultNotifier } from './notifications';
+import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from './result-store';
+import type { ReceiveServices } from './receive';
+
+/**
+ * Data key reuse bounds for lab results (the EnvelopeEncryptor cache): one KMS GenerateDataKey
+ * protects at most this many encryptions (a result version costs 2, plus 1 per part in S3), and
+ * for at most this long, whichever comes first.
+ */
+export const LAB_RESULT_DATA_KEY_MAX_USES = 1000;
+export const LAB_RESULT_DATA_KEY_MAX_AGE_MS = 5 * 60 * 1000;
+
+type Slot = { current?: { clients: unknown[]; value: unknown } };
+const same = (a: unknown[], b: unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function once<T>(clients: unknown[], build: () => T, slot: Slot): T {
+  if (!slot.current || !same(slot.current.clients, clients)) slot.current = { clients, value: build() };
+  return slot.current.value as T;
+}
+
+const encryptorSlot: Slot = {};
+
+/** The lab result encryptor (purpose lab-result), one per KMS client. */
+export function labResultEncryptor(): EnvelopeEncryptor {
+  const kms = kmsClient();
+  const keyId = optionalEnv(Env.kmsKeyId, '');
+  return once(
+    [kms, keyId],
+    () =>
+      new EnvelopeEncryptor({
+        kms,
+        keyId: keyId || 'unset',
+        purpose: LAB_RESULT_KEY_PURPOSE,
+        cache: { maxUses: LAB_RESULT_DATA_KEY_MAX_USES, maxAgeMs: LAB_RESULT_DATA_KEY_MAX_AGE_MS },
+      }),
+    encryptorSlot,
+  );
+}
+
+function lookupKeySource(): LookupKeySource {
+  return { db: dynamoDbClient(), table: tableName('results'), kms: kmsClient(), kmsKeyId: process.env[Env.kmsKeyId] || undefined };
+}
+
+const storeSlot: Slot = {};
+const readerSlot: Slot = {};
+
+/**
+ * The result store for readers and writers. Readers without S3 access (the summary export) may
+ * pass { documents: false }; reading a version with parts in S3 then fails, summaries do not.
+ */
+export function labResultStore(options: { documents?: boolean } = {}): LabResultStore {
+  const withDocuments = options.documents !== false;
+  const db = dynamoDbClient();
+  const encryptor = labResultEncryptor();
+  const s3 = withDocuments ? s3Client() : undefined;
+  const table = tableName('results');
+  const bucket = withDocuments ? requireEnv(Env.documentsBucket) : '';
+  return once(
+    [db, encryptor, s3, table, bucket],
+    () =>
+      new LabResultStore({
+        db,
+        table,
+        encryptor,
+        documents: s3 ? new ResultDocumentStore(s3, bucket) : undefined,
+        lookupKeys: lookupKeySource(),
+      }),
+    withDocuments ? storeSlot : readerSlot,
+  );
+}
+
+export function resultNotifier(): ResultNotifier {
+  return new ResultNotifier(sqsClient(), requireEnv(Env.notificationsQueueUrl));
+}
+
+/** Everything POST /receiveTestData needs. */
+export function receiveServices(): ReceiveServices {
+  const db = dynamoDbClient();
+  const chart = new ChartStore(db, tableName('chart'));
+  return {
+    store: labResultStore(),
+    keys: async () => (await loadResultKeys(lookupKeySource(), { create: true }))!,
+    idempotency: new IdempotencyStore(db, tableName('idempotency')),
+    patientExists: async (patientId) => (await chart.getPatient(patientId)) !== undefined,
+    notifier: resultNotifier(),
+  };
+}
