@@ -1,6 +1,7 @@
 /**
  * Alarms, all publishing to one KMS-encrypted SNS topic:
  * - every dead-letter queue: any message at all (depth > 0);
+ * - every source queue: oldest message older than 15 minutes (consumer stuck, or none at all);
  * - the API: 5XX rate above 5 % of at least 20 requests in 5 minutes;
  * - every function: any throttle;
  * - the authorizer: any error (a failing authorizer answers every request 503).
@@ -26,7 +27,11 @@ export interface AlarmsProps {
   authorizerName: string;
   /** label -> dead-letter queue */
   deadLetterQueues: Record<string, sqs.IQueue>;
+  /** label -> source queue */
+  sourceQueues: Record<string, sqs.IQueue>;
 }
+
+export const QUEUE_MAX_AGE_SECONDS = 900;
 
 export const API_5XX_RATE_PERCENT = 5;
 export const API_5XX_MIN_REQUESTS = 20;
@@ -49,6 +54,20 @@ export class Alarms extends Construct {
           alarmDescription: `Messages in the dead-letter queue ${label}: processing failed after every retry`,
           metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
           threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+
+    for (const [label, queue] of Object.entries(props.sourceQueues)) {
+      add(
+        new cloudwatch.Alarm(this, `QueueAge${label}`, {
+          alarmName: `${prefix}-queue-age-${label}`,
+          alarmDescription: `Oldest message in ${label} is older than ${QUEUE_MAX_AGE_SECONDS / 60} minutes: its consumer is stuck or missing`,
+          metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+          threshold: QUEUE_MAX_AGE_SECONDS,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,

@@ -141,8 +141,6 @@ export class DataStores extends Construct {
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    acknowledge(this.accessLogsBucket, 'AwsSolutions-S1', 'This bucket is the server access log target of the documents bucket; logging it into itself (or a third bucket) would only log the log deliveries.');
-    acknowledge(this.accessLogsBucket, 'HIPAA.Security-S3BucketLoggingEnabled', 'This bucket is the server access log target of the documents bucket; logging it into itself (or a third bucket) would only log the log deliveries.');
     acknowledge(
       this.accessLogsBucket,
       'HIPAA.Security-S3DefaultEncryptionKMS',

@@ -54,11 +54,21 @@ export interface InteropStackProps extends StackProps {
 const SCHEDULE_PATTERN = /^(rate|cron)\(.+\)$/;
 
 /** Checks the lists for what CloudFormation would only reject at deploy time. */
-export function validateFunctionLists(http: HttpEndpoint[], authorizerName: string, background: BackgroundFunction[], overrides: Record<string, number>): void {
+export function validateFunctionLists(
+  http: HttpEndpoint[],
+  authorizerName: string,
+  background: BackgroundFunction[],
+  overrides: Record<string, number>,
+  prefix = 'interop-dev',
+): void {
   const names = [...http.map((e) => e.name), authorizerName, ...background.map((b) => b.name)];
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate) throw new Error(`function name ${duplicate} is used twice`);
-  for (const name of names) if (!/^[A-Za-z][A-Za-z0-9]{0,40}$/.test(name)) throw new Error(`function name ${name} must be alphanumeric (it becomes part of the Lambda name)`);
+  for (const name of names) {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new Error(`function name ${name} must be alphanumeric (it becomes part of the Lambda name)`);
+    // Lambda function and EventBridge rule names are limited to 64 characters
+    if (`${prefix}-${name}`.length > 64) throw new Error(`function name ${prefix}-${name} is longer than 64 characters`);
+  }
   const routes = http.map((e) => `${e.method} ${e.path}`);
   const dupRoute = routes.find((r, i) => routes.indexOf(r) !== i);
   if (dupRoute) throw new Error(`route ${dupRoute} is defined twice`);
@@ -102,7 +112,7 @@ export class InteropStack extends Stack {
     const overrides = props.reservedConcurrencyOverrides ?? ReservedConcurrencyOverrides;
     const entryFor = props.entryFor ?? ((name: string) => entryPath(DEFAULT_FUNCTIONS_DIR, name));
 
-    validateFunctionLists(http, authorizerDef.name, background, overrides);
+    validateFunctionLists(http, authorizerDef.name, background, overrides, config.prefix);
     assertEntriesExist([...http, authorizerDef, ...background], entryFor);
 
     Tags.of(this).add('Service', 'clinical-interop');
@@ -227,6 +237,7 @@ export class InteropStack extends Stack {
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, f]) => [name, f.fn])),
       authorizerName: authorizerDef.name,
       deadLetterQueues,
+      sourceQueues: Object.fromEntries(Object.values(Queues).map((def) => [def.baseName, data.queues[def.id]])),
     });
 
     // ---- outputs ------------------------------------------------------------------------------

@@ -31,6 +31,5 @@ export function singleResource(scope: IConstruct): CfnResource {
 
 export function acknowledge(scope: IConstruct, id: string, reason: string): void {
   if (reason.trim().length < 40) throw new Error(`acknowledgement ${id} at ${scope.node.path} needs a real reason`);
-  if (process.env.NAG_NO_ACK) return;
   Validations.of(singleResource(scope)).acknowledge({ id, reason });
 }

@@ -56,6 +56,11 @@ export function synthesize(
   return { app, stack, template, json: template.toJSON() as CfnTemplate, outdir };
 }
 
+/** Removes the temporary cloud assembly (bundles included) of a synthesis. */
+export function removeAssembly(s: Synthesized | undefined): void {
+  if (s) fs.rmSync(s.outdir, { recursive: true, force: true });
+}
+
 export function resourcesOfType(json: CfnTemplate, type: string): Array<[string, CfnResourceJson]> {
   return Object.entries(json.Resources).filter(([, r]) => r.Type === type);
 }

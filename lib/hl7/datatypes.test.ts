@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import {
   ceFromCodedValue,
   ceFromText,
@@ -122,6 +123,11 @@ describe('TS', () => {
       expect(() => tsFromDateTime(value, 'note.createdAt')).toThrow(/^note\.createdAt: /);
     },
   );
+  test('from a Date made in another realm (vm context), where instanceof Date is false', () => {
+    const foreign = runInNewContext('new Date(Date.UTC(2023, 0, 2, 3, 4, 5))') as Date;
+    expect(foreign instanceof Date).toBe(false);
+    expect(tsFromDateTime(foreign)).toBe('20230102030405');
+  });
   test('refuses an invalid Date', () => {
     expect(() => tsFromDateTime(new Date(Number.NaN))).toThrow(Hl7EncodingError);
   });

@@ -49,8 +49,8 @@ export function xadFromAddress(address: Address): Components {
   ];
 }
 
-/** Telecommunication use codes (HL7 table 0201) used here. */
-export type TelecomUseCode = 'PRN' | 'WPN' | 'ORN' | 'EMR' | 'NET';
+/** Telephone use codes (HL7 table 0201); NET (e-mail) is written by {@link xtnFromEmail}. */
+export type TelecomUseCode = 'PRN' | 'WPN' | 'ORN' | 'EMR';
 
 /**
  * XTN for a telephone number: NUMBER^USE^PH (XTN-1 telephone number, XTN-2 use code from table 0201,

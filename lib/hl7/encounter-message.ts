@@ -24,8 +24,9 @@ import { assertSamePatient, patientIdentificationSegment, visitSegments } from '
  *   PID  core demographics
  *   PV1  PV1-2 class, PV1-3 location, PV1-7 attending, PV1-19 ENCOUNTER ID^^^^VN, PV1-44 admit, PV1-45 discharge
  *   PV2  PV2-3 admit reason (only when present)
- *   OBR  OBR-3 encounter id, OBR-4 ENCOUNTER^Encounter^L, OBR-7 admit, OBR-8 discharge, OBR-25 F
- *   OBX  one per diagnosis
+ *   OBR  OBR-3 encounter id, OBR-4 ENCOUNTER^Encounter^L, OBR-7 admit, OBR-8 discharge, OBR-25 F once
+ *        discharged, else P (final / working diagnoses, DG1-6 F / W in an ADT message)
+ *   OBX  one per diagnosis, OBX-11 as OBR-25
  *   ORC  per order: ORC-1 RE, ORC-2 order id, ORC-5 status (table 0038, when it maps), ORC-9 ordered at,
  *        ORC-12 ordering provider
  *   OBR  per order: OBR-2 order id, OBR-4 order code, OBR-6 ordered at, OBR-16 ordering provider

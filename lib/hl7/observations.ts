@@ -243,7 +243,9 @@ export interface EncounterGroupOptions {
 
 /**
  * The encounter as one group: OBR-3 encounter id, OBR-4 `ENCOUNTER^Encounter^L`, OBR-7 admit, OBR-8
- * discharge, OBR-25 `F`; one CE OBX per diagnosis (OBX-4 numbering them). With `visitAsObservations`,
+ * discharge; one CE OBX per diagnosis (OBX-4 numbering them). OBR-25 and every OBX-11 are `F` (final)
+ * once the encounter has been discharged and `P` (preliminary) while it is open: this is where the
+ * final / working distinction of DG1-6 (table 0052 F / W) goes, as ORU_R01 has no DG1. With `visitAsObservations`,
  * also class (CE, table 0004), location (ST), attending (XCN), admit reason (ST/TX), and per order n the
  * OBX set ORDER (CE, OBX-14 ordered at), ORDER_ID (ST), ORDER_STATUS (ST), ORDERING_PROVIDER (XCN),
  * all with OBX-4 = n.
@@ -255,40 +257,40 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
     serviceIdentifier: LOCAL_CODES.encounter,
     observedAt: encounter.admitAt,
     observationEndAt: encounter.dischargeAt,
-    resultStatus: 'F',
+    resultStatus: encounter.dischargeAt ? 'F' : 'P',
     inputPath,
   });
-  const final = (observation: Omit<Observation, 'resultStatus'>): Observation => ({ ...observation, resultStatus: 'F' });
+  const withEncounterStatus = (observation: Omit<Observation, 'resultStatus'>): Observation => ({ ...observation, resultStatus: encounter.dischargeAt ? 'F' : 'P' });
   if (options.visitAsObservations) {
-    group.add(final({ identifier: LOCAL_CODES.patientClass, ...codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), inputPath }));
+    group.add(withEncounterStatus({ identifier: LOCAL_CODES.patientClass, ...codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), inputPath }));
     if (encounter.location) {
-      group.add(final({ identifier: LOCAL_CODES.location, ...textObservationValue(encounter.location), inputPath }));
+      group.add(withEncounterStatus({ identifier: LOCAL_CODES.location, ...textObservationValue(encounter.location), inputPath }));
     }
     if (encounter.attending) {
-      group.add(final({ identifier: LOCAL_CODES.attending, ...clinicianObservationValue(encounter.attending), inputPath }));
+      group.add(withEncounterStatus({ identifier: LOCAL_CODES.attending, ...clinicianObservationValue(encounter.attending), inputPath }));
     }
     if (encounter.reason) {
-      group.add(final({ identifier: LOCAL_CODES.admitReason, ...textObservationValue(encounter.reason), inputPath }));
+      group.add(withEncounterStatus({ identifier: LOCAL_CODES.admitReason, ...textObservationValue(encounter.reason), inputPath }));
     }
   }
   (encounter.diagnoses ?? []).forEach((diagnosis, index) => {
     const path = `${inputPath}.diagnoses[${index}]`;
     requireComponents(ceFromCodedValue(diagnosis), path);
-    group.add(final({ identifier: LOCAL_CODES.diagnosis, subId: String(index + 1), ...codedObservationValue(diagnosis), inputPath: path }));
+    group.add(withEncounterStatus({ identifier: LOCAL_CODES.diagnosis, subId: String(index + 1), ...codedObservationValue(diagnosis), inputPath: path }));
   });
   if (options.visitAsObservations) {
     (encounter.orders ?? []).forEach((order, index) => {
       const path = `${inputPath}.orders[${index}]`;
       const subId = String(index + 1);
       group.add(
-        final({ identifier: LOCAL_CODES.order, subId, ...codedObservationValue(order.code), observedAt: order.orderedAt, inputPath: path }),
-        final({ identifier: LOCAL_CODES.orderId, subId, ...textObservationValue(order.orderId), inputPath: path }),
+        withEncounterStatus({ identifier: LOCAL_CODES.order, subId, ...codedObservationValue(order.code), observedAt: order.orderedAt, inputPath: path }),
+        withEncounterStatus({ identifier: LOCAL_CODES.orderId, subId, ...textObservationValue(order.orderId), inputPath: path }),
       );
       if (order.status) {
-        group.add(final({ identifier: LOCAL_CODES.orderStatus, subId, ...textObservationValue(order.status), inputPath: path }));
+        group.add(withEncounterStatus({ identifier: LOCAL_CODES.orderStatus, subId, ...textObservationValue(order.status), inputPath: path }));
       }
       if (order.orderingProvider) {
-        group.add(final({ identifier: LOCAL_CODES.orderingProvider, subId, ...clinicianObservationValue(order.orderingProvider), inputPath: path }));
+        group.add(withEncounterStatus({ identifier: LOCAL_CODES.orderingProvider, subId, ...clinicianObservationValue(order.orderingProvider), inputPath: path }));
       }
     });
   }
@@ -347,6 +349,9 @@ export function noteObservationGroup(note: Note, inputPath: string): Observation
 
 function assessmentItemValue(item: AssessmentItem): ObservationValue {
   const { value } = item;
+  if (value === null || value === undefined) {
+    return textObservationValue('');
+  }
   if (typeof value === 'object') {
     return codedObservationValue(value);
   }
@@ -423,7 +428,7 @@ const LAB_STATUS: Record<LabResultSummary['status'], { observation: ObservationR
  * OBX-6 units, OBX-7 reference range, OBX-11 from the status, OBX-14 resulted at.
  */
 export function labResultObservationGroup(lab: LabResultSummary, inputPath: string): ObservationGroup {
-  const status = LAB_STATUS[lab.status];
+  const status = Object.prototype.hasOwnProperty.call(LAB_STATUS, lab.status) ? LAB_STATUS[lab.status] : undefined;
   if (!status) {
     throw new Hl7EncodingError(`${inputPath}.status`, 'is not a known lab result status');
   }

@@ -32,8 +32,11 @@ import {
  *     OBX per diagnosis and, per order n, ORDER/ORDER_ID/ORDER_STATUS/ORDERING_PROVIDER OBX with OBX-4 n
  *   - note: OBR-4 NOTE^ChartNote^L; one TX OBX with the text
  *   - assessment: as in the assessment message
- *   then one group per lab result (after the chart records, in the order handed in): OBR-25 and OBX-11
- *   from the status, one OBX per test (NM when numeric, else ST), OBX-7 reference range.
+ *   - lab result: OBR-25 and OBX-11 from the status, one OBX per test (NM when numeric, else ST),
+ *     OBX-7 reference range.
+ *   Chart records and lab results both come newest first; they are merged into one newest-first
+ *   sequence by `ChartRecord.at` and `LabResultSummary.resultedAt`. The merge is stable: each list keeps
+ *   the order it was handed in, and a lab result goes before a record only when it is strictly newer.
  *
  * ORU_R01 requires at least one ORDER_OBSERVATION group (with its OBR). A patient with no records and no
  * lab results gets a single OBR, OBR-4 NO_RECORDS^No chart records^L, with no OBX: the message stays
@@ -43,8 +46,9 @@ import {
 export interface PatientSummaryMessageInput {
   header: MessageHeaderContext;
   patient: Patient;
-  /** the patient's chart records, already ordered (newest first); the order is kept */
+  /** the patient's chart records, already ordered (newest first); their order is kept */
   records: ChartRecord[];
+  /** the patient's lab results, newest first; merged with the records by time */
   labResults?: LabResultSummary[];
 }
 
@@ -60,15 +64,40 @@ function recordGroup(record: ChartRecord, index: number): ObservationGroup {
   }
 }
 
+interface TimedGroup {
+  /** epoch milliseconds; NaN when the time does not parse (never counts as newer) */
+  at: number;
+  group: () => ObservationGroup;
+}
+
+/** Stable merge of two newest-first lists: the lab result goes first only when strictly newer. */
+function mergeNewestFirst(records: readonly TimedGroup[], labResults: readonly TimedGroup[]): ObservationGroup[] {
+  const merged: ObservationGroup[] = [];
+  let r = 0;
+  let l = 0;
+  while (r < records.length || l < labResults.length) {
+    const record = records[r];
+    const lab = labResults[l];
+    if (lab && (!record || lab.at > record.at)) {
+      merged.push(lab.group());
+      l += 1;
+    } else if (record) {
+      merged.push(record.group());
+      r += 1;
+    }
+  }
+  return merged;
+}
+
 export function encodePatientSummaryMessage(input: PatientSummaryMessageInput): string {
   const { header, patient, records } = input;
   const labResults = input.labResults ?? [];
   records.forEach((record, index) => assertSamePatient(patient, record.record.patientId, `records[${index}].record.patientId`));
 
-  const groups = [
-    ...records.map(recordGroup),
-    ...labResults.map((lab, index) => labResultObservationGroup(lab, `labResults[${index}]`)),
-  ];
+  const groups = mergeNewestFirst(
+    records.map((record, index) => ({ at: Date.parse(record.at), group: () => recordGroup(record, index) })),
+    labResults.map((lab, index) => ({ at: Date.parse(lab.resultedAt), group: () => labResultObservationGroup(lab, `labResults[${index}]`) })),
+  );
   const message = new Hl7Message(buildMessageHeader(header, ORU_R01)).add(patientIdentificationSegment(patient, 'full'));
   const primaryCare = patientAdditionalDemographicSegment(patient);
   if (primaryCare) {

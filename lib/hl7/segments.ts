@@ -49,11 +49,6 @@ export function requireFirstComponent(components: Components, inputPath: string)
   return components;
 }
 
-export function requireText(text: EscapedText, inputPath: string): EscapedText {
-  requireComponents([text], inputPath);
-  return text;
-}
-
 /** Refuses to put a record of one patient into a message about another. */
 export function assertSamePatient(patient: Patient, patientId: string, inputPath: string): void {
   if (patientId !== patient.patientId) {

@@ -4,7 +4,6 @@
 
 /** Table 0001, administrative sex. */
 export const ADMINISTRATIVE_SEX = ['A', 'F', 'M', 'N', 'O', 'U'] as const;
-export type AdministrativeSex = (typeof ADMINISTRATIVE_SEX)[number];
 
 /** Table 0004, patient class, with the table's descriptions. */
 export const PATIENT_CLASS_TEXT = {
@@ -52,20 +51,20 @@ export function orderStatusCode(status: string | undefined): string | undefined 
     return undefined;
   }
   const normalized = status.trim().toLowerCase().replace(/[\s_]+/g, '-');
-  const byName: Record<string, string> = {
-    completed: 'CM',
-    complete: 'CM',
-    cancelled: 'CA',
-    canceled: 'CA',
-    discontinued: 'DC',
-    'on-hold': 'HD',
-    held: 'HD',
-    'in-progress': 'IP',
-    active: 'IP',
-    scheduled: 'SC',
-    replaced: 'RP',
-    partial: 'A',
-  };
+  const byName = new Map<string, string>([
+    ['completed', 'CM'],
+    ['complete', 'CM'],
+    ['cancelled', 'CA'],
+    ['canceled', 'CA'],
+    ['discontinued', 'DC'],
+    ['on-hold', 'HD'],
+    ['held', 'HD'],
+    ['in-progress', 'IP'],
+    ['active', 'IP'],
+    ['scheduled', 'SC'],
+    ['replaced', 'RP'],
+    ['partial', 'A'],
+  ]);
   const table0038 = ['A', 'CA', 'CM', 'DC', 'ER', 'HD', 'IP', 'RP', 'SC'];
-  return byName[normalized] ?? (table0038.includes(status.trim()) ? status.trim() : undefined);
+  return byName.get(normalized) ?? (table0038.includes(status.trim()) ? status.trim() : undefined);
 }

@@ -126,7 +126,6 @@ async function save(
     patientMatched,
     partnerId: input.principal.partnerId,
     keyId: input.principal.keyId,
-    requestId: input.requestId,
     receivedAt: input.now,
     notificationNotBefore: new Date(input.now.getTime() + NOTIFICATION_GRACE_MS),
   });

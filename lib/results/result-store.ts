@@ -6,7 +6,7 @@
  *   version   pk RESULT#<resultId>   sk VERSION#<resultedAtKey>#<statusRank>#<versionId>
  *             written once (PutItem, attribute_not_exists), never overwritten; later updates
  *             touch notification bookkeeping only.
- *             plain: kind, resultId, versionId, senderId, partnerId, keyId, requestId, status,
+ *             plain: kind, resultId, versionId, senderId, partnerId, keyId, status,
  *                    statusRank, resultedAtKey, rank, receivedAt, patientMatched,
  *                    patientKey (PATIENT#<hmac>), documentKeys, notificationState,
  *                    notificationAttempts, lastNotificationError
@@ -118,7 +118,6 @@ export interface SaveVersionInput {
   patientMatched: boolean;
   partnerId: string;
   keyId: string;
-  requestId: string;
   receivedAt: Date;
   /** when the retry job may first pick up a notification the request did not get to send */
   notificationNotBefore: Date;
@@ -319,7 +318,6 @@ export class LabResultStore {
         senderId,
         partnerId: input.partnerId,
         keyId: input.keyId,
-        requestId: input.requestId,
         status: accepted.status,
         statusRank: statusRank(accepted.status),
         resultedAtKey: accepted.resultedAtKey,

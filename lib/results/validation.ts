@@ -52,10 +52,21 @@ export function resultedAtKey(value: string): { key: string; epochMs: number } |
   return { key: `${y}-${mo}-${d}T${h}:${mi}:${s}.${frac.padEnd(9, '0')}Z`, epochMs: epochMs + Number((frac + '000').slice(0, 3)) };
 }
 
+const ID_MESSAGE = 'must be 1-128 printable ASCII characters without leading or trailing spaces';
+const INSTANT_MESSAGE = 'must be an ISO 8601 UTC date-time ending in Z, e.g. 2024-03-01T09:30:00Z';
+
+/** Readable messages for pattern / format rules (ajv's would quote the regular expression). */
+function clarify(e: ErrorObject): ErrorObject {
+  if (e.keyword !== 'pattern' && e.keyword !== 'format') return e;
+  if (e.schemaPath.startsWith('#/definitions/id/')) return { ...e, message: ID_MESSAGE };
+  if (e.instancePath === '/data/ResultedDateUTC') return { ...e, message: INSTANT_MESSAGE };
+  return e;
+}
+
 function schemaErrors(body: unknown): FieldError[] {
   if (validateSchema(body)) return [];
   // the failing `then`/`else` branch reports at its own pointer; the `if` wrapper adds nothing
-  const errors = (validateSchema.errors ?? []).filter((e: ErrorObject) => e.keyword !== 'if');
+  const errors = (validateSchema.errors ?? []).filter((e: ErrorObject) => e.keyword !== 'if').map(clarify);
   return fieldErrors(errors);
 }
 
@@ -68,7 +79,7 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
   }
   if (typeof data.ResultedDateUTC === 'string' && INSTANT.test(data.ResultedDateUTC)) {
     const at = resultedAtKey(data.ResultedDateUTC);
-    if (!at) errors.push({ pointer: '/data/ResultedDateUTC', message: 'must be a real UTC date and time, e.g. 2024-03-01T09:30:00Z' });
+    if (!at) errors.push({ pointer: '/data/ResultedDateUTC', message: INSTANT_MESSAGE });
     else if (Number(at.key.slice(0, 4)) < MIN_RESULTED_YEAR) errors.push({ pointer: '/data/ResultedDateUTC', message: `must be in ${MIN_RESULTED_YEAR} or later` });
     else if (at.epochMs > now.getTime() + MAX_FUTURE_SKEW_MS) errors.push({ pointer: '/data/ResultedDateUTC', message: 'must not be more than 24 hours in the future' });
   }

@@ -221,7 +221,15 @@ describe('encodeEncounterMessage (ORU^R01^ORU_R01)', () => {
       encounter: { patientId: patient.patientId, encounterId: 'enc-1', patientClass: 'E', admitAt: '2024-01-01T00:00:00Z' },
     });
     expect(segmentNames(bare)).toEqual(['MSH', 'PID', 'PV1', 'OBR']);
+    expect(field(bare, 'OBR', 25)).toBe('P');
     expectWellFormed(bare, 'ORU_R01', [{ at: { segment: 'PV1', field: 2 }, value: 'E' }]);
+  });
+
+  test('an open encounter (no discharge): diagnoses are working, OBR-25 and OBX-11 P', () => {
+    const open = encodeEncounterMessage({ header, patient, encounter: { ...encounter, dischargeAt: undefined } });
+    expect(field(open, 'OBR', 25)).toBe('P');
+    expect([field(open, 'OBX', 11, 0), field(open, 'OBX', 11, 1)]).toEqual(['P', 'P']);
+    expectWellFormed(open, 'ORU_R01', []);
   });
 
   test('an order status outside table 0038 leaves ORC-5 empty', () => {
@@ -317,21 +325,46 @@ describe('encodePatientSummaryMessage (ORU^R01^ORU_R01)', () => {
     expect(message).toBe(loadFixture('oru-r01-summary'));
   });
 
-  test('one group per record in the order handed in, then the lab results; valid; values read back', () => {
-    const groupServices = message
+  /** OBR-4.1 of every group, in order. */
+  function groupServices(summary: string): Array<string | undefined> {
+    return summary
       .split('\r')
       .filter((segment) => segment.startsWith('OBR|'))
       .map((segment) => segment.split('|')[4]?.split('^')[0]);
-    expect(groupServices).toEqual(['NOTE', '44249-1', 'ENCOUNTER', 'LAB']);
+  }
+
+  test('one group per record, records and lab results merged newest first; valid; values read back', () => {
+    // lab 2024-05-01T16:45Z, note 2024-04-30T17:20Z, assessment 16:40Z, encounter 16:15Z
+    expect(groupServices(message)).toEqual(['LAB', 'NOTE', '44249-1', 'ENCOUNTER']);
     expectWellFormed(message, 'ORU_R01', [
       ...patientFull,
-      { at: { segment: 'OBR', field: 3 }, value: note.noteId },
-      { at: { segment: 'OBX', field: 5 }, value: note.text, kind: 'formatted' },
-      { at: { segment: 'OBX', field: 16, component: 2 }, value: 'Haddad' },
-      { at: { segment: 'OBR', occurrence: 3, field: 2 }, value: labResult.resultId },
-      { at: { segment: 'OBR', occurrence: 3, field: 3 }, value: labResult.accessionNumber },
-      { at: { segment: 'OBR', occurrence: 3, field: 25 }, value: 'F' },
+      { at: { segment: 'OBR', field: 2 }, value: labResult.resultId },
+      { at: { segment: 'OBR', field: 3 }, value: labResult.accessionNumber },
+      { at: { segment: 'OBR', field: 22 }, value: '20240501164500', kind: 'timestamp' },
+      { at: { segment: 'OBR', field: 25 }, value: 'F' },
+      { at: { segment: 'OBR', occurrence: 1, field: 1 }, value: '2' },
+      { at: { segment: 'OBR', occurrence: 1, field: 3 }, value: note.noteId },
+      { at: { segment: 'OBX', occurrence: 3, field: 1 }, value: '1' },
+      { at: { segment: 'OBX', occurrence: 3, field: 5 }, value: note.text, kind: 'formatted' },
+      { at: { segment: 'OBX', occurrence: 3, field: 16, component: 2 }, value: 'Haddad' },
     ]);
+  });
+
+  test('the records keep the order handed in; a lab result goes first only when strictly newer', () => {
+    const at = (iso: string) => ({ ...labResult, resultedAt: iso });
+    const summary = encodePatientSummaryMessage({
+      header,
+      patient,
+      // deliberately not sorted by time: the records' order is the caller's
+      records: [
+        { kind: 'note', at: '2024-03-01T00:00:00Z', record: note },
+        { kind: 'encounter', at: '2024-06-01T00:00:00Z', record: encounter },
+        { kind: 'assessment', at: '2024-01-01T00:00:00Z', record: assessment },
+      ],
+      labResults: [at('2024-03-01T00:00:00Z'), at('2024-02-01T00:00:00Z'), at('2023-01-01T00:00:00Z')],
+    });
+    expect(groupServices(summary)).toEqual(['NOTE', 'ENCOUNTER', 'LAB', 'LAB', '44249-1', 'LAB']);
+    expectWellFormed(summary, 'ORU_R01', []);
   });
 
   test('lab results: NM when numeric, else ST; reference range; OBX-11 from the status', () => {

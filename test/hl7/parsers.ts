@@ -76,7 +76,11 @@ export function parseWithMedplum(text: string): ParsedMessage {
       if (!segment) {
         throw new Error(`medplum: no ${describeAddress(address)}`);
       }
-      const field = segment.getField(address.field);
+      // getField answers undefined for a field after the last one written (trailing empty fields are not written).
+      const field = segment.getField(address.field) as ReturnType<typeof segment.getField> | undefined;
+      if (!field) {
+        return '';
+      }
       const repetition = address.repetition ?? 0;
       let raw: string;
       if (address.component === undefined) {
@@ -91,12 +95,29 @@ export function parseWithMedplum(text: string): ParsedMessage {
 }
 
 /**
- * hl7v2 decodes the delimiter escapes but leaves formatting escapes such as `\.br\` as they are, so a TX
- * line break comes back as the text `\.br\`.
+ * hl7v2 1.8.0 decodes escapes with `/\\(\w+)\\/g`: it does not know formatting escapes, and because `.br`
+ * is not `\w+` it pairs the backslashes wrongly around one (`\.br\A\.br\` comes back as `\.brA.br\`).
+ * Before hl7v2 reads a message, each `\.br\` escape sequence (found by a left-to-right scan of escape
+ * sequences, so `\E\.br\E\`, the escaped text `\.br\`, is left alone) is rewritten as `\X0A\`, the
+ * same line break as a hex escape, which hl7v2 decodes. Everything else reaches hl7v2 as encoded.
  */
+export function lineBreaksAsHexEscapes(text: string): string {
+  const rewriteField = (field: string): string => field.replace(/\\[^\\]*\\/g, (sequence) => (sequence === '\\.br\\' ? '\\X0A\\' : sequence));
+  return text
+    .split('\r')
+    .map((segment) =>
+      segment
+        .split('|')
+        // MSH-2 (`^~\&`, the second piece of MSH) holds the escape character itself
+        .map((field, index) => (segment.startsWith('MSH|') && index === 1 ? field : rewriteField(field)))
+        .join('|'),
+    )
+    .join('\r');
+}
+
 export function parseWithHl7v2(text: string): ParsedMessage {
   // Parsed from UTF-8 bytes, as a partner receiving the message would.
-  const message = hl7v2.HL7Message.parse(Buffer.from(text, 'utf8'));
+  const message = hl7v2.HL7Message.parse(Buffer.from(lineBreaksAsHexEscapes(text), 'utf8'));
   const segments = message.segments;
   return {
     segmentNames: segments.map((segment) => segment.segmentType),

@@ -1,0 +1,372 @@
+/**
+ * Measurement 1: cold start per function, beside a FLOOR bundle.
+ *
+ * Every function is bundled with scripts/build.ts LAMBDA_BUNDLE_OPTIONS (the deployed esbuild
+ * settings) into a temporary directory. Its floor is a bundle, built the same way in the same run,
+ * that contains only the SDK clients the function's `needs` imply (DynamoDB always; KMS when
+ * `needs.kms`; SQS when `needs.queues`; S3 when `needs.documentsBucket`), builds them exactly as
+ * lib/aws/clients.ts does, and sends one DynamoDB GetItem.
+ *
+ * Init time = fresh `node` process (NODE_OPTIONS as deployed: --enable-source-maps), import() of
+ * the bundle, one invocation with a realistic event, stopped at the first outgoing HTTP request
+ * (bench/cold-start-child.mjs). So it covers module evaluation + building the clients + the code
+ * up to the first SDK call, without network. Runs of functions and floors are interleaved; the
+ * first round is a discarded warm-up (file cache).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+import { AuthorizerFunction, BackgroundFunctions, Env, HttpEndpoints, Queues, Tables, type ResourceNeeds } from '../lib/config/service';
+import { LAMBDA_BUNDLE_OPTIONS, functionNames } from '../scripts/build';
+import { allowContext, authorizerEvent, proxyEvent, BENCH_KEYS } from './fixtures';
+import { scenarioFor } from './scenarios';
+import { median, round } from './stats';
+
+export type ClientId = 'dynamodb' | 'kms' | 'sqs' | 's3';
+const CLIENT_ORDER: ClientId[] = ['dynamodb', 'kms', 'sqs', 's3'];
+const CLIENT_PACKAGE: Record<ClientId, { pkg: string; cls: string; env: string }> = {
+  dynamodb: { pkg: '@aws-sdk/client-dynamodb', cls: 'DynamoDBClient', env: 'DYNAMODB' },
+  kms: { pkg: '@aws-sdk/client-kms', cls: 'KMSClient', env: 'KMS' },
+  sqs: { pkg: '@aws-sdk/client-sqs', cls: 'SQSClient', env: 'SQS' },
+  s3: { pkg: '@aws-sdk/client-s3', cls: 'S3Client', env: 'S3' },
+};
+
+export function needsOf(name: string): ResourceNeeds {
+  if (name === AuthorizerFunction.name) return AuthorizerFunction.needs;
+  const fn = [...HttpEndpoints, ...BackgroundFunctions].find((f) => f.name === name);
+  if (!fn) throw new Error(`unknown function ${name}`);
+  return fn.needs;
+}
+
+export function clientsFromNeeds(needs: ResourceNeeds): ClientId[] {
+  const set = new Set<ClientId>(['dynamodb']);
+  if (needs.kms?.length) set.add('kms');
+  if (needs.queues && Object.keys(needs.queues).length) set.add('sqs');
+  if (needs.documentsBucket) set.add('s3');
+  return CLIENT_ORDER.filter((c) => set.has(c));
+}
+
+function floorSource(clients: ClientId[]): string {
+  const imports = clients.map((c) => `import { ${CLIENT_PACKAGE[c].cls}${c === 'dynamodb' ? ', GetItemCommand' : ''} } from '${CLIENT_PACKAGE[c].pkg}';`);
+  const builds = clients.map((c) => {
+    const extra = c === 's3' ? `, forcePathStyle: Boolean(endpoint('S3'))` : '';
+    return `    ${c}: new ${CLIENT_PACKAGE[c].cls}({ ...common, endpoint: endpoint('${CLIENT_PACKAGE[c].env}')${extra} }),`;
+  });
+  return [
+    ...imports,
+    `const endpoint = (service: string) => process.env['AWS_ENDPOINT_URL_' + service] || undefined;`,
+    `const common = { maxAttempts: 3 } as const;`,
+    `let clients: Record<string, unknown> | undefined;`,
+    `export const handler = async () => {`,
+    `  const built = (clients ??= {`,
+    ...builds,
+    `  }) as { dynamodb: DynamoDBClient };`,
+    `  await built.dynamodb.send(new GetItemCommand({ TableName: process.env.CHART_TABLE ?? 't', Key: { pk: { S: 'PATIENT#x' }, sk: { S: 'PATIENT' } } }));`,
+    `  return { statusCode: 200 };`,
+    `};`,
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------- bundles
+
+export interface BundleInfo {
+  bytes: number;
+  gzipBytes: number;
+  /** bytes in the output by package (node_modules package, or "app" for lib/ functions/) */
+  byPackage: Record<string, number>;
+  sdkClients: ClientId[];
+  /** app files that import each bundled SDK client package */
+  clientImporters: Partial<Record<ClientId, string[]>>;
+  /** the largest app (lib/, functions/) files in the bundle, KB */
+  topAppFiles: Array<{ file: string; kb: number }>;
+}
+
+function packageOf(input: string): string {
+  const i = input.lastIndexOf('node_modules/');
+  if (i < 0) return 'app (lib/, functions/)';
+  const rest = input.slice(i + 'node_modules/'.length).split('/');
+  return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+}
+
+function bundleInfo(outfile: string, metafile: Metafile, root: string): BundleInfo {
+  const code = readFileSync(outfile);
+  const key = path.relative(root, outfile).split(path.sep).join('/');
+  const output = metafile.outputs[key];
+  const byPackage: Record<string, number> = {};
+  for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
+    if (bytesInOutput === 0) continue;
+    const pkg = packageOf(input);
+    byPackage[pkg] = (byPackage[pkg] ?? 0) + bytesInOutput;
+  }
+  const sdkClients = CLIENT_ORDER.filter((c) => (byPackage[CLIENT_PACKAGE[c].pkg] ?? 0) > 0);
+  const clientImporters: Partial<Record<ClientId, string[]>> = {};
+  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+    if (input.includes('node_modules/') || !(input in (output?.inputs ?? {}))) continue;
+    for (const imp of imports) {
+      const client = CLIENT_ORDER.find((c) => imp.original === CLIENT_PACKAGE[c].pkg);
+      if (client && imp.kind === 'import-statement') (clientImporters[client] ??= []).push(input);
+    }
+  }
+  const topAppFiles = Object.entries(output?.inputs ?? {})
+    .filter(([input]) => !input.includes('node_modules/'))
+    .sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)
+    .slice(0, 4)
+    .map(([file, { bytesInOutput }]) => ({ file, kb: Math.round(bytesInOutput / 102.4) / 10 }));
+  return { bytes: statSync(outfile).size, gzipBytes: gzipSync(code).length, byPackage, sdkClients, clientImporters, topAppFiles };
+}
+
+async function bundle(root: string, outfile: string, entry: { file: string } | { source: string; name: string }): Promise<BundleInfo> {
+  mkdirSync(path.dirname(outfile), { recursive: true });
+  const result = await build({
+    ...LAMBDA_BUNDLE_OPTIONS,
+    absWorkingDir: root,
+    metafile: true,
+    outfile,
+    ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.source, resolveDir: root, sourcefile: `${entry.name}.ts`, loader: 'ts' as const } }),
+  });
+  return bundleInfo(outfile, result.metafile!, root);
+}
+
+// ---------------------------------------------------------------- events and environment
+
+function coldEvent(name: string): unknown {
+  if (name === AuthorizerFunction.name) {
+    const note = HttpEndpoints.find((e) => e.name === 'exportHl7Note')!;
+    return authorizerEvent(proxyEvent(note, scenarioFor('exportHl7Note')!.request(0), BENCH_KEYS.export.secret));
+  }
+  const scenario = scenarioFor(name);
+  if (scenario) {
+    const event = proxyEvent(scenario.endpoint, scenario.request(0), scenario.key.secret);
+    event.requestContext.authorizer = { ...allowContext(scenario.key), principalId: 'key_bench' };
+    return event;
+  }
+  switch (name) {
+    case 'matchFormPackets':
+      return {
+        Records: [
+          {
+            messageId: '059f36b4-87a3-44ab-83d2-661975830a7d',
+            receiptHandle: 'AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a',
+            body: JSON.stringify({ v: 1, packetId: 'fp_0123456789abcdef0123456789abcdef' }),
+            attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAIENQZJOLO23YVJ4VO', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+            messageAttributes: {},
+            md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
+            eventSource: 'aws:sqs',
+            eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:interop-bench-form-matching',
+            awsRegion: 'us-east-1',
+          },
+        ],
+      };
+    default:
+      return {}; // scheduled functions
+  }
+}
+
+/** A clean environment as the deployed function would have it; every endpoint points at a closed port. */
+function childEnv(): NodeJS.ProcessEnv {
+  const closed = 'http://127.0.0.1:9';
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_OPTIONS: '--enable-source-maps --no-warnings',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_ENDPOINT_URL_DYNAMODB: closed,
+    AWS_ENDPOINT_URL_KMS: closed,
+    AWS_ENDPOINT_URL_SQS: closed,
+    AWS_ENDPOINT_URL_S3: closed,
+    [Env.stage]: 'bench',
+    [Env.logLevel]: 'info',
+    [Env.kmsKeyId]: 'alias/interop-bench',
+    [Env.documentsBucket]: 'interop-bench-documents',
+    [Env.hl7SendingApplication]: 'INTEROP',
+    [Env.hl7SendingFacility]: 'DEMO-HOSP',
+  };
+  for (const t of Object.values(Tables)) env[t.env] = `interop-bench-${t.baseName}`;
+  for (const q of Object.values(Queues)) env[q.env] = `${closed}/000000000000/interop-bench-${q.baseName}`;
+  return env;
+}
+
+interface ChildResult {
+  importMs: number;
+  firstCallMs: number | null;
+  invokeMs: number | null;
+  bootMs: number;
+  reason: string;
+  target?: string;
+  status?: number;
+  error?: string;
+}
+
+function runChild(harness: string, bundleFile: string, eventFile: string, env: NodeJS.ProcessEnv): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [harness, bundleFile, eventFile], { env, maxBuffer: 16 * 1024 * 1024, timeout: 30_000 }, (error, stdout, stderr) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
+      if (!line) {
+        reject(new Error(`cold start child failed for ${bundleFile}: ${error?.message ?? ''} ${stderr.slice(0, 500)}`));
+        return;
+      }
+      resolve(JSON.parse(line.slice('BENCH_RESULT '.length)) as ChildResult);
+    });
+  });
+}
+
+// ---------------------------------------------------------------- measurement
+
+export interface TimingSummary {
+  runs: number;
+  importMs: number;
+  firstCallMs: number | null;
+  /** reason of the last run: sdk-call when the invocation reached an SDK call */
+  reachedSdkCall: boolean;
+  firstCallTarget?: string;
+}
+
+export interface FunctionColdStart {
+  name: string;
+  kind: 'authorizer' | 'http' | 'queue' | 'schedule';
+  needs: ClientId[];
+  floor: string;
+  bundle: BundleInfo;
+  timing: TimingSummary;
+  ratios: { size: number; gzip: number; importMs: number; firstCallMs: number | null };
+  /** SDK clients in the bundle that `needs` does not list */
+  extraClients: ClientId[];
+  /** packages whose bytes exceed the floor's, largest first (KB) */
+  excessByPackage: Array<{ pkg: string; kb: number }>;
+  meetsTarget: boolean;
+}
+
+export interface FloorColdStart {
+  id: string;
+  clients: ClientId[];
+  bundle: BundleInfo;
+  timing: TimingSummary;
+}
+
+export interface ColdStartResult {
+  method: string;
+  runsPerBundle: number;
+  target: number;
+  functions: FunctionColdStart[];
+  floors: FloorColdStart[];
+  notMeasured: Array<{ name: string; reason: string }>;
+}
+
+function summarizeRuns(results: ChildResult[]): TimingSummary {
+  const reached = results.filter((r) => r.reason === 'sdk-call');
+  const last = results[results.length - 1];
+  return {
+    runs: results.length,
+    importMs: round(median(results.map((r) => r.importMs)), 2),
+    firstCallMs: reached.length === results.length ? round(median(reached.map((r) => r.firstCallMs!)), 2) : null,
+    reachedSdkCall: reached.length === results.length,
+    firstCallTarget: last ? (last.reason === 'sdk-call' ? `${last.target}` : `${last.reason}${last.status ? ` (status ${last.status})` : ''}${last.error ? ` (${last.error})` : ''}`) : undefined,
+  };
+}
+
+function kindOf(name: string): FunctionColdStart['kind'] {
+  if (name === AuthorizerFunction.name) return 'authorizer';
+  if (HttpEndpoints.some((e) => e.name === name)) return 'http';
+  return BackgroundFunctions.find((f) => f.name === name)!.kind;
+}
+
+export async function measureColdStart(options: { root: string; workDir: string; runs: number; target: number; progress: (line: string) => void }): Promise<ColdStartResult> {
+  const { root, workDir, runs, progress } = options;
+  const harness = path.join(root, 'bench', 'cold-start-child.mjs');
+  const env = childEnv();
+  const names = functionNames();
+
+  progress(`  bundling ${names.length} functions with LAMBDA_BUNDLE_OPTIONS`);
+  const bundles = new Map<string, { file: string; info: BundleInfo; event: string }>();
+  mkdirSync(path.join(workDir, 'events'), { recursive: true });
+  const notMeasured: Array<{ name: string; reason: string }> = [];
+  for (const name of names) {
+    const source = path.join(root, 'functions', `${name}.ts`);
+    if (!existsSync(source)) {
+      notMeasured.push({ name, reason: 'not measured (endpoint missing): functions/' + name + '.ts does not exist' });
+      continue;
+    }
+    const file = path.join(workDir, 'functions', name, 'index.mjs');
+    try {
+      const info = await bundle(root, file, { file: source });
+      const eventFile = path.join(workDir, 'events', `${name}.json`);
+      writeFileSync(eventFile, JSON.stringify(coldEvent(name)));
+      bundles.set(name, { file, info, event: eventFile });
+    } catch (error) {
+      notMeasured.push({ name, reason: `not measured (bundle failed): ${(error as Error).message.split('\n')[0]}` });
+    }
+  }
+
+  const floorIds = new Map<string, ClientId[]>();
+  for (const name of bundles.keys()) {
+    const clients = clientsFromNeeds(needsOf(name));
+    floorIds.set(clients.join('+'), clients);
+  }
+  progress(`  bundling ${floorIds.size} floor bundles: ${[...floorIds.keys()].join(', ')}`);
+  const floors = new Map<string, { file: string; info: BundleInfo; event: string }>();
+  const floorEvent = path.join(workDir, 'events', 'floor.json');
+  writeFileSync(floorEvent, '{}');
+  for (const [id, clients] of floorIds) {
+    const file = path.join(workDir, 'floors', id, 'index.mjs');
+    const info = await bundle(root, file, { source: floorSource(clients), name: `floor-${id}` });
+    floors.set(id, { file, info, event: floorEvent });
+  }
+
+  const jobs = [...[...bundles].map(([name, b]) => ({ key: `fn:${name}`, ...b })), ...[...floors].map(([id, b]) => ({ key: `floor:${id}`, ...b }))];
+  const results = new Map<string, ChildResult[]>(jobs.map((j) => [j.key, []]));
+  progress(`  ${runs} cold starts (+1 discarded warm-up) of each of ${jobs.length} bundles, interleaved, NODE_OPTIONS=${env.NODE_OPTIONS}`);
+  for (let round = 0; round <= runs; round++) {
+    // rotate the order each round so no bundle always runs right after the same one
+    const order = jobs.map((_, i) => jobs[(i + round * 5) % jobs.length]!);
+    for (const job of order) {
+      const r = await runChild(harness, job.file, job.event, env);
+      if (round > 0) results.get(job.key)!.push(r);
+    }
+    if (round > 0 && (round % 5 === 0 || round === runs)) progress(`    round ${round}/${runs}`);
+  }
+
+  const floorResults: FloorColdStart[] = [...floors].map(([id, b]) => ({ id, clients: floorIds.get(id)!, bundle: b.info, timing: summarizeRuns(results.get(`floor:${id}`)!) }));
+  const functions: FunctionColdStart[] = [...bundles.keys()].map((name) => {
+    const b = bundles.get(name)!;
+    const needs = clientsFromNeeds(needsOf(name));
+    const floorId = needs.join('+');
+    const floor = floorResults.find((f) => f.id === floorId)!;
+    const timing = summarizeRuns(results.get(`fn:${name}`)!);
+    const excess = Object.entries(b.info.byPackage)
+      .map(([pkg, bytes]) => ({ pkg, kb: round((bytes - (floor.bundle.byPackage[pkg] ?? 0)) / 1024, 1) }))
+      .filter((e) => e.kb >= 1)
+      .sort((a, c) => c.kb - a.kb);
+    const ratios = {
+      size: round(b.info.bytes / floor.bundle.bytes, 3),
+      gzip: round(b.info.gzipBytes / floor.bundle.gzipBytes, 3),
+      importMs: round(timing.importMs / floor.timing.importMs, 3),
+      firstCallMs: timing.firstCallMs !== null && floor.timing.firstCallMs !== null ? round(timing.firstCallMs / floor.timing.firstCallMs, 3) : null,
+    };
+    const extraClients = b.info.sdkClients.filter((c) => !needs.includes(c));
+    return {
+      name,
+      kind: kindOf(name),
+      needs,
+      floor: floorId,
+      bundle: b.info,
+      timing,
+      ratios,
+      extraClients,
+      excessByPackage: excess,
+      meetsTarget: ratios.size <= options.target && ratios.firstCallMs !== null && ratios.firstCallMs <= options.target && extraClients.length === 0,
+    };
+  });
+  return {
+    method:
+      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
+    runsPerBundle: runs,
+    target: options.target,
+    functions,
+    floors: floorResults,
+    notMeasured,
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * `npm run bench` (issue 7): every measurement side by side in one run, on this machine.
+ * Writes bench/results.json and bench/RESULTS.md. Not a test: nothing asserts a timing.
+ *
+ *   1 cold start per function vs its SDK-client floor        bench/cold-start.ts
+ *   2 warm latency per endpoint vs its I/O floor             bench/warm-latency.ts, invoke.ts, floor.ts
+ *   3 AWS calls per request (SDK middleware)                 bench/aws-calls.ts, call-paths.ts
+ *   4 HL7 encoder throughput vs @medplum/core and hl7v2      bench/hl7-throughput.ts
+ *   5 local API throughput under load (concurrency 16)       bench/load.ts, load-client.mjs
+ *   6 cost per million requests                              bench/cost.ts
+ *
+ * Options (for development; the committed figures come from a plain `npm run bench`):
+ *   --quick   small counts, to check the plumbing in ~1 minute (results are not representative)
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { dynamoDbClient, kmsClient, s3Client, sqsClient } from '../lib/aws/clients';
+import { ApiKeyStore } from '../lib/keys/api-key-store';
+import { setLogSink } from '../lib/observability/logger';
+import { startTestStack } from '../test/support/local-stack';
+import { CallRecorder, type PathCalls } from './aws-calls';
+import { simulateNewContainer, traceOne } from './call-paths';
+import { measureColdStart, type ColdStartResult } from './cold-start';
+import { costOf, PRICES, AWS_CALL_MS_ASSUMED, type CostLine } from './cost';
+import { createBenchKeys, DEMO, labResultBody } from './fixtures';
+import { FloorReplayer } from './floor';
+import { measureHl7Throughput, profileOurs, type Hl7Result } from './hl7-throughput';
+import { measureLoad, type LoadResult } from './load';
+import { machineInfo, type MachineInfo } from './machine';
+import { renderMarkdown } from './report';
+import { inboxPacketBody, inboxState, LAB_INTAKE, labIntakePresent, scenarioFor, type Scenario } from './scenarios';
+import { round } from './stats';
+import { measureEndpoint, type LatencyResult } from './warm-latency';
+
+const ROOT = path.resolve(__dirname, '..');
+const QUICK = process.argv.includes('--quick');
+
+export const TARGETS = {
+  coldStartRatio: 1.15,
+  warmP50Ratio: 1.25,
+  exportHandlerDynamoCalls: 3,
+  labKmsCallsPer100Results: 1,
+  hl7VsFastestPeer: 10,
+} as const;
+
+const COUNTS = QUICK
+  ? { coldRuns: 3, requests: 200, floorRuns: 100, warmup: 20, blocks: 2, dispatchRuns: 30, traceSamples: 4, loadMs: 2000, loadWarmupMs: 300, hl7RoundMs: 150, hl7Rounds: 2 }
+  : { coldRuns: 12, requests: 2000, floorRuns: 1000, warmup: 100, blocks: 10, dispatchRuns: 200, traceSamples: 6, loadMs: 10_000, loadWarmupMs: 1000, hl7RoundMs: 400, hl7Rounds: 5 };
+
+/** The endpoints timed in measurement 2, in order. routeInboxPacket consumes an inbox packet per request: traced only. */
+const WARM_ENDPOINTS = ['exportHl7Note', 'exportHl7PatientAdt', 'exportHl7Encounter', 'exportHl7Assessment', 'exportHl7PatientSummary', 'receiveTestData', 'receiveFormIntakeScope', 'listInteropInbox', 'getInboxPacket'];
+const LOAD_ENDPOINTS = ['exportHl7Note', 'receiveTestData'];
+
+export interface LabIntakeState {
+  presentAtStart: boolean;
+  presentAtEnd: boolean;
+  measured: boolean;
+  reason?: string;
+}
+
+export interface BenchResults {
+  generatedBy: string;
+  quick: boolean;
+  machine: MachineInfo;
+  totalRunSeconds: number;
+  targets: typeof TARGETS;
+  counts: typeof COUNTS;
+  labIntake: LabIntakeState;
+  coldStart: ColdStartResult;
+  warmLatency: LatencyResult[];
+  notTimed: Array<{ endpoint: string; reason: string }>;
+  calls: { steady: PathCalls[]; paths: PathCalls[]; labKms: LabKms | { notMeasured: string } };
+  hl7: Hl7Result;
+  load: Array<LoadResult | { endpoint: string; notMeasured: string }>;
+  cost: { prices: typeof PRICES; awsCallMsAssumed: number; lines: CostLine[] };
+}
+
+export interface LabKms {
+  /** KMS calls per 1,000 submissions in the timed sequential run (steady state, data key cache warm) */
+  timedRun: { submissions: number; kmsCalls: Record<string, number>; per1000: number };
+  /** the same under the 16-way load (all requests the stack served, warm-up included) */
+  loadRun?: { kmsPerRequest: number; per1000: number };
+  /** cold-path KMS calls (first request ever; first request of a new container) */
+  coldPaths: Record<string, number>;
+  /** results (test results) per submission in the bench body */
+  resultsPerSubmission: number;
+  dataKeyBound: string;
+}
+
+function progress(line: string): void {
+  process.stdout.write(line + '\n');
+}
+
+function elapsed(start: number): string {
+  return `${((Date.now() - start) / 1000).toFixed(1)} s`;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const machine = machineInfo(ROOT);
+  progress(`[bench] ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.date}${QUICK ? '  (--quick: NOT representative)' : ''}`);
+  const lab: LabIntakeState = { presentAtStart: labIntakePresent(ROOT), presentAtEnd: false, measured: false };
+  if (!lab.presentAtStart) lab.reason = 'not measured (endpoint missing)';
+  progress(`[bench] lab intake (functions/${LAB_INTAKE}.ts): ${lab.presentAtStart ? 'present' : 'missing -> its parts are reported as not measured'}`);
+
+  // ---- 1. cold start (child processes; nothing else running)
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'interop-bench-'));
+  progress(`[1/6] cold start: bundles and init time (${elapsed(started)})`);
+  const coldStart = await measureColdStart({ root: ROOT, workDir, runs: COUNTS.coldRuns, target: TARGETS.coldStartRatio, progress });
+  rmSync(workDir, { recursive: true, force: true });
+  for (const f of coldStart.functions) {
+    progress(
+      `  ${f.name.padEnd(26)} ${(f.bundle.bytes / 1024).toFixed(0).padStart(5)} KB (${f.ratios.size}x floor)  init ${f.timing.firstCallMs?.toFixed(1) ?? 'n/a'} ms (${f.ratios.firstCallMs ?? 'n/a'}x)${f.extraClients.length ? `  extra clients: ${f.extraClients.join(', ')}` : ''}`,
+    );
+  }
+
+  // ---- 4. HL7 encoders (in process, before the stack starts)
+  progress(`[4/6] HL7 encoder throughput (${elapsed(started)})`);
+  const hl7 = measureHl7Throughput({ roundMs: COUNTS.hl7RoundMs, rounds: COUNTS.hl7Rounds, progress });
+  hl7.profile = await profileOurs(QUICK ? 300 : 1000);
+
+  // ---- the local stack
+  progress(`[stack] starting the local stack in process (${elapsed(started)})`);
+  let logBytes = 0;
+  setLogSink((line) => {
+    logBytes += Buffer.byteLength(line) + 1;
+  });
+  const stack = await startTestStack({ prefix: 'interop-bench', env: { LOG_LEVEL: 'info' } });
+  const adminDb = new DynamoDBClient({ endpoint: stack.urls.dynamodb });
+  await createBenchKeys(new ApiKeyStore(adminDb, stack.tables.keys), new Date());
+  const recorder = new CallRecorder();
+  recorder.attach({ dynamodb: dynamoDbClient(), kms: kmsClient(), sqs: sqsClient(), s3: s3Client() });
+  const replayer = new FloorReplayer(stack.urls);
+
+  const warmLatency: LatencyResult[] = [];
+  const notTimed: Array<{ endpoint: string; reason: string }> = [];
+  const paths: PathCalls[] = [];
+  const load: BenchResults['load'] = [];
+  let labKms: LabKms | { notMeasured: string } = { notMeasured: lab.reason ?? 'not measured' };
+  const labColdKms: Record<string, number> = {};
+  const kmsOf = (p: PathCalls) => p.calls.filter((c) => c.call.startsWith('kms.')).length;
+
+  try {
+    // ---- 3. call paths that need a fresh state come first
+    progress(`[3/6] AWS calls per request: special paths (${elapsed(started)})`);
+    const note = scenarioFor('exportHl7Note')!;
+    paths.push((await traceOne(recorder, { ...note, key: { ...note.key, secret: 'bench-unknown-key' } }, note.request(0), 'unknown API key (anonymous counter; handler answers 401)')).traced);
+    paths.push((await traceOne(recorder, note, { query: { patientId: DEMO.patientId, noteId: 'no-such-note' } }, 'note not found (404)')).traced);
+
+    const labScenario = scenarioFor(LAB_INTAKE);
+    if (lab.presentAtStart && labScenario) {
+      try {
+        const first = await traceOne(recorder, labScenario, labScenario.request(0), 'first request ever (creates the lookup key; new data key)');
+        paths.push(first.traced);
+        if (first.invocation.status !== 200) {
+          lab.reason = `not measured (endpoint failing: status ${first.invocation.status}: ${first.invocation.body.slice(0, 200)})`;
+        } else {
+          lab.measured = true;
+          labColdKms['first request ever'] = kmsOf(first.traced);
+          const body = JSON.stringify(labResultBody(`idem-${Date.now()}`));
+          const requestId = `bench-${Date.now().toString(36)}`;
+          paths.push((await traceOne(recorder, labScenario, { body, headers: { 'x-request-id': requestId } }, 'new result with x-request-id (idempotency)')).traced);
+          paths.push((await traceOne(recorder, labScenario, { body, headers: { 'x-request-id': requestId } }, 'replay: same x-request-id, same body')).traced);
+          paths.push((await traceOne(recorder, labScenario, { body }, 'exact resend without x-request-id (duplicate version)')).traced);
+        }
+      } catch (error) {
+        lab.reason = `not measured (endpoint failing: ${(error as Error).name}: ${(error as Error).message.slice(0, 200)})`;
+      }
+    }
+
+    // inbox packets for getInboxPacket / routeInboxPacket
+    const forms = scenarioFor('receiveFormIntakeScope')!;
+    for (let i = 0; i < 2; i++) {
+      const { invocation } = await traceOne(recorder, forms, { body: JSON.stringify(inboxPacketBody()) }, 'inbox setup');
+      const packetId = (JSON.parse(invocation.body) as { packetId?: string }).packetId;
+      if (invocation.status === 202 && packetId) {
+        if (!inboxState.packetId) inboxState.packetId = packetId;
+        else inboxState.routablePacketIds.push(packetId);
+      }
+    }
+    const formsHeld = await traceOne(recorder, forms, { body: JSON.stringify(inboxPacketBody()) }, 'new packet, unknown patient id (held in the inbox, 202)');
+    paths.push(formsHeld.traced);
+    const heldId = (JSON.parse(formsHeld.invocation.body) as { packetId?: string }).packetId;
+    if (heldId) inboxState.routablePacketIds.push(heldId);
+    const route = scenarioFor('routeInboxPacket')!;
+    paths.push((await traceOne(recorder, route, route.request(0), route.path)).traced);
+    notTimed.push({ endpoint: 'routeInboxPacket', reason: 'each request routes (consumes) an inbox packet: traced once (calls, cost) but not timed' });
+
+    // ---- 2. warm latency (+ the steady-state traces for 3)
+    progress(`[2/6] warm latency: ${COUNTS.requests} requests per endpoint vs ${COUNTS.floorRuns} floor replays (${elapsed(started)})`);
+    for (const name of WARM_ENDPOINTS) {
+      const scenario = scenarioFor(name);
+      if (!scenario) continue;
+      if (name === LAB_INTAKE && !lab.measured) {
+        notTimed.push({ endpoint: name, reason: lab.reason ?? 'not measured' });
+        progress(`  ${name}: ${lab.reason}`);
+        continue;
+      }
+      if (name === 'getInboxPacket' && !inboxState.packetId) {
+        notTimed.push({ endpoint: name, reason: 'no inbox packet could be created' });
+        continue;
+      }
+      const result = await measureEndpoint(scenario, recorder, replayer, {
+        requests: COUNTS.requests,
+        floorRuns: COUNTS.floorRuns,
+        warmup: COUNTS.warmup,
+        blocks: COUNTS.blocks,
+        dispatchRuns: COUNTS.dispatchRuns,
+        traceSamples: COUNTS.traceSamples,
+        logBytes: () => logBytes,
+        progress,
+      });
+      warmLatency.push(result);
+    }
+
+    // ---- 5. load
+    progress(`[5/6] local API under load: concurrency 16, ${COUNTS.loadMs / 1000} s each (${elapsed(started)})`);
+    for (const name of LOAD_ENDPOINTS) {
+      const scenario = scenarioFor(name) as Scenario;
+      if (name === LAB_INTAKE && !lab.measured) {
+        load.push({ endpoint: name, notMeasured: lab.reason ?? 'not measured' });
+        progress(`  ${name}: ${lab.reason}`);
+        continue;
+      }
+      load.push(await measureLoad(ROOT, stack.urls.api, scenario, recorder, { concurrency: 16, durationMs: COUNTS.loadMs, warmupMs: COUNTS.loadWarmupMs, progress }));
+    }
+
+    // ---- 3. lab intake KMS accounting, and the new-container path (last: it replaces the SDK clients)
+    if (lab.measured && labScenario) {
+      const timed = warmLatency.find((w) => w.endpoint === LAB_INTAKE);
+      const loadLab = load.find((l): l is LoadResult => 'requests' in l && l.endpoint === LAB_INTAKE);
+      simulateNewContainer(recorder);
+      const fresh = await traceOne(recorder, labScenario, labScenario.request(0), 'first request of a new container (lookup key read + unwrapped; new data key)');
+      paths.push(fresh.traced);
+      labColdKms['first request of a new container'] = kmsOf(fresh.traced);
+      const timedKms = Object.fromEntries(Object.entries(timed?.callsPerRequest ?? {}).filter(([k]) => k.startsWith('kms.')).map(([k, v]) => [k, round(v * (timed?.requests ?? 0), 0)]));
+      const timedTotal = Object.values(timedKms).reduce((s, v) => s + v, 0);
+      const loadKms = loadLab ? Object.entries(loadLab.callsPerRequest).filter(([k]) => k.startsWith('kms.')).reduce((s, [, v]) => s + v, 0) : undefined;
+      labKms = {
+        timedRun: { submissions: timed?.requests ?? 0, kmsCalls: timedKms, per1000: round((timedTotal / Math.max(1, timed?.requests ?? 1)) * 1000, 2) },
+        ...(loadKms !== undefined ? { loadRun: { kmsPerRequest: round(loadKms, 5), per1000: round(loadKms * 1000, 2) } } : {}),
+        coldPaths: labColdKms,
+        resultsPerSubmission: ((labResultBody(0).data as { results: unknown[] }).results ?? []).length,
+        dataKeyBound: 'LAB_RESULT_DATA_KEY_MAX_USES = 1000 encryptions or 5 minutes per data key (lib/results/services.ts); 2 encryptions per submission',
+      };
+    }
+  } finally {
+    replayer.close();
+    adminDb.destroy();
+    await stack.close();
+  }
+  lab.presentAtEnd = labIntakePresent(ROOT);
+  if (lab.presentAtEnd !== lab.presentAtStart) progress(`[bench] NOTE: the lab intake was ${lab.presentAtEnd ? 'added' : 'removed'} during the run; run again for a consistent picture`);
+
+  // ---- 6. cost
+  progress(`[6/6] cost model (${elapsed(started)})`);
+  const lines: CostLine[] = [];
+  for (const w of warmLatency) {
+    const callMs = w.traced.calls.filter((c) => c.phase !== 'other');
+    lines.push(
+      costOf({
+        endpoint: w.endpoint,
+        path: w.path,
+        traced: w.traced,
+        billedMs: w.billedMs,
+        callsPerRequest: w.callsPerRequest,
+        logBytesPerRequest: w.logBytesPerRequest,
+        localCallMs: callMs.reduce((s, c) => s + c.ms, 0) / Math.max(1, callMs.length),
+      }),
+    );
+  }
+  for (const l of lines) progress(`  ${l.endpoint.padEnd(24)} $${l.perMillion.total.toFixed(2)} per 1M requests (with ${AWS_CALL_MS_ASSUMED} ms per AWS call: $${l.totalWithAwsLatency.toFixed(2)})`);
+
+  const results: BenchResults = {
+    generatedBy: 'npm run bench (bench/run.ts)',
+    quick: QUICK,
+    machine,
+    totalRunSeconds: Math.round((Date.now() - started) / 1000),
+    targets: TARGETS,
+    counts: COUNTS,
+    labIntake: lab,
+    coldStart,
+    warmLatency,
+    notTimed,
+    calls: { steady: warmLatency.map((w) => w.traced), paths, labKms },
+    hl7,
+    load,
+    cost: { prices: PRICES, awsCallMsAssumed: AWS_CALL_MS_ASSUMED, lines },
+  };
+  writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(path.join(ROOT, 'bench', 'RESULTS.md'), renderMarkdown(results));
+  progress(`[bench] done in ${elapsed(started)}: bench/results.json, bench/RESULTS.md`);
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`bench failed: ${error.stack ?? error.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+/**
+ * One request per HTTP endpoint on its common (success) path, used by the cold start invocation,
+ * the call counts, the warm latency runs and the load runs.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { HttpEndpoints, type HttpEndpoint } from '../lib/config/service';
+import { BENCH_KEYS, DEMO, formPacketBody, labResultBody, type BenchKey, type RequestSpec } from './fixtures';
+
+export interface Scenario {
+  endpoint: HttpEndpoint;
+  key: BenchKey;
+  /** what this request exercises */
+  path: string;
+  /** request `n` (unique bodies where the endpoint stores something) */
+  request(n: number): RequestSpec;
+  okStatus: number[];
+}
+
+let unique = 0;
+const runTag = Date.now().toString(36);
+/** A fresh suffix for bodies that must not repeat (stored results, form submissions). */
+export function freshId(): string {
+  unique += 1;
+  return `${runTag}-${unique}`;
+}
+
+/** Set by the bench once it has created inbox packets (getInboxPacket needs one). */
+export const inboxState: { packetId?: string; routablePacketIds: string[] } = { routablePacketIds: [] };
+
+const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
+  exportHl7PatientAdt: { key: BENCH_KEYS.export, path: 'patient found', request: () => ({ query: { patientId: DEMO.patientId } }), okStatus: [200] },
+  exportHl7PatientSummary: { key: BENCH_KEYS.export, path: 'patient found, default limit 20', request: () => ({ query: { patientId: DEMO.patientId } }), okStatus: [200] },
+  exportHl7Encounter: { key: BENCH_KEYS.export, path: 'encounter found', request: () => ({ query: { patientId: DEMO.patientId, encounterId: DEMO.encounterId } }), okStatus: [200] },
+  exportHl7Note: { key: BENCH_KEYS.export, path: 'note found (names an encounter)', request: () => ({ query: { patientId: DEMO.patientId, noteId: DEMO.noteId } }), okStatus: [200] },
+  exportHl7Assessment: { key: BENCH_KEYS.export, path: 'assessment found', request: () => ({ query: { patientId: DEMO.patientId, assessmentId: DEMO.assessmentId } }), okStatus: [200] },
+  receiveTestData: { key: BENCH_KEYS.results, path: 'new result, no x-request-id', request: () => ({ body: JSON.stringify(labResultBody(freshId())) }), okStatus: [200] },
+  receiveFormIntakeScope: { key: BENCH_KEYS.forms, path: 'new packet for a known patient (routed, 201)', request: () => ({ body: JSON.stringify(formPacketBody(freshId())) }), okStatus: [201] },
+  listInteropInbox: { key: BENCH_KEYS.inbox, path: 'default state pending_review', request: () => ({}), okStatus: [200] },
+  getInboxPacket: {
+    key: BENCH_KEYS.inbox,
+    path: 'packet in the inbox',
+    request: () => ({ pathParameters: { packetId: inboxState.packetId ?? 'fp_0123456789abcdef0123456789abcdef' } }),
+    okStatus: [200],
+  },
+  routeInboxPacket: {
+    key: BENCH_KEYS.inbox,
+    path: 'route a pending_review packet',
+    request: () => ({ pathParameters: { packetId: inboxState.routablePacketIds.shift() ?? 'fp_0123456789abcdef0123456789abcdef' }, body: JSON.stringify({ patientId: DEMO.patientId }) }),
+    okStatus: [200],
+  },
+};
+
+export function scenarioFor(name: string): Scenario | undefined {
+  const endpoint = HttpEndpoints.find((e) => e.name === name);
+  const s = SCENARIOS[name];
+  return endpoint && s ? { endpoint, ...s } : undefined;
+}
+
+export const LAB_INTAKE = 'receiveTestData';
+
+/** The lab intake exists when its function file exists and it is in the endpoint list. */
+export function labIntakePresent(root: string): boolean {
+  return existsSync(path.join(root, 'functions', `${LAB_INTAKE}.ts`)) && HttpEndpoints.some((e) => e.name === LAB_INTAKE);
+}
+
+/** A form packet for an unknown patient id: held in the inbox (pending_review, 202). */
+export function inboxPacketBody(): Record<string, unknown> {
+  const body = formPacketBody(freshId()) as { payload: Record<string, unknown> };
+  return { payload: { ...body.payload, patientId: 'bench-unknown-patient' } };
+}

@@ -1,0 +1,186 @@
+/**
+ * fast-check arbitraries of chart data whose text fields are hostile: HL7 delimiters, escape-looking
+ * text, CR, LF, CRLF, TAB, other control characters, unpaired surrogates, emoji (with ZWJ), combining
+ * marks, non-ASCII letters, and Unicode line separators that are not HL7 line breaks.
+ */
+import fc from 'fast-check';
+import type { Address, Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, NextOfKin, Note, Patient, PersonName } from '../../lib/chart/types';
+import type { LabResultSummary, MessageHeaderContext } from '../../lib/hl7';
+import { expectedReadBack } from './round-trip';
+
+const HOSTILE_UNITS = [
+  '|', '^', '~', '\\', '&', '\r', '\n', '\r\n', '\t', ' ',
+  '\\F\\', '\\S\\', '\\E\\', '\\.br\\', '\\X0D\\', '\\',
+  '😀', '👩‍⚕️', 'e\u0301', 'a\u0308', 'é', 'ß', 'Ω', '中文', 'Zoë', 'ﬁ',
+  '\u0000', '\u0007', '\u001b', '\u007f', '\uD800', '\uDC00', '\u0085', '\u2028', '\u00A0', '\uFEFF',
+];
+
+const unit = fc.oneof(
+  { arbitrary: fc.constantFrom(...HOSTILE_UNITS), weight: 3 },
+  { arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }), weight: 1 },
+  { arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), weight: 4 },
+);
+
+/** Any text, possibly empty. */
+export const hostileText = fc.string({ unit, maxLength: 10 });
+
+/** Text that is not empty once encoded (for values HL7 requires). */
+export const requiredText = fc.string({ unit, minLength: 1, maxLength: 10 }).filter((text) => expectedReadBack(text) !== '');
+
+export function optional<T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
+  return fc.option(arbitrary, { nil: undefined, freq: 3 });
+}
+
+/** A time in UTC as ISO 8601 with Z (offsets are covered by the unit tests of TS). */
+export const isoDateTime = fc
+  .date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2090-12-31T23:59:59Z'), noInvalidDate: true })
+  .map((date) => date.toISOString());
+
+export const isoDate = isoDateTime.map((dateTime) => dateTime.slice(0, 10));
+
+/** yyyyMMddHHmmss of a `...Z` ISO date-time, computed independently of the encoder. */
+export function expectedTimestamp(isoUtc: string): string {
+  return isoUtc.slice(0, 19).replace(/[-T:]/g, '');
+}
+
+export const codingSystem = optional(fc.constantFrom('LN', 'I10', 'SCT', 'L', 'HL70002', 'HL70063', 'UCUM', '99ABC'));
+
+export const codedValue: fc.Arbitrary<CodedValue> = fc.record(
+  { code: requiredText, display: optional(hostileText), system: codingSystem },
+  { requiredKeys: ['code'] },
+);
+
+export const personName: fc.Arbitrary<PersonName> = fc.record(
+  { family: requiredText, given: optional(hostileText), middle: optional(hostileText), prefix: optional(hostileText), suffix: optional(hostileText) },
+  { requiredKeys: ['family'] },
+);
+
+export const clinician: fc.Arbitrary<Clinician> = fc.record({ id: optional(hostileText), name: personName }, { requiredKeys: ['name'] });
+
+export const address: fc.Arbitrary<Address> = fc.record(
+  {
+    line1: optional(hostileText),
+    line2: optional(hostileText),
+    city: optional(hostileText),
+    state: optional(hostileText),
+    postalCode: optional(hostileText),
+    country: optional(hostileText),
+  },
+  { requiredKeys: [] },
+);
+
+export const nextOfKin: fc.Arbitrary<NextOfKin> = fc.record(
+  { name: personName, relationship: optional(codedValue), phone: optional(hostileText) },
+  { requiredKeys: ['name'] },
+);
+
+export const PATIENT_ID = 'patient-under-test';
+
+export const patient: fc.Arbitrary<Patient> = fc.record(
+  {
+    patientId: fc.constant(PATIENT_ID),
+    mrn: requiredText,
+    assigningAuthority: hostileText,
+    name: personName,
+    birthDate: optional(isoDate),
+    sex: optional(fc.constantFrom('A', 'F', 'M', 'N', 'O', 'U' as const)),
+    address: optional(address),
+    phone: optional(hostileText),
+    email: optional(hostileText),
+    maritalStatus: optional(codedValue),
+    language: optional(codedValue),
+    race: optional(codedValue),
+    ethnicity: optional(codedValue),
+    primaryCareProvider: optional(clinician),
+    nextOfKin: optional(fc.array(nextOfKin, { maxLength: 3 })),
+  },
+  { requiredKeys: ['patientId', 'mrn', 'assigningAuthority', 'name'] },
+);
+
+export const header: fc.Arbitrary<MessageHeaderContext> = fc.record({
+  sendingApplication: hostileText,
+  sendingFacility: hostileText,
+  receivingApplication: hostileText,
+  receivingFacility: hostileText,
+  timestamp: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }),
+  controlId: fc.stringMatching(/^[A-Za-z0-9.\-]{1,20}$/),
+});
+
+export const encounterOrder: fc.Arbitrary<EncounterOrder> = fc.record(
+  {
+    orderId: requiredText,
+    code: codedValue,
+    orderedAt: optional(isoDateTime),
+    status: optional(fc.oneof(hostileText, fc.constantFrom('completed', 'scheduled', 'CA', 'in progress'))),
+    orderingProvider: optional(clinician),
+  },
+  { requiredKeys: ['orderId', 'code'] },
+);
+
+export const encounter: fc.Arbitrary<Encounter> = fc.record(
+  {
+    patientId: fc.constant(PATIENT_ID),
+    encounterId: requiredText,
+    patientClass: fc.constantFrom('B', 'C', 'E', 'I', 'N', 'O', 'P', 'R', 'U' as const),
+    location: optional(hostileText),
+    attending: optional(clinician),
+    admitAt: isoDateTime,
+    dischargeAt: optional(isoDateTime),
+    reason: optional(hostileText),
+    diagnoses: optional(fc.array(codedValue, { maxLength: 3 })),
+    orders: optional(fc.array(encounterOrder, { maxLength: 3 })),
+  },
+  { requiredKeys: ['patientId', 'encounterId', 'patientClass', 'admitAt'] },
+);
+
+/** Note text: longer, with many line breaks. */
+const noteText = fc.string({ unit: fc.oneof(unit, fc.constantFrom('\r\n', '\n', '\r', '\n\n')), maxLength: 40 });
+
+export const note: fc.Arbitrary<Note> = fc.record(
+  { patientId: fc.constant(PATIENT_ID), noteId: requiredText, author: clinician, createdAt: isoDateTime, text: noteText },
+  { requiredKeys: ['patientId', 'noteId', 'author', 'createdAt', 'text'] },
+);
+
+const numericText = fc.oneof(fc.integer().map(String), fc.double({ noNaN: true, noDefaultInfinity: true }).map(String));
+
+export const assessmentItem: fc.Arbitrary<AssessmentItem> = fc.oneof(
+  fc.record(
+    {
+      code: codedValue,
+      kind: fc.constant('numeric' as const),
+      value: fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.double(), numericText, hostileText),
+      units: optional(hostileText),
+    },
+    { requiredKeys: ['code', 'kind', 'value'] },
+  ),
+  fc.record({ code: codedValue, kind: fc.constant('text' as const), value: hostileText, units: optional(hostileText) }, { requiredKeys: ['code', 'kind', 'value'] }),
+  fc.record({ code: codedValue, kind: fc.constant('coded' as const), value: fc.oneof(codedValue, requiredText) }, { requiredKeys: ['code', 'kind', 'value'] }),
+);
+
+export const assessment: fc.Arbitrary<Assessment> = fc.record(
+  {
+    patientId: fc.constant(PATIENT_ID),
+    assessmentId: requiredText,
+    code: codedValue,
+    performedAt: isoDateTime,
+    performer: optional(clinician),
+    items: fc.array(assessmentItem, { maxLength: 5 }),
+    total: optional(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.double())),
+    interpretation: optional(hostileText),
+  },
+  { requiredKeys: ['patientId', 'assessmentId', 'code', 'performedAt', 'items'] },
+);
+
+export const labResult: fc.Arbitrary<LabResultSummary> = fc.record({
+  resultId: requiredText,
+  accessionNumber: requiredText,
+  status: fc.constantFrom('preliminary', 'final', 'corrected', 'amended', 'cancelled' as const),
+  resultedAt: isoDateTime,
+  results: fc.array(
+    fc.record(
+      { testName: requiredText, result: fc.oneof(numericText, hostileText), units: optional(hostileText), referenceRange: optional(hostileText) },
+      { requiredKeys: ['testName', 'result'] },
+    ),
+    { maxLength: 3 },
+  ),
+});

@@ -1,0 +1,435 @@
+/**
+ * Property tests: chart data with hostile text in every text field (names, address, telecoms, note text,
+ * assessment text, display texts, locations, ids, header namespaces) must give a message that
+ * - the independent structure validator accepts,
+ * - @medplum/core and hl7v2 both split into exactly the expected segments,
+ * - gives back every value (modulo the documented transforms, see round-trip.ts),
+ * - declares MSH-18 `UNICODE UTF-8` if and only if it holds a character outside ASCII.
+ * Fixed seeds; 200 runs per builder.
+ */
+import fc from 'fast-check';
+import type { Assessment, AssessmentItem, ChartRecord, Clinician, CodedValue, Encounter, Note, Patient, PersonName } from '../../lib/chart/types';
+import {
+  encodeAssessmentMessage,
+  encodeEncounterMessage,
+  encodeNoteMessage,
+  encodePatientAdtMessage,
+  encodePatientSummaryMessage,
+  type LabResultSummary,
+  type MessageHeaderContext,
+} from '../../lib/hl7';
+import * as arb from './arbitraries';
+import type { ValueAddress } from './parsers';
+import { type ExpectedValue, parsedSegmentNames, roundTripFailures, type ValueKind } from './round-trip';
+import { validateHl7Message } from './structure-validator';
+
+const RUNS = 200;
+
+/** The message a builder should produce, described independently of the encoder. */
+class ExpectedMessage {
+  readonly segmentNames: string[] = ['MSH'];
+  readonly values: ExpectedValue[] = [];
+  private readonly occurrences = new Map<string, number>();
+
+  /** Appends a segment; returns its occurrence index among segments of the same name. */
+  segment(name: string): number {
+    const occurrence = this.occurrences.get(name) ?? 0;
+    this.occurrences.set(name, occurrence + 1);
+    this.segmentNames.push(name);
+    return occurrence;
+  }
+
+  value(at: ValueAddress, value: string | undefined, kind: ValueKind = 'text'): void {
+    this.values.push({ at, value: value ?? '', kind });
+  }
+
+  name(segment: string, occurrence: number, field: number, name: PersonName, firstComponent = 1, repetition?: number): void {
+    const parts = [name.family, name.given, name.middle, name.suffix, name.prefix];
+    parts.forEach((part, index) => this.value({ segment, occurrence, field, component: firstComponent + index, repetition }, part));
+  }
+
+  clinician(segment: string, occurrence: number, field: number, clinician: Clinician): void {
+    this.value({ segment, occurrence, field, component: 1 }, clinician.id);
+    this.name(segment, occurrence, field, clinician.name, 2);
+  }
+
+  coded(segment: string, occurrence: number, field: number, coded: CodedValue): void {
+    this.value({ segment, occurrence, field, component: 1 }, coded.code);
+    this.value({ segment, occurrence, field, component: 2 }, coded.display);
+    this.value({ segment, occurrence, field, component: 3 }, coded.system);
+  }
+}
+
+const NON_ASCII = /[^\u0000-\u007F]/;
+const NM = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+const LINE_BREAK = /[\r\n]/;
+
+function textKind(text: string): { type: 'ST' | 'TX'; kind: ValueKind } {
+  return LINE_BREAK.test(text) ? { type: 'TX', kind: 'formatted' } : { type: 'ST', kind: 'text' };
+}
+
+function checkMessage(message: string, structure: string, expected: ExpectedMessage): void {
+  const report = validateHl7Message(message);
+  expect(report.issues).toEqual([]);
+  expect(report.structure).toBe(structure);
+  expect(parsedSegmentNames(message)).toEqual({ medplum: expected.segmentNames, hl7v2: expected.segmentNames });
+  const msh18 = message.split('\r')[0]?.split('|')[17] ?? '';
+  expect(msh18 === 'UNICODE UTF-8').toBe(NON_ASCII.test(message));
+  expect(roundTripFailures(message, expected.values)).toEqual([]);
+}
+
+function expectHeader(expected: ExpectedMessage, header: MessageHeaderContext, trigger: string, structure: string): void {
+  expected.value({ segment: 'MSH', field: 3 }, header.sendingApplication);
+  expected.value({ segment: 'MSH', field: 4 }, header.sendingFacility);
+  expected.value({ segment: 'MSH', field: 5 }, header.receivingApplication);
+  expected.value({ segment: 'MSH', field: 6 }, header.receivingFacility);
+  expected.value({ segment: 'MSH', field: 9, component: 2 }, trigger);
+  expected.value({ segment: 'MSH', field: 9, component: 3 }, structure);
+  expected.value({ segment: 'MSH', field: 10 }, header.controlId);
+}
+
+function expectPatient(expected: ExpectedMessage, patient: Patient, detail: 'core' | 'full'): void {
+  const pid = expected.segment('PID');
+  expected.value({ segment: 'PID', occurrence: pid, field: 3, component: 1 }, patient.mrn);
+  expected.value({ segment: 'PID', occurrence: pid, field: 3, component: 4 }, patient.assigningAuthority);
+  expected.value({ segment: 'PID', occurrence: pid, field: 3, component: 5 }, 'MR');
+  expected.name('PID', pid, 5, patient.name);
+  expected.value({ segment: 'PID', occurrence: pid, field: 7 }, patient.birthDate?.replace(/-/g, ''));
+  expected.value({ segment: 'PID', occurrence: pid, field: 8 }, patient.sex);
+  if (detail === 'core') {
+    return;
+  }
+  const address = patient.address ?? {};
+  expected.value({ segment: 'PID', field: 11, component: 1, subcomponent: 1 }, address.line1);
+  [address.line2, address.city, address.state, address.postalCode, address.country].forEach((part, index) =>
+    expected.value({ segment: 'PID', field: 11, component: index + 2 }, part),
+  );
+  if (patient.phone) {
+    expected.value({ segment: 'PID', field: 13, component: 1, repetition: 0 }, patient.phone);
+  }
+  if (patient.email) {
+    expected.value({ segment: 'PID', field: 13, component: 4, repetition: patient.phone ? 1 : 0 }, patient.email);
+  }
+  const codedFields: Array<[number, CodedValue | undefined]> = [
+    [10, patient.race],
+    [15, patient.language],
+    [16, patient.maritalStatus],
+    [22, patient.ethnicity],
+  ];
+  for (const [field, coded] of codedFields) {
+    expected.coded('PID', pid, field, coded ?? { code: '' });
+  }
+  if (patient.primaryCareProvider) {
+    expected.clinician('PD1', expected.segment('PD1'), 4, patient.primaryCareProvider);
+  }
+  for (const kin of patient.nextOfKin ?? []) {
+    const nk1 = expected.segment('NK1');
+    expected.value({ segment: 'NK1', occurrence: nk1, field: 1 }, String(nk1 + 1));
+    expected.name('NK1', nk1, 2, kin.name);
+    expected.coded('NK1', nk1, 3, kin.relationship ?? { code: '' });
+    expected.value({ segment: 'NK1', occurrence: nk1, field: 5, component: 1 }, kin.phone);
+  }
+}
+
+function expectVisit(expected: ExpectedMessage, encounter: Encounter): void {
+  const pv1 = expected.segment('PV1');
+  expected.value({ segment: 'PV1', occurrence: pv1, field: 2 }, encounter.patientClass);
+  expected.value({ segment: 'PV1', occurrence: pv1, field: 3, component: 1 }, encounter.location);
+  if (encounter.attending) {
+    expected.clinician('PV1', pv1, 7, encounter.attending);
+  }
+  expected.value({ segment: 'PV1', occurrence: pv1, field: 19, component: 1 }, encounter.encounterId);
+  expected.value({ segment: 'PV1', occurrence: pv1, field: 44 }, arb.expectedTimestamp(encounter.admitAt), 'timestamp');
+  if (encounter.reason) {
+    const pv2 = expected.segment('PV2');
+    expected.value({ segment: 'PV2', occurrence: pv2, field: 3, component: 2 }, encounter.reason);
+  }
+}
+
+/** OBX expectations; returns the OBX occurrence. */
+function expectObservation(expected: ExpectedMessage, setId: number, valueType: string, identifier: CodedValue): number {
+  const obx = expected.segment('OBX');
+  expected.value({ segment: 'OBX', occurrence: obx, field: 1 }, String(setId));
+  expected.value({ segment: 'OBX', occurrence: obx, field: 2 }, valueType);
+  expected.coded('OBX', obx, 3, identifier);
+  return obx;
+}
+
+function expectObservationRequest(expected: ExpectedMessage, setId: number, serviceCode: string): number {
+  const obr = expected.segment('OBR');
+  expected.value({ segment: 'OBR', occurrence: obr, field: 1 }, String(setId));
+  expected.value({ segment: 'OBR', occurrence: obr, field: 4, component: 1 }, serviceCode);
+  return obr;
+}
+
+function expectNoteGroup(expected: ExpectedMessage, setId: number, note: Note): void {
+  const obr = expectObservationRequest(expected, setId, 'NOTE');
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, note.noteId);
+  const obx = expectObservation(expected, 1, 'TX', { code: 'NOTE', display: 'ChartNote', system: 'L' });
+  expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, note.text, 'formatted');
+  expected.clinician('OBX', obx, 16, note.author);
+}
+
+function expectItemValue(expected: ExpectedMessage, obx: number, item: AssessmentItem): string {
+  const at = (component?: number): ValueAddress => ({ segment: 'OBX', occurrence: obx, field: 5, component });
+  const { value } = item;
+  if (typeof value === 'object') {
+    expected.coded('OBX', obx, 5, value);
+    return 'CE';
+  }
+  const text = String(value);
+  if (item.kind === 'coded') {
+    expected.value(at(1), text);
+    return 'CE';
+  }
+  if (item.kind === 'numeric' && NM.test(text)) {
+    expected.value(at(), text);
+    return 'NM';
+  }
+  const { type, kind } = textKind(text);
+  expected.value(at(), text, kind);
+  return type;
+}
+
+function expectAssessmentGroup(expected: ExpectedMessage, setId: number, assessment: Assessment): void {
+  const obr = expectObservationRequest(expected, setId, assessment.code.code);
+  expected.coded('OBR', obr, 4, assessment.code);
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, assessment.assessmentId);
+  let observation = 0;
+  for (const item of assessment.items) {
+    observation += 1;
+    const obx = expected.segment('OBX');
+    expected.value({ segment: 'OBX', occurrence: obx, field: 1 }, String(observation));
+    expected.coded('OBX', obx, 3, item.code);
+    expected.value({ segment: 'OBX', occurrence: obx, field: 2 }, expectItemValue(expected, obx, item));
+    expected.value({ segment: 'OBX', occurrence: obx, field: 6, component: 1 }, item.units);
+    expected.value({ segment: 'OBX', occurrence: obx, field: 11 }, 'F');
+    expected.value({ segment: 'OBX', occurrence: obx, field: 14 }, arb.expectedTimestamp(assessment.performedAt), 'timestamp');
+    if (assessment.performer) {
+      expected.clinician('OBX', obx, 16, assessment.performer);
+    }
+  }
+  if (assessment.total !== undefined) {
+    observation += 1;
+    const total = String(assessment.total);
+    const obx = expectObservation(expected, observation, NM.test(total) ? 'NM' : 'ST', { code: 'TOTAL', display: 'Total score', system: 'L' });
+    expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, total);
+  }
+  if (assessment.interpretation) {
+    observation += 1;
+    const { type, kind } = textKind(assessment.interpretation);
+    const obx = expectObservation(expected, observation, type, { code: 'INTERPRETATION', display: 'Interpretation', system: 'L' });
+    expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, assessment.interpretation, kind);
+  }
+}
+
+/** The encounter group of the patient summary (visit details and orders as observations). */
+function expectEncounterSummaryGroup(expected: ExpectedMessage, setId: number, encounter: Encounter): void {
+  const obr = expectObservationRequest(expected, setId, 'ENCOUNTER');
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, encounter.encounterId);
+  let observation = 1;
+  const classObx = expectObservation(expected, observation, 'CE', { code: 'PATIENT_CLASS', display: 'Patient class', system: 'L' });
+  expected.value({ segment: 'OBX', occurrence: classObx, field: 5, component: 1 }, encounter.patientClass);
+  if (encounter.location) {
+    const { type, kind } = textKind(encounter.location);
+    const obx = expectObservation(expected, ++observation, type, { code: 'LOCATION', display: 'Location', system: 'L' });
+    expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, encounter.location, kind);
+  }
+  if (encounter.attending) {
+    const obx = expectObservation(expected, ++observation, 'XCN', { code: 'ATTENDING', display: 'Attending doctor', system: 'L' });
+    expected.clinician('OBX', obx, 5, encounter.attending);
+  }
+  if (encounter.reason) {
+    const { type, kind } = textKind(encounter.reason);
+    const obx = expectObservation(expected, ++observation, type, { code: 'ADMIT_REASON', display: 'Admit reason', system: 'L' });
+    expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, encounter.reason, kind);
+  }
+  (encounter.diagnoses ?? []).forEach((diagnosis, index) => {
+    const obx = expectObservation(expected, ++observation, 'CE', { code: 'DIAGNOSIS', display: 'Diagnosis', system: 'L' });
+    expected.value({ segment: 'OBX', occurrence: obx, field: 4 }, String(index + 1));
+    expected.coded('OBX', obx, 5, diagnosis);
+  });
+  (encounter.orders ?? []).forEach((order, index) => {
+    const subId = String(index + 1);
+    const codeObx = expectObservation(expected, ++observation, 'CE', { code: 'ORDER', display: 'Order', system: 'L' });
+    expected.value({ segment: 'OBX', occurrence: codeObx, field: 4 }, subId);
+    expected.coded('OBX', codeObx, 5, order.code);
+    const idObx = expectObservation(expected, ++observation, textKind(order.orderId).type, { code: 'ORDER_ID', display: 'Order id', system: 'L' });
+    expected.value({ segment: 'OBX', occurrence: idObx, field: 5 }, order.orderId, textKind(order.orderId).kind);
+    if (order.status) {
+      const obx = expectObservation(expected, ++observation, textKind(order.status).type, { code: 'ORDER_STATUS', display: 'Order status', system: 'L' });
+      expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, order.status, textKind(order.status).kind);
+    }
+    if (order.orderingProvider) {
+      const obx = expectObservation(expected, ++observation, 'XCN', { code: 'ORDERING_PROVIDER', display: 'Ordering provider', system: 'L' });
+      expected.clinician('OBX', obx, 5, order.orderingProvider);
+    }
+  });
+}
+
+const LAB_STATUS = { preliminary: 'P', final: 'F', corrected: 'C', amended: 'C', cancelled: 'X' } as const;
+
+function expectLabGroup(expected: ExpectedMessage, setId: number, lab: LabResultSummary): void {
+  const obr = expectObservationRequest(expected, setId, 'LAB');
+  expected.value({ segment: 'OBR', occurrence: obr, field: 2 }, lab.resultId);
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, lab.accessionNumber);
+  expected.value({ segment: 'OBR', occurrence: obr, field: 25 }, LAB_STATUS[lab.status]);
+  lab.results.forEach((result, index) => {
+    const numeric = NM.test(result.result);
+    const { type, kind } = numeric ? { type: 'NM', kind: 'text' as const } : textKind(result.result);
+    const obx = expectObservation(expected, index + 1, type, { code: '', display: result.testName });
+    expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, result.result, kind);
+    expected.value({ segment: 'OBX', occurrence: obx, field: 6, component: 1 }, result.units);
+    expected.value({ segment: 'OBX', occurrence: obx, field: 7 }, result.referenceRange);
+    expected.value({ segment: 'OBX', occurrence: obx, field: 11 }, LAB_STATUS[lab.status]);
+  });
+}
+
+function withPatient<T extends { patientId: string }>(record: T, patient: Patient): T {
+  return { ...record, patientId: patient.patientId };
+}
+
+describe('property: hostile text round-trips through every builder', () => {
+  test('encodeNoteMessage', () => {
+    fc.assert(
+      fc.property(arb.header, arb.patient, arb.optional(arb.encounter), arb.note, (header, patient, encounterOrNone, rawNote) => {
+        const encounter = encounterOrNone && withPatient(encounterOrNone, patient);
+        const note = { ...withPatient(rawNote, patient), encounterId: encounter?.encounterId };
+        const message = encodeNoteMessage({ header, patient, encounter, note });
+
+        const expected = new ExpectedMessage();
+        expectHeader(expected, header, 'T02', 'MDM_T02');
+        expected.segment('EVN');
+        expectPatient(expected, patient, 'core');
+        const pv1 = expected.segment('PV1');
+        expected.value({ segment: 'PV1', field: 2 }, encounter?.patientClass ?? 'N');
+        expected.value({ segment: 'PV1', field: 3, component: 1 }, encounter?.location);
+        expected.clinician('PV1', pv1, 7, encounter?.attending ?? note.author);
+        const txa = expected.segment('TXA');
+        expected.clinician('TXA', txa, 5, note.author);
+        expected.clinician('TXA', txa, 9, note.author);
+        expected.value({ segment: 'TXA', field: 4 }, arb.expectedTimestamp(note.createdAt), 'timestamp');
+        expected.value({ segment: 'TXA', field: 12 }, note.noteId);
+        expected.segment('OBX');
+        expected.value({ segment: 'OBX', field: 5 }, note.text, 'formatted');
+        checkMessage(message, 'MDM_T02', expected);
+      }),
+      { seed: 2510201, numRuns: RUNS },
+    );
+  });
+
+  test('encodePatientAdtMessage', () => {
+    fc.assert(
+      fc.property(arb.header, arb.patient, (header, patient) => {
+        const message = encodePatientAdtMessage({ header, patient });
+        const expected = new ExpectedMessage();
+        expectHeader(expected, header, 'A08', 'ADT_A01');
+        expected.segment('EVN');
+        expectPatient(expected, patient, 'full');
+        expected.segment('PV1');
+        expected.value({ segment: 'PV1', field: 2 }, 'N');
+        checkMessage(message, 'ADT_A01', expected);
+      }),
+      { seed: 2510202, numRuns: RUNS },
+    );
+  });
+
+  test('encodeEncounterMessage', () => {
+    fc.assert(
+      fc.property(arb.header, arb.patient, arb.encounter, (header, patient, rawEncounter) => {
+        const encounter = withPatient(rawEncounter, patient);
+        const message = encodeEncounterMessage({ header, patient, encounter });
+        const expected = new ExpectedMessage();
+        expectHeader(expected, header, 'R01', 'ORU_R01');
+        expectPatient(expected, patient, 'core');
+        expectVisit(expected, encounter);
+        const obr = expectObservationRequest(expected, 1, 'ENCOUNTER');
+        const status = encounter.dischargeAt ? 'F' : 'P';
+        expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, encounter.encounterId);
+        expected.value({ segment: 'OBR', occurrence: obr, field: 25 }, status);
+        (encounter.diagnoses ?? []).forEach((diagnosis, index) => {
+          const obx = expectObservation(expected, index + 1, 'CE', { code: 'DIAGNOSIS', display: 'Diagnosis', system: 'L' });
+          expected.coded('OBX', obx, 5, diagnosis);
+          expected.value({ segment: 'OBX', occurrence: obx, field: 11 }, status);
+        });
+        (encounter.orders ?? []).forEach((order, index) => {
+          const orc = expected.segment('ORC');
+          expected.value({ segment: 'ORC', occurrence: orc, field: 2 }, order.orderId);
+          if (order.orderingProvider) {
+            expected.clinician('ORC', orc, 12, order.orderingProvider);
+          }
+          const orderObr = expectObservationRequest(expected, index + 2, order.code.code);
+          expected.coded('OBR', orderObr, 4, order.code);
+          expected.value({ segment: 'OBR', occurrence: orderObr, field: 2 }, order.orderId);
+        });
+        checkMessage(message, 'ORU_R01', expected);
+      }),
+      { seed: 2510203, numRuns: RUNS },
+    );
+  });
+
+  test('encodeAssessmentMessage', () => {
+    fc.assert(
+      fc.property(arb.header, arb.patient, arb.optional(arb.encounter), arb.assessment, (header, patient, encounterOrNone, rawAssessment) => {
+        const encounter = encounterOrNone && withPatient(encounterOrNone, patient);
+        const assessment = { ...withPatient(rawAssessment, patient), encounterId: encounter?.encounterId };
+        const message = encodeAssessmentMessage({ header, patient, encounter, assessment });
+        const expected = new ExpectedMessage();
+        expectHeader(expected, header, 'R01', 'ORU_R01');
+        expectPatient(expected, patient, 'core');
+        if (encounter) {
+          expectVisit(expected, encounter);
+        }
+        expectAssessmentGroup(expected, 1, assessment);
+        checkMessage(message, 'ORU_R01', expected);
+      }),
+      { seed: 2510204, numRuns: RUNS },
+    );
+  });
+
+  const chartRecord: fc.Arbitrary<ChartRecord> = fc.oneof(
+    arb.encounter.map((record): ChartRecord => ({ kind: 'encounter', at: record.admitAt, record })),
+    arb.note.map((record): ChartRecord => ({ kind: 'note', at: record.createdAt, record })),
+    arb.assessment.map((record): ChartRecord => ({ kind: 'assessment', at: record.performedAt, record })),
+  );
+
+  test('encodePatientSummaryMessage', () => {
+    fc.assert(
+      fc.property(
+        arb.header,
+        arb.patient,
+        fc.array(chartRecord, { maxLength: 4 }),
+        arb.optional(fc.array(arb.labResult, { maxLength: 2 })),
+        (header, patient, records, labResults) => {
+          const message = encodePatientSummaryMessage({ header, patient, records, labResults });
+          const expected = new ExpectedMessage();
+          expectHeader(expected, header, 'R01', 'ORU_R01');
+          expectPatient(expected, patient, 'full');
+          // Both lists are newest first; a lab result goes before the next record only when strictly newer.
+          const remainingLabs = [...(labResults ?? [])];
+          const groups: Array<ChartRecord | LabResultSummary> = [];
+          for (const record of records) {
+            while (remainingLabs[0] && new Date(remainingLabs[0].resultedAt) > new Date(record.at)) {
+              groups.push(remainingLabs.shift() as LabResultSummary);
+            }
+            groups.push(record);
+          }
+          groups.push(...remainingLabs);
+          let setId = 0;
+          for (const group of groups) {
+            setId += 1;
+            if (!('kind' in group)) expectLabGroup(expected, setId, group);
+            else if (group.kind === 'note') expectNoteGroup(expected, setId, group.record);
+            else if (group.kind === 'assessment') expectAssessmentGroup(expected, setId, group.record);
+            else expectEncounterSummaryGroup(expected, setId, group.record);
+          }
+          if (setId === 0) {
+            expectObservationRequest(expected, 1, 'NO_RECORDS');
+          }
+          checkMessage(message, 'ORU_R01', expected);
+        },
+      ),
+      { seed: 2510205, numRuns: RUNS },
+    );
+  });
+});
