@@ -7,15 +7,13 @@
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
-import { logger } from '../lib/observability/logger';
 import { formsDependencies } from '../lib/forms/dependencies';
 import { getInboxPacket } from '../lib/forms/inbox';
 
 export const handler = httpEndpoint('getInboxPacket', async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
+  request.audit({ action: 'inbox.read', resourceIds: { packetId: packetId.slice(0, 128) } });
   const packet = await getInboxPacket(formsDependencies(), packetId);
   if (!packet) throw new HttpProblem('notFound', 'no inbox packet with this id');
-  // who read which packet (ids only): the PHI access trail until the shared audit writer exists
-  logger.info('forms.inbox.packet_viewed', { requestId: request.requestId, packetId: packet.packetId, keyId: request.principal.keyId, partnerId: request.principal.partnerId });
   return jsonResponse(200, { ...packet, requestId: request.requestId });
 });

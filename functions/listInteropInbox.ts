@@ -29,6 +29,7 @@ export const handler = httpEndpoint('listInteropInbox', async (request) => {
   const state = stateParam as PacketState;
   const limit = optionalIntegerParameter(event, 'limit', { min: 1, max: MAX_INBOX_LIMIT, fallback: DEFAULT_INBOX_LIMIT });
   const cursor = single(event, 'cursor');
+  request.audit({ action: 'inbox.list', resourceIds: { state } });
   try {
     const page = await listInbox(formsDependencies(), { state, limit, cursor });
     return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });

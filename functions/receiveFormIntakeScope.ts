@@ -29,6 +29,9 @@ export const handler = httpEndpoint('receiveFormIntakeScope', async (request) =>
   if (!validation.ok) throw new HttpProblem('validation', 'the form packet failed validation', { errors: validation.errors });
 
   const result = await receiveFormPacket(validation.body, request.principal, request.now, formsDependencies());
+  if (result.kind === 'created' || result.kind === 'duplicate') {
+    request.audit({ action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate', patientId: result.packet.patientId, resourceIds: { packetId: result.packet.packetId } });
+  }
   switch (result.kind) {
     case 'created':
       return answer('accepted', result.packet, request.requestId);

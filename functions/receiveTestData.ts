@@ -21,5 +21,7 @@ export const handler = httpEndpoint('receiveTestData', async (request) => {
     { body: value, principal: request.principal, requestId: request.requestId, requestIdSupplied: request.requestIdSupplied, now: request.now },
     receiveServices(),
   );
+  // lab patient ids are kept out of plain storage (see docs/lab-results.md): the trail names the result
+  request.audit({ action: outcome.body.duplicate ? 'results.store_duplicate' : 'results.store', resourceIds: { resultId: outcome.body.resultId, version: outcome.body.version } });
   return jsonResponse(outcome.status, outcome.body, outcome.replayed ? { 'idempotent-replayed': 'true' } : undefined);
 });

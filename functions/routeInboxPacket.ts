@@ -18,6 +18,7 @@ export const handler = httpEndpoint('routeInboxPacket', async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   const { value } = readJsonBody(request.event);
   const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');
+  request.audit({ action: 'inbox.route', patientId: body.patientId, resourceIds: { packetId: packetId.slice(0, 128) } });
   const result = await routeInboxPacket(formsDependencies(), { packetId, patientId: body.patientId, reviewer: request.principal, now: request.now });
   switch (result.kind) {
     case 'packet_not_found':

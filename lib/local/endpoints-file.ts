@@ -8,6 +8,7 @@ export const ENDPOINTS_FILE = path.resolve(__dirname, '..', '..', '.local', 'end
  * caller's environment already points somewhere (e.g. a deployed stage). Returns where it came from.
  */
 export function useLocalStackEnvironment(): 'environment' | 'local-stack' {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   if (process.env.AWS_ENDPOINT_URL_DYNAMODB || process.env.CHART_TABLE) return 'environment';
   if (!existsSync(ENDPOINTS_FILE)) {
     throw new Error(`no running local stack found (${path.relative(process.cwd(), ENDPOINTS_FILE)} is missing): run \`npm start\` first, or set the stage's environment`);

@@ -18,7 +18,15 @@ import { loadDemoKeys } from './demo-keys';
 import { startApiServer, type ApiServer } from './api-gateway';
 import { startKmsServer } from './kms-server';
 import { ChartStore } from '../chart/chart-store';
-import { loadDemoChart } from '../chart/demo-data';
+import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
+import type { Patient } from '../chart/types';
+import { indexPatientsForMatching } from '../forms/match-index';
+import { startLocalFormWorkers } from './form-workers';
+
+function demoPatients(): Patient[] {
+  const doc = demoChartDocument() as { patients: Array<Patient & Record<string, unknown>> };
+  return doc.patients.map(({ encounters: _e, notes: _n, assessments: _a, ...patient }) => patient as Patient);
+}
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -35,6 +43,8 @@ export interface LocalStackOptions {
   loadDemoData?: boolean;
   /** extra environment for the handlers (e.g. a smaller anonymous limit in tests) */
   env?: Record<string, string>;
+  /** poll the matching queue and run the sweeper in-process, as the cloud's triggers would (default true) */
+  backgroundWorkers?: boolean;
 }
 
 export interface LocalStack {
@@ -152,11 +162,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const now = new Date();
       await loadDemoKeys(new ApiKeyStore(db, tables.keys), now);
       await loadDemoChart(new ChartStore(db, tables.chart));
+      // the form matcher finds candidates through its own keyed index of the chart's patients
+      await indexPatientsForMatching(demoPatients(), { now });
     }
 
     const api: ApiServer = await startApiServer({ host, port: ports.api });
     closers.push(api);
     urls.api = api.url;
+    if (options.backgroundWorkers !== false) {
+      // stopped before the servers they talk to (closers run in reverse)
+      const workers = startLocalFormWorkers({ intervalMs: 200, sweepIntervalMs: 30_000 });
+      closers.push({ close: () => workers.stop() });
+    }
     closers.push({ close: async () => resetClients() });
 
     return { urls, tables, queues, bucket, kmsKeyId: LOCAL_KMS_KEY_ALIAS, env, close: closeAll };

@@ -3,6 +3,8 @@
  * Data lives under .local/ (git-ignored), so a restart keeps everything.
  */
 import path from 'node:path';
+// the local machine may run Node 20; the deployed runtime is newer, so the SDK's notice is moot here
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { DEFAULT_PORTS, startLocalStack, writeEndpointsFile } from './stack';
 import { DEMO_KEYS } from './demo-keys';
 

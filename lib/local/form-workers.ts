@@ -18,8 +18,8 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws/clients';
 import { requireEnv } from '../aws/environment';
 import { BackgroundFunctions, Env } from '../config/service';
-import { loadHandler } from '../local/function-registry';
-import { lambdaContext } from '../local/lambda-context';
+import { loadHandler } from './function-registry';
+import { lambdaContext } from './lambda-context';
 import { logger } from '../observability/logger';
 
 export interface LocalFormWorkersOptions {
