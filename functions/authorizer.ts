@@ -1,5 +1,6 @@
 /**
- * Lambda REQUEST authorizer in front of every endpoint (identity source: x-api-key).
+ * Lambda REQUEST authorizer in front of every endpoint. It has no identity source (so a request
+ * without x-api-key still reaches it and gets the same problem+json 401 and anonymous rate limit).
  * It runs the service's one access rule (lib/keys/access-decision.ts) and hands the decision to
  * the endpoint in the authorizer context; the endpoint's pipeline answers 401/403/429 with the
  * problem+json body and rate-limit headers, so every refusal looks the same locally and in the cloud.
@@ -11,6 +12,7 @@ import { endpointByRoute } from '../lib/config/service';
 import { Env } from '../lib/config/service';
 import { headerValues } from '../lib/http/headers';
 import { decideAccess } from '../lib/keys/access-decision';
+import { hashApiKey } from '../lib/keys/api-key';
 import { encodeDecision } from '../lib/keys/authorizer-context';
 import { accessDependencies } from '../lib/keys/access-dependencies';
 import { logger } from '../lib/observability/logger';
@@ -30,7 +32,9 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     partnerId: decision.principal?.partnerId,
     durationMs: Date.now() - started,
   });
-  const usageIdentifierKey = decision.principal && decision.outcome !== 'unauthenticated' ? apiKeys[0]?.trim() : process.env[Env.anonUsageIdentifier];
+  // API Gateway usage plans meter by an API Gateway key whose value is the SHA-256 of the
+  // partner's secret (never the secret itself); callers without a valid key share the anonymous plan
+  const usageIdentifierKey = decision.principal && decision.outcome !== 'unauthenticated' ? hashApiKey(apiKeys[0]!.trim()) : process.env[Env.anonUsageIdentifier];
   return {
     principalId: decision.principal?.keyId ?? 'anonymous',
     policyDocument: {

@@ -5,8 +5,8 @@
  * gateway responses, KMS-encrypted access/execution logs, X-Ray, and a WAF web ACL.
  *
  * How a request is metered: the authorizer (functions/authorizer.ts) always answers Allow and puts
- * its decision in the context. As `usageIdentifierKey` it returns the caller's own key when the key
- * is valid, otherwise the anonymous plan's key. The gateway then applies that key's usage plan
+ * its decision in the context. As `usageIdentifierKey` it returns the SHA-256 hex of the caller's
+ * key when the key is valid, otherwise the anonymous plan's key. The gateway then applies that key's usage plan
  * (throttle/quota) and invokes the endpoint, whose pipeline renders 401/403/429 as problem+json
  * with x-ratelimit-* headers. So a partner key must exist twice: as a hash in the keys table
  * (what the authorizer checks) and as an API Gateway key in its tier's usage plan (what the

@@ -9,7 +9,7 @@ export interface CodedValue {
   code: string;
   /** display text */
   display?: string;
-  /** coding system name as HL7 table 0396 spells it: "I10" (ICD-10-CM), "SCT", "LN", "CPT4", "L" (local)... */
+  /** coding system name as HL7 table 0396 spells it: "I10" (ICD-10-CM), "SCT", "LN", "C4", "L" (local)... */
   system?: string;
 }
 

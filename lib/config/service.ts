@@ -127,7 +127,7 @@ export interface QueueDefinition {
   maxReceiveCount: number;
 }
 export const Queues: Record<QueueId, QueueDefinition> = {
-  matching: { id: 'matching', baseName: 'form-matching', env: Env.matchingQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+  matching: { id: 'matching', baseName: 'form-matching', env: Env.matchingQueueUrl, visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   notifications: { id: 'notifications', baseName: 'result-notifications', env: Env.notificationsQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
 };
 
