@@ -110,7 +110,7 @@ describe('lists CloudFormation would reject are refused at synthesis', () => {
 
   test.each([
     ['duplicate name', [queueFn({ name: AuthorizerFunction.name })], /used twice/],
-    ['timeout above the queue visibility timeout', [queueFn({ timeoutSeconds: 61 })], /exceeds the visibility timeout/],
+    ['timeout above the queue visibility timeout', [queueFn({ timeoutSeconds: 181 })], /exceeds the visibility timeout/],
     ['queue function without a queue', [queueFn({ queue: undefined })], /must name a queue/],
     ['two consumers of one queue', [queueFn({ name: 'a' }), queueFn({ name: 'b' })], /two consumers/],
     ['schedule without an expression', [{ ...queueFn(), kind: 'schedule' as const, queue: undefined, schedule: 'every 5 minutes' }], /rate\(\.\.\.\) or cron/],
