@@ -66,7 +66,8 @@ export const Tables: Record<TableId, TableDefinition> = {
     env: Env.chartTable,
     partitionKey: 'pk', // PATIENT#<patientId>
     sortKey: 'sk', // PATIENT | ENCOUNTER#<id> | NOTE#<id> | ASSESSMENT#<id>
-    // a patient's records across kinds, newest first: timeline = <ISO time>#<kind>#<id>
+    // a patient's records across kinds, newest first: timeline = <UTC instant>#<kind>#<id>;
+    // the patient item's timeline is `PATIENT`, which sorts after every instant (first in a newest-first Query)
     indexes: [{ name: 'byTimeline', kind: 'local', sortKey: 'timeline' }],
   },
   keys: {

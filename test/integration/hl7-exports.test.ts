@@ -81,4 +81,29 @@ describe('HL7 exports of every demo record', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
   });
+
+  it('includes the patient\'s lab results in the summary, newest first, still valid', async () => {
+    const body = {
+      data: {
+        senderID: 'demo-lab',
+        patientID: 'demo-patient-5',
+        accessionNumber: 'SUMMARY-ACC-1',
+        status: 'final',
+        ResultedDateUTC: '2026-01-02T03:04:05Z',
+        results: [
+          { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+          { testName: 'Comment', result: 'Hemolysed | repeat ^ soon', units: '' },
+        ],
+      },
+    };
+    const posted = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(posted.status).toBe(200);
+    const res = await call(stack, 'GET', '/exportHl7PatientSummary?patientId=demo-patient-5', { headers: { 'x-api-key': 'demo-export-key' } });
+    expect(res.status).toBe(200);
+    expect(validateHl7Message(res.text).issues).toEqual([]);
+    const segments = res.text.split('\r');
+    const obr = segments.find((s) => s.startsWith('OBR|'))!;
+    expect(obr.split('|')[3]).toBe('SUMMARY-ACC-1');
+    expect(segments.filter((s) => s.startsWith('OBX|')).map((s) => s.split('|')[5])).toEqual(['98', 'Hemolysed \\F\\ repeat \\S\\ soon']);
+  });
 });
