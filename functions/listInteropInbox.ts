@@ -9,7 +9,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
 import { optionalIntegerParameter } from '../lib/http/query';
-import { formsDependencies } from '../lib/forms/dependencies';
+import { formsDependenciesWith } from '../lib/forms/table-dependencies';
 import { DEFAULT_INBOX_LIMIT, InvalidCursorError, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
 import type { PacketState } from '../lib/forms/types';
 
@@ -31,7 +31,7 @@ export const handler = httpEndpoint('listInteropInbox', async (request) => {
   const cursor = single(event, 'cursor');
   request.audit({ action: 'inbox.list', resourceIds: { state } });
   try {
-    const page = await listInbox(formsDependencies(), { state, limit, cursor });
+    const page = await listInbox(formsDependenciesWith('listInteropInbox'), { state, limit, cursor });
     return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });
   } catch (error) {
     if (error instanceof InvalidCursorError) throw new HttpProblem('validation', error.message, { errors: [{ parameter: 'cursor', message: 'is not a cursor returned by this list' }] });

@@ -6,13 +6,14 @@
  * and comes back; the others are deleted. Re-delivery is harmless: the packet's state decides.
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { formsDependencies } from '../lib/forms/dependencies';
+import { matchKeys, packetCipher } from '../lib/forms/kms-dependencies';
 import { matchPacket } from '../lib/forms/matching';
 import { parseMatchingMessage } from '../lib/forms/matching-queue';
+import { formsDependenciesWith, patientDirectory } from '../lib/forms/table-dependencies';
 import { logger } from '../lib/observability/logger';
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const deps = formsDependencies();
+  const deps = formsDependenciesWith('matchFormPackets', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys });
   const failures: SQSBatchItemFailure[] = [];
   await Promise.all(
     (event.Records ?? []).map(async (record) => {

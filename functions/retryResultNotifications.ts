@@ -4,12 +4,12 @@
  * pending partition of the results table's byPatient index; never scans. See lib/results/retry.ts.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { labResultStore, resultNotifier } from '../lib/results/services';
+import { notificationRetryServices } from '../lib/results/retry-services';
 import { retryPendingNotifications, type RetrySummary } from '../lib/results/retry';
 
 export async function handler(_event: ScheduledEvent | Record<string, unknown>, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<RetrySummary> {
   return retryPendingNotifications(
-    { store: labResultStore({ documents: false }), notifier: resultNotifier() },
+    notificationRetryServices(),
     { now: () => new Date(), remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 },
   );
 }

@@ -4,7 +4,8 @@
  * and hands packets queued 20 times without a decision to staff (pending_review, matching_failed).
  * Query on the GSI byState, never a Scan. See lib/forms/sweeper.ts.
  */
-import { formsDependencies } from '../lib/forms/dependencies';
+import { matchingQueue } from '../lib/forms/queue-dependencies';
+import { formsDependenciesWith } from '../lib/forms/table-dependencies';
 import { DEFAULT_SWEEP_THRESHOLD_MS, sweepPendingPackets, type SweepResult } from '../lib/forms/sweeper';
 
 export interface SweepEvent {
@@ -14,5 +15,5 @@ export interface SweepEvent {
 export const handler = async (event?: SweepEvent | null): Promise<SweepResult> => {
   const seconds = event?.thresholdSeconds;
   const thresholdMs = typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_SWEEP_THRESHOLD_MS;
-  return sweepPendingPackets(formsDependencies(), { now: new Date(), thresholdMs });
+  return sweepPendingPackets(formsDependenciesWith('sweepPendingPackets', { queue: matchingQueue }), { now: new Date(), thresholdMs });
 };

@@ -4,9 +4,18 @@
  * validator is out of date with its schema.
  *
  * Each entry: schemas/<name>.schema.json -> lib/<domain>/generated/<name>.validator.js (+ .d.ts)
+ *
+ * Formats: ajv-formats (full mode) defines them at compile time. Regex formats (email) are inlined
+ * by ajv as regex literals; function formats (date, date-time) would make the standalone code
+ * `require("ajv-formats/dist/formats")`, which puts all of ajv-formats (every format, ~7.5 KB)
+ * into each Lambda bundle. Instead the validator carries the few functions its schema uses, copied
+ * from ajv-formats' own source (LOCAL_FORMAT_CODE) and checked against the installed ajv-formats
+ * on every compile (checkLocalFormats), so the generated code validates exactly as before.
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats';
+import { _Code } from 'ajv/dist/compile/codegen/code';
 import standaloneCode from 'ajv/dist/standalone';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,12 +28,133 @@ export const CompiledSchemas: Array<{ schema: string; output: string }> = [
 
 const root = path.resolve(__dirname, '..');
 
+/**
+ * The function formats the schemas use, verbatim from ajv-formats 3.0.1 dist/formats.js
+ * (`fullFormats`): the pieces each needs, and the format definition (only `validate` is read by
+ * the `format` keyword). A schema using another function format fails to compile until it is added
+ * here.
+ */
+const FORMAT_PIECES: Record<string, string> = {
+  isLeapYear: `function isLeapYear(year) {
+    // https://tools.ietf.org/html/rfc3339#appendix-C
+    return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}`,
+  date: `const DATE = /^(\\d\\d\\d\\d)-(\\d\\d)-(\\d\\d)$/;
+const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+function date(str) {
+    // full-date from http://tools.ietf.org/html/rfc3339#section-5.6
+    const matches = DATE.exec(str);
+    if (!matches)
+        return false;
+    const year = +matches[1];
+    const month = +matches[2];
+    const day = +matches[3];
+    return (month >= 1 &&
+        month <= 12 &&
+        day >= 1 &&
+        day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]));
+}`,
+  getTime: `const TIME = /^(\\d\\d):(\\d\\d):(\\d\\d(?:\\.\\d+)?)(z|([+-])(\\d\\d)(?::?(\\d\\d))?)?$/i;
+function getTime(strictTimeZone) {
+    return function time(str) {
+        const matches = TIME.exec(str);
+        if (!matches)
+            return false;
+        const hr = +matches[1];
+        const min = +matches[2];
+        const sec = +matches[3];
+        const tz = matches[4];
+        const tzSign = matches[5] === "-" ? -1 : 1;
+        const tzH = +(matches[6] || 0);
+        const tzM = +(matches[7] || 0);
+        if (tzH > 23 || tzM > 59 || (strictTimeZone && !tz))
+            return false;
+        if (hr <= 23 && min <= 59 && sec < 60)
+            return true;
+        // leap second
+        const utcMin = min - tzM * tzSign;
+        const utcHr = hr - tzH * tzSign - (utcMin < 0 ? 1 : 0);
+        return (utcHr === 23 || utcHr === -1) && (utcMin === 59 || utcMin === -1) && sec < 61;
+    };
+}`,
+  getDateTime: `const DATE_TIME_SEPARATOR = /t|\\s/i;
+function getDateTime(strictTimeZone) {
+    const time = getTime(strictTimeZone);
+    return function date_time(str) {
+        // http://tools.ietf.org/html/rfc3339#section-5.6
+        const dateTime = str.split(DATE_TIME_SEPARATOR);
+        return dateTime.length === 2 && date(dateTime[0]) && time(dateTime[1]);
+    };
+}`,
+};
+
+const LOCAL_FORMATS: Record<string, { pieces: string[]; definition: string }> = {
+  date: { pieces: ['isLeapYear', 'date'], definition: '{ validate: date }' },
+  'date-time': { pieces: ['isLeapYear', 'date', 'getTime', 'getDateTime'], definition: '{ validate: getDateTime(true) }' },
+};
+
+/** Every `format` a schema uses (the formatMinimum/Maximum keywords of ajv-formats are not supported here). */
+function formatsUsed(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) node.forEach((n) => formatsUsed(n, found));
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (/^format(Exclusive)?(Minimum|Maximum)$/.test(key)) throw new Error(`${key} is not supported by scripts/compile-schemas.ts (local formats carry no compare)`);
+      if (key === 'format' && typeof value === 'string') found.add(value);
+      else formatsUsed(value, found);
+    }
+  }
+  return found;
+}
+
+/** An expression evaluating to { <format>: { validate } } for the function formats in `names`. */
+function localFormatsCode(names: string[]): string {
+  const pieces = [...new Set(names.flatMap((n) => LOCAL_FORMATS[n]!.pieces))];
+  const entries = names.map((n) => `${JSON.stringify(n)}: ${LOCAL_FORMATS[n]!.definition}`);
+  return `(function () {\n${pieces.map((p) => FORMAT_PIECES[p]).join('\n')}\nreturn { ${entries.join(', ')} };\n})()`;
+}
+
+/** Strings around every boundary of the supported formats (calendar, leap years, leap seconds, offsets, separators). */
+function formatSamples(): string[] {
+  const dates: string[] = [];
+  for (const year of ['0000', '0001', '1600', '1900', '1970', '2000', '2023', '2024', '2100', '9999'])
+    for (let month = 0; month <= 13; month++) for (let day = 0; day <= 32; day++) dates.push(`${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`);
+  const odd = ['', ' ', 'x', '2024-1-01', '2024-01-1', '24-01-01', '2024/01/01', '2024-01-01 ', ' 2024-01-01', '2024-01-01\n', '２０２４-01-01', '+2024-01-01', '2024-0a-01', '2024-01-01T', 'T12:00:00Z'];
+  const times: string[] = [];
+  for (const clock of ['00:00:00', '12:34:56', '23:59:59', '23:59:60', '00:59:60', '22:59:60', '23:58:60', '24:00:00', '23:60:00', '12:00:61', '23:59:60.999', '12:00:00.5', '12:00:00.123456789', '12:00:00.', '1:00:00'])
+    for (const zone of ['', 'Z', 'z', '+00:00', '-00:00', '+01:00', '-01:00', '+0100', '+01', '+23:59', '+24:00', '+00:60', '-23:59', '+1:00', 'Z ', '+00:00:00'])
+      times.push(clock + zone);
+  const dateTimes: string[] = [];
+  for (const d of ['2024-02-29', '2023-02-29', '2024-12-31', '1970-01-01', '2024-13-01'])
+    for (const sep of ['T', 't', ' ', '\t', '\n', '_', 'TT', '']) for (const t of times) dateTimes.push(d + sep + t);
+  return [...dates, ...odd, ...times, ...dateTimes];
+}
+
+/** Throws unless each local format accepts exactly what the installed ajv-formats (full mode) accepts. */
+function checkLocalFormats(names: string[], code: string): void {
+  const local = new Function(`return ${code};`)() as Record<string, { validate: (s: string) => boolean }>;
+  const samples = formatSamples();
+  for (const name of names) {
+    const reference = (fullFormats as unknown as Record<string, { validate: (s: string) => boolean }>)[name]!.validate;
+    const mine = local[name]!.validate;
+    for (const sample of samples) {
+      if (mine(sample) !== reference(sample)) throw new Error(`local format ${name} differs from ajv-formats on ${JSON.stringify(sample)}: update LOCAL_FORMATS in scripts/compile-schemas.ts`);
+    }
+  }
+}
+
 export function compileSchema(schemaFile: string): string {
-  const ajv = new Ajv({ code: { source: true, esm: false }, allErrors: true, strict: true, allowUnionTypes: true });
-  addFormats(ajv);
   const schema = JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8')) as object;
+  const functionFormats = [...formatsUsed(schema)].filter((name) => !((fullFormats as Record<string, unknown>)[name] instanceof RegExp)).sort();
+  for (const name of functionFormats) if (!LOCAL_FORMATS[name]) throw new Error(`format ${name} (${schemaFile}) has no local implementation in scripts/compile-schemas.ts`);
+  const formatsCode = functionFormats.length ? localFormatsCode(functionFormats) : undefined;
+  if (formatsCode) checkLocalFormats(functionFormats, formatsCode);
+  // code.formats set before addFormats: ajv-formats keeps it instead of its require("ajv-formats/dist/formats")
+  const ajv = new Ajv({ code: { source: true, esm: false, ...(formatsCode ? { formats: new _Code(formatsCode) } : {}) }, allErrors: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
   const validate = ajv.compile(schema);
-  return `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n${standaloneCode(ajv, validate)}\n`;
+  const source = standaloneCode(ajv, validate);
+  if (source.includes('ajv-formats')) throw new Error(`${schemaFile}: the standalone validator still requires ajv-formats`);
+  return `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n${source}\n`;
 }
 
 const declaration = `import type { CompiledValidator } from '../../http/validation';\ndeclare const validate: CompiledValidator;\nexport = validate;\n`;

@@ -1,4 +1,4 @@
-import { labResultStore } from '../results/services';
+import { labResultSummaryReader } from '../results/reader-services';
 import type { ChartExportDependencies } from './chart-exports';
 import { chartExportDependencies } from './export-dependencies';
 
@@ -10,7 +10,7 @@ let cached: ChartExportDependencies | undefined;
  */
 export function summaryExportDependencies(): ChartExportDependencies {
   if (!cached) {
-    const results = labResultStore({ documents: false });
+    const results = labResultSummaryReader();
     cached = { ...chartExportDependencies(), recentLabResults: (patientId, limit) => results.recentResultsForPatient(patientId, limit) };
   }
   return cached;

@@ -3,21 +3,29 @@
  * Clients come from lib/aws/clients.ts (one per container); the envelope encryptor is kept per
  * KMS client so its data key cache survives across invocations. Each getter reads only the
  * variables it needs, so a function that never queues does not need MATCHING_QUEUE_URL.
+ *
+ * The wiring is split by SDK client so a function bundles only the clients its `needs` list:
+ *   table-dependencies.ts  store, patients (DynamoDB) and formsDependenciesWith(), the builder
+ *                          the functions use with exactly the parts their `needs` list
+ *   kms-dependencies.ts    cipher, keys (KMS)
+ *   queue-dependencies.ts  queue (SQS)
+ * This module puts every part together (formsDependencies(): CLIs, the local stack, the match
+ * index) and holds the explicit wiring (tests). Functions must not import it: it pulls every client.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { dynamoDbClient, kmsClient, sqsClient } from '../aws/clients';
-import { requireEnv } from '../aws/environment';
-import { Env } from '../config/service';
 import { ChartStore } from '../chart/chart-store';
 import type { Patient } from '../chart/types';
-import { EnvelopeEncryptor } from '../crypto/envelope';
-import { tableName } from '../dynamo/table-names';
+import { formsEncryptor, matchKeys, packetCipher } from './kms-dependencies';
 import { MatchKeys } from './match-keys';
 import { MatchingQueue } from './matching-queue';
-import { PACKET_PURPOSE, PacketCipher } from './packet-crypto';
+import { PacketCipher } from './packet-crypto';
 import { FormsStore } from './packet-store';
+import { formsDependenciesWith, patientDirectory } from './table-dependencies';
+import { matchingQueue } from './queue-dependencies';
+
+export { formsEncryptor } from './kms-dependencies';
 
 export interface PatientDirectory {
   getPatient(patientId: string): Promise<Patient | undefined>;
@@ -31,25 +39,9 @@ export interface FormsDeps {
   queue(): MatchingQueue;
 }
 
-const encryptors = new WeakMap<KMSClient, Map<string, EnvelopeEncryptor>>();
-
-export function formsEncryptor(kms: KMSClient = kmsClient(), keyId: string = requireEnv(Env.kmsKeyId)): EnvelopeEncryptor {
-  let byKey = encryptors.get(kms);
-  if (!byKey) encryptors.set(kms, (byKey = new Map()));
-  let encryptor = byKey.get(keyId);
-  if (!encryptor) byKey.set(keyId, (encryptor = new EnvelopeEncryptor({ kms, keyId, purpose: PACKET_PURPOSE })));
-  return encryptor;
-}
-
-/** The deployed wiring: every call builds cheap wrappers around the per-container clients. */
+/** The deployed wiring with every part: every call builds cheap wrappers around the per-container clients. */
 export function formsDependencies(): FormsDeps {
-  return {
-    store: () => new FormsStore(dynamoDbClient(), tableName('forms')),
-    patients: () => new ChartStore(dynamoDbClient(), tableName('chart')),
-    cipher: () => new PacketCipher(formsEncryptor()),
-    keys: () => new MatchKeys(new FormsStore(dynamoDbClient(), tableName('forms')), formsEncryptor(), `${process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''}|${tableName('forms')}`),
-    queue: () => new MatchingQueue(sqsClient(), requireEnv(Env.matchingQueueUrl)),
-  };
+  return formsDependenciesWith('formsDependencies', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue });
 }
 
 export interface ExplicitFormsConfig {

@@ -107,16 +107,26 @@ export function hdFromNamespace(namespaceId: string): Components {
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/i;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-function pad(value: number, width: number): string {
-  return String(value).padStart(width, '0');
+/** '00'..'99': two-digit fields of a time stamp without String() and padStart per field. */
+const TWO_DIGITS: readonly string[] = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, '0'));
+
+function twoDigits(value: number): string {
+  return TWO_DIGITS[value] ?? String(value).padStart(2, '0');
+}
+
+/** Proleptic Gregorian month length, the calendar `Date` uses; `month` 1-12. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) {
+    return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  }
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 function isCalendarDate(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) {
     return false;
   }
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return day <= daysInMonth;
+  return day <= daysInMonth(year, month);
 }
 
 function formatUtc(date: Date, inputPath: string): string {
@@ -125,14 +135,23 @@ function formatUtc(date: Date, inputPath: string): string {
     throw new Hl7EncodingError(inputPath, 'is not a valid date-time');
   }
   return (
-    pad(year, 4) +
-    pad(date.getUTCMonth() + 1, 2) +
-    pad(date.getUTCDate(), 2) +
-    pad(date.getUTCHours(), 2) +
-    pad(date.getUTCMinutes(), 2) +
-    pad(date.getUTCSeconds(), 2)
+    String(year).padStart(4, '0') +
+    twoDigits(date.getUTCMonth() + 1) +
+    twoDigits(date.getUTCDate()) +
+    twoDigits(date.getUTCHours()) +
+    twoDigits(date.getUTCMinutes()) +
+    twoDigits(date.getUTCSeconds())
   );
 }
+
+/*
+ * The last ISO date-time converted and its TS. A message often writes the same instant several times in a
+ * row (a note's creation time in OBR-7 and OBX-14, an assessment's time in OBR-7 and every item's
+ * OBX-14), so one remembered conversion saves most of them. Only successful conversions are remembered
+ * (the result depends on the text alone), so errors still name their own `inputPath`.
+ */
+let lastDateTimeText: string | undefined;
+let lastTimestamp = '' as EscapedText;
 
 /**
  * TS (time stamp) as `yyyyMMddHHmmss`, the format the service spec shows.
@@ -150,17 +169,34 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
     // not `instanceof Date`: a Date from another realm (vm context, worker) must work too
     return escapeText(formatUtc(value, inputPath));
   }
+  if (value !== lastDateTimeText) {
+    lastTimestamp = timestampFromIsoText(value, inputPath);
+    lastDateTimeText = value;
+  }
+  return lastTimestamp;
+}
+
+function timestampFromIsoText(value: string, inputPath: string): EscapedText {
   const match = ISO_DATE_TIME.exec(value);
   if (!match) {
     throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date-time with an offset or Z');
   }
-  const [, year, month, day, hour, minute, second, zone] = match;
-  const fields = [year, month, day, hour, minute, second ?? '0'].map(Number) as [number, number, number, number, number, number];
-  const [y, mo, d, h, mi, s] = fields;
+  const [, year, month, day, hour, minute, second = '00', zone = 'Z'] = match;
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  const h = Number(hour);
+  const mi = Number(minute);
+  const s = Number(second);
   if (y < 1 || !isCalendarDate(y, mo, d) || h > 23 || mi > 59 || s > 59) {
     throw new Hl7EncodingError(inputPath, 'is not a valid date-time');
   }
-  const offsetMinutes = zoneOffsetMinutes(zone ?? 'Z');
+  const offsetMinutes = zoneOffsetMinutes(zone);
+  if (offsetMinutes === 0) {
+    // already UTC: the digits as written (validated above; the year has four digits, so 0001-9999),
+    // without a round trip through Date
+    return escapeText(year + month + day + hour + minute + second);
+  }
   const utc = new Date(0);
   utc.setUTCFullYear(y, mo - 1, d);
   utc.setUTCHours(h, mi - offsetMinutes, s, 0);
@@ -168,7 +204,7 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
 }
 
 function zoneOffsetMinutes(zone: string): number {
-  if (zone.toUpperCase() === 'Z') {
+  if (zone === 'Z' || zone === 'z') {
     return 0;
   }
   const digits = zone.slice(1).replace(':', '');

@@ -14,6 +14,13 @@
  * - TAB becomes one space (stripping it would glue words together).
  * - Every other C0 control character (U+0000-U+001F) and DEL (U+007F) is removed.
  * - Unpaired UTF-16 surrogates (which cannot be written as UTF-8) become U+FFFD.
+ *
+ * The rules apply in this order: surrogates and control characters first, then line breaks, then
+ * delimiters. So a CR and an LF separated only by removed control characters are one CRLF break.
+ *
+ * Performance: every value of every message passes through here, so both functions are one hand-written
+ * left-to-right scan (no regular expressions, no intermediate strings), and a value that needs no change
+ * at all (by far the most common case) is returned as it is after a single read of its characters.
  */
 
 declare const escapedTextBrand: unique symbol;
@@ -21,30 +28,128 @@ declare const escapedTextBrand: unique symbol;
 /** A string that is safe to place in one HL7 field, component or subcomponent. */
 export type EscapedText = string & { readonly [escapedTextBrand]: true };
 
-const DELIMITER_ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\E\\',
-  '|': '\\F\\',
-  '^': '\\S\\',
-  '&': '\\T\\',
-  '~': '\\R\\',
-};
-
-const DELIMITERS = /[\\|^&~]/g;
-const LINE_BREAK = /\r\n|\r|\n/g;
-const TAB = /\t/g;
-// C0 controls except TAB (handled above), LF and CR (line breaks, handled separately), plus DEL.
-const OTHER_CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
 /** The line-break escape of formatted text (TX, FT). */
 export const FORMATTED_LINE_BREAK = '\\.br\\';
 
-function removeControlCharacters(value: string): string {
-  return value.replace(LONE_SURROGATE, '\uFFFD').replace(TAB, ' ').replace(OTHER_CONTROL_CHARACTERS, '');
+// What escaping does with each ASCII character (index = char code).
+const KEEP = 0;
+const DELIMITER = 1; // written as its escape sequence (DELIMITER_ESCAPES)
+const REMOVE = 2; // C0 control other than TAB, CR, LF; and DEL
+const SPACE = 3; // TAB
+const CR = 4;
+const LF = 5;
+
+const ASCII_ACTION = new Uint8Array(128);
+for (let code = 0; code < 0x20; code += 1) {
+  ASCII_ACTION[code] = REMOVE;
+}
+ASCII_ACTION[0x7f] = REMOVE;
+ASCII_ACTION[0x09] = SPACE;
+ASCII_ACTION[0x0d] = CR;
+ASCII_ACTION[0x0a] = LF;
+
+/** Escape sequence by char code, for the five delimiters. */
+const DELIMITER_ESCAPES: string[] = [];
+for (const [delimiter, escape] of [
+  ['\\', '\\E\\'],
+  ['|', '\\F\\'],
+  ['^', '\\S\\'],
+  ['&', '\\T\\'],
+  ['~', '\\R\\'],
+] as const) {
+  const code = delimiter.charCodeAt(0);
+  ASCII_ACTION[code] = DELIMITER;
+  DELIMITER_ESCAPES[code] = escape;
 }
 
-function escapeDelimiters(value: string): string {
-  return value.replace(DELIMITERS, (delimiter) => DELIMITER_ESCAPES[delimiter] ?? delimiter);
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** True for a character escaping changes (for non-ASCII: any surrogate, paired or not, for simplicity). */
+function needsWork(code: number): boolean {
+  return code < 0x80 ? ASCII_ACTION[code] !== KEEP : (code & 0xf800) === 0xd800;
+}
+
+/**
+ * Index just past the line break that starts with the CR at `index`: a CR followed by LF is one break,
+ * even with characters that are removed (REMOVE) between them, as those are gone before line breaks are
+ * looked at.
+ */
+function endOfCarriageReturn(value: string, index: number): number {
+  for (let next = index + 1; next < value.length; next += 1) {
+    const code = value.charCodeAt(next);
+    if (code === 0x0a) {
+      return next + 1;
+    }
+    if (code >= 0x80 || ASCII_ACTION[code] !== REMOVE) {
+      break;
+    }
+  }
+  return index + 1;
+}
+
+/**
+ * The escaping itself, from `start` (the first character that {@link needsWork}); `lineBreak` is what a
+ * line break becomes. Untouched runs of characters are copied with one `slice` each.
+ */
+function escapeFrom(value: string, start: number, lineBreak: string): string {
+  let out = value.slice(0, start);
+  let copyFrom = start; // start of the run of kept characters not yet copied to `out`
+  let index = start;
+  while (index < value.length) {
+    const code = value.charCodeAt(index);
+    if (!needsWork(code)) {
+      index += 1;
+      continue;
+    }
+    out += value.slice(copyFrom, index);
+    let next = index + 1;
+    if (code >= 0x80) {
+      // a surrogate: kept when it is half of a pair (the regex-free form of "high not followed by low,
+      // or low not preceded by high"), U+FFFD otherwise
+      const paired = isHighSurrogate(code) ? isLowSurrogate(value.charCodeAt(next)) : isHighSurrogate(value.charCodeAt(index - 1));
+      out += paired ? value[index] : '\uFFFD';
+    } else {
+      switch (ASCII_ACTION[code]) {
+        case DELIMITER:
+          out += DELIMITER_ESCAPES[code];
+          break;
+        case SPACE:
+          out += ' ';
+          break;
+        case CR:
+          next = endOfCarriageReturn(value, index);
+          out += lineBreak;
+          break;
+        case LF:
+          out += lineBreak;
+          break;
+        default: // REMOVE
+          break;
+      }
+    }
+    index = next;
+    copyFrom = next;
+  }
+  return out + value.slice(copyFrom);
+}
+
+function escapeWith(value: string | undefined, lineBreak: string): EscapedText {
+  if (value === undefined) {
+    return '' as EscapedText;
+  }
+  for (let index = 0; index < value.length; index += 1) {
+    if (needsWork(value.charCodeAt(index))) {
+      return escapeFrom(value, index, lineBreak) as EscapedText;
+    }
+  }
+  // fast path: nothing to escape, the value is its own escaped form
+  return value as EscapedText;
 }
 
 /**
@@ -52,22 +157,14 @@ function escapeDelimiters(value: string): string {
  * Line breaks become a single space. `undefined` gives the empty value.
  */
 export function escapeText(value: string | undefined): EscapedText {
-  if (value === undefined || value === '') {
-    return '' as EscapedText;
-  }
-  const cleaned = removeControlCharacters(value).replace(LINE_BREAK, ' ');
-  return escapeDelimiters(cleaned) as EscapedText;
+  return escapeWith(value, ' ');
 }
 
 /**
  * Escapes a TX or FT value: delimiters as in {@link escapeText}; each line break becomes `\.br\`.
  */
 export function escapeFormattedText(value: string | undefined): EscapedText {
-  if (value === undefined || value === '') {
-    return '' as EscapedText;
-  }
-  const lines = removeControlCharacters(value).split(LINE_BREAK);
-  return lines.map(escapeDelimiters).join(FORMATTED_LINE_BREAK) as EscapedText;
+  return escapeWith(value, FORMATTED_LINE_BREAK);
 }
 
 /** True when the value contains a line break (CR or LF), i.e. when a text value needs TX rather than ST. */
@@ -75,8 +172,47 @@ export function hasLineBreak(value: string): boolean {
   return /[\r\n]/.test(value);
 }
 
-// Anything but delimiters, CR/LF and other C0 controls; a backslash only as one of the escapes we write.
-const ESCAPED_TEXT = /^(?:[^\\|^&~\u0000-\u001F\u007F]|\\[FSTRE]\\|\\\.br\\)*$/;
+/** {@link checkEscapedText}: the value is not escaped text. */
+export const NOT_ESCAPED = 0;
+/** {@link checkEscapedText}: escaped text, all ASCII. */
+export const ESCAPED_ASCII = 1;
+/** {@link checkEscapedText}: escaped text holding at least one character outside ASCII. */
+export const ESCAPED_NON_ASCII = 2;
+export type EscapedTextCheck = typeof NOT_ESCAPED | typeof ESCAPED_ASCII | typeof ESCAPED_NON_ASCII;
+
+const BACKSLASH = 0x5c;
+/** The letters of the delimiter escapes `\F\ \S\ \T\ \R\ \E\`. */
+const ESCAPE_LETTERS = new Set(['F', 'S', 'T', 'R', 'E'].map((letter) => letter.charCodeAt(0)));
+
+/**
+ * One scan that both validates a value (see {@link isEscapedText}) and tells whether it holds non-ASCII
+ * text, so a segment learns what MSH-18 needs without a second pass over the message.
+ *
+ * Valid: anything but delimiters, CR/LF and other C0 controls and DEL; a backslash only as one of the
+ * escapes we write (`\F\ \S\ \T\ \R\ \E\ \.br\`). A lone surrogate is accepted here (escaping already
+ * replaced it), as the original regular expression did.
+ */
+export function checkEscapedText(value: string): EscapedTextCheck {
+  let result: EscapedTextCheck = ESCAPED_ASCII;
+  const length = value.length;
+  for (let index = 0; index < length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code >= 0x80) {
+      result = ESCAPED_NON_ASCII;
+    } else if (code === BACKSLASH) {
+      if (ESCAPE_LETTERS.has(value.charCodeAt(index + 1)) && value.charCodeAt(index + 2) === BACKSLASH) {
+        index += 2;
+      } else if (value.startsWith(FORMATTED_LINE_BREAK, index)) {
+        index += FORMATTED_LINE_BREAK.length - 1;
+      } else {
+        return NOT_ESCAPED;
+      }
+    } else if (ASCII_ACTION[code] !== KEEP) {
+      return NOT_ESCAPED;
+    }
+  }
+  return result;
+}
 
 /**
  * True when `value` could have come out of {@link escapeText} or {@link escapeFormattedText}: it holds no
@@ -84,5 +220,5 @@ const ESCAPED_TEXT = /^(?:[^\\|^&~\u0000-\u001F\u007F]|\\[FSTRE]\\|\\\.br\\)*$/;
  * checks every value with this, so no value can ever add a field, component or segment.
  */
 export function isEscapedText(value: string): value is EscapedText {
-  return ESCAPED_TEXT.test(value);
+  return checkEscapedText(value) !== NOT_ESCAPED;
 }

@@ -70,15 +70,14 @@ export function buildMessageHeader(context: MessageHeaderContext, messageType: M
     .set(12, escapeText(HL7_VERSION));
 }
 
-const NON_ASCII = /[^\u0000-\u007F]/;
-
 /**
  * Serializes a finished message. MSH-18 is decided here, after every segment has been built, so that
  * any value anywhere in the message that is not ASCII makes the message declare `UNICODE UTF-8`.
+ * The segments note non-ASCII text while their values are checked, so this needs no pass over the text,
+ * and the message is serialized once, with its final MSH-18.
  */
 export function encodeMessage(message: Hl7Message, context: MessageHeaderContext): string {
-  const text = message.toString();
-  const declareUnicode = context.characterSet === UNICODE_UTF8_CHARACTER_SET || NON_ASCII.test(text);
+  const declareUnicode = context.characterSet === UNICODE_UTF8_CHARACTER_SET || message.hasNonAsciiText();
   message.header.set(18, escapeText(declareUnicode ? UNICODE_UTF8_CHARACTER_SET : undefined));
-  return declareUnicode ? message.toString() : text;
+  return message.toString();
 }

@@ -87,6 +87,35 @@ export interface Observation extends ObservationValue {
   inputPath: string;
 }
 
+/** The optional parts of an {@link Observation}. */
+export type ObservationDetails = Pick<Observation, 'subId' | 'units' | 'referenceRange' | 'observedAt' | 'responsibleObserver'>;
+
+/**
+ * An {@link Observation}. Built as one object literal of a fixed shape rather than by object spreads
+ * (`{ ...common, ...value, ... }`): spreads are slow to build, and observations of differing hidden
+ * classes make every read of them in {@link observationSegment} slow as well.
+ */
+export function makeObservation(
+  identifier: CodedValue,
+  { valueType, value }: ObservationValue,
+  resultStatus: ObservationResultStatus,
+  inputPath: string,
+  details: ObservationDetails = {},
+): Observation {
+  return {
+    identifier,
+    valueType,
+    value,
+    subId: details.subId,
+    units: details.units,
+    referenceRange: details.referenceRange,
+    resultStatus,
+    observedAt: details.observedAt,
+    responsibleObserver: details.responsibleObserver,
+    inputPath,
+  };
+}
+
 /** One OBR. */
 export interface ObservationRequest {
   /** OBR-2 */
@@ -128,7 +157,11 @@ export class ObservationGroup {
 
   /** The group's segments, its OBR numbered `observationRequestSetId`. */
   toSegments(observationRequestSetId: number): Segment[] {
-    const segments: Segment[] = [];
+    return this.appendSegments([], observationRequestSetId);
+  }
+
+  /** {@link toSegments}, appended to `segments` (one list for a whole message, no per-group arrays). */
+  appendSegments(segments: Segment[], observationRequestSetId: number): Segment[] {
     if (this.order) {
       segments.push(commonOrderSegment(this.order));
     }
@@ -144,7 +177,7 @@ export class ObservationGroup {
     const { request } = this;
     const obr = new Segment('OBR')
       .set(1, escapeText(String(setId)))
-      .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), `${request.inputPath}.code`));
+      .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'));
     if (request.placerOrderNumber !== undefined) {
       obr.set(2, eiFromIdentifier(request.placerOrderNumber));
     }
@@ -171,9 +204,15 @@ function setTime(segment: Segment, field: number, value: string | undefined, inp
   }
 }
 
-/** What identifies an observation: its code within its coding system, or its text when it has no code. */
+/**
+ * What identifies an observation: its code within its coding system, or its text when it has no code.
+ * Keys of different identifiers differ: `c` + the code's length + `:` + code + system (the length tells
+ * where the code ends), or `t` + the text.
+ */
 function identifierKey(identifier: CodedValue): string {
-  return identifier.code !== '' ? JSON.stringify(['code', identifier.code, identifier.system ?? '']) : JSON.stringify(['text', identifier.display ?? '']);
+  return identifier.code !== ''
+    ? `c${identifier.code.length}:${identifier.code}${identifier.system ?? ''}`
+    : `t${identifier.display ?? ''}`;
 }
 
 /**
@@ -181,19 +220,21 @@ function identifierKey(identifier: CodedValue): string {
  * others get 1..k when their OBX-3 occurs more than once in the group.
  */
 function assignSubIds(observations: readonly Observation[]): Array<string | undefined> {
+  // key of each observation that needs one (computed once), and how often each key occurs
+  const keys = observations.map((observation) => (observation.subId === undefined ? identifierKey(observation.identifier) : ''));
   const counts = new Map<string, number>();
-  for (const observation of observations) {
+  observations.forEach((observation, index) => {
     if (observation.subId === undefined) {
-      const key = identifierKey(observation.identifier);
+      const key = keys[index]!;
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
-  }
+  });
   const next = new Map<string, number>();
-  return observations.map((observation) => {
+  return observations.map((observation, index) => {
     if (observation.subId !== undefined) {
       return observation.subId;
     }
-    const key = identifierKey(observation.identifier);
+    const key = keys[index]!;
     if ((counts.get(key) ?? 0) < 2) {
       return undefined;
     }
@@ -207,7 +248,7 @@ function observationSegment(observation: Observation, setId: number, subId: stri
   const obx = new Segment('OBX')
     .set(1, escapeText(String(setId)))
     .set(2, escapeText(observation.valueType))
-    .set(3, requireComponents(ceFromCodedValue(observation.identifier), `${observation.inputPath}.code`))
+    .set(3, requireComponents(ceFromCodedValue(observation.identifier), observation.inputPath, '.code'))
     .set(4, escapeText(subId))
     .set(5, observation.value)
     .set(11, escapeText(observation.resultStatus));
@@ -226,7 +267,9 @@ function observationSegment(observation: Observation, setId: number, subId: stri
 
 /** The ORDER_OBSERVATION groups of a message, OBR-1 numbered 1..n in the order given. */
 export function orderObservationSegments(groups: readonly ObservationGroup[]): Segment[] {
-  return groups.flatMap((group, index) => group.toSegments(index + 1));
+  const segments: Segment[] = [];
+  groups.forEach((group, index) => group.appendSegments(segments, index + 1));
+  return segments;
 }
 
 // --- Chart records as observation groups -------------------------------------------------------------------
@@ -260,37 +303,37 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
     resultStatus: encounter.dischargeAt ? 'F' : 'P',
     inputPath,
   });
-  const withEncounterStatus = (observation: Omit<Observation, 'resultStatus'>): Observation => ({ ...observation, resultStatus: encounter.dischargeAt ? 'F' : 'P' });
+  const status = encounter.dischargeAt ? 'F' : 'P';
   if (options.visitAsObservations) {
-    group.add(withEncounterStatus({ identifier: LOCAL_CODES.patientClass, ...codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), inputPath }));
+    group.add(makeObservation(LOCAL_CODES.patientClass, codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), status, inputPath));
     if (encounter.location) {
-      group.add(withEncounterStatus({ identifier: LOCAL_CODES.location, ...textObservationValue(encounter.location), inputPath }));
+      group.add(makeObservation(LOCAL_CODES.location, textObservationValue(encounter.location), status, inputPath));
     }
     if (encounter.attending) {
-      group.add(withEncounterStatus({ identifier: LOCAL_CODES.attending, ...clinicianObservationValue(encounter.attending), inputPath }));
+      group.add(makeObservation(LOCAL_CODES.attending, clinicianObservationValue(encounter.attending), status, inputPath));
     }
     if (encounter.reason) {
-      group.add(withEncounterStatus({ identifier: LOCAL_CODES.admitReason, ...textObservationValue(encounter.reason), inputPath }));
+      group.add(makeObservation(LOCAL_CODES.admitReason, textObservationValue(encounter.reason), status, inputPath));
     }
   }
   (encounter.diagnoses ?? []).forEach((diagnosis, index) => {
     const path = `${inputPath}.diagnoses[${index}]`;
     requireComponents(ceFromCodedValue(diagnosis), path);
-    group.add(withEncounterStatus({ identifier: LOCAL_CODES.diagnosis, subId: String(index + 1), ...codedObservationValue(diagnosis), inputPath: path }));
+    group.add(makeObservation(LOCAL_CODES.diagnosis, codedObservationValue(diagnosis), status, path, { subId: String(index + 1) }));
   });
   if (options.visitAsObservations) {
     (encounter.orders ?? []).forEach((order, index) => {
       const path = `${inputPath}.orders[${index}]`;
       const subId = String(index + 1);
       group.add(
-        withEncounterStatus({ identifier: LOCAL_CODES.order, subId, ...codedObservationValue(order.code), observedAt: order.orderedAt, inputPath: path }),
-        withEncounterStatus({ identifier: LOCAL_CODES.orderId, subId, ...textObservationValue(order.orderId), inputPath: path }),
+        makeObservation(LOCAL_CODES.order, codedObservationValue(order.code), status, path, { subId, observedAt: order.orderedAt }),
+        makeObservation(LOCAL_CODES.orderId, textObservationValue(order.orderId), status, path, { subId }),
       );
       if (order.status) {
-        group.add(withEncounterStatus({ identifier: LOCAL_CODES.orderStatus, subId, ...textObservationValue(order.status), inputPath: path }));
+        group.add(makeObservation(LOCAL_CODES.orderStatus, textObservationValue(order.status), status, path, { subId }));
       }
       if (order.orderingProvider) {
-        group.add(withEncounterStatus({ identifier: LOCAL_CODES.orderingProvider, subId, ...clinicianObservationValue(order.orderingProvider), inputPath: path }));
+        group.add(makeObservation(LOCAL_CODES.orderingProvider, clinicianObservationValue(order.orderingProvider), status, path, { subId }));
       }
     });
   }
@@ -305,7 +348,7 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
 export function encounterOrderGroups(encounter: Encounter, inputPath: string): ObservationGroup[] {
   return (encounter.orders ?? []).map((order, index) => {
     const path = `${inputPath}.orders[${index}]`;
-    requireFirstComponent(eiFromIdentifier(order.orderId), `${path}.orderId`);
+    requireFirstComponent(eiFromIdentifier(order.orderId), path, '.orderId');
     return new ObservationGroup(
       {
         placerOrderNumber: order.orderId,
@@ -336,15 +379,12 @@ export function noteObservationGroup(note: Note, inputPath: string): Observation
     observedAt: note.createdAt,
     resultStatus: 'F',
     inputPath,
-  }).add({
-    identifier: LOCAL_CODES.note,
-    valueType: 'TX',
-    value: escapeFormattedText(note.text),
-    resultStatus: 'F',
-    observedAt: note.createdAt,
-    responsibleObserver: note.author,
-    inputPath,
-  });
+  }).add(
+    makeObservation(LOCAL_CODES.note, { valueType: 'TX', value: escapeFormattedText(note.text) }, 'F', inputPath, {
+      observedAt: note.createdAt,
+      responsibleObserver: note.author,
+    }),
+  );
 }
 
 function assessmentItemValue(item: AssessmentItem): ObservationValue {
@@ -373,11 +413,7 @@ function assessmentItemValue(item: AssessmentItem): ObservationValue {
  * INTERPRETATION). Every OBX: OBX-11 `F`, OBX-14 performed at, OBX-16 the performer.
  */
 export function assessmentObservationGroup(assessment: Assessment, inputPath: string): ObservationGroup {
-  const common = {
-    resultStatus: 'F' as const,
-    observedAt: assessment.performedAt,
-    responsibleObserver: assessment.performer,
-  };
+  const performed: ObservationDetails = { observedAt: assessment.performedAt, responsibleObserver: assessment.performer };
   const group = new ObservationGroup({
     fillerOrderNumber: assessment.assessmentId,
     serviceIdentifier: assessment.code,
@@ -386,18 +422,14 @@ export function assessmentObservationGroup(assessment: Assessment, inputPath: st
     inputPath,
   });
   assessment.items.forEach((item, index) => {
-    group.add({ ...common, identifier: item.code, ...assessmentItemValue(item), units: item.units, inputPath: `${inputPath}.items[${index}]` });
+    const details: ObservationDetails = { observedAt: assessment.performedAt, responsibleObserver: assessment.performer, units: item.units };
+    group.add(makeObservation(item.code, assessmentItemValue(item), 'F', `${inputPath}.items[${index}]`, details));
   });
   if (assessment.total !== undefined) {
-    group.add({ ...common, identifier: LOCAL_CODES.assessmentTotal, ...numericObservationValue(assessment.total), inputPath: `${inputPath}.total` });
+    group.add(makeObservation(LOCAL_CODES.assessmentTotal, numericObservationValue(assessment.total), 'F', `${inputPath}.total`, performed));
   }
   if (assessment.interpretation) {
-    group.add({
-      ...common,
-      identifier: LOCAL_CODES.assessmentInterpretation,
-      ...textObservationValue(assessment.interpretation),
-      inputPath: `${inputPath}.interpretation`,
-    });
+    group.add(makeObservation(LOCAL_CODES.assessmentInterpretation, textObservationValue(assessment.interpretation), 'F', `${inputPath}.interpretation`, performed));
   }
   return group;
 }
@@ -441,15 +473,13 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     inputPath,
   });
   lab.results.forEach((result, index) => {
-    group.add({
-      identifier: { code: '', display: result.testName },
-      ...numericObservationValue(result.result),
-      units: result.units,
-      referenceRange: result.referenceRange,
-      resultStatus: status.observation,
-      observedAt: lab.resultedAt,
-      inputPath: `${inputPath}.results[${index}].testName`,
-    });
+    group.add(
+      makeObservation({ code: '', display: result.testName }, numericObservationValue(result.result), status.observation, `${inputPath}.results[${index}].testName`, {
+        units: result.units,
+        referenceRange: result.referenceRange,
+        observedAt: lab.resultedAt,
+      }),
+    );
   });
   return group;
 }

@@ -1,4 +1,4 @@
-import { type EscapedText, isEscapedText } from './escape';
+import { checkEscapedText, ESCAPED_NON_ASCII, type EscapedText, NOT_ESCAPED } from './escape';
 
 /** One component: a single escaped value, or its subcomponents (joined by `&`). */
 export type Component = EscapedText | readonly EscapedText[];
@@ -19,30 +19,89 @@ export const ENCODING_CHARACTERS = '^~\\&';
 
 const SEGMENT_NAME = /^[A-Z][A-Z0-9]{2}$/;
 
-function assertEscaped(value: string, where: string): void {
-  if (!isEscapedText(value)) {
-    // A programming error inside lib/hl7 (a value that skipped escaping), never a data problem.
-    throw new Error(`${where}: value is not escaped HL7 text`);
-  }
+/**
+ * `runs[n]` is `separator` repeated n times: the separators owed for n skipped empty items, without
+ * building the string each time (PV1-19 after PV1-3 skips 15 fields, OBR-25 after OBR-8 skips 16).
+ */
+function separatorRuns(separator: string): readonly string[] {
+  return Array.from({ length: 64 }, (_, count) => separator.repeat(count));
+}
+const FIELD_SEPARATOR_RUNS = separatorRuns(FIELD_SEPARATOR);
+const COMPONENT_SEPARATOR_RUNS = separatorRuns(COMPONENT_SEPARATOR);
+const SUBCOMPONENT_SEPARATOR_RUNS = separatorRuns(SUBCOMPONENT_SEPARATOR);
+
+function separators(runs: readonly string[], count: number): string {
+  return runs[count] ?? runs[1]!.repeat(count);
 }
 
-function trimTrailingEmpty<T>(values: readonly T[], isEmpty: (value: T) => boolean): readonly T[] {
-  let end = values.length;
-  while (end > 0 && isEmpty(values[end - 1] as T)) {
-    end -= 1;
+/**
+ * Checks one value; returns whether it holds text outside ASCII. A value that skipped escaping is a
+ * programming error inside lib/hl7, never a data problem.
+ */
+function checkValue(value: string, segmentName: string, fieldNumber: number): boolean {
+  const check = checkEscapedText(value);
+  if (check === NOT_ESCAPED) {
+    throw new Error(`${segmentName}-${fieldNumber}: value is not escaped HL7 text`);
   }
-  return values.slice(0, end);
+  return check === ESCAPED_NON_ASCII;
 }
 
-function serializeComponent(component: Component): string {
-  if (typeof component === 'string') {
-    return component;
-  }
-  return trimTrailingEmpty(component, (sub) => sub === '').join(SUBCOMPONENT_SEPARATOR);
-}
+/**
+ * Serializes one field while it is set, so each value is validated and written exactly once. Every
+ * value is checked ({@link checkEscapedText}) in the same pass; `nonAscii` records whether any value
+ * holds text outside ASCII (for MSH-18).
+ */
+class FieldWriter {
+  nonAscii = false;
 
-function serializeRepetition(components: Components): string {
-  return trimTrailingEmpty(components.map(serializeComponent), (text) => text === '').join(COMPONENT_SEPARATOR);
+  constructor(
+    private readonly segmentName: string,
+    private readonly fieldNumber: number,
+  ) {}
+
+  /** A value, checked ({@link checkValue}). */
+  value(value: string): string {
+    if (checkValue(value, this.segmentName, this.fieldNumber)) {
+      this.nonAscii = true;
+    }
+    return value;
+  }
+
+  /*
+   * component() and repetition() join their items without the trailing empty ones, in one pass with no
+   * array: `written` is the index of the last non-empty item in `out` (= the separators `out` holds), and
+   * the separators before an item are only written once a non-empty item follows them.
+   */
+
+  component(component: Component): string {
+    if (typeof component === 'string') {
+      return this.value(component);
+    }
+    const subcomponents = component as readonly EscapedText[];
+    let out = '';
+    let written = 0;
+    for (let index = 0; index < subcomponents.length; index += 1) {
+      const text = this.value(subcomponents[index]!);
+      if (text !== '') {
+        out += index === written ? text : separators(SUBCOMPONENT_SEPARATOR_RUNS, index - written) + text;
+        written = index;
+      }
+    }
+    return out;
+  }
+
+  repetition(components: Components): string {
+    let out = '';
+    let written = 0;
+    for (let index = 0; index < components.length; index += 1) {
+      const text = this.component(components[index]!);
+      if (text !== '') {
+        out += index === written ? text : separators(COMPONENT_SEPARATOR_RUNS, index - written) + text;
+        written = index;
+      }
+    }
+    return out;
+  }
 }
 
 /**
@@ -52,11 +111,18 @@ function serializeRepetition(components: Components): string {
  *
  * Every value must be escaped ({@link EscapedText}); this is checked at run time as well, so a value can
  * never add a field, component, repetition or segment.
+ *
+ * Performance: a field is serialized once, when it is set, and kept as text; the segment's text is built
+ * once and cached until a field changes.
  */
 export class Segment {
   readonly name: string;
-  /** index = field number; each entry holds the field's repetitions */
-  private readonly fields: Array<readonly Components[] | undefined> = [];
+  /** index = field number; the field's serialized text (all repetitions), `''` or a hole when empty */
+  private readonly fields: string[] = [];
+  /** the fields holding text outside ASCII; created for the few segments that have one */
+  private nonAsciiFields: Set<number> | undefined;
+  /** {@link toString}, until a field changes */
+  private text: string | undefined;
 
   constructor(name: string) {
     if (!SEGMENT_NAME.test(name)) {
@@ -71,23 +137,50 @@ export class Segment {
 
   /** Sets field `fieldNumber` to one value (one repetition). An empty value clears the field. */
   set(fieldNumber: number, value: FieldValue): this {
-    return this.setRepetitions(fieldNumber, [typeof value === 'string' ? [value] : value]);
+    this.assertSettable(fieldNumber);
+    if (typeof value === 'string') {
+      // the common case, a single value: no FieldWriter needed
+      return this.store(fieldNumber, value, checkValue(value, this.name, fieldNumber));
+    }
+    const writer = new FieldWriter(this.name, fieldNumber);
+    const text = writer.repetition(value as Components);
+    return this.store(fieldNumber, text, writer.nonAscii);
   }
 
   /** Sets a repeating field: one entry per repetition (joined by `~`). Empty repetitions are dropped. */
   setRepetitions(fieldNumber: number, repetitions: readonly Components[]): this {
+    this.assertSettable(fieldNumber);
+    const writer = new FieldWriter(this.name, fieldNumber);
+    let text = '';
+    for (const components of repetitions) {
+      const repetition = writer.repetition(components);
+      if (repetition !== '') {
+        text = text === '' ? repetition : text + REPETITION_SEPARATOR + repetition;
+      }
+    }
+    return this.store(fieldNumber, text, writer.nonAscii);
+  }
+
+  private assertSettable(fieldNumber: number): void {
     if (!Number.isInteger(fieldNumber) || fieldNumber < this.firstSettableField) {
       throw new Error(`${this.name}-${fieldNumber} cannot be set`);
     }
-    for (const components of repetitions) {
-      for (const component of components) {
-        for (const value of typeof component === 'string' ? [component] : component) {
-          assertEscaped(value, `${this.name}-${fieldNumber}`);
-        }
-      }
+  }
+
+  private store(fieldNumber: number, text: string, nonAscii: boolean): this {
+    this.fields[fieldNumber] = text;
+    if (nonAscii) {
+      (this.nonAsciiFields ??= new Set()).add(fieldNumber);
+    } else {
+      this.nonAsciiFields?.delete(fieldNumber);
     }
-    this.fields[fieldNumber] = repetitions.filter((components) => serializeRepetition(components) !== '');
+    this.text = undefined;
     return this;
+  }
+
+  /** True when a field holds text outside ASCII (what MSH-18 depends on). */
+  hasNonAsciiText(): boolean {
+    return this.nonAsciiFields !== undefined && this.nonAsciiFields.size > 0;
   }
 
   /** The serialized text of one field (all repetitions), `''` when empty. For MSH-1/MSH-2 the fixed values. */
@@ -98,19 +191,27 @@ export class Segment {
     if (this.name === 'MSH' && fieldNumber === 2) {
       return ENCODING_CHARACTERS;
     }
-    const repetitions = this.fields[fieldNumber] ?? [];
-    return repetitions.map(serializeRepetition).join(REPETITION_SEPARATOR);
+    return this.fields[fieldNumber] ?? '';
   }
 
   /** The segment without its terminator. Trailing empty fields are not written. */
   toString(): string {
-    const texts: string[] = [];
-    for (let fieldNumber = this.firstSettableField; fieldNumber < this.fields.length; fieldNumber += 1) {
-      texts.push(this.fieldText(fieldNumber));
+    if (this.text === undefined) {
+      const first = this.firstSettableField;
+      // `out` ends with field `written` (MSH: the encoding characters are MSH-2; other segments: the
+      // name stands at field 0); separators for empty fields are written only once a later field has text
+      let out = this.name === 'MSH' ? this.name + FIELD_SEPARATOR + ENCODING_CHARACTERS : this.name;
+      let written = first - 1;
+      for (let fieldNumber = first; fieldNumber < this.fields.length; fieldNumber += 1) {
+        const field = this.fields[fieldNumber];
+        if (field) {
+          out += separators(FIELD_SEPARATOR_RUNS, fieldNumber - written) + field;
+          written = fieldNumber;
+        }
+      }
+      this.text = out;
     }
-    const written = trimTrailingEmpty(texts, (text) => text === '');
-    const head = this.name === 'MSH' ? [this.name, ENCODING_CHARACTERS] : [this.name];
-    return [...head, ...written].join(FIELD_SEPARATOR);
+    return this.text;
   }
 }
 
@@ -131,6 +232,11 @@ export class Hl7Message {
 
   /** Appends segments after the ones already there. */
   add(...segments: Segment[]): this {
+    return this.addAll(segments);
+  }
+
+  /** {@link add} for a list (no argument spreading, whatever its length). */
+  addAll(segments: readonly Segment[]): this {
     for (const segment of segments) {
       if (segment.name === 'MSH') {
         throw new Error('an HL7 message has one MSH');
@@ -144,7 +250,16 @@ export class Hl7Message {
     return [this.header, ...this.body];
   }
 
+  /** True when any segment holds text outside ASCII (HL7's default character set). */
+  hasNonAsciiText(): boolean {
+    return this.header.hasNonAsciiText() || this.body.some((segment) => segment.hasNonAsciiText());
+  }
+
   toString(): string {
-    return this.segments.map((segment) => segment.toString() + SEGMENT_TERMINATOR).join('');
+    let out = this.header.toString() + SEGMENT_TERMINATOR;
+    for (const segment of this.body) {
+      out += segment.toString() + SEGMENT_TERMINATOR;
+    }
+    return out;
   }
 }

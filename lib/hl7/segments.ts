@@ -15,7 +15,7 @@ import {
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeText } from './escape';
-import { type Components, Segment } from './segment';
+import { type Component, type Components, Segment } from './segment';
 import {
   ADMINISTRATIVE_SEX,
   IDENTIFIER_TYPE_MEDICAL_RECORD,
@@ -31,21 +31,45 @@ import {
  * data type builders and places them at their standard v2.5.1 positions.
  */
 
-function isEmpty(components: Components): boolean {
-  return components.every((component) => (typeof component === 'string' ? component === '' : component.every((sub) => sub === '')));
+function isEmptyComponent(component: Component): boolean {
+  if (typeof component === 'string') {
+    return component === '';
+  }
+  for (const subcomponent of component as readonly EscapedText[]) {
+    if (subcomponent !== '') {
+      return false;
+    }
+  }
+  return true;
 }
 
-/** Throws when a value the standard requires would be empty once encoded. */
-export function requireComponents(components: Components, inputPath: string): Components {
+function isEmpty(components: Components): boolean {
+  for (const component of components) {
+    if (!isEmptyComponent(component)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Throws when a value the standard requires would be empty once encoded. The error names
+ * `inputPath + inputPathSuffix`, joined only when it is thrown (callers pass `${path}` and `'.code'`
+ * rather than building the path for every value that is fine).
+ */
+export function requireComponents(components: Components, inputPath: string, inputPathSuffix = ''): Components {
   if (isEmpty(components)) {
-    throw new Hl7EncodingError(inputPath, 'is required and must not be empty');
+    throw new Hl7EncodingError(inputPath + inputPathSuffix, 'is required and must not be empty');
   }
   return components;
 }
 
 /** Throws when the first component (the identifier of a CX, EI...) would be empty once encoded. */
-export function requireFirstComponent(components: Components, inputPath: string): Components {
-  requireComponents(components.slice(0, 1), inputPath);
+export function requireFirstComponent(components: Components, inputPath: string, inputPathSuffix = ''): Components {
+  const first = components[0];
+  if (first === undefined || isEmptyComponent(first)) {
+    throw new Hl7EncodingError(inputPath + inputPathSuffix, 'is required and must not be empty');
+  }
   return components;
 }
 
@@ -222,7 +246,7 @@ export interface CommonOrder {
 export function commonOrderSegment(order: CommonOrder): Segment {
   const orc = new Segment('ORC')
     .set(1, escapeText(ORDER_CONTROL_RESULTS))
-    .set(2, requireComponents(eiFromIdentifier(order.placerOrderNumber), `${order.inputPath}.orderId`));
+    .set(2, requireComponents(eiFromIdentifier(order.placerOrderNumber), order.inputPath, '.orderId'));
   if (order.orderStatus) {
     orc.set(5, escapeText(order.orderStatus));
   }

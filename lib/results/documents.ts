@@ -14,9 +14,7 @@ import { awsCall } from './aws-calls';
 
 const DEPENDENCY = 'documents-bucket';
 
-export function documentKey(resultId: string, versionId: string, part: string): string {
-  return `lab-results/${resultId}/${versionId}/${part}`;
-}
+export { documentKey } from './document-key';
 
 export class ResultDocumentStore {
   constructor(

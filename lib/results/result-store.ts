@@ -54,7 +54,8 @@ import { Tables } from '../config/service';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
 import type { EnvelopeEncryptor } from '../crypto/envelope';
 import { awsCall, isConditionalCheckFailed } from './aws-calls';
-import { documentKey, type ResultDocumentStore } from './documents';
+import { documentKey } from './document-key';
+import type { ResultDocumentStore } from './documents';
 import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
 import type {

@@ -2,9 +2,12 @@
  * Wiring from the environment (cloud or local stack): clients from lib/aws, names from
  * lib/config. Built once per container and rebuilt only when the SDK clients were replaced
  * (resetClients in tests), so the data key cache lives across invocations.
+ *
+ * This module wires every client (DynamoDB, KMS, S3, SQS). The notification retry, which needs
+ * DynamoDB and SQS only, is wired apart in retry-services.ts.
  */
 import { Env } from '../config/service';
-import { dynamoDbClient, kmsClient, s3Client, sqsClient } from '../aws/clients';
+import { dynamoDbClient, kmsClient, s3Client } from '../aws/clients';
 import { optionalEnv, requireEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
@@ -12,7 +15,7 @@ import { ChartStore } from '../chart/chart-store';
 import { ResultDocumentStore } from './documents';
 import { IdempotencyStore } from './idempotency';
 import { loadResultKeys, type LookupKeySource } from './lookup-keys';
-import { ResultNotifier } from './notifications';
+import { resultNotifier } from './notifier-services';
 import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from './result-store';
 import type { ReceiveServices } from './receive';
 
@@ -61,6 +64,9 @@ const readerSlot: Slot = {};
 /**
  * The result store for readers and writers. Readers without S3 access (the summary export) may
  * pass { documents: false }; reading a version with parts in S3 then fails, summaries do not.
+ * { documents: false } avoids S3 calls, not the S3 client: this module imports it (and KMS), so
+ * every bundle that imports labResultStore carries both. A function whose `needs` lack them needs
+ * its own wiring module, as the notification retry has (retry-services.ts).
  */
 export function labResultStore(options: { documents?: boolean } = {}): LabResultStore {
   const withDocuments = options.documents !== false;
@@ -83,9 +89,7 @@ export function labResultStore(options: { documents?: boolean } = {}): LabResult
   );
 }
 
-export function resultNotifier(): ResultNotifier {
-  return new ResultNotifier(sqsClient(), requireEnv(Env.notificationsQueueUrl));
-}
+export { resultNotifier } from './notifier-services';
 
 /** Everything POST /receiveTestData needs. */
 export function receiveServices(): ReceiveServices {

@@ -1,0 +1,191 @@
+/**
+ * The plain (non-PHI) notification bookkeeping of the results table, for the scheduled retry of
+ * owed notifications (functions/retryResultNotifications.ts, lib/results/retry.ts): find the
+ * versions whose notification is due, move the current pointer, mark a notification sent or
+ * record a failed attempt. Plain attributes only: no encryptor, no lookup key, no S3, so the
+ * retry function bundles only the DynamoDB client (and SQS for the notifier), as its `needs`
+ * (results readwrite, notifications send) say.
+ *
+ * Item layout and conditions are the ones of LabResultStore (result-store.ts, which documents the
+ * table); these methods are the same as LabResultStore's methods of the same names, kept apart
+ * because importing LabResultStore pulls in KMS (lookup keys, envelopes) and S3 (documents).
+ */
+import { GetItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { Tables } from '../config/service';
+import { awsCall, isConditionalCheckFailed } from './aws-calls';
+import { PENDING_PARTITION, type LabResultStore, type VersionRecord } from './result-store';
+import { statusRank } from './status';
+import type { LabResultStatus, NotificationState } from './types';
+
+/** Same values as result-store.ts. */
+const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
+const CURRENT_SK = 'CURRENT';
+const DEPENDENCY = 'results-table';
+
+const resultPk = (resultId: string) => `RESULT#${resultId}`;
+
+function versionRecordOf(item: Record<string, AttributeValue>): VersionRecord {
+  const v = unmarshall(item) as Record<string, unknown>;
+  return {
+    resultId: v.resultId as string,
+    versionId: v.versionId as string,
+    versionSk: v.sk as string,
+    senderId: v.senderId as string,
+    partnerId: v.partnerId as string,
+    status: v.status as LabResultStatus,
+    resultedAtKey: v.resultedAtKey as string,
+    rank: v.rank as string,
+    receivedAt: v.receivedAt as string,
+    patientKey: v.patientKey as string,
+    patientMatched: v.patientMatched === true,
+    summary: v.summary as string,
+    documentKeys: (v.documentKeys as string[] | undefined) ?? [],
+    notificationState: v.notificationState as NotificationState,
+    notificationAttempts: typeof v.notificationAttempts === 'number' ? v.notificationAttempts : 0,
+  };
+}
+
+function pendingSortKey(at: Date, resultId: string, versionId: string): string {
+  return `${at.toISOString()}#${resultId}#${versionId}`;
+}
+
+/** The LabResultStore methods the notification retry calls, without KMS or S3. */
+export type NotificationBookkeeping = Pick<LabResultStore, 'pendingNotifications' | 'ensureCurrent' | 'markNotificationSent' | 'recordNotificationFailure'>;
+
+export class NotificationLedger implements NotificationBookkeeping {
+  constructor(
+    private readonly db: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  /**
+   * Moves the current pointer to `version` when it outranks the current one (conditional
+   * UpdateItem; plain attributes only, no KMS). Returns whether `version` is current afterwards.
+   */
+  async ensureCurrent(version: VersionRecord, now: Date): Promise<boolean> {
+    const values = marshall({
+      ':kind': 'current',
+      ':resultId': version.resultId,
+      ':versionId': version.versionId,
+      ':versionSk': version.versionSk,
+      ':senderId': version.senderId,
+      ':status': version.status,
+      ':resultedAtKey': version.resultedAtKey,
+      ':rank': version.rank,
+      ':patientPk': version.patientKey,
+      ':patientSk': `${version.resultedAtKey}#${statusRank(version.status)}#${version.resultId}`,
+      ':patientMatched': version.patientMatched,
+      ':summary': version.summary,
+      ':updatedAt': now.toISOString(),
+    });
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: CURRENT_SK } },
+            UpdateExpression:
+              'SET #kind = :kind, resultId = :resultId, versionId = :versionId, versionSk = :versionSk, senderId = :senderId, #status = :status, resultedAtKey = :resultedAtKey, #rank = :rank, patientPk = :patientPk, patientSk = :patientSk, patientMatched = :patientMatched, summary = :summary, updatedAt = :updatedAt',
+            ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :rank',
+            ExpressionAttributeNames: { '#kind': 'kind', '#status': 'status', '#rank': 'rank' },
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    const pointer = await this.getPointer(version.resultId);
+    return pointer?.versionId === version.versionId;
+  }
+
+  /** The notification of a version went out: leave the pending index. */
+  async markNotificationSent(resultId: string, versionSk: string, now: Date): Promise<void> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { pk: { S: resultPk(resultId) }, sk: { S: versionSk } },
+            UpdateExpression: 'SET notificationState = :sent, notifiedAt = :now REMOVE patientPk, patientSk',
+            ConditionExpression: 'notificationState = :pending',
+            ExpressionAttributeValues: { ':sent': { S: 'sent' }, ':pending': { S: 'pending' }, ':now': { S: now.toISOString() } },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error; // already sent
+    }
+  }
+
+  /** A publish failed: count it and schedule the next attempt (stays pending). */
+  async recordNotificationFailure(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, attempts: number, nextAttemptAt: Date, errorName: string): Promise<void> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: version.versionSk } },
+            UpdateExpression: 'SET notificationAttempts = :attempts, lastNotificationError = :error, patientSk = :next',
+            ConditionExpression: 'notificationState = :pending',
+            ExpressionAttributeValues: {
+              ':attempts': { N: String(attempts) },
+              ':error': { S: errorName.slice(0, 64) },
+              ':next': { S: pendingSortKey(nextAttemptAt, version.resultId, version.versionId) },
+              ':pending': { S: 'pending' },
+            },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  /**
+   * Versions whose notification is due (next attempt at or before `now`), oldest first, read
+   * back with a consistent GetItem (the index is eventually consistent and may be projected
+   * narrowly). One Query page of at most `limit`.
+   */
+  async pendingNotifications(now: Date, limit: number): Promise<VersionRecord[]> {
+    const out = await awsCall(DEPENDENCY, () =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: BY_PATIENT,
+          KeyConditionExpression: 'patientPk = :pk AND patientSk <= :upper',
+          ExpressionAttributeValues: { ':pk': { S: PENDING_PARTITION }, ':upper': { S: `${now.toISOString()}$` } },
+          Limit: limit,
+        }),
+      ),
+    );
+    const records: VersionRecord[] = [];
+    for (const item of out.Items ?? []) {
+      const pk = item.pk?.S;
+      const sk = item.sk?.S;
+      if (!pk || !sk) continue;
+      const record = await this.getVersionRecord(pk.slice('RESULT#'.length), sk);
+      if (record && record.notificationState === 'pending') records.push(record);
+    }
+    return records;
+  }
+
+  private async getPointer(resultId: string): Promise<{ versionId: string; versionSk: string } | undefined> {
+    const item = await this.getItem(resultPk(resultId), CURRENT_SK);
+    const versionId = item?.versionId?.S;
+    const versionSk = item?.versionSk?.S;
+    return versionId && versionSk ? { versionId, versionSk } : undefined;
+  }
+
+  private async getVersionRecord(resultId: string, versionSk: string): Promise<VersionRecord | undefined> {
+    const item = await this.getItem(resultPk(resultId), versionSk);
+    return item ? versionRecordOf(item) : undefined;
+  }
+
+  private async getItem(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
+    const out = await awsCall(DEPENDENCY, () => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })));
+    return out.Item;
+  }
+}
