@@ -38,10 +38,11 @@ export function outcomeForStatus(status: number): AuditOutcome {
   return 'failed';
 }
 
-function subjectKey(event: AuditEvent): string {
-  if (event.patientId) return `PATIENT#${event.patientId}`;
-  const [name, id] = Object.entries(event.resourceIds ?? {})[0] ?? ['none', 'none'];
-  return `RESOURCE#${name}#${id}`;
+function subjectKey(record: AuditRecord): string {
+  if (record.patientId) return `PATIENT#${record.patientId}`;
+  const first = Object.entries(record.resourceIds ?? {})[0];
+  // requests that named no verified record are grouped by day
+  return first ? `RESOURCE#${first[0]}#${first[1]}` : `UNRESOLVED#${record.at.slice(0, 10)}`;
 }
 
 export class AuditTrail {

@@ -126,6 +126,9 @@ export async function routeInboxPacket(
   const store = deps.store();
   const packet = await store.getPacket(input.packetId, { withContent: false });
   if (!packet || packet.state === 'routed') return { kind: 'packet_not_found' };
+  // a retry of a routing that already changed the state (e.g. the caller saw a 503 after it):
+  // finish the remaining work (the remembered link) and answer as the first call would have
+  if (packet.state === 'routed_manually' && packet.patientId === input.patientId) return completeManualRouting(deps, packet, input);
   if (!INBOX_STATES.includes(packet.state)) return { kind: 'already_routed', state: packet.state, patientId: packet.patientId };
   if (!(await deps.patients().getPatient(input.patientId))) return { kind: 'patient_not_found' };
 
@@ -143,11 +146,23 @@ export async function routeInboxPacket(
   const moved = await store.transition({ packetId: packet.packetId, from: INBOX_STATES, to: 'routed_manually', at, sortTime: packet.receivedAt, patientId: input.patientId, entry });
   if (!moved) {
     const now = await store.getPacket(packet.packetId, { withContent: false });
+    if (now && now.state === 'routed_manually' && now.patientId === input.patientId) return completeManualRouting(deps, now, input);
     return { kind: 'already_routed', state: now?.state ?? packet.state, patientId: now?.patientId };
   }
+  return completeManualRouting(deps, packet, input);
+}
+
+/** The work after the state change; safe to repeat (the link write is an upsert of the same value). */
+async function completeManualRouting(
+  deps: FormsDeps,
+  packet: { packetId: string; linkKey?: string; sourceSystemId: string },
+  input: { patientId: string; reviewer: { keyId: string }; now: Date },
+): Promise<RouteResult> {
   if (packet.linkKey) {
     // a reviewer's decision is remembered for the next packet from the same form tool patient
-    await store.putLink(packet.linkKey, { patientId: input.patientId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: input.reviewer.keyId, packetId: packet.packetId }, { onlyIfAbsent: false });
+    await deps
+      .store()
+      .putLink(packet.linkKey, { patientId: input.patientId, sourceSystemId: packet.sourceSystemId, createdAt: input.now.toISOString(), createdBy: input.reviewer.keyId, packetId: packet.packetId }, { onlyIfAbsent: false });
   }
   return { kind: 'routed', packet: { packetId: packet.packetId, state: 'routed_manually', patientId: input.patientId } };
 }

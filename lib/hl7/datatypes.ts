@@ -104,14 +104,22 @@ export function hdFromNamespace(namespaceId: string): Components {
 
 // --- Dates and times -------------------------------------------------------------------------------------
 
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/i;
+/**
+ * `YYYY-MM-DDTHH:MM[:SS[.fraction]]` then `Z` or an offset `±HH:MM` / `±HHMM`. The fields stand at fixed
+ * places (year 0-3, month 5-6, day 8-9, hour 11-12, minute 14-15, seconds 17-18 when index 16 is `:`),
+ * and the zone is read from the end, so {@link tsFromDateTime} needs no capture groups.
+ */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/i;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** '00'..'99': two-digit fields of a time stamp without String() and padStart per field. */
-const TWO_DIGITS: readonly string[] = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, '0'));
-
-function twoDigits(value: number): string {
-  return TWO_DIGITS[value] ?? String(value).padStart(2, '0');
+/**
+ * `yyyyMMddHHmmss` from its parts (all in range), written from one number (below 2^53, so exact): one
+ * flat string. Concatenating six pieces would build a rope (cons string) instead, which the scan of
+ * escaping and of the segment's check would first have to flatten, and that costs more than the rest.
+ */
+function timestampText(year: number, month: number, day: number, hour: number, minute: number, second: number): string {
+  const digits = String(((((year * 100 + month) * 100 + day) * 100 + hour) * 100 + minute) * 100 + second);
+  return year >= 1000 ? digits : digits.padStart(14, '0');
 }
 
 /** Proleptic Gregorian month length, the calendar `Date` uses; `month` 1-12. */
@@ -129,29 +137,45 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
   return day <= daysInMonth(year, month);
 }
 
-function formatUtc(date: Date, inputPath: string): string {
-  const year = date.getUTCFullYear();
-  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) {
-    throw new Hl7EncodingError(inputPath, 'is not a valid date-time');
-  }
-  return (
-    String(year).padStart(4, '0') +
-    twoDigits(date.getUTCMonth() + 1) +
-    twoDigits(date.getUTCDate()) +
-    twoDigits(date.getUTCHours()) +
-    twoDigits(date.getUTCMinutes()) +
-    twoDigits(date.getUTCSeconds())
-  );
-}
+const MS_PER_DAY = 86_400_000;
 
 /*
- * The last ISO date-time converted and its TS. A message often writes the same instant several times in a
- * row (a note's creation time in OBR-7 and OBX-14, an assessment's time in OBR-7 and every item's
- * OBX-14), so one remembered conversion saves most of them. Only successful conversions are remembered
- * (the result depends on the text alone), so errors still name their own `inputPath`.
+ * Calendar arithmetic without `Date` objects (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms":
+ * days_from_civil / civil_from_days), exact for the proleptic Gregorian calendar that `Date` uses. A
+ * time stamp is written in every message header and event segment, so this path is hot.
  */
-let lastDateTimeText: string | undefined;
-let lastTimestamp = '' as EscapedText;
+
+/** Days from 1970-01-01 to a date (`month` 1-12). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1; // from March 1st
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** `yyyyMMddHHmmss` in UTC of an epoch time in milliseconds (fractions of a second dropped). */
+function formatEpochMilliseconds(time: number, inputPath: string): string {
+  if (Number.isNaN(time)) {
+    throw new Hl7EncodingError(inputPath, 'is not a valid date-time');
+  }
+  const days = Math.floor(time / MS_PER_DAY);
+  const secondOfDay = Math.floor((time - days * MS_PER_DAY) / 1000);
+  const shifted = days + 719_468; // days from 0000-03-01
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100)); // from March 1st
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  if (year < 1 || year > 9999) {
+    throw new Hl7EncodingError(inputPath, 'is not a valid date-time');
+  }
+  return timestampText(year, month, day, Math.floor(secondOfDay / 3600), Math.floor(secondOfDay / 60) % 60, secondOfDay % 60);
+}
 
 /**
  * TS (time stamp) as `yyyyMMddHHmmss`, the format the service spec shows.
@@ -167,49 +191,55 @@ let lastTimestamp = '' as EscapedText;
 export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): EscapedText {
   if (typeof value !== 'string') {
     // not `instanceof Date`: a Date from another realm (vm context, worker) must work too
-    return escapeText(formatUtc(value, inputPath));
+    return escapeText(formatEpochMilliseconds(value.getTime(), inputPath));
   }
-  if (value !== lastDateTimeText) {
-    lastTimestamp = timestampFromIsoText(value, inputPath);
-    lastDateTimeText = value;
-  }
-  return lastTimestamp;
-}
-
-function timestampFromIsoText(value: string, inputPath: string): EscapedText {
-  const match = ISO_DATE_TIME.exec(value);
-  if (!match) {
+  // `test`, then the fields read at their fixed places: no match array and no substrings to allocate
+  if (!ISO_DATE_TIME.test(value)) {
     throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date-time with an offset or Z');
   }
-  const [, year, month, day, hour, minute, second = '00', zone = 'Z'] = match;
-  const y = Number(year);
-  const mo = Number(month);
-  const d = Number(day);
-  const h = Number(hour);
-  const mi = Number(minute);
-  const s = Number(second);
+  const y = digitsAt(value, 0, 4);
+  const mo = digitsAt(value, 5, 2);
+  const d = digitsAt(value, 8, 2);
+  const h = digitsAt(value, 11, 2);
+  const mi = digitsAt(value, 14, 2);
+  const s = value.charCodeAt(16) === COLON ? digitsAt(value, 17, 2) : 0;
   if (y < 1 || !isCalendarDate(y, mo, d) || h > 23 || mi > 59 || s > 59) {
     throw new Hl7EncodingError(inputPath, 'is not a valid date-time');
   }
-  const offsetMinutes = zoneOffsetMinutes(zone);
+  const offsetMinutes = zoneOffsetMinutes(value);
   if (offsetMinutes === 0) {
-    // already UTC: the digits as written (validated above; the year has four digits, so 0001-9999),
-    // without a round trip through Date
-    return escapeText(year + month + day + hour + minute + second);
+    // already UTC: the time as written (validated above; the year has four digits, so 0001-9999)
+    return escapeText(timestampText(y, mo, d, h, mi, s));
   }
-  const utc = new Date(0);
-  utc.setUTCFullYear(y, mo - 1, d);
-  utc.setUTCHours(h, mi - offsetMinutes, s, 0);
-  return escapeText(formatUtc(utc, inputPath));
+  const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + ((h * 60 + mi - offsetMinutes) * 60 + s) * 1000;
+  return escapeText(formatEpochMilliseconds(utcTime, inputPath));
 }
 
-function zoneOffsetMinutes(zone: string): number {
-  if (zone === 'Z' || zone === 'z') {
-    return 0;
+const COLON = 0x3a;
+const ZERO = 0x30;
+
+/** The number written by the `count` ASCII digits of `text` at `index` (the caller has checked they are digits). */
+function digitsAt(text: string, index: number, count: number): number {
+  let value = 0;
+  for (let end = index + count; index < end; index += 1) {
+    value = value * 10 + (text.charCodeAt(index) - ZERO);
   }
-  const digits = zone.slice(1).replace(':', '');
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4));
-  return zone.startsWith('-') ? -minutes : minutes;
+  return value;
+}
+
+/**
+ * The UTC offset in minutes of a date-time that matched {@link ISO_DATE_TIME}, read from its end: `Z`,
+ * or a sign and `HH:MM` or `HHMM`.
+ */
+function zoneOffsetMinutes(dateTime: string): number {
+  const last = dateTime.length - 1;
+  const code = dateTime.charCodeAt(last);
+  if (code === 0x5a || code === 0x7a) {
+    return 0; // Z or z
+  }
+  const signIndex = dateTime.charCodeAt(last - 2) === COLON ? last - 5 : last - 4;
+  const minutes = digitsAt(dateTime, signIndex + 1, 2) * 60 + digitsAt(dateTime, last - 1, 2);
+  return dateTime.charCodeAt(signIndex) === 0x2d ? -minutes : minutes; // 0x2d: '-'
 }
 
 /**

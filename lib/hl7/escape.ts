@@ -140,8 +140,12 @@ function escapeFrom(value: string, start: number, lineBreak: string): string {
 }
 
 function escapeWith(value: string | undefined, lineBreak: string): EscapedText {
-  if (value === undefined) {
-    return '' as EscapedText;
+  if (typeof value !== 'string') {
+    if (value === undefined) {
+      return '' as EscapedText;
+    }
+    // data that bypassed the types (a number, null...) is refused, never written as it is
+    throw new TypeError('an HL7 value must be a string');
   }
   for (let index = 0; index < value.length; index += 1) {
     if (needsWork(value.charCodeAt(index))) {
@@ -172,13 +176,12 @@ export function hasLineBreak(value: string): boolean {
   return /[\r\n]/.test(value);
 }
 
-/** {@link checkEscapedText}: the value is not escaped text. */
-export const NOT_ESCAPED = 0;
-/** {@link checkEscapedText}: escaped text, all ASCII. */
-export const ESCAPED_ASCII = 1;
-/** {@link checkEscapedText}: escaped text holding at least one character outside ASCII. */
-export const ESCAPED_NON_ASCII = 2;
-export type EscapedTextCheck = typeof NOT_ESCAPED | typeof ESCAPED_ASCII | typeof ESCAPED_NON_ASCII;
+/**
+ * What {@link checkEscapedText} found: not escaped text, escaped ASCII text, or escaped text holding at
+ * least one character outside ASCII. (String literals rather than exported constants: under CommonJS
+ * every read of an imported constant is a getter call, and this is read for every value of a message.)
+ */
+export type EscapedTextCheck = 'not escaped' | 'ascii' | 'non-ascii';
 
 const BACKSLASH = 0x5c;
 /** The letters of the delimiter escapes `\F\ \S\ \T\ \R\ \E\`. */
@@ -193,22 +196,22 @@ const ESCAPE_LETTERS = new Set(['F', 'S', 'T', 'R', 'E'].map((letter) => letter.
  * replaced it), as the original regular expression did.
  */
 export function checkEscapedText(value: string): EscapedTextCheck {
-  let result: EscapedTextCheck = ESCAPED_ASCII;
+  let result: EscapedTextCheck = 'ascii';
   const length = value.length;
   for (let index = 0; index < length; index += 1) {
     const code = value.charCodeAt(index);
     if (code >= 0x80) {
-      result = ESCAPED_NON_ASCII;
+      result = 'non-ascii';
     } else if (code === BACKSLASH) {
       if (ESCAPE_LETTERS.has(value.charCodeAt(index + 1)) && value.charCodeAt(index + 2) === BACKSLASH) {
         index += 2;
       } else if (value.startsWith(FORMATTED_LINE_BREAK, index)) {
         index += FORMATTED_LINE_BREAK.length - 1;
       } else {
-        return NOT_ESCAPED;
+        return 'not escaped';
       }
     } else if (ASCII_ACTION[code] !== KEEP) {
-      return NOT_ESCAPED;
+      return 'not escaped';
     }
   }
   return result;
@@ -220,5 +223,5 @@ export function checkEscapedText(value: string): EscapedTextCheck {
  * checks every value with this, so no value can ever add a field, component or segment.
  */
 export function isEscapedText(value: string): value is EscapedText {
-  return checkEscapedText(value) !== NOT_ESCAPED;
+  return checkEscapedText(value) !== 'not escaped';
 }

@@ -210,9 +210,14 @@ function setTime(segment: Segment, field: number, value: string | undefined, inp
  * where the code ends), or `t` + the text.
  */
 function identifierKey(identifier: CodedValue): string {
-  return identifier.code !== ''
-    ? `c${identifier.code.length}:${identifier.code}${identifier.system ?? ''}`
-    : `t${identifier.display ?? ''}`;
+  // (data that bypassed the types gets JSON keys, which tell `5` from `'5'` and never start with c or t)
+  const code: unknown = identifier.code;
+  if (code !== '') {
+    const system: unknown = identifier.system ?? '';
+    return typeof code === 'string' && typeof system === 'string' ? `c${code.length}:${code}${system}` : JSON.stringify(['code', code, system]);
+  }
+  const display: unknown = identifier.display ?? '';
+  return typeof display === 'string' ? `t${display}` : JSON.stringify(['text', display]);
 }
 
 /**

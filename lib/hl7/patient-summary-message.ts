@@ -64,25 +64,22 @@ function recordGroup(record: ChartRecord, index: number): ObservationGroup {
   }
 }
 
-interface TimedGroup {
-  /** epoch milliseconds; NaN when the time does not parse (never counts as newer) */
-  at: number;
-  group: () => ObservationGroup;
-}
-
-/** Stable merge of two newest-first lists: the lab result goes first only when strictly newer. */
-function mergeNewestFirst(records: readonly TimedGroup[], labResults: readonly TimedGroup[]): ObservationGroup[] {
+/**
+ * Stable merge of the two newest-first lists: a lab result goes first only when strictly newer (a time
+ * that does not parse, NaN, never counts as newer). Each group is built in the merged order.
+ */
+function mergeNewestFirst(records: readonly ChartRecord[], labResults: readonly LabResultSummary[]): ObservationGroup[] {
+  const recordTimes = records.map((record) => Date.parse(record.at));
+  const labTimes = labResults.map((lab) => Date.parse(lab.resultedAt));
   const merged: ObservationGroup[] = [];
   let r = 0;
   let l = 0;
   while (r < records.length || l < labResults.length) {
-    const record = records[r];
-    const lab = labResults[l];
-    if (lab && (!record || lab.at > record.at)) {
-      merged.push(lab.group());
+    if (l < labResults.length && (r >= records.length || labTimes[l]! > recordTimes[r]!)) {
+      merged.push(labResultObservationGroup(labResults[l]!, `labResults[${l}]`));
       l += 1;
-    } else if (record) {
-      merged.push(record.group());
+    } else {
+      merged.push(recordGroup(records[r]!, r));
       r += 1;
     }
   }
@@ -94,18 +91,13 @@ export function encodePatientSummaryMessage(input: PatientSummaryMessageInput): 
   const labResults = input.labResults ?? [];
   records.forEach((record, index) => assertSamePatient(patient, record.record.patientId, `records[${index}].record.patientId`));
 
-  const groups = mergeNewestFirst(
-    records.map((record, index) => ({ at: Date.parse(record.at), group: () => recordGroup(record, index) })),
-    labResults.map((lab, index) => ({ at: Date.parse(lab.resultedAt), group: () => labResultObservationGroup(lab, `labResults[${index}]`) })),
-  );
+  const groups = mergeNewestFirst(records, labResults);
   const message = new Hl7Message(buildMessageHeader(header, ORU_R01)).add(patientIdentificationSegment(patient, 'full'));
   const primaryCare = patientAdditionalDemographicSegment(patient);
   if (primaryCare) {
     message.add(primaryCare);
   }
-  message.add(
-    ...nextOfKinSegments(patient),
-    ...orderObservationSegments(groups.length > 0 ? groups : [noRecordsObservationGroup()]),
-  );
+  message.addAll(nextOfKinSegments(patient));
+  message.addAll(orderObservationSegments(groups.length > 0 ? groups : [noRecordsObservationGroup()]));
   return encodeMessage(message, header);
 }

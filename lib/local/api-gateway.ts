@@ -32,6 +32,16 @@ export interface GatewayRequest {
 interface RouteMatch {
   endpoint: HttpEndpoint;
   pathParameters: Record<string, string> | null;
+  /** a path parameter is not valid percent-encoding (API Gateway answers 400) */
+  undecodable?: boolean;
+}
+
+function decodePathParameter(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
@@ -44,7 +54,9 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
     });
     const match = new RegExp(`^${pattern}$`).exec(path);
     if (!match) continue;
-    const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) : null;
+    const decoded = names.map((_n, i) => decodePathParameter(match[i + 1]!));
+    if (decoded.some((v) => v === undefined)) return { endpoint, pathParameters: null, undecodable: true };
+    const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decoded[i]!])) : null;
     return { endpoint, pathParameters };
   }
   return undefined;
@@ -61,14 +73,15 @@ function gatewayProblem(kind: ProblemKind, detail: string, requestIdHeader: stri
 
 function toEvent(request: GatewayRequest, route: RouteMatch): APIGatewayProxyEvent {
   const url = new URL(request.url, 'http://localhost');
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // null-prototype maps: a header or parameter named `constructor` or `__proto__` is just a name
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  const multiValueHeaders: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, value] of request.headers) {
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null) as Record<string, string>;
+  const multiQuery: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, value] of url.searchParams) {
     query[name] = value;
     (multiQuery[name] ??= []).push(value);
@@ -124,6 +137,7 @@ export async function dispatch(request: GatewayRequest): Promise<APIGatewayProxy
       ? gatewayProblem('badRequest', `method ${request.method} is not supported on ${url.pathname}`, requestIdHeader)
       : gatewayProblem('notFound', 'no such resource', requestIdHeader);
   }
+  if (route.undecodable) return gatewayProblem('badRequest', 'the request path is not valid percent-encoding', requestIdHeader);
   if (request.body && request.body.length > GATEWAY_MAX_BODY_BYTES) {
     return gatewayProblem('payloadTooLarge', 'the request body exceeds 10 MB', requestIdHeader);
   }

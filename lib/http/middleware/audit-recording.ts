@@ -4,16 +4,23 @@ import { dynamoDbClient } from '../../aws/clients';
 import { RecordNotFoundError } from '../../domain-errors';
 import { tableName } from '../../dynamo/table-names';
 import { logger } from '../../observability/logger';
-import { HttpProblem } from '../problem';
+import { HttpProblem, isRetryableDependencyError } from '../problem';
 import { requestState, type MiddyRequest } from '../request-state';
 
-let trail: AuditTrail | undefined;
-const auditTrail = () => (trail ??= new AuditTrail(dynamoDbClient(), tableName('audit')));
+let trail: { client: unknown; table: string; trail: AuditTrail } | undefined;
+/** Rebuilt when the SDK client was replaced (local stack restart in one process). */
+function auditTrail(): AuditTrail {
+  const client = dynamoDbClient();
+  const table = tableName('audit');
+  if (!trail || trail.client !== client || trail.table !== table) trail = { client, table, trail: new AuditTrail(client, table) };
+  return trail.trail;
+}
 
 function statusOfError(error: unknown): number {
   if (error instanceof HttpProblem) return error.status;
   if (error instanceof RecordNotFoundError) return 404;
-  return 500;
+  // the same mapping http-responses applies: what the caller was answered
+  return isRetryableDependencyError(error) ? 503 : 500;
 }
 
 /**
@@ -27,8 +34,11 @@ export function auditRecording() {
     const state = requestState(request);
     if (!state?.auditEvent || !state.principal || recorded.has(state)) return;
     recorded.add(state);
+    // ids a caller sent that did not resolve to a record are unverified text (a caller may put an
+    // MRN or a name there): only a successful request's ids are kept
+    const event = status < 300 ? state.auditEvent : { action: state.auditEvent.action };
     await auditTrail().append({
-      ...state.auditEvent,
+      ...event,
       at: state.now.toISOString(),
       requestId: state.requestId,
       partnerId: state.principal.partnerId,

@@ -59,7 +59,7 @@ export function httpResponses() {
           headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
         });
       } else {
-        problem = new HttpProblem('internal', 'the request could not be completed; nothing was changed');
+        problem = new HttpProblem('internal', 'the request failed; it may have been partly applied: retry the same request (same x-request-id) to learn its outcome');
       }
       if (!(error instanceof HttpProblem) && !(error instanceof RecordNotFoundError)) {
         logger.error('request.failed', { requestId, function: state?.endpoint.name, errorName: (error as Error | undefined)?.name ?? 'unknown' });
