@@ -4,7 +4,10 @@ import { dynamoDbClient } from '../../aws/clients';
 import { RecordNotFoundError } from '../../domain-errors';
 import { tableName } from '../../dynamo/table-names';
 import { logger } from '../../observability/logger';
-import { HttpProblem, isRetryableDependencyError } from '../problem';
+import { DependencyUnavailableError, HttpProblem, isRetryableDependencyError } from '../problem';
+
+/** Same margin as the handler's early timeout (lib/http/endpoint.ts). */
+const AUDIT_TIMEOUT_MARGIN_MS = 1000;
 import { requestState, type MiddyRequest } from '../request-state';
 
 let trail: { client: unknown; table: string; trail: AuditTrail } | undefined;
@@ -49,7 +52,21 @@ export function auditRecording() {
   };
   return {
     after: async (request: MiddyRequest) => {
-      await write(request, (request.response as APIGatewayProxyResult).statusCode);
+      // the handler's early timeout does not cover this step: bound it by the same deadline
+      const remaining = request.context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+      const budget = remaining - AUDIT_TIMEOUT_MARGIN_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = Number.isFinite(budget)
+        ? new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(() => reject(new DependencyUnavailableError('audit-timeout')), Math.max(0, budget));
+          })
+        : undefined;
+      try {
+        const append = write(request, (request.response as APIGatewayProxyResult).statusCode);
+        await (deadline ? Promise.race([append, deadline]) : append);
+      } finally {
+        if (timer) clearTimeout(timer);
+      }
     },
     onError: async (request: MiddyRequest) => {
       try {
