@@ -6,26 +6,27 @@
  * retry function bundles only the DynamoDB client (and SQS for the notifier), as its `needs`
  * (results readwrite, notifications send) say.
  *
- * Item layout and conditions are the ones of LabResultStore (result-store.ts, which documents the
- * table); these methods are the same as LabResultStore's methods of the same names, kept apart
- * because importing LabResultStore pulls in KMS (lookup keys, envelopes) and S3 (documents).
+ * Item layout: result-store.ts documents the table. LabResultStore delegates these four methods
+ * here (one implementation); this module never imports LabResultStore at run time, because that
+ * pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
 import { GetItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { awsCall, isConditionalCheckFailed } from './aws-calls';
-import { PENDING_PARTITION, type LabResultStore, type VersionRecord } from './result-store';
+import type { VersionRecord } from './result-store';
 import { statusRank } from './status';
 import type { LabResultStatus, NotificationState } from './types';
 
-/** Same values as result-store.ts. */
+/** The byPatient index partition of versions whose notification is owed. */
+export const PENDING_PARTITION = 'NOTIFY#PENDING';
 const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
 const CURRENT_SK = 'CURRENT';
 const DEPENDENCY = 'results-table';
 
 const resultPk = (resultId: string) => `RESULT#${resultId}`;
 
-function versionRecordOf(item: Record<string, AttributeValue>): VersionRecord {
+export function versionRecordOf(item: Record<string, AttributeValue>): VersionRecord {
   const v = unmarshall(item) as Record<string, unknown>;
   return {
     resultId: v.resultId as string,
@@ -46,14 +47,11 @@ function versionRecordOf(item: Record<string, AttributeValue>): VersionRecord {
   };
 }
 
-function pendingSortKey(at: Date, resultId: string, versionId: string): string {
+export function pendingSortKey(at: Date, resultId: string, versionId: string): string {
   return `${at.toISOString()}#${resultId}#${versionId}`;
 }
 
-/** The LabResultStore methods the notification retry calls, without KMS or S3. */
-export type NotificationBookkeeping = Pick<LabResultStore, 'pendingNotifications' | 'ensureCurrent' | 'markNotificationSent' | 'recordNotificationFailure'>;
-
-export class NotificationLedger implements NotificationBookkeeping {
+export class NotificationLedger {
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
@@ -189,3 +187,6 @@ export class NotificationLedger implements NotificationBookkeeping {
     return out.Item;
   }
 }
+
+/** What the notification retry needs (LabResultStore offers the same methods by delegation). */
+export type NotificationBookkeeping = Pick<NotificationLedger, 'pendingNotifications' | 'ensureCurrent' | 'markNotificationSent' | 'recordNotificationFailure'>;

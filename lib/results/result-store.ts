@@ -45,7 +45,6 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
-  UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
@@ -58,6 +57,7 @@ import { documentKey } from './document-key';
 import type { ResultDocumentStore } from './documents';
 import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
+import { NotificationLedger, PENDING_PARTITION, pendingSortKey, versionRecordOf } from './notification-ledger';
 import type {
   AcceptedSubmission,
   LabReport,
@@ -77,7 +77,6 @@ export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
 export const BODY_INLINE_MAX_BYTES = 240 * 1024;
 export const SUMMARY_MAX_BYTES = 32 * 1024;
 const SUMMARY_VALUE_MAX_CHARS = 1024;
-export const PENDING_PARTITION = 'NOTIFY#PENDING';
 const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
 const CURRENT_SK = 'CURRENT';
 const VERSION_PREFIX = 'VERSION#';
@@ -199,40 +198,17 @@ function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
   return cut;
 }
 
-function versionRecordOf(item: Record<string, AttributeValue>): VersionRecord {
-  const v = unmarshall(item) as Record<string, unknown>;
-  return {
-    resultId: v.resultId as string,
-    versionId: v.versionId as string,
-    versionSk: v.sk as string,
-    senderId: v.senderId as string,
-    partnerId: v.partnerId as string,
-    status: v.status as LabResultStatus,
-    resultedAtKey: v.resultedAtKey as string,
-    rank: v.rank as string,
-    receivedAt: v.receivedAt as string,
-    patientKey: v.patientKey as string,
-    patientMatched: v.patientMatched === true,
-    summary: v.summary as string,
-    documentKeys: (v.documentKeys as string[] | undefined) ?? [],
-    notificationState: v.notificationState as NotificationState,
-    notificationAttempts: typeof v.notificationAttempts === 'number' ? v.notificationAttempts : 0,
-  };
-}
-
-function pendingSortKey(at: Date, resultId: string, versionId: string): string {
-  return `${at.toISOString()}#${resultId}#${versionId}`;
-}
-
 export class LabResultStore {
   private readonly db: DynamoDBClient;
   private readonly table: string;
   private readonly encryptor: EnvelopeEncryptor;
   private readonly documents?: ResultDocumentStore;
   private readonly lookupKeys?: LookupKeySource;
+  private readonly ledger: NotificationLedger;
 
   constructor(options: LabResultStoreOptions) {
     this.db = options.db;
+    this.ledger = new NotificationLedger(options.db, options.table);
     this.table = options.table;
     this.encryptor = options.encryptor;
     this.documents = options.documents;
@@ -351,119 +327,26 @@ export class LabResultStore {
     return { created: false, version: existing };
   }
 
-  /**
-   * Moves the current pointer to `version` when it outranks the current one (conditional
-   * UpdateItem; plain attributes only, no KMS). Returns whether `version` is current afterwards.
-   */
+  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
   async ensureCurrent(version: VersionRecord, now: Date): Promise<boolean> {
-    const values = marshall({
-      ':kind': 'current',
-      ':resultId': version.resultId,
-      ':versionId': version.versionId,
-      ':versionSk': version.versionSk,
-      ':senderId': version.senderId,
-      ':status': version.status,
-      ':resultedAtKey': version.resultedAtKey,
-      ':rank': version.rank,
-      ':patientPk': version.patientKey,
-      ':patientSk': `${version.resultedAtKey}#${statusRank(version.status)}#${version.resultId}`,
-      ':patientMatched': version.patientMatched,
-      ':summary': version.summary,
-      ':updatedAt': now.toISOString(),
-    });
-    try {
-      await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new UpdateItemCommand({
-            TableName: this.table,
-            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: CURRENT_SK } },
-            UpdateExpression:
-              'SET #kind = :kind, resultId = :resultId, versionId = :versionId, versionSk = :versionSk, senderId = :senderId, #status = :status, resultedAtKey = :resultedAtKey, #rank = :rank, patientPk = :patientPk, patientSk = :patientSk, patientMatched = :patientMatched, summary = :summary, updatedAt = :updatedAt',
-            ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :rank',
-            ExpressionAttributeNames: { '#kind': 'kind', '#status': 'status', '#rank': 'rank' },
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
-    const pointer = await this.getPointer(version.resultId);
-    return pointer?.versionId === version.versionId;
+    return this.ledger.ensureCurrent(version, now);
   }
 
-  /** The notification of a version went out: leave the pending index. */
+  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
   async markNotificationSent(resultId: string, versionSk: string, now: Date): Promise<void> {
-    try {
-      await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new UpdateItemCommand({
-            TableName: this.table,
-            Key: { pk: { S: resultPk(resultId) }, sk: { S: versionSk } },
-            UpdateExpression: 'SET notificationState = :sent, notifiedAt = :now REMOVE patientPk, patientSk',
-            ConditionExpression: 'notificationState = :pending',
-            ExpressionAttributeValues: { ':sent': { S: 'sent' }, ':pending': { S: 'pending' }, ':now': { S: now.toISOString() } },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error; // already sent
-    }
+    return this.ledger.markNotificationSent(resultId, versionSk, now);
   }
 
-  /** A publish failed: count it and schedule the next attempt (stays pending). */
+  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
   async recordNotificationFailure(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, attempts: number, nextAttemptAt: Date, errorName: string): Promise<void> {
-    try {
-      await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new UpdateItemCommand({
-            TableName: this.table,
-            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: version.versionSk } },
-            UpdateExpression: 'SET notificationAttempts = :attempts, lastNotificationError = :error, patientSk = :next',
-            ConditionExpression: 'notificationState = :pending',
-            ExpressionAttributeValues: {
-              ':attempts': { N: String(attempts) },
-              ':error': { S: errorName.slice(0, 64) },
-              ':next': { S: pendingSortKey(nextAttemptAt, version.resultId, version.versionId) },
-              ':pending': { S: 'pending' },
-            },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    return this.ledger.recordNotificationFailure(version, attempts, nextAttemptAt, errorName);
   }
 
   // ---------------------------------------------------------------- plain reads
 
-  /**
-   * Versions whose notification is due (next attempt at or before `now`), oldest first, read
-   * back with a consistent GetItem (the index is eventually consistent and may be projected
-   * narrowly). One Query page of at most `limit`.
-   */
+  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
   async pendingNotifications(now: Date, limit: number): Promise<VersionRecord[]> {
-    const out = await awsCall(DEPENDENCY, () =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: BY_PATIENT,
-          KeyConditionExpression: 'patientPk = :pk AND patientSk <= :upper',
-          ExpressionAttributeValues: { ':pk': { S: PENDING_PARTITION }, ':upper': { S: `${now.toISOString()}$` } },
-          Limit: limit,
-        }),
-      ),
-    );
-    const records: VersionRecord[] = [];
-    for (const item of out.Items ?? []) {
-      const pk = item.pk?.S;
-      const sk = item.sk?.S;
-      if (!pk || !sk) continue;
-      const record = await this.getVersionRecord(pk.slice('RESULT#'.length), sk);
-      if (record && record.notificationState === 'pending') records.push(record);
-    }
-    return records;
+    return this.ledger.pendingNotifications(now, limit);
   }
 
   /** Every version of a result (plain facts), oldest ResultedDateUTC first. */

@@ -6,23 +6,18 @@
  */
 import { dynamoDbClient } from '../aws/clients';
 import { tableName } from '../dynamo/table-names';
-import { NotificationLedger } from './notification-ledger';
+import { NotificationLedger, type NotificationBookkeeping } from './notification-ledger';
 import { resultNotifier } from './notifier-services';
 import type { ResultNotifier } from './notifications';
-import type { LabResultStore } from './result-store';
 
 export interface NotificationRetryServices {
-  /**
-   * The ledger, typed as the LabResultStore that retryPendingNotifications (retry.ts) takes: it
-   * calls only pendingNotifications, ensureCurrent, markNotificationSent and
-   * recordNotificationFailure, which NotificationLedger implements with the same signatures.
-   */
-  store: LabResultStore;
+  /** the plain notification bookkeeping (no KMS, no S3) */
+  store: NotificationBookkeeping;
   notifier: ResultNotifier;
 }
 
 /** Cheap wrappers around the per-container clients (lib/aws/clients.ts); the ledger keeps no state. */
 export function notificationRetryServices(): NotificationRetryServices {
   const ledger = new NotificationLedger(dynamoDbClient(), tableName('results'));
-  return { store: ledger as unknown as LabResultStore, notifier: resultNotifier() };
+  return { store: ledger, notifier: resultNotifier() };
 }

@@ -7,7 +7,7 @@
  */
 import { logger } from '../observability/logger';
 import { notificationFor, type ResultNotifier } from './notifications';
-import type { LabResultStore } from './result-store';
+import type { NotificationBookkeeping } from './notification-ledger';
 
 export const RETRY_PAGE_SIZE = 25;
 export const RETRY_BASE_DELAY_MS = 60 * 1000;
@@ -25,7 +25,7 @@ export function retryDelayMs(attempts: number): number {
 }
 
 export async function retryPendingNotifications(
-  deps: { store: LabResultStore; notifier: ResultNotifier },
+  deps: { store: NotificationBookkeeping; notifier: ResultNotifier },
   options: { now: () => Date; remainingMs: () => number; maxItems?: number },
 ): Promise<RetrySummary> {
   const summary: RetrySummary = { due: 0, sent: 0, failed: 0, currentVersions: 0 };
