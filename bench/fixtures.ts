@@ -4,7 +4,8 @@
  * demo ids of lib/local/demo-chart.json.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { authorizerEventFor } from '../lib/local/api-gateway';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { Scopes, type HttpEndpoint, type Scope } from '../lib/config/service';
 import { hashApiKey, keyIdFromHash } from '../lib/keys/api-key';
 import type { ApiKeyStore } from '../lib/keys/api-key-store';
@@ -138,23 +139,8 @@ export function proxyEvent(endpoint: HttpEndpoint, spec: RequestSpec, apiKey: st
   };
 }
 
-/** The REQUEST authorizer event for the same request (as dispatch() builds it). */
-export function authorizerEvent(event: APIGatewayProxyEvent): APIGatewayRequestAuthorizerEvent {
-  return {
-    type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${event.resource}`,
-    resource: event.resource,
-    path: event.path,
-    httpMethod: event.httpMethod,
-    headers: event.headers as Record<string, string>,
-    multiValueHeaders: event.multiValueHeaders as Record<string, string[]>,
-    pathParameters: event.pathParameters,
-    queryStringParameters: event.queryStringParameters as Record<string, string> | null,
-    multiValueQueryStringParameters: event.multiValueQueryStringParameters as Record<string, string[]> | null,
-    stageVariables: null,
-    requestContext: { ...event.requestContext, authorizer: undefined } as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
-  };
-}
+/** The REQUEST authorizer event for the same request: the gateway emulation's own builder. */
+export const authorizerEvent = authorizerEventFor;
 
 /** An authorizer context that allows the request (for invocations without a running authorizer). */
 export function allowContext(key: BenchKey, allowedSenderIds: string[] = ['demo-lab']) {

@@ -126,8 +126,31 @@ function toEvent(request: GatewayRequest, route: RouteMatch): APIGatewayProxyEve
   };
 }
 
+/** The REQUEST authorizer event API Gateway sends for a proxy event (no identity source, TTL 0). */
+export function authorizerEventFor(event: APIGatewayProxyEvent): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${event.resource}`,
+    resource: event.resource,
+    path: event.path,
+    httpMethod: event.httpMethod,
+    headers: event.headers as Record<string, string>,
+    multiValueHeaders: event.multiValueHeaders as Record<string, string[]>,
+    pathParameters: event.pathParameters,
+    queryStringParameters: event.queryStringParameters as Record<string, string> | null,
+    multiValueQueryStringParameters: event.multiValueQueryStringParameters as Record<string, string[]> | null,
+    stageVariables: null,
+    requestContext: { ...event.requestContext, authorizer: undefined },
+  };
+}
+
+export interface DispatchOptions {
+  /** the endpoint handler's remaining time in ms (default: its configured timeout) */
+  handlerDeadlineMs?: number;
+}
+
 /** One request through the emulated gateway: route, authorizer, handler. */
-export async function dispatch(request: GatewayRequest): Promise<APIGatewayProxyResult> {
+export async function dispatch(request: GatewayRequest, options: DispatchOptions = {}): Promise<APIGatewayProxyResult> {
   const url = new URL(request.url, 'http://localhost');
   const requestIdHeader = request.headers.find(([n]) => n.toLowerCase() === 'x-request-id')?.[1];
   const route = matchRoute(request.method, url.pathname);
@@ -142,24 +165,10 @@ export async function dispatch(request: GatewayRequest): Promise<APIGatewayProxy
     return gatewayProblem('payloadTooLarge', 'the request body exceeds 10 MB', requestIdHeader);
   }
   const event = toEvent(request, route);
-  const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
-    type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/local/${request.method}${route.endpoint.path}`,
-    resource: event.resource,
-    path: event.path,
-    httpMethod: event.httpMethod,
-    headers: event.headers as Record<string, string>,
-    multiValueHeaders: event.multiValueHeaders as Record<string, string[]>,
-    pathParameters: event.pathParameters,
-    queryStringParameters: event.queryStringParameters as Record<string, string> | null,
-    multiValueQueryStringParameters: event.multiValueQueryStringParameters as Record<string, string[]> | null,
-    stageVariables: null,
-    requestContext: { ...event.requestContext, authorizer: undefined },
-  };
   let authorization: APIGatewayAuthorizerResult;
   try {
     const authorizer = await loadHandler(AuthorizerFunction.name);
-    authorization = (await authorizer(authorizerEvent, lambdaContext(AuthorizerFunction.name, AuthorizerFunction.timeoutSeconds), () => undefined)) as APIGatewayAuthorizerResult;
+    authorization = (await authorizer(authorizerEventFor(event), lambdaContext(AuthorizerFunction.name, AuthorizerFunction.timeoutSeconds), () => undefined)) as APIGatewayAuthorizerResult;
   } catch (error) {
     // the cloud's AUTHORIZER_FAILURE gateway response: 503, retryable
     logger.error('gateway.authorizer_failed', { route: route.endpoint.name, errorName: (error as Error).name });
@@ -170,7 +179,8 @@ export async function dispatch(request: GatewayRequest): Promise<APIGatewayProxy
   event.requestContext.authorizer = { ...(authorization.context ?? {}), principalId: authorization.principalId };
   const handler = await loadHandler(route.endpoint.name);
   try {
-    const result = (await handler(event, lambdaContext(route.endpoint.name, route.endpoint.timeoutSeconds), () => undefined)) as APIGatewayProxyResult;
+    const context = lambdaContext(route.endpoint.name, options.handlerDeadlineMs !== undefined ? options.handlerDeadlineMs / 1000 : route.endpoint.timeoutSeconds);
+    const result = (await handler(event, context, () => undefined)) as APIGatewayProxyResult;
     return result;
   } catch (error) {
     // a handler that throws is a Lambda error: API Gateway answers 502

@@ -22,9 +22,7 @@ import { dynamoDbClient, kmsClient, s3Client, sqsClient } from '../../lib/aws/cl
 import { ALL_SCOPES, Scopes, type Scope, type TableId } from '../../lib/config/service';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import { ApiKeyStore } from '../../lib/keys/api-key-store';
-import { dispatch, matchRoute } from '../../lib/local/api-gateway';
-import { loadHandler } from '../../lib/local/function-registry';
-import { lambdaContext } from '../../lib/local/lambda-context';
+import { dispatch, type GatewayRequest } from '../../lib/local/api-gateway';
 import type { LocalStack, LocalStackOptions } from '../../lib/local/stack';
 import { setLogSink } from '../../lib/observability/logger';
 import { startTestStack } from '../support/local-stack';
@@ -105,74 +103,21 @@ function toResult(result: APIGatewayProxyResult): Res {
 
 /** One request through the emulated API Gateway, in-process. */
 export async function send(req: Req): Promise<Res> {
+  return toResult(await dispatch(gatewayRequest(req)));
+}
+
+function gatewayRequest(req: Req): GatewayRequest {
   const headers = Array.isArray(req.headers) ? req.headers : Object.entries(req.headers ?? {});
   const body = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
-  const result = await dispatch({ method: req.method, url: req.url, headers, body, sourceIp: req.sourceIp ?? '127.0.0.1' });
-  return toResult(result);
+  return { method: req.method, url: req.url, headers, body, sourceIp: req.sourceIp ?? '127.0.0.1' };
 }
 
 /**
- * One request straight into the endpoint's Lambda handler, as the gateway would run it (authorizer
- * first, its decision in the context), but with a Lambda context whose deadline is `remainingMs`
- * away: for "the function runs out of time" cases. Only for well-formed requests.
+ * One request through the emulated gateway whose endpoint handler gets a Lambda context with its
+ * deadline `remainingMs` away: for "the function runs out of time" cases.
  */
 export async function invokeWithDeadline(req: Req, remainingMs: number): Promise<Res> {
-  const url = new URL(req.url, 'http://localhost');
-  const route = matchRoute(req.method, url.pathname);
-  if (!route) throw new Error(`no route for ${req.method} ${url.pathname}`);
-  const pairs = Array.isArray(req.headers) ? req.headers : Object.entries(req.headers ?? {});
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [n, v] of pairs) {
-    headers[n] = v;
-    (multiValueHeaders[n] ??= []).push(v);
-  }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
-  for (const [n, v] of url.searchParams) {
-    query[n] = v;
-    (multiQuery[n] ??= []).push(v);
-  }
-  const requestContext = {
-    accountId: '000000000000',
-    apiId: 'local',
-    authorizer: null as Record<string, unknown> | null,
-    protocol: 'HTTP/1.1',
-    httpMethod: req.method,
-    identity: { sourceIp: req.sourceIp ?? '127.0.0.1', userAgent: null },
-    path: url.pathname,
-    stage: 'local',
-    requestId: `deadline-${Date.now()}`,
-    requestTimeEpoch: Date.now(),
-    resourceId: route.endpoint.name,
-    resourcePath: route.endpoint.path,
-  };
-  const body = req.body === undefined ? null : typeof req.body === 'string' ? req.body : req.body.toString('utf8');
-  const event = {
-    resource: route.endpoint.path,
-    path: url.pathname,
-    httpMethod: req.method,
-    headers,
-    multiValueHeaders,
-    queryStringParameters: Object.keys(query).length ? query : null,
-    multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
-    pathParameters: route.pathParameters,
-    stageVariables: null,
-    body,
-    isBase64Encoded: false,
-    requestContext,
-  };
-  const authorizer = await loadHandler('authorizer');
-  const decision = (await authorizer(
-    { type: 'REQUEST', methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/local/${req.method}${route.endpoint.path}`, ...event, requestContext: { ...requestContext, authorizer: undefined } },
-    lambdaContext('authorizer', 5),
-    () => undefined,
-  )) as { principalId: string; context?: Record<string, unknown> };
-  requestContext.authorizer = { ...(decision.context ?? {}), principalId: decision.principalId };
-  const handler = await loadHandler(route.endpoint.name);
-  const deadline = Date.now() + remainingMs;
-  const context = { ...lambdaContext(route.endpoint.name, 1), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
-  return toResult((await handler(event, context, () => undefined)) as APIGatewayProxyResult);
+  return toResult(await dispatch(gatewayRequest(req), { handlerDeadlineMs: remainingMs }));
 }
 
 export function jsonPost(url: string, key: string | undefined, body: unknown, extra: Record<string, string> = {}): Req {
