@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { HttpEndpoint } from '../config/service';
-import type { Principal } from '../keys/access-decision';
+import type { AccessDecision, Principal } from '../keys/access-decision';
 import type { RateLimitState } from '../keys/rate-limiter';
 import type { AuditEvent } from '../audit/audit-trail';
 
@@ -13,6 +13,8 @@ export interface RequestState {
   startedAt: number;
   now: Date;
   rateLimit?: RateLimitState;
+  /** the authorizer's decision, decoded once from the event (undefined when absent or malformed) */
+  decision?: AccessDecision;
   principal?: Principal;
   /** what this request touched, for the audit trail (set through `audit()`) */
   auditEvent?: AuditEvent;

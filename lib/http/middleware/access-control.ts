@@ -1,4 +1,3 @@
-import { decodeDecision } from '../../keys/authorizer-context';
 import { HttpProblem } from '../problem';
 import { requestState, type MiddyRequest } from '../request-state';
 
@@ -11,9 +10,8 @@ export function accessControl() {
   return {
     before: async (request: MiddyRequest) => {
       const state = requestState(request)!;
-      const decision = decodeDecision(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      const decision = state.decision;
       if (!decision) throw new HttpProblem('unauthenticated', 'the request carried no verifiable API key decision');
-      state.rateLimit = decision.rateLimit;
       switch (decision.outcome) {
         case 'unauthenticated':
           throw new HttpProblem('unauthenticated', decision.reason);

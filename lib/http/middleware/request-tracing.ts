@@ -18,7 +18,8 @@ export function requestTracing(endpoint: HttpEndpoint, clock: () => Date) {
       const state: RequestState = { endpoint, requestId: newRequestId(), requestIdSupplied: false, startedAt: Date.now(), now };
       setRequestState(request, state);
       // the authorizer has already counted this request: its rate-limit state belongs on every answer
-      state.rateLimit = decodeDecision(request.event.requestContext?.authorizer as Record<string, unknown> | undefined)?.rateLimit;
+      state.decision = decodeDecision(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      state.rateLimit = state.decision?.rateLimit;
       if (supplied.length === 0) return;
       const distinct = [...new Set(supplied)];
       if (distinct.length > 1 || !isValidRequestId(distinct[0]!)) {
