@@ -27,7 +27,8 @@ export const MAX_CANDIDATE_CHARTS = 11;
 /** undefined for an unknown packet or one that never waited in the inbox (like getInboxPacket). */
 export async function inboxCandidateCharts(deps: Pick<FormsDeps, 'store' | 'patients'>, packetId: string): Promise<CandidateChart[] | undefined> {
   if (!isPacketId(packetId)) return undefined;
-  const packet = await deps.store().getPacket(packetId, { withContent: false });
+  // the full item: candidates are outside the no-content projection (the content stays encrypted, unread)
+  const packet = await deps.store().getPacket(packetId);
   if (!packet || packet.state === 'routed') return undefined;
   const wanted = new Map<string, { role: CandidateChart['role']; score?: number }>();
   if (packet.requestedPatientId) wanted.set(packet.requestedPatientId, { role: 'requested' });
