@@ -44,7 +44,20 @@ export const Env = {
   staffAuthorizeUrl: 'STAFF_AUTHORIZE_URL',
   staffTokenUrl: 'STAFF_TOKEN_URL',
   staffLogoutUrl: 'STAFF_LOGOUT_URL',
+  /** scopes the page asks for (Cognito: `openid profile`, whose ID token carries cognito:groups) */
+  staffScopes: 'STAFF_SCOPES',
 } as const;
+
+/** The staff sign-in settings, set together (cloud: the Cognito user pool; local: the OpenID provider). */
+export const STAFF_SIGN_IN_ENV: readonly EnvName[] = [
+  Env.staffIssuer,
+  Env.staffClientId,
+  Env.staffJwksUri,
+  Env.staffAuthorizeUrl,
+  Env.staffTokenUrl,
+  Env.staffLogoutUrl,
+  Env.staffScopes,
+];
 export type EnvName = (typeof Env)[keyof typeof Env];
 
 export type TableId = 'chart' | 'keys' | 'rateLimit' | 'results' | 'idempotency' | 'forms' | 'audit';
@@ -165,6 +178,8 @@ export interface HttpEndpoint {
    * request against the anonymous limit of the caller's address and never checks `scope`.
    */
   anonymous?: true;
+  /** reads the staff sign-in settings (Env.staff*; the authorizer always does) */
+  staffSignIn?: true;
   needs: ResourceNeeds;
   memoryMb: number;
   timeoutSeconds: number;
@@ -254,7 +269,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     memoryMb: 512,
     timeoutSeconds: 10,
   },
-  { kind: 'http', name: 'serveInboxPage', method: 'GET', path: '/inbox', scope: Scopes.inboxRead, anonymous: true, needs: {}, memoryMb: 256, timeoutSeconds: 5 },
+  { kind: 'http', name: 'serveInboxPage', method: 'GET', path: '/inbox', scope: Scopes.inboxRead, anonymous: true, staffSignIn: true, needs: {}, memoryMb: 256, timeoutSeconds: 5 },
 ];
 
 /** The authorizer runs in front of every HTTP endpoint. */

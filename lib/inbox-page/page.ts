@@ -11,6 +11,7 @@ export interface InboxPageConfig {
   authorizeUrl: string;
   tokenUrl: string;
   logoutUrl?: string;
+  scope: string;
 }
 
 export class InboxPageNotConfiguredError extends Error {
@@ -22,7 +23,7 @@ export function inboxPageConfigFromEnv(env: NodeJS.ProcessEnv = process.env): In
   const authorizeUrl = env[Env.staffAuthorizeUrl];
   const tokenUrl = env[Env.staffTokenUrl];
   if (!clientId || !authorizeUrl || !tokenUrl) throw new InboxPageNotConfiguredError('staff sign-in is not configured on this stage');
-  return { clientId, authorizeUrl, tokenUrl, ...(env[Env.staffLogoutUrl] ? { logoutUrl: env[Env.staffLogoutUrl] } : {}) };
+  return { clientId, authorizeUrl, tokenUrl, scope: env[Env.staffScopes] || 'openid profile', ...(env[Env.staffLogoutUrl] ? { logoutUrl: env[Env.staffLogoutUrl] } : {}) };
 }
 
 /** JSON safe inside a script element: no `<` can close it. */

@@ -56,6 +56,7 @@ export async function startStaffSignIn(options: { host: string; port: number; ap
       [Env.staffAuthorizeUrl]: `${issuer}/auth`,
       [Env.staffTokenUrl]: `${issuer}/token`,
       [Env.staffLogoutUrl]: `${issuer}/session/end`,
+      [Env.staffScopes]: 'openid profile groups',
     },
     close: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -35,7 +35,7 @@ export async function signInStaff(stack: LocalStack, username: string, password:
   authorize.search = new URLSearchParams({
     client_id: env[Env.staffClientId]!,
     response_type: 'code',
-    scope: 'openid profile groups',
+    scope: env[Env.staffScopes]!,
     redirect_uri: redirectUri,
     state,
     code_challenge: challenge,

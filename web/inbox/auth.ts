@@ -9,6 +9,8 @@ export interface PageConfig {
   authorizeUrl: string;
   tokenUrl: string;
   logoutUrl?: string;
+  /** e.g. `openid profile` (Cognito) */
+  scope: string;
 }
 
 export interface StaffSession {
@@ -41,7 +43,7 @@ export async function beginSignIn(config: PageConfig): Promise<void> {
   url.search = new URLSearchParams({
     client_id: config.clientId,
     response_type: 'code',
-    scope: 'openid profile groups',
+    scope: config.scope,
     redirect_uri: redirectUri(),
     state,
     code_challenge: challenge,
