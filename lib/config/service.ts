@@ -275,3 +275,11 @@ export function resourceName(prefix: string, baseName: string): string {
 export function endpointByRoute(method: string, path: string): HttpEndpoint | undefined {
   return HttpEndpoints.find((e) => e.method === method && e.path === path);
 }
+
+/**
+ * The methods the endpoint list defines on a path template (e.g. `/interopInbox/{packetId}`),
+ * sorted: the `Allow` header of a 405 for any other method on that path, locally and in the cloud.
+ */
+export function allowedMethods(pathTemplate: string): string[] {
+  return [...new Set(HttpEndpoints.filter((e) => e.path === pathTemplate).map((e) => e.method))].sort();
+}
