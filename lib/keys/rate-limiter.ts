@@ -3,7 +3,7 @@
  * requests through in ANY interval of `windowSeconds`, kept in ONE DynamoDB item per subject and
  * changed only by single-item conditional writes (dynalite has no transactions).
  *
- * The item (`pk sw#<subject>`):
+ * The item (`pk <subject>#sw`, subject `key#<keyId>` or `anon#<address>`):
  *   s<k>      admissions counted in time slot k (slot = windowMs / SLOTS_PER_WINDOW, k = floor(ms / slot))
  *   latest    the newest slot written (slots only ever move forward)
  *   expiresAt TTL, one window after the newest slot
@@ -77,7 +77,7 @@ export class SlidingWindowRateLimiter {
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
     const windowMs = windowSeconds * 1000;
     const slotMs = Math.max(1, Math.ceil(windowMs / SLOTS_PER_WINDOW));
-    const key = { pk: { S: `sw#${subject}` } };
+    const key = { pk: { S: `${subject}#sw` } };
     const ownSlot = Math.floor(now.getTime() / slotMs);
     // the oldest slot counted now leaves the window when slot k + SLOTS + 1 begins
     const state = (slots: Map<number, number>, first: number, last: number, exceeded: boolean): RateLimitState => {
