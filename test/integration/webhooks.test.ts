@@ -10,14 +10,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { handler as deliverWebhooks } from '../../functions/deliverWebhooks';
+import { handler as fanOutWebhookEvents } from '../../functions/fanOutWebhookEvents';
 import { Webhook } from 'standardwebhooks';
-import { sqsClient } from '../../lib/aws/clients';
+import { dynamoDbClient, sqsClient } from '../../lib/aws/clients';
 import { Env } from '../../lib/config/service';
 import { startWebhookSink, type WebhookSink } from '../../lib/local/webhook-sink';
 import type { LocalStack } from '../../lib/local/stack';
 import { setLogSink } from '../../lib/observability/logger';
 import { webhookStore } from '../../lib/webhooks/store-services';
+import { runWebhooksCli } from '../../lib/webhooks/cli';
 import { MAX_ATTEMPTS } from '../../lib/webhooks/retry-schedule';
 import { call, startTestStack } from '../support/local-stack';
 
@@ -50,7 +55,24 @@ interface CliResult {
   stderr: string;
 }
 
+/** The CLI in process (fast); `cliProcess` runs it as `npm run webhooks` does, in a child process. */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  try {
+    const code = await runWebhooksCli(args, { out: (l) => stdout.push(l + '\n'), err: (l) => stderr.push(l + '\n') });
+    return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+async function cliProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(tsx, ['scripts/webhooks.ts', ...args], { cwd: root, env: { ...process.env, ...stack.env, ...env } });
     return { code: 0, stdout, stderr };
@@ -60,8 +82,8 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<Cl
   }
 }
 
-async function subscribe(url: string, partner = 'demo-ehr'): Promise<{ id: string; secret: string }> {
-  const res = await cli(['add', '--partner', partner, '--url', url, '--events', 'lab-result.saved']);
+async function subscribe(url: string, partner = 'demo-ehr', viaProcess = false): Promise<{ id: string; secret: string }> {
+  const res = await (viaProcess ? cliProcess : cli)(['add', '--partner', partner, '--url', url, '--events', 'lab-result.saved']);
   expect(res).toMatchObject({ code: 0 });
   const id = /created (wh_[0-9a-f]+)/.exec(res.stdout)?.[1];
   const secret = /shown once\): (whsec_\S+)/.exec(res.stdout)?.[1];
@@ -120,7 +142,7 @@ describe('webhook subscriptions and signed deliveries', () => {
     const placeholder = await sink();
     const port = Number(new URL(placeholder.url).port);
     await placeholder.close();
-    const { id, secret } = await subscribe(`http://127.0.0.1:${port}/hooks`);
+    const { id, secret } = await subscribe(`http://127.0.0.1:${port}/hooks`, 'demo-ehr', true);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const receiver = await startWebhookSink({ port, secret });
     sinks.push(receiver);
@@ -145,7 +167,7 @@ describe('webhook subscriptions and signed deliveries', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.requests).toHaveLength(1);
 
-    const list = await cli(['list', '--partner', 'demo-ehr']);
+    const list = await cliProcess(['list', '--partner', 'demo-ehr']);
     expect(list.stdout).toContain(id);
     expect(list.stdout).not.toContain(secret);
   });
@@ -286,6 +308,13 @@ describe('webhook subscriptions and signed deliveries', () => {
         30_000,
       );
     }
+    // each handler reports exactly the malformed records of a batch as failures
+    const records = bodies.map((body, i) => ({ messageId: `m${i}`, receiptHandle: 'not-a-handle', body, attributes: { ApproximateReceiveCount: '1' } }));
+    const event = { Records: records } as unknown as SQSEvent;
+    for (const handler of [deliverWebhooks, fanOutWebhookEvents]) {
+      const response = await handler(event);
+      expect(response?.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m0', 'm1', 'm2', 'm3']);
+    }
     // and a good event still goes through afterwards
     const s = await sink();
     const { id } = await subscribe(s.url);
@@ -307,8 +336,9 @@ describe('webhook subscriptions and signed deliveries', () => {
       [['disable', 'wh_doesnotexist'], {}, /no subscription wh_doesnotexist/],
       [['redeliver', 'dl_doesnotexist'], {}, /no delivery dl_doesnotexist/],
     ];
-    for (const [args, env, message] of cases) {
-      const res = await cli(args, env);
+    for (const [index, [args, env, message]] of cases.entries()) {
+      // the first two through `npm run webhooks` itself (exit code and stderr of the process)
+      const res = await (index < 2 ? cliProcess : cli)(args, env);
       expect(res.code).toBe(2);
       expect(res.stderr.trim().split('\n')).toHaveLength(1);
       expect(res.stderr).toMatch(message);
@@ -316,7 +346,11 @@ describe('webhook subscriptions and signed deliveries', () => {
     expect((await webhookStore().listSubscriptions()).filter((s) => s.url.includes('partner.example'))).toEqual([]);
   });
 
-  it('no PHI in any log line or delivery log item', () => {
+  it('no PHI in any log line or delivery log item', async () => {
+    const items = await dynamoDbClient().send(new ScanCommand({ TableName: stack.tables.webhooks }));
+    const table = JSON.stringify(items.Items);
+    expect(items.Items?.length).toBeGreaterThan(10);
+    for (const phi of [PATIENT_ID, 'Glucose', 'mg/dL', '70-99', 'whsec_']) expect(table).not.toContain(phi);
     const text = logLines.join('\n');
     expect(text).toContain('webhooks.delivery.attempt');
     for (const phi of [PATIENT_ID, 'Glucose', 'mg/dL', '70-99', 'whsec_']) expect(text).not.toContain(phi);
