@@ -148,9 +148,9 @@ export const Queues: Record<QueueId, QueueDefinition> = {
   matching: { id: 'matching', baseName: 'form-matching', env: Env.matchingQueueUrl, visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   notifications: { id: 'notifications', baseName: 'result-notifications', env: Env.notificationsQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
   // one message per webhook delivery; each failed attempt hides the message for its backoff delay
-  // (ChangeMessageVisibility), so maxReceiveCount = attempts of the retry schedule + 1: the receive
+  // (ChangeMessageVisibility), so maxReceiveCount = the attempts of the retry schedule (8): the receive
   // after the last failed attempt moves the message to the DLQ (alarmed). lib/webhooks/retry-schedule.ts
-  webhookDeliveries: { id: 'webhookDeliveries', baseName: 'webhook-deliveries', env: Env.webhookDeliveriesQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 9 },
+  webhookDeliveries: { id: 'webhookDeliveries', baseName: 'webhook-deliveries', env: Env.webhookDeliveriesQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 8 },
 };
 
 export type Access = 'read' | 'write' | 'readwrite';
