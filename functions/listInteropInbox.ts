@@ -5,30 +5,23 @@
  * pending_match; limit 1-100 (default 25); cursor = nextCursor of the previous page (opaque).
  * Summaries only (ids, states, reason codes, times, candidate counts): no PHI, no decryption.
  */
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
-import { optionalIntegerParameter } from '../lib/http/query';
+import { optionalIntegerParameter, optionalSingleParameter } from '../lib/http/query';
 import { formsDependenciesWith } from '../lib/forms/table-dependencies';
 import { DEFAULT_INBOX_LIMIT, InvalidCursorError, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
 import type { PacketState } from '../lib/forms/types';
 
-function single(event: APIGatewayProxyEvent, name: string): string | undefined {
-  const list = [...new Set(event.multiValueQueryStringParameters?.[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]!] : []))];
-  if (list.length > 1) throw new HttpProblem('validation', `${name} must be sent once`, { errors: [{ parameter: name, message: 'must be sent once' }] });
-  return list[0];
-}
-
 export const handler = httpEndpoint('listInteropInbox', async (request) => {
   const event = request.event;
-  const stateParam = single(event, 'state') ?? 'pending_review';
+  const stateParam = optionalSingleParameter(event, 'state') ?? 'pending_review';
   if (!LISTABLE_STATES.includes(stateParam as PacketState)) {
     const message = `must be one of: ${LISTABLE_STATES.join(', ')}`;
     throw new HttpProblem('validation', `state ${message}`, { errors: [{ parameter: 'state', message }] });
   }
   const state = stateParam as PacketState;
   const limit = optionalIntegerParameter(event, 'limit', { min: 1, max: MAX_INBOX_LIMIT, fallback: DEFAULT_INBOX_LIMIT });
-  const cursor = single(event, 'cursor');
+  const cursor = optionalSingleParameter(event, 'cursor');
   request.audit({ action: 'inbox.list', resourceIds: { state } });
   try {
     const page = await listInbox(formsDependenciesWith('listInteropInbox'), { state, limit, cursor });

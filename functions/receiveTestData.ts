@@ -5,7 +5,8 @@
  *   scope     interop:ingest:results (endpoint list, lib/config/service.ts)
  *   body      application/json, <= 6 MB, schemas/lab-result.schema.json (+ lib/results/validation.ts)
  *   domain    receiveLabResult (lib/results/receive.ts)
- *   answer    200 { status: "success", message, requestId, resultId, version, patientMatched, ... }
+ *   answer    200 { status: "success", message, requestId, resultId, version, current, duplicate,
+ *             notification }: the same shape whether or not the patient id is known to the chart
  *             400 every failing field by JSON pointer; 403 sender not allowed for the partner;
  *             409 x-request-id reused with another body, or still in progress (Retry-After);
  *             413 / 415; 503 + Retry-After when DynamoDB, KMS or S3 is unavailable

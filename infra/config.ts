@@ -22,7 +22,7 @@ export interface UsagePlanTier {
 }
 
 /**
- * The per-key fixed-window limit (keys table, enforced by the authorizer with x-ratelimit-* headers)
+ * The per-key sliding-window limit (keys table, enforced by the authorizer with x-ratelimit-* headers)
  * is the limit partners see. The usage-plan throttle sits above it as a coarse ceiling that keeps a
  * misbehaving client away from the functions even if its key's window is generous.
  */

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { CfnElement, CfnResource, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import {
+  allowedMethods,
   AuthorizerFunction,
   BackgroundFunctions,
   Env,
@@ -408,7 +409,7 @@ describe('REST API', () => {
   });
 
   test('one method per endpoint of the list: API key required, custom authorizer, proxied to its function', () => {
-    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method');
+    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod !== 'ANY');
     expect(methods).toHaveLength(HttpEndpoints.length);
     for (const e of HttpEndpoints) {
       const found = methods.filter(([, m]) => m.Properties!.HttpMethod === e.method && pathOf(m.Properties!.ResourceId) === e.path);
@@ -419,6 +420,22 @@ describe('REST API', () => {
     }
     for (const [, m] of methods) {
       expect(m.Properties).toMatchObject({ ApiKeyRequired: true, AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId() } });
+    }
+  });
+
+  test('every other method on a path of the list: an ANY mock method answering 405 problem+json with Allow (as the local gateway)', () => {
+    const anyMethods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod === 'ANY');
+    const paths = [...new Set(HttpEndpoints.map((e) => e.path))];
+    expect(anyMethods.map(([, m]) => pathOf(m.Properties!.ResourceId)).sort()).toEqual([...paths].sort());
+    for (const [, m] of anyMethods) {
+      const path = pathOf(m.Properties!.ResourceId);
+      const integration = m.Properties!.Integration;
+      expect(integration.Type).toBe('MOCK');
+      const response = integration.IntegrationResponses[0];
+      expect(response.StatusCode).toBe('405');
+      expect(response.ResponseParameters['method.response.header.Allow']).toBe(`'${allowedMethods(path).join(', ')}'`);
+      expect(response.ResponseParameters['method.response.header.Content-Type']).toBe("'application/problem+json'");
+      expect(JSON.parse(response.ResponseTemplates['application/json'])).toMatchObject({ type: '/problems/method-not-allowed', status: 405, requestId: '$context.requestId' });
     }
   });
 

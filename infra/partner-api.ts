@@ -19,7 +19,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import type { HttpEndpoint } from '../lib/config/service';
+import { allowedMethods, type HttpEndpoint } from '../lib/config/service';
+import { PROBLEM_TYPE_BASE, ProblemTypes } from '../lib/http/problem';
 import { AnonymousTier, PartnerTiers, type PartnerTier, type StageConfig, type UsagePlanTier } from './config';
 import { pascal } from './data-stores';
 import { addGatewayProblems } from './gateway-responses';
@@ -170,6 +171,26 @@ export class PartnerApi extends Construct {
       );
     }
 
+    // ---- 405 for every other method on a path of the list -----------------------------------
+    // API Gateway itself answers an undefined method with MISSING_AUTHENTICATION_TOKEN (a 404 here).
+    // An ANY method (explicit methods take precedence over it) with a MOCK integration answers 405,
+    // problem+json, and the same `Allow` header as the local gateway (lib/local/api-gateway.ts).
+    // No function runs, nothing is read or written, so it needs neither authorizer nor key.
+    for (const path of [...new Set(props.endpoints.map(({ endpoint }) => endpoint.path))]) {
+      const any = this.api.root.resourceForPath(path).addMethod('ANY', methodNotAllowedIntegration(allowedMethods(path)), {
+        operationName: `methodNotAllowed${pascal(path.replace(/[^A-Za-z0-9]+/g, '-'))}`,
+        authorizationType: apigw.AuthorizationType.NONE,
+        apiKeyRequired: false,
+        methodResponses: [{ statusCode: '405', responseParameters: methodNotAllowedResponseParameters(true) }],
+      });
+      for (const [rule, reason] of [
+        ['AwsSolutions-APIG4', 'The ANY method only answers 405 from a MOCK integration for methods the API does not define; no function runs and no data is read, so there is nothing to authorize.'],
+        ['AwsSolutions-COG4', 'The ANY method only answers 405 from a MOCK integration for methods the API does not define; no function runs and no data is read, so there is nothing to authorize.'],
+      ] as const) {
+        acknowledge(any, rule, reason);
+      }
+    }
+
     addGatewayProblems(this.api);
 
     // ---- usage plans -------------------------------------------------------------------------
@@ -257,4 +278,51 @@ export class PartnerApi extends Construct {
     logging.node.addDependency(wafLogs);
     return acl;
   }
+}
+
+function methodNotAllowedResponseParameters(declare: true): Record<string, boolean>;
+function methodNotAllowedResponseParameters(declare: false, allow: string[]): Record<string, string>;
+function methodNotAllowedResponseParameters(declare: boolean, allow: string[] = []): Record<string, boolean | string> {
+  const values: Record<string, string> = {
+    Allow: `'${allow.join(', ')}'`,
+    'Content-Type': "'application/problem+json'",
+    'Cache-Control': "'no-store'",
+    'X-Content-Type-Options': "'nosniff'",
+  };
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [`method.response.header.${name}`, declare ? true : value]));
+}
+
+/** The 405 problem+json body of the ANY mock method (`requestId` is the gateway's request id). */
+export function methodNotAllowedBody(): string {
+  const t = ProblemTypes.methodNotAllowed;
+  return JSON.stringify({ type: PROBLEM_TYPE_BASE + t.slug, title: t.title, status: t.status, detail: 'method not allowed here; see the Allow header', requestId: '$context.requestId' });
+}
+
+/** Content types the 405 mock answers for (the API's own types plus the common ones of wrong calls). */
+export const METHOD_NOT_ALLOWED_CONTENT_TYPES = [
+  'application/json',
+  'application/hl7-v2',
+  'text/plain',
+  'application/xml',
+  'text/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/octet-stream',
+] as const;
+
+/** MOCK integration answering 405 with `Allow` for the methods a path defines. */
+export function methodNotAllowedIntegration(allow: string[]): apigw.MockIntegration {
+  return new apigw.MockIntegration({
+    // a request without Content-Type counts as application/json; a body of a type not listed here
+    // meets passthrough NEVER and gets the gateway's 415 instead (README, "Methods")
+    requestTemplates: Object.fromEntries(METHOD_NOT_ALLOWED_CONTENT_TYPES.map((type) => [type, '{"statusCode": 405}'])),
+    passthroughBehavior: apigw.PassthroughBehavior.NEVER,
+    integrationResponses: [
+      {
+        statusCode: '405',
+        responseParameters: methodNotAllowedResponseParameters(false, allow),
+        responseTemplates: { 'application/json': methodNotAllowedBody() },
+      },
+    ],
+  });
 }

@@ -66,7 +66,8 @@ describe('lists with functions that do not exist yet', () => {
       bundle: false,
       props: {
         httpEndpoints: [...HttpEndpoints, ...extraHttp],
-        backgroundFunctions: [...BackgroundFunctions, ...extraBackground],
+        // every queue has its consumer now: the hypothetical worker takes the notifications queue's place
+        backgroundFunctions: [...BackgroundFunctions.filter((f) => f.queue !== 'notifications'), ...extraBackground],
         reservedConcurrencyOverrides: { deliverNotifications: 3 },
         entryFor: (name) => (extraNames.has(name) ? STUB : entryPath(DEFAULT_FUNCTIONS_DIR, name)),
       },

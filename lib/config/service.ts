@@ -28,6 +28,12 @@ export const Env = {
   kmsKeyId: 'KMS_KEY_ID',
   matchingQueueUrl: 'MATCHING_QUEUE_URL',
   notificationsQueueUrl: 'NOTIFICATIONS_QUEUE_URL',
+  webhooksTable: 'WEBHOOKS_TABLE',
+  webhookDeliveriesQueueUrl: 'WEBHOOK_DELIVERIES_QUEUE_URL',
+  /** webhook retry delays are the schedule's (30 s, 2 min, 10 min, 1 h, 6 h ...) times this factor; tests shrink it */
+  webhookRetryScale: 'WEBHOOK_RETRY_SCALE',
+  /** webhook request timeout (ms), default 5000 */
+  webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
   documentsBucket: 'DOCUMENTS_BUCKET',
   hl7SendingApplication: 'HL7_SENDING_APPLICATION',
   hl7SendingFacility: 'HL7_SENDING_FACILITY',
@@ -60,7 +66,7 @@ export const STAFF_SIGN_IN_ENV: readonly EnvName[] = [
 ];
 export type EnvName = (typeof Env)[keyof typeof Env];
 
-export type TableId = 'chart' | 'keys' | 'rateLimit' | 'results' | 'idempotency' | 'forms' | 'audit';
+export type TableId = 'chart' | 'keys' | 'rateLimit' | 'results' | 'idempotency' | 'forms' | 'audit' | 'webhooks';
 
 export interface IndexDefinition {
   name: string;
@@ -140,9 +146,20 @@ export const Tables: Record<TableId, TableDefinition> = {
     sortKey: 'sk',
     indexes: [],
   },
+  webhooks: {
+    id: 'webhooks',
+    baseName: 'webhooks',
+    env: Env.webhooksTable,
+    partitionKey: 'pk', // SUB#<subscriptionId> | DELIVERY#<deliveryId>
+    sortKey: 'sk', // SUB | DELIVERY | ATTEMPT#<nnnn>
+    // delivery log items expire after 30 days; subscriptions never
+    ttlAttribute: 'expiresAt',
+    // listPk SUBSCRIPTIONS (listSk <partnerId>#<subId>) | SUB#<subId>#DELIVERIES (listSk <createdAt>#<deliveryId>)
+    indexes: [{ name: 'byList', kind: 'global', partitionKey: 'listPk', sortKey: 'listSk' }],
+  },
 };
 
-export type QueueId = 'matching' | 'notifications';
+export type QueueId = 'matching' | 'notifications' | 'webhookDeliveries';
 export interface QueueDefinition {
   id: QueueId;
   baseName: string;
@@ -153,6 +170,10 @@ export interface QueueDefinition {
 export const Queues: Record<QueueId, QueueDefinition> = {
   matching: { id: 'matching', baseName: 'form-matching', env: Env.matchingQueueUrl, visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   notifications: { id: 'notifications', baseName: 'result-notifications', env: Env.notificationsQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+  // one message per webhook delivery; each failed attempt hides the message for its backoff delay
+  // (ChangeMessageVisibility), so maxReceiveCount = the attempts of the retry schedule (8): the receive
+  // after the last failed attempt moves the message to the DLQ (alarmed). lib/webhooks/retry-schedule.ts
+  webhookDeliveries: { id: 'webhookDeliveries', baseName: 'webhook-deliveries', env: Env.webhookDeliveriesQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 8 },
 };
 
 export type Access = 'read' | 'write' | 'readwrite';
@@ -231,6 +252,16 @@ export const HttpEndpoints: HttpEndpoint[] = [
   },
   {
     kind: 'http',
+    name: 'exportHl7LabResult',
+    method: 'GET',
+    path: '/exportHl7LabResult',
+    scope: Scopes.exportHl7,
+    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], documentsBucket: 'read' },
+    memoryMb: 1024,
+    timeoutSeconds: 15,
+  },
+  {
+    kind: 'http',
     name: 'receiveFormIntakeScope',
     method: 'POST',
     path: '/receiveFormIntakeScope',
@@ -298,6 +329,23 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     timeoutSeconds: 60,
   },
   {
+    kind: 'queue',
+    name: 'fanOutWebhookEvents',
+    queue: 'notifications',
+    needs: { tables: { webhooks: 'readwrite' }, queues: { notifications: 'consume', webhookDeliveries: 'send' } },
+    memoryMb: 256,
+    timeoutSeconds: 30,
+  },
+  {
+    kind: 'queue',
+    name: 'deliverWebhooks',
+    queue: 'webhookDeliveries',
+    // ChangeMessageVisibility (the backoff) is part of consume
+    needs: { tables: { webhooks: 'readwrite' }, queues: { webhookDeliveries: 'consume' }, kms: ['Decrypt'] },
+    memoryMb: 512,
+    timeoutSeconds: 30,
+  },
+  {
     kind: 'schedule',
     name: 'retryResultNotifications',
     schedule: 'rate(5 minutes)',
@@ -314,4 +362,12 @@ export function resourceName(prefix: string, baseName: string): string {
 
 export function endpointByRoute(method: string, path: string): HttpEndpoint | undefined {
   return HttpEndpoints.find((e) => e.method === method && e.path === path);
+}
+
+/**
+ * The methods the endpoint list defines on a path template (e.g. `/interopInbox/{packetId}`),
+ * sorted: the `Allow` header of a 405 for any other method on that path, locally and in the cloud.
+ */
+export function allowedMethods(pathTemplate: string): string[] {
+  return [...new Set(HttpEndpoints.filter((e) => e.path === pathTemplate).map((e) => e.method))].sort();
 }

@@ -28,6 +28,13 @@ describe('escapeText', () => {
     expect(escapeText('a\u0000b\u0007c\u001bd\u001fe\u007ff')).toBe('abcdef');
   });
 
+  test('NEL, U+2028 and U+2029 are line breaks (one space each); other C1 controls are removed', () => {
+    expect(escapeText('a\u0085b\u2028c\u2029d')).toBe('a b c d');
+    expect(escapeText('a\u0080b\u009fc\u009bd')).toBe('abcd');
+    // U+00A0 (no-break space) is the first character after the C1 block: kept
+    expect(escapeText('a\u00a0b')).toBe('a\u00a0b');
+  });
+
   test('non-ASCII text is kept as it is', () => {
     expect(escapeText('Zoë 😀 e\u0301 中文 ß')).toBe('Zoë 😀 e\u0301 中文 ß');
   });
@@ -49,6 +56,10 @@ describe('escapeFormattedText', () => {
     expect(escapeFormattedText('\n')).toBe('\\.br\\');
   });
 
+  test('NEL, U+2028 and U+2029 become \\.br\\ like CR and LF', () => {
+    expect(escapeFormattedText('one\u0085two\u2028three\u2029four')).toBe('one\\.br\\two\\.br\\three\\.br\\four');
+  });
+
   test('delimiters are escaped as in escapeText, and the \\.br\\ we write is not escaped', () => {
     expect(escapeFormattedText('a|b\n\\c')).toBe('a\\F\\b\\.br\\\\E\\c');
   });
@@ -59,7 +70,7 @@ describe('isEscapedText', () => {
     expect(isEscapedText(value)).toBe(true);
   });
 
-  test.each(['a|b', 'a^b', 'a~b', 'a&b', 'a\rb', 'a\nb', 'a\\b', 'a\\X0D\\b', '\u0001'])('rejects %j', (value) => {
+  test.each(['a|b', 'a^b', 'a~b', 'a&b', 'a\rb', 'a\nb', 'a\\b', 'a\\X0D\\b', '\u0001', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\u0090b'])('rejects %j', (value) => {
     expect(isEscapedText(value)).toBe(false);
   });
 
@@ -73,5 +84,8 @@ describe('isEscapedText', () => {
 test('hasLineBreak', () => {
   expect(hasLineBreak('a\nb')).toBe(true);
   expect(hasLineBreak('a\rb')).toBe(true);
+  expect(hasLineBreak('a\u0085b')).toBe(true);
+  expect(hasLineBreak('a\u2028b')).toBe(true);
+  expect(hasLineBreak('a\u2029b')).toBe(true);
   expect(hasLineBreak('a b')).toBe(false);
 });

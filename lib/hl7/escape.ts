@@ -7,12 +7,15 @@
  * - Delimiters: `\` -> `\E\`, `|` -> `\F\`, `^` -> `\S\`, `&` -> `\T\`, `~` -> `\R\`. The replacement is a
  *   single left-to-right pass, which is the same as escaping `\` first: an escape sequence we write is
  *   never escaped again, and escapes never nest.
- * - Line breaks (CRLF, CR or LF, each counted as one break):
+ * - Line breaks (CRLF, CR, LF, and the Unicode line separators NEL U+0085, LINE SEPARATOR U+2028 and
+ *   PARAGRAPH SEPARATOR U+2029, each counted as one break; a consumer splitting lines on any of them
+ *   must never see a segment split in two):
  *   - TX/FT values ({@link escapeFormattedText}): written as the formatting escape `\.br\`.
  *   - every other value ({@link escapeText}): replaced by one space. A CR inside a value would end the
  *     segment; several partner parsers also split on LF.
  * - TAB becomes one space (stripping it would glue words together).
- * - Every other C0 control character (U+0000-U+001F) and DEL (U+007F) is removed.
+ * - Every other C0 control character (U+0000-U+001F), DEL (U+007F) and every other C1 control character
+ *   (U+0080-U+009F) is removed.
  * - Unpaired UTF-16 surrogates (which cannot be written as UTF-8) become U+FFFD.
  *
  * The rules apply in this order: surrogates and control characters first, then line breaks, then
@@ -70,9 +73,23 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/** True for a character escaping changes (for non-ASCII: any surrogate, paired or not, for simplicity). */
+/** NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR: line breaks outside ASCII. */
+function isUnicodeLineBreak(code: number): boolean {
+  return code === 0x85 || code === 0x2028 || code === 0x2029;
+}
+
+/** C1 control characters (U+0080-U+009F); NEL among them is a line break, the rest are removed. */
+function isC1Control(code: number): boolean {
+  return code >= 0x80 && code <= 0x9f;
+}
+
+/**
+ * True for a character escaping changes (for non-ASCII: any surrogate, paired or not, for simplicity;
+ * C1 controls; U+2028 and U+2029).
+ */
 function needsWork(code: number): boolean {
-  return code < 0x80 ? ASCII_ACTION[code] !== KEEP : (code & 0xf800) === 0xd800;
+  if (code < 0x80) return ASCII_ACTION[code] !== KEEP;
+  return (code & 0xf800) === 0xd800 || code <= 0x9f || code === 0x2028 || code === 0x2029;
 }
 
 /**
@@ -109,7 +126,11 @@ function escapeFrom(value: string, start: number, lineBreak: string): string {
     }
     out += value.slice(copyFrom, index);
     let next = index + 1;
-    if (code >= 0x80) {
+    if (isUnicodeLineBreak(code)) {
+      out += lineBreak;
+    } else if (isC1Control(code)) {
+      // removed, like the C0 controls
+    } else if (code >= 0x80) {
       // a surrogate: kept when it is half of a pair (the regex-free form of "high not followed by low,
       // or low not preceded by high"), U+FFFD otherwise
       const paired = isHighSurrogate(code) ? isLowSurrogate(value.charCodeAt(next)) : isHighSurrogate(value.charCodeAt(index - 1));
@@ -171,9 +192,12 @@ export function escapeFormattedText(value: string | undefined): EscapedText {
   return escapeWith(value, FORMATTED_LINE_BREAK);
 }
 
-/** True when the value contains a line break (CR or LF), i.e. when a text value needs TX rather than ST. */
+/**
+ * True when the value contains a line break (CR, LF, NEL, U+2028 or U+2029), i.e. when a text value
+ * needs TX rather than ST.
+ */
 export function hasLineBreak(value: string): boolean {
-  return /[\r\n]/.test(value);
+  return /[\r\n\u0085\u2028\u2029]/.test(value);
 }
 
 /**
@@ -191,7 +215,8 @@ const ESCAPE_LETTERS = new Set(['F', 'S', 'T', 'R', 'E'].map((letter) => letter.
  * One scan that both validates a value (see {@link isEscapedText}) and tells whether it holds non-ASCII
  * text, so a segment learns what MSH-18 needs without a second pass over the message.
  *
- * Valid: anything but delimiters, CR/LF and other C0 controls and DEL; a backslash only as one of the
+ * Valid: anything but delimiters, CR/LF and other C0 controls and DEL, C1 controls (NEL among them),
+ * U+2028 and U+2029; a backslash only as one of the
  * escapes we write (`\F\ \S\ \T\ \R\ \E\ \.br\`). A lone surrogate is accepted here (escaping already
  * replaced it), as the original regular expression did.
  */
@@ -201,6 +226,7 @@ export function checkEscapedText(value: string): EscapedTextCheck {
   for (let index = 0; index < length; index += 1) {
     const code = value.charCodeAt(index);
     if (code >= 0x80) {
+      if (code <= 0x9f || code === 0x2028 || code === 0x2029) return 'not escaped';
       result = 'non-ascii';
     } else if (code === BACKSLASH) {
       if (ESCAPE_LETTERS.has(value.charCodeAt(index + 1)) && value.charCodeAt(index + 2) === BACKSLASH) {

@@ -7,6 +7,7 @@ export { encodePatientAdtMessage, type PatientAdtMessageInput } from './patient-
 export { encodeEncounterMessage, type EncounterMessageInput } from './encounter-message';
 export { encodeAssessmentMessage, type AssessmentMessageInput } from './assessment-message';
 export { encodePatientSummaryMessage, type PatientSummaryMessageInput } from './patient-summary-message';
+export { encodeLabResultMessage, type LabResultMessageInput, type LabReportInput } from './lab-result-message';
 export { type LabResultSummary } from './observations';
 export { type MessageHeaderContext, UNICODE_UTF8_CHARACTER_SET, HL7_VERSION } from './header';
 export { Hl7EncodingError } from './errors';

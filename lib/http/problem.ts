@@ -10,6 +10,7 @@ export const ProblemTypes = {
   unauthenticated: { status: 401, slug: 'unauthenticated', title: 'Missing, invalid or revoked API key' },
   forbidden: { status: 403, slug: 'forbidden', title: 'Forbidden' },
   notFound: { status: 404, slug: 'not-found', title: 'Not found' },
+  methodNotAllowed: { status: 405, slug: 'method-not-allowed', title: 'Method not allowed' },
   notAcceptable: { status: 406, slug: 'not-acceptable', title: 'Not acceptable' },
   conflict: { status: 409, slug: 'conflict', title: 'Conflict' },
   inProgress: { status: 409, slug: 'request-in-progress', title: 'Request already in progress' },

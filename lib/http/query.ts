@@ -2,8 +2,14 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { HttpProblem, type FieldError } from './problem';
 
 export const MAX_ID_LENGTH = 128;
+const SENT_ONCE = 'must be sent once';
 const idPattern = /^[A-Za-z0-9._:\-]{1,128}$/;
 
+/**
+ * Every value the request carried for `name`, in order. Repeats are kept (identical ones too), so
+ * the readers below can refuse them: a parameter sent more than once is always a 400 naming it,
+ * whether the values agree or not (README, "Endpoints").
+ */
 function values(event: APIGatewayProxyEvent, name: string): string[] {
   const multi = event.multiValueQueryStringParameters?.[name];
   if (multi && multi.length > 0) return multi;
@@ -19,9 +25,9 @@ export function requireIdParameters<N extends string>(event: APIGatewayProxyEven
   const errors: FieldError[] = [];
   const out = {} as Record<N, string>;
   for (const name of names) {
-    const list = [...new Set(values(event, name))];
-    if (list.length === 0 || list[0] === '') errors.push({ parameter: name, message: 'is required' });
-    else if (list.length > 1) errors.push({ parameter: name, message: 'must be sent once' });
+    const list = values(event, name);
+    if (list.length > 1) errors.push({ parameter: name, message: SENT_ONCE });
+    else if (list.length === 0 || list[0] === '') errors.push({ parameter: name, message: 'is required' });
     else if (!idPattern.test(list[0]!)) errors.push({ parameter: name, message: 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"' });
     else out[name] = list[0]!;
   }
@@ -31,11 +37,19 @@ export function requireIdParameters<N extends string>(event: APIGatewayProxyEven
 
 /** An optional integer parameter within [min, max]; anything else is a 400 naming the range. */
 export function optionalIntegerParameter(event: APIGatewayProxyEvent, name: string, range: { min: number; max: number; fallback: number }): number {
-  const list = [...new Set(values(event, name))];
+  const list = values(event, name);
   if (list.length === 0) return range.fallback;
+  if (list.length > 1) throw new HttpProblem('validation', `${name} ${SENT_ONCE}`, { errors: [{ parameter: name, message: SENT_ONCE }] });
   const message = `must be an integer from ${range.min} to ${range.max}`;
-  if (list.length > 1 || !/^-?\d{1,10}$/.test(list[0]!)) throw new HttpProblem('validation', `${name} ${message}`, { errors: [{ parameter: name, message }] });
+  if (!/^-?\d{1,10}$/.test(list[0]!)) throw new HttpProblem('validation', `${name} ${message}`, { errors: [{ parameter: name, message }] });
   const value = Number(list[0]);
   if (value < range.min || value > range.max) throw new HttpProblem('validation', `${name} ${message}`, { errors: [{ parameter: name, message }] });
   return value;
+}
+
+/** An optional parameter sent at most once (any repeat, identical or not, is a 400 naming it). */
+export function optionalSingleParameter(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const list = values(event, name);
+  if (list.length > 1) throw new HttpProblem('validation', `${name} ${SENT_ONCE}`, { errors: [{ parameter: name, message: SENT_ONCE }] });
+  return list[0];
 }

@@ -1,7 +1,7 @@
 import { Scopes, type Scope } from '../config/service';
 import { hashApiKey, keyIdFromHash, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type PartnerRecord } from './api-key';
 import type { ApiKeyStore } from './api-key-store';
-import type { FixedWindowRateLimiter, RateLimitState } from './rate-limiter';
+import type { SlidingWindowRateLimiter, RateLimitState } from './rate-limiter';
 
 /** Who is calling, as the pipeline needs it downstream. Contains no secret. */
 export interface Principal {
@@ -65,7 +65,7 @@ const printableAscii = /^[\x21-\x7e]+$/;
  */
 export async function decideAccess(
   request: AccessRequest,
-  deps: { keys: ApiKeyStore; limiter: FixedWindowRateLimiter; anonymous: AnonymousLimit },
+  deps: { keys: ApiKeyStore; limiter: SlidingWindowRateLimiter; anonymous: AnonymousLimit },
 ): Promise<AccessDecision> {
   const distinct = [...new Set(request.apiKeys.map((k) => k.trim()).filter((k) => k !== ''))];
   const anonymous = async (reason: string): Promise<AccessDecision> => {

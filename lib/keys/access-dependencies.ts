@@ -3,7 +3,7 @@ import { dynamoDbClient } from '../aws/clients';
 import { integerEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from './api-key-store';
-import { FixedWindowRateLimiter } from './rate-limiter';
+import { SlidingWindowRateLimiter } from './rate-limiter';
 import type { AnonymousLimit } from './access-decision';
 
 export const DEFAULT_ANONYMOUS_LIMIT: AnonymousLimit = { limit: 300, windowSeconds: 60 };
@@ -13,7 +13,7 @@ export function accessDependencies() {
   const db = dynamoDbClient();
   return {
     keys: new ApiKeyStore(db, tableName('keys')),
-    limiter: new FixedWindowRateLimiter(db, tableName('rateLimit')),
+    limiter: new SlidingWindowRateLimiter(db, tableName('rateLimit')),
     anonymous: {
       limit: integerEnv(Env.anonRateLimit, DEFAULT_ANONYMOUS_LIMIT.limit),
       windowSeconds: integerEnv(Env.anonRateWindowSeconds, DEFAULT_ANONYMOUS_LIMIT.windowSeconds),

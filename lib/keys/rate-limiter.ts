@@ -1,40 +1,152 @@
-import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+/**
+ * Per-key (and per-address) rate limit: a sliding window that never lets more than `limit`
+ * requests through in ANY interval of `windowSeconds`, kept in ONE DynamoDB item per subject and
+ * changed only by single-item conditional writes (dynalite has no transactions).
+ *
+ * The item (`pk <subject>#sw`, subject `key#<keyId>` or `anon#<address>`):
+ *   s<k>      admissions counted in time slot k (slot = windowMs / SLOTS_PER_WINDOW, k = floor(ms / slot))
+ *   latest    the newest slot written (slots only ever move forward)
+ *   expiresAt TTL, one window after the newest slot
+ *
+ * A request at slot j is admitted when the admissions of slots j-SLOTS..j (a span of one window
+ * plus one slot, which contains every instant of (now - window, now]) number fewer than `limit`;
+ * the admission is one UpdateItem `ADD s<j> :1` whose condition re-checks, at write time, that
+ * nothing it summed has changed:
+ *   - `latest` is still what was read (a write to a newer slot, or a slot change, fails it), and
+ *     the count of the slot `latest` names is still what was read, when that slot is in the past;
+ *   - when `latest` is j itself, only s<j> can move, and the condition is s<j> < limit - (the
+ *     sum of the older slots), so concurrent requests of one slot need no retry and exactly the
+ *     remaining capacity gets through.
+ * Slots older than `latest` can no longer be written (a writer needs `latest` <= its slot), so
+ * the sum a request was admitted on is the true count at its write: no interval of one window
+ * ever holds more than `limit` admissions. It errs on the safe side by up to one slot (1/60 of
+ * the window): admissions in the slot straddling the window's start still count in full.
+ * Refused requests are not counted. A writer whose clock is behind `latest` counts itself in
+ * `latest`'s slot (never in the past). After MAX_ATTEMPTS lost races the request is refused as
+ * limited (Retry-After 1): contention never turns into extra admissions.
+ *
+ * Headers (unchanged in meaning): limit; remaining = how many more requests would be admitted
+ * now; reset = Unix seconds at which the oldest admission counted now leaves the window (the
+ * moment `remaining` next grows, so the Retry-After of a 429).
+ */
+import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export interface RateLimitState {
   limit: number;
   remaining: number;
-  /** Unix epoch seconds at which the current window ends */
+  /** Unix epoch seconds at which the oldest admission counted now leaves the window */
   reset: number;
   /** true when this request is over the limit */
   exceeded: boolean;
 }
 
-/**
- * Fixed-window counter: one atomic `ADD` per request on the item `<subject>#<window start>`,
- * which expires (TTL) after its window. Concurrent requests each get a distinct count, so no more
- * than `limit` requests in a window are ever told they are within it.
- */
-export class FixedWindowRateLimiter {
+/** Slots per window: the limiter errs on the safe side by at most one slot (1/60 of the window). */
+export const SLOTS_PER_WINDOW = 60;
+/** Lost write races before a request is refused as limited. */
+export const MAX_ATTEMPTS = 8;
+const SLOT_PREFIX = 's';
+
+interface Snapshot {
+  latest: number | undefined;
+  slots: Map<number, number>;
+}
+
+function snapshotOf(item: Record<string, AttributeValue> | undefined): Snapshot {
+  const slots = new Map<number, number>();
+  let latest: number | undefined;
+  for (const [name, value] of Object.entries(item ?? {})) {
+    if (name === 'latest' && value.N !== undefined) latest = Number(value.N);
+    else if (name.startsWith(SLOT_PREFIX) && /^s\d+$/.test(name) && value.N !== undefined) slots.set(Number(name.slice(1)), Number(value.N));
+  }
+  return { latest, slots };
+}
+
+/** Admissions of slots first..last. */
+function countIn(slots: Map<number, number>, first: number, last: number): number {
+  let sum = 0;
+  for (const [k, n] of slots) if (k >= first && k <= last) sum += n;
+  return sum;
+}
+
+export class SlidingWindowRateLimiter {
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
   ) {}
 
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    const windowStart = nowSeconds - (nowSeconds % windowSeconds);
-    const reset = windowStart + windowSeconds;
-    const out = await this.db.send(
-      new UpdateItemCommand({
-        TableName: this.table,
-        Key: { pk: { S: `${subject}#${windowStart}` } },
-        UpdateExpression: 'ADD #c :one SET expiresAt = if_not_exists(expiresAt, :exp)',
-        ExpressionAttributeNames: { '#c': 'count' },
-        ExpressionAttributeValues: { ':one': { N: '1' }, ':exp': { N: String(reset + 60) } },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    const count = Number(out.Attributes?.count?.N ?? '1');
-    return { limit, remaining: Math.max(0, limit - count), reset, exceeded: count > limit };
+    const windowMs = windowSeconds * 1000;
+    const slotMs = Math.max(1, Math.ceil(windowMs / SLOTS_PER_WINDOW));
+    const key = { pk: { S: `${subject}#sw` } };
+    const ownSlot = Math.floor(now.getTime() / slotMs);
+    // the oldest slot counted now leaves the window when slot k + SLOTS + 1 begins
+    const state = (slots: Map<number, number>, first: number, last: number, exceeded: boolean): RateLimitState => {
+      const used = countIn(slots, first, last);
+      let oldest = last;
+      for (const [k, n] of slots) if (n > 0 && k >= first && k < oldest) oldest = k;
+      return {
+        limit,
+        remaining: exceeded ? 0 : Math.max(0, limit - used),
+        reset: Math.ceil(((oldest + SLOTS_PER_WINDOW + 1) * slotMs) / 1000),
+        exceeded,
+      };
+    };
+
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const read = await this.db.send(new GetItemCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+      const { latest, slots } = snapshotOf(read.Item);
+      const slot = latest !== undefined && latest > ownSlot ? latest : ownSlot;
+      const first = slot - SLOTS_PER_WINDOW;
+      const older = countIn(slots, first, slot - 1);
+      const current = slots.get(slot) ?? 0;
+      if (older + current >= limit) return state(slots, first, slot, true);
+
+      const names: Record<string, string> = { '#cur': `${SLOT_PREFIX}${slot}`, '#latest': 'latest', '#exp': 'expiresAt' };
+      const values: Record<string, AttributeValue> = {
+        ':one': { N: '1' },
+        ':slot': { N: String(slot) },
+        ':exp': { N: String(Math.ceil(((slot + 2 * SLOTS_PER_WINDOW) * slotMs) / 1000) + 60) },
+      };
+      const conditions: string[] = [];
+      if (latest === undefined) {
+        conditions.push('attribute_not_exists(#latest)');
+      } else if (latest === slot) {
+        // only s<slot> can change: the older slots are closed
+        conditions.push('#latest = :slot', '(attribute_not_exists(#cur) OR #cur < :allow)');
+        values[':allow'] = { N: String(limit - older) };
+      } else {
+        // latest < slot: its slot may still be written by requests of that slot; pin it
+        names['#prev'] = `${SLOT_PREFIX}${latest}`;
+        values[':prevSlot'] = { N: String(latest) };
+        const prevCount = slots.get(latest);
+        if (prevCount === undefined) {
+          conditions.push('#latest = :prevSlot', 'attribute_not_exists(#prev)');
+        } else {
+          conditions.push('#latest = :prevSlot', '#prev = :prevCount');
+          values[':prevCount'] = { N: String(prevCount) };
+        }
+      }
+      const stale = [...slots.keys()].filter((k) => k < first);
+      stale.forEach((k, i) => (names[`#old${i}`] = `${SLOT_PREFIX}${k}`));
+      const remove = stale.length ? ` REMOVE ${stale.map((_k, i) => `#old${i}`).join(', ')}` : '';
+      try {
+        const out = await this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: key,
+            UpdateExpression: `ADD #cur :one SET #latest = :slot, #exp = :exp${remove}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return state(snapshotOf(out.Attributes).slots, first, slot, false);
+      } catch (error) {
+        if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+      }
+    }
+    // lost every race: refuse rather than risk an uncounted admission
+    return { limit, remaining: 0, reset: Math.ceil(now.getTime() / 1000) + 1, exceeded: true };
   }
 }

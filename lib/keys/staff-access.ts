@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Scopes, type Scope } from '../config/service';
 import { AccessOutcomes, effectiveScopes, type AccessDecision, type AnonymousLimit, type Principal } from './access-decision';
-import type { FixedWindowRateLimiter } from './rate-limiter';
+import type { SlidingWindowRateLimiter } from './rate-limiter';
 import { REVIEWER_GROUP, StaffTokenInvalidError, type StaffIdentity, type StaffTokenVerifier } from './staff-token';
 
 /** Partner id under which staff requests are recorded (the clinic's own people; kind internal). */
@@ -35,7 +35,7 @@ export interface StaffAccessRequest {
 
 export async function decideStaffAccess(
   request: StaffAccessRequest,
-  deps: { verifier: StaffTokenVerifier | undefined; limiter: FixedWindowRateLimiter; anonymous: AnonymousLimit },
+  deps: { verifier: StaffTokenVerifier | undefined; limiter: SlidingWindowRateLimiter; anonymous: AnonymousLimit },
 ): Promise<AccessDecision> {
   const refuse = async (reason: string): Promise<AccessDecision> => {
     const rateLimit = await deps.limiter.hit(`anon#${request.sourceIp}`, deps.anonymous.limit, deps.anonymous.windowSeconds, request.now);
@@ -76,7 +76,7 @@ export async function decideStaffAccess(
 /** Anonymous routes (the staff page's static document): counted against the caller's address only. */
 export async function decideAnonymousRoute(
   request: { sourceIp: string; now: Date },
-  deps: { limiter: FixedWindowRateLimiter; anonymous: AnonymousLimit },
+  deps: { limiter: SlidingWindowRateLimiter; anonymous: AnonymousLimit },
 ): Promise<AccessDecision> {
   const rateLimit = await deps.limiter.hit(`anon#${request.sourceIp}`, deps.anonymous.limit, deps.anonymous.windowSeconds, request.now);
   const principal: Principal = { keyId: 'anonymous', partnerId: 'anonymous', scopes: [], allowedSenderIds: [] };

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { AuthorizerFunction, HttpEndpoints, type HttpEndpoint } from '../config/service';
+import { allowedMethods, AuthorizerFunction, HttpEndpoints, type HttpEndpoint } from '../config/service';
 import { PROBLEM_CONTENT_TYPE } from '../http/middleware/http-responses';
 import { problemBody, type ProblemKind } from '../http/problem';
 import { isValidRequestId } from '../http/request-id';
@@ -155,9 +155,11 @@ export async function dispatch(request: GatewayRequest, options: DispatchOptions
   const requestIdHeader = request.headers.find(([n]) => n.toLowerCase() === 'x-request-id')?.[1];
   const route = matchRoute(request.method, url.pathname);
   if (!route) {
-    const known = HttpEndpoints.some((e) => matchRoute(e.method, url.pathname)?.endpoint === e);
+    // a path the list defines, with a method it does not: 405 with Allow (the cloud's ANY mock
+    // method answers the same, infra/partner-api.ts)
+    const known = HttpEndpoints.find((e) => matchRoute(e.method, url.pathname)?.endpoint === e);
     return known
-      ? gatewayProblem('badRequest', `method ${request.method} is not supported on ${url.pathname}`, requestIdHeader)
+      ? gatewayProblem('methodNotAllowed', `method ${request.method} is not allowed here; see the Allow header`, requestIdHeader, { allow: allowedMethods(known.path).join(', ') })
       : gatewayProblem('notFound', 'no such resource', requestIdHeader);
   }
   if (route.undecodable) return gatewayProblem('badRequest', 'the request path is not valid percent-encoding', requestIdHeader);

@@ -17,7 +17,7 @@ import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCom
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws/clients';
 import { requireEnv } from '../aws/environment';
-import { BackgroundFunctions, Env } from '../config/service';
+import { BackgroundFunctions, Env, type EnvName } from '../config/service';
 import { loadHandler } from './function-registry';
 import { lambdaContext } from './lambda-context';
 import { logger } from '../observability/logger';
@@ -76,7 +76,7 @@ export function sqsRecordOf(message: Message, queueArn: string, region: string):
   };
 }
 
-async function pollOnce(queueUrl: string, queueArn: string, signal: AbortSignal): Promise<number> {
+async function pollOnce(functionName: string, queueUrl: string, queueArn: string, signal: AbortSignal): Promise<number> {
   const sqs = sqsClient();
   const out = await sqs.send(
     new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'] }),
@@ -88,12 +88,12 @@ async function pollOnce(queueUrl: string, queueArn: string, signal: AbortSignal)
   const event: SQSEvent = { Records: messages.map((m) => sqsRecordOf(m, queueArn, region)) };
   let failed: Set<string>;
   try {
-    const handler = await loadHandler(MATCHER);
-    const response = (await handler(event, lambdaContext(MATCHER, timeoutOf(MATCHER)), () => undefined)) as SQSBatchResponse | undefined;
+    const handler = await loadHandler(functionName);
+    const response = (await handler(event, lambdaContext(functionName, timeoutOf(functionName)), () => undefined)) as SQSBatchResponse | undefined;
     failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
   } catch (error) {
     // the whole invocation failed: every message stays and comes back after the visibility timeout
-    logger.error('local.form_workers.handler_failed', { function: MATCHER, count: messages.length, errorName: (error as Error | undefined)?.name ?? 'unknown' });
+    logger.error('local.form_workers.handler_failed', { function: functionName, count: messages.length, errorName: (error as Error | undefined)?.name ?? 'unknown' });
     return messages.length;
   }
   const done = messages.filter((m) => m.MessageId && !failed.has(m.MessageId) && m.ReceiptHandle);
@@ -103,6 +103,31 @@ async function pollOnce(queueUrl: string, queueArn: string, signal: AbortSignal)
   return messages.length;
 }
 
+/**
+ * Polls the queue named by `queueEnv` and hands batches to the queue function `functionName` (as
+ * Lambda's event source mapping does) until `signal` aborts.
+ */
+export async function pollQueue(functionName: string, queueEnv: EnvName, intervalMs: number, signal: AbortSignal): Promise<void> {
+  const queueUrl = requireEnv(queueEnv);
+  let queueArn = `arn:aws:sqs:${process.env.AWS_REGION ?? 'us-east-1'}:000000000000:${queueUrl.split('/').pop()}`;
+  try {
+    const attrs = await sqsClient().send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }), { abortSignal: signal });
+    queueArn = attrs.Attributes?.QueueArn ?? queueArn;
+  } catch {
+    // keep the constructed ARN; only informational in the event
+  }
+  while (!signal.aborted) {
+    let received = 0;
+    try {
+      received = await pollOnce(functionName, queueUrl, queueArn, signal);
+    } catch (error) {
+      if (signal.aborted) break;
+      logger.warn('local.form_workers.poll_failed', { function: functionName, errorName: (error as Error | undefined)?.name ?? 'unknown' });
+    }
+    if (received === 0) await sleep(intervalMs, signal);
+  }
+}
+
 export function startLocalFormWorkers(options: LocalFormWorkersOptions): LocalFormWorkers {
   const intervalMs = Math.max(10, options.intervalMs);
   const sweepIntervalMs = options.sweepIntervalMs ?? 30_000;
@@ -110,26 +135,7 @@ export function startLocalFormWorkers(options: LocalFormWorkersOptions): LocalFo
   const abort = new AbortController();
   const signal = abort.signal;
 
-  const matching = (async () => {
-    const queueUrl = requireEnv(Env.matchingQueueUrl);
-    let queueArn = `arn:aws:sqs:${process.env.AWS_REGION ?? 'us-east-1'}:000000000000:${queueUrl.split('/').pop()}`;
-    try {
-      const attrs = await sqsClient().send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }), { abortSignal: signal });
-      queueArn = attrs.Attributes?.QueueArn ?? queueArn;
-    } catch {
-      // keep the constructed ARN; only informational in the event
-    }
-    while (!signal.aborted) {
-      let received = 0;
-      try {
-        received = await pollOnce(queueUrl, queueArn, signal);
-      } catch (error) {
-        if (signal.aborted) break;
-        logger.warn('local.form_workers.poll_failed', { function: MATCHER, errorName: (error as Error | undefined)?.name ?? 'unknown' });
-      }
-      if (received === 0) await sleep(intervalMs, signal);
-    }
-  })();
+  const matching = pollQueue(MATCHER, Env.matchingQueueUrl, intervalMs, signal);
 
   const sweeping = (async () => {
     if (sweepIntervalMs <= 0) return;

@@ -22,6 +22,7 @@ import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
 import type { Patient } from '../chart/types';
 import { indexPatientsForMatching } from '../forms/match-index';
 import { startLocalFormWorkers } from './form-workers';
+import { startLocalWebhookWorkers } from './webhook-workers';
 import { startStaffSignIn } from './staff-sign-in';
 
 function demoPatients(): Patient[] {
@@ -44,7 +45,7 @@ export interface LocalStackOptions {
   loadDemoData?: boolean;
   /** extra environment for the handlers (e.g. a smaller anonymous limit in tests) */
   env?: Record<string, string>;
-  /** poll the matching queue and run the sweeper in-process, as the cloud's triggers would (default true) */
+  /** poll the matching, notifications and webhook deliveries queues and run the sweeper in-process, as the cloud's triggers would (default true) */
   backgroundWorkers?: boolean;
   /** start the local OpenID provider for staff sign-in to the inbox page (default true) */
   staffSignIn?: boolean;
@@ -184,6 +185,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // stopped before the servers they talk to (closers run in reverse)
       const workers = startLocalFormWorkers({ intervalMs: 200, sweepIntervalMs: 30_000 });
       closers.push({ close: () => workers.stop() });
+      const webhooks = startLocalWebhookWorkers({ intervalMs: 200 });
+      closers.push({ close: () => webhooks.stop() });
     }
     closers.push({ close: async () => resetClients() });
 

@@ -15,6 +15,8 @@ export interface LogFields {
   decision?: string;
   resultId?: string;
   packetId?: string;
+  subscriptionId?: string;
+  deliveryId?: string;
   recordCount?: number;
   count?: number;
   attempt?: number;

@@ -31,6 +31,11 @@ export interface ReceiveInput {
   now: Date;
 }
 
+/**
+ * The answer to the sender. It says nothing about the chart: whether `patientID` is a patient of
+ * ours is recorded on the stored version and in the (internal) notification, never answered, so
+ * the status and body shape are the same for a known and an unknown patient id.
+ */
 export interface ReceiveResponseBody {
   status: 'success';
   message: string;
@@ -38,7 +43,6 @@ export interface ReceiveResponseBody {
   resultId: string;
   /** the version id of this submission */
   version: string;
-  patientMatched: boolean;
   /** whether this version is the result's current version after the save */
   current: boolean;
   /** true when this exact submission had already been stored (nothing new written) */
@@ -147,7 +151,6 @@ async function save(
     requestId: input.requestId,
     resultId,
     version: versionId,
-    patientMatched: version.patientMatched,
     current,
     duplicate: !created,
     notification,

@@ -4,6 +4,7 @@
  * Item layout (key attributes are strings; ids are HMAC-derived, see lookup-keys.ts):
  *
  *   version   pk RESULT#<resultId>   sk VERSION#<resultedAtKey>#<statusRank>#<versionId>
+ *             (the sk identifies the version: a byte-identical resend finds it; it does not rank it)
  *             written once (PutItem, attribute_not_exists), never overwritten; later updates
  *             touch notification bookkeeping only.
  *             plain: kind, resultId, versionId, senderId, partnerId, keyId, status,
@@ -14,12 +15,14 @@
  *             while the notification is pending, also the sparse index keys
  *               patientPk NOTIFY#PENDING   patientSk <next attempt ISO>#<resultId>#<versionId>
  *   current   pk RESULT#<resultId>   sk CURRENT
- *             rank (<resultedAtKey>#<statusRank>#<versionId>), versionId, versionSk, status,
+ *             rank (r2#<statusRank>#<receivedAt ISO>#<versionId>), versionId, versionSk, status,
  *             resultedAtKey, senderId, patientMatched, summary (ciphertext),
  *             patientPk PATIENT#<hmac>, patientSk <resultedAtKey>#<statusRank>#<resultId>
- *             moved only forward by a conditional UpdateItem (rank < new rank), so the newest
- *             ResultedDateUTC wins whatever the arrival order (ties: the higher status rank, then
- *             the version id).
+ *             moved only forward by a conditional UpdateItem (rank < new rank): the highest
+ *             status precedence wins, then the later receipt, then the version id (status.ts).
+ *             The sender's ResultedDateUTC plays no part. `r2#` marks this rank format: it
+ *             sorts above the earlier format (which began with the ResultedDateUTC year), so a
+ *             pointer written before the change is replaced by the next version received.
  *   config    pk CONFIG#results-lookup-key   sk v1   (lookup-keys.ts)
  *
  * GSI byPatient (patientPk, patientSk): a patient's current results newest first (pointer items
@@ -86,9 +89,21 @@ export const MAX_SUMMARY_LIMIT = 1000;
 const resultPk = (resultId: string) => `RESULT#${resultId}`;
 const PLAIN_VERSION_ATTRIBUTES = 'resultId, versionId, senderId, #status, resultedAtKey, receivedAt, patientMatched, notificationState, notificationAttempts, documentKeys';
 
-/** `<resultedAtKey>#<statusRank>#<versionId>`: string order is precedence order. */
-export function versionRank(resultedAtKey: string, status: LabResultStatus, versionId: string): string {
-  return `${resultedAtKey}#${statusRank(status)}#${versionId}`;
+/** Marks the rank format (see the table layout above). */
+export const RANK_FORMAT = 'r2';
+
+/**
+ * `r2#<statusRank>#<receivedAt ISO>#<versionId>`: string order is precedence order (status
+ * precedence, then receipt order, then the version id for the same millisecond). ISO instants of
+ * years 0000-9999 are fixed width, so they sort as text.
+ */
+export function versionRank(status: LabResultStatus, receivedAt: Date, versionId: string): string {
+  return `${RANK_FORMAT}#${statusRank(status)}#${receivedAt.toISOString()}#${versionId}`;
+}
+
+/** The sort key of a version item: identifies it (resends find it), orders listVersions by ResultedDateUTC. */
+export function versionSortKey(resultedAtKey: string, status: LabResultStatus, versionId: string): string {
+  return `${VERSION_PREFIX}${resultedAtKey}#${statusRank(status)}#${versionId}`;
 }
 
 /** The plain (non-PHI) facts of a version item; enough to move the pointer and notify without KMS. */
@@ -224,8 +239,8 @@ export class LabResultStore {
   async saveVersion(input: SaveVersionInput): Promise<SaveVersionOutcome> {
     const { accepted, resultId, versionId } = input;
     const senderId = accepted.body.data.senderID;
-    const rank = versionRank(accepted.resultedAtKey, accepted.status, versionId);
-    const versionSk = VERSION_PREFIX + rank;
+    const rank = versionRank(accepted.status, input.receivedAt, versionId);
+    const versionSk = versionSortKey(accepted.resultedAtKey, accepted.status, versionId);
     const context = (recordType: string, extra: Record<string, string> = {}) => ({ recordType, sender: senderId, resultId, versionId, ...extra });
 
     // 1. reports too large to keep inline go to S3, each on its own

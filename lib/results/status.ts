@@ -1,15 +1,26 @@
 /**
- * Lab result status vocabulary. Accepted case-insensitively; stored and returned normalised.
+ * Lab result status vocabulary and precedence. Accepted case-insensitively; stored and returned
+ * normalised.
  *
- *   accepted (any case)                      stored as     rank
+ *   accepted (any case)                      stored as     precedence
  *   preliminary, P                           preliminary   1
- *   cancelled, canceled, X                   cancelled     2
- *   final, F                                 final         3
- *   corrected, C                             corrected     4
- *   amended                                  amended       4
+ *   final, F                                 final         2
+ *   corrected, C                             corrected     3
+ *   amended                                  amended       3
+ *   cancelled, canceled, X                   cancelled     3
  *
- * P, F, C and X are the HL7 v2 table 0123 (result status) codes. The rank breaks ties between
- * versions resulted at the same instant: a final or corrected result wins over a preliminary one.
+ * P, F, C and X are the HL7 v2 table 0123 (result status) codes.
+ *
+ * Which version of a result (one senderID + accessionNumber) is current: the highest precedence;
+ * among versions of equal precedence, the one received last (our receipt time, then the version
+ * id for the same millisecond). ResultedDateUTC (the sender's clock) plays no part. So:
+ *   - a final replaces a preliminary, whatever either says about its time; a late preliminary
+ *     never replaces a final, a correction or a cancellation;
+ *   - a correction or amendment replaces a final, and a later correction replaces an earlier one;
+ *   - a cancellation (X: "no results available, order cancelled") is explicit: it replaces a
+ *     preliminary or final and any earlier correction; a correction or amendment received after
+ *     it replaces it again (the lab reinstating the result). Precedence 3 is shared on purpose:
+ *     among corrected / amended / cancelled the lab's latest word wins.
  */
 import type { LabResultStatus } from './types';
 
@@ -31,7 +42,7 @@ const ALIASES: Readonly<Record<string, LabResultStatus>> = {
 /** The values a partner may send, as listed in a 400. */
 export const ACCEPTED_STATUS_VALUES: readonly string[] = ['preliminary', 'final', 'corrected', 'amended', 'cancelled', 'canceled', 'P', 'F', 'C', 'X'];
 
-const RANK: Readonly<Record<LabResultStatus, number>> = { preliminary: 1, cancelled: 2, final: 3, corrected: 4, amended: 4 };
+const RANK: Readonly<Record<LabResultStatus, number>> = { preliminary: 1, final: 2, corrected: 3, amended: 3, cancelled: 3 };
 
 /** The normalised status, or undefined when `value` is not in the vocabulary. */
 export function normalizeStatus(value: unknown): LabResultStatus | undefined {
@@ -40,7 +51,7 @@ export function normalizeStatus(value: unknown): LabResultStatus | undefined {
   return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key] : undefined;
 }
 
-/** Tie-break rank of a status (higher wins at equal ResultedDateUTC). One digit, so it sorts as text. */
+/** Precedence of a status (higher wins; equal: received later wins). One digit, so it sorts as text. */
 export function statusRank(status: LabResultStatus): number {
   return RANK[status];
 }

@@ -73,8 +73,9 @@ describe('lab result validation', () => {
     ['2024-03-01T09:30:00', false],
     ['2024-03-01', false],
     ['1899-12-31T23:59:59Z', false],
-    ['2024-06-02T11:59:59Z', true],
-    ['2024-06-03T12:00:00Z', false],
+    ['2024-06-01T12:05:00Z', true],
+    ['2024-06-01T12:05:00.001Z', false],
+    ['2024-06-01T23:00:00Z', false],
   ])('ResultedDateUTC %s valid=%s', (value, ok) => {
     expect(pointers(valid({ ResultedDateUTC: value })).includes('/data/ResultedDateUTC')).toBe(!ok);
   });
@@ -112,6 +113,8 @@ describe('lab result validation', () => {
     expect(normalizeStatus('R')).toBeUndefined();
     expect(statusRank('final')).toBeGreaterThan(statusRank('preliminary'));
     expect(statusRank('corrected')).toBeGreaterThan(statusRank('final'));
+    expect(statusRank('amended')).toBe(statusRank('corrected'));
+    expect(statusRank('cancelled')).toBe(statusRank('corrected'));
   });
 
   it('caps identifier lengths and characters without echoing values', () => {

@@ -6,7 +6,8 @@
  * Semantic rules (run on whatever shape the body has):
  *   - data.status in the vocabulary of status.ts, case-insensitive
  *   - data.ResultedDateUTC a real instant (no 23:59:60, no Feb 30), year 1900 or later, at most
- *     24 hours in the future (a typo'd future date would otherwise pin the current version)
+ *     5 minutes in the future (clock skew between the lab and us; a sender's clock never decides
+ *     which version is current, see status.ts, but a future result time is wrong data)
  *   - data.reports[i].data canonical base64 when data.reports[i].source is "base64" (any case)
  *
  * Messages name the rule, never the submitted value (it may be PHI).
@@ -20,7 +21,7 @@ import { ACCEPTED_STATUS_VALUES, normalizeStatus } from './status';
 import type { AcceptedSubmission, LabResultSubmission, LabTestResult } from './types';
 
 /** How far in the future ResultedDateUTC may lie (clock skew between lab and us). */
-export const MAX_FUTURE_SKEW_MS = 24 * 60 * 60 * 1000;
+export const MAX_FUTURE_SKEW_MS = 5 * 60 * 1000;
 export const MIN_RESULTED_YEAR = 1900;
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
@@ -81,7 +82,7 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
     const at = resultedAtKey(data.ResultedDateUTC);
     if (!at) errors.push({ pointer: '/data/ResultedDateUTC', message: INSTANT_MESSAGE });
     else if (Number(at.key.slice(0, 4)) < MIN_RESULTED_YEAR) errors.push({ pointer: '/data/ResultedDateUTC', message: `must be in ${MIN_RESULTED_YEAR} or later` });
-    else if (at.epochMs > now.getTime() + MAX_FUTURE_SKEW_MS) errors.push({ pointer: '/data/ResultedDateUTC', message: 'must not be more than 24 hours in the future' });
+    else if (at.epochMs > now.getTime() + MAX_FUTURE_SKEW_MS) errors.push({ pointer: '/data/ResultedDateUTC', message: 'must not be more than 5 minutes in the future' });
   }
   if (Array.isArray(data.reports)) {
     data.reports.forEach((report, i) => {

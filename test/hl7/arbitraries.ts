@@ -1,7 +1,7 @@
 /**
  * fast-check arbitraries of chart data whose text fields are hostile: HL7 delimiters, escape-looking
  * text, CR, LF, CRLF, TAB, other control characters, unpaired surrogates, emoji (with ZWJ), combining
- * marks, non-ASCII letters, and Unicode line separators that are not HL7 line breaks.
+ * marks, non-ASCII letters, and the Unicode line separators (NEL, U+2028) that escaping treats as line breaks.
  */
 import fc from 'fast-check';
 import type { Address, Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, NextOfKin, Note, Patient, PersonName } from '../../lib/chart/types';

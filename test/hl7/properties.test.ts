@@ -62,7 +62,7 @@ class ExpectedMessage {
 
 const NON_ASCII = /[^\u0000-\u007F]/;
 const NM = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
-const LINE_BREAK = /[\r\n]/;
+const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
 
 function textKind(text: string): { type: 'ST' | 'TX'; kind: ValueKind } {
   return LINE_BREAK.test(text) ? { type: 'TX', kind: 'formatted' } : { type: 'ST', kind: 'text' };

@@ -1,9 +1,9 @@
 /**
  * Round-trip checks: values read back from an encoded message by two independent parsers must equal
  * the chart values, modulo the transforms hl7-notes.md and lib/hl7/escape.ts document:
- * - outside TX/FT: each line break (CRLF, CR or LF) becomes one space;
+ * - outside TX/FT: each line break (CRLF, CR, LF, NEL U+0085, U+2028 or U+2029) becomes one space;
  * - inside TX/FT: each line break comes back as one line break (`\.br\`);
- * - TAB becomes a space; other C0 control characters (but CR and LF) and DEL are dropped, before line
+ * - TAB becomes a space; other C0 control characters (but CR and LF), DEL and C1 controls (but NEL) are dropped, before line
  *   breaks are looked for (so CR NUL LF is one CRLF break);
  * - an unpaired UTF-16 surrogate becomes U+FFFD.
  * These transforms are written here again, independently of the encoder.
@@ -51,8 +51,8 @@ export function expectedReadBack(value: string, kind: ValueKind = 'text'): strin
   const withoutControls = wellFormed(value)
     .split('\t')
     .join(' ')
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '');
-  return withoutControls.split(/\r\n|\r|\n/).join(kind === 'formatted' ? '\n' : ' ');
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u0080-\u0084\u0086-\u009F]/g, '');
+  return withoutControls.split(/\r\n|\r|\n|\u0085|\u2028|\u2029/).join(kind === 'formatted' ? '\n' : ' ');
 }
 
 export interface RoundTripFailure {

@@ -148,7 +148,6 @@ interface Success {
   requestId: string;
   resultId: string;
   version: string;
-  patientMatched: boolean;
   current: boolean;
   duplicate: boolean;
   notification: string;
@@ -192,13 +191,13 @@ describe('POST /receiveTestData: storage', () => {
     expectCommonHeaders(res);
     expect(res.headers.get('content-type')).toBe('application/json');
     const out = res.json<Success>();
+    expect(Object.keys(out).sort()).toEqual(['current', 'duplicate', 'message', 'notification', 'requestId', 'resultId', 'status', 'version']);
     expect(out).toMatchObject({
       status: 'success',
       message: 'Encrypted result saved; notifications attempted.',
       requestId: res.headers.get('x-request-id'),
       resultId: expect.stringMatching(/^lr_[0-9a-f]{32}$/),
       version: expect.stringMatching(/^lv_[0-9a-f]{32}$/),
-      patientMatched: true,
       current: true,
       duplicate: false,
       notification: 'sent',
@@ -442,12 +441,12 @@ describe('POST /receiveTestData: validation and access', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
-  it('saves a result for an unknown patient and flags it unmatched', async () => {
+  it('saves a result for an unknown patient and flags it unmatched (stored and notified, never answered)', async () => {
     const body = labBody({ patientID: 'LAB-MRN-00042' });
     const res = await post(body);
     expect(res.status).toBe(200);
     const out = res.json<Success>();
-    expect(out.patientMatched).toBe(false);
+    expect(out).not.toHaveProperty('patientMatched');
     const version = await labResultStore().readCurrent(out.resultId);
     expect(version!.patientMatched).toBe(false);
     expect(version!.submission).toEqual(body);
@@ -477,7 +476,7 @@ describe('POST /receiveTestData: versions', () => {
     return { versions, resultId };
   }
 
-  it('keeps every resend as a new version and makes the newest ResultedDateUTC current', async () => {
+  it('keeps every resend as a new version and makes the highest status precedence current', async () => {
     const accession = unique('ACC-V');
     const { versions, resultId } = await sendAll(['prelim1', 'final2', 'corrected3'], accession);
     const store = labResultStore();
@@ -487,7 +486,7 @@ describe('POST /receiveTestData: versions', () => {
     expect((await store.readVersion(resultId, versions.prelim1!))!.status).toBe('preliminary');
   });
 
-  it('gives the same current version whatever the arrival order (ties: final over preliminary)', async () => {
+  it('a final outranks preliminaries whatever the arrival order and the ResultedDateUTC', async () => {
     const orders: Array<Array<keyof typeof variants>> = [
       ['prelim1', 'prelim2', 'final2'],
       ['final2', 'prelim2', 'prelim1'],

@@ -162,8 +162,9 @@ export const ACCEPT_REFUSED = ['application/json', 'text/plain', 'application/hl
 const ID_RULE = /^[A-Za-z0-9._:-]{1,128}$/;
 const INT_RULE = /^-?\d{1,10}$/;
 
-function distinctValues(params: URLSearchParams, name: string): string[] {
-  return [...new Set(params.getAll(name))];
+/** Every value of a parameter, repeats kept: any repeat (identical or not) is a 400 naming it (README). */
+function allValues(params: URLSearchParams, name: string): string[] {
+  return params.getAll(name);
 }
 
 function headerList(headers: Pairs, name: string): string[] {
@@ -174,11 +175,11 @@ function headerList(headers: Pairs, name: string): string[] {
 export function exportOracle(required: readonly string[], hasLimit: boolean, url: string, headers: Pairs): number {
   const params = new URL(url, 'http://localhost').searchParams;
   for (const name of required) {
-    const list = distinctValues(params, name);
+    const list = allValues(params, name);
     if (list.length !== 1 || !ID_RULE.test(list[0]!)) return 400;
   }
   if (hasLimit) {
-    const list = distinctValues(params, 'limit');
+    const list = allValues(params, 'limit');
     if (list.length > 1) return 400;
     if (list.length === 1 && (!INT_RULE.test(list[0]!) || Number(list[0]) < 1 || Number(list[0]) > 200)) return 400;
   }
@@ -731,7 +732,7 @@ export function getPacketCases(): fc.Arbitrary<BadCase> {
     .map(([p, noise, abuse, rid]) => {
       const headers: Pairs = [['x-api-key', BULK_KEYS.inbox.secret]];
       if ('method' in p) {
-        return withAbuse({ category: `method ${p.method}`, method: p.method!, url: buildUrl(`/interopInbox/${encodeSegment(p.id)}`, noise), headers, expect: 400, gateway: true, assignRequestId: rid }, abuse);
+        return withAbuse({ category: `method ${p.method}`, method: p.method!, url: buildUrl(`/interopInbox/${encodeSegment(p.id)}`, noise), headers, expect: 405, gateway: true, assignRequestId: rid }, abuse);
       }
       if ('undecodable' in p) return withAbuse({ category: 'undecodable path', method: 'GET', url: `/interopInbox/${p.id}`, headers, expect: 400, gateway: true, assignRequestId: rid }, abuse);
       if (p.gateway) return withAbuse({ category: `no route ${p.id}`, method: 'GET', url: p.id, headers, expect: 404, gateway: true, assignRequestId: rid }, abuse);
@@ -795,14 +796,14 @@ export function routeCases(): fc.Arbitrary<BadCase> {
       ];
       const body = Buffer.from(JSON.stringify({ patientId: p.patientId }));
       if (p.kind === 'gateway') {
-        // '' and '..' leave no route (404); '.' normalises to /interopInbox/route, a GET-only path (400)
-        return withAbuse({ category: `no route (packet id ${JSON.stringify(p.id)})`, method: 'POST', url: `/interopInbox/${p.id}/route`, headers, body, expect: p.id === '.' ? 400 : 404, gateway: true, assignRequestId: rid }, abuse);
+        // '' and '..' leave no route (404); '.' normalises to /interopInbox/route, a GET-only path (405)
+        return withAbuse({ category: `no route (packet id ${JSON.stringify(p.id)})`, method: 'POST', url: `/interopInbox/${p.id}/route`, headers, body, expect: p.id === '.' ? 405 : 404, gateway: true, assignRequestId: rid }, abuse);
       }
       if (p.kind === 'undecodable') {
         return withAbuse({ category: 'undecodable path', method: 'POST', url: `/interopInbox/${p.id}/route`, headers, body, expect: 400, gateway: true, assignRequestId: rid }, abuse);
       }
       if (p.kind === 'method') {
-        return withAbuse({ category: `method ${p.method}`, method: p.method, url: `/interopInbox/${encodeSegment(p.id)}/route`, headers, body, expect: 400, gateway: true, assignRequestId: rid }, abuse);
+        return withAbuse({ category: `method ${p.method}`, method: p.method, url: `/interopInbox/${encodeSegment(p.id)}/route`, headers, body, expect: 405, gateway: true, assignRequestId: rid }, abuse);
       }
       const c: BadCase = {
         category: 'unknown packet id, valid body',
@@ -847,14 +848,14 @@ function cursorOk(state: string, cursor: string): boolean {
 /** Oracle of the list: status and whether the audit event was declared before the refusal. */
 export function listOracle(url: string): { status: number; auditedState?: string } {
   const params = new URL(url, 'http://localhost').searchParams;
-  const states = distinctValues(params, 'state');
+  const states = allValues(params, 'state');
   if (states.length > 1) return { status: 400 };
   const state = states[0] ?? 'pending_review';
   if (!LISTABLE.includes(state)) return { status: 400 };
-  const limits = distinctValues(params, 'limit');
+  const limits = allValues(params, 'limit');
   if (limits.length > 1) return { status: 400 };
   if (limits.length === 1 && (!INT_RULE.test(limits[0]!) || Number(limits[0]) < 1 || Number(limits[0]) > 100)) return { status: 400 };
-  const cursors = distinctValues(params, 'cursor');
+  const cursors = allValues(params, 'cursor');
   if (cursors.length > 1) return { status: 400 };
   if (cursors.length === 1 && !cursorOk(state, cursors[0]!)) return { status: 400, auditedState: state };
   return { status: 200 };

@@ -62,7 +62,7 @@ async function versionsOf(resultId: string): Promise<Array<Record<string, unknow
   return (await scanAll(stack.tables.results)).map((i) => unmarshall(i)).filter((i) => i.pk === `RESULT#${resultId}` && String(i.sk).startsWith('VERSION#'));
 }
 
-/** Waits until `seconds` is not within `marginS` of a window boundary (fixed windows start at multiples of it). */
+/** Waits until `seconds` is not within `marginS` of a multiple of `windowSeconds` (keeps a burst inside one slot range of the sliding window). */
 async function awayFromBoundary(windowSeconds: number, marginS: number): Promise<void> {
   const now = Date.now() / 1000;
   const left = windowSeconds - (now % windowSeconds);

@@ -11,7 +11,8 @@
  *   - any log line,
  *   - any error (problem) body, nor in the bodies that are documented to carry ids only (lab and
  *     form intake answers, inbox list),
- *   - any queue message (matching + notifications queues and both DLQs, received with the SQS client),
+ *   - any queue message (matching, notifications and webhook deliveries queues and their DLQs, received with the SQS client),
+ *   - any webhook request (body and headers, as a loopback sink received them) and the webhooks table (delivery log),
  *   - the audit table,
  *   - the plain (non-ciphertext) attributes of the results, idempotency and forms tables, and S3 keys.
  */
@@ -25,6 +26,13 @@ import type { LocalStack } from '../../lib/local/stack';
 import { handler as matchHandler } from '../../functions/matchFormPackets';
 import { handler as retryNotifications } from '../../functions/retryResultNotifications';
 import { handler as sweep } from '../../functions/sweepPendingPackets';
+import { handler as deliverWebhooks } from '../../functions/deliverWebhooks';
+import { handler as fanOutWebhookEvents } from '../../functions/fanOutWebhookEvents';
+import { startWebhookSink } from '../../lib/local/webhook-sink';
+import { webhookSecretEncryptor } from '../../lib/webhooks/delivery-services';
+import { addSubscription } from '../../lib/webhooks/management';
+import { enqueueDelivery } from '../../lib/webhooks/queue-services';
+import { webhookStore } from '../../lib/webhooks/store-services';
 import {
   ALL_PHI_STRINGS,
   BULK_KEYS,
@@ -55,6 +63,8 @@ const tally = new Tally('phi-leaks');
 /** every answer whose body must be PHI-free, with what produced it */
 const checkedBodies: Array<{ what: string; res: Res }> = [];
 const packetIds: string[] = [];
+/** what the webhook sink received (bodies and headers) */
+const webhookBodies: string[] = [];
 
 beforeAll(async () => {
   logs = captureLogs();
@@ -194,7 +204,42 @@ describe('PHI never leaks', () => {
     await retryNotifications({}, { getRemainingTimeInMillis: () => 60_000 });
     // a summary now reads the stored lab result (decrypted) too
     expect((await exchange('summary with lab', { method: 'GET', url: '/exportHl7PatientSummary?patientId=demo-patient-1&limit=50', headers: exportKey }, { bodyMayCarryPhi: true })).status).toBe(200);
+
+    // ---- webhooks: a subscriber on loopback gets every stored result's event through the real fan-out and
+    // delivery handlers; the result read back through GET /exportHl7LabResult (that body is PHI by design)
+    const services = { store: webhookStore(), partnerExists: async () => true, encryptor: webhookSecretEncryptor(), enqueue: enqueueDelivery, stage: 'local', now: () => new Date() };
+    const placeholder = await startWebhookSink({ port: 0, secret: 'whsec_' + Buffer.alloc(32).toString('base64') });
+    await placeholder.close();
+    const { subscription: live, secret } = await addSubscription({ partnerId: 'demo-ehr', url: placeholder.url, events: 'lab-result.saved' }, services);
+    const sink = await startWebhookSink({ port: Number(new URL(placeholder.url).port), secret });
+    try {
+      const notifications = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: stack.queues.notifications.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+      expect(notifications.Messages?.length).toBeGreaterThan(0);
+      await fanOutWebhookEvents({ Records: (notifications.Messages ?? []).map((m) => sqsRecordOf(m, 'arn:aws:sqs:us-east-1:000000000000:notifications', region)) });
+      const deliveries = await receiveAll(stack.queues.webhookDeliveries.url, { remove: true });
+      expect(deliveries.length).toBeGreaterThan(0);
+      await deliverWebhooks({ Records: deliveries.map((m) => sqsRecordOf(m, 'arn:aws:sqs:us-east-1:000000000000:webhook-deliveries', region)) });
+      expect(sink.requests.length).toBe(deliveries.length);
+      expect(sink.requests.every((r) => r.verified)).toBe(true);
+      webhookBodies.push(...sink.requests.map((r) => `${r.body} ${JSON.stringify(r.headers)}`));
+      const resultId = JSON.parse(sink.requests[0]!.body).data.resultId as string;
+      expect((await exchange('lab result export', { method: 'GET', url: `/exportHl7LabResult?resultId=${resultId}`, headers: exportKey }, { bodyMayCarryPhi: true })).status).toBe(200);
+      expect((await exchange('lab result export unknown', { method: 'GET', url: `/exportHl7LabResult?resultId=${encodeURIComponent(LAB_PHI.patientID)}`, headers: exportKey })).status).toBe(404);
+    } finally {
+      await webhookStore().removeSubscription(live.subscriptionId);
+      await sink.close();
+    }
     expect(logs.lines.length).toBeGreaterThan(50);
+  });
+
+  it('no webhook body or header, and no delivery log item, carries PHI', async () => {
+    const items = await scanAll(stack.tables.webhooks);
+    expect(webhookBodies.length).toBeGreaterThan(0);
+    expect(items.length).toBeGreaterThan(0);
+    const leaks = [...webhookBodies, ...items.map((i) => JSON.stringify(unmarshall(i)))].flatMap((text) => phiIn(text));
+    tally.record(leaks, () => `${webhookBodies.length} webhook requests, ${items.length} webhook table items`);
+    console.log(`phi-leaks: ${webhookBodies.length} webhook requests and ${items.length} webhook table items checked`);
+    expect(leaks).toEqual([]);
   });
 
   it('no log line carries PHI', () => {

@@ -1,0 +1,22 @@
+/**
+ * GET /exportHl7LabResult?resultId=  (scope interop:export:hl7)
+ * The current version of one lab result as HL7 v2.5.1 ORU^R01^ORU_R01 (MSH PID OBR OBX...),
+ * application/hl7-v2: PID from the chart when the result's patient is matched (else the lab's
+ * patient id), OBR/OBX from the result, each report as an OBX (ED for base64, TX for text).
+ * A subscriber of `lab-result.saved` reads the result named in the event here, with its own key.
+ * 400 missing/invalid resultId; 404 unknown result; 406 when Accept excludes HL7.
+ */
+import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
+import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
+import { requireIdParameters } from '../lib/http/query';
+import { labResultExportDependencies } from '../lib/exports/lab-result-dependencies';
+import { exportLabResultMessage } from '../lib/exports/lab-result-export';
+
+export const handler = httpEndpoint('exportHl7LabResult', async (request) => {
+  const ids = requireIdParameters(request.event, ['resultId'] as const);
+  requireHl7Acceptable(request.event);
+  request.audit({ action: 'export.lab-result', resourceIds: { resultId: ids.resultId } });
+  const exported = await exportLabResultMessage(labResultExportDependencies(), ids, request);
+  request.audit({ action: 'export.lab-result', ...(exported.patientId ? { patientId: exported.patientId } : {}), resourceIds: { resultId: ids.resultId } });
+  return hl7Response(exported.message);
+});

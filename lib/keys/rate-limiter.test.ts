@@ -1,0 +1,109 @@
+/**
+ * The sliding-window limiter against dynalite (real DynamoDB calls): no interval of one window
+ * ever holds more than `limit` admissions, across window boundaries, under concurrency, and with
+ * writers whose clocks disagree.
+ */
+import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
+import { SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
+
+let local: LocalDynamoDb;
+let limiter: SlidingWindowRateLimiter;
+let n = 0;
+const subject = () => `test-${++n}`;
+
+beforeAll(async () => {
+  local = await startLocalDynamoDb();
+  const tables = await local.createTables('rate-limiter-test');
+  limiter = new SlidingWindowRateLimiter(local.db, tables.rateLimit);
+});
+afterAll(async () => local?.stop());
+
+/** Largest number of admissions inside any half-open interval [t, t + windowMs). */
+function maxInAnyWindow(admittedAt: number[], windowMs: number): number {
+  const times = [...admittedAt].sort((a, b) => a - b);
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while (times[end]! - times[start]! >= windowMs) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+describe('SlidingWindowRateLimiter', () => {
+  it('admits `limit` requests, then refuses with remaining 0 and a reset one window after the first', async () => {
+    const key = subject();
+    const t0 = Date.UTC(2026, 0, 1, 0, 0, 0);
+    const states = [];
+    for (let i = 0; i < 6; i++) states.push(await limiter.hit(key, 5, 60, new Date(t0 + i * 100)));
+    expect(states.map((s) => s.exceeded)).toEqual([false, false, false, false, false, true]);
+    expect(states.map((s) => s.remaining)).toEqual([4, 3, 2, 1, 0, 0]);
+    // the oldest admission (slot of t0, 1 s slots) leaves the window at t0 + 61 s
+    expect(states[5]!.reset).toBe(t0 / 1000 + 61);
+    expect(states[5]!.limit).toBe(5);
+  });
+
+  it('the fixed-window hole is closed: a full window at the end of one minute leaves nothing at the start of the next', async () => {
+    const key = subject();
+    const boundary = Date.UTC(2026, 0, 1, 0, 1, 0);
+    const admitted: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const at = boundary - 500 + i * 100; // 0.5 s before to 0.5 s after a minute boundary
+      if (!(await limiter.hit(key, 5, 60, new Date(at))).exceeded) admitted.push(at);
+    }
+    expect(admitted).toHaveLength(5);
+  });
+
+  it('a stream of requests over several windows never has more than `limit` in any window', async () => {
+    const key = subject();
+    const limit = 7;
+    const windowSeconds = 10;
+    const t0 = Date.UTC(2026, 0, 1, 1, 0, 0);
+    const admitted: number[] = [];
+    // a deterministic, bursty arrival pattern over 4 windows
+    let at = t0;
+    for (let i = 0; i < 160; i++) {
+      at += (i * 7919) % 13 === 0 ? 1500 : ((i * 104729) % 5) * 60;
+      if (!(await limiter.hit(key, limit, windowSeconds, new Date(at))).exceeded) admitted.push(at);
+    }
+    expect(maxInAnyWindow(admitted, windowSeconds * 1000)).toBeLessThanOrEqual(limit);
+    // and it does admit again as the window slides (not a lockout)
+    expect(admitted.length).toBeGreaterThan(limit * 3);
+  });
+
+  it('200 concurrent requests of one slot: exactly `limit` admitted, remaining limit-1..0 each once', async () => {
+    const key = subject();
+    const at = new Date(Date.UTC(2026, 0, 1, 2, 0, 0));
+    const states = await Promise.all(Array.from({ length: 200 }, () => limiter.hit(key, 20, 60, at)));
+    const admitted = states.filter((s) => !s.exceeded);
+    expect(admitted).toHaveLength(20);
+    expect(admitted.map((s) => s.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_v, i) => i));
+  });
+
+  it('concurrent requests across slot boundaries and with clocks up to 2 slots apart never exceed the limit', async () => {
+    const key = subject();
+    const windowSeconds = 6; // 100 ms slots
+    const slotMs = (windowSeconds * 1000) / SLOTS_PER_WINDOW;
+    const t0 = Date.UTC(2026, 0, 1, 3, 0, 0);
+    const admitted: number[] = [];
+    for (let wave = 0; wave < 12; wave++) {
+      const base = t0 + wave * 1000;
+      const times = Array.from({ length: 30 }, (_v, i) => base + ((i * 37) % 5) * slotMs - slotMs);
+      const states = await Promise.all(times.map((t) => limiter.hit(key, 9, windowSeconds, new Date(t))));
+      // an admission counts at the latest time any writer had reached (a slow clock counts forward)
+      states.forEach((s, i) => !s.exceeded && admitted.push(times[i]!));
+    }
+    // clocks up to 4 slots apart: an admission may be counted up to 4 slots after its own time
+    expect(maxInAnyWindow(admitted, windowSeconds * 1000 - 5 * slotMs)).toBeLessThanOrEqual(9);
+    expect(admitted.length).toBeGreaterThan(9);
+  });
+
+  it('subjects do not share counts', async () => {
+    const at = new Date(Date.UTC(2026, 0, 1, 4, 0, 0));
+    const a = subject();
+    const b = subject();
+    expect((await limiter.hit(a, 1, 60, at)).exceeded).toBe(false);
+    expect((await limiter.hit(a, 1, 60, at)).exceeded).toBe(true);
+    expect((await limiter.hit(b, 1, 60, at)).exceeded).toBe(false);
+  });
+});

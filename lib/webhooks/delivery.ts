@@ -1,0 +1,118 @@
+/**
+ * One delivery attempt, as the deliveries worker makes it: read the delivery and its subscription,
+ * sign the thin event with the subscription's secret (Standard Webhooks, `standardwebhooks`
+ * package: webhook-id = delivery id, webhook-timestamp = now, webhook-signature = v1 HMAC-SHA256),
+ * POST it, log the attempt, and say what happens to the queue message:
+ *
+ *   2xx                        delivered           -> delete the message
+ *   410 Gone                   subscription disabled (reason gone) -> delete
+ *   anything else / no answer  retry after the backoff delay (message hidden that long)
+ *                              or, after the last attempt, dead-lettered (message back at once;
+ *                              its next receive exceeds maxReceiveCount and SQS moves it to the DLQ)
+ *   delivery already settled, subscription removed or disabled -> delete, no request
+ */
+import { Webhook } from 'standardwebhooks';
+import type { PostOutcome, PostRequest } from './http-delivery';
+import { retryDelaySeconds } from './retry-schedule';
+import type { WebhookStore } from './subscription-store';
+import { checkTargetUrl } from './target-url';
+import type { AttemptOutcome, DeliveryAttempt, DeliveryState } from './types';
+
+export interface DeliveryServices {
+  store: Pick<WebhookStore, 'getDelivery' | 'getSubscription' | 'claimAttempt' | 'recordAttempt' | 'setDeliveryState' | 'setEnabled'>;
+  /** the plaintext `whsec_` secret of a subscription */
+  openSecret(subscriptionId: string, envelope: string): Promise<string>;
+  post(request: PostRequest): Promise<PostOutcome>;
+  stage: string;
+  timeoutMs: number;
+  retryScale: number;
+  random(): number;
+  now(): Date;
+}
+
+export type QueueDecision = { kind: 'delete' } | { kind: 'retry'; delaySeconds: number } | { kind: 'dead-letter' };
+
+export interface AttemptReport {
+  decision: QueueDecision;
+  /** absent when no request was made */
+  attempt?: DeliveryAttempt;
+  reason?: string;
+}
+
+export const USER_AGENT = 'interop-webhooks/1';
+
+/**
+ * @param receiveCount the message's ApproximateReceiveCount: its position in the retry schedule
+ */
+export async function attemptDelivery(deliveryId: string, receiveCount: number, services: DeliveryServices): Promise<AttemptReport> {
+  const { store } = services;
+  const delivery = await store.getDelivery(deliveryId);
+  if (!delivery) return { decision: { kind: 'delete' }, reason: 'unknown-delivery' };
+  if (delivery.state === 'delivered' || delivery.state === 'gone' || delivery.state === 'skipped') return { decision: { kind: 'delete' }, reason: `already-${delivery.state}` };
+  if (delivery.state === 'dead-lettered') return { decision: { kind: 'dead-letter' }, reason: 'already-dead-lettered' };
+  const stored = await store.getSubscription(delivery.subscriptionId);
+  if (!stored || !stored.subscription.enabled) {
+    await store.setDeliveryState(deliveryId, 'skipped');
+    return { decision: { kind: 'delete' }, reason: stored ? 'subscription-disabled' : 'subscription-removed' };
+  }
+  const { subscription } = stored;
+  const attemptNumber = await store.claimAttempt(deliveryId);
+  const now = services.now();
+  const body = JSON.stringify(delivery.event);
+
+  let outcome: PostOutcome;
+  const target = checkTargetUrl(subscription.url, services.stage);
+  if (!target.ok) {
+    outcome = { latencyMs: 0, errorName: 'blocked-url', bodyBytesRead: 0 };
+  } else {
+    const secret = await services.openSecret(subscription.subscriptionId, stored.secretEnvelope);
+    const signature = new Webhook(secret).sign(deliveryId, now, body);
+    outcome = await services.post({
+      url: target.url,
+      body,
+      timeoutMs: services.timeoutMs,
+      stage: services.stage,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': deliveryId,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+    });
+  }
+
+  const status = outcome.httpStatus;
+  let result: AttemptOutcome;
+  let state: DeliveryState;
+  let decision: QueueDecision;
+  let nextAttemptAt: string | undefined;
+  if (status !== undefined && status >= 200 && status < 300) {
+    [result, state, decision] = ['delivered', 'delivered', { kind: 'delete' }];
+  } else if (status === 410) {
+    [result, state, decision] = ['gone', 'gone', { kind: 'delete' }];
+    await store.setEnabled(subscription.subscriptionId, false, 'gone', now);
+  } else {
+    const delaySeconds = retryDelaySeconds(receiveCount, services.retryScale, services.random());
+    if (delaySeconds === undefined) {
+      [result, state, decision] = ['dead-lettered', 'dead-lettered', { kind: 'dead-letter' }];
+    } else {
+      [result, state, decision] = ['retry', 'retrying', { kind: 'retry', delaySeconds }];
+      nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
+    }
+  }
+  const attempt: DeliveryAttempt = {
+    deliveryId,
+    subscriptionId: subscription.subscriptionId,
+    eventId: delivery.eventId,
+    attempt: attemptNumber,
+    at: now.toISOString(),
+    ...(status !== undefined ? { httpStatus: status } : {}),
+    latencyMs: outcome.latencyMs,
+    outcome: result,
+    ...(outcome.errorName ? { errorName: outcome.errorName } : {}),
+    ...(nextAttemptAt ? { nextAttemptAt } : {}),
+  };
+  await store.recordAttempt(attempt, state);
+  return { decision, attempt };
+}

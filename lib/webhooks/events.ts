@@ -1,0 +1,56 @@
+/**
+ * The webhook events and the queue messages of the delivery pipeline, with their parsers. A parser
+ * returns undefined for anything that is not exactly its shape (the worker reports it as a batch
+ * failure; after maxReceiveCount it lands in the DLQ).
+ *
+ *   notifications queue (lib/results/notifications.ts):  { "type": "lab-result.saved", "notificationId": ..., ... }
+ *   webhook deliveries queue:                            { "v": 1, "deliveryId": "dl_..." }
+ */
+import type { WebhookEvent } from './types';
+
+const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const STATUSES = new Set(['preliminary', 'final', 'corrected', 'amended', 'cancelled']);
+
+const isId = (value: unknown): value is string => typeof value === 'string' && ID.test(value);
+
+/** The thin `lab-result.saved` event of a notification message, or undefined when the message is malformed. */
+export function eventFromNotification(body: string, now: Date): WebhookEvent | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const n = parsed as Record<string, unknown>;
+  if (n.type !== 'lab-result.saved' || n.schemaVersion !== 1) return undefined;
+  if (!isId(n.notificationId) || !isId(n.resultId) || !isId(n.versionId)) return undefined;
+  if (typeof n.status !== 'string' || !STATUSES.has(n.status) || typeof n.patientMatched !== 'boolean') return undefined;
+  return {
+    type: 'lab-result.saved',
+    timestamp: now.toISOString(),
+    data: { eventId: n.notificationId, resultId: n.resultId, versionId: n.versionId, status: n.status, patientMatched: n.patientMatched },
+  };
+}
+
+export function pingEvent(eventId: string, now: Date): WebhookEvent {
+  return { type: 'ping', timestamp: now.toISOString(), data: { eventId } };
+}
+
+export interface DeliveryMessage {
+  v: 1;
+  deliveryId: string;
+}
+
+export function deliveryMessageBody(deliveryId: string): string {
+  return JSON.stringify({ v: 1, deliveryId } satisfies DeliveryMessage);
+}
+
+export function parseDeliveryMessage(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as Partial<DeliveryMessage> | null;
+    return parsed && parsed.v === 1 && isId(parsed.deliveryId) && parsed.deliveryId.startsWith('dl_') ? parsed.deliveryId : undefined;
+  } catch {
+    return undefined;
+  }
+}

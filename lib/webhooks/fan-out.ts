@@ -1,0 +1,56 @@
+/**
+ * From one event to its deliveries: one per enabled subscription of the event's type, each its own
+ * message on the webhook deliveries queue, so a slow or failing subscriber never holds up another
+ * or a later event. Idempotent: the delivery id is derived from (event id, subscription id) and
+ * written with a conditional put; a repeated event finds its deliveries and only re-queues one
+ * whose message was never confirmed sent (queuedAt unset).
+ */
+import type { WebhookStore } from './subscription-store';
+import { deliveryIdFor } from './delivery-id';
+import type { Delivery, Subscription, WebhookEvent } from './types';
+
+export interface FanOutServices {
+  store: Pick<WebhookStore, 'listSubscriptions' | 'createDelivery' | 'getDelivery' | 'markQueued'>;
+  /** puts one delivery message on the deliveries queue */
+  enqueue(deliveryId: string): Promise<void>;
+  now(): Date;
+}
+
+export interface FanOutSummary {
+  subscriptions: number;
+  queued: number;
+}
+
+export function newDelivery(event: WebhookEvent, subscription: Pick<Subscription, 'subscriptionId'>, now: Date): Delivery {
+  return {
+    deliveryId: deliveryIdFor(event.data.eventId, subscription.subscriptionId),
+    subscriptionId: subscription.subscriptionId,
+    eventId: event.data.eventId,
+    eventType: event.type,
+    event,
+    state: 'pending',
+    attempts: 0,
+    createdAt: now.toISOString(),
+  };
+}
+
+/** Creates the delivery when new and queues it unless its message is known to be queued. */
+export async function queueDelivery(delivery: Delivery, services: FanOutServices): Promise<boolean> {
+  const created = await services.store.createDelivery(delivery);
+  if (!created) {
+    const existing = await services.store.getDelivery(delivery.deliveryId);
+    if (!existing || existing.queuedAt) return false;
+  }
+  await services.enqueue(delivery.deliveryId);
+  await services.store.markQueued(delivery.deliveryId, services.now());
+  return true;
+}
+
+export async function fanOutEvent(event: WebhookEvent, services: FanOutServices): Promise<FanOutSummary> {
+  const subscriptions = (await services.store.listSubscriptions()).filter((s) => s.enabled && (s.events as string[]).includes(event.type));
+  let queued = 0;
+  for (const subscription of subscriptions) {
+    if (await queueDelivery(newDelivery(event, subscription, services.now()), services)) queued += 1;
+  }
+  return { subscriptions: subscriptions.length, queued };
+}

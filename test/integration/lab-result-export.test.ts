@@ -1,0 +1,135 @@
+/**
+ * GET /exportHl7LabResult against the local stack: results posted through POST /receiveTestData
+ * (with and without a chart patient, with a 5 MB report kept in S3), read back as ORU^R01, checked
+ * by the independent v2.5.1 validator and read back by two parsers (@medplum/core, hl7v2).
+ */
+import { randomBytes } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { dynamoDbClient } from '../../lib/aws/clients';
+import type { LocalStack } from '../../lib/local/stack';
+import { parseWithHl7v2, parseWithMedplum } from '../hl7/parsers';
+import { roundTripFailures } from '../hl7/round-trip';
+import { validateHl7Message } from '../hl7/structure-validator';
+import { call, startTestStack } from '../support/local-stack';
+
+jest.setTimeout(120_000);
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+let seq = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
+
+async function submit(data: Record<string, unknown>): Promise<string> {
+  const res = await call(stack, 'POST', '/receiveTestData', {
+    headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ data: { senderID: 'demo-lab', status: 'final', ResultedDateUTC: '2024-03-01T09:30:00Z', accessionNumber: unique('ACC'), ...data } }),
+  });
+  expect(res.status).toBeLessThan(300);
+  return res.json<{ resultId: string }>().resultId;
+}
+
+const exportResult = (resultId: string, key = 'demo-export-key') =>
+  call(stack, 'GET', `/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`, { headers: { 'x-api-key': key, accept: 'application/hl7-v2' } });
+
+function expectValid(text: string) {
+  const report = validateHl7Message(text);
+  expect(report.issues).toEqual([]);
+  expect(report.valid).toBe(true);
+  expect(report.structure).toBe('ORU_R01');
+}
+
+describe('GET /exportHl7LabResult', () => {
+  it('a matched result: PID from the chart, OBX per test with decrypted values, valid, both parsers read it back', async () => {
+    const resultId = await submit({
+      patientID: 'demo-patient-1',
+      results: [
+        { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+        { testName: 'Comment | with ^ delimiters & more', result: 'see note\nline two' },
+      ],
+    });
+    const res = await exportResult(resultId);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/hl7-v2; charset=utf-8');
+    expectValid(res.text);
+    const segments = res.text.split('\r').filter(Boolean);
+    expect(segments.map((s) => s.slice(0, 3))).toEqual(['MSH', 'PID', 'OBR', 'OBX', 'OBX']);
+    expect(segments[0]).toContain('|ORU^R01^ORU_R01|');
+    const medplum = parseWithMedplum(res.text);
+    expect(medplum.value({ segment: 'PID', field: 3, component: 5 })).toBe('MR');
+    expect(medplum.value({ segment: 'OBR', field: 2 })).toBe(resultId);
+    expect(
+      roundTripFailures(res.text, [
+        { at: { segment: 'OBX', field: 5 }, value: '98' },
+        { at: { segment: 'OBX', field: 6 }, value: 'mg/dL' },
+        { at: { segment: 'OBX', field: 7 }, value: '70-99' },
+        { at: { segment: 'OBX', occurrence: 1, field: 3, component: 2 }, value: 'Comment | with ^ delimiters & more' },
+        { at: { segment: 'OBX', occurrence: 1, field: 5 }, value: 'see note\nline two', kind: 'formatted' },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('an unmatched result: PID-3 is the lab patient id assigned by the sender; valid', async () => {
+    const labPatient = unique('LABPT');
+    const resultId = await submit({ patientID: labPatient, results: { testName: 'Potassium', result: '4.1', units: 'mmol/L' } });
+    const res = await exportResult(resultId);
+    expect(res.status).toBe(200);
+    expectValid(res.text);
+    expect(
+      roundTripFailures(res.text, [
+        { at: { segment: 'PID', field: 3, component: 1 }, value: labPatient },
+        { at: { segment: 'PID', field: 3, component: 4 }, value: 'demo-lab' },
+        { at: { segment: 'PID', field: 3, component: 5 }, value: 'PI' },
+        { at: { segment: 'OBX', field: 5 }, value: '4.1' },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('a 5 MB (base64) PDF report (kept in S3) comes back whole as OBX ED, plus a text report as TX; valid and round-trips', async () => {
+    // 5 MB of base64 report data (3.75 MB of PDF bytes): the largest a lab can send inside the 6 MB request limit
+    const pdf = randomBytes((5 * 1024 * 1024 * 3) / 4).toString('base64');
+    expect(pdf.length).toBe(5 * 1024 * 1024);
+    const text = 'Narrative report\nwith | delimiters ^ and ~ & \\ escapes';
+    const resultId = await submit({
+      patientID: 'demo-patient-2',
+      results: { testName: 'Pathology', result: 'see report' },
+      reports: [
+        { source: 'base64', type: 'application/pdf', name: 'Pathology report', data: pdf },
+        { source: 'text', type: 'text/plain', name: 'Narrative', data: text },
+      ],
+    });
+    const res = await exportResult(resultId);
+    expect(res.status).toBe(200);
+    expectValid(res.text);
+    const hl7v2 = parseWithHl7v2(res.text);
+    expect(hl7v2.value({ segment: 'OBX', occurrence: 1, field: 2 })).toBe('ED');
+    expect(hl7v2.value({ segment: 'OBX', occurrence: 1, field: 5, component: 2 })).toBe('AP');
+    expect(hl7v2.value({ segment: 'OBX', occurrence: 1, field: 5, component: 3 })).toBe('PDF');
+    expect(hl7v2.value({ segment: 'OBX', occurrence: 1, field: 5, component: 4 })).toBe('Base64');
+    expect(
+      roundTripFailures(res.text, [
+        { at: { segment: 'OBX', occurrence: 1, field: 5, component: 5 }, value: pdf },
+        { at: { segment: 'OBX', occurrence: 1, field: 3, component: 2 }, value: 'Pathology report' },
+        { at: { segment: 'OBX', occurrence: 2, field: 5 }, value: text, kind: 'formatted' },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('404 for an unknown result id, 400 for a missing or bad one, 403 without the export scope; every export audited', async () => {
+    expect((await exportResult('lr_doesnotexist')).status).toBe(404);
+    const missing = await call(stack, 'GET', '/exportHl7LabResult', { headers: { 'x-api-key': 'demo-export-key' } });
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get('content-type')).toContain('application/problem+json');
+    expect((await exportResult('x'.repeat(500))).status).toBe(400);
+    expect((await exportResult('lr_any', 'demo-results-key')).status).toBe(403);
+    const audit = await dynamoDbClient().send(new ScanCommand({ TableName: stack.tables.audit }));
+    const actions = (audit.Items ?? []).map((i) => unmarshall(i)).filter((r) => r.action === 'export.lab-result');
+    expect(actions.length).toBeGreaterThanOrEqual(3);
+    expect(actions.some((r) => r.status === 404)).toBe(true);
+  });
+});
