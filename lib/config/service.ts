@@ -12,6 +12,12 @@ export const Scopes = {
 } as const;
 export type Scope = (typeof Scopes)[keyof typeof Scopes];
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scopes);
+/**
+ * Scopes for the clinic's own staff only: the inbox shows every partner's packets decrypted. Keys
+ * holding one are issued only to `internal` partners (`npm run keys` refuses otherwise) and the
+ * access decision refuses them for any other partner (403), even if a record was written by hand.
+ */
+export const STAFF_ONLY_SCOPES: readonly Scope[] = [Scopes.inboxReview];
 
 /** Environment variable names, identical in the cloud (set by CDK) and locally (set by lib/local). */
 export const Env = {
