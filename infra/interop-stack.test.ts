@@ -19,6 +19,8 @@ import {
   type TableId,
 } from '../lib/config/service';
 import { createTableInput } from '../lib/local/dynamo-tables';
+import { PARTNER_TIERS } from '../lib/keys/api-key';
+import { usagePlanParameterName } from '../lib/config/stage-parameters';
 import { AnonymousTier, PartnerTiers, anonymousUsageIdentifier } from './config';
 import { pascal } from './data-stores';
 import { DynamoReadActions, DynamoWriteActions, SqsConsumeActions, SqsSendActions } from './least-privilege';
@@ -516,6 +518,15 @@ test('outputs: API URL, table names, queue URLs, key ARN, usage plan ids, bucket
     ...Object.keys(Queues).map((q) => `Queue${pascal(q)}Url`),
   ];
   expect(outputs).toEqual(expect.arrayContaining(expected));
+});
+
+test('SSM parameters give npm run keys each tier usage plan id; the tiers are the ones partner records name', () => {
+  expect(Object.keys(PartnerTiers).sort()).toEqual([...PARTNER_TIERS].sort());
+  const params = resourcesOfType(s.json, 'AWS::SSM::Parameter').map(([, r]) => r.Properties!);
+  for (const tier of PARTNER_TIERS) {
+    const param = params.find((p) => p.Name === usagePlanParameterName(PREFIX, tier));
+    expect(param?.Value).toEqual({ Ref: logicalId(s.stack.partnerApi.usagePlans[tier]) });
+  }
 });
 
 describe('cdk-nag', () => {

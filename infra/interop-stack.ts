@@ -7,6 +7,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import {
   AuthorizerFunction,
@@ -20,6 +21,7 @@ import {
   type QueueId,
   type ResourceNeeds,
 } from '../lib/config/service';
+import { usagePlanParameterName } from '../lib/config/stage-parameters';
 import { Alarms } from './alarms';
 import { PartnerTiers, anonymousUsageIdentifier, type PartnerTier, type StageConfig } from './config';
 import { DataStores, pascal } from './data-stores';
@@ -255,6 +257,12 @@ export class InteropStack extends Stack {
     out('AccessLogsBucketName', data.accessLogsBucket.bucketName, 'S3 server access logs of the documents bucket');
     for (const tier of Object.keys(PartnerTiers) as PartnerTier[]) {
       out(`UsagePlanId${pascal(tier)}`, this.partnerApi.usagePlans[tier].usagePlanId, `Usage plan of the ${tier} partner tier (npm run keys attaches partner keys here)`);
+      // what `npm run keys -- create --stage <stage>` reads to find the tier's plan
+      new ssm.StringParameter(this, `UsagePlanParameter${pascal(tier)}`, {
+        parameterName: usagePlanParameterName(config.prefix, tier),
+        stringValue: this.partnerApi.usagePlans[tier].usagePlanId,
+        description: `Usage plan id of the ${tier} partner tier (read by npm run keys)`,
+      });
     }
     out('UsagePlanIdAnonymous', this.partnerApi.anonymousPlan.usagePlanId, 'Usage plan metering requests without a usable key');
     out('AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic of every alarm');
