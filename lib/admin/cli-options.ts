@@ -33,9 +33,16 @@ export interface ParsedCommand {
 }
 
 export function parseCommand(spec: CommandSpec, argv: string[]): ParsedCommand {
-  const options = Object.fromEntries(Object.entries(spec.options).map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }]));
+  const options = Object.fromEntries(
+    Object.entries(spec.options).map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }]),
+  );
   try {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { ...options, help: { type: 'boolean', short: 'h' } } });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+    });
     return { values: values as ParsedCommand['values'], positionals };
   } catch (error) {
     const message = (error as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
@@ -44,9 +51,17 @@ export function parseCommand(spec: CommandSpec, argv: string[]): ParsedCommand {
 }
 
 export function commandHelp(tool: string, spec: CommandSpec): string {
-  const rows = Object.entries(spec.options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ''}`, `${o.description}${o.multiple ? ' (repeatable)' : ''}`]);
+  const rows = Object.entries(spec.options).map(([name, o]) => [
+    `--${name}${o.value ? ` ${o.value}` : ''}`,
+    `${o.description}${o.multiple ? ' (repeatable)' : ''}`,
+  ]);
   const width = Math.max(12, ...rows.map((r) => r[0]!.length));
-  const lines = [`npm run ${tool} -- ${spec.name}${spec.args ? ` ${spec.args}` : ''}${Object.keys(spec.options).length ? ' [options]' : ''}`, '', `  ${spec.summary}`, ''];
+  const lines = [
+    `npm run ${tool} -- ${spec.name}${spec.args ? ` ${spec.args}` : ''}${Object.keys(spec.options).length ? ' [options]' : ''}`,
+    '',
+    `  ${spec.summary}`,
+    '',
+  ];
   lines.push('Options:');
   for (const row of rows) lines.push(`  ${row[0]!.padEnd(width)}  ${row[1]}`);
   lines.push(`  ${'--help'.padEnd(width)}  this text`, '');
@@ -97,7 +112,8 @@ export const MAX_OVERLAP_MS = 30 * DURATION_UNITS.d!;
 /** `--overlap 24h` / `30m` / `90s` / `7d` / `0` -> milliseconds (at most 30 days). */
 export function durationOption(option: string, raw: string): number {
   const match = /^(\d+)([smhd])?$/.exec(raw);
-  if (!match || (match[1] !== '0' && !match[2])) throw new UsageError(`--${option} must be a duration like 24h, 30m, 90s, 7d or 0, got "${raw}"`);
+  if (!match || (match[1] !== '0' && !match[2]))
+    throw new UsageError(`--${option} must be a duration like 24h, 30m, 90s, 7d or 0, got "${raw}"`);
   const ms = Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!;
   if (ms > MAX_OVERLAP_MS) throw new UsageError(`--${option} must be at most 30d, got ${raw}`);
   return ms;
@@ -106,12 +122,19 @@ export function durationOption(option: string, raw: string): number {
 /** `a,b , c` -> ['a','b','c'] (repeated options are joined). */
 export function listOption(raw: string | string[] | boolean | undefined): string[] {
   if (raw === undefined || typeof raw === 'boolean') return [];
-  return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return (Array.isArray(raw) ? raw : [raw])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** Rows as an aligned table with a header row. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }

@@ -51,7 +51,9 @@ export class GatewayKeys {
       return id;
     } catch (error) {
       if ((error as Error).name === 'ParameterNotFound') {
-        throw new StageNotFoundError(`stage ${this.prefix} has no usage plan for tier ${tier} (SSM parameter ${name} not found): deploy the stack first, or check --stage and AWS_REGION`);
+        throw new StageNotFoundError(
+          `stage ${this.prefix} has no usage plan for tier ${tier} (SSM parameter ${name} not found): deploy the stack first, or check --stage and AWS_REGION`,
+        );
       }
       throw error;
     }
@@ -92,6 +94,8 @@ export class GatewayKeys {
 
   /** Disables the key (it stays, for the record, but meters nothing). */
   async disable(gatewayKeyId: string): Promise<void> {
-    await this.apiGateway.send(new UpdateApiKeyCommand({ apiKey: gatewayKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }));
+    await this.apiGateway.send(
+      new UpdateApiKeyCommand({ apiKey: gatewayKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }),
+    );
   }
 }

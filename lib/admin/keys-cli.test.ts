@@ -48,7 +48,9 @@ beforeEach(() => {
   ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/standard' }).resolves({ Parameter: { Value: PLAN.standard } });
   ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/high' }).resolves({ Parameter: { Value: PLAN.high } });
   apiGateway.on(GetApiKeysCommand).callsFake((input: { nameQuery?: string }) => ({
-    items: gatewayKeys.filter((k) => !input.nameQuery || k.name.startsWith(input.nameQuery)).map(({ id, name, enabled }) => ({ id, name, enabled })),
+    items: gatewayKeys
+      .filter((k) => !input.nameQuery || k.name.startsWith(input.nameQuery))
+      .map(({ id, name, enabled }) => ({ id, name, enabled })),
   }));
   apiGateway.on(CreateApiKeyCommand).callsFake((input: { name: string; value: string; enabled: boolean }) => {
     const key = { id: `gw${gatewayKeys.length + 1}`, name: input.name, value: input.value, enabled: input.enabled };
@@ -72,10 +74,19 @@ interface Run {
 }
 
 function stage(): AdminTarget {
-  return stageTarget('test', { dynamodb: dynamoDbClient(), apiGateway: new APIGatewayClient({ region: 'eu-west-1' }), ssm: new SSMClient({ region: 'eu-west-1' }), region: 'eu-west-1' });
+  return stageTarget('test', {
+    dynamodb: dynamoDbClient(),
+    apiGateway: new APIGatewayClient({ region: 'eu-west-1' }),
+    ssm: new SSMClient({ region: 'eu-west-1' }),
+    region: 'eu-west-1',
+  });
 }
 
-async function run(tool: 'keys' | 'partners', argv: string[], options: { target?: () => AdminTarget; now?: () => Date } = {}): Promise<Run> {
+async function run(
+  tool: 'keys' | 'partners',
+  argv: string[],
+  options: { target?: () => AdminTarget; now?: () => Date } = {},
+): Promise<Run> {
   let out = '';
   let err = '';
   const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
@@ -91,9 +102,19 @@ const keyIdOf = (r: Run) => /created (key_[0-9a-f]{12})/.exec(r.out)?.[1] ?? '';
 let seq = 0;
 async function postResult(secret: string, senderID: string): Promise<number> {
   const body = {
-    data: { senderID, patientID: `p-${++seq}`, accessionNumber: `ACC-${Date.now()}-${seq}`, status: 'final', ResultedDateUTC: '2024-03-01T09:30:00Z', results: [{ testName: 'Glucose', result: '98', units: 'mg/dL' }] },
+    data: {
+      senderID,
+      patientID: `p-${++seq}`,
+      accessionNumber: `ACC-${Date.now()}-${seq}`,
+      status: 'final',
+      ResultedDateUTC: '2024-03-01T09:30:00Z',
+      results: [{ testName: 'Glucose', result: '98', units: 'mg/dL' }],
+    },
   };
-  const res = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': secret, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await call(stack, 'POST', '/receiveTestData', {
+    headers: { 'x-api-key': secret, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return res.status;
 }
 
@@ -104,7 +125,10 @@ describe('the Done-when demo on the local stack', () => {
     const partner = await run('partners', ['create', 'acme-lab', '--tier', 'standard', '--sender-id', 'ACME']);
     expect(partner).toMatchObject({ code: 0, out: expect.stringContaining('created partner acme-lab') });
     // idempotent
-    expect(await run('partners', ['create', 'acme-lab', '--tier', 'standard', '--sender-id', 'ACME'])).toMatchObject({ code: 0, out: expect.stringContaining('exists') });
+    expect(await run('partners', ['create', 'acme-lab', '--tier', 'standard', '--sender-id', 'ACME'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('exists'),
+    });
 
     const created = await run('keys', ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults]);
     expect(created.code).toBe(0);
@@ -119,7 +143,9 @@ describe('the Done-when demo on the local stack', () => {
     expect(await postResult(newSecret, 'ACME')).toBe(200);
     expect(await postResult(secret, 'ACME')).toBe(200); // overlap: the old secret still works
     const listed = await run('keys', ['list', '--partner', 'acme-lab', '--json']);
-    const states = Object.fromEntries((JSON.parse(listed.out) as Array<{ keyId: string; state: string; replacedBy?: string }>).map((k) => [k.keyId, k]));
+    const states = Object.fromEntries(
+      (JSON.parse(listed.out) as Array<{ keyId: string; state: string; replacedBy?: string }>).map((k) => [k.keyId, k]),
+    );
     expect(states[keyIdOf(created)]).toMatchObject({ state: 'expiring', replacedBy: keyIdOf(rotated) });
     expect(states[keyIdOf(rotated)]).toMatchObject({ state: 'active' });
 
@@ -155,7 +181,12 @@ describe('against a stage: the exact API Gateway calls', () => {
     const keyId = keyIdOf(created);
     const creates = apiGateway.commandCalls(CreateApiKeyCommand);
     expect(creates).toHaveLength(1);
-    expect(creates[0]!.args[0].input).toEqual({ name: keyId, value: sha256(secret), enabled: true, description: 'partner stage-lab: stage-lab' });
+    expect(creates[0]!.args[0].input).toEqual({
+      name: keyId,
+      value: sha256(secret),
+      enabled: true,
+      description: 'partner stage-lab: stage-lab',
+    });
     expect(JSON.stringify(apiGateway.calls().map((c) => c.args[0].input))).not.toContain(secret);
     const attach = apiGateway.commandCalls(CreateUsagePlanKeyCommand);
     expect(attach.map((c) => c.args[0].input)).toEqual([{ usagePlanId: PLAN.high, keyId: 'gw1', keyType: 'API_KEY' }]);
@@ -163,14 +194,30 @@ describe('against a stage: the exact API Gateway calls', () => {
     expect(await postResult(secret, 'STG')).toBe(200);
 
     // --tier overrides the partner's tier
-    const standard = await run('keys', ['create', '--partner', 'stage-lab', '--scopes', Scopes.ingestResults, '--tier', 'standard', '--stage', 'test']);
-    expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)[1]!.args[0].input).toEqual({ usagePlanId: PLAN.standard, keyId: 'gw2', keyType: 'API_KEY' });
+    const standard = await run('keys', [
+      'create',
+      '--partner',
+      'stage-lab',
+      '--scopes',
+      Scopes.ingestResults,
+      '--tier',
+      'standard',
+      '--stage',
+      'test',
+    ]);
+    expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)[1]!.args[0].input).toEqual({
+      usagePlanId: PLAN.standard,
+      keyId: 'gw2',
+      keyType: 'API_KEY',
+    });
     expect(standard.code).toBe(0);
 
     // revoke: table first, then UpdateApiKey enabled=false; again: nothing more to do
     const revoked = await run('keys', ['revoke', keyId, '--stage', 'test']);
     expect(revoked.code).toBe(0);
-    expect(apiGateway.commandCalls(UpdateApiKeyCommand).map((c) => c.args[0].input)).toEqual([{ apiKey: 'gw1', patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }]);
+    expect(apiGateway.commandCalls(UpdateApiKeyCommand).map((c) => c.args[0].input)).toEqual([
+      { apiKey: 'gw1', patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] },
+    ]);
     expect(await postResult(secret, 'STG')).toBe(401);
     const again = await run('keys', ['revoke', keyId, '--stage', 'test']);
     expect(again.code).toBe(0);
@@ -227,7 +274,15 @@ describe('staff-only inbox scope', () => {
 
     const secret = 'ik_hand_written_external_inbox_key';
     const keyHash = sha256(secret);
-    await store().putKey({ keyHash, keyId: `key_${keyHash.slice(0, 12)}`, partnerId: 'demo-lab', label: 'by hand', scopes: [Scopes.inboxReview], status: 'active', createdAt: new Date().toISOString() });
+    await store().putKey({
+      keyHash,
+      keyId: `key_${keyHash.slice(0, 12)}`,
+      partnerId: 'demo-lab',
+      label: 'by hand',
+      scopes: [Scopes.inboxReview],
+      status: 'active',
+      createdAt: new Date().toISOString(),
+    });
     const refused = await call(stack, 'GET', '/interopInbox', { headers: { 'x-api-key': secret } });
     expect(refused.status).toBe(403);
     expect(refused.json().detail).toContain("for the clinic's own staff");
@@ -236,10 +291,19 @@ describe('staff-only inbox scope', () => {
 
 describe('the command line', () => {
   it.each([
-    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', 'abc'], /--rate-limit must be a whole number, got "abc"/],
-    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '1.5'], /--rate-limit must be a whole number, got "1.5"/],
+    [
+      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', 'abc'],
+      /--rate-limit must be a whole number, got "abc"/,
+    ],
+    [
+      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '1.5'],
+      /--rate-limit must be a whole number, got "1.5"/,
+    ],
     [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '0'], /--rate-limit must be between 1 and/],
-    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '10', '--window', '0'], /--window must be between 1 and/],
+    [
+      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '10', '--window', '0'],
+      /--window must be between 1 and/,
+    ],
     [['create', '--partner', 'acme-lab', '--scopes', 'interop:everything'], /unknown scope interop:everything/],
     [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--tier', 'gold'], /--tier must be standard or high/],
     [['create', '--partner', 'acme-lab', '--bogus'], /Unknown option '--bogus'/],
@@ -279,7 +343,9 @@ describe('the command line', () => {
     expect(json.every((k) => !('keyHash' in k) && typeof k.state === 'string')).toBe(true);
     const partners = await run('partners', ['list']);
     expect(partners.out.split('\n')[0]).toMatch(/^PARTNER\s+POLICY\s+KIND\s+TIER/);
-    expect(JSON.parse((await run('partners', ['list', '--json'])).out)).toEqual(expect.arrayContaining([expect.objectContaining({ partnerId: 'demo-staff', kind: 'internal' })]));
+    expect(JSON.parse((await run('partners', ['list', '--json'])).out)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ partnerId: 'demo-staff', kind: 'internal' })]),
+    );
   });
 
   it('block / unblock are idempotent and take effect on the next request', async () => {
@@ -292,10 +358,23 @@ describe('the command line', () => {
   });
 
   it('a local stack that is not running: "run `npm start` first", not a bare ECONNREFUSED', async () => {
-    const closed = new DynamoDBClient({ endpoint: 'http://127.0.0.1:1', region: 'us-east-1', maxAttempts: 1, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const closed = new DynamoDBClient({
+      endpoint: 'http://127.0.0.1:1',
+      region: 'us-east-1',
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
     const target = { description: 'local stack', store: new ApiKeyStore(closed, 'interop-local-api-keys') };
     const r = await run('keys', ['list'], { target: () => target });
-    expect(r).toMatchObject({ code: 1, err: 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)\n' });
-    expect(explainTargetFailure(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }), { description: 'stage prod (eu-west-1)', stage: 'prod' })).toMatch(/^no AWS credentials for stage prod/);
+    expect(r).toMatchObject({
+      code: 1,
+      err: 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)\n',
+    });
+    expect(
+      explainTargetFailure(
+        Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
+        { description: 'stage prod (eu-west-1)', stage: 'prod' },
+      ),
+    ).toMatch(/^no AWS credentials for stage prod/);
   });
 });

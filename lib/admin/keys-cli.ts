@@ -4,24 +4,43 @@
  */
 import { ALL_SCOPES, type Scope } from '../config/service';
 import { PARTNER_TIERS, type ApiKeyRecord, type PartnerTier } from '../keys/api-key';
-import { commandHelp, durationOption, listOption, parseCommand, rateLimitOption, table, toolHelp, UsageError, type CommandSpec } from './cli-options';
+import {
+  commandHelp,
+  durationOption,
+  listOption,
+  parseCommand,
+  rateLimitOption,
+  table,
+  toolHelp,
+  UsageError,
+  type CommandSpec,
+} from './cli-options';
 import { runCli, type CliIo } from './cli-runner';
 import { KeyAdmin, keyState } from './key-admin';
-import { resolveTarget, type AdminTarget } from './target';
+import type { AdminTarget } from './target';
 
-const stageOption = { type: 'string', value: 'NAME', description: 'act on a deployed stage (default: the local stack; also INTEROP_STAGE). Uses AWS_REGION and the usual AWS credentials' } as const;
+const stageOption = {
+  type: 'string',
+  value: 'NAME',
+  description: 'act on a deployed stage (default: the local stack; also INTEROP_STAGE). Uses AWS_REGION and the usual AWS credentials',
+} as const;
 const jsonOption = { type: 'boolean', description: 'print JSON instead of text' } as const;
 export const DEFAULT_OVERLAP = '24h';
 
 export const KeyCommands: CommandSpec[] = [
   {
     name: 'create',
-    summary: 'issue a key: keys-table record, and on a stage the API Gateway key (value = SHA-256 of the secret) on the tier usage plan. Prints the secret once',
+    summary:
+      'issue a key: keys-table record, and on a stage the API Gateway key (value = SHA-256 of the secret) on the tier usage plan. Prints the secret once',
     options: {
       partner: { type: 'string', value: 'ID', description: 'partner the key belongs to (must exist: npm run partners -- create)' },
       scopes: { type: 'string', value: 'A,B', description: `scopes, comma-separated: ${ALL_SCOPES.join(', ')}` },
       tier: { type: 'string', value: PARTNER_TIERS.join('|'), description: "usage plan (default: the partner's tier)" },
-      'rate-limit': { type: 'string', value: 'N/Ss', description: "requests per window for this key, e.g. 100/60s (default: the partner's limit)" },
+      'rate-limit': {
+        type: 'string',
+        value: 'N/Ss',
+        description: "requests per window for this key, e.g. 100/60s (default: the partner's limit)",
+      },
       window: { type: 'string', value: 'S', description: 'window in seconds when --rate-limit is a bare number (default 60)' },
       label: { type: 'string', value: 'TEXT', description: 'label shown in list (default: the partner id)' },
       stage: stageOption,
@@ -49,7 +68,15 @@ export const KeyCommands: CommandSpec[] = [
     name: 'rotate',
     args: '<keyId>',
     summary: 'issue a new key like the old one; the old secret keeps working until the overlap ends',
-    options: { overlap: { type: 'string', value: 'DURATION', description: `how long the old secret still works: 24h, 30m, 90s, 7d or 0 (default ${DEFAULT_OVERLAP}, at most 30d)` }, stage: stageOption, json: jsonOption },
+    options: {
+      overlap: {
+        type: 'string',
+        value: 'DURATION',
+        description: `how long the old secret still works: 24h, 30m, 90s, 7d or 0 (default ${DEFAULT_OVERLAP}, at most 30d)`,
+      },
+      stage: stageOption,
+      json: jsonOption,
+    },
     examples: ['npm run keys -- rotate key_0123456789ab', 'npm run keys -- rotate key_0123456789ab --overlap 1h --stage prod'],
   },
   {
@@ -106,22 +133,28 @@ export function parseTier(raw: string | undefined): PartnerTier | undefined {
 function oneKeyId(command: string, positionals: string[]): string {
   if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one key id, e.g. key_0123456789ab`);
   const keyId = positionals[0]!;
-  if (!/^key_[0-9a-f]{12}$/.test(keyId)) throw new UsageError(`"${keyId}" is not a key id (key_ + 12 hex characters, see \`npm run keys -- list\`)`);
+  if (!/^key_[0-9a-f]{12}$/.test(keyId))
+    throw new UsageError(`"${keyId}" is not a key id (key_ + 12 hex characters, see \`npm run keys -- list\`)`);
   return keyId;
 }
 
 export interface KeysCliDeps {
-  resolveTarget?: (stage: string | undefined) => AdminTarget;
+  /** `--stage` (or undefined: the local stack) -> where to act; scripts pass lib/admin/target.ts resolveTarget */
+  resolveTarget: (stage: string | undefined) => AdminTarget;
   now?: () => Date;
 }
 
-export function keysCli(argv: string[], io: CliIo, deps: KeysCliDeps = {}): Promise<number> {
+export function keysCli(argv: string[], io: CliIo, deps: KeysCliDeps): Promise<number> {
   const now = deps.now ?? (() => new Date());
-  const resolve = deps.resolveTarget ?? ((stage: string | undefined) => resolveTarget(stage));
+  const resolve = deps.resolveTarget;
   return runCli('keys', io, async (setTarget) => {
     const [command, ...rest] = argv;
     if (!command || command === '--help' || command === '-h' || command === 'help') {
-      io.out(toolHelp('keys', 'Partner API keys on the local stack (default) or a deployed stage (--stage).', KeyCommands, ['The secret is printed once, by create and rotate; keys are stored as SHA-256 hashes.']));
+      io.out(
+        toolHelp('keys', 'Partner API keys on the local stack (default) or a deployed stage (--stage).', KeyCommands, [
+          'The secret is printed once, by create and rotate; keys are stored as SHA-256 hashes.',
+        ]),
+      );
       return command ? 0 : 2;
     }
     const command_ = KeyCommands.find((c) => c.name === command);
@@ -143,14 +176,18 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDeps = {}): Prom
         const scopes = parseScopes(values.scopes);
         const tier = parseTier(values.tier as string | undefined);
         if (values.window !== undefined && values['rate-limit'] === undefined) throw new UsageError('--window needs --rate-limit');
-        const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string, values.window as string | undefined) : {};
+        const limits =
+          values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string, values.window as string | undefined) : {};
         const target = resolve(stage);
         setTarget(target);
         const admin = new KeyAdmin({ store: target.store, gateway: target.gateway, now, report: (l) => io.err(`  ${l}\n`) });
         io.err(`${target.description}: creating a key for ${partnerId}\n`);
         const issued = await admin.create({ partnerId, scopes, tier, label: values.label as string | undefined, ...limits });
         if (json) io.out(JSON.stringify({ ...keyJson(issued.record, now()), secret: issued.secret }) + '\n');
-        else io.out(`created ${issued.record.keyId} for ${partnerId} (${issued.record.scopes.join(' ')}; tier ${issued.record.tier})\nsecret (shown once): ${issued.secret}\n`);
+        else
+          io.out(
+            `created ${issued.record.keyId} for ${partnerId} (${issued.record.scopes.join(' ')}; tier ${issued.record.tier})\nsecret (shown once): ${issued.secret}\n`,
+          );
         return 0;
       }
       case 'list': {
@@ -160,8 +197,21 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDeps = {}): Prom
         const partner = values.partner as string | undefined;
         const keys = (await target.store.listKeys()).filter((k) => !partner || k.partnerId === partner);
         const at = now();
-        if (json) io.out(JSON.stringify(keys.map((k) => keyJson(k, at)), null, 2) + '\n');
-        else io.out(table(KEY_LIST_HEADER, keys.map((k) => keyRow(k, at))));
+        if (json)
+          io.out(
+            JSON.stringify(
+              keys.map((k) => keyJson(k, at)),
+              null,
+              2,
+            ) + '\n',
+          );
+        else
+          io.out(
+            table(
+              KEY_LIST_HEADER,
+              keys.map((k) => keyRow(k, at)),
+            ),
+          );
         return 0;
       }
       case 'revoke':
@@ -185,8 +235,12 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDeps = {}): Prom
         const issued = await admin.rotate(keyId, overlapMs);
         if (json) io.out(JSON.stringify({ ...keyJson(issued.record, now()), secret: issued.secret }) + '\n');
         else {
-          io.out(`created ${issued.record.keyId} replacing ${keyId}; ${keyId} works until ${issued.record.replacesUntil}\nsecret (shown once): ${issued.secret}\n`);
-          io.err(`after ${issued.record.replacesUntil}: \`npm run keys -- revoke-expired${target.stage ? ` --stage ${target.stage}` : ''}\` disables the old key's API Gateway key (the service refuses it from then on regardless)\n`);
+          io.out(
+            `created ${issued.record.keyId} replacing ${keyId}; ${keyId} works until ${issued.record.replacesUntil}\nsecret (shown once): ${issued.secret}\n`,
+          );
+          io.err(
+            `after ${issued.record.replacesUntil}: \`npm run keys -- revoke-expired${target.stage ? ` --stage ${target.stage}` : ''}\` disables the old key's API Gateway key (the service refuses it from then on regardless)\n`,
+          );
         }
         return 0;
       }

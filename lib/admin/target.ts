@@ -12,7 +12,6 @@ import { stagePrefix } from '../config/stage-parameters';
 import { dynamoDbClient } from '../aws/clients';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from '../keys/api-key-store';
-import { useLocalStackEnvironment } from '../local/endpoints-file';
 import { GatewayKeys, StageNotFoundError } from './gateway-keys';
 
 export interface AdminTarget {
@@ -41,7 +40,8 @@ export function stageClients(env: NodeJS.ProcessEnv = process.env): StageClients
 }
 
 export function stageTarget(stage: string, clients: StageClients): AdminTarget {
-  if (!STAGE_PATTERN.test(stage)) throw new StageNotFoundError(`--stage must be a stage name like dev or prod (lower-case, 2-16 characters), got "${stage}"`);
+  if (!STAGE_PATTERN.test(stage))
+    throw new StageNotFoundError(`--stage must be a stage name like dev or prod (lower-case, 2-16 characters), got "${stage}"`);
   const prefix = stagePrefix(stage);
   return {
     description: `stage ${stage} (${clients.region})`,
@@ -51,17 +51,25 @@ export function stageTarget(stage: string, clients: StageClients): AdminTarget {
   };
 }
 
-export function localTarget(): AdminTarget {
-  useLocalStackEnvironment();
+/**
+ * The running local stack. `useLocalEnvironment` loads its endpoints into process.env (the scripts
+ * pass lib/local's reader: nothing under lib/ but lib/local may import the local stack).
+ */
+export function localTarget(useLocalEnvironment: () => void = () => undefined): AdminTarget {
+  useLocalEnvironment();
   return { description: 'local stack', store: new ApiKeyStore(dynamoDbClient(), tableName('keys')) };
 }
 
 /** `--stage` wins, then INTEROP_STAGE, else the local stack. */
-export function resolveTarget(stageOption: string | undefined, env: NodeJS.ProcessEnv = process.env): AdminTarget {
+export function resolveTarget(
+  stageOption: string | undefined,
+  useLocalEnvironment: () => void,
+  env: NodeJS.ProcessEnv = process.env,
+): AdminTarget {
   // the SDK's Node.js version notice is noise for an operator tool (the runtime is checked by npm's engines)
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const stage = stageOption ?? (env.INTEROP_STAGE || undefined);
-  return stage ? stageTarget(stage, stageClients(env)) : localTarget();
+  return stage ? stageTarget(stage, stageClients(env)) : localTarget(useLocalEnvironment);
 }
 
 function codeOf(error: unknown): string | undefined {
@@ -75,16 +83,23 @@ export function explainTargetFailure(error: unknown, target: Pick<AdminTarget, '
   const message = (error as Error).message ?? '';
   const local = !target || !target.stage;
   if (codeOf(error) === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) {
-    return local ? 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)' : `cannot reach AWS for ${target!.description}: ${message}`;
+    return local
+      ? 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)'
+      : `cannot reach AWS for ${target!.description}: ${message}`;
   }
   if (name === 'StageNotFoundError' || name === 'MissingConfigurationError') return message;
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
     return `no AWS credentials for ${target?.description ?? 'the stage'}: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY for the stage's account`;
   }
-  if (['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'ExpiredToken', 'InvalidClientTokenId'].includes(name)) {
+  if (
+    ['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'ExpiredToken', 'InvalidClientTokenId'].includes(
+      name,
+    )
+  ) {
     return `AWS refused the credentials for ${target?.description ?? 'the stage'} (${name}): refresh them and run the command again`;
   }
-  if (name === 'AccessDeniedException' || name === 'AccessDenied') return `access denied on ${target?.description ?? 'the stage'}: ${message}`;
+  if (name === 'AccessDeniedException' || name === 'AccessDenied')
+    return `access denied on ${target?.description ?? 'the stage'}: ${message}`;
   if (name === 'ResourceNotFoundException') {
     return local
       ? 'the local stack has no keys table: restart it with `npm start`'
