@@ -62,6 +62,11 @@ export interface TableDefinition {
   /** attribute holding the expiry (epoch seconds) when the table has TTL */
   ttlAttribute?: string;
   indexes: IndexDefinition[];
+  /**
+   * Append-only (the audit trail): `write` access grants `dynamodb:PutItem` alone (the code always
+   * writes with `attribute_not_exists`), never Update/Delete/BatchWrite.
+   */
+  appendOnly?: boolean;
 }
 
 /** Every table's key schema. All key attributes are strings. */
@@ -122,6 +127,7 @@ export const Tables: Record<TableId, TableDefinition> = {
     partitionKey: 'pk',
     sortKey: 'sk',
     indexes: [],
+    appendOnly: true,
   },
 };
 
@@ -140,11 +146,27 @@ export const Queues: Record<QueueId, QueueDefinition> = {
 
 export type Access = 'read' | 'write' | 'readwrite';
 
+/**
+ * The `purpose` entry of the KMS encryption context of every direct KMS call (lib/crypto's data
+ * key context, the lookup-key wrapping). IAM limits each function's direct KMS use to the
+ * purposes its `needs.kmsPurposes` lists (condition kms:EncryptionContext:purpose), so e.g. the
+ * inbox cannot decrypt lab results. The infra test checks each bundle against its list.
+ */
+export const KmsPurposes = {
+  labResult: 'lab-result',
+  resultsLookupHmac: 'results-lookup-hmac',
+  formPacket: 'form-packet',
+  matchIndexKey: 'match-index-key',
+} as const;
+export type KmsPurpose = (typeof KmsPurposes)[keyof typeof KmsPurposes];
+
 /** What a function touches; infra grants exactly this, nothing more. */
 export interface ResourceNeeds {
   tables?: Partial<Record<TableId, Access>>;
   queues?: Partial<Record<QueueId, 'send' | 'consume'>>;
   kms?: Array<'GenerateDataKey' | 'Decrypt' | 'Encrypt'>;
+  /** required with `kms`: the encryption-context purposes those calls use */
+  kmsPurposes?: KmsPurpose[];
   documentsBucket?: Access;
 }
 
@@ -183,7 +205,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/exportHl7PatientSummary',
     scope: Scopes.exportHl7,
-    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'] },
+    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac] },
     memoryMb: 1024,
     timeoutSeconds: 15,
   },
@@ -200,6 +222,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
       tables: { chart: 'read', results: 'readwrite', idempotency: 'readwrite', keys: 'read', audit: 'write' },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
       documentsBucket: 'readwrite',
     },
     memoryMb: 1024,
@@ -211,7 +234,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'POST',
     path: '/receiveFormIntakeScope',
     scope: Scopes.ingestForms,
-    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'send' }, kms: ['GenerateDataKey'] },
+    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'send' }, kms: ['GenerateDataKey'], kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey] },
     memoryMb: 512,
     timeoutSeconds: 15,
   },
@@ -222,7 +245,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/interopInbox/{packetId}',
     scope: Scopes.inboxReview,
-    needs: { tables: { forms: 'read', audit: 'write' }, kms: ['Decrypt'] },
+    needs: { tables: { forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -251,7 +274,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'queue',
     name: 'matchFormPackets',
     queue: 'matching',
-    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'consume' }, kms: ['Decrypt'] },
+    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'consume' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey] },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
