@@ -266,8 +266,8 @@ describe('against a stage: the exact API Gateway calls', () => {
 
 describe('staff-only inbox scope', () => {
   it('an internal partner gets an inbox key; a hand-written inbox key of an external partner is refused 403 at request time', async () => {
-    await run('partners', ['create', 'clinic-staff', '--tier', 'standard', '--kind', 'internal']);
-    const staff = await run('keys', ['create', '--partner', 'clinic-staff', '--scopes', Scopes.inboxReview]);
+    await run('partners', ['create', 'acme-staff', '--tier', 'standard', '--kind', 'internal']);
+    const staff = await run('keys', ['create', '--partner', 'acme-staff', '--scopes', Scopes.inboxReview]);
     expect(staff.code).toBe(0);
     const ok = await call(stack, 'GET', '/interopInbox', { headers: { 'x-api-key': secretOf(staff) } });
     expect(ok.status).toBe(200);

@@ -23,7 +23,7 @@ export function keyIdFromHash(hash: string): string {
 export type KeyStatus = 'pending' | 'active' | 'revoked';
 export type PartnerPolicy = 'active' | 'blocked';
 /**
- * `internal`: the clinic's own staff (the only partners whose keys may hold `interop:inbox:review`);
+ * `internal`: the clinic's own staff (the only partners whose keys may hold the inbox scopes, STAFF_ONLY_SCOPES);
  * `external`: everyone else. Stored records without a kind are external.
  */
 export type PartnerKind = 'external' | 'internal';
