@@ -1,12 +1,21 @@
 /**
- * Alarms, all publishing to one KMS-encrypted SNS topic:
+ * Alarms, all publishing to one KMS-encrypted SNS topic whose policy lets CloudWatch alarms of
+ * this account and stage (aws:SourceAccount / aws:SourceArn) publish:
  * - every dead-letter queue: any message at all (depth > 0);
  * - every source queue: oldest message older than 15 minutes (consumer stuck, or none at all);
  * - the API: 5XX rate above 5 % of at least 20 requests in 5 minutes;
- * - every function: any throttle;
- * - the authorizer: any error (a failing authorizer answers every request 503).
+ * - every function: any error (for the authorizer: every request answered 503), any throttle,
+ *   p99 duration above 80 % of its timeout for 15 minutes;
+ * - every table: any read or write throttle event;
+ * - WAF: blocked requests above `wafBlockedAlarmThreshold` in 5 minutes (an attack or a partner
+ *   stuck in a retry loop);
+ * and the operations dashboard (`interop-<stage>-operations`).
+ * All of it is derived from the function, table and queue lists: a new endpoint gets its alarms
+ * and its dashboard lines without an edit here.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
@@ -29,7 +38,18 @@ export interface AlarmsProps {
   deadLetterQueues: Record<string, sqs.IQueue>;
   /** label -> source queue */
   sourceQueues: Record<string, sqs.IQueue>;
+  /** table id -> table */
+  tables: Record<string, dynamodb.ITable>;
+  /** function name -> timeout in seconds (for the duration alarm) */
+  timeoutSeconds: Record<string, number>;
+  /** HTTP endpoints, for the dashboard's per-endpoint lines */
+  endpoints: Array<{ name: string; method: string; path: string }>;
+  /** name of the WAF web ACL (metric dimension WebACL) */
+  webAclName: string;
 }
+
+/** p99 duration above this share of the timeout, for 3 periods of 5 minutes, alarms. */
+export const DURATION_ALARM_SHARE_OF_TIMEOUT = 0.8;
 
 export const QUEUE_MAX_AGE_SECONDS = 900;
 
@@ -38,11 +58,26 @@ export const API_5XX_MIN_REQUESTS = 20;
 
 export class Alarms extends Construct {
   readonly topic: sns.Topic;
+  readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
     const { prefix } = props.config;
     this.topic = new sns.Topic(this, 'Topic', { topicName: `${prefix}-alarms`, displayName: `${prefix} alarms`, masterKey: props.key, enforceSSL: true });
+    // the TLS-only policy replaces SNS's default policy, so CloudWatch must be allowed explicitly:
+    // only alarms of this account whose names carry this stage's prefix
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsOfThisStagePublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ArnLike: { 'aws:SourceArn': alarmArnPattern(prefix, this) },
+        },
+      }),
+    );
     if (props.config.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.config.alarmEmail));
     const notify = new actions.SnsAction(this.topic);
     const add = (alarm: cloudwatch.Alarm) => alarm.addAlarmAction(notify);
@@ -108,20 +143,154 @@ export class Alarms extends Construct {
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         }),
       );
+      add(
+        new cloudwatch.Alarm(this, `Errors${name}`, {
+          alarmName: `${prefix}-${name}-errors`,
+          alarmDescription:
+            name === props.authorizerName
+              ? 'The authorizer failed (callers get 503 AUTHORIZER_FAILURE)'
+              : `Lambda ${name} failed (an unhandled error or a timeout: callers got 5XX, or a batch/run will be retried)`,
+          metric: fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+      const timeout = props.timeoutSeconds[name];
+      if (!timeout) throw new Error(`no timeout known for function ${name}`);
+      add(
+        new cloudwatch.Alarm(this, `Duration${name}`, {
+          alarmName: `${prefix}-${name}-duration-p99`,
+          alarmDescription: `p99 duration of ${name} above ${DURATION_ALARM_SHARE_OF_TIMEOUT * 100}% of its ${timeout} s timeout for 15 minutes: it is about to time out`,
+          metric: fn.metricDuration({ period, statistic: cloudwatch.Stats.p(99) }),
+          threshold: Math.round(timeout * 1000 * DURATION_ALARM_SHARE_OF_TIMEOUT),
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 3,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
     }
 
-    const authorizer = props.functions[props.authorizerName];
-    if (!authorizer) throw new Error(`authorizer ${props.authorizerName} is not among the functions`);
+    for (const [id, table] of Object.entries(props.tables)) {
+      add(
+        new cloudwatch.Alarm(this, `TableThrottles${id}`, {
+          alarmName: `${prefix}-table-${id}-throttles`,
+          alarmDescription: `DynamoDB throttled reads or writes on table ${id} (on-demand limits or a hot partition)`,
+          metric: new cloudwatch.MathExpression({
+            expression: 'reads + writes',
+            usingMetrics: {
+              reads: table.metric('ReadThrottleEvents', { period, statistic: cloudwatch.Stats.SUM }),
+              writes: table.metric('WriteThrottleEvents', { period, statistic: cloudwatch.Stats.SUM }),
+            },
+            period,
+            label: `${id} throttle events`,
+          }),
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+
     add(
-      new cloudwatch.Alarm(this, 'AuthorizerErrors', {
-        alarmName: `${prefix}-authorizer-errors`,
-        alarmDescription: 'The authorizer failed (callers get 503 AUTHORIZER_FAILURE)',
-        metric: authorizer.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
-        threshold: 0,
+      new cloudwatch.Alarm(this, 'WafBlocked', {
+        alarmName: `${prefix}-waf-blocked`,
+        alarmDescription: `WAF blocked more than ${props.config.wafBlockedAlarmThreshold} requests in 5 minutes (an attack, or a partner stuck in a retry loop)`,
+        metric: wafBlockedRequests(props.webAclName, period),
+        threshold: props.config.wafBlockedAlarmThreshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
+
+    this.dashboard = operationsDashboard(this, props);
   }
+}
+
+export function alarmArnPattern(prefix: string, scope: Construct): string {
+  const stack = Stack.of(scope);
+  return `arn:${Aws.PARTITION}:cloudwatch:${stack.region}:${stack.account}:alarm:${prefix}-*`;
+}
+
+function wafBlockedRequests(webAclName: string, period: Duration): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: 'AWS/WAFV2',
+    metricName: 'BlockedRequests',
+    dimensionsMap: { WebACL: webAclName, Region: Aws.REGION, Rule: 'ALL' },
+    period,
+    statistic: cloudwatch.Stats.SUM,
+  });
+}
+
+/** KMS API calls of the account (AWS/Usage): the envelope encryption's cost and throttling driver. */
+function kmsCalls(operation: string, period: Duration): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: 'AWS/Usage',
+    metricName: 'CallCount',
+    dimensionsMap: { Service: 'KMS', Type: 'API', Resource: operation, Class: 'None' },
+    period,
+    statistic: cloudwatch.Stats.SUM,
+    label: `KMS ${operation}`,
+  });
+}
+
+function operationsDashboard(scope: Alarms, props: AlarmsProps): cloudwatch.Dashboard {
+  const period = Duration.minutes(5);
+  const { api } = props;
+  const perEndpoint = (metricName: string, statistic: string) =>
+    props.endpoints.map(
+      (e) =>
+        new cloudwatch.Metric({
+          namespace: 'AWS/ApiGateway',
+          metricName,
+          dimensionsMap: { ApiName: api.restApiName, Stage: api.deploymentStage.stageName, Resource: e.path, Method: e.method },
+          period,
+          statistic,
+          label: e.name,
+        }),
+    );
+  const graph = (title: string, left: cloudwatch.IMetric[], width = 12) => new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+  const fns = Object.entries(props.functions);
+  const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', { dashboardName: `${props.config.prefix}-operations`, defaultInterval: Duration.hours(6) });
+  dashboard.addWidgets(
+    new cloudwatch.TextWidget({
+      markdown: `# ${props.config.prefix} operations\nAlarms go to SNS topic \`${props.config.prefix}-alarms\`. Runbook: infra/README.md ("Answer an alarm").`,
+      width: 24,
+      height: 2,
+    }),
+  );
+  dashboard.addWidgets(
+    graph('Requests by endpoint', perEndpoint('Count', cloudwatch.Stats.SUM)),
+    graph('API latency p50 / p99 (ms)', [
+      api.metricLatency({ period, statistic: cloudwatch.Stats.p(50), label: 'p50' }),
+      api.metricLatency({ period, statistic: cloudwatch.Stats.p(99), label: 'p99' }),
+    ]),
+  );
+  dashboard.addWidgets(graph('4XX by endpoint', perEndpoint('4XXError', cloudwatch.Stats.SUM)), graph('5XX by endpoint', perEndpoint('5XXError', cloudwatch.Stats.SUM)));
+  dashboard.addWidgets(
+    graph('Function duration p99 (ms)', fns.map(([name, fn]) => fn.metricDuration({ period, statistic: cloudwatch.Stats.p(99), label: name }))),
+    graph('Function errors', fns.map(([name, fn]) => fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM, label: name }))),
+  );
+  dashboard.addWidgets(
+    graph('Throttles: functions and tables', [
+      ...fns.map(([name, fn]) => fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM, label: name })),
+      ...Object.entries(props.tables).flatMap(([id, t]) => [
+        t.metric('ReadThrottleEvents', { period, statistic: cloudwatch.Stats.SUM, label: `${id} read` }),
+        t.metric('WriteThrottleEvents', { period, statistic: cloudwatch.Stats.SUM, label: `${id} write` }),
+      ]),
+    ]),
+    graph('Queues: oldest message (s) and DLQ depth', [
+      ...Object.entries(props.sourceQueues).map(([label, q]) => q.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM, label: `${label} age` })),
+      ...Object.entries(props.deadLetterQueues).map(([label, q]) => q.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: `${label} DLQ` })),
+    ]),
+  );
+  dashboard.addWidgets(
+    graph('KMS calls', ['GenerateDataKey', 'Decrypt', 'Encrypt'].map((op) => kmsCalls(op, period))),
+    graph('WAF blocked requests', [wafBlockedRequests(props.webAclName, period)]),
+  );
+  return dashboard;
 }

@@ -59,8 +59,15 @@ export interface StageConfig {
   stageBurstLimit: number;
   /** WAF rate-based rule: requests per source IP per 5 minutes */
   wafRequestsPerIpPer5Min: number;
-  /** e-mail subscribed to the alarm topic (optional) */
+  /** e-mail subscribed to the alarm topic (required in practice outside dev: synth warns without it) */
   alarmEmail?: string;
+  /** WAF blocked requests in 5 minutes above which the waf-blocked alarm fires */
+  wafBlockedAlarmThreshold: number;
+  /**
+   * Reserve concurrency for background functions (queue worker 5, each schedule 1). Off by default
+   * in dev: a new account's Lambda quota (10) cannot spare it; on by default elsewhere.
+   */
+  reservedConcurrency: boolean;
   /**
    * Set the account-wide API Gateway CloudWatch role (needed for execution logging). Only one
    * stack per account/region should own it: pass `-c apiGatewayAccountRole=false` for the second
@@ -123,6 +130,8 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
     stageBurstLimit: int(node, 'stageBurstLimit', 1000),
     wafRequestsPerIpPer5Min: int(node, 'wafRequestsPerIpPer5Min', 6000),
     alarmEmail: str(node, 'alarmEmail'),
+    wafBlockedAlarmThreshold: int(node, 'wafBlockedAlarmThreshold', 100),
+    reservedConcurrency: bool(node, 'reservedConcurrency', retainData),
     manageApiGatewayAccountRole: bool(node, 'apiGatewayAccountRole', true),
   };
 }

@@ -3,7 +3,7 @@
  * their dead-letter queues (from `Queues`), the documents bucket and its access-log bucket, and
  * the AWS Backup plan for the tables.
  */
-import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -66,7 +66,11 @@ export class DataStores extends Construct {
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
         resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        // the same alarms the topic policy admits: this account, this stage's alarm names
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Stack.of(this).region}:${Stack.of(this).account}:alarm:${prefix}-*` },
+        },
       }),
     );
 
@@ -174,6 +178,9 @@ export class DataStores extends Construct {
 
     // ---- AWS Backup for the tables (on top of 35-day PITR) --------------------------------------
     const vault = new backup.BackupVault(this, 'BackupVault', {
+      // retained, so its name must not collide when the stack is created again after a destroy:
+      // the suffix is the first block of the stack's id, new for every creation, stable on update
+      backupVaultName: `${prefix}-tables-${Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))))}`,
       encryptionKey: this.key,
       // recovery points must outlive the stack; a vault holding them cannot be deleted anyway
       removalPolicy: RemovalPolicy.RETAIN,

@@ -4,10 +4,11 @@
  * queue of `Queues`. Nothing here lists functions, tables or queues a second time.
  */
 import { StaffSignIn } from './staff-sign-in';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import {
   AuthorizerFunction,
@@ -21,6 +22,7 @@ import {
   type QueueId,
   type ResourceNeeds,
 } from '../lib/config/service';
+import { usagePlanParameterName } from '../lib/config/stage-parameters';
 import { Alarms } from './alarms';
 import { PartnerTiers, anonymousUsageIdentifier, type PartnerTier, type StageConfig } from './config';
 import { DataStores, pascal } from './data-stores';
@@ -152,7 +154,7 @@ export class InteropStack extends Stack {
     // ---- background functions ---------------------------------------------------------------
     const scheduleDlqs: Record<string, sqs.Queue> = {};
     for (const b of background) {
-      const reservedConcurrency = overrides[b.name] ?? ReservedConcurrencyByKind[b.kind];
+      const reservedConcurrency = config.reservedConcurrency ? (overrides[b.name] ?? ReservedConcurrencyByKind[b.kind]) : undefined;
       if (b.kind === 'queue') {
         const queueId = b.queue!;
         const f = build({ name: b.name, kind: 'queue', needs: b.needs, memoryMb: b.memoryMb, timeoutSeconds: b.timeoutSeconds, reservedConcurrency, consumes: queueId });
@@ -161,7 +163,7 @@ export class InteropStack extends Stack {
           batchSize: 10,
           maxBatchingWindow: Duration.seconds(1),
           reportBatchItemFailures: true,
-          maxConcurrency: Math.max(2, reservedConcurrency),
+          maxConcurrency: Math.max(2, reservedConcurrency ?? ReservedConcurrencyByKind.queue),
         });
       } else {
         // failed async invocations (after 2 retries) of a scheduled run land here and alarm
@@ -192,6 +194,13 @@ export class InteropStack extends Stack {
         'HIPAA.Security-LambdaInsideVPC',
         'The function reaches only AWS APIs (DynamoDB, SQS, KMS, S3, X-Ray) over TLS with IAM authorization; it has no VPC-private resources to reach, and a VPC would add NAT/endpoints without narrowing access.',
       );
+      if (kind === 'background' && !config.reservedConcurrency) {
+        acknowledge(
+          f.fn,
+          'HIPAA.Security-LambdaConcurrency',
+          'Reserved concurrency is off on this stage (-c reservedConcurrency=false, the dev default) so that a new account at the default Lambda quota of 10 can deploy; the event source mapping maxConcurrency still bounds the queue worker.',
+        );
+      }
       if (kind !== 'background') {
         acknowledge(
           f.fn,
@@ -251,7 +260,17 @@ export class InteropStack extends Stack {
       authorizerName: authorizerDef.name,
       deadLetterQueues,
       sourceQueues: Object.fromEntries(Object.values(Queues).map((def) => [def.baseName, data.queues[def.id]])),
+      tables: data.tables,
+      timeoutSeconds: Object.fromEntries([...http, authorizerDef, ...background].map((f) => [f.name, f.timeoutSeconds])),
+      endpoints: http.map((e) => ({ name: e.name, method: e.method, path: e.path })),
+      webAclName: this.partnerApi.webAcl.name!,
     });
+    if (config.retainData && !config.alarmEmail) {
+      Annotations.of(this).addWarningV2(
+        'interop:alarmEmail',
+        `stage ${config.stage} has no alarm subscriber: pass -c alarmEmail=ops@example.org (required for production; alarms are otherwise delivered to nobody)`,
+      );
+    }
 
     // ---- outputs ------------------------------------------------------------------------------
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
@@ -270,8 +289,15 @@ export class InteropStack extends Stack {
     out('AccessLogsBucketName', data.accessLogsBucket.bucketName, 'S3 server access logs of the documents bucket');
     for (const tier of Object.keys(PartnerTiers) as PartnerTier[]) {
       out(`UsagePlanId${pascal(tier)}`, this.partnerApi.usagePlans[tier].usagePlanId, `Usage plan of the ${tier} partner tier (npm run keys attaches partner keys here)`);
+      // what `npm run keys -- create --stage <stage>` reads to find the tier's plan
+      new ssm.StringParameter(this, `UsagePlanParameter${pascal(tier)}`, {
+        parameterName: usagePlanParameterName(config.prefix, tier),
+        stringValue: this.partnerApi.usagePlans[tier].usagePlanId,
+        description: `Usage plan id of the ${tier} partner tier (read by npm run keys)`,
+      });
     }
     out('UsagePlanIdAnonymous', this.partnerApi.anonymousPlan.usagePlanId, 'Usage plan metering requests without a usable key');
     out('AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic of every alarm');
+    out('DashboardName', `${config.prefix}-operations`, 'CloudWatch operations dashboard');
   }
 }

@@ -15,6 +15,8 @@ import { Tables, type Access, type QueueId, type ResourceNeeds, type TableId } f
 
 export const DynamoReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 export const DynamoWriteActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
+/** `write` on an append-only table (Tables[id].appendOnly: the audit trail) */
+export const DynamoAppendActions = ['dynamodb:PutItem'] as const;
 export const SqsSendActions = ['sqs:SendMessage'] as const;
 export const SqsConsumeActions = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'] as const;
 export const S3ReadActions = ['s3:GetObject'] as const;
@@ -66,7 +68,8 @@ export function statementsForNeeds(
       ViaServiceKms.dynamodb.read.forEach((a) => viaService.dynamodb.add(a));
     }
     if (writes(access)) {
-      statements.push(new iam.PolicyStatement({ sid: sid('Write', id), actions: [...DynamoWriteActions], resources: [table.tableArn] }));
+      const actions = Tables[id].appendOnly ? DynamoAppendActions : DynamoWriteActions;
+      statements.push(new iam.PolicyStatement({ sid: sid(Tables[id].appendOnly ? 'Append' : 'Write', id), actions: [...actions], resources: [table.tableArn] }));
       ViaServiceKms.dynamodb.write.forEach((a) => viaService.dynamodb.add(a));
     }
   }
@@ -103,8 +106,18 @@ export function statementsForNeeds(
 
   const direct = [...new Set(needs.kms ?? [])];
   if (direct.length) {
-    // envelope encryption (lib/crypto): the function itself calls GenerateDataKey / Decrypt / Encrypt
-    statements.push(new iam.PolicyStatement({ sid: 'EnvelopeKey', actions: direct.map((op) => `kms:${op}`), resources: [data.key.keyArn] }));
+    // envelope encryption (lib/crypto): the function itself calls GenerateDataKey / Decrypt /
+    // Encrypt, only with the encryption-context purposes it handles
+    const purposes = [...new Set(needs.kmsPurposes ?? [])].sort();
+    if (!purposes.length) throw new Error(`needs.kms (${direct.join(', ')}) without needs.kmsPurposes: list the encryption-context purposes the function uses (KmsPurposes)`);
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'EnvelopeKey',
+        actions: direct.map((op) => `kms:${op}`),
+        resources: [data.key.keyArn],
+        conditions: { StringEquals: { 'kms:EncryptionContext:purpose': purposes } },
+      }),
+    );
   }
 
   const region = Stack.of(data.key).region;

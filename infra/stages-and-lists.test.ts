@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints, Scopes, type BackgroundFunction, type HttpEndpoint } from '../lib/config/service';
 import { readStageConfig } from './config';
 import { InteropStack, validateFunctionLists } from './interop-stack';
@@ -22,6 +23,29 @@ describe('production stage', () => {
     s = synthesize({ context: { stage: 'prod', alarmEmail: 'oncall@example.org' }, bundle: false });
   });
   afterAll(() => removeAssembly(s));
+
+  test('background functions reserve concurrency (queue worker 5, schedules 1); no warning with an alarm e-mail', () => {
+    for (const b of BackgroundFunctions) {
+      const fn = s.json.Resources[s.stack.getLogicalId(s.stack.functions[b.name]!.fn.node.defaultChild as never)]!.Properties!;
+      expect(fn.ReservedConcurrentExecutions).toBe(b.kind === 'queue' ? 5 : 1);
+    }
+    expect(Annotations.fromStack(s.stack).findWarning('*', Match.stringLikeRegexp('alarmEmail'))).toEqual([]);
+  });
+
+  test('without -c alarmEmail outside dev, synth warns; dev does not', () => {
+    const bare = synthesize({ context: { stage: 'staging' }, bundle: false });
+    try {
+      expect(Annotations.fromStack(bare.stack).findWarning('*', Match.stringLikeRegexp('no alarm subscriber: pass -c alarmEmail'))).toHaveLength(1);
+    } finally {
+      removeAssembly(bare);
+    }
+    const dev = synthesize({ bundle: false });
+    try {
+      expect(Annotations.fromStack(dev.stack).findWarning('*', Match.stringLikeRegexp('alarmEmail'))).toEqual([]);
+    } finally {
+      removeAssembly(dev);
+    }
+  });
 
   test('names carry the interop-prod prefix', () => {
     expect(s.stack.stackName).toBe('interop-prod');
@@ -53,7 +77,7 @@ describe('production stage', () => {
 
 describe('lists with functions that do not exist yet', () => {
   const extraBackground: BackgroundFunction[] = [
-    { kind: 'queue', name: 'deliverNotifications', queue: 'notifications', needs: { tables: { results: 'readwrite' }, documentsBucket: 'read', kms: ['Decrypt'] }, memoryMb: 256, timeoutSeconds: 20 },
+    { kind: 'queue', name: 'deliverNotifications', queue: 'notifications', needs: { tables: { results: 'readwrite' }, documentsBucket: 'read', kms: ['Decrypt'], kmsPurposes: ['lab-result'] }, memoryMb: 256, timeoutSeconds: 20 },
     { kind: 'schedule', name: 'purgeExpiredInbox', schedule: 'cron(0 3 * * ? *)', needs: { tables: { forms: 'readwrite' } }, memoryMb: 128, timeoutSeconds: 120 },
   ];
   const extraHttp: HttpEndpoint[] = [
@@ -64,6 +88,7 @@ describe('lists with functions that do not exist yet', () => {
   beforeAll(() => {
     s = synthesize({
       bundle: false,
+      context: { reservedConcurrency: 'true' },
       props: {
         httpEndpoints: [...HttpEndpoints, ...extraHttp],
         // every queue has its consumer now: the hypothetical worker takes the notifications queue's place

@@ -7,6 +7,7 @@ import { AuditTrail } from '../lib/audit/audit-trail';
 import { dynamoDbClient } from '../lib/aws/clients';
 import { tableName } from '../lib/dynamo/table-names';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
+import { explainTargetFailure } from '../lib/admin/target';
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { patient: { type: 'string' }, json: { type: 'boolean' } } });
@@ -29,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: Error) => {
-    process.stderr.write(`${error.message}\n`);
+    process.stderr.write(`${explainTargetFailure(error, undefined) ?? error.message}\n`);
     process.exit(1);
   },
 );

@@ -11,6 +11,7 @@ import { dispatch } from '../lib/local/api-gateway';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
 import { loadHandler } from '../lib/local/function-registry';
 import { lambdaContext } from '../lib/local/lambda-context';
+import { explainTargetFailure } from '../lib/admin/target';
 
 async function main([name, file]: string[]): Promise<number> {
   if (!name || !file) {
@@ -34,13 +35,19 @@ async function main([name, file]: string[]): Promise<number> {
     result = await handler(event, lambdaContext(name, name === AuthorizerFunction.name ? AuthorizerFunction.timeoutSeconds : 30), () => undefined);
   }
   process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  // a 5xx answer is a failed invocation: scripts and CI must see it
+  const status = (result as { statusCode?: unknown } | undefined)?.statusCode;
+  if (typeof status === 'number' && status >= 500) {
+    process.stderr.write(`${name} answered ${status}\n`);
+    return 1;
+  }
   return 0;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: Error) => {
-    process.stderr.write(`${error.message}\n`);
+    process.stderr.write(`${explainTargetFailure(error, undefined) ?? error.message}\n`);
     process.exit(1);
   },
 );

@@ -14,6 +14,12 @@ export const Scopes = {
 } as const;
 export type Scope = (typeof Scopes)[keyof typeof Scopes];
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scopes);
+/**
+ * Scopes for the clinic's own staff only: the inbox shows every partner's packets decrypted. Keys
+ * holding one are issued only to `internal` partners (`npm run keys` refuses otherwise) and the
+ * access decision refuses them for any other partner (403), even if a record was written by hand.
+ */
+export const STAFF_ONLY_SCOPES: readonly Scope[] = [Scopes.inboxRead, Scopes.inboxReview];
 
 /** Environment variable names, identical in the cloud (set by CDK) and locally (set by lib/local). */
 export const Env = {
@@ -85,6 +91,11 @@ export interface TableDefinition {
   /** attribute holding the expiry (epoch seconds) when the table has TTL */
   ttlAttribute?: string;
   indexes: IndexDefinition[];
+  /**
+   * Append-only (the audit trail): `write` access grants `dynamodb:PutItem` alone (the code always
+   * writes with `attribute_not_exists`), never Update/Delete/BatchWrite.
+   */
+  appendOnly?: boolean;
 }
 
 /** Every table's key schema. All key attributes are strings. */
@@ -145,6 +156,7 @@ export const Tables: Record<TableId, TableDefinition> = {
     partitionKey: 'pk',
     sortKey: 'sk',
     indexes: [],
+    appendOnly: true,
   },
   webhooks: {
     id: 'webhooks',
@@ -178,11 +190,27 @@ export const Queues: Record<QueueId, QueueDefinition> = {
 
 export type Access = 'read' | 'write' | 'readwrite';
 
+/**
+ * The `purpose` entry of the KMS encryption context of every direct KMS call (lib/crypto's data
+ * key context, the lookup-key wrapping). IAM limits each function's direct KMS use to the
+ * purposes its `needs.kmsPurposes` lists (condition kms:EncryptionContext:purpose), so e.g. the
+ * inbox cannot decrypt lab results. The infra test checks each bundle against its list.
+ */
+export const KmsPurposes = {
+  labResult: 'lab-result',
+  resultsLookupHmac: 'results-lookup-hmac',
+  formPacket: 'form-packet',
+  matchIndexKey: 'match-index-key',
+} as const;
+export type KmsPurpose = (typeof KmsPurposes)[keyof typeof KmsPurposes];
+
 /** What a function touches; infra grants exactly this, nothing more. */
 export interface ResourceNeeds {
   tables?: Partial<Record<TableId, Access>>;
   queues?: Partial<Record<QueueId, 'send' | 'consume'>>;
   kms?: Array<'GenerateDataKey' | 'Decrypt' | 'Encrypt'>;
+  /** required with `kms`: the encryption-context purposes those calls use */
+  kmsPurposes?: KmsPurpose[];
   documentsBucket?: Access;
 }
 
@@ -228,7 +256,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/exportHl7PatientSummary',
     scope: Scopes.exportHl7,
-    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'] },
+    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac] },
     memoryMb: 1024,
     timeoutSeconds: 15,
   },
@@ -245,6 +273,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
       tables: { chart: 'read', results: 'readwrite', idempotency: 'readwrite', keys: 'read', audit: 'write' },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
       documentsBucket: 'readwrite',
     },
     memoryMb: 1024,
@@ -266,7 +295,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'POST',
     path: '/receiveFormIntakeScope',
     scope: Scopes.ingestForms,
-    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'send' }, kms: ['GenerateDataKey'] },
+    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'send' }, kms: ['GenerateDataKey'], kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey] },
     memoryMb: 512,
     timeoutSeconds: 15,
   },
@@ -277,7 +306,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/interopInbox/{packetId}',
     scope: Scopes.inboxRead,
-    needs: { tables: { forms: 'read', audit: 'write' }, kms: ['Decrypt'] },
+    needs: { tables: { forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -316,7 +345,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'queue',
     name: 'matchFormPackets',
     queue: 'matching',
-    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'consume' }, kms: ['Decrypt'] },
+    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'consume' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey] },
     memoryMb: 512,
     timeoutSeconds: 30,
   },

@@ -1,5 +1,5 @@
-import { Scopes, type Scope } from '../config/service';
-import { hashApiKey, keyIdFromHash, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type PartnerRecord } from './api-key';
+import { Scopes, STAFF_ONLY_SCOPES, type Scope } from '../config/service';
+import { hashApiKey, keyIdFromHash, keyIsUsable, partnerKind, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type PartnerRecord } from './api-key';
 import type { ApiKeyStore } from './api-key-store';
 import type { SlidingWindowRateLimiter, RateLimitState } from './rate-limiter';
 
@@ -57,10 +57,12 @@ const printableAscii = /^[\x21-\x7e]+$/;
 
 /**
  * The single access rule of the service, run by the authorizer for every request:
- * 1. no usable key (missing, repeated with different values, malformed, unknown, revoked)
+ * 1. no usable key (missing, repeated with different values, malformed, unknown, pending, revoked,
+ *    past its rotation overlap)
  *    -> counted against the caller's address (anonymous limit) -> 429 past it, else 401;
  * 2. a known key -> counted against the key -> 429 past its limit;
- * 3. partner blocked by policy, or key lacking the endpoint's scope -> 403;
+ * 3. partner blocked by policy, key lacking the endpoint's scope, or a staff-only scope used by a
+ *    key of a partner that is not `internal` -> 403;
  * 4. otherwise allow.
  */
 export async function decideAccess(
@@ -83,7 +85,10 @@ export async function decideAccess(
   const keyHash = hashApiKey(secret);
   const key = await deps.keys.getKey(keyHash);
   if (!key) return anonymous('x-api-key is not a valid API key');
-  if (key.status !== 'active') return anonymous('x-api-key has been revoked');
+  if (key.status === 'revoked') return anonymous('x-api-key has been revoked');
+  // pending (a `keys create` that has not finished) is refused like an unknown key
+  if (key.status !== 'active') return anonymous('x-api-key is not a valid API key');
+  if (!keyIsUsable(key, request.now)) return anonymous('x-api-key has expired (replaced by a rotated key)');
 
   const partner: PartnerRecord | undefined = await deps.keys.getPartner(key.partnerId);
   const limit = key.rateLimit ?? partner?.rateLimit ?? DEFAULT_RATE_LIMIT;
@@ -102,6 +107,9 @@ export async function decideAccess(
   if (!partner || partner.policy !== 'active') return { outcome: AccessOutcomes.forbidden, reason: 'the partner of this API key is blocked by policy', principal, rateLimit };
   if (request.requiredScope && !principal.scopes.includes(request.requiredScope)) {
     return { outcome: AccessOutcomes.forbidden, reason: `this API key lacks the scope ${request.requiredScope}`, principal, rateLimit };
+  }
+  if (request.requiredScope && STAFF_ONLY_SCOPES.includes(request.requiredScope) && partnerKind(partner) !== 'internal') {
+    return { outcome: AccessOutcomes.forbidden, reason: `the scope ${request.requiredScope} is for the clinic's own staff; this API key's partner is not internal`, principal, rateLimit };
   }
   if (!request.requiredScope) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };
   return { outcome: AccessOutcomes.allow, reason: 'ok', principal, rateLimit };

@@ -1,9 +1,30 @@
-import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type { ApiKeyRecord, PartnerRecord } from './api-key';
+import type { ApiKeyRecord, KeyStatus, PartnerPolicy, PartnerRecord } from './api-key';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const partnerPk = (partnerId: string) => `PARTNER#${partnerId}`;
+
+/**
+ * Item attribute `kind` is the item type (`key` | `partner`); the partner's own kind
+ * (external/internal) is stored as `partnerKind` and read back as `PartnerRecord.kind`.
+ */
+function partnerItem(record: PartnerRecord): Record<string, AttributeValue> {
+  const { kind, ...rest } = record;
+  return marshall({ pk: partnerPk(record.partnerId), kind: 'partner', ...rest, partnerKind: kind }, { removeUndefinedValues: true });
+}
+
+function partnerFromItem(item: Record<string, AttributeValue>): PartnerRecord {
+  const { pk: _pk, kind: _type, partnerKind, ...record } = unmarshall(item);
+  return { ...(record as PartnerRecord), ...(partnerKind ? { kind: partnerKind as PartnerRecord['kind'] } : {}) };
+}
+
+function keyFromItem(item: Record<string, AttributeValue>): ApiKeyRecord {
+  const { pk: _pk, kind: _type, ...record } = unmarshall(item);
+  return record as ApiKeyRecord;
+}
+
+const conditionFailed = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /** API keys (by hash) and partners, in the keys table. */
 export class ApiKeyStore {
@@ -14,16 +35,12 @@ export class ApiKeyStore {
 
   async getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const out = await this.db.send(new GetItemCommand({ TableName: this.table, Key: marshall({ pk: keyPk(keyHash) }), ConsistentRead: true }));
-    if (!out.Item) return undefined;
-    const { pk: _pk, kind: _kind, ...record } = unmarshall(out.Item);
-    return record as ApiKeyRecord;
+    return out.Item ? keyFromItem(out.Item) : undefined;
   }
 
   async getPartner(partnerId: string): Promise<PartnerRecord | undefined> {
     const out = await this.db.send(new GetItemCommand({ TableName: this.table, Key: marshall({ pk: partnerPk(partnerId) }), ConsistentRead: true }));
-    if (!out.Item) return undefined;
-    const { pk: _pk, kind: _kind, ...record } = unmarshall(out.Item);
-    return record as PartnerRecord;
+    return out.Item ? partnerFromItem(out.Item) : undefined;
   }
 
   /** Creates the key; never overwrites an existing one (returns false when it exists). */
@@ -38,7 +55,7 @@ export class ApiKeyStore {
       );
       return true;
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      if (conditionFailed(error)) return false;
       throw error;
     }
   }
@@ -49,7 +66,7 @@ export class ApiKeyStore {
       await this.db.send(
         new PutItemCommand({
           TableName: this.table,
-          Item: marshall({ pk: partnerPk(record.partnerId), kind: 'partner', ...record }, { removeUndefinedValues: true }),
+          Item: partnerItem(record),
           ...(options.ifMissing ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
         }),
       );
@@ -79,20 +96,82 @@ export class ApiKeyStore {
     }
   }
 
+  /** Sets a partner's policy; false when the partner does not exist. */
+  async setPartnerPolicy(partnerId: string, policy: PartnerPolicy): Promise<boolean> {
+    return this.update(partnerPk(partnerId), { policy });
+  }
+
+  /**
+   * Sets fields of an existing key (`expected`: only if its status is that one); false when the
+   * key does not exist or the status differs. The hash, id, partner and scopes never change.
+   */
+  async updateKey(
+    keyHash: string,
+    fields: Partial<Pick<ApiKeyRecord, 'status' | 'gatewayKeyId' | 'expiresAt' | 'replacedBy' | 'revokedAt'>>,
+    expected?: KeyStatus,
+  ): Promise<boolean> {
+    return this.update(keyPk(keyHash), fields, expected);
+  }
+
+  private async update(pk: string, fields: Record<string, unknown>, expectedStatus?: string): Promise<boolean> {
+    const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
+    if (!entries.length) throw new TypeError('nothing to update');
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    entries.forEach(([name, value], i) => {
+      names[`#f${i}`] = name;
+      values[`:v${i}`] = value;
+    });
+    let condition = 'attribute_exists(pk)';
+    if (expectedStatus) {
+      names['#expected'] = 'status';
+      values[':expected'] = expectedStatus;
+      condition += ' AND #expected = :expected';
+    }
+    try {
+      await this.db.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: marshall({ pk }),
+          UpdateExpression: `SET ${entries.map((_e, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: marshall(values),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
   /** Administrative listing (CLI only, never on a request path): the keys table is small. */
   async listKeys(): Promise<ApiKeyRecord[]> {
-    const keys: ApiKeyRecord[] = [];
-    let start: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
+    const keys = (await this.scan('key')).map(keyFromItem);
+    return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+  }
+
+  /** Administrative listing (CLI only). */
+  async listPartners(): Promise<PartnerRecord[]> {
+    return (await this.scan('partner')).map(partnerFromItem).sort((a, b) => a.partnerId.localeCompare(b.partnerId));
+  }
+
+  /** A key by its public id (CLI only: a scan; the table is small). */
+  async findKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    return (await this.listKeys()).find((k) => k.keyId === keyId);
+  }
+
+  private async scan(type: 'key' | 'partner'): Promise<Array<Record<string, AttributeValue>>> {
+    const items: Array<Record<string, AttributeValue>> = [];
+    let start: Record<string, AttributeValue> | undefined;
     do {
       const out = await this.db.send(
-        new ScanCommand({ TableName: this.table, ExclusiveStartKey: start, FilterExpression: 'kind = :k', ExpressionAttributeValues: marshall({ ':k': 'key' }) }),
+        new ScanCommand({ TableName: this.table, ExclusiveStartKey: start, FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'kind' }, ExpressionAttributeValues: marshall({ ':t': type }) }),
       );
-      for (const item of out.Items ?? []) {
-        const { pk: _pk, kind: _kind, ...record } = unmarshall(item);
-        keys.push(record as ApiKeyRecord);
-      }
+      items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
     } while (start);
-    return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return items;
   }
 }

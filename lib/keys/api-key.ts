@@ -16,8 +16,22 @@ export function keyIdFromHash(hash: string): string {
   return `key_${hash.slice(0, 12)}`;
 }
 
-export type KeyStatus = 'active' | 'revoked';
+/**
+ * `pending`: written by `npm run keys -- create` before the API Gateway key exists; refused like an
+ * unknown key until the command activates it (so a run that stops half-way never opens access).
+ */
+export type KeyStatus = 'pending' | 'active' | 'revoked';
 export type PartnerPolicy = 'active' | 'blocked';
+/**
+ * `internal`: the clinic's own staff (the only partners whose keys may hold the inbox scopes, STAFF_ONLY_SCOPES);
+ * `external`: everyone else. Stored records without a kind are external.
+ */
+export type PartnerKind = 'external' | 'internal';
+export const PARTNER_KINDS: readonly PartnerKind[] = ['external', 'internal'];
+/** API Gateway usage plan a partner's keys are metered on (infra/config.ts `PartnerTiers`). */
+export type PartnerTier = 'standard' | 'high';
+export const PARTNER_TIERS: readonly PartnerTier[] = ['standard', 'high'];
+export const DEFAULT_PARTNER_TIER: PartnerTier = 'standard';
 
 export interface ApiKeyRecord {
   keyHash: string;
@@ -31,6 +45,17 @@ export interface ApiKeyRecord {
   rateWindowSeconds?: number;
   createdAt: string;
   revokedAt?: string;
+  /** set by `keys rotate` on the old key: refused from this instant on (ISO 8601) */
+  expiresAt?: string;
+  /** usage plan the key's API Gateway key is attached to (deployed stages) */
+  tier?: PartnerTier;
+  /** id of the API Gateway API key (deployed stages; absent on the local stack) */
+  gatewayKeyId?: string;
+  /** `keys rotate`: the key this one replaces / the key that replaced this one */
+  replaces?: string;
+  replacedBy?: string;
+  /** on the new key of a rotation: when the replaced key stops working (ISO 8601) */
+  replacesUntil?: string;
 }
 
 export interface PartnerRecord {
@@ -44,6 +69,19 @@ export interface PartnerRecord {
   /** MSH-5 / MSH-6 for messages this partner receives */
   receivingApplication?: string;
   receivingFacility?: string;
+  /** default 'external' (see `partnerKind`) */
+  kind?: PartnerKind;
+  /** default 'standard' (see `partnerTier`) */
+  tier?: PartnerTier;
+}
+
+export const partnerKind = (partner: Pick<PartnerRecord, 'kind'> | undefined): PartnerKind => (partner?.kind === 'internal' ? 'internal' : 'external');
+export const partnerTier = (partner: Pick<PartnerRecord, 'tier'> | undefined): PartnerTier => (partner?.tier === 'high' ? 'high' : DEFAULT_PARTNER_TIER);
+
+/** Whether a key is usable at `now`: active and not past a rotation's overlap. */
+export function keyIsUsable(key: Pick<ApiKeyRecord, 'status' | 'expiresAt'>, now: Date): boolean {
+  if (key.status !== 'active') return false;
+  return key.expiresAt === undefined || now.getTime() < Date.parse(key.expiresAt);
 }
 
 export const DEFAULT_RATE_LIMIT = 1000;

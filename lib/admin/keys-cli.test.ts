@@ -1,0 +1,380 @@
+/**
+ * `npm run keys` / `npm run partners` end to end: the CLIs' code (keysCli / partnersCli, as the
+ * scripts call them) against the local stack's real keys table, then the issued secret through the
+ * local API Gateway and the real authorizer. On a "stage" the API Gateway management calls go to
+ * aws-sdk-client-mock (no local emulator of that API exists); the DynamoDB side is the local
+ * stack's table (prefix interop-test = stage "test").
+ */
+import { createHash } from 'node:crypto';
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  GetApiKeysCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { Scopes } from '../config/service';
+import { dynamoDbClient } from '../aws/clients';
+import { ApiKeyStore } from '../keys/api-key-store';
+import type { LocalStack } from '../local/stack';
+import { call, startTestStack } from '../../test/support/local-stack';
+import { keysCli } from './keys-cli';
+import { partnersCli } from './partners-cli';
+import { localTarget, stageTarget, explainTargetFailure, type AdminTarget } from './target';
+
+let stack: LocalStack;
+const apiGateway = mockClient(APIGatewayClient);
+const ssm = mockClient(SSMClient);
+const PLAN = { standard: 'plan-std-111', high: 'plan-high-222' };
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  apiGateway.restore();
+  ssm.restore();
+  await stack?.close();
+});
+
+/** A fake API Gateway key registry behind the mock: created keys are found again by name. */
+let gatewayKeys: Array<{ id: string; name: string; value: string; enabled: boolean }>;
+beforeEach(() => {
+  apiGateway.reset();
+  ssm.reset();
+  gatewayKeys = [];
+  ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/standard' }).resolves({ Parameter: { Value: PLAN.standard } });
+  ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/high' }).resolves({ Parameter: { Value: PLAN.high } });
+  apiGateway.on(GetApiKeysCommand).callsFake((input: { nameQuery?: string }) => ({
+    items: gatewayKeys
+      .filter((k) => !input.nameQuery || k.name.startsWith(input.nameQuery))
+      .map(({ id, name, enabled }) => ({ id, name, enabled })),
+  }));
+  apiGateway.on(CreateApiKeyCommand).callsFake((input: { name: string; value: string; enabled: boolean }) => {
+    const key = { id: `gw${gatewayKeys.length + 1}`, name: input.name, value: input.value, enabled: input.enabled };
+    gatewayKeys.push(key);
+    return { id: key.id, name: key.name, enabled: key.enabled };
+  });
+  apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
+  apiGateway.on(UpdateApiKeyCommand).callsFake((input: { apiKey: string }) => {
+    const key = gatewayKeys.find((k) => k.id === input.apiKey);
+    if (key) key.enabled = false;
+    return {};
+  });
+});
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+function stage(): AdminTarget {
+  return stageTarget('test', {
+    dynamodb: dynamoDbClient(),
+    apiGateway: new APIGatewayClient({ region: 'eu-west-1' }),
+    ssm: new SSMClient({ region: 'eu-west-1' }),
+    region: 'eu-west-1',
+  });
+}
+
+async function run(
+  tool: 'keys' | 'partners',
+  argv: string[],
+  options: { target?: () => AdminTarget; now?: () => Date } = {},
+): Promise<Run> {
+  let out = '';
+  let err = '';
+  const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
+  const resolveTarget = (stageName: string | undefined) => (options.target ? options.target() : stageName ? stage() : localTarget());
+  const cli = tool === 'keys' ? keysCli : partnersCli;
+  const code = await cli(argv, io, { resolveTarget, now: options.now });
+  return { code, out, err };
+}
+
+const secretOf = (r: Run) => /secret \(shown once\): (\S+)/.exec(r.out)?.[1] ?? '';
+const keyIdOf = (r: Run) => /created (key_[0-9a-f]{12})/.exec(r.out)?.[1] ?? '';
+
+let seq = 0;
+async function postResult(secret: string, senderID: string): Promise<number> {
+  const body = {
+    data: {
+      senderID,
+      patientID: `p-${++seq}`,
+      accessionNumber: `ACC-${Date.now()}-${seq}`,
+      status: 'final',
+      ResultedDateUTC: '2024-03-01T09:30:00Z',
+      results: [{ testName: 'Glucose', result: '98', units: 'mg/dL' }],
+    },
+  };
+  const res = await call(stack, 'POST', '/receiveTestData', {
+    headers: { 'x-api-key': secret, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return res.status;
+}
+
+const store = () => new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
+
+describe('the Done-when demo on the local stack', () => {
+  it('partners create, keys create -> works at once; rotate keeps the old secret for the overlap; revoke -> 401 on the next request', async () => {
+    const partner = await run('partners', ['create', 'acme-lab', '--tier', 'standard', '--sender-id', 'ACME']);
+    expect(partner).toMatchObject({ code: 0, out: expect.stringContaining('created partner acme-lab') });
+    // idempotent
+    expect(await run('partners', ['create', 'acme-lab', '--tier', 'standard', '--sender-id', 'ACME'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('exists'),
+    });
+
+    const created = await run('keys', ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults]);
+    expect(created.code).toBe(0);
+    const secret = secretOf(created);
+    expect(secret).toMatch(/^ik_/);
+    expect(await postResult(secret, 'ACME')).toBe(200);
+    expect(await postResult(secret, 'demo-lab')).toBe(403); // sender id not owned by acme-lab
+
+    const rotated = await run('keys', ['rotate', keyIdOf(created), '--overlap', '1h']);
+    expect(rotated.code).toBe(0);
+    const newSecret = secretOf(rotated);
+    expect(await postResult(newSecret, 'ACME')).toBe(200);
+    expect(await postResult(secret, 'ACME')).toBe(200); // overlap: the old secret still works
+    const listed = await run('keys', ['list', '--partner', 'acme-lab', '--json']);
+    const states = Object.fromEntries(
+      (JSON.parse(listed.out) as Array<{ keyId: string; state: string; replacedBy?: string }>).map((k) => [k.keyId, k]),
+    );
+    expect(states[keyIdOf(created)]).toMatchObject({ state: 'expiring', replacedBy: keyIdOf(rotated) });
+    expect(states[keyIdOf(rotated)]).toMatchObject({ state: 'active' });
+
+    const revoked = await run('keys', ['revoke', keyIdOf(rotated)]);
+    expect(revoked).toMatchObject({ code: 0, out: `revoked ${keyIdOf(rotated)}\n` });
+    expect(await postResult(newSecret, 'ACME')).toBe(401);
+    expect(apiGateway.calls()).toHaveLength(0); // the local stack has no API Gateway
+  });
+
+  it('the old secret is refused once the overlap has ended, and revoke-expired revokes it', async () => {
+    await run('partners', ['create', 'overlap-lab', '--tier', 'standard', '--sender-id', 'OVL']);
+    const created = await run('keys', ['create', '--partner', 'overlap-lab', '--scopes', Scopes.ingestResults]);
+    const rotated = await run('keys', ['rotate', keyIdOf(created), '--overlap', '2s']);
+    expect(await postResult(secretOf(created), 'OVL')).toBe(200);
+    await new Promise((r) => setTimeout(r, 2200));
+    expect(await postResult(secretOf(created), 'OVL')).toBe(401);
+    expect(await postResult(secretOf(rotated), 'OVL')).toBe(200);
+    const swept = await run('keys', ['revoke-expired']);
+    expect(swept.out).toContain(keyIdOf(created));
+    expect((await store().findKeyById(keyIdOf(created)))?.status).toBe('revoked');
+  });
+});
+
+describe('against a stage: the exact API Gateway calls', () => {
+  beforeAll(async () => {
+    expect((await run('partners', ['create', 'stage-lab', '--tier', 'high', '--sender-id', 'STG', '--stage', 'test'])).code).toBe(0);
+  });
+
+  it('create: CreateApiKey with the SHA-256 of the secret as value, CreateUsagePlanKey on the tier plan, then the key works', async () => {
+    const created = await run('keys', ['create', '--partner', 'stage-lab', '--scopes', Scopes.ingestResults, '--stage', 'test']);
+    expect(created.code).toBe(0);
+    const secret = secretOf(created);
+    const keyId = keyIdOf(created);
+    const creates = apiGateway.commandCalls(CreateApiKeyCommand);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]!.args[0].input).toEqual({
+      name: keyId,
+      value: sha256(secret),
+      enabled: true,
+      description: 'partner stage-lab: stage-lab',
+    });
+    expect(JSON.stringify(apiGateway.calls().map((c) => c.args[0].input))).not.toContain(secret);
+    const attach = apiGateway.commandCalls(CreateUsagePlanKeyCommand);
+    expect(attach.map((c) => c.args[0].input)).toEqual([{ usagePlanId: PLAN.high, keyId: 'gw1', keyType: 'API_KEY' }]);
+    expect(await store().findKeyById(keyId)).toMatchObject({ status: 'active', gatewayKeyId: 'gw1', tier: 'high' });
+    expect(await postResult(secret, 'STG')).toBe(200);
+
+    // --tier overrides the partner's tier
+    const standard = await run('keys', [
+      'create',
+      '--partner',
+      'stage-lab',
+      '--scopes',
+      Scopes.ingestResults,
+      '--tier',
+      'standard',
+      '--stage',
+      'test',
+    ]);
+    expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)[1]!.args[0].input).toEqual({
+      usagePlanId: PLAN.standard,
+      keyId: 'gw2',
+      keyType: 'API_KEY',
+    });
+    expect(standard.code).toBe(0);
+
+    // revoke: table first, then UpdateApiKey enabled=false; again: nothing more to do
+    const revoked = await run('keys', ['revoke', keyId, '--stage', 'test']);
+    expect(revoked.code).toBe(0);
+    expect(apiGateway.commandCalls(UpdateApiKeyCommand).map((c) => c.args[0].input)).toEqual([
+      { apiKey: 'gw1', patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] },
+    ]);
+    expect(await postResult(secret, 'STG')).toBe(401);
+    const again = await run('keys', ['revoke', keyId, '--stage', 'test']);
+    expect(again.code).toBe(0);
+    expect(again.err).toContain('revoked already');
+    expect(again.err).toContain('disabled already');
+    expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(1);
+  });
+
+  it('a run that fails half-way leaves a pending key that is refused, and resume finishes it without a second API Gateway key', async () => {
+    apiGateway.on(CreateUsagePlanKeyCommand).rejectsOnce(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+    const failed = await run('keys', ['create', '--partner', 'stage-lab', '--scopes', Scopes.ingestResults, '--stage', 'test']);
+    expect(failed.code).toBe(1);
+    const keyId = /key (key_[0-9a-f]{12}) is written but NOT active/.exec(failed.err)?.[1];
+    expect(keyId).toBeDefined();
+    const secret = /its secret \(shown once, works once resumed\): (\S+)/.exec(failed.err)?.[1] ?? '';
+    expect(await store().findKeyById(keyId!)).toMatchObject({ status: 'pending', gatewayKeyId: 'gw1' });
+    expect(await postResult(secret, 'STG')).toBe(401);
+
+    const resumed = await run('keys', ['resume', keyId!, '--stage', 'test']);
+    expect(resumed).toMatchObject({ code: 0, out: `active ${keyId}\n` });
+    expect(resumed.err).toContain('API Gateway key gw1: exists');
+    expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(1);
+    expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(2);
+    expect(await postResult(secret, 'STG')).toBe(200);
+    // attaching twice is a ConflictException, which counts as done
+    apiGateway.on(CreateUsagePlanKeyCommand).rejects(Object.assign(new Error('exists'), { name: 'ConflictException' }));
+    await store().updateKey((await store().findKeyById(keyId!))!.keyHash, { status: 'pending' });
+    expect((await run('keys', ['resume', keyId!, '--stage', 'test'])).err).toContain('key was attached already');
+  });
+
+  it('a stage that is not deployed, an unknown partner, or an inbox scope for an external partner: one line, exit 1, nothing written', async () => {
+    const before = (await store().listKeys()).length;
+    ssm.on(GetParameterCommand).rejects(Object.assign(new Error('not found'), { name: 'ParameterNotFound' }));
+    const noStage = await run('keys', ['create', '--partner', 'stage-lab', '--scopes', Scopes.ingestResults, '--stage', 'test']);
+    expect(noStage.code).toBe(1);
+    expect(noStage.err.trim().split('\n').pop()).toMatch(/has no usage plan for tier high .*deploy the stack first/);
+    const unknown = await run('keys', ['create', '--partner', 'nobody', '--scopes', Scopes.ingestResults, '--stage', 'test']);
+    expect(unknown).toMatchObject({ code: 1, err: expect.stringContaining('unknown partner nobody') });
+    const inbox = await run('keys', ['create', '--partner', 'stage-lab', '--scopes', Scopes.inboxReview]);
+    expect(inbox.code).toBe(1);
+    expect(inbox.err).toContain("for the clinic's own staff only");
+    expect((await store().listKeys()).length).toBe(before);
+    expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(0);
+  });
+});
+
+describe('staff-only inbox scope', () => {
+  it('an internal partner gets an inbox key; a hand-written inbox key of an external partner is refused 403 at request time', async () => {
+    await run('partners', ['create', 'acme-staff', '--tier', 'standard', '--kind', 'internal']);
+    const staff = await run('keys', ['create', '--partner', 'acme-staff', '--scopes', Scopes.inboxReview]);
+    expect(staff.code).toBe(0);
+    const ok = await call(stack, 'GET', '/interopInbox', { headers: { 'x-api-key': secretOf(staff) } });
+    expect(ok.status).toBe(200);
+
+    const secret = 'ik_hand_written_external_inbox_key';
+    const keyHash = sha256(secret);
+    await store().putKey({
+      keyHash,
+      keyId: `key_${keyHash.slice(0, 12)}`,
+      partnerId: 'demo-lab',
+      label: 'by hand',
+      scopes: [Scopes.inboxReview],
+      status: 'active',
+      createdAt: new Date().toISOString(),
+    });
+    const refused = await call(stack, 'GET', '/interopInbox', { headers: { 'x-api-key': secret } });
+    expect(refused.status).toBe(403);
+    expect(refused.json().detail).toContain("for the clinic's own staff");
+  });
+});
+
+describe('the command line', () => {
+  it.each([
+    [
+      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', 'abc'],
+      /--rate-limit must be a whole number, got "abc"/,
+    ],
+    [
+      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '1.5'],
+      /--rate-limit must be a whole number, got "1.5"/,
+    ],
+    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '0'], /--rate-limit must be between 1 and/],
+    [
+      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '10', '--window', '0'],
+      /--window must be between 1 and/,
+    ],
+    [['create', '--partner', 'acme-lab', '--scopes', 'interop:everything'], /unknown scope interop:everything/],
+    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--tier', 'gold'], /--tier must be standard or high/],
+    [['create', '--partner', 'acme-lab', '--bogus'], /Unknown option '--bogus'/],
+    [['rotate', 'key_0123456789ab', '--overlap', 'soon'], /--overlap must be a duration/],
+    [['revoke', 'not-a-key'], /is not a key id/],
+  ])('keys %j -> exit 2 with one line', async (argv, message) => {
+    const before = (await store().listKeys()).length;
+    const r = await run('keys', argv as string[]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(message);
+    expect((await store().listKeys()).length).toBe(before);
+  });
+
+  it('--help lists every option with an example, for every command of both tools', async () => {
+    for (const tool of ['keys', 'partners'] as const) {
+      const top = await run(tool, ['--help']);
+      expect(top.code).toBe(0);
+      const commands = [...top.out.matchAll(/^ {2}([a-z-]+)(?: <\w+>)? {2,}/gm)].map((m) => m[1]!);
+      expect(commands.length).toBeGreaterThanOrEqual(5);
+      for (const command of commands) {
+        const help = await run(tool, [command, '--help']);
+        expect(help.code).toBe(0);
+        expect(help.out).toContain('Examples:');
+        expect(help.out).toContain(`npm run ${tool} -- ${command}`);
+        expect(help.out).toContain('--stage NAME');
+      }
+    }
+  });
+
+  it('list has a header row, and --json', async () => {
+    const text = await run('keys', ['list']);
+    expect(text.out.split('\n')[0]).toMatch(/^KEY ID\s+STATE\s+PARTNER\s+TIER\s+SCOPES/);
+    expect(text.out).not.toContain('keyHash');
+    const json = JSON.parse((await run('keys', ['list', '--json'])).out) as Array<Record<string, unknown>>;
+    expect(json.length).toBeGreaterThan(0);
+    expect(json.every((k) => !('keyHash' in k) && typeof k.state === 'string')).toBe(true);
+    const partners = await run('partners', ['list']);
+    expect(partners.out.split('\n')[0]).toMatch(/^PARTNER\s+POLICY\s+KIND\s+TIER/);
+    expect(JSON.parse((await run('partners', ['list', '--json'])).out)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ partnerId: 'demo-staff', kind: 'internal' })]),
+    );
+  });
+
+  it('block / unblock are idempotent and take effect on the next request', async () => {
+    expect((await run('partners', ['block', 'demo-lab'])).out).toContain('active -> blocked');
+    expect((await run('partners', ['block', 'demo-lab'])).out).toContain('blocked already');
+    expect(await postResult('demo-results-key', 'demo-lab')).toBe(403);
+    expect((await run('partners', ['unblock', 'demo-lab'])).out).toContain('blocked -> active');
+    expect(await postResult('demo-results-key', 'demo-lab')).toBe(200);
+    expect(await run('partners', ['show', 'nobody'])).toMatchObject({ code: 1, err: 'unknown partner nobody\n' });
+  });
+
+  it('a local stack that is not running: "run `npm start` first", not a bare ECONNREFUSED', async () => {
+    const closed = new DynamoDBClient({
+      endpoint: 'http://127.0.0.1:1',
+      region: 'us-east-1',
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    const target = { description: 'local stack', store: new ApiKeyStore(closed, 'interop-local-api-keys') };
+    const r = await run('keys', ['list'], { target: () => target });
+    expect(r).toMatchObject({
+      code: 1,
+      err: 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)\n',
+    });
+    expect(
+      explainTargetFailure(
+        Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
+        { description: 'stage prod (eu-west-1)', stage: 'prod' },
+      ),
+    ).toMatch(/^no AWS credentials for stage prod/);
+  });
+});

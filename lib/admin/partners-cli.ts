@@ -1,0 +1,201 @@
+/**
+ * `npm run partners -- <command>`: partner records on the local stack or a deployed stage
+ * (lib/admin/partner-admin.ts does the work; this file is the command line).
+ */
+import { PARTNER_KINDS, PARTNER_TIERS, partnerKind, partnerTier, type PartnerKind, type PartnerRecord } from '../keys/api-key';
+import { commandHelp, listOption, parseCommand, rateLimitOption, table, toolHelp, UsageError, type CommandSpec } from './cli-options';
+import { runCli, type CliIo } from './cli-runner';
+import { keyRow, KEY_LIST_HEADER, parseTier } from './keys-cli';
+import { PartnerAdmin } from './partner-admin';
+import type { AdminTarget } from './target';
+
+const stageOption = {
+  type: 'string',
+  value: 'NAME',
+  description: 'act on a deployed stage (default: the local stack; also INTEROP_STAGE). Uses AWS_REGION and the usual AWS credentials',
+} as const;
+const jsonOption = { type: 'boolean', description: 'print JSON instead of text' } as const;
+
+export const PartnerCommands: CommandSpec[] = [
+  {
+    name: 'create',
+    args: '<partnerId>',
+    summary: 'create a partner (idempotent: the same settings again change nothing; different ones are refused)',
+    options: {
+      tier: { type: 'string', value: PARTNER_TIERS.join('|'), description: 'usage plan of its keys (required)' },
+      kind: {
+        type: 'string',
+        value: PARTNER_KINDS.join('|'),
+        description: "external (default) or internal: the clinic's own staff, the only partners whose keys may review the inbox",
+      },
+      name: { type: 'string', value: 'TEXT', description: 'display name (default: the id)' },
+      'sender-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'lab sender id (senderID) it may submit results for; comma-separated',
+        multiple: true,
+      },
+      'receiving-application': { type: 'string', value: 'A', description: 'MSH-5 of messages it receives' },
+      'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives' },
+      'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys (default 1000/60s)' },
+      stage: stageOption,
+      json: jsonOption,
+    },
+    examples: [
+      'npm run partners -- create acme-lab --tier standard --sender-id ACME',
+      'npm run partners -- create acme-ehr --tier high --receiving-application ACME-EHR --receiving-facility ACME-CLINIC --stage prod',
+      'npm run partners -- create clinic-staff --tier standard --kind internal',
+    ],
+  },
+  {
+    name: 'list',
+    summary: 'list partners',
+    options: { stage: stageOption, json: jsonOption },
+    examples: ['npm run partners -- list', 'npm run partners -- list --json --stage prod'],
+  },
+  {
+    name: 'show',
+    args: '<partnerId>',
+    summary: 'one partner and its keys',
+    options: { stage: stageOption, json: jsonOption },
+    examples: ['npm run partners -- show acme-lab'],
+  },
+  {
+    name: 'block',
+    args: '<partnerId>',
+    summary: 'refuse every key of the partner (403) from the next request on',
+    options: { stage: stageOption },
+    examples: ['npm run partners -- block acme-lab'],
+  },
+  {
+    name: 'unblock',
+    args: '<partnerId>',
+    summary: 'let its active keys work again',
+    options: { stage: stageOption },
+    examples: ['npm run partners -- unblock acme-lab'],
+  },
+];
+
+export const PARTNER_LIST_HEADER = ['PARTNER', 'POLICY', 'KIND', 'TIER', 'RATE LIMIT', 'SENDER IDS', 'RECEIVING APP/FACILITY', 'NAME'];
+
+function partnerRow(p: PartnerRecord): string[] {
+  return [
+    p.partnerId,
+    p.policy,
+    partnerKind(p),
+    partnerTier(p),
+    `${p.rateLimit}/${p.rateWindowSeconds}s`,
+    p.allowedSenderIds.join(',') || '-',
+    p.receivingApplication || p.receivingFacility ? `${p.receivingApplication ?? '-'}/${p.receivingFacility ?? '-'}` : '-',
+    p.name,
+  ];
+}
+
+const partnerJson = (p: PartnerRecord) => ({ ...p, kind: partnerKind(p), tier: partnerTier(p) });
+
+function onePartnerId(command: string, positionals: string[]): string {
+  if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one partner id`);
+  return positionals[0]!;
+}
+
+export interface PartnersCliDeps {
+  /** `--stage` (or undefined: the local stack) -> where to act; scripts pass lib/admin/target.ts resolveTarget */
+  resolveTarget: (stage: string | undefined) => AdminTarget;
+  now?: () => Date;
+}
+
+export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDeps): Promise<number> {
+  const resolve = deps.resolveTarget;
+  const now = deps.now ?? (() => new Date());
+  return runCli('partners', io, async (setTarget) => {
+    const [command, ...rest] = argv;
+    if (!command || command === '--help' || command === '-h' || command === 'help') {
+      io.out(
+        toolHelp('partners', 'Partner records on the local stack (default) or a deployed stage (--stage).', PartnerCommands, [
+          'Keys for a partner: npm run keys -- create --partner ID --scopes ...',
+        ]),
+      );
+      return command ? 0 : 2;
+    }
+    const spec = PartnerCommands.find((c) => c.name === command);
+    if (!spec) throw new UsageError(`unknown command "${command}" (${PartnerCommands.map((c) => c.name).join(', ')})`);
+    const { values, positionals } = parseCommand(spec, rest);
+    if (values.help) {
+      io.out(commandHelp('partners', spec));
+      return 0;
+    }
+    const json = values.json === true;
+    const connect = () => {
+      const target = resolve(values.stage as string | undefined);
+      setTarget(target);
+      return { target, admin: new PartnerAdmin(target.store) };
+    };
+    switch (command) {
+      case 'create': {
+        const partnerId = onePartnerId(command, positionals);
+        const tier = parseTier(values.tier as string | undefined);
+        if (!tier) throw new UsageError(`--tier is required (${PARTNER_TIERS.join(' or ')})`);
+        const kind = (values.kind as string | undefined) ?? 'external';
+        if (!PARTNER_KINDS.includes(kind as PartnerKind))
+          throw new UsageError(`--kind must be ${PARTNER_KINDS.join(' or ')}, got "${kind}"`);
+        const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
+        const { target, admin } = connect();
+        const { outcome, partner } = await admin.create({
+          partnerId,
+          tier,
+          kind: kind as PartnerKind,
+          name: values.name as string | undefined,
+          senderIds: listOption(values['sender-id']),
+          receivingApplication: values['receiving-application'] as string | undefined,
+          receivingFacility: values['receiving-facility'] as string | undefined,
+          ...limits,
+        });
+        if (json) io.out(JSON.stringify({ outcome, partner: partnerJson(partner) }) + '\n');
+        else
+          io.out(
+            `${outcome === 'created' ? 'created' : 'exists (same settings, nothing changed):'} partner ${partnerId} on ${target.description} (tier ${partnerTier(partner)}, ${partnerKind(partner)})\n`,
+          );
+        return 0;
+      }
+      case 'list': {
+        if (positionals.length) throw new UsageError('list takes no positional arguments');
+        const { admin } = connect();
+        const partners = await admin.list();
+        io.out(json ? JSON.stringify(partners.map(partnerJson), null, 2) + '\n' : table(PARTNER_LIST_HEADER, partners.map(partnerRow)));
+        return 0;
+      }
+      case 'show': {
+        const partnerId = onePartnerId(command, positionals);
+        const { target, admin } = connect();
+        const partner = await admin.show(partnerId);
+        const keys = (await target.store.listKeys()).filter((k) => k.partnerId === partnerId);
+        const at = now();
+        if (json) io.out(JSON.stringify({ partner: partnerJson(partner), keys: keys.map(({ keyHash: _h, ...k }) => k) }, null, 2) + '\n');
+        else
+          io.out(
+            table(PARTNER_LIST_HEADER, [partnerRow(partner)]) +
+              '\n' +
+              table(
+                KEY_LIST_HEADER,
+                keys.map((k) => keyRow(k, at)),
+              ),
+          );
+        return 0;
+      }
+      case 'block':
+      case 'unblock': {
+        const partnerId = onePartnerId(command, positionals);
+        const { admin } = connect();
+        const policy = command === 'block' ? 'blocked' : 'active';
+        const before = await admin.setPolicy(partnerId, policy);
+        io.out(
+          before === policy
+            ? `partner ${partnerId} was ${policy} already (nothing changed)\n`
+            : `partner ${partnerId}: ${before} -> ${policy} (from the next request on)\n`,
+        );
+        return 0;
+      }
+    }
+    return 2;
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Where the operator CLIs act: the running local stack (default; its endpoints come from
+ * .local/endpoints.json) or a deployed stage (`--stage NAME`, or INTEROP_STAGE; credentials and
+ * AWS_REGION from the usual AWS environment). Failures that mean "wrong target" (no local stack,
+ * no credentials, no such stage) become one line that says what to do.
+ */
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { Tables, resourceName } from '../config/service';
+import { stagePrefix } from '../config/stage-parameters';
+import { dynamoDbClient } from '../aws/clients';
+import { tableName } from '../dynamo/table-names';
+import { ApiKeyStore } from '../keys/api-key-store';
+import { GatewayKeys, StageNotFoundError } from './gateway-keys';
+
+export interface AdminTarget {
+  /** e.g. "local stack" or "stage prod (eu-west-1)" */
+  description: string;
+  store: ApiKeyStore;
+  gateway?: GatewayKeys;
+  stage?: string;
+}
+
+const STAGE_PATTERN = /^[a-z][a-z0-9-]{1,15}$/;
+
+/** Clients for a deployed stage; tests pass their own (aws-sdk-client-mock, a local DynamoDB). */
+export interface StageClients {
+  dynamodb: DynamoDBClient;
+  apiGateway: APIGatewayClient;
+  ssm: SSMClient;
+  region: string;
+}
+
+export function stageClients(env: NodeJS.ProcessEnv = process.env): StageClients {
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION;
+  if (!region) throw new StageNotFoundError('no AWS region: set AWS_REGION (the region the stage is deployed in)');
+  const common = { region, maxAttempts: 3 };
+  return { region, dynamodb: new DynamoDBClient(common), apiGateway: new APIGatewayClient(common), ssm: new SSMClient(common) };
+}
+
+export function stageTarget(stage: string, clients: StageClients): AdminTarget {
+  if (!STAGE_PATTERN.test(stage))
+    throw new StageNotFoundError(`--stage must be a stage name like dev or prod (lower-case, 2-16 characters), got "${stage}"`);
+  const prefix = stagePrefix(stage);
+  return {
+    description: `stage ${stage} (${clients.region})`,
+    stage,
+    store: new ApiKeyStore(clients.dynamodb, resourceName(prefix, Tables.keys.baseName)),
+    gateway: new GatewayKeys(clients.apiGateway, clients.ssm, prefix),
+  };
+}
+
+/**
+ * The running local stack. `useLocalEnvironment` loads its endpoints into process.env (the scripts
+ * pass lib/local's reader: nothing under lib/ but lib/local may import the local stack).
+ */
+export function localTarget(useLocalEnvironment: () => void = () => undefined): AdminTarget {
+  useLocalEnvironment();
+  return { description: 'local stack', store: new ApiKeyStore(dynamoDbClient(), tableName('keys')) };
+}
+
+/** `--stage` wins, then INTEROP_STAGE, else the local stack. */
+export function resolveTarget(
+  stageOption: string | undefined,
+  useLocalEnvironment: () => void,
+  env: NodeJS.ProcessEnv = process.env,
+): AdminTarget {
+  // the SDK's Node.js version notice is noise for an operator tool (the runtime is checked by npm's engines)
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const stage = stageOption ?? (env.INTEROP_STAGE || undefined);
+  return stage ? stageTarget(stage, stageClients(env)) : localTarget(useLocalEnvironment);
+}
+
+function codeOf(error: unknown): string | undefined {
+  const e = error as { code?: string; cause?: { code?: string }; errors?: Array<{ code?: string }> };
+  return e.code ?? e.cause?.code ?? e.errors?.find((x) => x.code)?.code;
+}
+
+/** One line for a failure that is about the target, or undefined for anything else. */
+export function explainTargetFailure(error: unknown, target: Pick<AdminTarget, 'description' | 'stage'> | undefined): string | undefined {
+  const name = (error as Error).name;
+  const message = (error as Error).message ?? '';
+  const local = !target || !target.stage;
+  if (codeOf(error) === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) {
+    return local
+      ? 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)'
+      : `cannot reach AWS for ${target!.description}: ${message}`;
+  }
+  if (name === 'StageNotFoundError' || name === 'MissingConfigurationError') return message;
+  if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
+    return `no AWS credentials for ${target?.description ?? 'the stage'}: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY for the stage's account`;
+  }
+  if (
+    ['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'ExpiredToken', 'InvalidClientTokenId'].includes(
+      name,
+    )
+  ) {
+    return `AWS refused the credentials for ${target?.description ?? 'the stage'} (${name}): refresh them and run the command again`;
+  }
+  if (name === 'AccessDeniedException' || name === 'AccessDenied')
+    return `access denied on ${target?.description ?? 'the stage'}: ${message}`;
+  if (name === 'ResourceNotFoundException') {
+    return local
+      ? 'the local stack has no keys table: restart it with `npm start`'
+      : `${target!.description} not found: its keys table does not exist (deploy the stack first, or check --stage and AWS_REGION)`;
+  }
+  return undefined;
+}
