@@ -469,7 +469,8 @@ export function encounterOrderGroups(encounter: Encounter, inputPath: string): O
  * the same key in MDM and ORU): TXA-12 is 30 characters in all, the namespace and `^` included.
  */
 export function documentNumberLength(namespaces: IdentifierNamespaces): number {
-  return Math.max(8, Math.min(IDENTIFIER_LENGTH.ei, IDENTIFIER_LENGTH.documentNumber - 1 - namespaces.entity.length));
+  // the namespace as written (escaped: a delimiter takes three characters)
+  return Math.max(8, Math.min(IDENTIFIER_LENGTH.ei, IDENTIFIER_LENGTH.documentNumber - 1 - escapeText(namespaces.entity).length));
 }
 
 /**

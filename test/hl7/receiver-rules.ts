@@ -45,7 +45,20 @@ function parseSegments(text: string): Segment[] {
     });
 }
 
-const FORMATTING = /\\(?:\.[a-z]{2}[+-]?\d*|H|N)\\/;
+const FORMATTING_BODY = /^(?:\.[a-z]{2}[+-]?\d*|H|N)$/;
+
+/** True when a value holds a formatting escape, found by reading escape sequences left to right. */
+function hasFormattingCommand(value: string): boolean {
+  let index = 0;
+  for (;;) {
+    const open = value.indexOf('\\', index);
+    if (open < 0) return false;
+    const close = value.indexOf('\\', open + 1);
+    if (close < 0) return false;
+    if (FORMATTING_BODY.test(value.slice(open + 1, close))) return true;
+    index = close + 1;
+  }
+}
 const OFFSET = /[+-]\d{4}$/;
 
 function issue(issues: ValidationIssue[], location: string, message: string): void {
@@ -123,7 +136,7 @@ function checkValues(issues: ValidationIssue[], segment: Segment): void {
         if (primitive === 'DTM' && /^\d{9,}/.test(value) && !OFFSET.test(value)) {
           issue(issues, location, `time stamp ${value} has no offset`);
         }
-        if (primitive === 'TX' && FORMATTING.test(value)) {
+        if (primitive === 'TX' && hasFormattingCommand(value)) {
           issue(issues, location, 'formatting command in TX (a TX line break is a repetition)');
         }
         if (primitive === 'ST' && segment.name === 'OBX' && fieldNumber === 5 && value.length > 199) {
