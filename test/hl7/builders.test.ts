@@ -9,14 +9,13 @@ import {
   encodeEncounterMessage,
   encodeNoteMessage,
   encodePatientAdtMessage,
-  encodePatientSummary,
   encodePatientSummaryMessage,
   Hl7EncodingError,
 } from '../../lib/hl7';
 import { assessment, attending, encounter, header, labResult, note, patient, records } from './chart-fixtures';
 import { loadFixture } from './fixtures';
 import { type ExpectedValue, parsedSegmentNames, roundTripFailures, type ValueKind } from './round-trip';
-import { receiverRuleIssues, validateExport } from './receiver-rules';
+import { receiverRuleIssues } from './receiver-rules';
 import { validateHl7Message } from './structure-validator';
 
 function segmentNames(message: string): string[] {

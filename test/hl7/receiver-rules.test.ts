@@ -65,7 +65,7 @@ describe('receiver rules', () => {
 
   /** An OBR with OBR-4, OBR-7 and OBR-25 and the given fields. */
   function obr(fields: Record<number, string>): string {
-    const values = Array.from({ length: 26 }, (_, index) => (index === 0 ? 'OBR' : index === 1 ? '1' : ''));
+    const values: string[] = Array.from({ length: 26 }, (_, index) => (index === 0 ? 'OBR' : index === 1 ? '1' : ''));
     values[4] = 'C^T^L';
     values[7] = '20240101000000+0000';
     values[25] = 'F';

@@ -79,6 +79,22 @@ describe('HL7 exports of every demo record', () => {
     expect(messages(all.text)).toBeGreaterThanOrEqual(9);
   });
 
+  it('refuses a lab codeSystem without its code (400 naming the field)', async () => {
+    const body = {
+      data: {
+        senderID: 'demo-lab',
+        patientID: 'demo-patient-5',
+        accessionNumber: 'SUMMARY-ACC-2',
+        status: 'final',
+        ResultedDateUTC: '2026-01-02T03:04:05Z',
+        results: [{ testName: 'Glucose', result: '98', codeSystem: 'LN' }],
+      },
+    };
+    const posted = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(posted.status).toBe(400);
+    expect(posted.text).toContain('codeSystem');
+  });
+
   it.each([
     ['/exportHl7Encounter?patientId=demo-patient-1&encounterId=demo-encounter-2'],
     ['/exportHl7Assessment?patientId=demo-patient-1&assessmentId=demo-assessment-2'],
@@ -99,7 +115,8 @@ describe('HL7 exports of every demo record', () => {
         status: 'final',
         ResultedDateUTC: '2026-01-02T03:04:05Z',
         results: [
-          { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+          { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99', code: '2345-7', codeSystem: 'LN' },
+          { testName: 'Potassium', result: '<2.5', units: 'mmol/L' },
           { testName: 'Comment', result: 'Hemolysed | repeat ^ soon', units: '' },
         ],
       },
@@ -115,8 +132,11 @@ describe('HL7 exports of every demo record', () => {
     expect(obr.split('|')[7]).toBe('20260102030405+0000');
     expect(obr.split('|')[25]).toBe('F');
     // the comment row travels as an NTE of the OBR, not as an observation
-    expect(segments.filter((s) => s.startsWith('OBX|')).map((s) => s.split('|')[5])).toEqual(['98']);
-    expect(segments.filter((s) => s.startsWith('OBX|')).map((s) => s.split('|')[3])).toEqual(['GLUCOSE^Glucose^L']);
+    // coded OBX-3 from results[].code, a local code otherwise; SN for the comparator value
+    expect(segments.filter((s) => s.startsWith('OBX|')).map((s) => s.split('|').slice(2, 6).join('|'))).toEqual([
+      'NM|2345-7^Glucose^LN||98',
+      'SN|POTASSIUM^Potassium^L||<^2.5',
+    ]);
     expect(segments.filter((s) => s.startsWith('NTE|'))).toEqual(['NTE|1|L|Comment: Hemolysed \\F\\ repeat \\S\\ soon']);
   });
 });
