@@ -85,7 +85,7 @@ describe('functions', () => {
     if (f.needs.kms?.length) expected.add(Env.kmsKeyId);
     if (f.needs.documentsBucket) expected.add(Env.documentsBucket);
     if (f.kind === 'authorizer') [Env.anonRateLimit, Env.anonRateWindowSeconds, Env.anonUsageIdentifier].forEach((v) => expected.add(v));
-    else [Env.hl7SendingApplication, Env.hl7SendingFacility].forEach((v) => expected.add(v));
+    else [Env.hl7SendingApplication, Env.hl7SendingFacility, Env.hl7IdentifierNamespace].forEach((v) => expected.add(v));
     expect(new Set(Object.keys(vars))).toEqual(expected);
     // values point at the right resources
     for (const t of tables) expect(refOf(vars[Tables[t].env])).toBe(tableId(t));
