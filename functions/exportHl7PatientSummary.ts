@@ -1,12 +1,16 @@
 /**
  * GET /exportHl7PatientSummary?patientId=&limit=  (scope interop:export:hl7)
  * The patient's `limit` most recent records (encounters, notes, assessments, lab results), newest
- * first, as one HL7 v2.5.1 ORU^R01^ORU_R01 with an order group per record. limit: 1..200, default 20.
+ * first, in the partner's summary style: an HL7 v2.5.1 batch (FHS/BHS) of ADT^A08, MDM^T02 and ORU^R01
+ * messages (default), or one ORU^R01^ORU_R01. limit: 1..200, default 20.
+ * The summary never exceeds its byte budget (5,000,000 bytes): records beyond it are left out, oldest
+ * first, the HL7 says so (SUMMARY_CUT group with an NTE) and so do the headers
+ * `X-Summary-Truncated: true|false` and `X-Summary-Records: <included>/<available>`.
  */
-import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
+import { HL7_CONTENT_TYPE, httpEndpoint } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { optionalIntegerParameter, requireIdParameters } from '../lib/http/query';
-import { SUMMARY_LIMIT, exportPatientSummaryMessage } from '../lib/exports/chart-exports';
+import { SUMMARY_LIMIT, exportPatientSummary } from '../lib/exports/chart-exports';
 import { summaryExportDependencies } from '../lib/exports/summary-dependencies';
 
 export const handler = httpEndpoint('exportHl7PatientSummary', async (request) => {
@@ -14,5 +18,14 @@ export const handler = httpEndpoint('exportHl7PatientSummary', async (request) =
   const limit = optionalIntegerParameter(request.event, 'limit', SUMMARY_LIMIT);
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.patient_summary', patientId: patientId, resourceIds: { limit: String(limit) } });
-  return hl7Response(await exportPatientSummaryMessage(summaryExportDependencies(), { patientId, limit }, request));
+  const summary = await exportPatientSummary(summaryExportDependencies(), { patientId, limit }, request);
+  return {
+    status: 200,
+    contentType: HL7_CONTENT_TYPE,
+    body: summary.text,
+    headers: {
+      'x-summary-truncated': String(summary.cut),
+      'x-summary-records': `${summary.recordsIncluded}/${summary.recordsAvailable}`,
+    },
+  };
 });

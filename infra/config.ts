@@ -52,6 +52,8 @@ export interface StageConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   hl7SendingApplication: string;
   hl7SendingFacility: string;
+  /** EI-2 / XCN-9 / CX-4 of the ids in the HL7 exports (README, "Identifiers") */
+  hl7IdentifierNamespace: string;
   anonRateLimit: number;
   anonRateWindowSeconds: number;
   /** stage-wide throttle, above every usage plan */
@@ -124,6 +126,7 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
     logLevel,
     hl7SendingApplication: str(node, 'hl7SendingApplication') ?? 'INTEROP',
     hl7SendingFacility: str(node, 'hl7SendingFacility') ?? 'INTEROP',
+    hl7IdentifierNamespace: str(node, 'hl7IdentifierNamespace') ?? 'INTEROP',
     anonRateLimit: int(node, 'anonRateLimit', DEFAULT_ANONYMOUS_LIMIT.limit),
     anonRateWindowSeconds: int(node, 'anonRateWindowSeconds', DEFAULT_ANONYMOUS_LIMIT.windowSeconds),
     stageRateLimit: int(node, 'stageRateLimit', 500),

@@ -74,6 +74,7 @@ export function environmentFor(spec: FunctionSpec, data: DataResources, config: 
   if (spec.kind !== 'authorizer') {
     env[Env.hl7SendingApplication] = config.hl7SendingApplication;
     env[Env.hl7SendingFacility] = config.hl7SendingFacility;
+    env[Env.hl7IdentifierNamespace] = config.hl7IdentifierNamespace;
   }
   for (const [name, value] of Object.entries(spec.extraEnvironment ?? {})) if (value !== undefined) env[name] = value;
   return env;

@@ -43,6 +43,8 @@ export const Env = {
   documentsBucket: 'DOCUMENTS_BUCKET',
   hl7SendingApplication: 'HL7_SENDING_APPLICATION',
   hl7SendingFacility: 'HL7_SENDING_FACILITY',
+  /** EI-2 / XCN-9 / CX-4 namespace of the ids the HL7 exports write (default INTEROP) */
+  hl7IdentifierNamespace: 'HL7_IDENTIFIER_NAMESPACE',
   anonRateLimit: 'ANON_RATE_LIMIT',
   anonRateWindowSeconds: 'ANON_RATE_WINDOW_SECONDS',
   logLevel: 'LOG_LEVEL',

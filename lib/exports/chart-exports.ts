@@ -11,10 +11,11 @@ import {
   encodeEncounterMessage,
   encodeNoteMessage,
   encodePatientAdtMessage,
-  encodePatientSummaryMessage,
+  encodePatientSummary,
   type LabResultSummary,
+  type PatientSummary,
 } from '../hl7';
-import { messageHeaderFor } from './message-header';
+import { hl7ProfileOf, messageHeaderFor } from './message-header';
 
 export interface ExportContext {
   principal: Principal;
@@ -32,7 +33,8 @@ export const SUMMARY_LIMIT = { min: 1, max: 200, fallback: 20 } as const;
 export async function exportNoteMessage(deps: ChartExportDependencies, ids: { patientId: string; noteId: string }, ctx: ExportContext): Promise<string> {
   const { patient, record: note, encounter } = await deps.chart.getNoteContext(ids.patientId, ids.noteId);
   if (!patient || !note) throw new RecordNotFoundError('note');
-  return encodeNoteMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, note, encounter });
+  const { noteDocumentType } = hl7ProfileOf(ctx.principal);
+  return encodeNoteMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, note, encounter, documentType: noteDocumentType });
 }
 
 export async function exportPatientAdtMessage(deps: ChartExportDependencies, ids: { patientId: string }, ctx: ExportContext): Promise<string> {
@@ -44,7 +46,8 @@ export async function exportPatientAdtMessage(deps: ChartExportDependencies, ids
 export async function exportEncounterMessage(deps: ChartExportDependencies, ids: { patientId: string; encounterId: string }, ctx: ExportContext): Promise<string> {
   const { patient, record: encounter } = await deps.chart.getPatientWith(ids.patientId, 'encounter', ids.encounterId);
   if (!patient || !encounter) throw new RecordNotFoundError('encounter');
-  return encodeEncounterMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, encounter });
+  const { encounterStyle } = hl7ProfileOf(ctx.principal);
+  return encodeEncounterMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, encounter, style: encounterStyle });
 }
 
 export async function exportAssessmentMessage(deps: ChartExportDependencies, ids: { patientId: string; assessmentId: string }, ctx: ExportContext): Promise<string> {
@@ -55,9 +58,14 @@ export async function exportAssessmentMessage(deps: ChartExportDependencies, ids
 
 /**
  * The longitudinal summary: the `limit` most recent records across encounters, notes, assessments
- * and lab results, newest first.
+ * and lab results, newest first, in the partner's summary style, cut (newest kept) at the byte
+ * budget (`maxBytes`, default lib/hl7 DEFAULT_SUMMARY_MAX_BYTES, below Lambda's 6 MB response limit).
  */
-export async function exportPatientSummaryMessage(deps: ChartExportDependencies, ids: { patientId: string; limit: number }, ctx: ExportContext): Promise<string> {
+export async function exportPatientSummary(
+  deps: ChartExportDependencies,
+  ids: { patientId: string; limit: number },
+  ctx: ExportContext & { maxBytes?: number },
+): Promise<PatientSummary> {
   const [{ patient, records }, labResults] = await Promise.all([
     deps.chart.getPatientSummary(ids.patientId, ids.limit),
     deps.recentLabResults ? deps.recentLabResults(ids.patientId, ids.limit) : Promise.resolve([] as LabResultSummary[]),
@@ -70,10 +78,14 @@ export async function exportPatientSummaryMessage(deps: ChartExportDependencies,
   ]
     .sort((a, b) => b.at - a.at)
     .slice(0, ids.limit);
-  return encodePatientSummaryMessage({
+  const profile = hl7ProfileOf(ctx.principal);
+  return encodePatientSummary({
     header: messageHeaderFor(ctx.principal, ctx.now),
     patient,
     records: stamped.flatMap((s) => ('chart' in s && s.chart ? [s.chart] : [])),
     labResults: stamped.flatMap((s) => ('lab' in s && s.lab ? [s.lab] : [])),
+    style: profile.summaryStyle,
+    noteDocumentType: profile.noteDocumentType,
+    ...(ctx.maxBytes !== undefined ? { maxBytes: ctx.maxBytes } : {}),
   });
 }

@@ -1,8 +1,8 @@
 import type { Assessment, Encounter, Patient } from '../chart/types';
 import { Hl7EncodingError } from './errors';
-import { buildMessageHeader, encodeMessage, type MessageHeaderContext, ORU_R01 } from './header';
+import { buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf, ORU_R01 } from './header';
 import { assessmentObservationGroup, orderObservationSegments } from './observations';
-import { Hl7Message } from './segment';
+import { Hl7Message, type Segment } from './segment';
 import { assertSamePatient, patientIdentificationSegment, visitSegments } from './segments';
 
 /*
@@ -28,16 +28,23 @@ export interface AssessmentMessageInput {
 }
 
 export function encodeAssessmentMessage(input: AssessmentMessageInput): string {
+  const message = new Hl7Message(buildMessageHeader(input.header, ORU_R01)).addAll(assessmentMessageSegments(input));
+  return encodeMessage(message, input.header);
+}
+
+/** The segments after MSH: PID [PV1 [PV2]] OBR {OBX}. */
+export function assessmentMessageSegments(input: AssessmentMessageInput): Segment[] {
   const { header, patient, encounter, assessment } = input;
   assertSamePatient(patient, assessment.patientId, 'assessment.patientId');
-  const message = new Hl7Message(buildMessageHeader(header, ORU_R01)).add(patientIdentificationSegment(patient, 'core'));
+  const namespaces = namespacesOf(header);
+  const message: Segment[] = [patientIdentificationSegment(patient, 'core')];
   if (encounter) {
     assertSamePatient(patient, encounter.patientId, 'encounter.patientId');
     if (assessment.encounterId !== undefined && assessment.encounterId !== encounter.encounterId) {
       throw new Hl7EncodingError('encounter.encounterId', 'is not the encounter of assessment.encounterId');
     }
-    message.add(...visitSegments(encounter));
+    message.push(...visitSegments(encounter, namespaces));
   }
-  message.add(...orderObservationSegments([assessmentObservationGroup(assessment, 'assessment')]));
-  return encodeMessage(message, header);
+  message.push(...orderObservationSegments([assessmentObservationGroup(assessment, 'assessment')], namespaces));
+  return message;
 }

@@ -26,22 +26,29 @@ function written(components: Components): string {
 
 describe('XPN', () => {
   test('FAMILY^GIVEN', () => {
-    expect(written(xpnFromPersonName({ family: 'Doe', given: 'Jane' }))).toBe('Doe^Jane');
+    expect(written(xpnFromPersonName({ family: 'Doe', given: 'Jane' }))).toBe('Doe^Jane^^^^^L');
   });
   test('all parts: family^given^middle^suffix^prefix', () => {
-    expect(written(xpnFromPersonName({ family: 'Doe', given: 'Jane', middle: 'Q', suffix: 'Jr', prefix: 'Dr' }))).toBe('Doe^Jane^Q^Jr^Dr');
+    expect(written(xpnFromPersonName({ family: 'Doe', given: 'Jane', middle: 'Q', suffix: 'Jr', prefix: 'Dr' }))).toBe('Doe^Jane^Q^Jr^Dr^^L');
   });
   test('escapes delimiters inside a part', () => {
-    expect(written(xpnFromPersonName({ family: "O'Neil^Smith", given: 'A&B' }))).toBe("O'Neil\\S\\Smith^A\\T\\B");
+    expect(written(xpnFromPersonName({ family: "O'Neil^Smith", given: 'A&B' }))).toBe("O'Neil\\S\\Smith^A\\T\\B^^^^^L");
   });
 });
 
 describe('XCN', () => {
-  test('ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX', () => {
-    expect(written(xcnFromClinician({ id: '1234', name: { family: 'House', given: 'Gregory', prefix: 'Dr' } }))).toBe('1234^House^Gregory^^^Dr');
+  test('ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^^AUTHORITY^L^^^PRN', () => {
+    expect(written(xcnFromClinician({ id: '1234', name: { family: 'House', given: 'Gregory', prefix: 'Dr' } }, 'CLINIC'))).toBe('1234^House^Gregory^^^Dr^^^CLINIC^L^^^PRN');
   });
-  test('without an id', () => {
-    expect(written(xcnFromClinician({ name: { family: 'House' } }))).toBe('^House');
+  test('without an id: no authority and no identifier type', () => {
+    expect(written(xcnFromClinician({ name: { family: 'House' } }, 'CLINIC'))).toBe('^House^^^^^^^^L');
+  });
+  test('an id over 15 characters in its short form (never truncated)', () => {
+    const xcn = written(xcnFromClinician({ id: 'demo-clinician-1', name: { family: 'House' } }, 'CLINIC'));
+    const id = xcn.split('^')[0]!;
+    expect(id).toMatch(/^_[0-9A-Z]{14}$/);
+    expect(written(xcnFromClinician({ id: 'demo-clinician-2', name: { family: 'House' } }, 'CLINIC')).split('^')[0]).not.toBe(id);
+    expect(written(xcnFromClinician({ id: 'demo-clinician-1', name: { family: 'Other' } }, 'X')).split('^')[0]).toBe(id);
   });
 });
 
@@ -49,10 +56,10 @@ describe('XAD', () => {
   test('street as the first subcomponent of XAD-1, then other designation, city, state, zip, country', () => {
     expect(
       written(xadFromAddress({ line1: '1 Main St', line2: 'Apt 2', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'USA' })),
-    ).toBe('1 Main St^Apt 2^Springfield^IL^62701^USA');
+    ).toBe('1 Main St^Apt 2^Springfield^IL^62701^USA^H');
   });
   test('a & in the street is escaped, not a subcomponent separator', () => {
-    expect(written(xadFromAddress({ line1: 'Corner of 1st & Main', city: 'X' }))).toBe('Corner of 1st \\T\\ Main^^X');
+    expect(written(xadFromAddress({ line1: 'Corner of 1st & Main', city: 'X' }))).toBe('Corner of 1st \\T\\ Main^^X^^^^H');
   });
 });
 
@@ -73,15 +80,15 @@ describe('CX', () => {
   test('without an authority', () => {
     expect(written(cxFromIdentifier('E-1', undefined, 'VN'))).toBe('E-1^^^^VN');
   });
-  test('escapes the id', () => {
-    expect(written(cxFromIdentifier('A^1|2', 'H~X', 'MR'))).toBe('A\\S\\1\\F\\2^^^H\\R\\X^MR');
+  test('an id holding HL7 delimiters goes in its short form; the authority is escaped', () => {
+    expect(written(cxFromIdentifier('A^1|2', 'H~X', 'MR'))).toMatch(/^_[0-9A-Z]{14}\^\^\^H\\R\\X\^MR$/);
   });
 });
 
 describe('CE / CWE', () => {
   test('CODE^TEXT^SYSTEM', () => {
     expect(written(ceFromCodedValue({ code: 'E11.9', display: 'Type 2 diabetes mellitus without complications', system: 'I10' }))).toBe(
-      'E11.9^Type 2 diabetes mellitus without complications^I10',
+      'E11.9^Type 2 diabetes mellitus without complications^I10C',
     );
   });
   test('code alone', () => {
@@ -94,7 +101,7 @@ describe('CE / CWE', () => {
 
 describe('EI, PL, HD', () => {
   test('single component values', () => {
-    expect(written(eiFromIdentifier('note-1'))).toBe('note-1');
+    expect(written(eiFromIdentifier('note-1', 'CLINIC'))).toBe('note-1^CLINIC');
     expect(written(plFromLocation('Ward 3 | Bed 2'))).toBe('Ward 3 \\F\\ Bed 2');
     expect(written(hdFromNamespace('CHART'))).toBe('CHART');
   });
@@ -102,19 +109,19 @@ describe('EI, PL, HD', () => {
 
 describe('TS', () => {
   test('writes UTC yyyyMMddHHmmss from an ISO string with Z', () => {
-    expect(tsFromDateTime('2024-03-01T09:30:15Z')).toBe('20240301093015');
+    expect(tsFromDateTime('2024-03-01T09:30:15Z')).toBe('20240301093015+0000');
   });
   test('converts an offset to UTC (across a day boundary)', () => {
-    expect(tsFromDateTime('2024-03-01T01:30:00+02:00')).toBe('20240229233000');
-    expect(tsFromDateTime('2024-12-31T22:00:00-05:00')).toBe('20250101030000');
-    expect(tsFromDateTime('2024-03-01T01:30:00+0530')).toBe('20240229200000');
+    expect(tsFromDateTime('2024-03-01T01:30:00+02:00')).toBe('20240229233000+0000');
+    expect(tsFromDateTime('2024-12-31T22:00:00-05:00')).toBe('20250101030000+0000');
+    expect(tsFromDateTime('2024-03-01T01:30:00+0530')).toBe('20240229200000+0000');
   });
   test('drops fractions of a second; seconds are optional', () => {
-    expect(tsFromDateTime('2024-03-01T09:30:15.999Z')).toBe('20240301093015');
-    expect(tsFromDateTime('2024-03-01T09:30Z')).toBe('20240301093000');
+    expect(tsFromDateTime('2024-03-01T09:30:15.999Z')).toBe('20240301093015+0000');
+    expect(tsFromDateTime('2024-03-01T09:30Z')).toBe('20240301093000+0000');
   });
   test('from a Date, in UTC', () => {
-    expect(tsFromDateTime(new Date(Date.UTC(2023, 0, 2, 3, 4, 5)))).toBe('20230102030405');
+    expect(tsFromDateTime(new Date(Date.UTC(2023, 0, 2, 3, 4, 5)))).toBe('20230102030405+0000');
   });
   test.each(['2024-03-01', '2024-03-01T09:30:00', '2024-02-30T00:00:00Z', '2024-03-01T24:00:00Z', 'yesterday', '', '2024-03-01T09:30:00+25:00'])(
     'refuses %j',
@@ -126,7 +133,7 @@ describe('TS', () => {
   test('from a Date made in another realm (vm context), where instanceof Date is false', () => {
     const foreign = runInNewContext('new Date(Date.UTC(2023, 0, 2, 3, 4, 5))') as Date;
     expect(foreign instanceof Date).toBe(false);
-    expect(tsFromDateTime(foreign)).toBe('20230102030405');
+    expect(tsFromDateTime(foreign)).toBe('20230102030405+0000');
   });
   test('refuses an invalid Date', () => {
     expect(() => tsFromDateTime(new Date(Number.NaN))).toThrow(Hl7EncodingError);

@@ -1,6 +1,7 @@
 import type { Address, Clinician, CodedValue, PersonName } from '../chart/types';
 import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeText } from './escape';
+import { IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
 import type { Components } from './segment';
 
 /*
@@ -8,7 +9,14 @@ import type { Components } from './segment';
  * ready for `Segment.set`. Empty trailing components are dropped when the segment is serialized.
  */
 
-/** XPN (person name): FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX. */
+/** Table 0200 name type: legal name. */
+export const NAME_TYPE_LEGAL = 'L';
+/** Table 0190 address type: home. */
+export const ADDRESS_TYPE_HOME = 'H';
+/** Table 0203 identifier type of a clinician's id: provider number. */
+export const IDENTIFIER_TYPE_PROVIDER_NUMBER = 'PRN';
+
+/** XPN (person name): FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^TYPE, XPN-7 name type `L` (legal, table 0200). */
 export function xpnFromPersonName(name: PersonName): Components {
   return [
     escapeText(name.family),
@@ -16,29 +24,43 @@ export function xpnFromPersonName(name: PersonName): Components {
     escapeText(name.middle),
     escapeText(name.suffix),
     escapeText(name.prefix),
+    escapeText(''),
+    escapeText(NAME_TYPE_LEGAL),
   ];
 }
 
 /**
- * XCN (person with an identifier): ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX.
+ * XCN (person with an identifier): ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^^AUTHORITY^L^^^PRN.
+ * XCN-1 the clinician id in its short form (at most 15 characters, see identifiers.ts), XCN-9 the
+ * assigning authority (configured namespace) and XCN-13 `PRN` (provider number, table 0203) when there
+ * is an id; XCN-10 name type `L`.
  */
-export function xcnFromClinician(clinician: Clinician): Components {
+export function xcnFromClinician(clinician: Clinician, assigningAuthority: string): Components {
   const { name } = clinician;
+  const hasId = typeof clinician.id === 'string' && clinician.id.trim() !== '';
   return [
-    escapeText(clinician.id),
+    escapeText(hasId ? shortIdentifier(clinician.id!, IDENTIFIER_LENGTH.xcn) : undefined),
     escapeText(name.family),
     escapeText(name.given),
     escapeText(name.middle),
     escapeText(name.suffix),
     escapeText(name.prefix),
+    escapeText(''),
+    escapeText(''),
+    escapeText(hasId ? assigningAuthority : undefined),
+    escapeText(NAME_TYPE_LEGAL),
+    escapeText(''),
+    escapeText(''),
+    escapeText(hasId ? IDENTIFIER_TYPE_PROVIDER_NUMBER : undefined),
   ];
 }
 
 /**
- * XAD (address): STREET^OTHER DESIGNATION^CITY^STATE^ZIP^COUNTRY. XAD-1 is an SAD whose first
- * subcomponent is the street line; a `&` in it is escaped like any other delimiter.
+ * XAD (address): STREET^OTHER DESIGNATION^CITY^STATE^ZIP^COUNTRY^TYPE. XAD-1 is an SAD whose first
+ * subcomponent is the street line; a `&` in it is escaped like any other delimiter. XAD-7 address type
+ * (table 0190), `H` (home) for a patient's address.
  */
-export function xadFromAddress(address: Address): Components {
+export function xadFromAddress(address: Address, addressType: string = ADDRESS_TYPE_HOME): Components {
   return [
     [escapeText(address.line1)],
     escapeText(address.line2),
@@ -46,18 +68,30 @@ export function xadFromAddress(address: Address): Components {
     escapeText(address.state),
     escapeText(address.postalCode),
     escapeText(address.country),
+    escapeText(addressType),
   ];
 }
 
 /** Telephone use codes (HL7 table 0201); NET (e-mail) is written by {@link xtnFromEmail}. */
 export type TelecomUseCode = 'PRN' | 'WPN' | 'ORN' | 'EMR';
 
+/** A North American (NANP) number: optional +1 / 1, a three-digit area code, seven digits; nothing else. */
+const NANP_NUMBER = /^\s*(?:\+?1[\s.-]*)?\(?([2-9]\d{2})\)?[\s.-]*(\d{3})[\s.-]*(\d{4})\s*$/;
+
 /**
- * XTN for a telephone number: NUMBER^USE^PH (XTN-1 telephone number, XTN-2 use code from table 0201,
- * XTN-3 equipment type `PH` from table 0202). `useCode` may be omitted when the use is not known.
+ * XTN for a telephone number: NUMBER^USE^PH^^COUNTRY^AREA^LOCAL (XTN-1 the number as stored, XTN-2 use
+ * code from table 0201, XTN-3 equipment type `PH` from table 0202). A North American number is also
+ * written in its parts, as receivers read it (v2.5.1 deprecates XTN-1 in favour of them): XTN-5 country
+ * code `1`, XTN-6 area code, XTN-7 the seven-digit local number. Other numbers stay in XTN-1 only.
+ * `useCode` may be omitted when the use is not known.
  */
 export function xtnFromPhone(phone: string, useCode?: TelecomUseCode): Components {
-  return [escapeText(phone), escapeText(useCode), escapeText('PH')];
+  const nanp = NANP_NUMBER.exec(phone);
+  const base = [escapeText(phone), escapeText(useCode), escapeText('PH')];
+  if (!nanp) {
+    return base;
+  }
+  return [...base, escapeText(''), escapeText('1'), escapeText(nanp[1]), escapeText(`${nanp[2]}${nanp[3]}`)];
 }
 
 /** XTN for an e-mail address: ^NET^Internet^ADDRESS (XTN-2 `NET`, XTN-3 `Internet`, XTN-4 the address). */
@@ -65,18 +99,40 @@ export function xtnFromEmail(email: string): Components {
   return [escapeText(''), escapeText('NET'), escapeText('Internet'), escapeText(email)];
 }
 
-/** CX (identifier): ID^^^AUTHORITY^TYPE, e.g. `12345^^^HOSP^MR`. */
+/**
+ * CX (identifier): ID^^^AUTHORITY^TYPE, e.g. `12345^^^HOSP^MR`. CX-1 in its short form (at most 15
+ * characters, see identifiers.ts).
+ */
 export function cxFromIdentifier(id: string, assigningAuthority: string | undefined, identifierTypeCode: string): Components {
-  return [escapeText(id), escapeText(''), escapeText(''), escapeText(assigningAuthority), escapeText(identifierTypeCode)];
+  return [
+    escapeText(typeof id === 'string' && id.trim() !== '' ? shortIdentifier(id, IDENTIFIER_LENGTH.cx) : id),
+    escapeText(''),
+    escapeText(''),
+    escapeText(assigningAuthority),
+    escapeText(identifierTypeCode),
+  ];
+}
+
+/**
+ * Coding system names as HL7 table 0396 spells them. The chart stores ICD-10-CM codes under `I10`
+ * (its documented convention, lib/chart/types.ts), which table 0396 reserves for WHO ICD-10: those are
+ * written `I10C`. Every other name is written as stored.
+ */
+export function codingSystemName(system: string | undefined): string | undefined {
+  if (typeof system !== 'string') {
+    return system;
+  }
+  const normalized = system.trim().toUpperCase();
+  return normalized === 'I10' || normalized === 'ICD-10-CM' || normalized === 'ICD10CM' ? 'I10C' : system;
 }
 
 /**
  * CE (v2.5.1 coded element; the same first three components as CWE): CODE^TEXT^CODING SYSTEM.
  * v2.5.1 types most coded fields used here (PID-10/15/16/22, OBX-3, OBX-6, OBR-4, PV2-3) as CE; the
- * components are the same for a CWE field.
+ * components are the same for a CWE field. CE-3 through {@link codingSystemName}.
  */
 export function ceFromCodedValue(coded: CodedValue): Components {
-  return [escapeText(coded.code), escapeText(coded.display), escapeText(coded.system)];
+  return [escapeText(coded.code), escapeText(coded.display), escapeText(codingSystemName(coded.system))];
 }
 
 /** CE carrying only text (CE-2), for a value with no code, e.g. an admit reason. */
@@ -87,9 +143,13 @@ export function ceFromText(text: string): Components {
 /** Alias of {@link ceFromCodedValue} for fields typed CWE. */
 export const cweFromCodedValue = ceFromCodedValue;
 
-/** EI (entity identifier): the identifier alone. */
-export function eiFromIdentifier(id: string): Components {
-  return [escapeText(id)];
+/**
+ * EI (entity identifier): ID^NAMESPACE. EI-1 in its short form (at most `maxLength` characters, 22 by
+ * default: OBR-2/3, ORC-2/3; see identifiers.ts), EI-2 the configured namespace.
+ */
+export function eiFromIdentifier(id: string, namespace: string, maxLength: number = IDENTIFIER_LENGTH.ei): Components {
+  const hasId = typeof id === 'string' && id.trim() !== '';
+  return [escapeText(hasId ? shortIdentifier(id, maxLength) : id), escapeText(hasId ? namespace : undefined)];
 }
 
 /** PL (person location): the location as the point of care (PL-1). */
@@ -177,13 +237,15 @@ function formatEpochMilliseconds(time: number, inputPath: string): string {
   return timestampText(year, month, day, Math.floor(secondOfDay / 3600), Math.floor(secondOfDay / 60) % 60, secondOfDay % 60);
 }
 
+/** The offset written after every time stamp: the time is UTC. */
+export const UTC_OFFSET = '+0000';
+
 /**
- * TS (time stamp) as `yyyyMMddHHmmss`, the format the service spec shows.
+ * TS (time stamp) as `yyyyMMddHHmmss+0000`: the format the service spec shows, with an explicit offset.
  *
- * Time zone choice: every time stamp is written in UTC, without an offset suffix. The chart stores
- * instants (ISO 8601 with an offset or `Z`) and the spec's format has no room for an offset, so UTC is the
- * only choice that does not depend on the server's zone; partners are told that our times are UTC.
- * Fractions of a second are dropped (the spec's precision is one second).
+ * Time zone choice: every time stamp is written in UTC, with the offset `+0000`. Without an offset,
+ * v2.5.1 (chapter 2A, DTM) reads a time in the sender's local zone, and receivers do; the offset makes
+ * the instant unambiguous. Fractions of a second are dropped (the spec's precision is one second).
  *
  * Accepts a `Date` or an ISO 8601 date-time string with `Z` or an offset (`2024-03-01T09:30:00+01:00`).
  * Throws {@link Hl7EncodingError} (naming `inputPath`) for anything else.
@@ -191,7 +253,7 @@ function formatEpochMilliseconds(time: number, inputPath: string): string {
 export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): EscapedText {
   if (typeof value !== 'string') {
     // not `instanceof Date`: a Date from another realm (vm context, worker) must work too
-    return escapeText(formatEpochMilliseconds(value.getTime(), inputPath));
+    return escapeText(formatEpochMilliseconds(value.getTime(), inputPath) + UTC_OFFSET);
   }
   // `test`, then the fields read at their fixed places: no match array and no substrings to allocate
   if (!ISO_DATE_TIME.test(value)) {
@@ -209,10 +271,10 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
   const offsetMinutes = zoneOffsetMinutes(value);
   if (offsetMinutes === 0) {
     // already UTC: the time as written (validated above; the year has four digits, so 0001-9999)
-    return escapeText(timestampText(y, mo, d, h, mi, s));
+    return escapeText(timestampText(y, mo, d, h, mi, s) + UTC_OFFSET);
   }
   const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + ((h * 60 + mi - offsetMinutes) * 60 + s) * 1000;
-  return escapeText(formatEpochMilliseconds(utcTime, inputPath));
+  return escapeText(formatEpochMilliseconds(utcTime, inputPath) + UTC_OFFSET);
 }
 
 const COLON = 0x3a;

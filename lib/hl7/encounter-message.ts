@@ -1,54 +1,88 @@
 import type { Encounter, Patient } from '../chart/types';
-import { buildMessageHeader, encodeMessage, type MessageHeaderContext, ORU_R01 } from './header';
+import { ceFromCodedValue, tsFromDateTime } from './datatypes';
+import { escapeText } from './escape';
+import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf, ORU_R01 } from './header';
+import type { IdentifierNamespaces } from './identifiers';
 import { encounterObservationGroup, encounterOrderGroups, orderObservationSegments } from './observations';
-import { Hl7Message } from './segment';
-import { assertSamePatient, patientIdentificationSegment, visitSegments } from './segments';
+import { Hl7Message, Segment } from './segment';
+import { assertSamePatient, eventTypeSegment, patientIdentificationSegment, requireComponents, visitSegments } from './segments';
+import { DIAGNOSIS_TYPE_FINAL, DIAGNOSIS_TYPE_WORKING } from './tables';
 
 /*
- * The encounter message is ORU^R01^ORU_R01, with or without orders.
+ * The encounter message, in one of two styles chosen per partner (`hl7Profile.encounterStyle`).
  *
- * Why this structure: no v2.5.1 structure carries PV1 + PV2 + DG1 + ORC/OBR and stays valid for an
- * encounter both with and without orders (checked against every structure in the hl7-dictionary data):
- * - ADT_A01 (ADT^A08) has PV1, PV2 and DG1 but no ORC/OBR: the orders would be lost.
- * - ORM_O01 / OMG_O19 / OML_O21 carry DG1 and ORC/OBR but require at least one ORC, so an encounter
- *   without orders would need a second structure; and ORC-1 in an order message asks the receiver to
- *   act on the order (NW = new order), which a chart export must never do.
- * - DFT_P03 has all of them but requires FT1 (a charge) that the chart does not have.
- * - ORU_R01 is valid in both cases: PV1/PV2 in the VISIT group, one ORDER_OBSERVATION group for the
- *   encounter itself (so the message always has the OBR it requires), and one ORC/OBR group per order
- *   with ORC-1 RE (results/report, no action requested). ORU_R01 has no DG1 in v2.5.1, so each
- *   diagnosis is one CE OBX (OBX-3 DIAGNOSIS^Diagnosis^L, OBX-4 numbering them, OBX-5 CODE^TEXT^SYSTEM)
- *   in the encounter's group. The same layout is used for encounters in the patient summary.
+ * `adt` (the default): ADT^A08^ADT_A01, the structure receivers file visits and their diagnoses from.
+ *   MSH  ADT^A08^ADT_A01
+ *   EVN  EVN-1 A08, EVN-2 message time
+ *   PID  full demographics
+ *   PV1  PV1-2 class, PV1-3 location, PV1-7 attending, PV1-19 visit number, PV1-44 admit, PV1-45 discharge
+ *   PV2  PV2-3 admit reason (only when present)
+ *   DG1  one per diagnosis: DG1-1 set id, DG1-3 CODE^TEXT^SYSTEM, DG1-5 the admit time, DG1-6 diagnosis
+ *        type (table 0052): F (final) once discharged, else W (working)
+ *   (PR1 would follow per procedure; the chart holds no procedures. ADT_A01 has no segment for orders:
+ *   the encounter's orders travel in the patient summary, as ORU^R01 groups of their own, or in this
+ *   message with the `oru` style.)
  *
+ * `oru`: ORU^R01^ORU_R01, valid with and without orders:
  *   MSH  ORU^R01^ORU_R01
  *   PID  core demographics
- *   PV1  PV1-2 class, PV1-3 location, PV1-7 attending, PV1-19 ENCOUNTER ID^^^^VN, PV1-44 admit, PV1-45 discharge
- *   PV2  PV2-3 admit reason (only when present)
+ *   PV1  [PV2]  as above (the VISIT group)
  *   OBR  OBR-3 encounter id, OBR-4 ENCOUNTER^Encounter^L, OBR-7 admit, OBR-8 discharge, OBR-25 F once
- *        discharged, else P (final / working diagnoses, DG1-6 F / W in an ADT message)
- *   OBX  one per diagnosis, OBX-11 as OBR-25
- *   ORC  per order: ORC-1 RE, ORC-2 order id, ORC-5 status (table 0038, when it maps), ORC-9 ordered at,
- *        ORC-12 ordering provider
- *   OBR  per order: OBR-2 order id, OBR-4 order code, OBR-6 ordered at, OBR-16 ordering provider
+ *        discharged, else P; OBX one CE per diagnosis, OBX-11 as OBR-25
+ *   ORC  per order: ORC-1 SC (status changed: the chart holds no results of orders, so none follow),
+ *        ORC-2 order id, ORC-5 status (table 0038), ORC-9 ordered at, ORC-12 ordering provider
+ *   OBR  per order: OBR-2 order id, OBR-4 order code, OBR-6 and OBR-7 ordered at (admit time when the
+ *        order has none), OBR-16 ordering provider, OBR-25 X/S/I/O (no results available, and why)
  */
+
+export type EncounterStyle = 'adt' | 'oru';
 
 export interface EncounterMessageInput {
   header: MessageHeaderContext;
   patient: Patient;
   encounter: Encounter;
+  /** default `adt` */
+  style?: EncounterStyle;
+}
+
+/** One DG1 per diagnosis of the encounter (DG1-6 F once discharged, else W). */
+export function diagnosisSegments(encounter: Encounter, inputPath: string): Segment[] {
+  const type = encounter.dischargeAt ? DIAGNOSIS_TYPE_FINAL : DIAGNOSIS_TYPE_WORKING;
+  return (encounter.diagnoses ?? []).map((diagnosis, index) =>
+    new Segment('DG1')
+      .set(1, escapeText(String(index + 1)))
+      .set(3, requireComponents(ceFromCodedValue(diagnosis), `${inputPath}.diagnoses[${index}]`))
+      .set(5, tsFromDateTime(encounter.admitAt, `${inputPath}.admitAt`))
+      .set(6, escapeText(type)),
+  );
+}
+
+/** The segments of the ADT^A08 encounter message after MSH (EVN PID PV1 [PV2] {DG1}). */
+export function encounterAdtSegments(patient: Patient, encounter: Encounter, recordedAt: Date, namespaces: IdentifierNamespaces, inputPath: string): Segment[] {
+  return [
+    eventTypeSegment('A08', recordedAt),
+    patientIdentificationSegment(patient, 'full'),
+    ...visitSegments(encounter, namespaces),
+    ...diagnosisSegments(encounter, inputPath),
+  ];
 }
 
 export function encodeEncounterMessage(input: EncounterMessageInput): string {
   const { header, patient, encounter } = input;
   assertSamePatient(patient, encounter.patientId, 'encounter.patientId');
+  const namespaces = namespacesOf(header);
+  if ((input.style ?? 'adt') === 'adt') {
+    const message = new Hl7Message(buildMessageHeader(header, ADT_A08)).addAll(encounterAdtSegments(patient, encounter, header.timestamp, namespaces, 'encounter'));
+    return encodeMessage(message, header);
+  }
   const groups = [
-    encounterObservationGroup(encounter, { visitAsObservations: false, inputPath: 'encounter' }),
+    encounterObservationGroup(encounter, { visitAsObservations: false, namespaces, inputPath: 'encounter' }),
     ...encounterOrderGroups(encounter, 'encounter'),
   ];
   const message = new Hl7Message(buildMessageHeader(header, ORU_R01)).add(
     patientIdentificationSegment(patient, 'core'),
-    ...visitSegments(encounter),
-    ...orderObservationSegments(groups),
+    ...visitSegments(encounter, namespaces),
+    ...orderObservationSegments(groups, namespaces),
   );
   return encodeMessage(message, header);
 }

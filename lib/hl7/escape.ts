@@ -193,6 +193,17 @@ export function escapeFormattedText(value: string | undefined): EscapedText {
 }
 
 /**
+ * Escapes a TX value line by line: one escaped value per line, for a field whose repetitions are the
+ * lines (in TX the repetition separator is the line break; formatting commands such as `\.br\` belong
+ * to FT). The lines are the ones {@link escapeFormattedText} would separate with `\.br\` (CRLF, CR or
+ * LF, each one break); empty lines are kept.
+ */
+export function escapeTextLines(value: string | undefined): EscapedText[] {
+  // after escaping, an LF can only be the line break written here
+  return escapeWith(value, '\n').split('\n') as EscapedText[];
+}
+
+/**
  * True when the value contains a line break (CR, LF, NEL, U+2028 or U+2029), i.e. when a text value
  * needs TX rather than ST.
  */

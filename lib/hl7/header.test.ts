@@ -14,7 +14,7 @@ const context: MessageHeaderContext = {
 
 test('MSH-1..MSH-12: encoding characters, HD namespaces, UTC time, MSG with all three components, P, 2.5.1', () => {
   expect(buildMessageHeader(context, ADT_A08).toString()).toBe(
-    'MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1',
+    'MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809+0000||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1|||NE|NE',
   );
 });
 
@@ -33,12 +33,12 @@ describe('MSH-18, decided after the message is built', () => {
   }
 
   test('absent when the whole message is ASCII', () => {
-    expect(messageWith('plain').split('\r')[0]).toBe('MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1');
+    expect(messageWith('plain').split('\r')[0]).toBe('MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809+0000||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1|||NE|NE');
   });
 
   test('UNICODE UTF-8 when any value (even in the last segment) is not ASCII', () => {
     expect(messageWith('Zoë').split('\r')[0]).toBe(
-      'MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1||||||UNICODE UTF-8',
+      'MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809+0000||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1|||NE|NE||UNICODE UTF-8',
     );
   });
 

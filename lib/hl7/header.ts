@@ -1,6 +1,7 @@
 import { hdFromNamespace, tsFromDateTime } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { escapeText } from './escape';
+import type { IdentifierNamespaces } from './identifiers';
 import { type Hl7Message, Segment } from './segment';
 
 /** MSH-18 value declared when the message holds text outside ASCII (HL7 table 0211). */
@@ -37,7 +38,25 @@ export interface MessageHeaderContext {
    * message holds a character outside ASCII (HL7's default character set). `'UNICODE UTF-8'`: always declared.
    */
   characterSet?: 'auto' | typeof UNICODE_UTF8_CHARACTER_SET;
+  /**
+   * EI-2 / XCN-9 / CX-4 namespaces of the identifiers the message writes (identifiers.ts); each one
+   * left out defaults to the sending facility.
+   */
+  identifierNamespaces?: Partial<IdentifierNamespaces>;
 }
+
+/** The namespaces of a message, defaults applied. */
+export function namespacesOf(context: MessageHeaderContext): IdentifierNamespaces {
+  const given = context.identifierNamespaces ?? {};
+  return {
+    entity: given.entity || context.sendingFacility,
+    clinician: given.clinician || context.sendingFacility,
+    visit: given.visit || context.sendingFacility,
+  };
+}
+
+/** MSH-15 / MSH-16 (table 0155): never. The exports are answers to a request, no ACK is expected. */
+export const ACKNOWLEDGMENT_NEVER = 'NE';
 
 /** MSH-9 (MSG): message code, trigger event and message structure (tables 0076, 0003, 0354). */
 export interface MessageType {
@@ -67,7 +86,9 @@ export function buildMessageHeader(context: MessageHeaderContext, messageType: M
     .set(9, [escapeText(messageType.messageCode), escapeText(messageType.triggerEvent), escapeText(messageType.messageStructure)])
     .set(10, escapeText(context.controlId))
     .set(11, escapeText(PROCESSING_ID_PRODUCTION))
-    .set(12, escapeText(HL7_VERSION));
+    .set(12, escapeText(HL7_VERSION))
+    .set(15, escapeText(ACKNOWLEDGMENT_NEVER))
+    .set(16, escapeText(ACKNOWLEDGMENT_NEVER));
 }
 
 /**

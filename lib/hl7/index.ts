@@ -4,14 +4,35 @@
  */
 export { encodeNoteMessage, type NoteMessageInput } from './note-message';
 export { encodePatientAdtMessage, type PatientAdtMessageInput } from './patient-adt-message';
-export { encodeEncounterMessage, type EncounterMessageInput } from './encounter-message';
+export { encodeEncounterMessage, type EncounterMessageInput, type EncounterStyle } from './encounter-message';
+export { encodeBatch, batchMessageControlId } from './batch';
+export { shortIdentifier, IDENTIFIER_LENGTH, type IdentifierNamespaces } from './identifiers';
+export {
+  ObservationGroup,
+  labResultObservationGroup,
+  labTestIdentifier,
+  numericObservationValue,
+  textObservationValue,
+  orderObservationSegments,
+  pendingOrderGroup,
+  noteSegments,
+  type LabTestSummary,
+} from './observations';
 export { encodeAssessmentMessage, type AssessmentMessageInput } from './assessment-message';
-export { encodePatientSummaryMessage, type PatientSummaryMessageInput } from './patient-summary-message';
+export {
+  encodePatientSummary,
+  encodePatientSummaryMessage,
+  jsonStringBytes,
+  DEFAULT_SUMMARY_MAX_BYTES,
+  type PatientSummary,
+  type PatientSummaryMessageInput,
+  type SummaryStyle,
+} from './patient-summary-message';
 export { encodeLabResultMessage, type LabResultMessageInput, type LabReportInput } from './lab-result-message';
 export { type LabResultSummary } from './observations';
-export { type MessageHeaderContext, UNICODE_UTF8_CHARACTER_SET, HL7_VERSION } from './header';
+export { type MessageHeaderContext, UNICODE_UTF8_CHARACTER_SET, HL7_VERSION, namespacesOf } from './header';
 export { Hl7EncodingError } from './errors';
-export { escapeText, escapeFormattedText, type EscapedText } from './escape';
+export { escapeText, escapeFormattedText, escapeTextLines, type EscapedText } from './escape';
 export { Segment, Hl7Message, type Component, type Components, type FieldValue } from './segment';
 export {
   xpnFromPersonName,
@@ -29,6 +50,8 @@ export {
   tsFromDateTime,
   dtFromDate,
   nmFromNumber,
+  codingSystemName,
+  UTC_OFFSET,
   isNumericText,
   type TelecomUseCode,
 } from './datatypes';

@@ -2,7 +2,7 @@ import type { Patient } from '../chart/types';
 import { ceFromCodedValue, cxFromIdentifier } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeFormattedText, escapeText } from './escape';
-import { buildMessageHeader, encodeMessage, type MessageHeaderContext, ORU_R01 } from './header';
+import { buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf, ORU_R01 } from './header';
 import { labResultObservationGroup, type LabResultSummary, orderObservationSegments } from './observations';
 import { Hl7Message, Segment } from './segment';
 import { patientIdentificationSegment, requireFirstComponent } from './segments';
@@ -41,7 +41,11 @@ export interface LabResultMessageInput {
   /** the chart patient, when the result's patient id matched one */
   patient?: Patient;
   /** the lab's own patient id and the sender that assigned it (PID-3 when there is no chart patient) */
-  labPatient: { patientId: string; senderId: string };
+  labPatient?: { patientId: string; senderId: string };
+  /** PID with core (summary batch) or full (single-result export, default) demographics */
+  patientScope?: 'core' | 'full';
+  /** where the result came from, for error messages (default `result`) */
+  inputPath?: string;
   reports?: readonly LabReportInput[];
 }
 
@@ -60,7 +64,7 @@ function dataSubtype(mime: string): string {
   return minor.replace(/[^A-Za-z0-9.+-]/g, '').slice(0, 32).toUpperCase();
 }
 
-function unmatchedPatientSegment(labPatient: LabResultMessageInput['labPatient']): Segment {
+function unmatchedPatientSegment(labPatient: NonNullable<LabResultMessageInput['labPatient']>): Segment {
   const unknownName: EscapedText[] = ['', '', '', '', '', '', NAME_TYPE_UNSPECIFIED].map((c) => escapeText(c));
   return new Segment('PID')
     .set(1, escapeText('1'))
@@ -90,10 +94,16 @@ export function encodeLabResultMessage(input: LabResultMessageInput): string {
   const { header, result, patient } = input;
   const status = OBSERVATION_STATUS[result.status];
   if (!status) throw new Hl7EncodingError('result.status', 'is not a known lab result status');
-  const message = new Hl7Message(buildMessageHeader(header, ORU_R01)).add(patient ? patientIdentificationSegment(patient, 'full') : unmatchedPatientSegment(input.labPatient));
-  message.addAll(orderObservationSegments([labResultObservationGroup(result, 'result')]));
+  if (!patient && !input.labPatient) throw new Hl7EncodingError('labPatient', 'is required when the result has no chart patient');
+  const message = new Hl7Message(buildMessageHeader(header, ORU_R01)).add(
+    patient ? patientIdentificationSegment(patient, input.patientScope ?? 'full') : unmatchedPatientSegment(input.labPatient!),
+  );
+  const group = orderObservationSegments([labResultObservationGroup(result, input.inputPath ?? 'result')], namespacesOf(header));
+  message.addAll(group);
+  // reports continue the OBX numbering of the group (comment rows are NTE, not OBX)
+  const observations = group.filter((segment) => segment.name === 'OBX').length;
   (input.reports ?? []).forEach((report, index) => {
-    message.add(reportSegment(report, index, result.results.length + index + 1, status));
+    message.add(reportSegment(report, index, observations + index + 1, status));
   });
   return encodeMessage(message, header);
 }

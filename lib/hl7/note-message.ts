@@ -1,9 +1,11 @@
 import type { Encounter, Note, Patient } from '../chart/types';
 import { ceFromCodedValue, eiFromIdentifier, tsFromDateTime, xcnFromClinician } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { escapeFormattedText, escapeText } from './escape';
-import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext } from './header';
-import { Hl7Message, Segment } from './segment';
+import { escapeText, escapeTextLines } from './escape';
+import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext, namespacesOf } from './header';
+import type { IdentifierNamespaces } from './identifiers';
+import { documentNumberLength, LOCAL_CODES } from './observations';
+import { type Component, Hl7Message, Segment } from './segment';
 import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstComponent } from './segments';
 import {
   CONTENT_PRESENTATION_TEXT,
@@ -20,13 +22,17 @@ import {
  *   EVN  EVN-1 T02, EVN-2 message time
  *   PID  PID-1 1, PID-3 MRN^^^AUTHORITY^MR, PID-5 FAMILY^GIVEN, PID-7 yyyyMMdd, PID-8 sex
  *   PV1  PV1-1 1, PV1-2 class (the encounter's, else N "not applicable": PV1-2 is required), PV1-3
- *        location, PV1-7 attending (the encounter's attending, else the note's author)
- *   TXA  TXA-1 1, TXA-2 PN, TXA-3 TEXT, TXA-4 and TXA-6 the note's creation time, TXA-5 and TXA-9 the
- *        author, TXA-12 note id, TXA-17 AU, TXA-19 AV
- *   OBX  OBX-1 1, OBX-2 TX, OBX-3 NOTE^ChartNote, OBX-5 the note text, OBX-11 F
+ *        location, PV1-7 attending (the encounter's attending, else the note's author), PV1-19 the
+ *        visit number when the note belongs to an encounter (as in the encounter's export)
+ *   TXA  TXA-1 1, TXA-2 PN (or the partner profile's document type), TXA-3 TEXT, TXA-4 and TXA-6 the
+ *        note's creation time, TXA-5 and TXA-9 the author, TXA-12 the document number (note id short
+ *        form ^ entity namespace, at most 30 characters), TXA-17 AU, TXA-19 AV, TXA-22 the author and
+ *        the creation time (PPN: who authenticated, when; required with AU)
+ *   OBX  OBX-1 1, OBX-2 TX, OBX-3 NOTE^ChartNote^L, OBX-5 the note text, OBX-11 F
  *
- * The note text goes into ONE OBX as TX; each line break (CRLF, CR or LF) is written as the formatting
- * escape `\.br\`, so a multi-line note never splits the segment and a receiver shows the lines again.
+ * The note text goes into ONE OBX as TX, one repetition of OBX-5 per line (v2.5.1 chapter 2: in TX the
+ * repetition separator is the line break; formatting commands such as `\.br\` belong to FT). Empty
+ * lines are kept as empty repetitions, so a receiver shows the lines as written.
  *
  * TXA-4/TXA-6 carry the note's `createdAt` (when the document was originated), not the message time.
  */
@@ -37,12 +43,30 @@ export interface NoteMessageInput {
   /** the encounter the note belongs to, when it has one (must be `note.encounterId`) */
   encounter?: Encounter;
   note: Note;
+  /** TXA-2 (table 0270); default `PN`, as the service description fixes it */
+  documentType?: string;
 }
 
-/** OBX-3 of the note, as the spec writes it (no coding system). */
-const NOTE_OBSERVATION_IDENTIFIER = { code: 'NOTE', display: 'ChartNote' };
+/** PPN-15 (date/time action performed) is the 15th component; XCN fills the first 14. */
+const PPN_TIME_COMPONENT = 15;
+
+/** TXA-22 (PPN): the authenticating clinician as an XCN, and when they authenticated. */
+function authenticationPerson(author: Note['author'], at: ReturnType<typeof tsFromDateTime>, namespaces: IdentifierNamespaces): Component[] {
+  const components: Component[] = [...xcnFromClinician(author, namespaces.clinician)];
+  while (components.length < PPN_TIME_COMPONENT - 1) {
+    components.push(escapeText(''));
+  }
+  components.push([at]);
+  return components;
+}
 
 export function encodeNoteMessage(input: NoteMessageInput): string {
+  const message = new Hl7Message(buildMessageHeader(input.header, MDM_T02)).addAll(noteMessageSegments(input));
+  return encodeMessage(message, input.header);
+}
+
+/** The segments after MSH: EVN PID PV1 TXA OBX. */
+export function noteMessageSegments(input: NoteMessageInput): Segment[] {
   const { header, patient, encounter, note } = input;
   assertSamePatient(patient, note.patientId, 'note.patientId');
   if (encounter) {
@@ -51,34 +75,35 @@ export function encodeNoteMessage(input: NoteMessageInput): string {
       throw new Hl7EncodingError('encounter.encounterId', 'is not the encounter of note.encounterId');
     }
   }
+  const namespaces = namespacesOf(header);
   const createdAt = tsFromDateTime(note.createdAt, 'note.createdAt');
-  const author = xcnFromClinician(note.author);
+  const author = xcnFromClinician(note.author, namespaces.clinician);
 
   const transcriptionHeader = new Segment('TXA')
     .set(1, escapeText('1'))
-    .set(2, escapeText(DOCUMENT_TYPE_PROGRESS_NOTE))
+    .set(2, escapeText(input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE))
     .set(3, escapeText(CONTENT_PRESENTATION_TEXT))
     .set(4, createdAt)
     .set(5, author)
     .set(6, createdAt)
     .set(9, author)
-    .set(12, requireFirstComponent(eiFromIdentifier(note.noteId), 'note.noteId'))
+    .set(12, requireFirstComponent(eiFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces)), 'note.noteId'))
     .set(17, escapeText(DOCUMENT_COMPLETION_AUTHENTICATED))
-    .set(19, escapeText(DOCUMENT_AVAILABLE));
+    .set(19, escapeText(DOCUMENT_AVAILABLE))
+    .set(22, authenticationPerson(note.author, createdAt, namespaces));
 
   const noteText = new Segment('OBX')
     .set(1, escapeText('1'))
     .set(2, escapeText('TX'))
-    .set(3, ceFromCodedValue(NOTE_OBSERVATION_IDENTIFIER))
-    .set(5, escapeFormattedText(note.text))
+    .set(3, ceFromCodedValue(LOCAL_CODES.note))
+    .setLines(5, escapeTextLines(note.text))
     .set(11, escapeText('F'));
 
-  const message = new Hl7Message(buildMessageHeader(header, MDM_T02)).add(
+  return [
     eventTypeSegment('T02', header.timestamp),
     patientIdentificationSegment(patient, 'core'),
-    noteVisitSegment(encounter, encounter?.attending ?? note.author),
+    noteVisitSegment(encounter, encounter?.attending ?? note.author, namespaces),
     transcriptionHeader,
     noteText,
-  );
-  return encodeMessage(message, header);
+  ];
 }

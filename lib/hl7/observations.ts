@@ -1,4 +1,4 @@
-import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, Note } from '../chart/types';
+import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, Note } from '../chart/types';
 import {
   ceFromCodedValue,
   eiFromIdentifier,
@@ -7,15 +7,35 @@ import {
   tsFromDateTime,
   xcnFromClinician,
 } from './datatypes';
-import { escapeFormattedText, escapeText, hasLineBreak } from './escape';
+import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, hasLineBreak } from './escape';
 import { Hl7EncodingError } from './errors';
+import { type IdentifierNamespaces, IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
 import { type FieldValue, Segment } from './segment';
 import { type CommonOrder, commonOrderSegment, patientClassCodedValue, requireComponents, requireFirstComponent } from './segments';
-import { type ObservationResultStatus, type ObservationValueType, orderStatusCode, type ResultStatus } from './tables';
+import {
+  ORDER_CONTROL_RESULTS,
+  ORDER_CONTROL_STATUS_CHANGED,
+  type ObservationResultStatus,
+  type ObservationValueType,
+  orderStatusCode,
+  type ResultStatus,
+} from './tables';
 
 /*
- * ORU_R01 ORDER_OBSERVATION groups: [ORC] OBR {OBX}. OBR-1 numbers the groups of a message 1..n;
- * OBX-1 numbers the observations of one group 1..n.
+ * ORU_R01 ORDER_OBSERVATION groups: [ORC] OBR [{NTE}] {OBX [{NTE}]}. OBR-1 numbers the groups of a
+ * message 1..n; OBX-1 numbers the observations of one group 1..n; NTE-1 numbers the notes under one
+ * OBR or OBX 1..n. These are the building blocks of every result message (the patient summary, the
+ * assessment and encounter messages, and any single-result ORU^R01 export).
+ *
+ * Receiver rules kept here (hl7-notes.md, "What receiving engines need"):
+ * - every OBR carries OBR-7 (observation time) and OBR-25 (result status, table 0123): both are
+ *   required by {@link ObservationRequest};
+ * - ORC-1 `RE` only when observations follow; an order without results goes with ORC-1 `SC` and an
+ *   OBR-25 that says no results are available ({@link pendingOrderGroup});
+ * - OBX-3 always coded (code^text^system), with a local code (`L`) when the source has none;
+ * - OBX-2 matches OBX-5: NM for numbers, SN for comparator values (`<^2.5`) and ratios (`^1^:^40`), ST
+ *   for short single-line text, TX otherwise with one repetition per line (no formatting commands);
+ * - comments in NTE, not in OBX.
  */
 
 /** Local codes (coding system `L`) for observations that have no standard code in the chart data. */
@@ -26,35 +46,65 @@ export const LOCAL_CODES = {
   location: { code: 'LOCATION', display: 'Location', system: 'L' },
   attending: { code: 'ATTENDING', display: 'Attending doctor', system: 'L' },
   admitReason: { code: 'ADMIT_REASON', display: 'Admit reason', system: 'L' },
-  order: { code: 'ORDER', display: 'Order', system: 'L' },
-  orderId: { code: 'ORDER_ID', display: 'Order id', system: 'L' },
-  orderStatus: { code: 'ORDER_STATUS', display: 'Order status', system: 'L' },
-  orderingProvider: { code: 'ORDERING_PROVIDER', display: 'Ordering provider', system: 'L' },
   note: { code: 'NOTE', display: 'ChartNote', system: 'L' },
   assessmentTotal: { code: 'TOTAL', display: 'Total score', system: 'L' },
   assessmentInterpretation: { code: 'INTERPRETATION', display: 'Interpretation', system: 'L' },
   labResult: { code: 'LAB', display: 'Laboratory result', system: 'L' },
   noRecords: { code: 'NO_RECORDS', display: 'No chart records', system: 'L' },
+  summaryCut: { code: 'SUMMARY_CUT', display: 'Summary cut at its size budget', system: 'L' },
 } as const satisfies Record<string, CodedValue>;
+
+/** Longest ST value written; longer text goes as TX (v2.5.1 gives ST a maximum length of 199). */
+export const ST_MAX_LENGTH = 199;
+
+/** OBX-5 of a TX observation: one repetition per line. */
+export interface TextLines {
+  lines: readonly EscapedText[];
+}
 
 /** An OBX-2 value type with its OBX-5 value. */
 export interface ObservationValue {
   valueType: ObservationValueType;
-  value: FieldValue;
+  value: FieldValue | TextLines;
 }
 
-/** Text as ST, or as TX (line breaks written `\.br\`) when it has more than one line. */
+/** Text as TX, one repetition per line (empty lines kept). */
+export function textLinesObservationValue(text: string): ObservationValue {
+  return { valueType: 'TX', value: { lines: escapeTextLines(text) } };
+}
+
+/** Text as ST when it is one line of at most {@link ST_MAX_LENGTH} characters, else as TX (lines). */
 export function textObservationValue(text: string): ObservationValue {
-  return hasLineBreak(text) ? { valueType: 'TX', value: escapeFormattedText(text) } : { valueType: 'ST', value: escapeText(text) };
+  return hasLineBreak(text) || text.length > ST_MAX_LENGTH ? textLinesObservationValue(text) : { valueType: 'ST', value: escapeText(text) };
 }
 
-/** NM when the number (or numeric text) has an NM form; otherwise the text as ST. */
+/** A comparator and a number (`<2.5`, `>= 10`), or a ratio (`1:40`): the SN forms of a lab value. */
+const COMPARATOR_VALUE = /^\s*(<=|>=|<>|<|>|=)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*$/;
+const RATIO_VALUE = /^\s*(\d+(?:\.\d*)?)\s*([:/])\s*(\d+(?:\.\d*)?)\s*$/;
+
+/** SN (structured numeric) when the text is a comparator value or a ratio; `undefined` otherwise. */
+export function structuredNumericValue(text: string): ObservationValue | undefined {
+  const comparator = COMPARATOR_VALUE.exec(text);
+  if (comparator) {
+    return { valueType: 'SN', value: [escapeText(comparator[1]), escapeText(comparator[2])] };
+  }
+  const ratio = RATIO_VALUE.exec(text);
+  if (ratio) {
+    return { valueType: 'SN', value: [escapeText(''), escapeText(ratio[1]), escapeText(ratio[2]), escapeText(ratio[3])] };
+  }
+  return undefined;
+}
+
+/** NM when the number (or numeric text) has an NM form; SN for comparators and ratios; otherwise text. */
 export function numericObservationValue(value: number | string): ObservationValue {
   if (typeof value === 'number') {
     const nm = nmFromNumber(value);
     return nm === undefined ? textObservationValue(String(value)) : { valueType: 'NM', value: nm };
   }
-  return isNumericText(value) ? { valueType: 'NM', value: escapeText(value) } : textObservationValue(value);
+  if (isNumericText(value)) {
+    return { valueType: 'NM', value: escapeText(value) };
+  }
+  return structuredNumericValue(value) ?? textObservationValue(value);
 }
 
 /** CE (v2.5.1 has no CWE value type in table 0125). */
@@ -63,8 +113,8 @@ export function codedObservationValue(coded: CodedValue): ObservationValue {
 }
 
 /** XCN, for a clinician. */
-export function clinicianObservationValue(clinician: Clinician): ObservationValue {
-  return { valueType: 'XCN', value: xcnFromClinician(clinician) };
+export function clinicianObservationValue(clinician: Clinician, namespaces: IdentifierNamespaces): ObservationValue {
+  return { valueType: 'XCN', value: xcnFromClinician(clinician, namespaces.clinician) };
 }
 
 /** One OBX. */
@@ -83,12 +133,14 @@ export interface Observation extends ObservationValue {
   observedAt?: string;
   /** OBX-16 */
   responsibleObserver?: Clinician;
+  /** NTE segments after the OBX */
+  comments?: string[];
   /** where the values came from, for error messages */
   inputPath: string;
 }
 
 /** The optional parts of an {@link Observation}. */
-export type ObservationDetails = Pick<Observation, 'subId' | 'units' | 'referenceRange' | 'observedAt' | 'responsibleObserver'>;
+export type ObservationDetails = Pick<Observation, 'subId' | 'units' | 'referenceRange' | 'observedAt' | 'responsibleObserver' | 'comments'>;
 
 /**
  * An {@link Observation}. Built as one object literal of a fixed shape rather than by object spreads
@@ -112,34 +164,50 @@ export function makeObservation(
     resultStatus,
     observedAt: details.observedAt,
     responsibleObserver: details.responsibleObserver,
+    comments: details.comments,
     inputPath,
   };
 }
 
-/** One OBR. */
+/** One OBR. OBR-7 and OBR-25 are required: a receiver of results files a group by them. */
 export interface ObservationRequest {
-  /** OBR-2 */
+  /** OBR-2 (EI-1 short form, EI-2 the entity namespace) */
   placerOrderNumber?: string;
-  /** OBR-3 */
+  /** OBR-3 (as OBR-2); `fillerOrderNumberLength` overrides the EI-1 length (the note's document number) */
   fillerOrderNumber?: string;
+  fillerOrderNumberLength?: number;
   /** OBR-4 (required) */
   serviceIdentifier: CodedValue;
   /** OBR-6 */
   requestedAt?: string;
-  /** OBR-7 */
-  observedAt?: string;
+  /** OBR-7 (required in result messages) */
+  observedAt: string | Date;
   /** OBR-8 */
   observationEndAt?: string;
   /** OBR-16 */
   orderingProvider?: Clinician;
   /** OBR-22 */
   statusChangedAt?: string;
-  /** OBR-25 (table 0123) */
-  resultStatus?: ResultStatus;
+  /** OBR-25 (table 0123, required in result messages) */
+  resultStatus: ResultStatus;
+  /** NTE segments after the OBR (NTE-2 `L`, NTE-3 the text as FT) */
+  comments?: string[];
   inputPath: string;
 }
 
-/** One ORDER_OBSERVATION group: optional ORC, the OBR, its OBX segments. */
+/** Table 0105 source of comment: the ancillary (filler) department, i.e. the service reporting. */
+const COMMENT_SOURCE_FILLER = 'L';
+
+/** NTE segments numbered 1..n: NTE-1 set id, NTE-2 `L`, NTE-3 the comment (FT, line breaks `\.br\`). */
+export function noteSegments(comments: readonly string[] | undefined): Segment[] {
+  return (comments ?? [])
+    .filter((comment) => typeof comment === 'string' && comment.trim() !== '')
+    .map((comment, index) =>
+      new Segment('NTE').set(1, escapeText(String(index + 1))).set(2, escapeText(COMMENT_SOURCE_FILLER)).set(3, escapeFormattedText(comment)),
+    );
+}
+
+/** One ORDER_OBSERVATION group: optional ORC, the OBR, its NTE, its OBX segments (each with its NTE). */
 export class ObservationGroup {
   readonly order: CommonOrder | undefined;
   readonly request: ObservationRequest;
@@ -155,45 +223,49 @@ export class ObservationGroup {
     return this;
   }
 
+  get observationCount(): number {
+    return this.observations.length;
+  }
+
   /** The group's segments, its OBR numbered `observationRequestSetId`. */
-  toSegments(observationRequestSetId: number): Segment[] {
-    return this.appendSegments([], observationRequestSetId);
+  toSegments(observationRequestSetId: number, namespaces: IdentifierNamespaces): Segment[] {
+    return this.appendSegments([], observationRequestSetId, namespaces);
   }
 
   /** {@link toSegments}, appended to `segments` (one list for a whole message, no per-group arrays). */
-  appendSegments(segments: Segment[], observationRequestSetId: number): Segment[] {
+  appendSegments(segments: Segment[], observationRequestSetId: number, namespaces: IdentifierNamespaces): Segment[] {
     if (this.order) {
-      segments.push(commonOrderSegment(this.order));
+      segments.push(commonOrderSegment(this.order, namespaces));
     }
-    segments.push(this.observationRequestSegment(observationRequestSetId));
+    segments.push(this.observationRequestSegment(observationRequestSetId, namespaces));
+    segments.push(...noteSegments(this.request.comments));
     const subIds = assignSubIds(this.observations);
     this.observations.forEach((observation, index) => {
-      segments.push(observationSegment(observation, index + 1, subIds[index]));
+      segments.push(observationSegment(observation, index + 1, subIds[index], namespaces));
+      segments.push(...noteSegments(observation.comments));
     });
     return segments;
   }
 
-  private observationRequestSegment(setId: number): Segment {
+  private observationRequestSegment(setId: number, namespaces: IdentifierNamespaces): Segment {
     const { request } = this;
     const obr = new Segment('OBR')
       .set(1, escapeText(String(setId)))
-      .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'));
+      .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'))
+      .set(7, tsFromDateTime(request.observedAt, request.inputPath))
+      .set(25, escapeText(request.resultStatus));
     if (request.placerOrderNumber !== undefined) {
-      obr.set(2, eiFromIdentifier(request.placerOrderNumber));
+      obr.set(2, eiFromIdentifier(request.placerOrderNumber, namespaces.entity));
     }
     if (request.fillerOrderNumber !== undefined) {
-      obr.set(3, eiFromIdentifier(request.fillerOrderNumber));
+      obr.set(3, eiFromIdentifier(request.fillerOrderNumber, namespaces.entity, request.fillerOrderNumberLength));
     }
     setTime(obr, 6, request.requestedAt, request.inputPath);
-    setTime(obr, 7, request.observedAt, request.inputPath);
     setTime(obr, 8, request.observationEndAt, request.inputPath);
     if (request.orderingProvider) {
-      obr.set(16, xcnFromClinician(request.orderingProvider));
+      obr.set(16, xcnFromClinician(request.orderingProvider, namespaces.clinician));
     }
     setTime(obr, 22, request.statusChangedAt, request.inputPath);
-    if (request.resultStatus) {
-      obr.set(25, escapeText(request.resultStatus));
-    }
     return obr;
   }
 }
@@ -225,7 +297,6 @@ function identifierKey(identifier: CodedValue): string {
  * others get 1..k when their OBX-3 occurs more than once in the group.
  */
 function assignSubIds(observations: readonly Observation[]): Array<string | undefined> {
-  // key of each observation that needs one (computed once), and how often each key occurs
   const keys = observations.map((observation) => (observation.subId === undefined ? identifierKey(observation.identifier) : ''));
   const counts = new Map<string, number>();
   observations.forEach((observation, index) => {
@@ -249,14 +320,23 @@ function assignSubIds(observations: readonly Observation[]): Array<string | unde
   });
 }
 
-function observationSegment(observation: Observation, setId: number, subId: string | undefined): Segment {
+function isTextLines(value: FieldValue | TextLines): value is TextLines {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'lines' in value;
+}
+
+function observationSegment(observation: Observation, setId: number, subId: string | undefined, namespaces: IdentifierNamespaces): Segment {
   const obx = new Segment('OBX')
     .set(1, escapeText(String(setId)))
     .set(2, escapeText(observation.valueType))
     .set(3, requireComponents(ceFromCodedValue(observation.identifier), observation.inputPath, '.code'))
     .set(4, escapeText(subId))
-    .set(5, observation.value)
     .set(11, escapeText(observation.resultStatus));
+  const { value } = observation;
+  if (isTextLines(value)) {
+    obx.setLines(5, value.lines);
+  } else {
+    obx.set(5, value);
+  }
   if (observation.units) {
     obx.set(6, [escapeText(observation.units)]);
   }
@@ -265,15 +345,15 @@ function observationSegment(observation: Observation, setId: number, subId: stri
   }
   setTime(obx, 14, observation.observedAt, observation.inputPath);
   if (observation.responsibleObserver) {
-    obx.set(16, xcnFromClinician(observation.responsibleObserver));
+    obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
   }
   return obx;
 }
 
 /** The ORDER_OBSERVATION groups of a message, OBR-1 numbered 1..n in the order given. */
-export function orderObservationSegments(groups: readonly ObservationGroup[]): Segment[] {
+export function orderObservationSegments(groups: readonly ObservationGroup[], namespaces: IdentifierNamespaces): Segment[] {
   const segments: Segment[] = [];
-  groups.forEach((group, index) => group.appendSegments(segments, index + 1));
+  groups.forEach((group, index) => group.appendSegments(segments, index + 1, namespaces));
   return segments;
 }
 
@@ -282,40 +362,40 @@ export function orderObservationSegments(groups: readonly ObservationGroup[]): S
 /** How much of the encounter goes into OBX segments. */
 export interface EncounterGroupOptions {
   /**
-   * `true` when no PV1/PV2 carries the visit (the patient summary): class, location, attending, admit
-   * reason and the orders become OBX segments too. `false` when PV1/PV2 and ORC/OBR groups carry them.
+   * `true` when no PV1/PV2 carries the visit (the patient summary as one ORU): class, location,
+   * attending and admit reason become OBX segments too. `false` when PV1/PV2 carry them.
    */
   visitAsObservations: boolean;
+  namespaces: IdentifierNamespaces;
   inputPath: string;
 }
 
 /**
- * The encounter as one group: OBR-3 encounter id, OBR-4 `ENCOUNTER^Encounter^L`, OBR-7 admit, OBR-8
- * discharge; one CE OBX per diagnosis (OBX-4 numbering them). OBR-25 and every OBX-11 are `F` (final)
- * once the encounter has been discharged and `P` (preliminary) while it is open: this is where the
- * final / working distinction of DG1-6 (table 0052 F / W) goes, as ORU_R01 has no DG1. With `visitAsObservations`,
- * also class (CE, table 0004), location (ST), attending (XCN), admit reason (ST/TX), and per order n the
- * OBX set ORDER (CE, OBX-14 ordered at), ORDER_ID (ST), ORDER_STATUS (ST), ORDERING_PROVIDER (XCN),
- * all with OBX-4 = n.
+ * The encounter as one group (the ORU style of the encounter): OBR-3 encounter id, OBR-4
+ * `ENCOUNTER^Encounter^L`, OBR-7 admit, OBR-8 discharge; one CE OBX per diagnosis (OBX-4 numbering
+ * them). OBR-25 and every OBX-11 are `F` (final) once the encounter has been discharged and `P`
+ * (preliminary) while it is open. With `visitAsObservations`, also class (CE, table 0004), location
+ * (ST), attending (XCN), admit reason (ST/TX). The encounter's orders are groups of their own
+ * ({@link encounterOrderGroups}).
  */
 export function encounterObservationGroup(encounter: Encounter, options: EncounterGroupOptions): ObservationGroup {
-  const { inputPath } = options;
+  const { inputPath, namespaces } = options;
+  const status = encounter.dischargeAt ? 'F' : 'P';
   const group = new ObservationGroup({
     fillerOrderNumber: encounter.encounterId,
     serviceIdentifier: LOCAL_CODES.encounter,
     observedAt: encounter.admitAt,
     observationEndAt: encounter.dischargeAt,
-    resultStatus: encounter.dischargeAt ? 'F' : 'P',
+    resultStatus: status,
     inputPath,
   });
-  const status = encounter.dischargeAt ? 'F' : 'P';
   if (options.visitAsObservations) {
     group.add(makeObservation(LOCAL_CODES.patientClass, codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), status, inputPath));
     if (encounter.location) {
       group.add(makeObservation(LOCAL_CODES.location, textObservationValue(encounter.location), status, inputPath));
     }
     if (encounter.attending) {
-      group.add(makeObservation(LOCAL_CODES.attending, clinicianObservationValue(encounter.attending), status, inputPath));
+      group.add(makeObservation(LOCAL_CODES.attending, clinicianObservationValue(encounter.attending, namespaces), status, inputPath));
     }
     if (encounter.reason) {
       group.add(makeObservation(LOCAL_CODES.admitReason, textObservationValue(encounter.reason), status, inputPath));
@@ -326,66 +406,88 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
     requireComponents(ceFromCodedValue(diagnosis), path);
     group.add(makeObservation(LOCAL_CODES.diagnosis, codedObservationValue(diagnosis), status, path, { subId: String(index + 1) }));
   });
-  if (options.visitAsObservations) {
-    (encounter.orders ?? []).forEach((order, index) => {
-      const path = `${inputPath}.orders[${index}]`;
-      const subId = String(index + 1);
-      group.add(
-        makeObservation(LOCAL_CODES.order, codedObservationValue(order.code), status, path, { subId, observedAt: order.orderedAt }),
-        makeObservation(LOCAL_CODES.orderId, textObservationValue(order.orderId), status, path, { subId }),
-      );
-      if (order.status) {
-        group.add(makeObservation(LOCAL_CODES.orderStatus, textObservationValue(order.status), status, path, { subId }));
-      }
-      if (order.orderingProvider) {
-        group.add(makeObservation(LOCAL_CODES.orderingProvider, clinicianObservationValue(order.orderingProvider), status, path, { subId }));
-      }
-    });
-  }
   return group;
 }
 
 /**
- * One ORC/OBR group per encounter order: ORC-1 `RE`, ORC-2 and OBR-2 the order id, ORC-5 the status
- * when it maps to table 0038, ORC-9 and OBR-6 the order time, ORC-12 and OBR-16 the ordering provider,
- * OBR-4 the order code.
+ * OBR-25 of an order the chart holds no results for (table 0123): `X` (no results, order cancelled)
+ * for a cancelled or discontinued order, `S` (procedure scheduled, not done) for a scheduled one, `I`
+ * (specimen received, procedure incomplete) for one in progress, `O` (order received, specimen not yet
+ * received) otherwise. None of them promises results.
  */
-export function encounterOrderGroups(encounter: Encounter, inputPath: string): ObservationGroup[] {
-  return (encounter.orders ?? []).map((order, index) => {
-    const path = `${inputPath}.orders[${index}]`;
-    requireFirstComponent(eiFromIdentifier(order.orderId), path, '.orderId');
-    return new ObservationGroup(
-      {
-        placerOrderNumber: order.orderId,
-        serviceIdentifier: order.code,
-        requestedAt: order.orderedAt,
-        orderingProvider: order.orderingProvider,
-        inputPath: path,
-      },
-      {
-        placerOrderNumber: order.orderId,
-        orderStatus: orderStatusCode(order.status),
-        transactionAt: order.orderedAt,
-        orderingProvider: order.orderingProvider,
-        inputPath: path,
-      },
-    );
-  });
+export function pendingOrderResultStatus(orderStatus: string | undefined): ResultStatus {
+  switch (orderStatusCode(orderStatus)) {
+    case 'CA':
+    case 'DC':
+      return 'X';
+    case 'SC':
+      return 'S';
+    case 'IP':
+    case 'A':
+      return 'I';
+    default:
+      return 'O';
+  }
 }
 
 /**
- * The note as one group: OBR-3 note id, OBR-4 `NOTE^ChartNote^L`, OBR-7 created at, OBR-25 `F`; one TX
- * OBX with the whole text (line breaks as `\.br\`), OBX-14 created at, OBX-16 the author.
+ * An order without results as its own group: ORC-1 `SC` (status changed: no observations follow,
+ * unlike `RE`), ORC-2 and OBR-2 the order id, ORC-5 the status when it maps to table 0038, ORC-9 and
+ * OBR-6 the order time, ORC-12 and OBR-16 the ordering provider, OBR-4 the order code, OBR-7 the order
+ * time (the encounter's admit time when the order has none), OBR-25 from {@link pendingOrderResultStatus}.
  */
-export function noteObservationGroup(note: Note, inputPath: string): ObservationGroup {
+export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, inputPath: string): ObservationGroup {
+  requireFirstComponent([escapeText(order.orderId)], inputPath, '.orderId');
+  return new ObservationGroup(
+    {
+      placerOrderNumber: order.orderId,
+      serviceIdentifier: order.code,
+      requestedAt: order.orderedAt,
+      observedAt: order.orderedAt ?? fallbackTime,
+      orderingProvider: order.orderingProvider,
+      resultStatus: pendingOrderResultStatus(order.status),
+      inputPath,
+    },
+    {
+      orderControl: ORDER_CONTROL_STATUS_CHANGED,
+      placerOrderNumber: order.orderId,
+      orderStatus: orderStatusCode(order.status),
+      transactionAt: order.orderedAt,
+      orderingProvider: order.orderingProvider,
+      inputPath,
+    },
+  );
+}
+
+/** One {@link pendingOrderGroup} per encounter order (the chart holds no results of orders). */
+export function encounterOrderGroups(encounter: Encounter, inputPath: string): ObservationGroup[] {
+  return (encounter.orders ?? []).map((order, index) => pendingOrderGroup(order, encounter.admitAt, `${inputPath}.orders[${index}]`));
+}
+
+/**
+ * Length of the note's document number (TXA-12, and OBR-3 of the note's group, so that the note has
+ * the same key in MDM and ORU): TXA-12 is 30 characters in all, the namespace and `^` included.
+ */
+export function documentNumberLength(namespaces: IdentifierNamespaces): number {
+  // the namespace as written (escaped: a delimiter takes three characters)
+  return Math.max(8, Math.min(IDENTIFIER_LENGTH.ei, IDENTIFIER_LENGTH.documentNumber - 1 - escapeText(namespaces.entity).length));
+}
+
+/**
+ * The note as one group: OBR-3 the note's document number (as TXA-12 of its MDM), OBR-4
+ * `NOTE^ChartNote^L`, OBR-7 created at, OBR-25 `F`; one TX OBX with the text (one repetition per
+ * line), OBX-14 created at, OBX-16 the author.
+ */
+export function noteObservationGroup(note: Note, namespaces: IdentifierNamespaces, inputPath: string): ObservationGroup {
   return new ObservationGroup({
     fillerOrderNumber: note.noteId,
+    fillerOrderNumberLength: documentNumberLength(namespaces),
     serviceIdentifier: LOCAL_CODES.note,
     observedAt: note.createdAt,
     resultStatus: 'F',
     inputPath,
   }).add(
-    makeObservation(LOCAL_CODES.note, { valueType: 'TX', value: escapeFormattedText(note.text) }, 'F', inputPath, {
+    makeObservation(LOCAL_CODES.note, textLinesObservationValue(note.text), 'F', inputPath, {
       observedAt: note.createdAt,
       responsibleObserver: note.author,
     }),
@@ -413,8 +515,8 @@ function assessmentItemValue(item: AssessmentItem): ObservationValue {
 
 /**
  * The assessment as one group: OBR-3 assessment id, OBR-4 the assessment code, OBR-7 performed at,
- * OBR-25 `F`. One OBX per item: NM (numeric), ST or TX (text; TX when multi-line), CE (coded); OBX-6
- * the item's units. Then the total as NM and the interpretation as ST/TX (local codes TOTAL and
+ * OBR-25 `F`. One OBX per item: NM (numeric), ST or TX (text; TX when multi-line or long), CE (coded);
+ * OBX-6 the item's units. Then the total as NM and the interpretation as ST/TX (local codes TOTAL and
  * INTERPRETATION). Every OBX: OBX-11 `F`, OBX-14 performed at, OBX-16 the performer.
  */
 export function assessmentObservationGroup(assessment: Assessment, inputPath: string): ObservationGroup {
@@ -439,6 +541,17 @@ export function assessmentObservationGroup(assessment: Assessment, inputPath: st
   return group;
 }
 
+/** One test of a lab result as the summary export sees it. */
+export interface LabTestSummary {
+  testName: string;
+  result: string;
+  units?: string;
+  referenceRange?: string;
+  /** the test's code as the lab sent it (e.g. a LOINC code), with its coding system (`LN`) */
+  code?: string;
+  codeSystem?: string;
+}
+
 /** The HL7-facing shape of a lab result for the patient summary. */
 export interface LabResultSummary {
   resultId: string;
@@ -446,7 +559,7 @@ export interface LabResultSummary {
   status: 'preliminary' | 'final' | 'corrected' | 'amended' | 'cancelled';
   /** ISO 8601 date-time */
   resultedAt: string;
-  results: Array<{ testName: string; result: string; units?: string; referenceRange?: string }>;
+  results: LabTestSummary[];
 }
 
 /** Lab status -> OBX-11 (table 0085) and OBR-25 (table 0123). Amended is a correction in both tables. */
@@ -458,28 +571,61 @@ const LAB_STATUS: Record<LabResultSummary['status'], { observation: ObservationR
   cancelled: { observation: 'X', request: 'X' },
 };
 
+/** Longest local code (CE-1) written for a test without a code. */
+const LOCAL_TEST_CODE_LENGTH = 20;
+
 /**
- * A lab result as one group: OBR-2 result id, OBR-3 accession number, OBR-4 `LAB^Laboratory result^L`,
- * OBR-22 resulted at (OBR-7, the observation time, is unknown), OBR-25 from the status. One OBX per test: OBX-3 `^TEST NAME` (text
- * only: the summary carries no test code), OBX-2/OBX-5 NM when the result is numeric text else ST/TX,
- * OBX-6 units, OBX-7 reference range, OBX-11 from the status, OBX-14 resulted at.
+ * OBX-3 of a lab test: `CODE^Test name^SYSTEM` when the lab sent a code (system `L` when it named
+ * none), else a local code made from the test name (upper case, each run of other characters than
+ * letters and digits one `-`, in its short form of at most 20 characters: identifiers.ts) with system `L`.
+ */
+export function labTestIdentifier(test: Pick<LabTestSummary, 'testName' | 'code' | 'codeSystem'>): CodedValue {
+  if (typeof test.code === 'string' && test.code.trim() !== '') {
+    return { code: test.code.trim(), display: test.testName, system: test.codeSystem?.trim() || 'L' };
+  }
+  const name = typeof test.testName === 'string' ? test.testName : '';
+  const local = name.toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return { code: shortIdentifier(local || name || 'TEST', LOCAL_TEST_CODE_LENGTH), display: name, system: 'L' };
+}
+
+/** A comment row of a lab result: a test without a code whose name says it is a comment or a note. */
+const COMMENT_TEST_NAME = /\b(?:comments?|notes?|remarks?)\s*$/i;
+
+function isCommentRow(test: LabTestSummary): boolean {
+  return !(typeof test.code === 'string' && test.code.trim() !== '') && typeof test.testName === 'string' && COMMENT_TEST_NAME.test(test.testName) && !isNumericText(test.result);
+}
+
+/**
+ * A lab result as one group: OBR-2 result id, OBR-3 accession number (both EI short forms with the
+ * entity namespace), OBR-4 `LAB^Laboratory result^L`, OBR-7 and OBR-22 resulted at (the lab sends no
+ * separate observation time), OBR-25 from the status. Comment rows (a test without a code named
+ * "... comment", "... note" or "... remark") become NTE segments after the OBR (`Name: text`). One OBX
+ * per other test: OBX-3 {@link labTestIdentifier}, OBX-2/OBX-5 NM, SN, ST or TX
+ * ({@link numericObservationValue}), OBX-6 units, OBX-7 reference range, OBX-11 from the status, OBX-14
+ * resulted at.
  */
 export function labResultObservationGroup(lab: LabResultSummary, inputPath: string): ObservationGroup {
   const status = Object.prototype.hasOwnProperty.call(LAB_STATUS, lab.status) ? LAB_STATUS[lab.status] : undefined;
   if (!status) {
     throw new Hl7EncodingError(`${inputPath}.status`, 'is not a known lab result status');
   }
+  const comments = lab.results.filter(isCommentRow).map((test) => `${test.testName}: ${test.result}`);
   const group = new ObservationGroup({
     placerOrderNumber: lab.resultId,
     fillerOrderNumber: lab.accessionNumber,
     serviceIdentifier: LOCAL_CODES.labResult,
+    observedAt: lab.resultedAt,
     statusChangedAt: lab.resultedAt,
     resultStatus: status.request,
+    comments,
     inputPath,
   });
   lab.results.forEach((result, index) => {
+    if (isCommentRow(result)) {
+      return;
+    }
     group.add(
-      makeObservation({ code: '', display: result.testName }, numericObservationValue(result.result), status.observation, `${inputPath}.results[${index}].testName`, {
+      makeObservation(labTestIdentifier(result), numericObservationValue(result.result), status.observation, `${inputPath}.results[${index}].testName`, {
         units: result.units,
         referenceRange: result.referenceRange,
         observedAt: lab.resultedAt,
@@ -491,8 +637,17 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
 
 /**
  * ORU_R01 requires at least one ORDER_OBSERVATION group with its OBR. A patient with nothing to report
- * gets a single OBR, OBR-4 `NO_RECORDS^No chart records^L`, without observations.
+ * gets a single OBR, OBR-4 `NO_RECORDS^No chart records^L`, OBR-7 the message time, OBR-25 `F` (the
+ * statement "nothing to report" is final), no OBX, and an NTE saying so.
  */
-export function noRecordsObservationGroup(): ObservationGroup {
-  return new ObservationGroup({ serviceIdentifier: LOCAL_CODES.noRecords, inputPath: 'records' });
+export function noRecordsObservationGroup(messageTime: Date): ObservationGroup {
+  return new ObservationGroup({
+    serviceIdentifier: LOCAL_CODES.noRecords,
+    observedAt: messageTime,
+    resultStatus: 'F',
+    comments: ['The chart holds no records for this patient.'],
+    inputPath: 'records',
+  });
 }
+
+export { ORDER_CONTROL_RESULTS };

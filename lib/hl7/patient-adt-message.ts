@@ -1,6 +1,6 @@
 import type { Patient } from '../chart/types';
-import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext } from './header';
-import { Hl7Message } from './segment';
+import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf } from './header';
+import { Hl7Message, type Segment } from './segment';
 import {
   eventTypeSegment,
   nextOfKinSegments,
@@ -27,16 +27,19 @@ export interface PatientAdtMessageInput {
   patient: Patient;
 }
 
+/** The segments after MSH: EVN PID [PD1] {NK1} PV1. */
+export function patientAdtSegments(patient: Patient, header: MessageHeaderContext): Segment[] {
+  const segments = [eventTypeSegment('A08', header.timestamp), patientIdentificationSegment(patient, 'full')];
+  const primaryCare = patientAdditionalDemographicSegment(patient, namespacesOf(header));
+  if (primaryCare) {
+    segments.push(primaryCare);
+  }
+  segments.push(...nextOfKinSegments(patient), noVisitSegment());
+  return segments;
+}
+
 export function encodePatientAdtMessage(input: PatientAdtMessageInput): string {
   const { header, patient } = input;
-  const message = new Hl7Message(buildMessageHeader(header, ADT_A08)).add(
-    eventTypeSegment('A08', header.timestamp),
-    patientIdentificationSegment(patient, 'full'),
-  );
-  const primaryCare = patientAdditionalDemographicSegment(patient);
-  if (primaryCare) {
-    message.add(primaryCare);
-  }
-  message.add(...nextOfKinSegments(patient), noVisitSegment());
+  const message = new Hl7Message(buildMessageHeader(header, ADT_A08)).addAll(patientAdtSegments(patient, header));
   return encodeMessage(message, header);
 }

@@ -27,6 +27,11 @@ export const ENCODING_CHARACTERS = '^~\\&';
 
 const SEGMENT_NAME = /^[A-Z][A-Z0-9]{2}$/;
 
+/** Segments whose field 1 is the field separator and field 2 the encoding characters. */
+function isHeaderSegment(name: string): boolean {
+  return name === 'MSH' || name === 'FHS' || name === 'BHS';
+}
+
 /**
  * `runs[n]` is `separator` repeated n times: the separators owed for n skipped empty items, without
  * building the string each time (PV1-19 after PV1-3 skips 15 fields, OBR-25 after OBR-8 skips 16).
@@ -140,7 +145,7 @@ export class Segment {
   }
 
   private get firstSettableField(): number {
-    return this.name === 'MSH' ? 3 : 1;
+    return isHeaderSegment(this.name) ? 3 : 1;
   }
 
   /** Sets field `fieldNumber` to one value (one repetition). An empty value clears the field. */
@@ -169,6 +174,17 @@ export class Segment {
     return this.store(fieldNumber, text, writer.nonAscii);
   }
 
+  /**
+   * Sets a repeating field of single values, keeping empty repetitions in place (the lines of a TX
+   * value: an empty line is a repetition of its own). The field is empty only when every value is.
+   */
+  setLines(fieldNumber: number, lines: readonly EscapedText[]): this {
+    this.assertSettable(fieldNumber);
+    const writer = new FieldWriter(this.name, fieldNumber);
+    const text = lines.some((line) => line !== '') ? lines.map((line) => writer.value(line)).join(REPETITION_SEPARATOR) : '';
+    return this.store(fieldNumber, text, writer.nonAscii);
+  }
+
   private assertSettable(fieldNumber: number): void {
     if (!Number.isInteger(fieldNumber) || fieldNumber < this.firstSettableField) {
       throw new Error(`${this.name}-${fieldNumber} cannot be set`);
@@ -193,10 +209,10 @@ export class Segment {
 
   /** The serialized text of one field (all repetitions), `''` when empty. For MSH-1/MSH-2 the fixed values. */
   fieldText(fieldNumber: number): string {
-    if (this.name === 'MSH' && fieldNumber === 1) {
+    if (isHeaderSegment(this.name) && fieldNumber === 1) {
       return FIELD_SEPARATOR;
     }
-    if (this.name === 'MSH' && fieldNumber === 2) {
+    if (isHeaderSegment(this.name) && fieldNumber === 2) {
       return ENCODING_CHARACTERS;
     }
     return this.fields[fieldNumber] ?? '';
@@ -208,7 +224,7 @@ export class Segment {
       const first = this.firstSettableField;
       // `out` ends with field `written` (MSH: the encoding characters are MSH-2; other segments: the
       // name stands at field 0); separators for empty fields are written only once a later field has text
-      let out = this.name === 'MSH' ? this.name + FIELD_SEPARATOR + ENCODING_CHARACTERS : this.name;
+      let out = isHeaderSegment(this.name) ? this.name + FIELD_SEPARATOR + ENCODING_CHARACTERS : this.name;
       let written = first - 1;
       for (let fieldNumber = first; fieldNumber < this.fields.length; fieldNumber += 1) {
         const field = this.fields[fieldNumber];

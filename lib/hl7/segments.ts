@@ -1,4 +1,4 @@
-import type { Clinician, CodedValue, Encounter, Patient } from '../chart/types';
+import type { Clinician, CodedValue, Encounter, Patient, PersonName } from '../chart/types';
 import {
   ceFromCodedValue,
   ceFromText,
@@ -15,12 +15,13 @@ import {
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeText } from './escape';
+import type { IdentifierNamespaces } from './identifiers';
 import { type Component, type Components, Segment } from './segment';
 import {
   ADMINISTRATIVE_SEX,
   IDENTIFIER_TYPE_MEDICAL_RECORD,
   IDENTIFIER_TYPE_VISIT_NUMBER,
-  ORDER_CONTROL_RESULTS,
+  type OrderControl,
   PATIENT_CLASS_NOT_APPLICABLE,
   PATIENT_CLASS_TEXT,
   type PatientClass,
@@ -62,6 +63,13 @@ export function requireComponents(components: Components, inputPath: string, inp
     throw new Hl7EncodingError(inputPath + inputPathSuffix, 'is required and must not be empty');
   }
   return components;
+}
+
+/** XPN of a name that must not be empty (the name type `L` alone does not count as a name). */
+export function requireName(name: PersonName, inputPath: string): Components {
+  const xpn = xpnFromPersonName(name);
+  requireComponents(xpn.slice(0, 5), inputPath);
+  return xpn;
 }
 
 /** Throws when the first component (the identifier of a CX, EI...) would be empty once encoded. */
@@ -114,7 +122,7 @@ export function patientIdentificationSegment(patient: Patient, detail: PatientDe
   const pid = new Segment('PID')
     .set(1, setId(1))
     .set(3, requireFirstComponent(cxFromIdentifier(patient.mrn, patient.assigningAuthority, IDENTIFIER_TYPE_MEDICAL_RECORD), 'patient.mrn'))
-    .set(5, requireComponents(xpnFromPersonName(patient.name), 'patient.name'));
+    .set(5, requireName(patient.name, 'patient.name'));
   if (patient.birthDate !== undefined) {
     pid.set(7, dtFromDate(patient.birthDate, 'patient.birthDate'));
   }
@@ -154,11 +162,11 @@ export function patientIdentificationSegment(patient: Patient, detail: PatientDe
 }
 
 /** PD1 with PD1-4 primary care provider, or `undefined` when the patient has none. */
-export function patientAdditionalDemographicSegment(patient: Patient): Segment | undefined {
+export function patientAdditionalDemographicSegment(patient: Patient, namespaces: IdentifierNamespaces): Segment | undefined {
   if (!patient.primaryCareProvider) {
     return undefined;
   }
-  return new Segment('PD1').set(4, xcnFromClinician(patient.primaryCareProvider));
+  return new Segment('PD1').set(4, xcnFromClinician(patient.primaryCareProvider, namespaces.clinician));
 }
 
 /** One NK1 per next of kin: NK1-1 set id, NK1-2 name, NK1-3 relationship, NK1-5 phone. */
@@ -175,21 +183,26 @@ export function nextOfKinSegments(patient: Patient): Segment[] {
   });
 }
 
+/** PV1-19 visit number: `ENCOUNTER ID^^^NAMESPACE^VN` (CX-1 short form, CX-4 the visit namespace). */
+export function visitNumber(encounter: Encounter, namespaces: IdentifierNamespaces): Components {
+  return requireFirstComponent(cxFromIdentifier(encounter.encounterId, namespaces.visit, IDENTIFIER_TYPE_VISIT_NUMBER), 'encounter.encounterId');
+}
+
 /**
  * PV1 for an encounter: PV1-1 `1`, PV1-2 patient class, PV1-3 location, PV1-7 attending doctor,
- * PV1-19 visit number (`ENCOUNTER ID^^^^VN`), PV1-44 admit and PV1-45 discharge date/time.
+ * PV1-19 visit number ({@link visitNumber}), PV1-44 admit and PV1-45 discharge date/time.
  */
-export function patientVisitSegment(encounter: Encounter): Segment {
+export function patientVisitSegment(encounter: Encounter, namespaces: IdentifierNamespaces): Segment {
   const pv1 = new Segment('PV1')
     .set(1, setId(1))
     .set(2, escapeText(patientClassCode(encounter.patientClass, 'encounter.patientClass')))
-    .set(19, requireFirstComponent(cxFromIdentifier(encounter.encounterId, undefined, IDENTIFIER_TYPE_VISIT_NUMBER), 'encounter.encounterId'))
+    .set(19, visitNumber(encounter, namespaces))
     .set(44, tsFromDateTime(encounter.admitAt, 'encounter.admitAt'));
   if (encounter.location) {
     pv1.set(3, plFromLocation(encounter.location));
   }
   if (encounter.attending) {
-    pv1.set(7, xcnFromClinician(encounter.attending));
+    pv1.set(7, xcnFromClinician(encounter.attending, namespaces.clinician));
   }
   if (encounter.dischargeAt) {
     pv1.set(45, tsFromDateTime(encounter.dischargeAt, 'encounter.dischargeAt'));
@@ -198,19 +211,21 @@ export function patientVisitSegment(encounter: Encounter): Segment {
 }
 
 /**
- * PV1 as the note message's spec shape lists it: PV1-1, PV1-2 class, PV1-3 location, PV1-7 attending.
- * Without an encounter PV1-2 is `N` (not applicable) and there is no location.
+ * PV1 as the note message's spec shape lists it: PV1-1, PV1-2 class, PV1-3 location, PV1-7 attending,
+ * and PV1-19 the visit number when the note belongs to an encounter (the same value as in the
+ * encounter's own export, so the receiver attaches the note to that visit).
+ * Without an encounter PV1-2 is `N` (not applicable) and there is no location and no visit number.
  */
-export function noteVisitSegment(encounter: Encounter | undefined, attending: Clinician): Segment {
+export function noteVisitSegment(encounter: Encounter | undefined, attending: Clinician, namespaces: IdentifierNamespaces): Segment {
   const pv1 = new Segment('PV1').set(1, setId(1));
   if (!encounter) {
-    return pv1.set(2, escapeText(PATIENT_CLASS_NOT_APPLICABLE)).set(7, xcnFromClinician(attending));
+    return pv1.set(2, escapeText(PATIENT_CLASS_NOT_APPLICABLE)).set(7, xcnFromClinician(attending, namespaces.clinician));
   }
   pv1.set(2, escapeText(patientClassCode(encounter.patientClass, 'encounter.patientClass')));
   if (encounter.location) {
     pv1.set(3, plFromLocation(encounter.location));
   }
-  return pv1.set(7, xcnFromClinician(attending));
+  return pv1.set(7, xcnFromClinician(attending, namespaces.clinician)).set(19, visitNumber(encounter, namespaces));
 }
 
 /** PV1 when no visit applies: `PV1|1|N`. */
@@ -227,13 +242,15 @@ export function patientVisitAdditionalSegment(encounter: Encounter): Segment | u
 }
 
 /** The segments of the ORU_R01 VISIT group (and of PV1 [PV2] wherever else it appears). */
-export function visitSegments(encounter: Encounter): Segment[] {
+export function visitSegments(encounter: Encounter, namespaces: IdentifierNamespaces): Segment[] {
   const pv2 = patientVisitAdditionalSegment(encounter);
-  return pv2 ? [patientVisitSegment(encounter), pv2] : [patientVisitSegment(encounter)];
+  return pv2 ? [patientVisitSegment(encounter, namespaces), pv2] : [patientVisitSegment(encounter, namespaces)];
 }
 
 /** Values of an ORC of an ORU_R01 order group. */
 export interface CommonOrder {
+  /** ORC-1 (table 0119): `RE` when observations follow, `SC` for an order sent without results */
+  orderControl: OrderControl;
   placerOrderNumber: string;
   /** table 0038 */
   orderStatus?: string;
@@ -242,11 +259,11 @@ export interface CommonOrder {
   inputPath: string;
 }
 
-/** ORC: ORC-1 `RE`, ORC-2 placer order number, ORC-5 status, ORC-9 transaction time, ORC-12 ordering provider. */
-export function commonOrderSegment(order: CommonOrder): Segment {
+/** ORC: ORC-1 order control, ORC-2 placer order number, ORC-5 status, ORC-9 transaction time, ORC-12 ordering provider. */
+export function commonOrderSegment(order: CommonOrder, namespaces: IdentifierNamespaces): Segment {
   const orc = new Segment('ORC')
-    .set(1, escapeText(ORDER_CONTROL_RESULTS))
-    .set(2, requireComponents(eiFromIdentifier(order.placerOrderNumber), order.inputPath, '.orderId'));
+    .set(1, escapeText(order.orderControl))
+    .set(2, requireComponents(eiFromIdentifier(order.placerOrderNumber, namespaces.entity), order.inputPath, '.orderId'));
   if (order.orderStatus) {
     orc.set(5, escapeText(order.orderStatus));
   }
@@ -254,7 +271,7 @@ export function commonOrderSegment(order: CommonOrder): Segment {
     orc.set(9, tsFromDateTime(order.transactionAt, `${order.inputPath}.orderedAt`));
   }
   if (order.orderingProvider) {
-    orc.set(12, xcnFromClinician(order.orderingProvider));
+    orc.set(12, xcnFromClinician(order.orderingProvider, namespaces.clinician));
   }
   return orc;
 }

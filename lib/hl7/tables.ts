@@ -29,18 +29,27 @@ export type ObservationResultStatus = 'C' | 'D' | 'F' | 'I' | 'N' | 'O' | 'P' | 
 export type ResultStatus = 'A' | 'C' | 'F' | 'I' | 'O' | 'P' | 'R' | 'S' | 'X' | 'Y' | 'Z';
 
 /** Table 0125, value type (OBX-2): the v2.5.1 values this library writes. v2.5.1 has CE, not CWE. */
-export type ObservationValueType = 'NM' | 'ST' | 'TX' | 'CE' | 'XCN';
+export type ObservationValueType = 'NM' | 'SN' | 'ST' | 'TX' | 'CE' | 'XCN';
 
 /** Table 0271 document completion status: authenticated. */
 export const DOCUMENT_COMPLETION_AUTHENTICATED = 'AU';
 /** Table 0273 document availability status: available for patient care. */
 export const DOCUMENT_AVAILABLE = 'AV';
-/** Table 0270 document type: progress note. */
+/**
+ * Table 0270 document type: `PN`, which the service description fixes for the note message (table 0270
+ * reads it as "procedure note"); a partner profile may choose `PR` (progress note) or another code.
+ */
 export const DOCUMENT_TYPE_PROGRESS_NOTE = 'PN';
+/** Table 0052 diagnosis type: final / working. */
+export const DIAGNOSIS_TYPE_FINAL = 'F';
+export const DIAGNOSIS_TYPE_WORKING = 'W';
 /** Table 0191 type of referenced data (TXA-3 document content presentation): text. */
 export const CONTENT_PRESENTATION_TEXT = 'TEXT';
 /** Table 0119 order control: observations / performed service to follow (the ORC-1 of ORU_R01). */
 export const ORDER_CONTROL_RESULTS = 'RE';
+/** Table 0119 order control: status changed (an order sent without observations). */
+export const ORDER_CONTROL_STATUS_CHANGED = 'SC';
+export type OrderControl = typeof ORDER_CONTROL_RESULTS | typeof ORDER_CONTROL_STATUS_CHANGED;
 /** Table 0203 identifier types. */
 export const IDENTIFIER_TYPE_MEDICAL_RECORD = 'MR';
 export const IDENTIFIER_TYPE_VISIT_NUMBER = 'VN';

@@ -1,5 +1,5 @@
 import { Scopes, STAFF_ONLY_SCOPES, type Scope } from '../config/service';
-import { hashApiKey, keyIdFromHash, keyIsUsable, partnerKind, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type PartnerRecord } from './api-key';
+import { hashApiKey, keyIdFromHash, keyIsUsable, partnerKind, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type Hl7Profile, type PartnerRecord } from './api-key';
 import type { ApiKeyStore } from './api-key-store';
 import type { SlidingWindowRateLimiter, RateLimitState } from './rate-limiter';
 
@@ -11,6 +11,7 @@ export interface Principal {
   allowedSenderIds: string[];
   receivingApplication?: string;
   receivingFacility?: string;
+  hl7Profile?: Hl7Profile;
   /** set when a signed-in staff member (not an API key) is calling: named in the audit trail */
   staff?: { subject: string; username: string };
 }
@@ -102,6 +103,7 @@ export async function decideAccess(
     allowedSenderIds: partner?.allowedSenderIds ?? [],
     receivingApplication: partner?.receivingApplication,
     receivingFacility: partner?.receivingFacility,
+    ...(partner?.hl7Profile ? { hl7Profile: partner.hl7Profile } : {}),
   };
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this API key', principal, rateLimit };
   if (!partner || partner.policy !== 'active') return { outcome: AccessOutcomes.forbidden, reason: 'the partner of this API key is blocked by policy', principal, rateLimit };

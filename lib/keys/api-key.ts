@@ -58,6 +58,22 @@ export interface ApiKeyRecord {
   replacesUntil?: string;
 }
 
+/**
+ * How a partner receives the HL7 exports (README, "HL7 partner profiles"). Every field is optional;
+ * the defaults are in lib/exports/message-header.ts (`hl7ProfileOf`).
+ */
+export interface Hl7Profile {
+  /** encounter export: ADT^A08 (`adt`, default) or ORU^R01 (`oru`) */
+  encounterStyle?: 'adt' | 'oru';
+  /** patient summary: FHS/BHS batch of typed messages (`batch`, default) or one ORU^R01 (`oru`) */
+  summaryStyle?: 'batch' | 'oru';
+  /** TXA-2 of the note message (table 0270), default `PN` */
+  noteDocumentType?: string;
+  /** MSH-3 / MSH-4 this partner sees, default from configuration */
+  sendingApplication?: string;
+  sendingFacility?: string;
+}
+
 export interface PartnerRecord {
   partnerId: string;
   name: string;
@@ -69,6 +85,8 @@ export interface PartnerRecord {
   /** MSH-5 / MSH-6 for messages this partner receives */
   receivingApplication?: string;
   receivingFacility?: string;
+  /** HL7 export profile (optional; defaults in code) */
+  hl7Profile?: Hl7Profile;
   /** default 'external' (see `partnerKind`) */
   kind?: PartnerKind;
   /** default 'standard' (see `partnerTier`) */

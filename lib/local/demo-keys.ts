@@ -9,6 +9,17 @@ import type { ApiKeyStore } from '../keys/api-key-store';
 export const DEMO_PARTNERS: PartnerRecord[] = [
   { partnerId: 'demo-ehr', name: 'Demo EHR', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], receivingApplication: 'DEMO-EHR', receivingFacility: 'DEMO-CLINIC' },
   { partnerId: 'demo-lab', name: 'Demo Lab', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['demo-lab', 'DEMO-LAB-LIS'], receivingApplication: 'DEMO-LIS', receivingFacility: 'DEMO-LAB' },
+  {
+    partnerId: 'demo-ehr-oru',
+    name: 'Demo EHR taking single ORU messages',
+    policy: 'active',
+    rateLimit: 1000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: [],
+    receivingApplication: 'DEMO-ORU-EHR',
+    receivingFacility: 'DEMO-ORU-CLINIC',
+    hl7Profile: { encounterStyle: 'oru', summaryStyle: 'oru', noteDocumentType: 'PR', sendingApplication: 'INTEROP-ORU', sendingFacility: 'INTEROP-ORU-FAC' },
+  },
   { partnerId: 'demo-forms', name: 'Demo Forms', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [] },
   { partnerId: 'demo-staff', name: 'Demo Interop Staff', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], kind: 'internal' },
   { partnerId: 'demo-blocked', name: 'Demo Blocked Partner', policy: 'blocked', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['*'] },
@@ -27,6 +38,7 @@ const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.inge
 
 export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-export-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active' },
+  { secret: 'demo-export-oru-key', partnerId: 'demo-ehr-oru', scopes: [Scopes.exportHl7], status: 'active' },
   { secret: 'demo-results-key', partnerId: 'demo-lab', scopes: [Scopes.ingestResults], status: 'active' },
   { secret: 'demo-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms], status: 'active' },
   { secret: 'demo-all-key', partnerId: 'demo-lab', scopes: coreScopes, status: 'active' },

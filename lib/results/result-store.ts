@@ -168,7 +168,7 @@ interface SummaryPayload {
   accessionNumber: string;
   status: LabResultStatus;
   resultedAt: string;
-  results: Array<{ testName: string; result: string; units?: string; referenceRange?: string }>;
+  results: Array<{ testName: string; result: string; units?: string; referenceRange?: string; code?: string; codeSystem?: string }>;
   truncated?: boolean;
 }
 
@@ -193,6 +193,8 @@ function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
     result: r.result.slice(0, max),
     ...(typeof r.units === 'string' ? { units: r.units } : {}),
     ...(typeof r.referenceRange === 'string' ? { referenceRange: r.referenceRange } : {}),
+    ...(typeof r.code === 'string' ? { code: r.code } : {}),
+    ...(typeof r.codeSystem === 'string' ? { codeSystem: r.codeSystem } : {}),
   });
   const full: SummaryPayload = {
     accessionNumber: data.accessionNumber,

@@ -14,6 +14,9 @@ export interface LabTestResult {
   result: string;
   units?: string;
   referenceRange?: string;
+  /** the test's code (e.g. LOINC) and its coding system (table 0396, default L); OBX-3 of the exports */
+  code?: string;
+  codeSystem?: string;
   [extra: string]: unknown;
 }
 

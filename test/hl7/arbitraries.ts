@@ -40,7 +40,7 @@ export const isoDate = isoDateTime.map((dateTime) => dateTime.slice(0, 10));
 
 /** yyyyMMddHHmmss of a `...Z` ISO date-time, computed independently of the encoder. */
 export function expectedTimestamp(isoUtc: string): string {
-  return isoUtc.slice(0, 19).replace(/[-T:]/g, '');
+  return `${isoUtc.slice(0, 19).replace(/[-T:]/g, '')}+0000`;
 }
 
 export const codingSystem = optional(fc.constantFrom('LN', 'I10', 'SCT', 'L', 'HL70002', 'HL70063', 'UCUM', '99ABC'));
@@ -104,6 +104,8 @@ export const header: fc.Arbitrary<MessageHeaderContext> = fc.record({
   receivingFacility: hostileText,
   timestamp: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }),
   controlId: fc.stringMatching(/^[A-Za-z0-9.\-]{1,20}$/),
+  // namespaces come from configuration (plain HD ids), not from data
+  identifierNamespaces: fc.record({ entity: fc.constantFrom('INTEROP', 'RIVERSIDE_CLINIC_LONG'), clinician: fc.constantFrom('NPI', 'INTEROP'), visit: fc.constantFrom('VISITS', 'INTEROP') }),
 });
 
 export const encounterOrder: fc.Arbitrary<EncounterOrder> = fc.record(
@@ -171,6 +173,11 @@ export const assessment: fc.Arbitrary<Assessment> = fc.record(
   { requiredKeys: ['patientId', 'assessmentId', 'code', 'performedAt', 'items'] },
 );
 
+/** Comparator values and ratios (SN) */
+const comparatorText = fc.tuple(fc.constantFrom('<', '>', '<=', '>=', '<>', '= ', ' < '), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom('', '.5', '.25')).map(([comparator, whole, fraction]) => `${comparator}${whole}${fraction}`);
+/** Text longer than an ST may hold (199), sometimes with line breaks */
+const longText = fc.tuple(hostileText, fc.integer({ min: 200, max: 600 }), hostileText).map(([before, length, after]) => `${before}${'x'.repeat(length)}${after}`);
+
 export const labResult: fc.Arbitrary<LabResultSummary> = fc.record({
   resultId: requiredText,
   accessionNumber: requiredText,
@@ -178,7 +185,14 @@ export const labResult: fc.Arbitrary<LabResultSummary> = fc.record({
   resultedAt: isoDateTime,
   results: fc.array(
     fc.record(
-      { testName: requiredText, result: fc.oneof(numericText, hostileText), units: optional(hostileText), referenceRange: optional(hostileText) },
+      {
+        testName: fc.oneof({ arbitrary: requiredText, weight: 4 }, { arbitrary: fc.constantFrom('Specimen comment', 'Lab note', 'Remarks'), weight: 1 }),
+        result: fc.oneof(numericText, comparatorText, longText, hostileText),
+        units: optional(hostileText),
+        referenceRange: optional(hostileText),
+        code: optional(requiredText),
+        codeSystem: optional(fc.constantFrom('LN', 'L', '99LAB')),
+      },
       { requiredKeys: ['testName', 'result'] },
     ),
     { maxLength: 3 },

@@ -15,6 +15,7 @@ import {
 import { assessment, attending, encounter, header, labResult, note, patient, records } from './chart-fixtures';
 import { loadFixture } from './fixtures';
 import { type ExpectedValue, parsedSegmentNames, roundTripFailures, type ValueKind } from './round-trip';
+import { receiverRuleIssues } from './receiver-rules';
 import { validateHl7Message } from './structure-validator';
 
 function segmentNames(message: string): string[] {
@@ -32,6 +33,7 @@ function field(message: string, name: string, fieldNumber: number, occurrence = 
 /** The checks every message gets. */
 function expectWellFormed(message: string, structure: string, expectations: ExpectedValue[]): void {
   expect(validateHl7Message(message).issues).toEqual([]);
+  expect(receiverRuleIssues(message)).toEqual([]);
   expect(message.endsWith('\r')).toBe(true);
   expect(message).not.toContain('\n');
   expect(field(message, 'MSH', 9).split('^')[2]).toBe(structure);
@@ -96,44 +98,62 @@ describe('encodeNoteMessage (MDM^T02^MDM_T02)', () => {
       { at: { segment: 'MSH', field: 11 }, value: 'P' },
       { at: { segment: 'MSH', field: 12 }, value: '2.5.1' },
       { at: { segment: 'EVN', field: 1 }, value: 'T02' },
-      { at: { segment: 'EVN', field: 2 }, value: '20240506140809', kind: 'timestamp' },
+      { at: { segment: 'EVN', field: 2 }, value: '20240506140809+0000', kind: 'timestamp' },
       { at: { segment: 'PV1', field: 2 }, value: 'O' },
       { at: { segment: 'PV1', field: 3, component: 1 }, value: 'Diabetes Clinic Room 4' },
       { at: { segment: 'PV1', field: 7, component: 2 }, value: 'Haddad' },
       { at: { segment: 'TXA', field: 2 }, value: 'PN' },
       { at: { segment: 'TXA', field: 3 }, value: 'TEXT' },
-      { at: { segment: 'TXA', field: 4 }, value: '20240430172000', kind: 'timestamp' },
+      { at: { segment: 'TXA', field: 4 }, value: '20240430172000+0000', kind: 'timestamp' },
       { at: { segment: 'TXA', field: 5, component: 2 }, value: 'Haddad' },
-      { at: { segment: 'TXA', field: 6 }, value: '20240430172000', kind: 'timestamp' },
+      { at: { segment: 'TXA', field: 6 }, value: '20240430172000+0000', kind: 'timestamp' },
       { at: { segment: 'TXA', field: 9, component: 3 }, value: 'Omar' },
-      { at: { segment: 'TXA', field: 12 }, value: note.noteId },
+      { at: { segment: 'TXA', field: 12, component: 1 }, value: note.noteId },
+      { at: { segment: 'TXA', field: 12, component: 2 }, value: header.sendingFacility },
       { at: { segment: 'TXA', field: 17 }, value: 'AU' },
       { at: { segment: 'TXA', field: 19 }, value: 'AV' },
+      { at: { segment: 'TXA', field: 22, component: 2 }, value: 'Haddad' },
+      { at: { segment: 'TXA', field: 22, component: 15 }, value: '20240430172000+0000' },
+      { at: { segment: 'PV1', field: 19, component: 1 }, value: encounter.encounterId },
+      { at: { segment: 'PV1', field: 19, component: 5 }, value: 'VN' },
       { at: { segment: 'OBX', field: 2 }, value: 'TX' },
       { at: { segment: 'OBX', field: 3, component: 1 }, value: 'NOTE' },
       { at: { segment: 'OBX', field: 3, component: 2 }, value: 'ChartNote' },
-      { at: { segment: 'OBX', field: 5 }, value: note.text, kind: 'formatted' },
+      { at: { segment: 'OBX', field: 3, component: 3 }, value: 'L' },
+      { at: { segment: 'OBX', field: 5 }, value: note.text, kind: 'lines' },
       { at: { segment: 'OBX', field: 11 }, value: 'F' },
     ]);
   });
 
-  test('a multi-line note is one OBX with \\.br\\ line breaks', () => {
+  test('a multi-line note is one OBX, one OBX-5 repetition per line (TX has no formatting commands)', () => {
     expect(field(message, 'OBX', 5)).toBe(
-      'S: Feels well. Home BP \\R\\130/85.\\.br\\O: BMI 31 \\F\\ A1c pending.\\.br\\A/P: Continue metformin 500 mg BID \\T\\ lisinopril.\\.br\\\\E\\ Recheck in 3 months.',
+      'S: Feels well. Home BP \\R\\130/85.~O: BMI 31 \\F\\ A1c pending.~A/P: Continue metformin 500 mg BID \\T\\ lisinopril.~\\E\\ Recheck in 3 months.',
     );
+  });
+
+  test('empty lines stay as empty repetitions', () => {
+    const spaced = encodeNoteMessage({ header, patient, encounter, note: { ...note, text: 'First\n\nThird\r\n' } });
+    expect(field(spaced, 'OBX', 5)).toBe('First~~Third~');
+    expectWellFormed(spaced, 'MDM_T02', [{ at: { segment: 'OBX', field: 5 }, value: 'First\n\nThird\r\n', kind: 'lines' }]);
+  });
+
+  test('the partner profile may choose TXA-2 (e.g. PR)', () => {
+    const progress = encodeNoteMessage({ header, patient, encounter, note, documentType: 'PR' });
+    expect(field(progress, 'TXA', 2)).toBe('PR');
+    expectWellFormed(progress, 'MDM_T02', []);
   });
 
   test('without an encounter: PV1-2 N, no location, PV1-7 the author', () => {
     const author = { id: 'NP-7', name: { family: 'Nakamura', given: 'Ren' } };
     const standalone = encodeNoteMessage({ header, patient, note: { ...note, encounterId: undefined, author } });
     expect(segmentNames(standalone)).toEqual(['MSH', 'EVN', 'PID', 'PV1', 'TXA', 'OBX']);
-    expect(standalone.split('\r')[3]).toBe('PV1|1|N|||||NP-7^Nakamura^Ren');
+    expect(standalone.split('\r')[3]).toBe('PV1|1|N|||||NP-7^Nakamura^Ren^^^^^^RIVERSIDE_CLINIC^L^^^PRN');
     expectWellFormed(standalone, 'MDM_T02', [{ at: { segment: 'TXA', field: 5, component: 2 }, value: 'Nakamura' }]);
   });
 
   test('with an encounter that has no attending: PV1-7 the author', () => {
     const message2 = encodeNoteMessage({ header, patient, encounter: { ...encounter, attending: undefined }, note });
-    expect(field(message2, 'PV1', 7)).toBe('NPI9876543210^Haddad^Omar^^^Dr');
+    expect(field(message2, 'PV1', 7)).toBe('NPI9876543210^Haddad^Omar^^^Dr^^^RIVERSIDE_CLINIC^L^^^PRN');
   });
 
   test('ASCII-only message: no MSH-18', () => {
@@ -160,7 +180,7 @@ describe('encodePatientAdtMessage (ADT^A08^ADT_A01)', () => {
   test('a patient with only the required values', () => {
     const minimal: Patient = { patientId: 'p-min', mrn: 'M1', assigningAuthority: 'AUTH', name: { family: 'Solo' } };
     const minimalMessage = encodePatientAdtMessage({ header, patient: minimal });
-    expect(minimalMessage.split('\r').slice(1)).toEqual(['EVN|A08|20240506140809', 'PID|1||M1^^^AUTH^MR||Solo', 'PV1|1|N', '']);
+    expect(minimalMessage.split('\r').slice(1)).toEqual(['EVN|A08|20240506140809+0000', 'PID|1||M1^^^AUTH^MR||Solo^^^^^^L', 'PV1|1|N', '']);
     expectWellFormed(minimalMessage, 'ADT_A01', []);
   });
 
@@ -176,8 +196,50 @@ describe('encodePatientAdtMessage (ADT^A08^ADT_A01)', () => {
   });
 });
 
-describe('encodeEncounterMessage (ORU^R01^ORU_R01)', () => {
+describe('encodeEncounterMessage, style adt (ADT^A08^ADT_A01, the default)', () => {
   const message = encodeEncounterMessage({ header, patient, encounter });
+
+  test('matches the reviewed fixture exactly', () => {
+    expect(message).toBe(loadFixture('adt-a08-encounter'));
+  });
+
+  test('PV1, PV2 and one DG1 per diagnosis (DG1-6 F once discharged); valid; values read back', () => {
+    expect(segmentNames(message)).toEqual(['MSH', 'EVN', 'PID', 'PV1', 'PV2', 'DG1', 'DG1']);
+    expectWellFormed(message, 'ADT_A01', [
+      ...patientFull.filter((value) => !['PD1', 'NK1'].includes(value.at.segment)),
+      { at: { segment: 'EVN', field: 1 }, value: 'A08' },
+      { at: { segment: 'PV1', field: 2 }, value: 'O' },
+      { at: { segment: 'PV1', field: 19, component: 1 }, value: encounter.encounterId },
+      { at: { segment: 'PV1', field: 19, component: 4 }, value: header.sendingFacility },
+      { at: { segment: 'PV1', field: 44 }, value: '20240430161500+0000', kind: 'timestamp' },
+      { at: { segment: 'DG1', field: 1 }, value: '1' },
+      { at: { segment: 'DG1', field: 3, component: 1 }, value: 'E11.9' },
+      { at: { segment: 'DG1', field: 3, component: 3 }, value: 'I10C' },
+      { at: { segment: 'DG1', field: 6 }, value: 'F' },
+      { at: { segment: 'DG1', occurrence: 1, field: 1 }, value: '2' },
+      { at: { segment: 'DG1', occurrence: 1, field: 3, component: 2 }, value: 'Essential (primary) hypertension' },
+    ]);
+  });
+
+  test('an open encounter: working diagnoses (DG1-6 W)', () => {
+    const open = encodeEncounterMessage({ header, patient, encounter: { ...encounter, dischargeAt: undefined } });
+    expect([field(open, 'DG1', 6, 0), field(open, 'DG1', 6, 1)]).toEqual(['W', 'W']);
+    expectWellFormed(open, 'ADT_A01', []);
+  });
+
+  test('without diagnoses or reason: EVN PID PV1', () => {
+    const bare = encodeEncounterMessage({
+      header,
+      patient,
+      encounter: { patientId: patient.patientId, encounterId: 'enc-1', patientClass: 'E', admitAt: '2024-01-01T00:00:00Z' },
+    });
+    expect(segmentNames(bare)).toEqual(['MSH', 'EVN', 'PID', 'PV1']);
+    expectWellFormed(bare, 'ADT_A01', [{ at: { segment: 'PV1', field: 2 }, value: 'E' }]);
+  });
+});
+
+describe('encodeEncounterMessage, style oru (ORU^R01^ORU_R01)', () => {
+  const message = encodeEncounterMessage({ header, patient, encounter, style: 'oru' });
 
   test('matches the reviewed fixture exactly', () => {
     expect(message).toBe(loadFixture('oru-r01-encounter'));
@@ -192,25 +254,32 @@ describe('encodeEncounterMessage (ORU^R01^ORU_R01)', () => {
       { at: { segment: 'PV1', field: 7, component: 1 }, value: attending.id },
       { at: { segment: 'PV1', field: 19, component: 1 }, value: encounter.encounterId },
       { at: { segment: 'PV1', field: 19, component: 5 }, value: 'VN' },
-      { at: { segment: 'PV1', field: 44 }, value: '20240430161500', kind: 'timestamp' },
-      { at: { segment: 'PV1', field: 45 }, value: '20240430170500', kind: 'timestamp' },
+      { at: { segment: 'PV1', field: 44 }, value: '20240430161500+0000', kind: 'timestamp' },
+      { at: { segment: 'PV1', field: 45 }, value: '20240430170500+0000', kind: 'timestamp' },
       { at: { segment: 'PV2', field: 3, component: 2 }, value: encounter.reason ?? '' },
-      { at: { segment: 'OBR', field: 3 }, value: encounter.encounterId },
+      { at: { segment: 'OBR', field: 3, component: 1 }, value: encounter.encounterId },
       { at: { segment: 'OBR', field: 4, component: 1 }, value: 'ENCOUNTER' },
+      { at: { segment: 'OBR', field: 7 }, value: '20240430161500+0000', kind: 'timestamp' },
+      { at: { segment: 'OBR', field: 25 }, value: 'F' },
       { at: { segment: 'OBX', field: 2 }, value: 'CE' },
       { at: { segment: 'OBX', field: 5, component: 1 }, value: 'E11.9' },
-      { at: { segment: 'OBX', field: 5, component: 3 }, value: 'I10' },
+      { at: { segment: 'OBX', field: 5, component: 3 }, value: 'I10C' },
       { at: { segment: 'OBX', occurrence: 1, field: 4 }, value: '2' },
       { at: { segment: 'OBX', occurrence: 1, field: 5, component: 2 }, value: 'Essential (primary) hypertension' },
-      { at: { segment: 'ORC', field: 1 }, value: 'RE' },
-      { at: { segment: 'ORC', field: 2 }, value: 'ord-7781' },
+      // orders without results: ORC-1 SC (no observations follow), OBR-25 says no results are available
+      { at: { segment: 'ORC', field: 1 }, value: 'SC' },
+      { at: { segment: 'ORC', field: 2, component: 1 }, value: 'ord-7781' },
       { at: { segment: 'ORC', field: 5 }, value: 'CM' },
       { at: { segment: 'ORC', field: 12, component: 2 }, value: 'Haddad' },
-      { at: { segment: 'OBR', occurrence: 1, field: 2 }, value: 'ord-7781' },
+      { at: { segment: 'OBR', occurrence: 1, field: 2, component: 1 }, value: 'ord-7781' },
       { at: { segment: 'OBR', occurrence: 1, field: 4, component: 1 }, value: '4548-4' },
+      { at: { segment: 'OBR', occurrence: 1, field: 7 }, value: '20240430165000+0000', kind: 'timestamp' },
+      { at: { segment: 'OBR', occurrence: 1, field: 25 }, value: 'O' },
       { at: { segment: 'ORC', occurrence: 1, field: 5 }, value: 'SC' },
       { at: { segment: 'OBR', occurrence: 2, field: 1 }, value: '3' },
       { at: { segment: 'OBR', occurrence: 2, field: 4, component: 2 }, value: 'Cholesterol [Mass/volume] in Serum or Plasma' },
+      { at: { segment: 'OBR', occurrence: 2, field: 7 }, value: '20240430161500+0000', kind: 'timestamp' },
+      { at: { segment: 'OBR', occurrence: 2, field: 25 }, value: 'S' },
     ]);
   });
 
@@ -218,6 +287,7 @@ describe('encodeEncounterMessage (ORU^R01^ORU_R01)', () => {
     const bare = encodeEncounterMessage({
       header,
       patient,
+      style: 'oru',
       encounter: { patientId: patient.patientId, encounterId: 'enc-1', patientClass: 'E', admitAt: '2024-01-01T00:00:00Z' },
     });
     expect(segmentNames(bare)).toEqual(['MSH', 'PID', 'PV1', 'OBR']);
@@ -226,19 +296,27 @@ describe('encodeEncounterMessage (ORU^R01^ORU_R01)', () => {
   });
 
   test('an open encounter (no discharge): diagnoses are working, OBR-25 and OBX-11 P', () => {
-    const open = encodeEncounterMessage({ header, patient, encounter: { ...encounter, dischargeAt: undefined } });
+    const open = encodeEncounterMessage({ header, patient, style: 'oru', encounter: { ...encounter, dischargeAt: undefined } });
     expect(field(open, 'OBR', 25)).toBe('P');
     expect([field(open, 'OBX', 11, 0), field(open, 'OBX', 11, 1)]).toEqual(['P', 'P']);
     expectWellFormed(open, 'ORU_R01', []);
   });
 
-  test('an order status outside table 0038 leaves ORC-5 empty', () => {
+  test('an order status outside table 0038 leaves ORC-5 empty and OBR-25 O; a cancelled one is X', () => {
     const message2 = encodeEncounterMessage({
       header,
       patient,
-      encounter: { ...encounter, orders: [{ orderId: 'o-1', code: { code: 'X' }, status: 'waiting for the moon' }] },
+      style: 'oru',
+      encounter: {
+        ...encounter,
+        orders: [
+          { orderId: 'o-1', code: { code: 'X', system: 'L' }, status: 'waiting for the moon' },
+          { orderId: 'o-2', code: { code: 'Y', system: 'L' }, status: 'cancelled' },
+        ],
+      },
     });
     expect(field(message2, 'ORC', 5)).toBe('');
+    expect([field(message2, 'OBR', 25, 1), field(message2, 'OBR', 25, 2)]).toEqual(['O', 'X']);
     expectWellFormed(message2, 'ORU_R01', []);
   });
 });
@@ -259,7 +337,7 @@ describe('encodeAssessmentMessage (ORU^R01^ORU_R01)', () => {
     });
     expectWellFormed(message, 'ORU_R01', [
       ...patientCore,
-      { at: { segment: 'OBR', field: 3 }, value: assessment.assessmentId },
+      { at: { segment: 'OBR', field: 3, component: 1 }, value: assessment.assessmentId },
       { at: { segment: 'OBR', field: 4, component: 1 }, value: '44249-1' },
       { at: { segment: 'OBR', field: 4, component: 3 }, value: 'LN' },
       obx(0, 2, 'NM'),
@@ -267,7 +345,7 @@ describe('encodeAssessmentMessage (ORU^R01^ORU_R01)', () => {
       obx(1, 2, 'NM'),
       obx(1, 5, '2'),
       obx(2, 2, 'TX'),
-      obx(2, 5, 'Sleep is poor.\nNo suicidal ideation.', undefined, 'formatted'),
+      obx(2, 5, 'Sleep is poor.\nNo suicidal ideation.', undefined, 'lines'),
       obx(3, 2, 'ST'),
       obx(3, 5, 'Euthymic'),
       obx(4, 2, 'CE'),
@@ -280,7 +358,7 @@ describe('encodeAssessmentMessage (ORU^R01^ORU_R01)', () => {
       obx(7, 2, 'ST'),
       obx(7, 5, 'Minimal depression'),
       obx(7, 11, 'F'),
-      obx(7, 14, '20240430164000', undefined, 'timestamp'),
+      obx(7, 14, '20240430164000+0000', undefined, 'timestamp'),
       obx(7, 16, 'Élodie', 3),
     ]);
     expect(field(message, 'MSH', 18)).toBe('UNICODE UTF-8');
@@ -335,18 +413,22 @@ describe('encodePatientSummaryMessage (ORU^R01^ORU_R01)', () => {
 
   test('one group per record, records and lab results merged newest first; valid; values read back', () => {
     // lab 2024-05-01T16:45Z, note 2024-04-30T17:20Z, assessment 16:40Z, encounter 16:15Z
-    expect(groupServices(message)).toEqual(['LAB', 'NOTE', '44249-1', 'ENCOUNTER']);
+    // the encounter's orders follow it as groups of their own (ORC-1 SC)
+    expect(groupServices(message)).toEqual(['LAB', 'NOTE', '44249-1', 'ENCOUNTER', '4548-4', '2093-3']);
     expectWellFormed(message, 'ORU_R01', [
       ...patientFull,
-      { at: { segment: 'OBR', field: 2 }, value: labResult.resultId },
-      { at: { segment: 'OBR', field: 3 }, value: labResult.accessionNumber },
-      { at: { segment: 'OBR', field: 22 }, value: '20240501164500', kind: 'timestamp' },
+      { at: { segment: 'OBR', field: 2, component: 1 }, value: labResult.resultId },
+      { at: { segment: 'OBR', field: 3, component: 1 }, value: labResult.accessionNumber },
+      { at: { segment: 'OBR', field: 3, component: 2 }, value: header.sendingFacility },
+      { at: { segment: 'OBR', field: 7 }, value: '20240501164500+0000', kind: 'timestamp' },
+      { at: { segment: 'OBR', field: 22 }, value: '20240501164500+0000', kind: 'timestamp' },
       { at: { segment: 'OBR', field: 25 }, value: 'F' },
+      { at: { segment: 'NTE', field: 3 }, value: 'Comment: Specimen slightly hemolyzed' },
       { at: { segment: 'OBR', occurrence: 1, field: 1 }, value: '2' },
-      { at: { segment: 'OBR', occurrence: 1, field: 3 }, value: note.noteId },
-      { at: { segment: 'OBX', occurrence: 3, field: 1 }, value: '1' },
-      { at: { segment: 'OBX', occurrence: 3, field: 5 }, value: note.text, kind: 'formatted' },
-      { at: { segment: 'OBX', occurrence: 3, field: 16, component: 2 }, value: 'Haddad' },
+      { at: { segment: 'OBR', occurrence: 1, field: 3, component: 1 }, value: note.noteId },
+      { at: { segment: 'OBX', occurrence: 2, field: 1 }, value: '1' },
+      { at: { segment: 'OBX', occurrence: 2, field: 5 }, value: note.text, kind: 'lines' },
+      { at: { segment: 'OBX', occurrence: 2, field: 16, component: 2 }, value: 'Haddad' },
     ]);
   });
 
@@ -363,11 +445,11 @@ describe('encodePatientSummaryMessage (ORU^R01^ORU_R01)', () => {
       ],
       labResults: [at('2024-03-01T00:00:00Z'), at('2024-02-01T00:00:00Z'), at('2023-01-01T00:00:00Z')],
     });
-    expect(groupServices(summary)).toEqual(['NOTE', 'ENCOUNTER', 'LAB', 'LAB', '44249-1', 'LAB']);
+    expect(groupServices(summary)).toEqual(['NOTE', 'ENCOUNTER', '4548-4', '2093-3', 'LAB', 'LAB', '44249-1', 'LAB']);
     expectWellFormed(summary, 'ORU_R01', []);
   });
 
-  test('lab results: NM when numeric, else ST; reference range; OBX-11 from the status', () => {
+  test('lab results: coded OBX-3, NM when numeric, SN for a comparator; reference range; OBX-11 from the status', () => {
     const statuses = ['preliminary', 'final', 'corrected', 'amended', 'cancelled'] as const;
     const labMessage = encodePatientSummaryMessage({
       header,
@@ -377,12 +459,15 @@ describe('encodePatientSummaryMessage (ORU^R01^ORU_R01)', () => {
     });
     expectWellFormed(labMessage, 'ORU_R01', [
       { at: { segment: 'OBX', field: 2 }, value: 'NM' },
+      { at: { segment: 'OBX', field: 3, component: 1 }, value: 'HEMOGLOBIN-A1C' },
       { at: { segment: 'OBX', field: 3, component: 2 }, value: 'Hemoglobin A1c' },
+      { at: { segment: 'OBX', field: 3, component: 3 }, value: 'L' },
       { at: { segment: 'OBX', field: 5 }, value: '7.2' },
       { at: { segment: 'OBX', field: 6, component: 1 }, value: '%' },
       { at: { segment: 'OBX', field: 7 }, value: '4.0-5.6' },
-      { at: { segment: 'OBX', occurrence: 2, field: 2 }, value: 'ST' },
-      { at: { segment: 'OBX', occurrence: 2, field: 5 }, value: '<40' },
+      { at: { segment: 'OBX', occurrence: 1, field: 2 }, value: 'SN' },
+      { at: { segment: 'OBX', occurrence: 1, field: 5, component: 1 }, value: '<' },
+      { at: { segment: 'OBX', occurrence: 1, field: 5, component: 2 }, value: '40' },
     ]);
     const obx11 = labMessage
       .split('\r')
@@ -399,8 +484,9 @@ describe('encodePatientSummaryMessage (ORU^R01^ORU_R01)', () => {
   test('a patient with no records: demographics and the one OBR ORU_R01 requires', () => {
     const empty = encodePatientSummaryMessage({ header, patient, records: [] });
     expect(empty).toBe(loadFixture('oru-r01-summary-empty'));
-    expect(segmentNames(empty)).toEqual(['MSH', 'PID', 'PD1', 'NK1', 'NK1', 'OBR']);
+    expect(segmentNames(empty)).toEqual(['MSH', 'PID', 'PD1', 'NK1', 'NK1', 'OBR', 'NTE']);
     expect(field(empty, 'OBR', 4)).toBe('NO_RECORDS^No chart records^L');
+    expect([field(empty, 'OBR', 7), field(empty, 'OBR', 25)]).toEqual(['20240506140809+0000', 'F']);
     expectWellFormed(empty, 'ORU_R01', patientFull);
   });
 });

@@ -7,7 +7,9 @@ export type FixtureName =
   | 'oru-r01-encounter'
   | 'oru-r01-assessment'
   | 'oru-r01-summary'
-  | 'oru-r01-summary-empty';
+  | 'oru-r01-summary-empty'
+  | 'adt-a08-encounter'
+  | 'batch-summary';
 
 export const FIXTURE_NAMES: readonly FixtureName[] = [
   'mdm-t02-note',
@@ -16,6 +18,8 @@ export const FIXTURE_NAMES: readonly FixtureName[] = [
   'oru-r01-assessment',
   'oru-r01-summary',
   'oru-r01-summary-empty',
+  'adt-a08-encounter',
+  'batch-summary',
 ];
 
 /** A fixture message with CR segment terminators (stored with LF, see fixtures/README.md). */

@@ -7,6 +7,7 @@
  * - declares MSH-18 `UNICODE UTF-8` if and only if it holds a character outside ASCII.
  * Fixed seeds; 200 runs per builder.
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import type { Assessment, AssessmentItem, ChartRecord, Clinician, CodedValue, Encounter, Note, Patient, PersonName } from '../../lib/chart/types';
 import {
@@ -21,9 +22,38 @@ import {
 import * as arb from './arbitraries';
 import type { ValueAddress } from './parsers';
 import { type ExpectedValue, parsedSegmentNames, roundTripFailures, type ValueKind } from './round-trip';
+import { receiverRuleIssues } from './receiver-rules';
 import { validateHl7Message } from './structure-validator';
 
 const RUNS = 200;
+
+/*
+ * Identifier short forms and coding system names, written here again from README / identifiers.ts's
+ * description (not imported from the encoder): an id that fits and holds only printable ASCII other
+ * than space, `_` and the delimiters is kept; any other is `_` + the first (max - 1) base-32 digits
+ * (0-9 A-Z without I L O U) of its SHA-256.
+ */
+const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+function expectedShortId(id: string | undefined, max: number): string | undefined {
+  if (id === undefined || id.trim() === '') return id;
+  if (id.length <= max && /^[!-~]+$/.test(id) && !/[|^~\\&_]/.test(id)) return id;
+  const bits = [...createHash('sha256').update(id, 'utf8').digest()].map((byte) => byte.toString(2).padStart(8, '0')).join('');
+  let digits = '';
+  for (let index = 0; index + 5 <= bits.length && digits.length < max - 1; index += 5) digits += BASE32[parseInt(bits.slice(index, index + 5), 2)];
+  return `_${digits}`;
+}
+function expectedSystem(system: string | undefined): string | undefined {
+  return system !== undefined && ['I10', 'ICD-10-CM', 'ICD10CM'].includes(system.trim().toUpperCase()) ? 'I10C' : system;
+}
+function namespaces(header: MessageHeaderContext): { entity: string; clinician: string; visit: string } {
+  const given = header.identifierNamespaces ?? {};
+  return { entity: given.entity || header.sendingFacility, clinician: given.clinician || header.sendingFacility, visit: given.visit || header.sendingFacility };
+}
+function documentNumberLength(header: MessageHeaderContext): number {
+  return Math.max(8, Math.min(22, 29 - namespaces(header).entity.length));
+}
+/** The receiver rules that do not depend on the data being complete (hostile data may lack an authority or a code system). */
+const ENCODER_RULES = /offset|formatting|OBR-7|OBR-25|ORC-1|longer than|MSH-15|ST value/;
 
 /** The message a builder should produce, described independently of the encoder. */
 class ExpectedMessage {
@@ -49,14 +79,14 @@ class ExpectedMessage {
   }
 
   clinician(segment: string, occurrence: number, field: number, clinician: Clinician): void {
-    this.value({ segment, occurrence, field, component: 1 }, clinician.id);
+    this.value({ segment, occurrence, field, component: 1 }, clinician.id !== undefined && clinician.id.trim() === '' ? '' : expectedShortId(clinician.id, 15));
     this.name(segment, occurrence, field, clinician.name, 2);
   }
 
   coded(segment: string, occurrence: number, field: number, coded: CodedValue): void {
     this.value({ segment, occurrence, field, component: 1 }, coded.code);
     this.value({ segment, occurrence, field, component: 2 }, coded.display);
-    this.value({ segment, occurrence, field, component: 3 }, coded.system);
+    this.value({ segment, occurrence, field, component: 3 }, expectedSystem(coded.system));
   }
 }
 
@@ -64,8 +94,9 @@ const NON_ASCII = /[^\u0000-\u007F]/;
 const NM = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
 
+/** ST for one short line; TX (one repetition per line) for several lines or more than 199 characters. */
 function textKind(text: string): { type: 'ST' | 'TX'; kind: ValueKind } {
-  return LINE_BREAK.test(text) ? { type: 'TX', kind: 'formatted' } : { type: 'ST', kind: 'text' };
+  return LINE_BREAK.test(text) || text.length > 199 ? { type: 'TX', kind: 'lines' } : { type: 'ST', kind: 'text' };
 }
 
 function checkMessage(message: string, structure: string, expected: ExpectedMessage): void {
@@ -76,6 +107,7 @@ function checkMessage(message: string, structure: string, expected: ExpectedMess
   const msh18 = message.split('\r')[0]?.split('|')[17] ?? '';
   expect(msh18 === 'UNICODE UTF-8').toBe(NON_ASCII.test(message));
   expect(roundTripFailures(message, expected.values)).toEqual([]);
+  expect(receiverRuleIssues(message).filter((found) => ENCODER_RULES.test(found.message))).toEqual([]);
 }
 
 function expectHeader(expected: ExpectedMessage, header: MessageHeaderContext, trigger: string, structure: string): void {
@@ -90,7 +122,7 @@ function expectHeader(expected: ExpectedMessage, header: MessageHeaderContext, t
 
 function expectPatient(expected: ExpectedMessage, patient: Patient, detail: 'core' | 'full'): void {
   const pid = expected.segment('PID');
-  expected.value({ segment: 'PID', occurrence: pid, field: 3, component: 1 }, patient.mrn);
+  expected.value({ segment: 'PID', occurrence: pid, field: 3, component: 1 }, expectedShortId(patient.mrn, 15));
   expected.value({ segment: 'PID', occurrence: pid, field: 3, component: 4 }, patient.assigningAuthority);
   expected.value({ segment: 'PID', occurrence: pid, field: 3, component: 5 }, 'MR');
   expected.name('PID', pid, 5, patient.name);
@@ -131,14 +163,15 @@ function expectPatient(expected: ExpectedMessage, patient: Patient, detail: 'cor
   }
 }
 
-function expectVisit(expected: ExpectedMessage, encounter: Encounter): void {
+function expectVisit(expected: ExpectedMessage, encounter: Encounter, header: MessageHeaderContext): void {
   const pv1 = expected.segment('PV1');
   expected.value({ segment: 'PV1', occurrence: pv1, field: 2 }, encounter.patientClass);
   expected.value({ segment: 'PV1', occurrence: pv1, field: 3, component: 1 }, encounter.location);
   if (encounter.attending) {
     expected.clinician('PV1', pv1, 7, encounter.attending);
   }
-  expected.value({ segment: 'PV1', occurrence: pv1, field: 19, component: 1 }, encounter.encounterId);
+  expected.value({ segment: 'PV1', occurrence: pv1, field: 19, component: 1 }, expectedShortId(encounter.encounterId, 15));
+  expected.value({ segment: 'PV1', occurrence: pv1, field: 19, component: 4 }, namespaces(header).visit);
   expected.value({ segment: 'PV1', occurrence: pv1, field: 44 }, arb.expectedTimestamp(encounter.admitAt), 'timestamp');
   if (encounter.reason) {
     const pv2 = expected.segment('PV2');
@@ -162,11 +195,12 @@ function expectObservationRequest(expected: ExpectedMessage, setId: number, serv
   return obr;
 }
 
-function expectNoteGroup(expected: ExpectedMessage, setId: number, note: Note): void {
+function expectNoteGroup(expected: ExpectedMessage, setId: number, note: Note, header: MessageHeaderContext): void {
   const obr = expectObservationRequest(expected, setId, 'NOTE');
-  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, note.noteId);
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(note.noteId, documentNumberLength(header)));
+  expected.value({ segment: 'OBR', occurrence: obr, field: 25 }, 'F');
   const obx = expectObservation(expected, 1, 'TX', { code: 'NOTE', display: 'ChartNote', system: 'L' });
-  expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, note.text, 'formatted');
+  expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, note.text, 'lines');
   expected.clinician('OBX', obx, 16, note.author);
 }
 
@@ -194,7 +228,7 @@ function expectItemValue(expected: ExpectedMessage, obx: number, item: Assessmen
 function expectAssessmentGroup(expected: ExpectedMessage, setId: number, assessment: Assessment): void {
   const obr = expectObservationRequest(expected, setId, assessment.code.code);
   expected.coded('OBR', obr, 4, assessment.code);
-  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, assessment.assessmentId);
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(assessment.assessmentId, 22));
   let observation = 0;
   for (const item of assessment.items) {
     observation += 1;
@@ -226,7 +260,7 @@ function expectAssessmentGroup(expected: ExpectedMessage, setId: number, assessm
 /** The encounter group of the patient summary (visit details and orders as observations). */
 function expectEncounterSummaryGroup(expected: ExpectedMessage, setId: number, encounter: Encounter): void {
   const obr = expectObservationRequest(expected, setId, 'ENCOUNTER');
-  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, encounter.encounterId);
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(encounter.encounterId, 22));
   let observation = 1;
   const classObx = expectObservation(expected, observation, 'CE', { code: 'PATIENT_CLASS', display: 'Patient class', system: 'L' });
   expected.value({ segment: 'OBX', occurrence: classObx, field: 5, component: 1 }, encounter.patientClass);
@@ -249,40 +283,76 @@ function expectEncounterSummaryGroup(expected: ExpectedMessage, setId: number, e
     expected.value({ segment: 'OBX', occurrence: obx, field: 4 }, String(index + 1));
     expected.coded('OBX', obx, 5, diagnosis);
   });
-  (encounter.orders ?? []).forEach((order, index) => {
-    const subId = String(index + 1);
-    const codeObx = expectObservation(expected, ++observation, 'CE', { code: 'ORDER', display: 'Order', system: 'L' });
-    expected.value({ segment: 'OBX', occurrence: codeObx, field: 4 }, subId);
-    expected.coded('OBX', codeObx, 5, order.code);
-    const idObx = expectObservation(expected, ++observation, textKind(order.orderId).type, { code: 'ORDER_ID', display: 'Order id', system: 'L' });
-    expected.value({ segment: 'OBX', occurrence: idObx, field: 5 }, order.orderId, textKind(order.orderId).kind);
-    if (order.status) {
-      const obx = expectObservation(expected, ++observation, textKind(order.status).type, { code: 'ORDER_STATUS', display: 'Order status', system: 'L' });
-      expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, order.status, textKind(order.status).kind);
-    }
+}
+
+/** One ORC-1 SC group per order (no results in the chart); returns the next OBR set id. */
+function expectPendingOrderGroups(expected: ExpectedMessage, firstSetId: number, encounter: Encounter): number {
+  let setId = firstSetId;
+  for (const order of encounter.orders ?? []) {
+    const orc = expected.segment('ORC');
+    expected.value({ segment: 'ORC', occurrence: orc, field: 1 }, 'SC');
+    expected.value({ segment: 'ORC', occurrence: orc, field: 2, component: 1 }, expectedShortId(order.orderId, 22));
     if (order.orderingProvider) {
-      const obx = expectObservation(expected, ++observation, 'XCN', { code: 'ORDERING_PROVIDER', display: 'Ordering provider', system: 'L' });
-      expected.clinician('OBX', obx, 5, order.orderingProvider);
+      expected.clinician('ORC', orc, 12, order.orderingProvider);
     }
-  });
+    const orderObr = expectObservationRequest(expected, setId, order.code.code);
+    expected.coded('OBR', orderObr, 4, order.code);
+    expected.value({ segment: 'OBR', occurrence: orderObr, field: 2, component: 1 }, expectedShortId(order.orderId, 22));
+    expected.value({ segment: 'OBR', occurrence: orderObr, field: 7 }, arb.expectedTimestamp(order.orderedAt ?? encounter.admitAt), 'timestamp');
+    setId += 1;
+  }
+  return setId;
 }
 
 const LAB_STATUS = { preliminary: 'P', final: 'F', corrected: 'C', amended: 'C', cancelled: 'X' } as const;
 
+const COMPARATOR = /^\s*(<=|>=|<>|<|>|=)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*$/;
+const RATIO = /^\s*(\d+(?:\.\d*)?)\s*([:/])\s*(\d+(?:\.\d*)?)\s*$/;
+
+function expectedLabCode(result: LabResultSummary['results'][number]): CodedValue {
+  if (result.code !== undefined && result.code.trim() !== '') {
+    return { code: result.code.trim(), display: result.testName, system: result.codeSystem?.trim() || 'L' };
+  }
+  const local = result.testName.toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return { code: expectedShortId(local || result.testName || 'TEST', 20)!, display: result.testName, system: 'L' };
+}
+
+function isCommentRow(result: LabResultSummary['results'][number]): boolean {
+  return !(result.code !== undefined && result.code.trim() !== '') && /\b(?:comments?|notes?|remarks?)\s*$/i.test(result.testName) && !NM.test(result.result);
+}
+
 function expectLabGroup(expected: ExpectedMessage, setId: number, lab: LabResultSummary): void {
   const obr = expectObservationRequest(expected, setId, 'LAB');
-  expected.value({ segment: 'OBR', occurrence: obr, field: 2 }, lab.resultId);
-  expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, lab.accessionNumber);
+  expected.value({ segment: 'OBR', occurrence: obr, field: 2, component: 1 }, expectedShortId(lab.resultId, 22));
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(lab.accessionNumber, 22));
+  expected.value({ segment: 'OBR', occurrence: obr, field: 7 }, arb.expectedTimestamp(lab.resultedAt), 'timestamp');
   expected.value({ segment: 'OBR', occurrence: obr, field: 25 }, LAB_STATUS[lab.status]);
-  lab.results.forEach((result, index) => {
-    const numeric = NM.test(result.result);
-    const { type, kind } = numeric ? { type: 'NM', kind: 'text' as const } : textKind(result.result);
-    const obx = expectObservation(expected, index + 1, type, { code: '', display: result.testName });
-    expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, result.result, kind);
-    expected.value({ segment: 'OBX', occurrence: obx, field: 6, component: 1 }, result.units);
-    expected.value({ segment: 'OBX', occurrence: obx, field: 7 }, result.referenceRange);
-    expected.value({ segment: 'OBX', occurrence: obx, field: 11 }, LAB_STATUS[lab.status]);
+  lab.results.filter(isCommentRow).forEach((result, index) => {
+    const nte = expected.segment('NTE');
+    expected.value({ segment: 'NTE', occurrence: nte, field: 1 }, String(index + 1));
+    expected.value({ segment: 'NTE', occurrence: nte, field: 3 }, `${result.testName}: ${result.result}`, 'formatted');
   });
+  lab.results
+    .filter((result) => !isCommentRow(result))
+    .forEach((result, index) => {
+      const comparator = COMPARATOR.exec(result.result);
+      const ratio = RATIO.exec(result.result);
+      const type = NM.test(result.result) ? 'NM' : comparator || ratio ? 'SN' : textKind(result.result).type;
+      const obx = expectObservation(expected, index + 1, type, expectedLabCode(result));
+      const at = (component?: number): ValueAddress => ({ segment: 'OBX', occurrence: obx, field: 5, component });
+      if (type === 'NM') expected.value(at(), result.result);
+      else if (comparator) {
+        expected.value(at(1), comparator[1]);
+        expected.value(at(2), comparator[2]);
+      } else if (ratio) {
+        expected.value(at(2), ratio[1]);
+        expected.value(at(3), ratio[2]);
+        expected.value(at(4), ratio[3]);
+      } else expected.value(at(), result.result, textKind(result.result).kind);
+      expected.value({ segment: 'OBX', occurrence: obx, field: 6, component: 1 }, result.units);
+      expected.value({ segment: 'OBX', occurrence: obx, field: 7 }, result.referenceRange);
+      expected.value({ segment: 'OBX', occurrence: obx, field: 11 }, LAB_STATUS[lab.status]);
+    });
 }
 
 function withPatient<T extends { patientId: string }>(record: T, patient: Patient): T {
@@ -305,13 +375,17 @@ describe('property: hostile text round-trips through every builder', () => {
         expected.value({ segment: 'PV1', field: 2 }, encounter?.patientClass ?? 'N');
         expected.value({ segment: 'PV1', field: 3, component: 1 }, encounter?.location);
         expected.clinician('PV1', pv1, 7, encounter?.attending ?? note.author);
+        expected.value({ segment: 'PV1', field: 19, component: 1 }, encounter ? expectedShortId(encounter.encounterId, 15) : '');
         const txa = expected.segment('TXA');
         expected.clinician('TXA', txa, 5, note.author);
         expected.clinician('TXA', txa, 9, note.author);
+        expected.clinician('TXA', txa, 22, note.author);
+        expected.value({ segment: 'TXA', field: 22, component: 15 }, arb.expectedTimestamp(note.createdAt), 'timestamp');
         expected.value({ segment: 'TXA', field: 4 }, arb.expectedTimestamp(note.createdAt), 'timestamp');
-        expected.value({ segment: 'TXA', field: 12 }, note.noteId);
+        expected.value({ segment: 'TXA', field: 12, component: 1 }, expectedShortId(note.noteId, documentNumberLength(header)));
+        expected.value({ segment: 'TXA', field: 12, component: 2 }, note.noteId.trim() === '' ? '' : namespaces(header).entity);
         expected.segment('OBX');
-        expected.value({ segment: 'OBX', field: 5 }, note.text, 'formatted');
+        expected.value({ segment: 'OBX', field: 5 }, note.text, 'lines');
         checkMessage(message, 'MDM_T02', expected);
       }),
       { seed: 2510201, numRuns: RUNS },
@@ -334,37 +408,54 @@ describe('property: hostile text round-trips through every builder', () => {
     );
   });
 
-  test('encodeEncounterMessage', () => {
+  test('encodeEncounterMessage, style adt (ADT^A08: PV1, PV2, DG1)', () => {
     fc.assert(
       fc.property(arb.header, arb.patient, arb.encounter, (header, patient, rawEncounter) => {
         const encounter = withPatient(rawEncounter, patient);
         const message = encodeEncounterMessage({ header, patient, encounter });
         const expected = new ExpectedMessage();
+        expectHeader(expected, header, 'A08', 'ADT_A01');
+        expected.segment('EVN');
+        expectPatient(expected, patient, 'full');
+        // the ADT encounter carries PID only (no PD1 / NK1)
+        expected.segmentNames.splice(expected.segmentNames.indexOf('PID') + 1);
+        expected.values.splice(0, expected.values.length, ...expected.values.filter((value) => value.at.segment !== 'PD1' && value.at.segment !== 'NK1'));
+        expectVisit(expected, encounter, header);
+        (encounter.diagnoses ?? []).forEach((diagnosis, index) => {
+          const dg1 = expected.segment('DG1');
+          expected.value({ segment: 'DG1', occurrence: dg1, field: 1 }, String(index + 1));
+          expected.coded('DG1', dg1, 3, diagnosis);
+          expected.value({ segment: 'DG1', occurrence: dg1, field: 6 }, encounter.dischargeAt ? 'F' : 'W');
+        });
+        checkMessage(message, 'ADT_A01', expected);
+      }),
+      { seed: 2510203, numRuns: RUNS },
+    );
+  });
+
+  test('encodeEncounterMessage, style oru (ORU^R01, orders as ORC-1 SC groups)', () => {
+    fc.assert(
+      fc.property(arb.header, arb.patient, arb.encounter, (header, patient, rawEncounter) => {
+        const encounter = withPatient(rawEncounter, patient);
+        const message = encodeEncounterMessage({ header, patient, encounter, style: 'oru' });
+        const expected = new ExpectedMessage();
         expectHeader(expected, header, 'R01', 'ORU_R01');
         expectPatient(expected, patient, 'core');
-        expectVisit(expected, encounter);
+        expectVisit(expected, encounter, header);
         const obr = expectObservationRequest(expected, 1, 'ENCOUNTER');
         const status = encounter.dischargeAt ? 'F' : 'P';
-        expected.value({ segment: 'OBR', occurrence: obr, field: 3 }, encounter.encounterId);
+        expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(encounter.encounterId, 22));
+        expected.value({ segment: 'OBR', occurrence: obr, field: 7 }, arb.expectedTimestamp(encounter.admitAt), 'timestamp');
         expected.value({ segment: 'OBR', occurrence: obr, field: 25 }, status);
         (encounter.diagnoses ?? []).forEach((diagnosis, index) => {
           const obx = expectObservation(expected, index + 1, 'CE', { code: 'DIAGNOSIS', display: 'Diagnosis', system: 'L' });
           expected.coded('OBX', obx, 5, diagnosis);
           expected.value({ segment: 'OBX', occurrence: obx, field: 11 }, status);
         });
-        (encounter.orders ?? []).forEach((order, index) => {
-          const orc = expected.segment('ORC');
-          expected.value({ segment: 'ORC', occurrence: orc, field: 2 }, order.orderId);
-          if (order.orderingProvider) {
-            expected.clinician('ORC', orc, 12, order.orderingProvider);
-          }
-          const orderObr = expectObservationRequest(expected, index + 2, order.code.code);
-          expected.coded('OBR', orderObr, 4, order.code);
-          expected.value({ segment: 'OBR', occurrence: orderObr, field: 2 }, order.orderId);
-        });
+        expectPendingOrderGroups(expected, 2, encounter);
         checkMessage(message, 'ORU_R01', expected);
       }),
-      { seed: 2510203, numRuns: RUNS },
+      { seed: 2510206, numRuns: RUNS },
     );
   });
 
@@ -378,7 +469,7 @@ describe('property: hostile text round-trips through every builder', () => {
         expectHeader(expected, header, 'R01', 'ORU_R01');
         expectPatient(expected, patient, 'core');
         if (encounter) {
-          expectVisit(expected, encounter);
+          expectVisit(expected, encounter, header);
         }
         expectAssessmentGroup(expected, 1, assessment);
         checkMessage(message, 'ORU_R01', expected);
@@ -419,12 +510,16 @@ describe('property: hostile text round-trips through every builder', () => {
           for (const group of groups) {
             setId += 1;
             if (!('kind' in group)) expectLabGroup(expected, setId, group);
-            else if (group.kind === 'note') expectNoteGroup(expected, setId, group.record);
+            else if (group.kind === 'note') expectNoteGroup(expected, setId, group.record, header);
             else if (group.kind === 'assessment') expectAssessmentGroup(expected, setId, group.record);
-            else expectEncounterSummaryGroup(expected, setId, group.record);
+            else {
+              expectEncounterSummaryGroup(expected, setId, group.record);
+              setId = expectPendingOrderGroups(expected, setId + 1, group.record) - 1;
+            }
           }
           if (setId === 0) {
             expectObservationRequest(expected, 1, 'NO_RECORDS');
+            expected.segment('NTE');
           }
           checkMessage(message, 'ORU_R01', expected);
         },

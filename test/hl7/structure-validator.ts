@@ -24,7 +24,8 @@
  * - field `opt` is 1 = optional, 2 = required (the package README says otherwise);
  * - the tables are shared by all versions and follow a later version for table 0125 (they list CWE and
  *   DTM, and lack CE and TS), so table 0125 is taken from hl7-notes.md (the v2.5.1 table);
- * - table 0396 lacks the v2.5.1 entries `L`, `99zzz` (local) and `HL7nnnn` (HL7 tables), added here;
+ * - table 0396 lacks the v2.5.1 entries `L`, `99zzz` (local) and `HL7nnnn` (HL7 tables), added here, and
+ *   `I10C` (ICD-10-CM), which hl7-notes.md names for ICD-10-CM codes (later versions of table 0396 list it);
  * - OBX-2 carries `rep: 125` (its table number), which only makes the repetition check lenient there;
  * - choices (`compounds`, e.g. ORM_O01's OBR/RQD/... choice) carry min 0 / max 0 in the data; they are
  *   read as written (lenient). None of the structures the encoder writes contains one.
@@ -85,8 +86,8 @@ function tableAllows(table: number, value: string): boolean {
   if (table === 125) {
     return TABLE_0125_V251.includes(value);
   }
-  if (table === 396 && (value === 'L' || /^99[A-Za-z0-9]{3}$/.test(value) || /^HL7\d{4}$/.test(value))) {
-    // v2.5.1 table 0396 entries missing from the dictionary's data: local codes and HL7-table codes.
+  if (table === 396 && (value === 'L' || value === 'I10C' || /^99[A-Za-z0-9]{3}$/.test(value) || /^HL7\d{4}$/.test(value))) {
+    // table 0396 entries missing from the dictionary's data: local codes, HL7-table codes, ICD-10-CM.
     return true;
   }
   const entry = tables[String(table)];

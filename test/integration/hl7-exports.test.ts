@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocalStack } from '../../lib/local/stack';
-import { validateHl7Message } from '../hl7/structure-validator';
+import { validateExport } from '../hl7/receiver-rules';
 import { parseWithMedplum } from '../hl7/parsers';
 import { call, startTestStack } from '../support/local-stack';
 
@@ -22,9 +22,10 @@ const requests: Array<[string, string, string]> = [];
 for (const p of demo.patients) {
   const q = (extra: string) => `patientId=${p.patientId}${extra}`;
   requests.push(['ADT_A01', `/exportHl7PatientAdt?${q('')}`, p.patientId]);
-  requests.push(['ORU_R01', `/exportHl7PatientSummary?${q('')}`, p.patientId]);
-  requests.push(['ORU_R01', `/exportHl7PatientSummary?${q('&limit=1')}`, p.patientId]);
-  for (const e of p.encounters ?? []) requests.push(['ORU_R01', `/exportHl7Encounter?${q(`&encounterId=${e.encounterId}`)}`, e.encounterId]);
+  requests.push(['BATCH', `/exportHl7PatientSummary?${q('')}`, p.patientId]);
+  requests.push(['BATCH', `/exportHl7PatientSummary?${q('&limit=1')}`, p.patientId]);
+  requests.push(['BATCH', `/exportHl7PatientSummary?${q('&limit=200')}`, p.patientId]);
+  for (const e of p.encounters ?? []) requests.push(['ADT_A01', `/exportHl7Encounter?${q(`&encounterId=${e.encounterId}`)}`, e.encounterId]);
   for (const n of p.notes ?? []) requests.push(['MDM_T02', `/exportHl7Note?${q(`&noteId=${n.noteId}`)}`, n.noteId]);
   for (const a of p.assessments ?? []) requests.push(['ORU_R01', `/exportHl7Assessment?${q(`&assessmentId=${a.assessmentId}`)}`, a.assessmentId]);
 }
@@ -43,16 +44,22 @@ describe('HL7 exports of every demo record', () => {
     expect(paths.size).toBe(5);
   });
 
-  it.each(requests)('%s %s (%s) is a valid v2.5.1 message', async (structure, pathAndQuery) => {
+  it.each(requests)('%s %s (%s) is valid v2.5.1 and passes the receiver rules', async (structure, pathAndQuery) => {
     const res = await call(stack, 'GET', pathAndQuery, { headers: { 'x-api-key': 'demo-export-key', accept: 'application/hl7-v2' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/hl7-v2; charset=utf-8');
-    const report = validateHl7Message(res.text);
+    const report = validateExport(res.text);
     expect(report.issues).toEqual([]);
     expect(report.valid).toBe(true);
-    expect(report.structure).toBe(structure);
-    const parsed = parseWithMedplum(res.text);
-    expect(parsed.segmentNames ?? report.segmentNames).toEqual(report.segmentNames);
+    if (structure === 'BATCH') {
+      expect(res.text.startsWith('FHS|')).toBe(true);
+      expect(report.structures[0]).toBe('ADT_A01');
+      expect(res.headers.get('x-summary-truncated')).toBe('false');
+    } else {
+      expect(report.structures).toEqual([structure]);
+      const parsed = parseWithMedplum(res.text);
+      expect(parsed.segmentNames[0]).toBe('MSH');
+    }
   });
 
   it('answers 400 naming the range for a bad summary limit', async () => {
@@ -66,9 +73,26 @@ describe('HL7 exports of every demo record', () => {
   it('limits the summary to the newest `limit` records', async () => {
     const one = await call(stack, 'GET', '/exportHl7PatientSummary?patientId=demo-patient-1&limit=1', { headers: { 'x-api-key': 'demo-export-key' } });
     const all = await call(stack, 'GET', '/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', { headers: { 'x-api-key': 'demo-export-key' } });
-    const obrs = (text: string) => text.split('\r').filter((s) => s.startsWith('OBR|')).length;
-    expect(obrs(one.text)).toBe(1);
-    expect(obrs(all.text)).toBeGreaterThanOrEqual(8);
+    const messages = (text: string) => text.split('\r').filter((s) => s.startsWith('MSH|')).length;
+    expect(messages(one.text)).toBe(2);
+    expect(one.headers.get('x-summary-records')).toBe('1/1');
+    expect(messages(all.text)).toBeGreaterThanOrEqual(9);
+  });
+
+  it('refuses a lab codeSystem without its code (400 naming the field)', async () => {
+    const body = {
+      data: {
+        senderID: 'demo-lab',
+        patientID: 'demo-patient-5',
+        accessionNumber: 'SUMMARY-ACC-2',
+        status: 'final',
+        ResultedDateUTC: '2026-01-02T03:04:05Z',
+        results: [{ testName: 'Glucose', result: '98', codeSystem: 'LN' }],
+      },
+    };
+    const posted = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(posted.status).toBe(400);
+    expect(posted.text).toContain('codeSystem');
   });
 
   it.each([
@@ -91,7 +115,8 @@ describe('HL7 exports of every demo record', () => {
         status: 'final',
         ResultedDateUTC: '2026-01-02T03:04:05Z',
         results: [
-          { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+          { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99', code: '2345-7', codeSystem: 'LN' },
+          { testName: 'Potassium', result: '<2.5', units: 'mmol/L' },
           { testName: 'Comment', result: 'Hemolysed | repeat ^ soon', units: '' },
         ],
       },
@@ -100,10 +125,18 @@ describe('HL7 exports of every demo record', () => {
     expect(posted.status).toBe(200);
     const res = await call(stack, 'GET', '/exportHl7PatientSummary?patientId=demo-patient-5', { headers: { 'x-api-key': 'demo-export-key' } });
     expect(res.status).toBe(200);
-    expect(validateHl7Message(res.text).issues).toEqual([]);
+    expect(validateExport(res.text).issues).toEqual([]);
     const segments = res.text.split('\r');
     const obr = segments.find((s) => s.startsWith('OBR|'))!;
-    expect(obr.split('|')[3]).toBe('SUMMARY-ACC-1');
-    expect(segments.filter((s) => s.startsWith('OBX|')).map((s) => s.split('|')[5])).toEqual(['98', 'Hemolysed \\F\\ repeat \\S\\ soon']);
+    expect(obr.split('|')[3]).toBe('SUMMARY-ACC-1^INTEROP');
+    expect(obr.split('|')[7]).toBe('20260102030405+0000');
+    expect(obr.split('|')[25]).toBe('F');
+    // the comment row travels as an NTE of the OBR, not as an observation
+    // coded OBX-3 from results[].code, a local code otherwise; SN for the comparator value
+    expect(segments.filter((s) => s.startsWith('OBX|')).map((s) => s.split('|').slice(2, 6).join('|'))).toEqual([
+      'NM|2345-7^Glucose^LN||98',
+      'SN|POTASSIUM^Potassium^L||<^2.5',
+    ]);
+    expect(segments.filter((s) => s.startsWith('NTE|'))).toEqual(['NTE|1|L|Comment: Hemolysed \\F\\ repeat \\S\\ soon']);
   });
 });

@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { IDENTIFIER_LENGTH, isPlainIdentifier, SHORT_FORM_MARKER, shortIdentifier } from './identifiers';
+
+describe('shortIdentifier', () => {
+  test('a plain id that fits is written as it is', () => {
+    expect(shortIdentifier('enc-2024-0042', IDENTIFIER_LENGTH.cx)).toBe('enc-2024-0042');
+    expect(shortIdentifier('DEMO-000001', IDENTIFIER_LENGTH.cx)).toBe('DEMO-000001');
+  });
+
+  test('a longer id, or one with _, a space or an HL7 delimiter, gets the hashed form of exactly max characters', () => {
+    for (const id of ['demo-encounter-1', 'has space', 'under_score', 'a|b', 'é']) {
+      const short = shortIdentifier(id, IDENTIFIER_LENGTH.cx);
+      expect(short).toMatch(/^_[0-9A-HJKMNP-TV-Z]{14}$/);
+      expect(shortIdentifier(id, IDENTIFIER_LENGTH.cx)).toBe(short); // stable
+    }
+    expect(shortIdentifier('x'.repeat(23), IDENTIFIER_LENGTH.ei)).toHaveLength(22);
+  });
+
+  test('property: within the length, stable, and a hashed form never equals a plain id', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom(15, 22), (id, max) => {
+        const short = shortIdentifier(id, max);
+        expect(short.length).toBeLessThanOrEqual(max);
+        expect(shortIdentifier(id, max)).toBe(short);
+        if (isPlainIdentifier(id, max)) {
+          expect(short).toBe(id);
+          expect(short.includes(SHORT_FORM_MARKER)).toBe(false);
+        } else {
+          expect(short.startsWith(SHORT_FORM_MARKER)).toBe(true);
+        }
+      }),
+      { seed: 1301, numRuns: 500 },
+    );
+  });
+
+  test('50,000 ids that differ only after the 15th character get 50,000 different short forms', () => {
+    const seen = new Set<string>();
+    for (let index = 0; index < 50_000; index += 1) {
+      seen.add(shortIdentifier(`encounter-2024-${index}`, IDENTIFIER_LENGTH.cx));
+    }
+    expect(seen.size).toBe(50_000);
+  });
+});
