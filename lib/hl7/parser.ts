@@ -190,7 +190,11 @@ export function headerForAck(line: string): ParsedSegment | undefined {
     const delimiters = readDelimiters(line, 'MSH');
     return splitSegment(line, delimiters, 'latin1', 1, true, true);
   } catch {
-    return undefined;
+    // the encoding characters are broken: split on the field separator alone, values left whole
+    const field = line[3];
+    if (!line.startsWith('MSH') || field === undefined || isForbiddenDelimiter(field)) return undefined;
+    const none = '\u0000';
+    return splitSegment(line, { field, component: none, repetition: none, escape: '', subcomponent: none }, 'latin1', 1, true, true);
   }
 }
 
