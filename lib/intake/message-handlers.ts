@@ -101,7 +101,8 @@ interface PatientIdentifier {
 function patientIdentifier(pid: ParsedSegment | undefined): PatientIdentifier {
   const location = { segmentId: 'PID', segmentSequence: pid?.sequence ?? 1, field: 3 };
   if (!pid) reject('AE', ErrorCodes.segmentSequence, 'the message has no PID segment', { segmentId: 'PID' });
-  const reps = repetitionsOf(pid, 3);
+  // PID-3 (v2.3+); PID-2 and PID-4 only as fallbacks for senders that still fill the old external/alternate ids
+  const reps = [3, 2, 4].map((field) => repetitionsOf(pid, field).filter((rep) => present(rep[0]?.[0]))).find((found) => found.length > 0) ?? [];
   const chosen = reps.find((rep) => rep[4]?.[0] === 'MR') ?? reps[0];
   const mrn = present(chosen?.[0]?.[0]);
   if (!mrn) reject('AE', ErrorCodes.requiredFieldMissing, 'PID-3 must carry the patient identifier (CX-1)', location);
@@ -183,8 +184,9 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
   if (!statusText) reject('AE', ErrorCodes.requiredFieldMissing, 'OBR-25 result status is required (table 0123: P, F, C, X)', obrLocation(25));
   const status = normalizeStatus(statusText);
   if (!status || statusText.length > 1) reject('AE', ErrorCodes.tableValueNotFound, 'OBR-25 result status must be P, F, C or X (table 0123)', obrLocation(25));
-  const timeText = present(valueAt(group.obr, 22)) ?? present(valueAt(group.obr, 7)) ?? present(valueAt(group.obx[0], 14)) ?? valueAt(message.segments[0], 7);
-  const resultedAt = instantFromTs(timeText);
+  // results reported at (OBR-22), else observed at (OBR-7), else the first OBX-14, else the message time
+  const timeCandidates = [valueAt(group.obr, 22), valueAt(group.obr, 7), valueAt(group.obx[0], 14), valueAt(message.segments[0], 7)].filter((t) => present(t));
+  const resultedAt = timeCandidates.map(instantFromTs).find((t) => t !== undefined);
   if (!resultedAt) reject('AE', ErrorCodes.dataType, 'OBR-22 / OBR-7 must be a valid HL7 date-time', obrLocation(present(valueAt(group.obr, 22)) ? 22 : 7));
 
   const results: Record<string, unknown>[] = [];
@@ -202,7 +204,11 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
     if (type === 'ED') {
       const encoding = valueAt(obx, 5, 4).toLowerCase();
       const data = valueAt(obx, 5, 5);
-      if (!data) reject('AE', ErrorCodes.requiredFieldMissing, 'an ED observation must carry its data (OBX-5.5)', { segmentId: 'OBX', segmentSequence: obx.sequence, field: 5 });
+      if (!data) {
+        // an ED placeholder without data: recorded as an observation without a document
+        results.push({ testName, result: '', ...extras });
+        continue;
+      }
       const mime = [valueAt(obx, 5, 2), valueAt(obx, 5, 3)].filter(Boolean).join('/') || 'application/octet-stream';
       reports.push({ source: encoding === 'base64' ? 'base64' : encoding || 'text', type: mime.slice(0, 64), name: testName.slice(0, 255), data });
       results.push({ testName, result: '', ...extras });
