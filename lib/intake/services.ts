@@ -7,7 +7,7 @@ import { dynamoDbClient } from '../aws/clients';
 import { optionalEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { ChartStore } from '../chart/chart-store';
-import { MrnIndex } from '../chart/mrn-index';
+import { MrnIndex } from './mrn-index';
 import type { Patient } from '../chart/types';
 import { indexPatientForMatching } from '../forms/match-index';
 import { IdempotencyStore } from '../results/idempotency';

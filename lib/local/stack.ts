@@ -21,7 +21,7 @@ import { ChartStore } from '../chart/chart-store';
 import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
 import type { Patient } from '../chart/types';
 import { indexPatientsForMatching } from '../forms/match-index';
-import { MrnIndex } from '../chart/mrn-index';
+import { MrnIndex } from '../intake/mrn-index';
 import { indexPatientsByMrn } from '../intake/services';
 import { receiveServices } from '../results/services';
 import { startLocalFormWorkers } from './form-workers';

@@ -3,7 +3,7 @@
  * and the real authorizer: round trips of the service's own exports, ACK shapes, idempotency,
  * concurrency, malformed input.
  */
-import { MrnIndex } from '../../lib/chart/mrn-index';
+import { MrnIndex } from '../../lib/intake/mrn-index';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { parseHl7Message, firstSegment, valueAt, type ParsedMessage } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
