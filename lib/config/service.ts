@@ -11,6 +11,7 @@ export const Scopes = {
   /** read the interop inbox and the charts of a packet's candidates (staff; implied by inboxReview) */
   inboxRead: 'interop:inbox:read',
   inboxReview: 'interop:inbox:review',
+  ingestHl7: 'interop:ingest:hl7',
 } as const;
 export type Scope = (typeof Scopes)[keyof typeof Scopes];
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scopes);
@@ -300,6 +301,21 @@ export const HttpEndpoints: HttpEndpoint[] = [
     needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'send' }, kms: ['GenerateDataKey'], kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey] },
     memoryMb: 512,
     timeoutSeconds: 15,
+  },
+  {
+    kind: 'http',
+    name: 'receiveHl7',
+    method: 'POST',
+    path: '/receiveHl7',
+    scope: Scopes.ingestHl7,
+    needs: {
+      tables: { chart: 'readwrite', results: 'readwrite', idempotency: 'readwrite', forms: 'readwrite', audit: 'write' },
+      queues: { notifications: 'send' },
+      kms: ['GenerateDataKey', 'Decrypt'],
+      documentsBucket: 'readwrite',
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 29,
   },
   { kind: 'http', name: 'listInteropInbox', method: 'GET', path: '/interopInbox', scope: Scopes.inboxRead, needs: { tables: { forms: 'read', audit: 'write' } }, memoryMb: 512, timeoutSeconds: 10 },
   {

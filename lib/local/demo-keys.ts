@@ -34,12 +34,13 @@ export interface DemoKey {
   rateWindowSeconds?: number;
 }
 
-const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.ingestForms];
+const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.ingestForms, Scopes.ingestHl7];
 
 export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-export-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active' },
   { secret: 'demo-export-oru-key', partnerId: 'demo-ehr-oru', scopes: [Scopes.exportHl7], status: 'active' },
   { secret: 'demo-results-key', partnerId: 'demo-lab', scopes: [Scopes.ingestResults], status: 'active' },
+  { secret: 'demo-hl7-key', partnerId: 'demo-lab', scopes: [Scopes.ingestHl7], status: 'active' },
   { secret: 'demo-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms], status: 'active' },
   { secret: 'demo-all-key', partnerId: 'demo-lab', scopes: coreScopes, status: 'active' },
   { secret: 'demo-revoked-key', partnerId: 'demo-lab', scopes: [...ALL_SCOPES], status: 'revoked' },

@@ -21,6 +21,9 @@ import { ChartStore } from '../chart/chart-store';
 import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
 import type { Patient } from '../chart/types';
 import { indexPatientsForMatching } from '../forms/match-index';
+import { MrnIndex } from '../intake/mrn-index';
+import { indexPatientsByMrn } from '../intake/services';
+import { receiveServices } from '../results/services';
 import { startLocalFormWorkers } from './form-workers';
 import { startLocalWebhookWorkers } from './webhook-workers';
 import { startStaffSignIn } from './staff-sign-in';
@@ -168,6 +171,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await loadDemoChart(new ChartStore(db, tables.chart));
       // the form matcher finds candidates through its own keyed index of the chart's patients
       await indexPatientsForMatching(demoPatients(), { now });
+      // HL7 intake finds the patient of PID-3 (MRN + assigning authority) through the chart's MRN index
+      await indexPatientsByMrn(demoPatients(), await receiveServices().keys(), new MrnIndex(db, tables.chart), now);
     }
 
     const api: ApiServer = await startApiServer({ host, port: ports.api });

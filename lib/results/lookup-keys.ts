@@ -61,6 +61,14 @@ export class ResultKeys {
     return 'PATIENT#' + this.mac('patient', [patientId]);
   }
 
+  /**
+   * Keyed hash of a patient identifier (assigning authority + MRN): the chart's MRN index key and the
+   * stable id of a patient first seen in an HL7 message. Never reversible to the MRN.
+   */
+  patientIdentifierKey(assigningAuthority: string, mrn: string): string {
+    return this.mac('patient-identifier', [assigningAuthority, mrn]);
+  }
+
   /** Fingerprint of a body in canonical JSON. */
   bodyFingerprint(canonicalBody: string): string {
     return this.mac('body', [canonicalBody]);

@@ -1,0 +1,52 @@
+/**
+ * Wiring of POST /receiveHl7 from the environment: the lab result services of POST /receiveTestData
+ * (same store, keys, notifier), the chart, its MRN index, the match index, the idempotency table.
+ */
+import { Env } from '../config/service';
+import { dynamoDbClient } from '../aws/clients';
+import { optionalEnv } from '../aws/environment';
+import { tableName } from '../dynamo/table-names';
+import { ChartStore } from '../chart/chart-store';
+import { MrnIndex } from './mrn-index';
+import type { Patient } from '../chart/types';
+import { indexPatientForMatching } from '../forms/match-index';
+import { IdempotencyStore } from '../results/idempotency';
+import type { ResultKeys } from '../results/lookup-keys';
+import { receiveServices } from '../results/services';
+import { ChartMergeReviews } from './merge-reviews';
+import type { ReceiveHl7Services } from './receive-hl7';
+
+export const DEFAULT_OWN_APPLICATION = 'INTEROP';
+export const DEFAULT_OWN_FACILITY = 'INTEROP';
+
+export function ownNames(): { ownApplication: string; ownFacility: string } {
+  return { ownApplication: optionalEnv(Env.hl7SendingApplication, DEFAULT_OWN_APPLICATION), ownFacility: optionalEnv(Env.hl7SendingFacility, DEFAULT_OWN_FACILITY) };
+}
+
+export function receiveHl7Services(): ReceiveHl7Services {
+  const db = dynamoDbClient();
+  const chart = new ChartStore(db, tableName('chart'));
+  const labResults = receiveServices();
+  return {
+    keys: labResults.keys,
+    labResults,
+    idempotency: new IdempotencyStore(db, tableName('idempotency')),
+    mrnIndex: new MrnIndex(db, tableName('chart')),
+    merges: new ChartMergeReviews(db, tableName('chart')),
+    chart: {
+      getPatient: (patientId) => chart.getPatient(patientId),
+      // TODO(forms, issue 11): call the forms helper's chart-patient writer once it lands on main
+      writePatient: async (patient, now) => {
+        await chart.putPatient(patient);
+        await indexPatientForMatching(patient, { now });
+      },
+      putNote: (note) => chart.putNote(note),
+    },
+  };
+}
+
+/** Adds chart patients to the MRN index (the local stack's demo chart; a chart import). Returns how many. */
+export async function indexPatientsByMrn(patients: readonly Patient[], keys: ResultKeys, index: MrnIndex, now: Date): Promise<number> {
+  for (const patient of patients) await index.claim(keys.patientIdentifierKey(patient.assigningAuthority ?? '', patient.mrn), patient.patientId, now);
+  return patients.length;
+}

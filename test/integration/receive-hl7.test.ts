@@ -1,0 +1,223 @@
+/**
+ * POST /receiveHl7 against the local stack (dynalite, fauxqs, local KMS) through the local API Gateway
+ * and the real authorizer: round trips of the service's own exports, ACK shapes, idempotency,
+ * concurrency, malformed input.
+ */
+import { MrnIndex } from '../../lib/intake/mrn-index';
+import { dynamoDbClient } from '../../lib/aws/clients';
+import { parseHl7Message, firstSegment, valueAt, type ParsedMessage } from '../../lib/hl7/parser';
+import type { LocalStack } from '../../lib/local/stack';
+import { receiveServices } from '../../lib/results/services';
+import { call, startTestStack, type HttpResult } from '../support/local-stack';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await stack?.close();
+});
+
+let seq = 0;
+const unique = (prefix: string) => `${prefix}${Date.now().toString(36).toUpperCase()}${++seq}`;
+
+async function post(body: string | Uint8Array, key = 'demo-hl7-key', contentType = 'application/hl7-v2'): Promise<HttpResult> {
+  return call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': key, 'content-type': contentType }, body });
+}
+
+async function get(path: string): Promise<string> {
+  const res = await call(stack, 'GET', path, { headers: { 'x-api-key': 'demo-export-key' } });
+  expect(res.status).toBe(200);
+  return res.text;
+}
+
+function ack(res: HttpResult): ParsedMessage {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('application/hl7-v2');
+  return parseHl7Message(res.text);
+}
+
+const msa = (message: ParsedMessage) => valueAt(firstSegment(message, 'MSA'), 1);
+const errCodes = (message: ParsedMessage) => message.segments.filter((s) => s.name === 'ERR').map((s) => valueAt(s, 3, 1));
+
+/** Rewrites an export as a partner's message: MSH-4 a sender demo-lab may use, a new MSH-10, the MRN replaced. */
+function asPartnerMessage(exported: string, fromMrn: string, toMrn: string): { text: string; controlId: string } {
+  const controlId = unique('C');
+  const segments = exported.split('\r').filter(Boolean);
+  const fields = segments[0]!.split('|');
+  fields[3] = 'DEMO-LAB-LIS';
+  fields[9] = controlId;
+  segments[0] = fields.join('|');
+  return { text: segments.join('\r').split(fromMrn).join(toMrn) + '\r', controlId };
+}
+
+async function patientIdOf(mrn: string, authority: string): Promise<string | undefined> {
+  const keys = await receiveServices().keys();
+  return new MrnIndex(dynamoDbClient(), stack.tables.chart).find(keys.patientIdentifierKey(authority, mrn));
+}
+
+const segmentsNamed = (text: string, names: string[]) =>
+  text
+    .split('\r')
+    .filter((s) => names.includes(s.slice(0, 3)))
+    .join('\r');
+
+describe('round trip of the service exports for a fresh patient', () => {
+  const freshMrn = unique('RT');
+  let freshPatientId: string | undefined;
+
+  it('ADT^A08 export -> AA, the re-export carries the same demographics', async () => {
+    const exported = await get('/exportHl7PatientAdt?patientId=demo-patient-1');
+    const { text, controlId } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
+    const reply = ack(await post(text));
+    expect(msa(reply)).toBe('AA');
+    expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
+    expect(valueAt(reply.segments[0], 5)).toBe('INTEROP');
+    freshPatientId = await patientIdOf(freshMrn, 'DEMO-HOSP');
+    expect(freshPatientId).toMatch(/^hl7-/);
+    const again = await get(`/exportHl7PatientAdt?patientId=${freshPatientId}`);
+    expect(segmentsNamed(again, ['PID', 'PD1', 'NK1']).split(freshMrn).join('DEMO-000001')).toBe(segmentsNamed(exported, ['PID', 'PD1', 'NK1']));
+  });
+
+  it.each(['demo-note-1', 'demo-note-3'])('MDM^T02 export of %s -> AA, the re-export carries the same note', async (noteId) => {
+    const exported = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${noteId}`);
+    const { text } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
+    expect(msa(ack(await post(text)))).toBe('AA');
+    const again = await get(`/exportHl7Note?patientId=${freshPatientId}&noteId=${noteId}`);
+    expect(segmentsNamed(again, ['TXA', 'OBX'])).toBe(segmentsNamed(exported, ['TXA', 'OBX']));
+  });
+
+  it('ORU^R01 summary with lab results -> AA, the re-export carries the same lab results', async () => {
+    const accession = unique('ACC');
+    const stored = await call(stack, 'POST', '/receiveTestData', {
+      headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        data: {
+          senderID: 'demo-lab',
+          patientID: 'demo-patient-1',
+          accessionNumber: accession,
+          status: 'final',
+          ResultedDateUTC: '2024-03-01T09:30:00Z',
+          results: [
+            { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+            { testName: 'Comment', result: 'Line one\nLine | two ^ & ~ \\' },
+          ],
+        },
+      }),
+    });
+    expect(stored.status).toBe(200);
+    const exported = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200');
+    const { text } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
+    const reply = ack(await post(text));
+    expect(msa(reply)).toBe('AA');
+    const again = await get(`/exportHl7PatientSummary?patientId=${freshPatientId}&limit=200`);
+    const labGroup = (summary: string) => {
+      const segments = summary.split('\r');
+      const start = segments.findIndex((s) => s.startsWith('OBR') && s.includes(`|${accession}|`));
+      expect(start).toBeGreaterThan(0);
+      const group = [segments[start]!.split('|').slice(3).join('|')];
+      for (const s of segments.slice(start + 1)) {
+        if (!s.startsWith('OBX')) break;
+        group.push(s);
+      }
+      return group;
+    };
+    expect(labGroup(again)).toEqual(labGroup(exported));
+  });
+});
+
+describe('ACKs, idempotency, errors', () => {
+  const oru = (controlId: string, accession: string, status = 'F', extra = '') =>
+    [
+      `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||ORU^R01^ORU_R01|${controlId}|P|2.5.1`,
+      'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex',
+      `OBR|1|ORD1|${accession}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||${status}`,
+      `OBX|1|NM|2345-7^Glucose^LN||98|mg/dL^^UCUM|70-99|N|||F${extra}`,
+    ].join('\r') + '\r';
+
+  it('ORU -> AA; the resend gets the original ACK and stores nothing new; another message under the same id -> AR 205', async () => {
+    const controlId = unique('I');
+    const accession = unique('ACC');
+    const first = await post(oru(controlId, accession));
+    expect(msa(ack(first))).toBe('AA');
+    const resend = await post(oru(controlId, accession).replace(/\r/g, '\n'));
+    expect(resend.text).toBe(first.text);
+    const other = ack(await post(oru(controlId, unique('ACC'))));
+    expect(msa(other)).toBe('AR');
+    expect(errCodes(other)).toEqual(['205']);
+  });
+
+  it('concurrent identical messages: one stored version, the same ACK or a retryable AE 206', async () => {
+    const controlId = unique('K');
+    const body = oru(controlId, unique('ACC'));
+    const replies = await Promise.all(Array.from({ length: 6 }, () => post(body)));
+    const codes = replies.map((r) => msa(ack(r)));
+    expect(codes.every((c) => c === 'AA' || c === 'AE')).toBe(true);
+    expect(codes).toContain('AA');
+    const aa = replies.filter((r) => msa(ack(r)) === 'AA').map((r) => r.text);
+    expect(new Set(aa).size).toBe(1);
+    for (const r of replies.filter((r) => msa(ack(r)) === 'AE')) expect(errCodes(ack(r))).toEqual(['206']);
+  });
+
+  it.each([
+    ['an invalid result status', (id: string) => oru(id, unique('ACC'), 'Q'), 'AE', '103'],
+    ['an unsupported message type', (id: string) => `MSH|^~\\&|LIS|DEMO-LAB-LIS|||20240301||DFT^P03|${id}|P|2.5\rEVN|P03\r`, 'AR', '200'],
+    ['an unsupported version', (id: string) => oru(id, unique('ACC')).replace('|2.5.1', '|2.9'), 'AR', '203'],
+    ['a sender the key may not use', (id: string) => oru(id, unique('ACC')).replace('DEMO-LAB-LIS', 'OTHER-LAB'), 'AR', '204'],
+    ['a bad escape', (id: string) => oru(id, unique('ACC')).replace('|98|', '|9\\Q\\8|'), 'AR', '102'],
+    ['a truncated segment id', (id: string) => oru(id, unique('ACC')) + 'OB\r', 'AR', '100'],
+    ['wrong delimiters', (id: string) => oru(id, unique('ACC')).replace('MSH|^~\\&|', 'MSH|^^\\&|'), 'AR', '102'],
+    ['a note for an unknown patient', (id: string) => `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||MDM^T02|${id}|P|2.5.1\rPID|1||NOPE-${id}^^^X^MR||A^B\rTXA|1|PN|TEXT|20240301|||||1^Doc^A|||n-${id}\rOBX|1|TX|NOTE||text\r`, 'AE', '204'],
+  ])('%s -> %s with ERR %s, never a 5xx', async (_name, build, code, errCode) => {
+    const controlId = unique('E');
+    const reply = ack(await post(build(controlId)));
+    expect(msa(reply)).toBe(code);
+    expect(errCodes(reply)).toContain(errCode);
+    expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
+    expect(valueAt(firstSegment(reply, 'ERR'), 2, 1)).toMatch(/^[A-Z][A-Z0-9]{2}$/);
+  });
+
+  it('ACK text never quotes a submitted value', async () => {
+    const reply = await post(oru(unique('V'), unique('ACC'), 'SECRETSTATUS'));
+    expect(msa(ack(reply))).toBe('AE');
+    expect(reply.text).not.toContain('SECRETSTATUS');
+  });
+
+  it('a batch with one bad message: batch ACK with one ACK per message', async () => {
+    const ids = [unique('B'), unique('B'), unique('B')];
+    const body = `FHS|^~\\&|LIS|DEMO-LAB-LIS\rBHS|^~\\&|LIS|DEMO-LAB-LIS|||20240301||||BATCH-${ids[0]}\r${oru(ids[0]!, unique('ACC'))}${oru(ids[1]!, unique('ACC')).replace('|98|', '|\\X4\\|')}${oru(ids[2]!, unique('ACC'))}BTS|3\rFTS|1\r`;
+    const res = await post(body);
+    expect(res.status).toBe(200);
+    const lines = res.text.split('\r').filter(Boolean);
+    expect(lines[0]).toMatch(/^FHS\|/);
+    expect(lines[1]).toMatch(/^BHS\|/);
+    expect(lines.filter((l) => l.startsWith('MSA')).map((l) => l.split('|')[1])).toEqual(['AA', 'AR', 'AA']);
+    expect(lines.filter((l) => l.startsWith('MSA')).map((l) => l.split('|')[2])).toEqual(ids);
+    expect(lines).toContain('BTS|3');
+  });
+
+  it('ADT^A40 is held for review, not applied', async () => {
+    const reply = ack(await post(`MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||ADT^A40^ADT_A39|${unique('M')}|P|2.5.1\rEVN|A40\rPID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex\rMRG|OLD-1^^^DEMO-HOSP^MR\r`));
+    expect(msa(reply)).toBe('AA');
+    expect(await patientIdOf('DEMO-000001', 'DEMO-HOSP')).toBe('demo-patient-1');
+  });
+
+  it('no MSH -> 400 problem+json; wrong content type -> 415; no key -> 401/403', async () => {
+    const none = await post('PID|1||X\r');
+    expect(none.status).toBe(400);
+    expect(none.headers.get('content-type')).toContain('application/problem+json');
+    expect((await post(oru(unique('X'), 'A'), 'demo-hl7-key', 'application/json')).status).toBe(415);
+    expect((await post(oru(unique('X'), 'A'), 'demo-results-key')).status).toBe(403);
+  });
+
+  it('accepts ISO-8859-1 declared in MSH-18', async () => {
+    const mrn = unique('L');
+    const head = `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||ADT^A04^ADT_A01|${unique('L')}|P|2.5||||||8859/1\rEVN|A04\rPID|1||${mrn}^^^LATIN^MR||M`;
+    const body = Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from([0xfc]), Buffer.from('ller^J\xfcrgen\r', 'latin1')]);
+    expect(msa(ack(await post(body)))).toBe('AA');
+    const patientId = await patientIdOf(mrn, 'LATIN');
+    const adt = await get(`/exportHl7PatientAdt?patientId=${patientId}`);
+    expect(adt).toContain('Müller^Jürgen');
+  });
+});
