@@ -204,6 +204,7 @@ export const KmsPurposes = {
   resultsLookupHmac: 'results-lookup-hmac',
   formPacket: 'form-packet',
   matchIndexKey: 'match-index-key',
+  webhookSecret: 'webhook-secret',
 } as const;
 export type KmsPurpose = (typeof KmsPurposes)[keyof typeof KmsPurposes];
 
@@ -288,7 +289,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/exportHl7LabResult',
     scope: Scopes.exportHl7,
-    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], documentsBucket: 'read' },
+    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult], documentsBucket: 'read' },
     memoryMb: 1024,
     timeoutSeconds: 15,
   },
@@ -312,6 +313,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
       tables: { chart: 'readwrite', results: 'readwrite', idempotency: 'readwrite', forms: 'readwrite', audit: 'write' },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.matchIndexKey],
       documentsBucket: 'readwrite',
     },
     memoryMb: 1024,
@@ -388,7 +390,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     name: 'deliverWebhooks',
     queue: 'webhookDeliveries',
     // ChangeMessageVisibility (the backoff) is part of consume
-    needs: { tables: { webhooks: 'readwrite' }, queues: { webhookDeliveries: 'consume' }, kms: ['Decrypt'] },
+    needs: { tables: { webhooks: 'readwrite' }, queues: { webhookDeliveries: 'consume' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.webhookSecret] },
     memoryMb: 512,
     timeoutSeconds: 30,
   },

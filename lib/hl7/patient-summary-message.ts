@@ -225,7 +225,7 @@ function entryMessages(
   const namespaces = namespacesOf(header);
   const headerAt = (offset: number): MessageHeaderContext => ({ ...header, controlId: controlIdAt(offset) });
   if (entry.kind === 'lab') {
-    return [encodeLabResultMessage({ header: headerAt(0), patient, labResult: entry.lab, inputPath: `labResults[${entry.index}]` })];
+    return [encodeLabResultMessage({ header: headerAt(0), patient, result: entry.lab, patientScope: 'core', inputPath: `labResults[${entry.index}]` })];
   }
   const { record } = entry;
   const inputPath = `records[${entry.index}].record`;
