@@ -119,7 +119,8 @@ describe('lists with functions that do not exist yet', () => {
   });
 
   test('a nested route with path parameters becomes one more authorized method', () => {
-    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method');
+    // the ANY mock methods answering 405 on every path are not endpoints
+    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod !== 'ANY');
     expect(methods).toHaveLength(HttpEndpoints.length + 1);
     s.template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{documentId}' });
     for (const [, m] of methods) expect(m.Properties).toMatchObject({ ApiKeyRequired: true, AuthorizationType: 'CUSTOM' });
