@@ -14,7 +14,9 @@ import { createHash } from 'node:crypto';
  * - any other id is written as `_` followed by the first (length - 1) characters of the base-32
  *   (digits and upper-case letters without I, L, O, U) SHA-256 of its UTF-8 bytes.
  * A plain id never contains `_`, so a hashed id can never equal an id written as it is, and the same
- * id always gives the same short form (stable across messages and deployments). Two different long
+ * id always gives the same short form (stable across messages and deployments). A short form that
+ * comes back (a receiver's copy of our message sent to the intake) is written as it is, so the short
+ * form of a short form is itself. Two different long
  * ids share a short form only if SHA-256 collides on its first 70 bits (CX/XCN, 14 characters) or 105
  * bits (EI, 21 characters): for a million distinct long ids the chance of any collision is below
  * 4 * 10^-10 for CX/XCN and negligible for EI. No id is ever truncated.
@@ -60,9 +62,20 @@ export function isPlainIdentifier(id: string, maxLength: number): boolean {
   return id.length <= maxLength && PLAIN_ID.test(id) && !NOT_PLAIN.test(id);
 }
 
+const SHORT_FORM = /^_[0-9A-HJKMNP-TV-Z]+$/;
+
+/**
+ * True when `id` already is a short form that fits `maxLength`: a receiver that filed our short form
+ * and sends it back (an inbound ADT naming the clinician `_10VR8TK2K4YD8T`) gets the same id again,
+ * not a hash of the hash.
+ */
+export function isShortForm(id: string, maxLength: number): boolean {
+  return id.length >= 2 && id.length <= maxLength && SHORT_FORM.test(id);
+}
+
 /** The short form of `id` within `maxLength` characters (see the comment at the top of this file). */
 export function shortIdentifier(id: string, maxLength: number): string {
-  if (isPlainIdentifier(id, maxLength)) {
+  if (isPlainIdentifier(id, maxLength) || isShortForm(id, maxLength)) {
     return id;
   }
   const digest = createHash('sha256').update(id, 'utf8').digest();

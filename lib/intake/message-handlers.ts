@@ -124,6 +124,8 @@ interface ObservationGroup {
   pid: ParsedSegment | undefined;
   obr: ParsedSegment;
   obx: ParsedSegment[];
+  /** NTE segments of the group, each with the OBX it follows (undefined: it follows the OBR) */
+  notes: Array<{ nte: ParsedSegment; obx?: ParsedSegment }>;
 }
 
 function observationGroups(message: ParsedMessage): ObservationGroup[] {
@@ -135,10 +137,12 @@ function observationGroups(message: ParsedMessage): ObservationGroup[] {
       pid = segment;
       current = undefined;
     } else if (segment.name === 'OBR') {
-      current = { pid, obr: segment, obx: [] };
+      current = { pid, obr: segment, obx: [], notes: [] };
       groups.push(current);
     } else if (segment.name === 'OBX' && current) {
       current.obx.push(segment);
+    } else if (segment.name === 'NTE' && current) {
+      current.notes.push({ nte: segment, obx: current.obx[current.obx.length - 1] });
     }
   }
   return groups;
@@ -170,6 +174,28 @@ function obxText(obx: ParsedSegment): string {
     default:
       return reps.map(joinComponents).join('~');
   }
+}
+
+/** A comment row's name as the exports write it (`Comment: text`): a name ending in comment, note or remark. */
+const COMMENT_PREFIX = /^([^:\n]{1,80}\b(?:comments?|notes?|remarks?)):\s?/i;
+
+/**
+ * NTE comments as comment rows of the lab result (the exports write a comment row as `Name: text` in an
+ * NTE after the OBR): `Name: text` gives testName `Name`; any other NTE-3 gives `Comment` (after the
+ * OBR) or `<observation name> comment` (after an OBX). The repetitions of NTE-3 are lines.
+ */
+function commentRows(group: ObservationGroup): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (const { nte, obx } of group.notes) {
+    const text = repetitionsOf(nte, 3)
+      .map((rep) => rep.map((c) => c.join('')).join(''))
+      .join('\n');
+    if (text.trim() === '') continue;
+    const named = COMMENT_PREFIX.exec(text);
+    if (named && !obx) rows.push({ testName: named[1], result: text.slice(named[0].length) });
+    else rows.push({ testName: obx ? `${obxName(obx)} comment` : 'Comment', result: text });
+  }
+  return rows;
 }
 
 function obxName(obx: ParsedSegment): string {
@@ -230,6 +256,7 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       }),
     );
   }
+  results.push(...commentRows(group));
   return {
     data: compact({
       senderID: sender,

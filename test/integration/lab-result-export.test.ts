@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamoDbClient } from '../../lib/aws/clients';
+import { IDENTIFIER_LENGTH, shortIdentifier } from '../../lib/hl7/identifiers';
 import type { LocalStack } from '../../lib/local/stack';
 import { parseWithHl7v2, parseWithMedplum } from '../hl7/parsers';
 import { roundTripFailures } from '../hl7/round-trip';
@@ -62,20 +63,24 @@ describe('GET /exportHl7LabResult', () => {
     expect(segments[0]).toContain('|ORU^R01^ORU_R01|');
     const medplum = parseWithMedplum(res.text);
     expect(medplum.value({ segment: 'PID', field: 3, component: 5 })).toBe('MR');
-    expect(medplum.value({ segment: 'OBR', field: 2 })).toBe(resultId);
+    // OBR-2 is an EI of at most 22 characters: the 35-character result id goes in its stable short form
+    expect(medplum.value({ segment: 'OBR', field: 2, component: 1 })).toBe(shortIdentifier(resultId, IDENTIFIER_LENGTH.ei));
+    expect(medplum.value({ segment: 'OBR', field: 2, component: 2 })).toBe('INTEROP');
     expect(
       roundTripFailures(res.text, [
         { at: { segment: 'OBX', field: 5 }, value: '98' },
         { at: { segment: 'OBX', field: 6 }, value: 'mg/dL' },
         { at: { segment: 'OBX', field: 7 }, value: '70-99' },
         { at: { segment: 'OBX', occurrence: 1, field: 3, component: 2 }, value: 'Comment | with ^ delimiters & more' },
-        { at: { segment: 'OBX', occurrence: 1, field: 5 }, value: 'see note\nline two', kind: 'formatted' },
+        { at: { segment: 'OBX', occurrence: 1, field: 5 }, value: 'see note\nline two', kind: 'lines' },
       ]),
     ).toEqual([]);
   });
 
   it('an unmatched result: PID-3 is the lab patient id assigned by the sender; valid', async () => {
-    const labPatient = unique('LABPT');
+    // within CX-1's 15 characters, so PID-3 carries the sender's id as it is
+    const labPatient = unique('LP');
+    expect(labPatient.length).toBeLessThanOrEqual(IDENTIFIER_LENGTH.cx);
     const resultId = await submit({ patientID: labPatient, results: { testName: 'Potassium', result: '4.1', units: 'mmol/L' } });
     const res = await exportResult(resultId);
     expect(res.status).toBe(200);

@@ -26,8 +26,8 @@ async function post(body: string | Uint8Array, key = 'demo-hl7-key', contentType
   return call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': key, 'content-type': contentType }, body });
 }
 
-async function get(path: string): Promise<string> {
-  const res = await call(stack, 'GET', path, { headers: { 'x-api-key': 'demo-export-key' } });
+async function get(path: string, key = 'demo-export-key'): Promise<string> {
+  const res = await call(stack, 'GET', path, { headers: { 'x-api-key': key } });
   expect(res.status).toBe(200);
   return res.text;
 }
@@ -107,14 +107,15 @@ describe('round trip of the service exports for a fresh patient', () => {
       }),
     });
     expect(stored.status).toBe(200);
-    const exported = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200');
+    // the partner profile of demo-export-oru-key exports the summary as one ORU^R01 (demo-export-key's is an FHS/BHS batch)
+    const exported = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-oru-key');
     const { text } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
     const reply = ack(await post(text));
     expect(msa(reply)).toBe('AA');
-    const again = await get(`/exportHl7PatientSummary?patientId=${freshPatientId}&limit=200`);
+    const again = await get(`/exportHl7PatientSummary?patientId=${freshPatientId}&limit=200`, 'demo-export-oru-key');
     const labGroup = (summary: string) => {
       const segments = summary.split('\r');
-      const start = segments.findIndex((s) => s.startsWith('OBR') && s.includes(`|${accession}|`));
+      const start = segments.findIndex((s) => s.startsWith('OBR') && s.includes(`|${accession}^`));
       expect(start).toBeGreaterThan(0);
       const group = [segments[start]!.split('|').slice(3).join('|')];
       for (const s of segments.slice(start + 1)) {
