@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { Env, Queues, Tables, resourceName, type QueueId, type TableId } from '../config/service';
 import { resetClients } from '../aws/clients';
 import { ApiKeyStore } from '../keys/api-key-store';
@@ -18,15 +19,10 @@ import { loadDemoKeys } from './demo-keys';
 import { startApiServer, type ApiServer } from './api-gateway';
 import { startKmsServer } from './kms-server';
 import { ChartStore } from '../chart/chart-store';
-import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
-import type { Patient } from '../chart/types';
-import { indexPatientsForMatching } from '../forms/match-index';
+import { loadDemoChart } from '../chart/demo-data';
+import { ChartPatientWriter } from '../forms/chart-patient-writer';
+import { explicitFormsDependencies } from '../forms/dependencies';
 import { startLocalFormWorkers } from './form-workers';
-
-function demoPatients(): Patient[] {
-  const doc = demoChartDocument() as { patients: Array<Patient & Record<string, unknown>> };
-  return doc.patients.map(({ encounters: _e, notes: _n, assessments: _a, ...patient }) => patient as Patient);
-}
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -161,9 +157,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.loadDemoData !== false) {
       const now = new Date();
       await loadDemoKeys(new ApiKeyStore(db, tables.keys), now);
-      await loadDemoChart(new ChartStore(db, tables.chart));
-      // the form matcher finds candidates through its own keyed index of the chart's patients
-      await indexPatientsForMatching(demoPatients(), { now });
+      // the chart-patient writer keeps the form matcher's keyed index in step with the chart
+      const kms = new KMSClient({ ...clientConfig, endpoint: urls.kms });
+      try {
+        const forms = explicitFormsDependencies({ db, kms, kmsKeyId: LOCAL_KMS_KEY_ALIAS, formsTable: tables.forms, chartTable: tables.chart });
+        await loadDemoChart(new ChartPatientWriter(new ChartStore(db, tables.chart), forms, () => now));
+      } finally {
+        kms.destroy();
+      }
     }
 
     const api: ApiServer = await startApiServer({ host, port: ports.api });

@@ -209,7 +209,7 @@ describe('POST /receiveFormIntakeScope routing', () => {
     // the matcher records candidates for the reviewer but leaves the decision to staff
     const seen = await waitFor(body.packetId, (p) => p.candidates.length > 0);
     expect(seen).toMatchObject({ state: 'pending_review', reason: 'unknown_patient_id', requestedPatientId: 'no-such-patient' });
-    expect(seen.candidates[0]).toMatchObject({ patientId: 'demo-patient-1', score: 50 });
+    expect(seen.candidates[0]).toMatchObject({ patientId: 'demo-patient-1', score: 31.2 });
   });
 
   it('queues a packet without patientId; the worker matches a demo patient within seconds', async () => {
@@ -223,7 +223,7 @@ describe('POST /receiveFormIntakeScope routing', () => {
     expect(elapsed).toBeLessThan(5_000);
     process.stdout.write(`form-intake: post -> matched in ${elapsed} ms\n`);
     expect(matched).toMatchObject({ state: 'matched', reason: 'score', patientId: 'demo-patient-1' });
-    expect(matched.candidates).toEqual([{ patientId: 'demo-patient-1', score: 50, reasons: ['last_name_dob', 'first_name_exact:+50'] }]);
+    expect(matched.candidates).toEqual([{ patientId: 'demo-patient-1', score: 31.2, reasons: ['dob_exact:+14.6', 'first_name_exact:+7.8', 'last_name_exact:+8.8'] }]);
     expect(matched.history.map((h) => [h.action, h.state, h.actor])).toEqual([
       ['received', 'pending_match', 'api-key'],
       ['matched', 'matched', 'matcher'],
@@ -235,7 +235,7 @@ describe('POST /receiveFormIntakeScope routing', () => {
     const res = await post(packet({ patient: { ...PHI.alex, firstName: 'Alexander', email: 'ALEX.SAMPLE@example.com' } }));
     const matched = await waitFor(res.json<IntakeBody>().packetId, (p) => p.state !== 'pending_match');
     expect(matched).toMatchObject({ state: 'matched', patientId: 'demo-patient-1' });
-    expect(matched.candidates[0]!.reasons).toEqual(['last_name_dob', 'first_name_nickname:+40', 'email_exact:+30']);
+    expect(matched.candidates[0]!.reasons).toEqual(['dob_exact:+14.6', 'first_name_nickname:+4.7', 'last_name_exact:+8.8', 'email_exact:+13.1']);
   });
 });
 
@@ -250,8 +250,8 @@ describe('ambiguous packets and the inbox', () => {
     const held = await waitFor(ambiguousId, (p) => p.state !== 'pending_match');
     expect(held).toMatchObject({ state: 'pending_review', reason: 'ambiguous' });
     expect(held.candidates.map((c) => [c.patientId, c.score])).toEqual([
-      ['demo-patient-3', 50],
-      ['demo-patient-4', 50],
+      ['demo-patient-3', 31.2],
+      ['demo-patient-4', 31.2],
     ]);
     expect(held.history.at(-1)).toMatchObject({ action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason: 'ambiguous' });
   });
