@@ -138,7 +138,7 @@ export async function runMatchingEval(options: EvalOptions): Promise<EvalResult>
       if (Date.now() > deadline) throw new Error(`${waiting.length} packets still pending_match after 10 minutes`);
       const still: EvalPacket[] = [];
       await inBatches(waiting, 16, async (p) => {
-        const record = await store.getPacket(packetIdFor(SOURCE_SYSTEM, p.submissionId), { withContent: false });
+        const record = await store.getPacket(packetIdFor('demo-forms', SOURCE_SYSTEM, p.submissionId), { withContent: false });
         if (!record || record.state === 'pending_match') still.push(p);
         else outcome.set(p.submissionId, { state: record.state, patientId: record.patientId, reason: record.reason });
       });

@@ -34,7 +34,9 @@ describe('blocking keys', () => {
 
   it('nothing without a birth date; links need an external id', () => {
     expect(blockingKeys(key, 'Alex', 'Sample', undefined)).toEqual([]);
-    expect(linkKeyOf(key, 'tool', '  ')).toBeUndefined();
-    expect(linkKeyOf(key, 'tool', 'ft-1')).toMatch(/^[0-9a-f]{64}$/);
+    expect(linkKeyOf(key, 'p1', 'tool', '  ')).toBeUndefined();
+    expect(linkKeyOf(key, 'p1', 'tool', 'ft-1')).toMatch(/^[0-9a-f]{64}$/);
+    // scoped by partner: another partner naming the same tool and id gets another link
+    expect(linkKeyOf(key, 'p2', 'tool', 'ft-1')).not.toBe(linkKeyOf(key, 'p1', 'tool', 'ft-1'));
   });
 });

@@ -96,9 +96,14 @@ export function packetBlockingKeys(key: Buffer, firstName: string, lastName: str
   return [...new Set([...blockingKeys(key, firstName, lastName, dob), ...blockingKeys(key, lastName, firstName, dob)])];
 }
 
-/** Link key of a (sourceSystemId, externalPatientId) pair. */
-export function linkKeyOf(key: Buffer, sourceSystemId: string, externalPatientId: string | undefined): string | undefined {
+/** Link key of a (partner, sourceSystemId, externalPatientId): one partner's links are never another's. */
+export function linkKeyOf(key: Buffer, partnerId: string, sourceSystemId: string, externalPatientId: string | undefined): string | undefined {
   const external = externalPatientId?.trim();
   if (!external) return undefined;
-  return hmac(key, ['link', sourceSystemId, external]);
+  return hmac(key, ['link', partnerId, sourceSystemId, external]);
+}
+
+/** Keyed fingerprint of a submission's canonical content (a changed resubmission is told apart without storing PHI). */
+export function contentFingerprintOf(key: Buffer, canonicalContent: string): string {
+  return hmac(key, ['form-content', canonicalContent]);
 }

@@ -60,7 +60,7 @@ async function assess(packet: PacketRecord, subject: MatchSubject, deps: FormsDe
   const store = deps.store();
   const patients = deps.patients();
   const key = await deps.keys().key({ create: false });
-  const linkKey = key ? linkKeyOf(key, packet.sourceSystemId, subject.externalPatientId) : undefined;
+  const linkKey = key ? linkKeyOf(key, packet.partnerId, packet.sourceSystemId, subject.externalPatientId) : undefined;
 
   if (linkKey) {
     const link = await store.getLink(linkKey);
@@ -130,7 +130,8 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
     await auditRouting(packet, packet.patientId, packet.reason ?? 'score', now().toISOString(), deps);
     return { outcome: 'already_done' };
   }
-  const annotateOnly = packet.state === 'pending_review' && packet.reason === 'unknown_patient_id' && !packet.assessedAt;
+  // held at intake (named patient unknown, or contradicted by the packet): candidates for the reviewer only
+  const annotateOnly = packet.state === 'pending_review' && (packet.reason === 'unknown_patient_id' || packet.reason === 'demographics_mismatch') && !packet.assessedAt;
   if (packet.state !== 'pending_match' && !annotateOnly) return { outcome: 'already_done' };
 
   let subject: MatchSubject;
@@ -156,7 +157,7 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
   const at = now().toISOString();
 
   if (annotateOnly) {
-    const entry: HistoryEntry = { at, action: 'assessed', from: 'pending_review', state: 'pending_review', actor: 'matcher', reason: 'unknown_patient_id' };
+    const entry: HistoryEntry = { at, action: 'assessed', from: 'pending_review', state: 'pending_review', actor: 'matcher', reason: packet.reason };
     const done = await store.annotateForReview(packetId, at, candidates, linkKey, entry);
     return { outcome: done ? 'annotated' : 'already_done', candidateCount: candidates.length };
   }
@@ -165,7 +166,7 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
     if (decision.reason === 'score' && linkKey) {
       // remember before moving: a crash between the two leaves a link and a pending packet, which
       // the next delivery resolves through the link
-      await store.putLink(linkKey, { patientId: decision.patientId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: 'matcher', packetId }, { onlyIfAbsent: true });
+      await store.putLink(linkKey, { patientId: decision.patientId, partnerId: packet.partnerId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: 'matcher', packetId }, { onlyIfAbsent: true });
     }
     const moved = await store.transition({
       packetId,

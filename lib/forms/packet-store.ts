@@ -91,6 +91,8 @@ export interface Transition {
 
 export interface LinkRecord {
   patientId: string;
+  /** the partner whose form tool the link belongs to (the key is scoped by it too) */
+  partnerId?: string;
   sourceSystemId: string;
   createdAt: string;
   createdBy: string;

@@ -9,6 +9,8 @@ export interface Principal {
   partnerId: string;
   scopes: Scope[];
   allowedSenderIds: string[];
+  /** the form sourceSystemIds the partner owns (absent in decisions encoded by older authorizers) */
+  allowedFormSourceIds?: string[];
   receivingApplication?: string;
   receivingFacility?: string;
 }
@@ -86,6 +88,7 @@ export async function decideAccess(
     partnerId: key.partnerId,
     scopes: key.scopes,
     allowedSenderIds: partner?.allowedSenderIds ?? [],
+    allowedFormSourceIds: partner?.allowedFormSourceIds ?? [],
     receivingApplication: partner?.receivingApplication,
     receivingFacility: partner?.receivingFacility,
   };

@@ -349,7 +349,7 @@ function formScenario(name: string, route: 'match' | 'known' | 'unknown'): Scena
     async build() {
       const patientId = route === 'known' ? { patientId: 'demo-patient-3' } : route === 'unknown' ? { patientId: unique('nobody') } : {};
       const body = formBody(patientId);
-      const packetId = packetIdFor(String(body.payload.sourceSystemId), String(body.payload.submissionId));
+      const packetId = packetIdFor(BULK_KEYS.forms.partnerId, String(body.payload.sourceSystemId), String(body.payload.submissionId));
       const requestId = unique('flt-form');
       return { send: () => send(jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body, { 'x-request-id': requestId })), ctx: { packetId } };
     },
@@ -526,7 +526,7 @@ describe('faults: a dependency slower than the function deadline', () => {
 
   it('POST /receiveFormIntakeScope: 503 + Retry-After before the deadline; the retry answers with the one packet', async () => {
     const body = formBody();
-    const packetId = packetIdFor(String(body.payload.sourceSystemId), String(body.payload.submissionId));
+    const packetId = packetIdFor(BULK_KEYS.forms.partnerId, String(body.payload.sourceSystemId), String(body.payload.submissionId));
     const req = jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body, { 'x-request-id': unique('dl-form') });
     const trace = await warmTrace(() => send(jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, formBody())));
     faults.armHang(trace.indexOf('dynamodb:PutItemCommand') + 1, HANG_MS);
