@@ -4,8 +4,8 @@ module.exports = {
   roots: ['<rootDir>/lib', '<rootDir>/functions', '<rootDir>/test', '<rootDir>/infra'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(ts|js)$': '<rootDir>/test/esbuild-jest-transform.js' },
-  // @middy/core and fauxqs ship ESM only; let esbuild turn them into CommonJS for jest
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|fauxqs|valibot)/)'],
+  // @middy/core, fauxqs and double-metaphone ship ESM only; let esbuild turn them into CommonJS for jest
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|fauxqs|valibot|double-metaphone)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   // fauxqs exports only an "import" condition
   moduleNameMapper: { '^fauxqs$': '<rootDir>/node_modules/fauxqs/dist/app.js' },

@@ -73,11 +73,11 @@ export function labResultBody(n: number | string, options: { resultCount?: numbe
   };
 }
 
-/** A form packet for a known patient (routed at intake: 201), unique per `n`. */
+/** A form packet for a known patient (routed at intake; answered 202 like every packet), unique per `n`. */
 export function formPacketBody(n: number | string): Record<string, unknown> {
   return {
     payload: {
-      sourceSystemId: 'bench-forms',
+      sourceSystemId: 'demo-forms',
       formId: 'intake-v2',
       formName: 'New patient intake',
       submissionId: `bench-${n}`,

@@ -35,7 +35,7 @@ const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
   exportHl7Note: { key: BENCH_KEYS.export, path: 'note found (names an encounter)', request: () => ({ query: { patientId: DEMO.patientId, noteId: DEMO.noteId } }), okStatus: [200] },
   exportHl7Assessment: { key: BENCH_KEYS.export, path: 'assessment found', request: () => ({ query: { patientId: DEMO.patientId, assessmentId: DEMO.assessmentId } }), okStatus: [200] },
   receiveTestData: { key: BENCH_KEYS.results, path: 'new result, no x-request-id', request: () => ({ body: JSON.stringify(labResultBody(freshId())) }), okStatus: [200] },
-  receiveFormIntakeScope: { key: BENCH_KEYS.forms, path: 'new packet for a known patient (routed, 201)', request: () => ({ body: JSON.stringify(formPacketBody(freshId())) }), okStatus: [201] },
+  receiveFormIntakeScope: { key: BENCH_KEYS.forms, path: 'new packet for a known patient (routed, 202)', request: () => ({ body: JSON.stringify(formPacketBody(freshId())) }), okStatus: [202] },
   listInteropInbox: { key: BENCH_KEYS.inbox, path: 'default state pending_review', request: () => ({}), okStatus: [200] },
   getInboxPacket: {
     key: BENCH_KEYS.inbox,

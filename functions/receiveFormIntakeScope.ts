@@ -5,24 +5,24 @@
  * firstName, lastName, dob?, email? }, answers, patientId? } } (schemas/form-packet.schema.json;
  * patientId is also accepted at payload.patient.patientId).
  *
- * 201 routed to the named patient | 202 held in the interop inbox (pending_match: queued for
- * matching; pending_review: the named patient is unknown) | 200 the same submission again (the
- * first packet, nothing stored) | 400 every bad field | 409 submission id used by another partner
- * | 413 content over 200 KiB. Body: { status, packetId, routedTo, state, requestId }.
+ * 202 { status: "accepted", packetId, requestId } whatever happens next: routed to the named
+ * patient, held in the inbox, queued for matching, or the same submission again (nothing stored).
+ * The answer never says whether a patient exists or where the packet went (docs/forms.md).
+ * 400 every bad field | 403 sourceSystemId not owned by the key's partner | 409 the same
+ * submission id with different content | 413 content over 200 KiB.
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { HttpProblem } from '../lib/http/problem';
-import { packetCipher } from '../lib/forms/kms-dependencies';
+import { matchKeys, packetCipher } from '../lib/forms/kms-dependencies';
 import { matchingQueue } from '../lib/forms/queue-dependencies';
 import { formsDependenciesWith, patientDirectory } from '../lib/forms/table-dependencies';
 import { receiveFormPacket, validateIntakeBody } from '../lib/forms/intake';
 import type { PacketRecord } from '../lib/forms/types';
 
-function answer(status: 'accepted' | 'duplicate', packet: PacketRecord, requestId: string) {
-  const routedTo = packet.patientId ?? 'inbox';
-  const code = status === 'duplicate' ? 200 : packet.patientId ? 201 : 202;
-  return jsonResponse(code, { status, packetId: packet.packetId, routedTo, state: packet.state, requestId });
+/** One answer for every accepted packet: nothing in it depends on the chart or on the routing. */
+function accepted(packet: PacketRecord, requestId: string) {
+  return jsonResponse(202, { status: 'accepted', packetId: packet.packetId, requestId });
 }
 
 export const handler = httpEndpoint('receiveFormIntakeScope', async (request) => {
@@ -30,15 +30,18 @@ export const handler = httpEndpoint('receiveFormIntakeScope', async (request) =>
   const validation = validateIntakeBody(value, request.now);
   if (!validation.ok) throw new HttpProblem('validation', 'the form packet failed validation', { errors: validation.errors });
 
-  const result = await receiveFormPacket(validation.body, request.principal, request.now, formsDependenciesWith('receiveFormIntakeScope', { patients: patientDirectory, cipher: packetCipher, queue: matchingQueue }));
+  const result = await receiveFormPacket(validation.body, request.principal, request.now, formsDependenciesWith('receiveFormIntakeScope', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue }));
   if (result.kind === 'created' || result.kind === 'duplicate') {
     request.audit({ action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate', patientId: result.packet.patientId, resourceIds: { packetId: result.packet.packetId } });
   }
   switch (result.kind) {
     case 'created':
-      return answer('accepted', result.packet, request.requestId);
     case 'duplicate':
-      return answer('duplicate', result.packet, request.requestId);
+      return accepted(result.packet, request.requestId);
+    case 'forbidden_source':
+      throw new HttpProblem('forbidden', 'this API key\'s partner does not own this sourceSystemId');
+    case 'changed':
+      throw new HttpProblem('conflict', 'this submissionId was already received with different content; send a changed form with a new submissionId');
     case 'conflict':
       throw new HttpProblem('conflict', 'this sourceSystemId and submissionId were already submitted by another partner');
     case 'too_large':

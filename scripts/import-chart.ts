@@ -5,26 +5,40 @@
  * Validates first: when anything is wrong it prints every failing JSON pointer and exits 1 with
  * nothing written. Prints counts only, never chart content.
  *
- * Target: AWS_ENDPOINT_URL_DYNAMODB + CHART_TABLE from the environment (a deployed stage needs only
- * CHART_TABLE and the usual AWS credentials/region); otherwise the running local stack, from
- * .local/endpoints.json (written by `npm start`).
+ * Every patient written is also (re-)indexed for form matching in the same command, through the
+ * forms domain's ChartPatientWriter (a renamed patient or a changed birth date loses its old index
+ * entries), so a form packet for an imported patient can be matched at once.
+ *
+ * Target: CHART_TABLE + FORMS_TABLE + KMS_KEY_ID from the environment (a deployed stage: the usual
+ * AWS credentials/region; AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_KMS for other endpoints);
+ * otherwise the running local stack, from .local/endpoints.json (written by `npm start`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { Env } from '../lib/config/service';
 import { importChart, validateChartImport } from '../lib/chart/chart-import';
 import { ChartStore } from '../lib/chart/chart-store';
 import { DependencyUnavailableError } from '../lib/http/problem';
+import { KeyServiceError } from '../lib/crypto/errors';
+import { ChartPatientWriter } from '../lib/forms/chart-patient-writer';
+import { explicitFormsDependencies } from '../lib/forms/dependencies';
 
 const DEFAULT_ENDPOINTS_FILE = path.resolve(__dirname, '..', '.local', 'endpoints.json');
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export interface ImportTarget {
   table: string;
+  /** the forms table, where the form-matching index lives */
+  formsTable: string;
+  /** the KMS key that wraps the match index's HMAC key */
+  kmsKeyId: string;
   /** DynamoDB endpoint override; undefined means the AWS default for the region */
   endpoint?: string;
+  /** KMS endpoint override */
+  kmsEndpoint?: string;
   region?: string;
   source: 'environment' | 'local stack';
 }
@@ -44,25 +58,37 @@ export class MissingTargetError extends Error {
 export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = DEFAULT_ENDPOINTS_FILE): ImportTarget {
   const envTable = env[Env.chartTable] || undefined;
   const envEndpoint = env.AWS_ENDPOINT_URL_DYNAMODB || undefined;
-  if (envTable) return { table: envTable, endpoint: envEndpoint, region: env.AWS_REGION || undefined, source: 'environment' };
+  const envKms = env.AWS_ENDPOINT_URL_KMS || undefined;
+  if (envTable) {
+    const formsTable = env[Env.formsTable] || undefined;
+    const kmsKeyId = env[Env.kmsKeyId] || undefined;
+    if (!formsTable || !kmsKeyId) {
+      throw new MissingTargetError(`${Env.chartTable} is set but ${!formsTable ? Env.formsTable : Env.kmsKeyId} is not: the import keeps the form-matching index in step, so it needs ${Env.formsTable} and ${Env.kmsKeyId} too`);
+    }
+    return { table: envTable, formsTable, kmsKeyId, endpoint: envEndpoint, kmsEndpoint: envKms, region: env.AWS_REGION || undefined, source: 'environment' };
+  }
   const shown = path.relative(process.cwd(), endpointsFile) || endpointsFile;
   if (!existsSync(endpointsFile)) {
     throw new MissingTargetError(
       envEndpoint
-        ? `AWS_ENDPOINT_URL_DYNAMODB is set but ${Env.chartTable} is not: set ${Env.chartTable} too, or run \`npm start\` first so that ${shown} exists`
-        : `no chart table to import into: run \`npm start\` first (it writes ${shown}), or set AWS_ENDPOINT_URL_DYNAMODB and ${Env.chartTable}`,
+        ? `AWS_ENDPOINT_URL_DYNAMODB is set but ${Env.chartTable} is not: set ${Env.chartTable} (and ${Env.formsTable}, ${Env.kmsKeyId}) too, or run \`npm start\` first so that ${shown} exists`
+        : `no chart table to import into: run \`npm start\` first (it writes ${shown}), or set ${Env.chartTable}, ${Env.formsTable} and ${Env.kmsKeyId}`,
     );
   }
-  let file: { dynamodb?: unknown; region?: unknown; tables?: { chart?: unknown } };
+  let file: { dynamodb?: unknown; kms?: unknown; kmsKeyId?: unknown; region?: unknown; tables?: { chart?: unknown; forms?: unknown } };
   try {
     file = JSON.parse(readFileSync(endpointsFile, 'utf8'));
   } catch {
     throw new MissingTargetError(`${shown} is not readable JSON: restart the local stack with \`npm start\``);
   }
-  const table = typeof file.tables?.chart === 'string' ? file.tables.chart : undefined;
-  const endpoint = envEndpoint ?? (typeof file.dynamodb === 'string' ? file.dynamodb : undefined);
-  if (!table || !endpoint) throw new MissingTargetError(`${shown} has no DynamoDB endpoint or chart table: restart the local stack with \`npm start\``);
-  return { table, endpoint, region: env.AWS_REGION || (typeof file.region === 'string' ? file.region : undefined), source: 'local stack' };
+  const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefined);
+  const table = str(file.tables?.chart);
+  const formsTable = str(file.tables?.forms);
+  const kmsKeyId = str(file.kmsKeyId);
+  const endpoint = envEndpoint ?? str(file.dynamodb);
+  const kmsEndpoint = envKms ?? str(file.kms);
+  if (!table || !endpoint || !formsTable || !kmsKeyId || !kmsEndpoint) throw new MissingTargetError(`${shown} lacks the DynamoDB or KMS endpoint, the chart or forms table or the key: restart the local stack with \`npm start\``);
+  return { table, formsTable, kmsKeyId, endpoint, kmsEndpoint, region: env.AWS_REGION || str(file.region), source: 'local stack' };
 }
 
 function isLocalEndpoint(endpoint: string | undefined): boolean {
@@ -74,15 +100,24 @@ function isLocalEndpoint(endpoint: string | undefined): boolean {
   }
 }
 
-/** A client for the target; a local endpoint gets placeholder credentials when none are configured. */
-export function clientFor(target: ImportTarget, env: NodeJS.ProcessEnv): DynamoDBClient {
-  const local = isLocalEndpoint(target.endpoint);
-  return new DynamoDBClient({
-    endpoint: target.endpoint,
+function clientConfig(endpoint: string | undefined, target: ImportTarget, env: NodeJS.ProcessEnv) {
+  const local = isLocalEndpoint(endpoint);
+  return {
+    endpoint,
     region: target.region ?? (local ? 'us-east-1' : undefined),
     maxAttempts: 5,
     ...(local && !env.AWS_ACCESS_KEY_ID ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
+  };
+}
+
+/** A client for the target; a local endpoint gets placeholder credentials when none are configured. */
+export function clientFor(target: ImportTarget, env: NodeJS.ProcessEnv): DynamoDBClient {
+  return new DynamoDBClient(clientConfig(target.endpoint, target, env));
+}
+
+/** The KMS client for the match index key. */
+export function kmsClientFor(target: ImportTarget, env: NodeJS.ProcessEnv): KMSClient {
+  return new KMSClient(clientConfig(target.kmsEndpoint, target, env));
 }
 
 const USAGE = 'usage: npm run import -- FILE [--dry-run]';
@@ -156,11 +191,13 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
   }
 
   const db = clientFor(target, io.env);
+  const kms = kmsClientFor(target, io.env);
   try {
-    const result = await importChart(new ChartStore(db, target.table), validation.value);
+    const forms = explicitFormsDependencies({ db, kms, kmsKeyId: target.kmsKeyId, formsTable: target.formsTable, chartTable: target.table });
+    const result = await importChart(new ChartPatientWriter(new ChartStore(db, target.table), forms), validation.value);
     if (!result.ok) throw new Error('validated document failed validation'); // unreachable: validated above
     const c = result.counts;
-    io.out(`imported ${c.patients} patients, ${c.encounters} encounters, ${c.notes} notes, ${c.assessments} assessments (${c.items} items) into ${target.table} (${target.source})`);
+    io.out(`imported ${c.patients} patients, ${c.encounters} encounters, ${c.notes} notes, ${c.assessments} assessments (${c.items} items) into ${target.table} (${target.source}); ${c.patients} patients indexed for form matching`);
     return 0;
   } catch (error) {
     const name = (error as Error).name;
@@ -168,12 +205,15 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
       io.err(`DynamoDB at ${target.endpoint ?? 'the AWS default endpoint'} is unavailable or throttling; nothing or only part was written (re-running is safe).${target.source === 'local stack' ? ' Is `npm start` running?' : ''}`);
     } else if (name === 'ResourceNotFoundException') {
       io.err(`table ${target.table} does not exist${target.source === 'local stack' ? ': run `npm start` first' : ''}`);
+    } else if (error instanceof KeyServiceError) {
+      io.err(`KMS is unavailable or refused the match index key (${error.name}); the chart may be written but not indexed: re-run the import (every write is an upsert) or \`npm run reindex\``);
     } else {
       io.err(`import failed (${name}); re-running is safe, every write is an upsert`);
     }
     return 1;
   } finally {
     db.destroy();
+    kms.destroy();
   }
 }
 

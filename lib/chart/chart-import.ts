@@ -8,7 +8,7 @@
 import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import chartImportSchema from '../../schemas/chart-import.schema.json';
-import { CHART_ID_PATTERN, isCalendarDate, timelineInstant, type ChartEntry, type ChartStore } from './chart-store';
+import { CHART_ID_PATTERN, isCalendarDate, timelineInstant, type ChartEntry } from './chart-store';
 import type { Assessment, Encounter, Note, Patient } from './types';
 
 type WithoutPatientId<T> = Omit<T, 'patientId'>;
@@ -228,10 +228,19 @@ export function chartEntries(doc: ChartImportDocument): ChartEntry[] {
 }
 
 /**
+ * Where an import writes its entries. Deployed and local writers pass the forms domain's
+ * ChartPatientWriter (lib/forms/chart-patient-writer.ts), which also keeps the form-matching index
+ * in step; a bare ChartStore (chart-only tests) writes the chart alone.
+ */
+export interface ChartEntryWriter {
+  putAll(entries: readonly ChartEntry[]): Promise<number>;
+}
+
+/**
  * Validates, then (only when valid) upserts everything with BatchWriteItem, 25 items per call.
  * An invalid document writes nothing.
  */
-export async function importChart(store: ChartStore, doc: unknown): Promise<ChartImportResult> {
+export async function importChart(store: ChartEntryWriter, doc: unknown): Promise<ChartImportResult> {
   const validation = validateChartImport(doc);
   if (!validation.ok) return validation;
   const entries = chartEntries(validation.value);

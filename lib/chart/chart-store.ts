@@ -22,6 +22,7 @@ import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
   GetItemCommand,
+  ScanCommand,
   PutItemCommand,
   QueryCommand,
   type AttributeValue,
@@ -292,6 +293,29 @@ export class ChartStore {
   /** Up to `limit` of the patient's encounters, notes and assessments, newest first. */
   async recentRecords(patientId: string, limit: number): Promise<ChartRecord[]> {
     return (await this.getPatientSummary(patientId, limit)).records;
+  }
+
+  /**
+   * One page of the chart's patient items (a Scan filtered to sk PATIENT: record items are read and
+   * dropped by DynamoDB, never returned). For `npm run reindex`; `exclusiveStartKey` resumes.
+   */
+  async scanPatients(options: { limit: number; exclusiveStartKey?: Record<string, string> }): Promise<{ patients: Patient[]; lastKey?: Record<string, string> }> {
+    const out = await this.call(() =>
+      this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: '#sk = :patient',
+          ProjectionExpression: '#record',
+          ExpressionAttributeNames: { '#sk': 'sk', '#record': 'record' },
+          ExpressionAttributeValues: { ':patient': { S: PATIENT_SK } },
+          Limit: options.limit,
+          ConsistentRead: true,
+          ExclusiveStartKey: options.exclusiveStartKey ? marshall(options.exclusiveStartKey) : undefined,
+        }),
+      ),
+    );
+    const patients = (out.Items ?? []).map((item) => recordOf<Patient>(item)).filter((p): p is Patient => !!p);
+    return { patients, lastKey: out.LastEvaluatedKey ? (unmarshall(out.LastEvaluatedKey) as Record<string, string>) : undefined };
   }
 
   // ---- writers: upserts ----

@@ -4,8 +4,7 @@
  * Local use only; no deployed function imports this module.
  */
 import demoChart from '../local/demo-chart.json';
-import { importChart, type ChartImportCounts } from './chart-import';
-import type { ChartStore } from './chart-store';
+import { importChart, type ChartEntryWriter, type ChartImportCounts } from './chart-import';
 
 /** Ids in the demo chart that tests and local scripts refer to. */
 export const DemoChartIds = {
@@ -31,7 +30,8 @@ export function demoChartDocument(): unknown {
   return structuredClone(demoChart);
 }
 
-export async function loadDemoChart(store: ChartStore): Promise<ChartImportCounts> {
+/** Loads the demo chart through `writer` (the local stack passes the ChartPatientWriter, which also indexes). */
+export async function loadDemoChart(store: ChartEntryWriter): Promise<ChartImportCounts> {
   const result = await importChart(store, demoChartDocument());
   if (!result.ok) {
     throw new Error(`lib/local/demo-chart.json is invalid at ${result.errors.map((e) => e.pointer).join(', ')}`);

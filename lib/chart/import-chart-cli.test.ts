@@ -5,18 +5,30 @@ import { resolveTarget, runImportChart, type CliIo } from '../../scripts/import-
 import { ChartStore } from './chart-store';
 import { demoChartDocument } from './demo-data';
 import { startLocalDynamoDb, type LocalDynamoDb } from './testing/local-dynamodb';
+import { startKmsServer, type KmsServer } from '../local/kms-server';
+import { FormsStore } from '../forms/packet-store';
 
+const KEY_ALIAS = 'alias/import-cli-test';
 let local: LocalDynamoDb;
+let kms: KmsServer;
 let table: string;
+let formsTable: string;
 let dir: string;
+/** the environment of a deployed stage, pointed at the local servers */
+let stageEnv: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   local = await startLocalDynamoDb();
-  table = (await local.createTables('import-cli-test')).chart;
+  kms = await startKmsServer({ host: '127.0.0.1', port: 0, keys: [KEY_ALIAS] });
+  const tables = await local.createTables('import-cli-test');
+  table = tables.chart;
+  formsTable = tables.forms;
   dir = mkdtempSync(path.join(tmpdir(), 'chart-import-cli-'));
+  stageEnv = { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, AWS_ENDPOINT_URL_KMS: kms.url, CHART_TABLE: table, FORMS_TABLE: formsTable, KMS_KEY_ID: KEY_ALIAS };
 });
 
 afterAll(async () => {
+  await kms.close();
   await local.stop();
 });
 
@@ -35,16 +47,25 @@ function writeJson(name: string, value: unknown): string {
 describe('npm run import', () => {
   it('imports the demo chart into the table named by the environment and prints counts only', async () => {
     const file = writeJson('demo.json', demoChartDocument());
-    const cli = io({ AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, CHART_TABLE: table });
+    const cli = io(stageEnv);
     expect(await runImportChart([file], cli)).toBe(0);
     expect(cli.stderr).toEqual([]);
-    expect(cli.stdout).toEqual([`imported 5 patients, 4 encounters, 4 notes, 3 assessments (16 items) into ${table} (environment)`]);
+    expect(cli.stdout).toEqual([`imported 5 patients, 4 encounters, 4 notes, 3 assessments (16 items) into ${table} (environment); 5 patients indexed for form matching`]);
     expect(await new ChartStore(local.db, table).getNote('demo-patient-2', 'demo-note-2')).toBeDefined();
+    // the same command indexed every patient for form matching
+    expect((await new FormsStore(local.db, formsTable).getMatchIndexManifest('demo-patient-2')).length).toBeGreaterThan(0);
+  });
+
+  it('refuses a stage environment without the forms table or key: the index must be kept in step', async () => {
+    const file = writeJson('demo-noforms.json', demoChartDocument());
+    const cli = io({ AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, CHART_TABLE: table });
+    expect(await runImportChart([file], cli)).toBe(1);
+    expect(cli.stderr.join('\n')).toMatch(/FORMS_TABLE/);
   });
 
   it('reads the local stack endpoints file when the environment names no table', async () => {
-    const endpoints = writeJson('endpoints.json', { dynamodb: local.endpoint, tables: { chart: table, keys: 'x' }, region: 'us-east-1' });
-    expect(resolveTarget({}, endpoints)).toEqual({ table, endpoint: local.endpoint, region: 'us-east-1', source: 'local stack' });
+    const endpoints = writeJson('endpoints.json', { dynamodb: local.endpoint, kms: kms.url, kmsKeyId: KEY_ALIAS, tables: { chart: table, forms: formsTable, keys: 'x' }, region: 'us-east-1' });
+    expect(resolveTarget({}, endpoints)).toEqual({ table, formsTable, kmsKeyId: KEY_ALIAS, endpoint: local.endpoint, kmsEndpoint: kms.url, region: 'us-east-1', source: 'local stack' });
     const file = writeJson('demo2.json', demoChartDocument());
     const cli = io({}, endpoints);
     expect(await runImportChart([file], cli)).toBe(0);
@@ -66,7 +87,7 @@ describe('npm run import', () => {
     (doc.patients[1] as { patientId: string }).patientId = 'cli-invalid-2';
     delete doc.patients[1].mrn;
     const file = writeJson('invalid.json', doc);
-    const cli = io({ AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, CHART_TABLE: table });
+    const cli = io(stageEnv);
     expect(await runImportChart([file], cli)).toBe(1);
     expect(cli.stderr).toEqual([
       `${file}: 3 problems; nothing was written`,
@@ -82,7 +103,7 @@ describe('npm run import', () => {
 
   it('does not echo file content when the JSON does not parse', async () => {
     const file = writeJson('broken.json', '{"patients": [{"name": Secretname}]}');
-    const cli = io({ AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, CHART_TABLE: table });
+    const cli = io(stageEnv);
     expect(await runImportChart([file], cli)).toBe(1);
     expect(cli.stderr.join('\n')).not.toContain('Secretname');
   });

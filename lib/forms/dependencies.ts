@@ -17,12 +17,13 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ChartStore } from '../chart/chart-store';
 import type { Patient } from '../chart/types';
+import { AuditTrail, type AuditRecord } from '../audit/audit-trail';
 import { formsEncryptor, matchKeys, packetCipher } from './kms-dependencies';
 import { MatchKeys } from './match-keys';
 import { MatchingQueue } from './matching-queue';
 import { PacketCipher } from './packet-crypto';
 import { FormsStore } from './packet-store';
-import { formsDependenciesWith, patientDirectory } from './table-dependencies';
+import { auditTrail, formsDependenciesWith, patientDirectory } from './table-dependencies';
 import { matchingQueue } from './queue-dependencies';
 
 export { formsEncryptor } from './kms-dependencies';
@@ -31,8 +32,14 @@ export interface PatientDirectory {
   getPatient(patientId: string): Promise<Patient | undefined>;
 }
 
+/** Where the matcher appends the audit record of each packet it routes (lib/audit/audit-trail.ts). */
+export interface RoutingAuditSink {
+  append(record: AuditRecord): Promise<void>;
+}
+
 export interface FormsDeps {
   store(): FormsStore;
+  audit(): RoutingAuditSink;
   patients(): PatientDirectory;
   cipher(): PacketCipher;
   keys(): MatchKeys;
@@ -41,7 +48,7 @@ export interface FormsDeps {
 
 /** The deployed wiring with every part: every call builds cheap wrappers around the per-container clients. */
 export function formsDependencies(): FormsDeps {
-  return formsDependenciesWith('formsDependencies', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue });
+  return formsDependenciesWith('formsDependencies', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue, audit: auditTrail });
 }
 
 export interface ExplicitFormsConfig {
@@ -50,6 +57,8 @@ export interface ExplicitFormsConfig {
   kmsKeyId: string;
   formsTable: string;
   chartTable: string;
+  /** only needed by callers that route packets (the matcher's audit records) */
+  auditTable?: string;
   /** only needed by callers that queue packets */
   sqs?: SQSClient;
   matchingQueueUrl?: string;
@@ -63,6 +72,10 @@ export function explicitFormsDependencies(config: ExplicitFormsConfig): FormsDep
     patients: () => new ChartStore(config.db, config.chartTable),
     cipher: () => new PacketCipher(formsEncryptor(config.kms, config.kmsKeyId)),
     keys: () => new MatchKeys(store(), formsEncryptor(config.kms, config.kmsKeyId), `explicit|${config.formsTable}`),
+    audit: () => {
+      if (!config.auditTable) throw new Error('explicitFormsDependencies: auditTable is needed to audit routings');
+      return new AuditTrail(config.db, config.auditTable);
+    },
     queue: () => {
       if (!config.sqs || !config.matchingQueueUrl) throw new Error('explicitFormsDependencies: sqs and matchingQueueUrl are needed to queue packets');
       return new MatchingQueue(config.sqs, config.matchingQueueUrl);

@@ -2,15 +2,16 @@ import { decodeCursor, encodeCursor, InvalidCursorError } from './inbox';
 import { isPacketId, packetIdFor } from './packet-id';
 import { parseMatchingMessage, matchingMessageBody } from './matching-queue';
 
-const id = packetIdFor('demo-form-tool', 'sub-1');
+const id = packetIdFor('demo-forms', 'demo-form-tool', 'sub-1');
 const key = { pk: `PACKET#${id}`, sk: 'PACKET', statePk: 'STATE#pending_review', stateSk: `2024-01-01T00:00:00.000Z#${id}` };
 
 describe('packet ids', () => {
   it('are deterministic, shaped and separate their inputs', () => {
-    expect(packetIdFor('demo-form-tool', 'sub-1')).toBe(id);
+    expect(packetIdFor('demo-forms', 'demo-form-tool', 'sub-1')).toBe(id);
+    expect(packetIdFor('other-partner', 'demo-form-tool', 'sub-1')).not.toBe(id);
     expect(isPacketId(id)).toBe(true);
-    expect(packetIdFor('a|b', 'c')).not.toBe(packetIdFor('a', 'b|c'));
-    expect(packetIdFor('a', 'sub-1')).not.toBe(packetIdFor('b', 'sub-1'));
+    expect(packetIdFor('p', 'a|b', 'c')).not.toBe(packetIdFor('p', 'a', 'b|c'));
+    expect(packetIdFor('p', 'a', 'sub-1')).not.toBe(packetIdFor('p', 'b', 'sub-1'));
   });
 });
 

@@ -80,6 +80,11 @@ export interface PacketDetail {
   patient: FormPatient;
   answers: Record<string, AnswerValue>;
   candidates: CandidateRecord[];
+  /**
+   * The chart's side, when the packet is held because it contradicts a patient it named
+   * (demographics_mismatch) or a remembered link (link_conflict): the reviewer sees both.
+   */
+  chartPatient?: { patientId: string; firstName?: string; lastName: string; dob?: string };
   history: HistoryEntry[];
 }
 
@@ -92,6 +97,8 @@ export async function getInboxPacket(deps: FormsDeps, packetId: string): Promise
   const packet = await deps.store().getPacket(packetId);
   if (!packet || packet.state === 'routed') return undefined;
   const content = await deps.cipher().open(packet);
+  const contradicted = packet.reason === 'demographics_mismatch' ? packet.requestedPatientId : packet.reason === 'link_conflict' ? packet.candidates?.[0]?.patientId : undefined;
+  const chart = contradicted ? await deps.patients().getPatient(contradicted) : undefined;
   return {
     packetId: packet.packetId,
     state: packet.state,
@@ -108,6 +115,7 @@ export async function getInboxPacket(deps: FormsDeps, packetId: string): Promise
     patient: content.patient,
     answers: content.answers,
     candidates: packet.candidates ?? [],
+    ...(chart ? { chartPatient: { patientId: chart.patientId, ...(chart.name?.given ? { firstName: chart.name.given } : {}), lastName: chart.name?.family ?? '', ...(chart.birthDate ? { dob: chart.birthDate } : {}) } } : {}),
     history: packet.history ?? [],
   };
 }
@@ -156,14 +164,14 @@ export async function routeInboxPacket(
 /** The work after the state change; safe to repeat (the link write is an upsert of the same value). */
 async function completeManualRouting(
   deps: FormsDeps,
-  packet: { packetId: string; linkKey?: string; sourceSystemId: string },
+  packet: { packetId: string; linkKey?: string; sourceSystemId: string; partnerId?: string },
   input: { patientId: string; reviewer: { keyId: string }; now: Date },
 ): Promise<RouteResult> {
   if (packet.linkKey) {
     // a reviewer's decision is remembered for the next packet from the same form tool patient
     await deps
       .store()
-      .putLink(packet.linkKey, { patientId: input.patientId, sourceSystemId: packet.sourceSystemId, createdAt: input.now.toISOString(), createdBy: input.reviewer.keyId, packetId: packet.packetId }, { onlyIfAbsent: false });
+      .putLink(packet.linkKey, { patientId: input.patientId, partnerId: packet.partnerId, sourceSystemId: packet.sourceSystemId, createdAt: input.now.toISOString(), createdBy: input.reviewer.keyId, packetId: packet.packetId }, { onlyIfAbsent: false });
   }
   return { kind: 'routed', packet: { packetId: packet.packetId, state: 'routed_manually', patientId: input.patientId } };
 }

@@ -1,11 +1,18 @@
 /**
- * Form intake (POST /receiveFormIntakeScope): validate, route, store once, queue.
+ * Form intake (POST /receiveFormIntakeScope): validate, check the partner owns the form source,
+ * route, store once, queue.
  *
- *   patientId given, patient exists   -> state routed, stored under the patient          (201)
- *   patientId given, patient unknown  -> state pending_review, reason unknown_patient_id (202)
- *                                        (queued too: the matcher records candidates for staff)
- *   patientId absent                  -> state pending_match, queued for the matcher     (202)
- *   same (sourceSystemId, submissionId) again -> the first packet, nothing stored        (200)
+ *   sourceSystemId not owned by the partner  -> forbidden_source (403), nothing stored
+ *   patientId given, patient exists and the packet's birth date / last name do not contradict it
+ *                                     -> state routed, stored under the patient
+ *   patientId given, contradicted     -> state pending_review, reason demographics_mismatch
+ *   patientId given, patient unknown  -> state pending_review, reason unknown_patient_id
+ *                                        (both queued too: the matcher records candidates for staff)
+ *   patientId absent                  -> state pending_match, queued for the matcher
+ *   same (partner, sourceSystemId, submissionId) again, same content -> the first packet, nothing stored
+ *   same again with different content -> changed (409), nothing stored
+ * The sender's answer is the same whatever happened (the endpoint answers 202 + packet id): intake
+ * never tells a sender whether a patient exists or where a packet went.
  *
  * The packet is stored before the queue message is sent. If the send fails the request still
  * succeeds: the packet sits in pending_match and the sweeper (sweeper.ts) queues it again.
@@ -16,6 +23,9 @@ import { fieldErrors } from '../http/validation';
 import { logger } from '../observability/logger';
 import type { FormsDeps } from './dependencies';
 import validateFormPacketBody from './generated/form-packet.validator';
+import { canonicalJson } from '../results/canonical-json';
+import { contentFingerprintOf } from './match-keys';
+import { candidateFromPatient, contradicts } from './matcher';
 import { packetIdFor } from './packet-id';
 import { stateSkFor, statePkFor } from './packet-store';
 import type { FormIntakeBody, HistoryEntry, PacketContent, PacketReason, PacketRecord, PacketState } from './types';
@@ -51,27 +61,40 @@ export function validateIntakeBody(value: unknown, now: Date): IntakeValidation 
 export interface Submitter {
   keyId: string;
   partnerId: string;
+  /** the form sourceSystemIds the partner owns ('*': any) */
+  allowedFormSourceIds?: readonly string[];
+}
+
+/** Whether the partner owns the form source system it names. */
+export function formSourceAllowed(submitter: Pick<Submitter, 'allowedFormSourceIds'>, sourceSystemId: string): boolean {
+  const allowed = submitter.allowedFormSourceIds ?? [];
+  return allowed.includes('*') || allowed.includes(sourceSystemId);
 }
 
 export type IntakeResult =
   | { kind: 'created'; packet: PacketRecord }
   | { kind: 'duplicate'; packet: PacketRecord }
-  /** the submission id was first used by another partner */
+  /** the submission id was first used by another partner (packets stored before ids were partner-scoped) */
   | { kind: 'conflict' }
+  /** the same submission id again with different content */
+  | { kind: 'changed' }
+  /** the partner does not own the sourceSystemId */
+  | { kind: 'forbidden_source' }
   | { kind: 'too_large'; limit: number };
 
-function replay(existing: PacketRecord, submitter: Submitter): IntakeResult {
-  return existing.partnerId === submitter.partnerId ? { kind: 'duplicate', packet: existing } : { kind: 'conflict' };
+function replay(existing: PacketRecord, submitter: Submitter, fingerprint: string): IntakeResult {
+  if (existing.partnerId !== submitter.partnerId) return { kind: 'conflict' };
+  // packets stored before fingerprints existed have none: treated as the same content
+  if (existing.contentHash && existing.contentHash !== fingerprint) return { kind: 'changed' };
+  return { kind: 'duplicate', packet: existing };
 }
 
 export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitter, now: Date, deps: FormsDeps): Promise<IntakeResult> {
   const p = body.payload;
+  if (!formSourceAllowed(submitter, p.sourceSystemId)) return { kind: 'forbidden_source' };
   const store = deps.store();
-  const packetId = packetIdFor(p.sourceSystemId, p.submissionId);
-
-  // a retry of a stored submission: answer from the stored packet without KMS or chart calls
-  const existing = await store.getPacket(packetId, { withContent: false });
-  if (existing) return replay(existing, submitter);
+  const packetId = packetIdFor(submitter.partnerId, p.sourceSystemId, p.submissionId);
+  const requested = p.patientId ?? p.patient.patientId;
 
   const content: PacketContent = {
     ...(p.formName !== undefined ? { formName: p.formName } : {}),
@@ -88,18 +111,27 @@ export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitt
   const contentBytes = Buffer.byteLength(plaintext, 'utf8');
   if (contentBytes > MAX_PACKET_CONTENT_BYTES) return { kind: 'too_large', limit: MAX_PACKET_CONTENT_BYTES };
 
-  const requested = p.patientId ?? p.patient.patientId;
+  // keyed fingerprint of what was submitted (the match-index HMAC key, cached per container)
+  const key = await deps.keys().key({ create: true, now });
+  if (!key) throw new Error('match index key unavailable');
+  const fingerprint = contentFingerprintOf(key, canonicalJson({ formId: p.formId, patientId: requested ?? null, content }));
+
+  // a retry of a stored submission: answered from the stored packet without chart calls
+  const existing = await store.getPacket(packetId, { withContent: false });
+  if (existing) return replay(existing, submitter, fingerprint);
+
   let state: PacketState = 'pending_match';
   let patientId: string | undefined;
   let reason: PacketReason | undefined;
   if (requested !== undefined) {
     const patient = await deps.patients().getPatient(requested);
-    if (patient) {
+    const subject = { firstName: p.patient.firstName, lastName: p.patient.lastName, dob: p.patient.dob };
+    if (patient && !contradicts(subject, candidateFromPatient(patient))) {
       state = 'routed';
       patientId = requested;
     } else {
       state = 'pending_review';
-      reason = 'unknown_patient_id';
+      reason = patient ? 'demographics_mismatch' : 'unknown_patient_id';
     }
   }
 
@@ -125,7 +157,7 @@ export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitt
     state,
     ...(reason ? { reason } : {}),
     ...(patientId ? { patientId } : {}),
-    ...(reason === 'unknown_patient_id' ? { requestedPatientId: requested } : {}),
+    ...(reason ? { requestedPatientId: requested } : {}),
     receivedAt: at,
     stateChangedAt: at,
     statePk: statePkFor(state, patientId),
@@ -135,13 +167,14 @@ export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitt
     history: [entry],
     content: await deps.cipher().seal(packetId, p.sourceSystemId, plaintext),
     contentBytes,
+    contentHash: fingerprint,
   };
 
   if ((await store.createPacket(record)) === 'exists') {
     // a concurrent request with the same submission won the conditional put
     const winner = await store.getPacket(packetId, { withContent: false });
     if (!winner) throw new Error('packet vanished after a failed conditional put');
-    return replay(winner, submitter);
+    return replay(winner, submitter, fingerprint);
   }
 
   if (queued) {

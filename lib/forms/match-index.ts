@@ -1,45 +1,62 @@
 /**
- * The patient match index: how the matcher finds candidates by last name + date of birth without
- * scanning the chart and without a name or a birth date in any key.
+ * The patient match index: how the matcher finds candidates without scanning the chart and without
+ * a name or a birth date in any key.
  *
- *   forms table item   pk MATCHIDX#v1#<HMAC-SHA256(key, ["match-index", normalised last name, dob])>
- *                      sk PATIENT#<patientId>        attributes: patientId, indexedAt
+ *   forms table item   pk MATCHIDX#v1#<HMAC blocking key>   sk PATIENT#<patientId>   (patientId, indexedAt)
+ *                      pk MATCHIDX-PATIENT#<patientId>      sk v1                    (indexKeys: the keys it holds)
  *
- * The chart import calls indexPatientForMatching for every patient it writes (idempotent put).
- * A patient whose name or birth date changes leaves an old entry behind; the matcher re-reads
- * every candidate from the chart and drops those that no longer match, so stale entries cost a
- * read, never a wrong match. Patients without a birth date or last name are not indexed (the
- * matcher never routes a packet without a date of birth either).
+ * The blocking keys (match-keys.ts blockingKeys) are last name + dob, each token of a
+ * double-barrelled last name + dob, first name + dob and the Double Metaphone codes of the last
+ * name + dob. Every chart writer calls indexPatientsForMatching for each patient it writes
+ * (through ChartPatientWriter, chart-patient-writer.ts). Re-indexing a patient puts its current
+ * keys, deletes the keys its manifest lists that it no longer has (a rename, a new birth date),
+ * then records the new manifest. The order makes an interruption harmless: a stale entry that
+ * survives costs the matcher one chart read, never a match (the matcher re-reads and re-scores
+ * every candidate from the chart).
  *
- * Needs: forms table write, KMS GenerateDataKey + Decrypt (the HMAC key is created on first use).
+ * Needs: forms table read/write, KMS GenerateDataKey + Decrypt (the HMAC key is created on first use).
  */
 import type { Patient } from '../chart/types';
 import { formsDependencies, type FormsDeps } from './dependencies';
-import { matchIndexKey } from './match-keys';
+import { blockingKeys } from './match-keys';
 
 export interface IndexOptions {
   deps?: Pick<FormsDeps, 'store' | 'keys'>;
   now?: Date;
 }
 
-/** Adds one patient to the match index. Returns false when the patient has no last name or birth date. */
+/** Writes in flight at a time while indexing. */
+const CONCURRENCY = 8;
+
+async function inBatches<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += CONCURRENCY) await Promise.all(items.slice(i, i + CONCURRENCY).map(run));
+}
+
+/** Adds (or re-indexes) one patient. Returns false when the patient has no birth date or name to index. */
 export async function indexPatientForMatching(patient: Patient, options: IndexOptions = {}): Promise<boolean> {
   return (await indexPatientsForMatching([patient], options)) === 1;
 }
 
-/** Adds many patients (8 writes in flight at a time). Returns how many were indexed. */
+/**
+ * Brings the index entries of each patient in step with its current name and birth date.
+ * Idempotent. Returns how many patients have at least one index key.
+ */
 export async function indexPatientsForMatching(patients: readonly Patient[], options: IndexOptions = {}): Promise<number> {
   const deps = options.deps ?? formsDependencies();
-  const now = options.now ?? new Date();
-  const key = await deps.keys().key({ create: true, now });
+  const at = (options.now ?? new Date()).toISOString();
+  const key = await deps.keys().key({ create: true, now: options.now });
   if (!key) throw new Error('match index key unavailable');
   const store = deps.store();
-  const at = now.toISOString();
-  const entries = patients
-    .map((p) => ({ patientId: p.patientId, indexKey: matchIndexKey(key, p.name?.family, p.birthDate) }))
-    .filter((e): e is { patientId: string; indexKey: string } => typeof e.indexKey === 'string');
-  for (let i = 0; i < entries.length; i += 8) {
-    await Promise.all(entries.slice(i, i + 8).map((e) => store.putMatchIndexEntry(e.indexKey, e.patientId, at)));
-  }
-  return entries.length;
+  let indexed = 0;
+  await inBatches(patients, async (patient) => {
+    const keys = blockingKeys(key, patient.name?.given, patient.name?.family, patient.birthDate);
+    const previous = await store.getMatchIndexManifest(patient.patientId);
+    const current = new Set(keys);
+    for (const k of keys) await store.putMatchIndexEntry(k, patient.patientId, at);
+    for (const k of previous) if (!current.has(k)) await store.deleteMatchIndexEntry(k, patient.patientId);
+    const unchanged = previous.length === keys.length && previous.every((k) => current.has(k));
+    if (!unchanged) await store.putMatchIndexManifest(patient.patientId, keys, at);
+    if (keys.length > 0) indexed++;
+  });
+  return indexed;
 }

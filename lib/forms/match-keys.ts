@@ -14,7 +14,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { EnvelopeEncryptor } from '../crypto/envelope';
 import { serializeEnvelope } from '../crypto/envelope-format';
-import { normaliseName } from './normalize';
+import { nameTokens, normaliseName, phoneticCodes } from './normalize';
 import type { FormsStore } from './packet-store';
 
 export const MATCH_KEY_VERSION = 'v1';
@@ -67,9 +67,43 @@ export function matchIndexKey(key: Buffer, lastName: string | undefined, dob: st
   return hmac(key, ['match-index', last, dob]);
 }
 
-/** Link key of a (sourceSystemId, externalPatientId) pair. */
-export function linkKeyOf(key: Buffer, sourceSystemId: string, externalPatientId: string | undefined): string | undefined {
+/**
+ * Every blocking key of a person (chart patient or packet), all HMAC-keyed, all including the
+ * date of birth (no key holds a name or a birth date in clear):
+ *   - last name + dob                 ['match-index', last, dob]   (the v1 key, unchanged)
+ *   - each token of a double-barrelled last name + dob  (same shape: "Smith-Jones" meets "Smith")
+ *   - first name (first token) + dob  ['match-index:first', first, dob]   (a typo in the last name)
+ *   - each Double Metaphone code of the last name + dob  ['match-index:last-sound', code, dob]
+ * A packet looks up its keys and, for swapped names, the keys of its names the other way round.
+ */
+export function blockingKeys(key: Buffer, givenName: string | undefined, lastName: string | undefined, dob: string | undefined): string[] {
+  if (!dob) return [];
+  const keys: string[] = [];
+  const last = normaliseName(lastName);
+  if (last) {
+    keys.push(hmac(key, ['match-index', last, dob]));
+    const tokens = nameTokens(lastName).filter((t) => t.length >= 2);
+    if (tokens.length > 1) for (const token of tokens) keys.push(hmac(key, ['match-index', token, dob]));
+    for (const code of phoneticCodes(lastName)) keys.push(hmac(key, ['match-index:last-sound', code, dob]));
+  }
+  const first = nameTokens(givenName)[0];
+  if (first) keys.push(hmac(key, ['match-index:first', first, dob]));
+  return [...new Set(keys)];
+}
+
+/** The keys a packet looks up: its own blocking keys and those of its names swapped. */
+export function packetBlockingKeys(key: Buffer, firstName: string, lastName: string, dob: string | undefined): string[] {
+  return [...new Set([...blockingKeys(key, firstName, lastName, dob), ...blockingKeys(key, lastName, firstName, dob)])];
+}
+
+/** Link key of a (partner, sourceSystemId, externalPatientId): one partner's links are never another's. */
+export function linkKeyOf(key: Buffer, partnerId: string, sourceSystemId: string, externalPatientId: string | undefined): string | undefined {
   const external = externalPatientId?.trim();
   if (!external) return undefined;
-  return hmac(key, ['link', sourceSystemId, external]);
+  return hmac(key, ['link', partnerId, sourceSystemId, external]);
+}
+
+/** Keyed fingerprint of a submission's canonical content (a changed resubmission is told apart without storing PHI). */
+export function contentFingerprintOf(key: Buffer, canonicalContent: string): string {
+  return hmac(key, ['form-content', canonicalContent]);
 }

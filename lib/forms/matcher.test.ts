@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import {
+  MATCH_MARGIN,
   MATCH_THRESHOLD,
+  MATCH_WEIGHTS,
   compareFirstNames,
+  compareLastNames,
+  contradicts,
   decideMatch,
   isAdjacentTransposition,
   isOneEditApart,
@@ -10,9 +14,10 @@ import {
   scoreCandidate,
   type ChartCandidate,
   type MatchSubject,
+  type ScoredCandidate,
 } from './matcher';
 import { areNicknames, NICKNAME_GROUPS } from './nicknames';
-import { nameTokens, normaliseName } from './normalize';
+import { nameTokens, normaliseName, phoneticCodes } from './normalize';
 
 const robin3: ChartCandidate = { patientId: 'demo-patient-3', given: 'Robin', family: 'Example', birthDate: '1975-06-30', mrn: 'DEMO-000003' };
 const robin4: ChartCandidate = { patientId: 'demo-patient-4', given: 'Robin', family: 'Example', birthDate: '1975-06-30', mrn: 'DEMO-000004' };
@@ -105,128 +110,156 @@ describe('string distance helpers', () => {
   });
 });
 
-describe('first name rules', () => {
+describe('agreement levels', () => {
   it.each([
-    ['Alex', 'alex', 'first_name_exact', 50],
-    ['ALEX', 'Alex', 'first_name_exact', 50],
-    ['Alex Quinn', 'Alex', 'first_name_exact', 50],
-    ['Bob', 'Robert', 'first_name_nickname', 40],
-    ['Bill', 'William', 'first_name_nickname', 40],
-    ['Jonh', 'John', 'first_name_transposition', 40],
-    ['Robni', 'Robin', 'first_name_transposition', 40],
-    ['Jonathon', 'Jonathan', 'first_name_typo', 25],
-    ['Ana', 'Ada', 'first_name_mismatch', 0], // one edit, but too short to trust
-    ['A', 'Alex', 'first_name_initial', 15],
-    ['Morgan', 'Alex', 'first_name_mismatch', 0],
-    ['', 'Alex', 'first_name_missing', 0],
-  ])('%s vs %s -> %s (%i)', (a, b, rule, points) => expect(compareFirstNames(a, b)).toEqual({ rule, points }));
+    ['Alex', 'alex', 'exact'],
+    ['ALEX', 'Alex', 'exact'],
+    ['Alex Quinn', 'Alex', 'exact'],
+    ['Bob', 'Robert', 'nickname'],
+    ['Bill', 'William', 'nickname'],
+    ['Jonh', 'John', 'edit1'],
+    ['Robni', 'Robin', 'edit1'],
+    ['Jonathon', 'Jonathan', 'edit1'],
+    ['Ana', 'Ada', 'disagree'], // one edit, but too short to trust
+    ['Filip', 'Philip', 'phonetic'],
+    ['A', 'Alex', 'initial'],
+    ['Morgan', 'Alex', 'disagree'],
+    ['', 'Alex', 'missing'],
+  ])('first name %s vs %s -> %s', (a, b, level) => expect(compareFirstNames(a, b)).toBe(level));
+
+  it.each([
+    ['Sample', 'SAMPLE', 'exact'],
+    ['Ødegård', 'Odegard', 'exact'],
+    ['Smith', 'Smith-Jones', 'token'],
+    ['Samlpe', 'Sample', 'edit1'],
+    ['Sampel', 'Sample', 'edit1'],
+    ['Smyth', 'Smithe', 'phonetic'],
+    ['Example', 'Sample', 'disagree'],
+  ])('last name %s vs %s -> %s', (a, b, level) => expect(compareLastNames(a, b)).toBe(level));
+
+  it('phonetic codes come from Double Metaphone on folded letters', () => {
+    expect(phoneticCodes('Smith')).toEqual(phoneticCodes('Smyth'));
+    expect(phoneticCodes('Zoë')).toEqual(phoneticCodes('zoe'));
+    expect(phoneticCodes('')).toEqual([]);
+  });
+
+  it('weights are log2(m/u): agreement positive, disagreement negative, exact above its variants', () => {
+    expect(MATCH_WEIGHTS.firstName.exact).toBeGreaterThan(MATCH_WEIGHTS.firstName.nickname);
+    expect(MATCH_WEIGHTS.firstName.nickname).toBeGreaterThan(0);
+    expect(MATCH_WEIGHTS.firstName.disagree).toBeLessThan(0);
+    expect(MATCH_WEIGHTS.lastName.exact).toBeGreaterThan(MATCH_WEIGHTS.lastName.edit1);
+    expect(MATCH_WEIGHTS.lastName.disagree).toBeLessThan(0);
+    expect(MATCH_WEIGHTS.email.disagree).toBeLessThan(0);
+  });
 });
 
 describe('scoreCandidate', () => {
-  it('is not a candidate without the same last name and date of birth', () => {
+  it('is not a candidate without the same date of birth', () => {
     expect(scoreCandidate(subject({ dob: '1980-04-13' }), alex)).toBeUndefined();
-    expect(scoreCandidate(subject({ lastName: 'Simple' }), alex)).toBeUndefined();
     expect(scoreCandidate(subject({ dob: undefined }), alex)).toBeUndefined();
   });
 
-  it('exact name + dob scores the threshold exactly', () => {
+  it('records every term as a reason and sums them', () => {
     const s = scoreCandidate(subject({}), alex)!;
-    expect(s.score).toBe(50);
-    expect(s.score).toBeGreaterThanOrEqual(MATCH_THRESHOLD);
-    expect(s.reasons).toEqual(['last_name_dob', 'first_name_exact:+50']);
+    expect(s.reasons).toEqual(['dob_exact:+14.6', 'first_name_exact:+7.8', 'last_name_exact:+8.8']);
+    expect(s.score).toBeCloseTo(31.2, 5);
+    expect(s.corroborated).toBe(false);
   });
 
-  it('adds an equal email, subtracts a different one', () => {
-    expect(scoreCandidate(subject({ email: ' Alex.Sample@Example.com ' }), alex)!.score).toBe(80);
-    const other = scoreCandidate(subject({ email: 'someone@else.example' }), alex)!;
-    expect(other.score).toBe(20);
-    expect(other.reasons).toContain('email_mismatch:-30');
+  it('an equal email corroborates, a different one subtracts', () => {
+    expect(scoreCandidate(subject({ email: 'ALEX.sample@example.com' }), alex)).toMatchObject({ corroborated: true });
+    const other = scoreCandidate(subject({ email: 'x@example.com' }), alex)!;
+    expect(other.reasons).toContain('email_mismatch:-2.7');
+    expect(other.score).toBeLessThan(scoreCandidate(subject({}), alex)!.score);
   });
 
-  it('adds an external id equal to the MRN', () => {
-    const s = scoreCandidate(subject({ firstName: 'Alexander', externalPatientId: 'demo-000001' }), alex)!;
-    expect(s.reasons).toEqual(['last_name_dob', 'first_name_nickname:+40', 'external_id_mrn:+40']);
-    expect(s.score).toBe(80);
+  it('an external id equal to the MRN corroborates', () => {
+    expect(scoreCandidate(subject({ externalPatientId: 'demo-000001' }), alex)!.reasons).toContain('external_id_mrn:+16.5');
   });
 
-  it('accepts swapped first and last names with a matching first name', () => {
+  it('takes swapped first and last names with a small penalty', () => {
     const s = scoreCandidate(subject({ firstName: 'Sample', lastName: 'Alex' }), alex)!;
-    expect(s.reasons).toEqual(['swapped_name_dob', 'names_swapped:+40']);
-    expect(scoreCandidate(subject({ firstName: 'Sample', lastName: 'Morgan' }), alex)).toBeUndefined();
-  });
-
-  it('folds accents and punctuation in last names', () => {
-    const zoe: ChartCandidate = { patientId: 'demo-patient-2', given: 'Zoë', family: 'Ødegård', birthDate: '1992-11-03' };
-    expect(scoreCandidate({ firstName: 'Zoe', lastName: 'Odegard', dob: '1992-11-03' }, zoe)!.score).toBe(50);
+    expect(s.reasons).toContain('names_swapped:-2.0');
+    expect(s.score).toBeGreaterThanOrEqual(MATCH_THRESHOLD);
   });
 });
 
+const scored = (patientId: string, score: number, block = `b-${patientId}`, corroborated = false): ScoredCandidate => ({ patientId, score, reasons: [], block, corroborated });
+
 describe('decision', () => {
-  it('routes exactly one candidate at the threshold', () => {
-    const d = matchSubject(subject({}), [alex, robin3]);
-    expect(d).toMatchObject({ outcome: 'matched', patientId: 'demo-patient-1' });
+  it.each([
+    ['exact name', {}],
+    ['nickname', { firstName: 'Alexander' }],
+    ['first-name typo', { firstName: 'Aelx' }],
+    ['last-name typo', { lastName: 'Sampel' }],
+    ['last name sounds alike', { lastName: 'Sampul' }],
+    ['swapped names', { firstName: 'Sample', lastName: 'Alex' }],
+    ['different email', { email: 'new@example.com' }],
+  ])('routes a single candidate: %s', (_label, over) => {
+    expect(matchSubject(subject(over), [alex])).toMatchObject({ outcome: 'matched', patientId: 'demo-patient-1' });
   });
 
-  it('holds two patients with the same name and birth date as ambiguous, both recorded', () => {
+  it('holds a different first name with the same last name and birth date (below threshold)', () => {
+    expect(matchSubject(subject({ firstName: 'Morgan' }), [alex])).toMatchObject({ outcome: 'review', reason: 'below_threshold' });
+  });
+
+  it('holds namesakes (same name and birth date) as ambiguous, both recorded', () => {
     const d = matchSubject({ firstName: 'Robin', lastName: 'Example', dob: '1975-06-30' }, [robin4, robin3]);
-    expect(d.outcome).toBe('review');
-    if (d.outcome !== 'review') return;
-    expect(d.reason).toBe('ambiguous');
-    expect(d.candidates.map((c) => [c.patientId, c.score])).toEqual([
-      ['demo-patient-3', 50],
-      ['demo-patient-4', 50],
-    ]);
-  });
-
-  it('an MRN separates the two', () => {
-    const d = matchSubject({ firstName: 'Robin', lastName: 'Example', dob: '1975-06-30', externalPatientId: 'DEMO-000004' }, [robin3, robin4]);
-    // 90 and 50: both reach the threshold, so still ambiguous by the "exactly one" rule
     expect(d).toMatchObject({ outcome: 'review', reason: 'ambiguous' });
+    expect(d.candidates.map((c) => c.patientId)).toEqual(['demo-patient-3', 'demo-patient-4']);
   });
 
-  it('a nickname alone is below the threshold, a nickname plus email is not', () => {
-    expect(matchSubject(subject({ firstName: 'Sandy' }), [alex])).toMatchObject({ outcome: 'review', reason: 'below_threshold' });
-    expect(matchSubject(subject({ firstName: 'Alexander', email: 'alex.sample@example.com' }), [alex])).toMatchObject({ outcome: 'matched', patientId: 'demo-patient-1' });
+  it('an MRN separates namesakes', () => {
+    expect(matchSubject({ firstName: 'Robin', lastName: 'Example', dob: '1975-06-30', externalPatientId: 'DEMO-000004' }, [robin3, robin4])).toMatchObject({ outcome: 'matched', patientId: 'demo-patient-4' });
   });
 
-  it('a transposition plus email matches, alone it does not', () => {
-    expect(matchSubject(subject({ firstName: 'Aelx' }), [alex])).toMatchObject({ outcome: 'review', reason: 'below_threshold' });
-    expect(matchSubject(subject({ firstName: 'Aelx', email: 'alex.sample@example.com' }), [alex])).toMatchObject({ outcome: 'matched' });
+  it('never routes a twin on the name alone, routes it with an equal email', () => {
+    const sam: ChartCandidate = { patientId: 't1', given: 'Sam', family: 'Twin', birthDate: '2001-01-01', email: 'sam@example.com' };
+    const kim: ChartCandidate = { patientId: 't2', given: 'Kim', family: 'Twin', birthDate: '2001-01-01', email: 'kim@example.com' };
+    expect(matchSubject({ firstName: 'Sam', lastName: 'Twin', dob: '2001-01-01' }, [sam, kim])).toMatchObject({ outcome: 'review', reason: 'ambiguous' });
+    expect(matchSubject({ firstName: 'Sam', lastName: 'Twin', dob: '2001-01-01', email: 'sam@example.com' }, [sam, kim])).toMatchObject({ outcome: 'matched', patientId: 't1' });
   });
 
-  it('an exact name with a different email waits for review', () => {
-    expect(matchSubject(subject({ email: 'other@example.com' }), [alex])).toMatchObject({ outcome: 'review', reason: 'below_threshold' });
+  it('requires the margin over the runner-up', () => {
+    expect(decideMatch([scored('a', 30), scored('b', 30 - MATCH_MARGIN + 0.1)])).toMatchObject({ outcome: 'review', reason: 'ambiguous' });
+    expect(decideMatch([scored('a', 30), scored('b', 30 - MATCH_MARGIN)])).toMatchObject({ outcome: 'matched', patientId: 'a' });
   });
 
-  it('no candidates', () => {
-    expect(matchSubject(subject({ lastName: 'Nobody' }), [alex, robin3])).toEqual({ outcome: 'review', reason: 'no_candidates', candidates: [] });
-  });
-
-  it('respects a custom threshold', () => {
-    expect(decideMatch([{ patientId: 'p', score: 40, reasons: [] }], 40)).toMatchObject({ outcome: 'matched', patientId: 'p' });
-    expect(decideMatch([{ patientId: 'p', score: 40, reasons: [] }], 41)).toMatchObject({ outcome: 'review', reason: 'below_threshold' });
+  it('no candidates, below threshold', () => {
+    expect(decideMatch([])).toMatchObject({ outcome: 'review', reason: 'no_candidates' });
+    expect(decideMatch([scored('a', MATCH_THRESHOLD - 0.1)])).toMatchObject({ outcome: 'review', reason: 'below_threshold' });
   });
 
   it('is deterministic whatever the input order (property)', () => {
-    const candidate = fc.record({ patientId: fc.constantFrom('a', 'b', 'c', 'd'), score: fc.integer({ min: -30, max: 120 }), reasons: fc.constant([] as string[]) });
     fc.assert(
-      fc.property(fc.array(candidate, { maxLength: 8 }), (list) => {
-        const reversed = [...list].reverse();
-        expect(decideMatch(reversed)).toEqual(decideMatch(list));
-        expect(rankCandidates(reversed)).toEqual(rankCandidates(list));
+      fc.property(fc.array(fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd'), score: fc.integer({ min: 0, max: 40 }) }), { maxLength: 8 }), (rows) => {
+        const list = rows.map((r) => scored(r.id, r.score));
+        expect(decideMatch(list)).toEqual(decideMatch([...list].reverse()));
+        expect(rankCandidates(list)).toEqual(rankCandidates([...list].reverse()));
       }),
     );
   });
 
-  it('routes only when exactly one candidate reaches the threshold (property)', () => {
-    const candidate = fc.record({ patientId: fc.uuid(), score: fc.integer({ min: -30, max: 120 }), reasons: fc.constant([] as string[]) });
+  it('routes only when the best clears the threshold and the margin (property)', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(candidate, { selector: (c) => c.patientId, maxLength: 6 }), (list) => {
+      fc.property(fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }), (scores) => {
+        const list = scores.map((score, i) => scored(`p${i}`, score));
         const d = decideMatch(list);
-        const over = list.filter((c) => c.score >= MATCH_THRESHOLD);
-        expect(d.outcome === 'matched').toBe(over.length === 1);
-        if (d.outcome === 'matched') expect(d.patientId).toBe(over[0]!.patientId);
+        const sorted = [...scores].sort((x, y) => y - x);
+        const ok = sorted.length > 0 && sorted[0]! >= MATCH_THRESHOLD && (sorted.length === 1 || sorted[0]! - sorted[1]! >= MATCH_MARGIN);
+        expect(d.outcome === 'matched').toBe(ok);
       }),
     );
   });
+});
+
+describe('contradicts (named patient / remembered link)', () => {
+  it.each([
+    [{}, false],
+    [{ firstName: 'Alexander' }, false],
+    [{ lastName: 'Sampel' }, false],
+    [{ firstName: 'Sample', lastName: 'Alex' }, false],
+    [{ dob: '1980-04-13' }, true],
+    [{ lastName: 'Y', firstName: 'X' }, true],
+  ])('%j -> %s', (over, expected) => expect(contradicts(subject(over as Partial<MatchSubject>), alex)).toBe(expected));
 });

@@ -1,49 +1,81 @@
 /**
  * Patient matching rules: pure, deterministic and explainable. No I/O here; lib/forms/matching.ts
- * finds the candidates (known link, match index) and applies the decision.
+ * finds the candidates (known link, the blocking keys of the match index) and applies the decision.
  *
- * A chart patient is a CANDIDATE when its normalised last name and date of birth equal the
- * packet's (or, for swapped names, its last name equals the packet's first name and its first
- * name matches the packet's last name). Each candidate is scored:
+ * Score: Fellegi-Sunter. Each field is compared at one agreement level; the level adds its weight
+ * log2(m / u), where m = P(level | same person) and u = P(level | different people who share the
+ * block, i.e. the date of birth). The weights, their m and u and why are in MATCH_WEIGHTS below and
+ * in docs/forms.md. A candidate's score is the sum of its fields' weights; every term is recorded
+ * as a reason ("first_name_nickname:+4.7").
  *
- *   rule                       points   when
- *   first_name_exact             +50    normalised first names (or their first tokens) are equal
- *   first_name_nickname          +40    the first names share a group of the nickname table
- *   first_name_transposition     +40    equal but for two adjacent letters swapped ("Robni")
- *   first_name_typo              +25    one letter inserted, deleted or changed (both >= 4 letters)
- *   first_name_initial           +15    one side is an initial equal to the other's first letter
- *   names_swapped                +40    first and last name swapped, otherwise exact or nickname
- *   email_exact                  +30    both have an email and they are equal (case-insensitive)
- *   email_mismatch               -30    both have an email and they differ
- *   external_id_mrn              +40    the form tool's externalPatientId equals the chart MRN
- *
- * Decision: the packet is routed when EXACTLY ONE candidate scores at or above MATCH_THRESHOLD
- * (50). No candidate -> no_candidates; candidates but none at the threshold -> below_threshold;
- * two or more at the threshold -> ambiguous. Those three wait for review with the candidates and
- * their scores recorded. So an exact first name + last name + date of birth routes on its own,
- * a nickname or a typo needs a second piece of evidence (email or MRN), and a differing email
- * sends even an exact name to review.
+ * Decision: the best candidate is routed only when
+ *   1. its score is at least MATCH_THRESHOLD, and
+ *   2. it beats the runner-up by at least MATCH_MARGIN (2^6 = 64 times more likely), and
+ *   3. when another chart patient shares its last name and birth date (twins, namesakes), the
+ *      best candidate is corroborated by more than its name: an equal email or an MRN.
+ * Otherwise the packet waits for review: no_candidates, below_threshold (best under the
+ * threshold) or ambiguous (margin not met, or a twin/namesake without corroboration).
  */
 import type { Patient } from '../chart/types';
 import { areNicknames } from './nicknames';
-import { nameTokens, normaliseEmail, normaliseIdentifier, normaliseName } from './normalize';
+import { nameTokens, normaliseEmail, normaliseIdentifier, normaliseName, phoneticCodes } from './normalize';
 import type { CandidateRecord } from './types';
 
-export const MATCH_THRESHOLD = 50;
+/** A (m, u) pair: probability of the agreement level among true matches and among non-matches. */
+export interface LevelProbabilities {
+  m: number;
+  u: number;
+}
+
+/**
+ * The agreement levels per field, with m and u. u is conditional on the block: candidates already
+ * share the date of birth, so u is "how often two different people born on the same day agree
+ * this way on this field".
+ */
+export const MATCH_PROBABILITIES = {
+  dob: { exact: { m: 0.97, u: 0.00004 } },
+  firstName: {
+    exact: { m: 0.88, u: 0.004 },
+    nickname: { m: 0.04, u: 0.0015 },
+    edit1: { m: 0.03, u: 0.002 },
+    phonetic: { m: 0.02, u: 0.003 },
+    initial: { m: 0.01, u: 0.05 },
+    disagree: { m: 0.02, u: 0.94 },
+  },
+  lastName: {
+    exact: { m: 0.9, u: 0.002 },
+    token: { m: 0.02, u: 0.001 },
+    edit1: { m: 0.03, u: 0.001 },
+    phonetic: { m: 0.03, u: 0.002 },
+    disagree: { m: 0.02, u: 0.995 },
+  },
+  /** first and last name written in each other's place (applied on top of the crosswise comparison) */
+  namesSwapped: { m: 0.02, u: 0.08 },
+  email: { agree: { m: 0.85, u: 0.0001 }, disagree: { m: 0.15, u: 0.9999 } },
+  externalIdMrn: { agree: { m: 0.9, u: 0.00001 } },
+} as const;
+
+/** log2(m/u), rounded to one decimal: what each level adds to the score. */
+export function weightOf(level: LevelProbabilities): number {
+  return Math.round(Math.log2(level.m / level.u) * 10) / 10;
+}
+
+type Weights<T> = { [K in keyof T]: T[K] extends LevelProbabilities ? number : Weights<T[K]> };
+
+function weightsOf<T extends object>(table: T): Weights<T> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(table)) out[k] = 'm' in (v as object) ? weightOf(v as LevelProbabilities) : weightsOf(v as object);
+  return out as Weights<T>;
+}
+
+export const MATCH_WEIGHTS = weightsOf(MATCH_PROBABILITIES);
+
+/** Exact first + last name + date of birth scores 31.2; a nickname 28.1; a last-name typo 28.2. */
+export const MATCH_THRESHOLD = 24;
+/** The best candidate must beat the runner-up by this much (log2 units: 64 times more likely). */
+export const MATCH_MARGIN = 6;
 /** At most this many candidates are recorded on a packet (highest scores first). */
 export const MAX_RECORDED_CANDIDATES = 10;
-
-export const MATCH_POINTS = {
-  firstNameExact: 50,
-  firstNameNickname: 40,
-  firstNameTransposition: 40,
-  firstNameTypo: 25,
-  firstNameInitial: 15,
-  namesSwapped: 40,
-  emailExact: 30,
-  emailMismatch: -30,
-  externalIdMrn: 40,
-} as const;
 
 /** What the packet says about the patient (decrypted, in memory only). */
 export interface MatchSubject {
@@ -75,10 +107,8 @@ export function candidateFromPatient(patient: Patient): ChartCandidate {
   };
 }
 
-export interface RuleResult {
-  rule: string;
-  points: number;
-}
+export type FirstNameLevel = keyof typeof MATCH_PROBABILITIES.firstName | 'missing';
+export type LastNameLevel = keyof typeof MATCH_PROBABILITIES.lastName;
 
 /** True when `a` and `b` have equal length and differ only by one swap of adjacent letters. */
 export function isAdjacentTransposition(a: string, b: string): boolean {
@@ -100,74 +130,126 @@ export function isOneEditApart(a: string, b: string): boolean {
   return short.slice(i) === long.slice(i + 1);
 }
 
-/** How well two first names agree, as one named rule with its points. */
-export function compareFirstNames(packetName: string | undefined, chartName: string | undefined): RuleResult {
-  const a = normaliseName(packetName);
-  const b = normaliseName(chartName);
-  if (!a || !b) return { rule: 'first_name_missing', points: 0 };
-  const ta = nameTokens(packetName)[0] ?? a;
-  const tb = nameTokens(chartName)[0] ?? b;
-  if (a === b || ta === tb) return { rule: 'first_name_exact', points: MATCH_POINTS.firstNameExact };
-  if (areNicknames(a, b) || areNicknames(ta, tb)) return { rule: 'first_name_nickname', points: MATCH_POINTS.firstNameNickname };
-  if (isAdjacentTransposition(a, b) || isAdjacentTransposition(ta, tb)) return { rule: 'first_name_transposition', points: MATCH_POINTS.firstNameTransposition };
-  if (Math.min(a.length, b.length) >= 4 && (isOneEditApart(a, b) || isOneEditApart(ta, tb))) return { rule: 'first_name_typo', points: MATCH_POINTS.firstNameTypo };
-  if ((ta.length === 1 || tb.length === 1) && ta[0] === tb[0]) return { rule: 'first_name_initial', points: MATCH_POINTS.firstNameInitial };
-  return { rule: 'first_name_mismatch', points: 0 };
+/** One typo apart: a transposition (3+ letters) or one edit (both 4+ letters; shorter names are too easily one edit apart). */
+function isTypo(a: string, b: string): boolean {
+  if (Math.min(a.length, b.length) >= 3 && isAdjacentTransposition(a, b)) return true;
+  return Math.min(a.length, b.length) >= 4 && isOneEditApart(a, b);
 }
 
-function format(rule: RuleResult): string {
-  return `${rule.rule}:${rule.points >= 0 ? '+' : ''}${rule.points}`;
+function sharePhonetic(a: string | undefined, b: string | undefined): boolean {
+  const codes = new Set(phoneticCodes(a));
+  return phoneticCodes(b).some((c) => c.length >= 2 && codes.has(c));
+}
+
+/** How well two first names agree (the best level that holds). */
+export function compareFirstNames(packetName: string | undefined, chartName: string | undefined): FirstNameLevel {
+  const a = normaliseName(packetName);
+  const b = normaliseName(chartName);
+  if (!a || !b) return 'missing';
+  const ta = nameTokens(packetName)[0] ?? a;
+  const tb = nameTokens(chartName)[0] ?? b;
+  if (a === b || ta === tb) return 'exact';
+  if (areNicknames(a, b) || areNicknames(ta, tb)) return 'nickname';
+  if (isTypo(a, b) || isTypo(ta, tb)) return 'edit1';
+  if (sharePhonetic(ta, tb)) return 'phonetic';
+  if ((ta.length === 1 || tb.length === 1) && ta[0] === tb[0]) return 'initial';
+  return 'disagree';
+}
+
+/** How well two last names agree: exact, a shared token of a double-barrelled name, one typo, the same sound. */
+export function compareLastNames(packetName: string | undefined, chartName: string | undefined): LastNameLevel {
+  const a = normaliseName(packetName);
+  const b = normaliseName(chartName);
+  if (!a || !b) return 'disagree';
+  if (a === b) return 'exact';
+  const tokensA = nameTokens(packetName).filter((t) => t.length >= 2);
+  const tokensB = new Set(nameTokens(chartName).filter((t) => t.length >= 2));
+  if ((tokensA.length > 1 || tokensB.size > 1) && tokensA.some((t) => tokensB.has(t))) return 'token';
+  if (isTypo(a, b)) return 'edit1';
+  if (sharePhonetic(a, b)) return 'phonetic';
+  return 'disagree';
+}
+
+/** A scored candidate with what the decision needs besides the score. */
+export interface ScoredCandidate extends CandidateRecord {
+  /** normalised last name + date of birth of the chart patient: equal blocks are twins or namesakes */
+  block: string;
+  /** the score rests on more than the name and birth date (equal email, or MRN) */
+  corroborated: boolean;
+}
+
+function term(rule: string, points: number): string {
+  return `${rule}:${points >= 0 ? '+' : ''}${points.toFixed(1)}`;
+}
+
+interface NameScore {
+  points: number;
+  reasons: string[];
+}
+
+function nameScore(first: FirstNameLevel, last: LastNameLevel, swapped: boolean): NameScore {
+  const reasons: string[] = [];
+  let points = 0;
+  if (first !== 'missing') {
+    const w = MATCH_WEIGHTS.firstName[first];
+    points += w;
+    reasons.push(term(`first_name_${first}`, w));
+  }
+  const lw = MATCH_WEIGHTS.lastName[last];
+  points += lw;
+  reasons.push(term(`last_name_${last}`, lw));
+  if (swapped) {
+    points += MATCH_WEIGHTS.namesSwapped;
+    reasons.push(term('names_swapped', MATCH_WEIGHTS.namesSwapped));
+  }
+  return { points, reasons };
 }
 
 /**
- * The candidate's score against the packet, or undefined when the chart patient is not a
- * candidate at all (last name + date of birth differ in both orientations, or no date of birth).
+ * The candidate's score against the packet, or undefined when the chart patient cannot be a
+ * candidate at all (no date of birth on either side, or different dates: every block includes it).
  */
-export function scoreCandidate(subject: MatchSubject, candidate: ChartCandidate): CandidateRecord | undefined {
+export function scoreCandidate(subject: MatchSubject, candidate: ChartCandidate): ScoredCandidate | undefined {
   if (!subject.dob || !candidate.birthDate || subject.dob !== candidate.birthDate) return undefined;
-  const packetLast = normaliseName(subject.lastName);
-  const packetFirst = normaliseName(subject.firstName);
-  const chartFamily = normaliseName(candidate.family);
-  if (!chartFamily) return undefined;
+  const family = normaliseName(candidate.family);
+  if (!family) return undefined;
 
-  const rules: RuleResult[] = [];
-  const reasons: string[] = [];
-  if (packetLast === chartFamily) {
-    reasons.push('last_name_dob');
-    rules.push(compareFirstNames(subject.firstName, candidate.given));
-  } else if (packetFirst === chartFamily) {
-    // first and last name swapped on the form: the packet's last name must match the chart's first name
-    const other = compareFirstNames(subject.lastName, candidate.given);
-    if (other.rule !== 'first_name_exact' && other.rule !== 'first_name_nickname') return undefined;
-    reasons.push('swapped_name_dob');
-    rules.push({ rule: 'names_swapped', points: MATCH_POINTS.namesSwapped });
-  } else {
-    return undefined;
-  }
+  const straight = nameScore(compareFirstNames(subject.firstName, candidate.given), compareLastNames(subject.lastName, candidate.family), false);
+  const crosswise = nameScore(compareFirstNames(subject.lastName, candidate.given), compareLastNames(subject.firstName, candidate.family), true);
+  const names = crosswise.points > straight.points ? crosswise : straight;
+
+  const dob = MATCH_WEIGHTS.dob.exact;
+  let score = dob + names.points;
+  const reasons = [term('dob_exact', dob), ...names.reasons];
+  let corroborated = false;
 
   const packetEmail = normaliseEmail(subject.email);
   const chartEmail = normaliseEmail(candidate.email);
   if (packetEmail && chartEmail) {
-    rules.push(packetEmail === chartEmail ? { rule: 'email_exact', points: MATCH_POINTS.emailExact } : { rule: 'email_mismatch', points: MATCH_POINTS.emailMismatch });
+    const agree = packetEmail === chartEmail;
+    const w = agree ? MATCH_WEIGHTS.email.agree : MATCH_WEIGHTS.email.disagree;
+    score += w;
+    reasons.push(term(agree ? 'email_exact' : 'email_mismatch', w));
+    corroborated ||= agree;
   }
   const externalId = normaliseIdentifier(subject.externalPatientId);
-  if (externalId && externalId === normaliseIdentifier(candidate.mrn)) rules.push({ rule: 'external_id_mrn', points: MATCH_POINTS.externalIdMrn });
-
-  let score = 0;
-  for (const rule of rules) {
-    score += rule.points;
-    reasons.push(format(rule));
+  if (externalId && externalId === normaliseIdentifier(candidate.mrn)) {
+    score += MATCH_WEIGHTS.externalIdMrn.agree;
+    reasons.push(term('external_id_mrn', MATCH_WEIGHTS.externalIdMrn.agree));
+    corroborated = true;
   }
-  return { patientId: candidate.patientId, score, reasons };
+  return { patientId: candidate.patientId, score: Math.round(score * 10) / 10, reasons, block: `${family}|${candidate.birthDate}`, corroborated };
 }
+
+export type ReviewReason = 'no_candidates' | 'ambiguous' | 'below_threshold';
 
 export type MatchDecision =
   | { outcome: 'matched'; patientId: string; candidates: CandidateRecord[] }
-  | { outcome: 'review'; reason: 'no_candidates' | 'ambiguous' | 'below_threshold'; candidates: CandidateRecord[] };
+  | { outcome: 'review'; reason: ReviewReason; candidates: CandidateRecord[] };
 
 /** Highest score first, then patient id: the same inputs always give the same order. */
-export function rankCandidates(candidates: readonly CandidateRecord[]): CandidateRecord[] {
-  const byPatient = new Map<string, CandidateRecord>();
+export function rankCandidates<T extends CandidateRecord>(candidates: readonly T[]): T[] {
+  const byPatient = new Map<string, T>();
   for (const c of candidates) {
     const seen = byPatient.get(c.patientId);
     if (!seen || c.score > seen.score) byPatient.set(c.patientId, c);
@@ -175,22 +257,47 @@ export function rankCandidates(candidates: readonly CandidateRecord[]): Candidat
   return [...byPatient.values()].sort((x, y) => y.score - x.score || (x.patientId < y.patientId ? -1 : x.patientId > y.patientId ? 1 : 0));
 }
 
-/** The decision rule: exactly one candidate at or above the threshold routes the packet. */
-export function decideMatch(scored: readonly CandidateRecord[], threshold = MATCH_THRESHOLD): MatchDecision {
+function recorded(c: ScoredCandidate, extra: string[] = []): CandidateRecord {
+  return { patientId: c.patientId, score: c.score, reasons: [...c.reasons, ...extra] };
+}
+
+/** The decision rule: threshold, margin over the runner-up, and corroboration for twins and namesakes. */
+export function decideMatch(scored: readonly ScoredCandidate[], threshold = MATCH_THRESHOLD, margin = MATCH_MARGIN): MatchDecision {
   const ranked = rankCandidates(scored);
-  const recorded = ranked.slice(0, MAX_RECORDED_CANDIDATES);
   if (ranked.length === 0) return { outcome: 'review', reason: 'no_candidates', candidates: [] };
-  const over = ranked.filter((c) => c.score >= threshold);
-  if (over.length === 1) return { outcome: 'matched', patientId: over[0]!.patientId, candidates: recorded };
-  return { outcome: 'review', reason: over.length === 0 ? 'below_threshold' : 'ambiguous', candidates: recorded };
+  const best = ranked[0]!;
+  const runnerUp = ranked[1];
+  const siblings = ranked.filter((c) => c.patientId !== best.patientId && c.block === best.block);
+  const notes: string[] = [];
+  if (runnerUp) notes.push(term('margin_over_runner_up', best.score - runnerUp.score));
+  if (siblings.length > 0) notes.push(`shares_last_name_and_dob_with:${siblings.length}`);
+  const candidates = ranked.slice(0, MAX_RECORDED_CANDIDATES).map((c) => (c === best ? recorded(c, notes) : recorded(c)));
+
+  if (best.score < threshold) return { outcome: 'review', reason: 'below_threshold', candidates };
+  if (runnerUp && best.score - runnerUp.score < margin) return { outcome: 'review', reason: 'ambiguous', candidates };
+  if (siblings.length > 0 && !best.corroborated) return { outcome: 'review', reason: 'ambiguous', candidates };
+  return { outcome: 'matched', patientId: best.patientId, candidates };
 }
 
 /** Scores every chart patient against the packet and decides. */
 export function matchSubject(subject: MatchSubject, patients: readonly ChartCandidate[], threshold = MATCH_THRESHOLD): MatchDecision {
-  const scored: CandidateRecord[] = [];
+  const scored: ScoredCandidate[] = [];
   for (const p of patients) {
     const s = scoreCandidate(subject, p);
     if (s) scored.push(s);
   }
   return decideMatch(scored, threshold);
+}
+
+/**
+ * Whether a packet's demographics contradict a chart patient (issue 12: a named patientId or a
+ * remembered link routes only when they do not): the birth date differs, or neither the last name
+ * (straight or swapped) nor a near variant of it agrees. A packet without a birth date is judged on
+ * the name alone.
+ */
+export function contradicts(subject: MatchSubject, candidate: ChartCandidate): boolean {
+  if (subject.dob && candidate.birthDate && subject.dob !== candidate.birthDate) return true;
+  const straight = compareLastNames(subject.lastName, candidate.family);
+  const swapped = compareLastNames(subject.firstName, candidate.family);
+  return straight === 'disagree' && swapped === 'disagree';
 }

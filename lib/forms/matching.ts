@@ -4,11 +4,15 @@
  * 1. read the packet; anything but pending_match (or an unassessed pending_review with an unknown
  *    patient id) means the work is done: re-delivery of a message is a no-op.
  * 2. decrypt the content.
- * 3. a link already known for (sourceSystemId, externalPatientId) wins -> matched (known_link).
- * 4. otherwise candidates = match index entries for (last name, dob) and, for swapped names,
- *    (first name, dob); each candidate is re-read from the chart (stale index entries drop out)
- *    and scored; exactly one at the threshold -> matched (score) and the link is remembered;
- *    otherwise pending_review with the candidates and their scores.
+ * 3. a link already known for (sourceSystemId, externalPatientId) routes (known_link) when the
+ *    packet's birth date and last name do not contradict the linked patient; otherwise review
+ *    (link_conflict).
+ * 4. otherwise candidates = match index entries under every blocking key of the packet (both name
+ *    orientations) plus the block of the best candidate's chart last name (its twins and
+ *    namesakes); each candidate is re-read from the chart (stale index entries drop out) and
+ *    scored; decideMatch (threshold, margin, corroboration) -> matched (score), the link is
+ *    remembered; otherwise pending_review with the candidates and their scores.
+ *    Every routing appends an audit record (patient, packet, rule).
  * 5. the state change is one conditional update (state must still be pending_match), so two
  *    workers, or a worker racing staff, cannot both move the packet.
  *
@@ -18,11 +22,11 @@
  */
 import { EnvelopeDecryptError, KeyServiceError } from '../crypto/errors';
 import type { FormsDeps } from './dependencies';
-import { linkKeyOf, matchIndexKey } from './match-keys';
-import { candidateFromPatient, decideMatch, scoreCandidate, type MatchSubject } from './matcher';
+import { blockingKeys, linkKeyOf, packetBlockingKeys } from './match-keys';
+import { candidateFromPatient, contradicts, decideMatch, scoreCandidate, type MatchSubject, type ScoredCandidate } from './matcher';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord } from './types';
 
-/** Candidates read from the chart per packet, at most (an index bucket is one last name + one date). */
+/** Candidates read from the chart per packet, at most (each block is one name or sound + one date). */
 export const MAX_CANDIDATES_READ = 50;
 
 export type MatchOutcome = 'matched' | 'held_for_review' | 'annotated' | 'already_done' | 'not_found';
@@ -40,33 +44,76 @@ interface Assessment {
   linkKey?: string;
 }
 
+async function readCandidates(ids: readonly string[], subject: MatchSubject, deps: FormsDeps): Promise<ScoredCandidate[]> {
+  const patients = deps.patients();
+  const found = await Promise.all(ids.map((id) => patients.getPatient(id)));
+  const scored: ScoredCandidate[] = [];
+  for (const patient of found) {
+    if (!patient) continue; // a stale entry of a patient no longer in the chart
+    const score = scoreCandidate(subject, candidateFromPatient(patient));
+    if (score) scored.push(score);
+  }
+  return scored;
+}
+
 async function assess(packet: PacketRecord, subject: MatchSubject, deps: FormsDeps): Promise<Assessment> {
   const store = deps.store();
   const patients = deps.patients();
   const key = await deps.keys().key({ create: false });
-  const linkKey = key ? linkKeyOf(key, packet.sourceSystemId, subject.externalPatientId) : undefined;
+  const linkKey = key ? linkKeyOf(key, packet.partnerId, packet.sourceSystemId, subject.externalPatientId) : undefined;
 
   if (linkKey) {
     const link = await store.getLink(linkKey);
-    if (link && (await patients.getPatient(link.patientId))) {
-      return { decision: { outcome: 'matched', patientId: link.patientId, reason: 'known_link' }, candidates: [], linkKey };
+    const linked = link ? await patients.getPatient(link.patientId) : undefined;
+    if (link && linked) {
+      if (!contradicts(subject, candidateFromPatient(linked))) {
+        return { decision: { outcome: 'matched', patientId: link.patientId, reason: 'known_link' }, candidates: [], linkKey };
+      }
+      // a remembered link never overrides a different name or birth date: both sides go to a reviewer
+      const scored = scoreCandidate({ ...subject, dob: linked.birthDate }, candidateFromPatient(linked));
+      const shown: CandidateRecord = { patientId: linked.patientId, score: scored?.score ?? 0, reasons: ['known_link_contradicted', ...(scored?.reasons ?? [])] };
+      return { decision: { outcome: 'review', reason: 'link_conflict' }, candidates: [shown], linkKey };
     }
   }
   if (!subject.dob) return { decision: { outcome: 'review', reason: 'missing_dob' }, candidates: [], linkKey };
   if (!key) return { decision: { outcome: 'review', reason: 'no_candidates' }, candidates: [], linkKey };
 
-  const bucketKeys = [...new Set([matchIndexKey(key, subject.lastName, subject.dob), matchIndexKey(key, subject.firstName, subject.dob)].filter((k): k is string => !!k))];
+  const bucketKeys = packetBlockingKeys(key, subject.firstName, subject.lastName, subject.dob);
   const ids = [...new Set((await Promise.all(bucketKeys.map((k) => store.queryMatchIndex(k)))).flat())].sort().slice(0, MAX_CANDIDATES_READ);
-  const found = await Promise.all(ids.map((id) => patients.getPatient(id)));
-  const scored: CandidateRecord[] = [];
-  for (const patient of found) {
-    if (!patient) continue;
-    const score = scoreCandidate(subject, candidateFromPatient(patient));
-    if (score) scored.push(score);
+  const scored = await readCandidates(ids, subject, deps);
+
+  // twins and namesakes of the best candidate must be in the comparison even when the packet's
+  // spelling did not reach their block: look up the block of the best candidate's chart name
+  const best = [...scored].sort((a, b) => b.score - a.score || (a.patientId < b.patientId ? -1 : 1))[0];
+  if (best) {
+    const chart = await patients.getPatient(best.patientId);
+    const own = chart ? blockingKeys(key, undefined, chart.name?.family, chart.birthDate)[0] : undefined;
+    if (own && !bucketKeys.includes(own)) {
+      const seen = new Set(ids);
+      const siblings = (await store.queryMatchIndex(own)).filter((id) => !seen.has(id)).sort().slice(0, MAX_CANDIDATES_READ);
+      scored.push(...(await readCandidates(siblings, subject, deps)));
+    }
   }
+
   const decision = decideMatch(scored);
   if (decision.outcome === 'matched') return { decision: { outcome: 'matched', patientId: decision.patientId, reason: 'score' }, candidates: decision.candidates, linkKey };
   return { decision: { outcome: 'review', reason: decision.reason }, candidates: decision.candidates, linkKey };
+}
+
+/** The audit record of a routing by the matcher (ids and the rule only), then the packet notes it was written. */
+async function auditRouting(packet: Pick<PacketRecord, 'packetId' | 'partnerId' | 'sourceSystemId'>, patientId: string, rule: PacketReason, at: string, deps: FormsDeps): Promise<void> {
+  await deps.audit().append({
+    at,
+    requestId: `matcher:${packet.packetId}`,
+    partnerId: packet.partnerId,
+    keyId: 'matcher',
+    action: 'forms.match',
+    outcome: 'success',
+    status: 200,
+    patientId,
+    resourceIds: { packetId: packet.packetId, rule },
+  });
+  await deps.store().markRoutingAudited(packet.packetId, at);
 }
 
 function subjectOf(content: { patient: MatchSubject }): MatchSubject {
@@ -78,7 +125,13 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
   const store = deps.store();
   const packet = await store.getPacket(packetId);
   if (!packet) return { outcome: 'not_found' };
-  const annotateOnly = packet.state === 'pending_review' && packet.reason === 'unknown_patient_id' && !packet.assessedAt;
+  if (packet.state === 'matched' && packet.patientId && !packet.routingAuditedAt) {
+    // routed by an earlier delivery that failed before its audit record was written
+    await auditRouting(packet, packet.patientId, packet.reason ?? 'score', now().toISOString(), deps);
+    return { outcome: 'already_done' };
+  }
+  // held at intake (named patient unknown, or contradicted by the packet): candidates for the reviewer only
+  const annotateOnly = packet.state === 'pending_review' && (packet.reason === 'unknown_patient_id' || packet.reason === 'demographics_mismatch') && !packet.assessedAt;
   if (packet.state !== 'pending_match' && !annotateOnly) return { outcome: 'already_done' };
 
   let subject: MatchSubject;
@@ -104,7 +157,7 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
   const at = now().toISOString();
 
   if (annotateOnly) {
-    const entry: HistoryEntry = { at, action: 'assessed', from: 'pending_review', state: 'pending_review', actor: 'matcher', reason: 'unknown_patient_id' };
+    const entry: HistoryEntry = { at, action: 'assessed', from: 'pending_review', state: 'pending_review', actor: 'matcher', reason: packet.reason };
     const done = await store.annotateForReview(packetId, at, candidates, linkKey, entry);
     return { outcome: done ? 'annotated' : 'already_done', candidateCount: candidates.length };
   }
@@ -113,7 +166,7 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
     if (decision.reason === 'score' && linkKey) {
       // remember before moving: a crash between the two leaves a link and a pending packet, which
       // the next delivery resolves through the link
-      await store.putLink(linkKey, { patientId: decision.patientId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: 'matcher', packetId }, { onlyIfAbsent: true });
+      await store.putLink(linkKey, { patientId: decision.patientId, partnerId: packet.partnerId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: 'matcher', packetId }, { onlyIfAbsent: true });
     }
     const moved = await store.transition({
       packetId,
@@ -127,7 +180,9 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
       linkKey,
       entry: { at, action: 'matched', from: 'pending_match', state: 'matched', actor: 'matcher', reason: decision.reason, patientId: decision.patientId },
     });
-    return moved ? { outcome: 'matched', reason: decision.reason, patientId: decision.patientId, candidateCount: candidates.length } : { outcome: 'already_done' };
+    if (!moved) return { outcome: 'already_done' };
+    await auditRouting(packet, decision.patientId, decision.reason, at, deps);
+    return { outcome: 'matched', reason: decision.reason, patientId: decision.patientId, candidateCount: candidates.length };
   }
 
   const moved = await store.transition({

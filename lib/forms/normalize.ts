@@ -2,6 +2,7 @@
  * Normalisation used by the matcher and the match index, so that "O'Brien", "o brien" and
  * "OBRIEN" compare equal and "Zoë Ødegård" equals "Zoe Odegard".
  */
+import { doubleMetaphone } from 'double-metaphone';
 
 /** Letters that do not decompose under NFD, folded to their usual ASCII spelling. */
 const FOLD: Record<string, string> = {
@@ -48,4 +49,16 @@ export function normaliseEmail(value: string | undefined | null): string {
 /** External identifiers compare trimmed and case-insensitively. */
 export function normaliseIdentifier(value: string | undefined | null): string {
   return typeof value === 'string' ? value.trim().toUpperCase() : '';
+}
+
+/**
+ * The Double Metaphone codes (primary and, when different, secondary) of a name, computed on the
+ * normalised letters, so "Smith"/"Smyth" share "SM0" and "Zoë"/"Zoe" agree. Empty for an empty name.
+ * The algorithm is the `double-metaphone` package (Lawrence Philips' algorithm, maintained by wooorm).
+ */
+export function phoneticCodes(value: string | undefined | null): string[] {
+  const name = normaliseName(value);
+  if (!name) return [];
+  const [primary, secondary] = doubleMetaphone(name);
+  return [...new Set([primary, secondary].filter((c) => c.length > 0))];
 }

@@ -19,6 +19,7 @@
  */
 import {
   ConditionalCheckFailedException,
+  DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
@@ -42,6 +43,21 @@ export const LINK_SK = 'LINK';
 export const matchIndexPk = (indexKey: string) => `MATCHIDX#v1#${indexKey}`;
 export const matchIndexSk = (patientId: string) => `PATIENT#${patientId}`;
 export const CONFIG_MATCH_KEY_PK = 'CONFIG#match-index-key';
+/** Per patient: the index keys it currently holds, so a rename or a new birth date removes the old entries. */
+export const matchIndexManifestPk = (patientId: string) => `MATCHIDX-PATIENT#${patientId}`;
+export const MATCH_INDEX_MANIFEST_SK = 'v1';
+export const CONFIG_REINDEX_PK = 'CONFIG#reindex';
+export const REINDEX_PROGRESS_SK = 'progress';
+
+/** Where `npm run reindex` stopped: the chart Scan's LastEvaluatedKey and the counts so far. */
+export interface ReindexProgress {
+  /** JSON of the Scan's LastEvaluatedKey (plain ids: pk/sk of a chart item) */
+  lastKey: string;
+  patients: number;
+  indexed: number;
+  pages: number;
+  updatedAt: string;
+}
 
 /** GSI partition of a packet in `state` (under `patientId` once routed). */
 export function statePkFor(state: PacketState, patientId?: string): string {
@@ -75,6 +91,8 @@ export interface Transition {
 
 export interface LinkRecord {
   patientId: string;
+  /** the partner whose form tool the link belongs to (the key is scoped by it too) */
+  partnerId?: string;
   sourceSystemId: string;
   createdAt: string;
   createdBy: string;
@@ -131,7 +149,7 @@ export class FormsStore {
           ...(withContent
             ? {}
             : {
-                ProjectionExpression: 'packetId, #state, reason, patientId, requestedPatientId, partnerId, keyId, sourceSystemId, formId, submissionId, receivedAt, stateChangedAt, statePk, stateSk, linkKey, queueAttempts, lastQueuedAt',
+                ProjectionExpression: 'packetId, #state, reason, patientId, requestedPatientId, partnerId, keyId, sourceSystemId, formId, submissionId, receivedAt, stateChangedAt, statePk, stateSk, linkKey, queueAttempts, lastQueuedAt, routingAuditedAt, contentHash',
                 ExpressionAttributeNames: { '#state': 'state' },
               }),
         }),
@@ -299,6 +317,54 @@ export class FormsStore {
         new PutItemCommand({
           TableName: this.table,
           Item: marshall({ pk: matchIndexPk(indexKey), sk: matchIndexSk(patientId), patientId, indexedAt: at }),
+        }),
+      ),
+    );
+  }
+
+  async deleteMatchIndexEntry(indexKey: string, patientId: string): Promise<void> {
+    await this.call(() => this.db.send(new DeleteItemCommand({ TableName: this.table, Key: { pk: { S: matchIndexPk(indexKey) }, sk: { S: matchIndexSk(patientId) } } })));
+  }
+
+  /** The index keys a patient holds (empty when never indexed, or indexed before manifests existed). */
+  async getMatchIndexManifest(patientId: string): Promise<string[]> {
+    const out = await this.call(() =>
+      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: matchIndexManifestPk(patientId) }, sk: { S: MATCH_INDEX_MANIFEST_SK } }, ConsistentRead: true })),
+    );
+    return out.Item?.indexKeys?.L?.map((v) => v.S ?? '').filter((k) => k.length > 0) ?? [];
+  }
+
+  async putMatchIndexManifest(patientId: string, indexKeys: readonly string[], at: string): Promise<void> {
+    await this.call(() =>
+      this.db.send(new PutItemCommand({ TableName: this.table, Item: marshall({ pk: matchIndexManifestPk(patientId), sk: MATCH_INDEX_MANIFEST_SK, patientId, indexKeys: [...indexKeys], indexedAt: at }) })),
+    );
+  }
+
+  async getReindexProgress(): Promise<ReindexProgress | undefined> {
+    const out = await this.call(() => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_REINDEX_PK }, sk: { S: REINDEX_PROGRESS_SK } }, ConsistentRead: true })));
+    if (!out.Item) return undefined;
+    const { pk: _pk, sk: _sk, ...progress } = unmarshall(out.Item);
+    return progress as ReindexProgress;
+  }
+
+  async putReindexProgress(progress: ReindexProgress): Promise<void> {
+    await this.call(() => this.db.send(new PutItemCommand({ TableName: this.table, Item: marshall({ pk: CONFIG_REINDEX_PK, sk: REINDEX_PROGRESS_SK, ...progress }) })));
+  }
+
+  async clearReindexProgress(): Promise<void> {
+    await this.call(() => this.db.send(new DeleteItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_REINDEX_PK }, sk: { S: REINDEX_PROGRESS_SK } } })));
+  }
+
+  /** Marks that the audit record of the matcher's routing was written (a re-delivery writes it otherwise). */
+  async markRoutingAudited(packetId: string, at: string): Promise<void> {
+    await this.call(() =>
+      this.db.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: { pk: { S: packetPk(packetId) }, sk: { S: PACKET_SK } },
+          UpdateExpression: 'SET routingAuditedAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': { S: at } },
         }),
       ),
     );

@@ -14,6 +14,7 @@
  * stack and the match index) and the explicit wiring for tests.
  */
 import { dynamoDbClient } from '../aws/clients';
+import { AuditTrail } from '../audit/audit-trail';
 import { ChartStore } from '../chart/chart-store';
 import { tableName } from '../dynamo/table-names';
 import type { FormsDeps, PatientDirectory } from './dependencies';
@@ -29,8 +30,13 @@ export function patientDirectory(): PatientDirectory {
   return new ChartStore(dynamoDbClient(), tableName('chart'));
 }
 
+/** The audit trail the matcher appends a record to for every packet it routes. */
+export function auditTrail(): AuditTrail {
+  return new AuditTrail(dynamoDbClient(), tableName('audit'));
+}
+
 /** The parts a function adds when its `needs` list their table, key or queue (the forms table is always wired). */
-export type OptionalFormsParts = Partial<Pick<FormsDeps, 'patients' | 'cipher' | 'keys' | 'queue'>>;
+export type OptionalFormsParts = Partial<Pick<FormsDeps, 'patients' | 'cipher' | 'keys' | 'queue' | 'audit'>>;
 
 /** Thrown when a function reaches a part its wiring leaves out: a wiring bug, never a runtime condition. */
 export class FormsPartNotWiredError extends Error {
@@ -61,5 +67,6 @@ export function formsDependenciesWith(functionName: string, parts: OptionalForms
     cipher: parts.cipher ?? notWired(functionName, 'cipher'),
     keys: parts.keys ?? notWired(functionName, 'keys'),
     queue: parts.queue ?? notWired(functionName, 'queue'),
+    audit: parts.audit ?? notWired(functionName, 'audit'),
   };
 }

@@ -33,6 +33,8 @@ export type PacketReason =
   | 'missing_dob'
   | 'matching_failed'
   | 'matching_error'
+  | 'link_conflict'
+  | 'demographics_mismatch'
   | 'known_link'
   | 'score';
 
@@ -124,6 +126,10 @@ export interface PacketRecord {
   lastQueuedAt?: string;
   /** when the matcher recorded candidates on a packet that was held for review at intake */
   assessedAt?: string;
+  /** when the audit record of the matcher's routing was written */
+  routingAuditedAt?: string;
+  /** SHA-256 of the canonical submitted content (a changed resubmission is a 409) */
+  contentHash?: string;
   history: HistoryEntry[];
   /** serialized envelope of PacketContent */
   content: string;

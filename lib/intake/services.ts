@@ -9,7 +9,8 @@ import { tableName } from '../dynamo/table-names';
 import { ChartStore } from '../chart/chart-store';
 import { MrnIndex } from './mrn-index';
 import type { Patient } from '../chart/types';
-import { indexPatientForMatching } from '../forms/match-index';
+import { ChartPatientWriter } from '../forms/chart-patient-writer';
+import { formsDependencies } from '../forms/dependencies';
 import { IdempotencyStore } from '../results/idempotency';
 import type { ResultKeys } from '../results/lookup-keys';
 import { receiveServices } from '../results/services';
@@ -35,10 +36,9 @@ export function receiveHl7Services(): ReceiveHl7Services {
     merges: new ChartMergeReviews(db, tableName('chart')),
     chart: {
       getPatient: (patientId) => chart.getPatient(patientId),
-      // TODO(forms, issue 11): call the forms helper's chart-patient writer once it lands on main
+      // the chart-patient writer every chart writer uses: it keeps the form-matching index in step
       writePatient: async (patient, now) => {
-        await chart.putPatient(patient);
-        await indexPatientForMatching(patient, { now });
+        await new ChartPatientWriter(chart, formsDependencies(), () => now).putPatient(patient);
       },
       putNote: (note) => chart.putNote(note),
     },

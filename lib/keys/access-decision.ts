@@ -9,6 +9,8 @@ export interface Principal {
   partnerId: string;
   scopes: Scope[];
   allowedSenderIds: string[];
+  /** the form sourceSystemIds the partner owns (absent in decisions encoded by older authorizers) */
+  allowedFormSourceIds?: string[];
   receivingApplication?: string;
   receivingFacility?: string;
   hl7Profile?: Hl7Profile;
@@ -101,6 +103,7 @@ export async function decideAccess(
     partnerId: key.partnerId,
     scopes: effectiveScopes(key.scopes),
     allowedSenderIds: partner?.allowedSenderIds ?? [],
+    allowedFormSourceIds: partner?.allowedFormSourceIds ?? [],
     receivingApplication: partner?.receivingApplication,
     receivingFacility: partner?.receivingFacility,
     ...(partner?.hl7Profile ? { hl7Profile: partner.hl7Profile } : {}),

@@ -82,6 +82,8 @@ export interface PartnerRecord {
   rateWindowSeconds: number;
   /** lab sender ids (`senderID`) this partner may submit results for; '*' allows any */
   allowedSenderIds: string[];
+  /** form tool `sourceSystemId`s this partner owns (form intake); '*' allows any; absent = none */
+  allowedFormSourceIds?: string[];
   /** MSH-5 / MSH-6 for messages this partner receives */
   receivingApplication?: string;
   receivingFacility?: string;

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { Env, Queues, Tables, resourceName, type QueueId, type TableId } from '../config/service';
 import { resetClients } from '../aws/clients';
 import { ApiKeyStore } from '../keys/api-key-store';
@@ -20,10 +21,11 @@ import { startKmsServer } from './kms-server';
 import { ChartStore } from '../chart/chart-store';
 import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
 import type { Patient } from '../chart/types';
-import { indexPatientsForMatching } from '../forms/match-index';
 import { MrnIndex } from '../intake/mrn-index';
 import { indexPatientsByMrn } from '../intake/services';
 import { receiveServices } from '../results/services';
+import { ChartPatientWriter } from '../forms/chart-patient-writer';
+import { explicitFormsDependencies } from '../forms/dependencies';
 import { startLocalFormWorkers } from './form-workers';
 import { startLocalWebhookWorkers } from './webhook-workers';
 import { startStaffSignIn } from './staff-sign-in';
@@ -168,9 +170,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.loadDemoData !== false) {
       const now = new Date();
       await loadDemoKeys(new ApiKeyStore(db, tables.keys), now);
-      await loadDemoChart(new ChartStore(db, tables.chart));
-      // the form matcher finds candidates through its own keyed index of the chart's patients
-      await indexPatientsForMatching(demoPatients(), { now });
+      // the chart-patient writer keeps the form matcher's keyed index in step with the chart
+      const kms = new KMSClient({ ...clientConfig, endpoint: urls.kms });
+      try {
+        const forms = explicitFormsDependencies({ db, kms, kmsKeyId: LOCAL_KMS_KEY_ALIAS, formsTable: tables.forms, chartTable: tables.chart });
+        await loadDemoChart(new ChartPatientWriter(new ChartStore(db, tables.chart), forms, () => now));
+      } finally {
+        kms.destroy();
+      }
       // HL7 intake finds the patient of PID-3 (MRN + assigning authority) through the chart's MRN index
       await indexPatientsByMrn(demoPatients(), await receiveServices().keys(), new MrnIndex(db, tables.chart), now);
     }

@@ -161,13 +161,13 @@ afterAll(async () => {
 });
 
 describe('POST /receiveFormIntakeScope routing', () => {
-  it('routes a packet naming a known patient directly: 201, stored under the patient', async () => {
+  it('routes a packet naming a known patient directly (answer 202 like every other), stored under the patient', async () => {
     const res = await post(packet({ patientId: 'demo-patient-1', patient: { ...PHI.alex } }), FORMS_KEY, { 'x-request-id': 'forms-trace-1' });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(202);
     expectCommonHeaders(res);
     expect(res.headers.get('content-type')).toBe('application/json');
     const body = res.json<IntakeBody>();
-    expect(body).toEqual({ status: 'accepted', packetId: expect.stringMatching(/^fp_[0-9a-f]{32}$/), routedTo: 'demo-patient-1', state: 'routed', requestId: 'forms-trace-1' });
+    expect(body).toEqual({ status: 'accepted', packetId: expect.stringMatching(/^fp_[0-9a-f]{32}$/), requestId: 'forms-trace-1' });
 
     const item = await dynamoDbClient().send(new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${body.packetId}` }, sk: { S: 'PACKET' } } }));
     expect(item.Item?.statePk?.S).toBe('PATIENT#demo-patient-1');
@@ -178,8 +178,10 @@ describe('POST /receiveFormIntakeScope routing', () => {
 
   it('accepts patientId leniently at payload.patient.patientId', async () => {
     const res = await post(packet({ patient: { ...PHI.alex, patientId: 'demo-patient-1' } }));
-    expect(res.status).toBe(201);
-    expect(res.json<IntakeBody>()).toMatchObject({ routedTo: 'demo-patient-1', state: 'routed' });
+    expect(res.status).toBe(202);
+    const item = await dynamoDbClient().send(new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${res.json<IntakeBody>().packetId}` }, sk: { S: 'PACKET' } } }));
+    expect(item.Item?.state?.S).toBe('routed');
+    expect(item.Item?.patientId?.S).toBe('demo-patient-1');
   });
 
   it('keeps plain attributes free of PHI and encrypts the content', async () => {
@@ -205,11 +207,11 @@ describe('POST /receiveFormIntakeScope routing', () => {
     expect(res.status).toBe(202);
     expectCommonHeaders(res);
     const body = res.json<IntakeBody>();
-    expect(body).toMatchObject({ status: 'accepted', routedTo: 'inbox', state: 'pending_review' });
+    expect(body).toEqual({ status: 'accepted', packetId: expect.any(String), requestId: expect.any(String) });
     // the matcher records candidates for the reviewer but leaves the decision to staff
     const seen = await waitFor(body.packetId, (p) => p.candidates.length > 0);
     expect(seen).toMatchObject({ state: 'pending_review', reason: 'unknown_patient_id', requestedPatientId: 'no-such-patient' });
-    expect(seen.candidates[0]).toMatchObject({ patientId: 'demo-patient-1', score: 50 });
+    expect(seen.candidates[0]).toMatchObject({ patientId: 'demo-patient-1', score: 31.2 });
   });
 
   it('queues a packet without patientId; the worker matches a demo patient within seconds', async () => {
@@ -217,13 +219,13 @@ describe('POST /receiveFormIntakeScope routing', () => {
     const res = await post(packet({ patient: { ...PHI.alex } }));
     expect(res.status).toBe(202);
     const body = res.json<IntakeBody>();
-    expect(body).toMatchObject({ status: 'accepted', routedTo: 'inbox', state: 'pending_match' });
+    expect(body).toEqual({ status: 'accepted', packetId: expect.any(String), requestId: expect.any(String) });
     const matched = await waitFor(body.packetId, (p) => p.state === 'matched', 5_000);
     const elapsed = Date.now() - started;
     expect(elapsed).toBeLessThan(5_000);
     process.stdout.write(`form-intake: post -> matched in ${elapsed} ms\n`);
     expect(matched).toMatchObject({ state: 'matched', reason: 'score', patientId: 'demo-patient-1' });
-    expect(matched.candidates).toEqual([{ patientId: 'demo-patient-1', score: 50, reasons: ['last_name_dob', 'first_name_exact:+50'] }]);
+    expect(matched.candidates).toEqual([{ patientId: 'demo-patient-1', score: 31.2, reasons: ['dob_exact:+14.6', 'first_name_exact:+7.8', 'last_name_exact:+8.8'] }]);
     expect(matched.history.map((h) => [h.action, h.state, h.actor])).toEqual([
       ['received', 'pending_match', 'api-key'],
       ['matched', 'matched', 'matcher'],
@@ -235,7 +237,7 @@ describe('POST /receiveFormIntakeScope routing', () => {
     const res = await post(packet({ patient: { ...PHI.alex, firstName: 'Alexander', email: 'ALEX.SAMPLE@example.com' } }));
     const matched = await waitFor(res.json<IntakeBody>().packetId, (p) => p.state !== 'pending_match');
     expect(matched).toMatchObject({ state: 'matched', patientId: 'demo-patient-1' });
-    expect(matched.candidates[0]!.reasons).toEqual(['last_name_dob', 'first_name_nickname:+40', 'email_exact:+30']);
+    expect(matched.candidates[0]!.reasons).toEqual(['dob_exact:+14.6', 'first_name_nickname:+4.7', 'last_name_exact:+8.8', 'email_exact:+13.1']);
   });
 });
 
@@ -250,8 +252,8 @@ describe('ambiguous packets and the inbox', () => {
     const held = await waitFor(ambiguousId, (p) => p.state !== 'pending_match');
     expect(held).toMatchObject({ state: 'pending_review', reason: 'ambiguous' });
     expect(held.candidates.map((c) => [c.patientId, c.score])).toEqual([
-      ['demo-patient-3', 50],
-      ['demo-patient-4', 50],
+      ['demo-patient-3', 31.2],
+      ['demo-patient-4', 31.2],
     ]);
     expect(held.history.at(-1)).toMatchObject({ action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason: 'ambiguous' });
   });
@@ -295,7 +297,7 @@ describe('ambiguous packets and the inbox', () => {
   });
 
   it('routes it by the inbox API: 404 unknown packet / patient, 200 routed_manually, then 409', async () => {
-    expect((await route(packetIdFor('nobody', 'nothing'), 'demo-patient-4')).status).toBe(404);
+    expect((await route(packetIdFor('nobody', 'nobody', 'nothing'), 'demo-patient-4')).status).toBe(404);
     expect((await route('not-a-packet-id', 'demo-patient-4')).status).toBe(404);
     expect((await route(ambiguousId, 'no-such-patient')).status).toBe(404);
     const bad = await call(stack, 'POST', `/interopInbox/${ambiguousId}/route`, { headers: { 'x-api-key': INBOX_KEY, 'content-type': 'application/json' }, body: '{"patientId":""}' });
@@ -358,23 +360,22 @@ describe('nothing lost, nothing doubled', () => {
     const first = await post(body);
     const second = await post(body);
     expect(first.status).toBe(202);
-    expect(second.status).toBe(200);
+    expect(second.status).toBe(202);
     const a = first.json<IntakeBody>();
     const b = second.json<IntakeBody>();
-    expect(b).toMatchObject({ status: 'duplicate', packetId: a.packetId, routedTo: 'inbox' });
-    expect(a.packetId).toBe(packetIdFor(SOURCE, body.payload.submissionId));
+    expect(b).toMatchObject({ status: 'accepted', packetId: a.packetId });
+    expect(a.packetId).toBe(packetIdFor('demo-forms', SOURCE, body.payload.submissionId));
     expect(receivedEntries(await view(a.packetId))).toHaveLength(1);
-    // another partner reusing the submission id is refused
+    // another partner naming this partner's form source is refused (issue 12)
     const foreign = await post(body, 'demo-all-key');
-    expect(foreign.status).toBe(409);
+    expect(foreign.status).toBe(403);
   });
 
   it('20 concurrent copies of one submission store one packet and send one queue message', async () => {
     const body = packet({ patient: { ...PHI.stranger } });
     const results = await Promise.all(Array.from({ length: 20 }, () => post(body)));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 202)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(19);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(20);
     const ids = new Set(results.map((r) => r.json<IntakeBody>().packetId));
     expect(ids.size).toBe(1);
     const [packetId] = [...ids];
@@ -468,7 +469,7 @@ describe('validation and access', () => {
     const big = packet({ extra: { answers: { a: 'x'.repeat(90_000), b: 'y'.repeat(90_000), c: 'z'.repeat(90_000) } } });
     const tooLarge = await post(big);
     expect(tooLarge.status).toBe(413);
-    expect((await call(stack, 'GET', `/interopInbox/${packetIdFor(SOURCE, big.payload.submissionId)}`, { headers: { 'x-api-key': INBOX_KEY } })).status).toBe(404);
+    expect((await call(stack, 'GET', `/interopInbox/${packetIdFor('demo-forms', SOURCE, big.payload.submissionId)}`, { headers: { 'x-api-key': INBOX_KEY } })).status).toBe(404);
     expect((await call(stack, 'POST', '/receiveFormIntakeScope', { headers: { 'x-api-key': FORMS_KEY, 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
   });
 
@@ -482,9 +483,9 @@ describe('validation and access', () => {
     ['GET', '/interopInbox', undefined, 401],
     ['GET', '/interopInbox', FORMS_KEY, 403],
     ['GET', '/interopInbox', 'demo-all-key', 403],
-    ['GET', `/interopInbox/${packetIdFor('a', 'b')}`, FORMS_KEY, 403],
-    ['POST', `/interopInbox/${packetIdFor('a', 'b')}/route`, FORMS_KEY, 403],
-    ['POST', `/interopInbox/${packetIdFor('a', 'b')}/route`, 'not-a-key', 401],
+    ['GET', `/interopInbox/${packetIdFor('p', 'a', 'b')}`, FORMS_KEY, 403],
+    ['POST', `/interopInbox/${packetIdFor('p', 'a', 'b')}/route`, FORMS_KEY, 403],
+    ['POST', `/interopInbox/${packetIdFor('p', 'a', 'b')}/route`, 'not-a-key', 401],
   ])('%s %s with key %s -> %i', async (method, path, key, status) => {
     const res = await call(stack, method, path, {
       headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json' },
@@ -508,7 +509,7 @@ describe('events/ (as npm run invoke replays them)', () => {
   }
 
   it('every forms event file runs against the local stack', async () => {
-    expect([201, 200]).toContain((await invoke('receiveFormIntakeScope', 'receiveFormIntakeScope.routed.json')).statusCode);
+    expect((await invoke('receiveFormIntakeScope', 'receiveFormIntakeScope.routed.json')).statusCode).toBe(202);
     expect((await invoke('receiveFormIntakeScope', 'receiveFormIntakeScope.invalid.json')).statusCode).toBe(400);
     expect((await invoke('receiveFormIntakeScope', 'receiveFormIntakeScope.forbidden.json')).statusCode).toBe(403);
     const queued = await invoke('receiveFormIntakeScope', 'receiveFormIntakeScope.json');

@@ -573,7 +573,8 @@ const answerValue = fc.oneof(fc.string({ maxLength: 30 }), fc.integer(), fc.bool
 
 export const validFormPayload = fc.record(
   {
-    sourceSystemId: fc.oneof(fc.constant('rel-form-tool'), externalId),
+    // a source system the sending partner (demo-forms) owns: any other is a 403 (issue 12)
+    sourceSystemId: fc.constantFrom('demo-form-tool', 'demo-forms'),
     formId: externalId,
     formName: fc.string({ maxLength: 40 }),
     submissionId: fc.uuid().map((u) => `sub-${u}`),

@@ -134,9 +134,9 @@ describe('audit trail: one record per PHI access or change', () => {
     const queuedId = queued.json<{ packetId: string }>().packetId;
     expectations[expectations.length - 1]!.resourceIds = { packetId: queuedId };
     const dup = await audited('forms.receive_duplicate', formsKey, { method: 'POST', url: '/receiveFormIntakeScope', body: queuedBody }, { action: 'forms.receive_duplicate', outcome: 'success', resourceIds: { packetId: queuedId } });
-    expect(dup.status).toBe(200);
-    const routed = await audited('forms.receive routed', formsKey, { method: 'POST', url: '/receiveFormIntakeScope', body: formBody({ patientId: 'demo-patient-2' }) }, { action: 'forms.receive', outcome: 'success', patientId: 'demo-patient-2' });
-    expect(routed.status).toBe(201);
+    expect(dup.status).toBe(202);
+    const routed = await audited('forms.receive routed', formsKey, { method: 'POST', url: '/receiveFormIntakeScope', body: formBody({ patientId: 'demo-patient-2' }, { firstName: 'Zoë', lastName: 'Ødegård', dob: '1992-11-03' }) }, { action: 'forms.receive', outcome: 'success', patientId: 'demo-patient-2' });
+    expect(routed.status).toBe(202);
     expectations[expectations.length - 1]!.resourceIds = { packetId: routed.json<{ packetId: string }>().packetId };
 
     // the inbox: list, read, route, route again (a retry: success), route elsewhere (conflict), bad cursor (invalid)

@@ -149,8 +149,8 @@ describe('auth matrix: existence of another patient’s records is not revealed'
   });
 
   it('the inbox: a packet routed at intake (never in the inbox) looks like an unknown id, to reading and to routing', async () => {
-    const routed = await call(stack, 'POST', '/receiveFormIntakeScope', { headers: { 'x-api-key': 'demo-forms-key', 'content-type': 'application/json' }, body: JSON.stringify(formBody({ patientId: 'demo-patient-1' })) });
-    expect(routed.status).toBe(201);
+    const routed = await call(stack, 'POST', '/receiveFormIntakeScope', { headers: { 'x-api-key': 'demo-forms-key', 'content-type': 'application/json' }, body: JSON.stringify(formBody({ patientId: 'demo-patient-1' }, { firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12' })) });
+    expect(routed.status).toBe(202);
     const routedId = routed.json<{ packetId: string }>().packetId;
     const unknownId = 'fp_0123456789abcdef0123456789abcdef';
     const issues: string[] = [];

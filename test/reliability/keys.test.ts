@@ -92,7 +92,7 @@ describe('keys: lookup by hash, the secret goes nowhere', () => {
       const requests: Array<Parameters<typeof send>[0]> = [
         { method: 'GET', url: ENDPOINT_URLS.exportHl7Note, headers: { 'x-api-key': key.secret } },
         jsonPost('/receiveTestData', key.secret, labBody()),
-        jsonPost('/receiveFormIntakeScope', key.secret, formBody()),
+        jsonPost('/receiveFormIntakeScope', key.secret, formBody({ sourceSystemId: 'demo-lab-forms' })),
         { method: 'GET', url: '/interopInbox', headers: { 'x-api-key': ` ${staffKey.secret} ` } },
       ];
       for (const r of requests) {

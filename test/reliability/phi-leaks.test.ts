@@ -139,14 +139,15 @@ describe('PHI never leaks', () => {
     // ---- form packets: queued, routed, unknown patient, duplicate, invalid with PHI in the failing fields, too large
     for (const [what, body, status] of [
       ['form queued', formPhiBody(), 202],
-      ['form routed', formPhiBody({ patientId: 'demo-patient-1' }), 201],
+      ['form routed', formPhiBody({ patientId: 'demo-patient-1' }, { firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12' }), 202],
+      ['form contradicting its patientId', formPhiBody({ patientId: 'demo-patient-1' }), 202],
       ['form unknown patient', formPhiBody({ patientId: 'no-such-patient-phi' }), 202],
       ['form matchable', formPhiBody({}, { firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12', email: 'alex.sample@example.com' }), 202],
     ] as const) {
       const res = await exchange(what, jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body));
       expect(res.status).toBe(status);
       packetIds.push(res.json<{ packetId: string }>().packetId);
-      if (what === 'form queued') expect((await exchange('form duplicate', jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body))).status).toBe(200);
+      if (what === 'form queued') expect((await exchange('form duplicate', jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body))).status).toBe(202);
     }
     const invalidForms = [
       formPhiBody({}, { dob: '1969-02-30' }),

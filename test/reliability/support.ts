@@ -533,7 +533,7 @@ export function labBody(overrides: Record<string, unknown> = {}): { data: Record
 export function formBody(overrides: Record<string, unknown> = {}, patient: Record<string, unknown> = {}): { payload: Record<string, unknown> } {
   return {
     payload: {
-      sourceSystemId: 'rel-form-tool',
+      sourceSystemId: 'demo-form-tool',
       formId: 'intake-v3',
       formName: 'Intake',
       submissionId: unique('sub'),

@@ -1,0 +1,67 @@
+/**
+ * `npm run reindex [-- --restart] [--page-size N]`: rebuild the form-matching index from the chart
+ * table (lib/forms/reindex.ts): paginated, idempotent, resumable, progress printed (counts only).
+ * Target as `npm run import`: CHART_TABLE + FORMS_TABLE + KMS_KEY_ID from the environment, else the
+ * running local stack (.local/endpoints.json).
+ */
+import { parseArgs } from 'node:util';
+import { ChartStore } from '../lib/chart/chart-store';
+import { explicitFormsDependencies } from '../lib/forms/dependencies';
+import { reindexMatchIndex } from '../lib/forms/reindex';
+import { clientFor, kmsClientFor, MissingTargetError, resolveTarget, type CliIo } from './import-chart';
+
+const USAGE = 'usage: npm run reindex -- [--restart] [--page-size N]';
+
+export async function runReindex(argv: string[], io: CliIo & { maxPages?: number }): Promise<number> {
+  let values: { restart?: boolean; 'page-size'?: string; help?: boolean };
+  try {
+    values = parseArgs({ args: argv, options: { restart: { type: 'boolean' }, 'page-size': { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const pageSize = values['page-size'] === undefined ? 200 : Number(values['page-size']);
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
+    io.err(`--page-size must be an integer 1-1000\n${USAGE}`);
+    return 2;
+  }
+  let target;
+  try {
+    target = resolveTarget(io.env, io.endpointsFile);
+  } catch (error) {
+    if (error instanceof MissingTargetError) {
+      io.err(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  const db = clientFor(target, io.env);
+  const kms = kmsClientFor(target, io.env);
+  try {
+    const deps = explicitFormsDependencies({ db, kms, kmsKeyId: target.kmsKeyId, formsTable: target.formsTable, chartTable: target.table });
+    const result = await reindexMatchIndex({ chart: new ChartStore(db, target.table), deps, pageSize, restart: values.restart ?? false, maxPages: io.maxPages, onProgress: io.out });
+    return result.complete ? 0 : 1;
+  } catch (error) {
+    io.err(`reindex stopped (${(error as Error).name}); run it again to resume from the last completed page`);
+    return 1;
+  } finally {
+    db.destroy();
+    kms.destroy();
+  }
+}
+
+if (require.main === module) {
+  runReindex(process.argv.slice(2), { env: process.env, out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`reindex failed (${(error as Error)?.name ?? 'error'})\n`);
+      process.exitCode = 1;
+    },
+  );
+}
