@@ -38,6 +38,7 @@ import { packetIdFor } from '../../lib/forms/packet-id';
 import { INBOX_STATES, type PacketState } from '../../lib/forms/types';
 import type { LocalStack } from '../../lib/local/stack';
 import { clearResultKeysCache, LOOKUP_KEY_ITEM } from '../../lib/results/lookup-keys';
+import { clearMatchKeyCache } from '../../lib/forms/match-keys';
 import { labResultEncryptor } from '../../lib/results/services';
 import { handler as retryNotifications } from '../../functions/retryResultNotifications';
 import { handler as sweep } from '../../functions/sweepPendingPackets';
@@ -258,6 +259,8 @@ function coldCaches(): void {
   labResultEncryptor().clearCache();
   formsEncryptor().clearCache();
   clearResultKeysCache();
+  // the match-index HMAC key (forms intake fingerprints every packet with it)
+  clearMatchKeyCache();
 }
 
 function labScenario(name: string, options: { cold?: boolean; bootstrap?: boolean; s3?: boolean; noRequestId?: boolean }): Scenario {
