@@ -1,5 +1,6 @@
 /** Search results as a FHIR R4 `searchset` Bundle with `self` and `next` links. Pure. */
 import type { Bundle, BundleLink, Resource } from '@medplum/fhirtypes';
+import { nonEmpty } from './text';
 
 export interface SearchsetInput {
   /** absolute base of the FHIR endpoints, e.g. https://api.example.com/prod/fhir */
@@ -26,10 +27,11 @@ export function searchsetBundle(input: SearchsetInput): Bundle {
     timestamp,
     ...(input.total !== undefined ? { total: input.total } : {}),
     link,
-    entry: input.resources.map((resource) => ({
+    // FHIR JSON has no empty arrays: a page without matches has no `entry`
+    ...nonEmpty('entry', input.resources.map((resource) => ({
       fullUrl: `${input.baseUrl}/${resource.resourceType}/${resource.id}`,
       resource,
       search: { mode: 'match' as const },
-    })),
+    }))),
   };
 }
