@@ -37,6 +37,7 @@ import type {
 } from '@medplum/fhirtypes';
 import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, Note, Patient, PersonName } from '../chart/types';
 import { logicalId } from './logical-id';
+import { numericValue } from './numeric';
 import { Systems, codeableConcept, encounterClass, GENDER, requiredConcept, serviceRequestStatus } from './terminology';
 import { fhirCode, fhirString, nonEmpty, present } from './text';
 
@@ -181,7 +182,7 @@ function orderRequest(patientId: string, container: Reference<FhirEncounter>, or
   return {
     resourceType: 'ServiceRequest',
     id: `order-${index + 1}`,
-    identifier: [{ type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] }, value: order.orderId }],
+    identifier: [{ type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] }, ...present('value', fhirString(order.orderId)) }],
     status: serviceRequestStatus(order.status),
     intent: 'order',
     code: requiredConcept(order.code, 'Order without a code'),
@@ -259,7 +260,8 @@ function itemComponent(item: AssessmentItem): ObservationComponent {
   const code = requiredConcept(item.code, 'Item without a code');
   switch (item.kind) {
     case 'numeric': {
-      const value = typeof item.value === 'number' ? item.value : typeof item.value === 'string' && item.value.trim() !== '' ? Number(item.value) : Number.NaN;
+      // a number, or text that is a plain decimal printing back identically; any other text stays text
+      const value = typeof item.value === 'number' ? item.value : typeof item.value === 'string' ? (numericValue(item.value) ?? Number.NaN) : Number.NaN;
       if (!Number.isFinite(value)) {
         const text = fhirString(typeof item.value === 'object' ? (item.value as CodedValue).code : String(item.value));
         return { code, ...present('valueString', text) };

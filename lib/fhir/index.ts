@@ -6,3 +6,4 @@ export * from './bundle';
 export * from './operation-outcome';
 export * from './capability-statement';
 export * from './text';
+export * from './numeric';

@@ -12,6 +12,7 @@
  */
 import type { DiagnosticReport, Observation } from '@medplum/fhirtypes';
 import { logicalId } from './logical-id';
+import { numericValue } from './numeric';
 import { patientReference } from './chart-resources';
 import { Systems } from './terminology';
 import { fhirString, nonEmpty, present } from './text';
@@ -26,15 +27,6 @@ export interface LabResultRecord {
   results: Array<{ testName: string; result: string; units?: string; referenceRange?: string }>;
   /** long values or results beyond the summary budget were left out */
   truncated?: boolean;
-}
-
-const PLAIN_DECIMAL = /^-?(0|[1-9]\d{0,14})(\.\d{1,15})?$/;
-
-/** The result as a JSON number only when printing that number gives back the same text. */
-export function numericValue(result: string): number | undefined {
-  if (!PLAIN_DECIMAL.test(result)) return undefined;
-  const value = Number(result);
-  return Number.isFinite(value) && String(value) === result ? value : undefined;
 }
 
 function testObservation(patientId: string, lab: LabResultRecord, test: LabResultRecord['results'][number], index: number): Observation {
