@@ -7,7 +7,6 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { acceptsMediaType } from './accept';
 import { headerValue, headerValues } from './headers';
 import { HttpProblem, type FieldError } from './problem';
-import type { EndpointResponse } from './endpoint';
 
 export const FHIR_MEDIA_TYPE = 'application/fhir+json';
 export const FHIR_CONTENT_TYPE = 'application/fhir+json; charset=utf-8';
@@ -33,7 +32,8 @@ export function requireFhirAcceptable(event: APIGatewayProxyEvent): void {
   }
 }
 
-export function fhirResponse(resource: unknown, status = 200): EndpointResponse {
+/** A FHIR JSON response (an EndpointResponse of lib/http/endpoint.ts). */
+export function fhirResponse(resource: unknown, status = 200): { status: number; contentType: string; body: string } {
   return { status, contentType: FHIR_CONTENT_TYPE, body: JSON.stringify(resource) };
 }
 
