@@ -35,6 +35,7 @@ export const BULK_KEYS = {
   results: { secret: 'rel-bulk-results-key', partnerId: 'demo-lab', scopes: [Scopes.ingestResults] as Scope[] },
   forms: { secret: 'rel-bulk-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms] as Scope[] },
   inbox: { secret: 'rel-bulk-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview] as Scope[] },
+  fhir: { secret: 'rel-bulk-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir] as Scope[] },
   /** every scope, partner demo-lab (like demo-all-key, plus the inbox) */
   all: { secret: 'rel-bulk-all-key', partnerId: 'demo-lab', scopes: [...ALL_SCOPES] as Scope[] },
 } as const;
