@@ -1,13 +1,13 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { HttpEndpoints, type HttpEndpoint } from '../config/service';
+import { HttpEndpoints } from '../config/service';
 import type { AuditEvent } from '../audit/audit-trail';
 import { accessControl } from './middleware/access-control';
 import { auditRecording } from './middleware/audit-recording';
 import { httpResponses } from './middleware/http-responses';
 import { requestTracing } from './middleware/request-tracing';
 import { DependencyUnavailableError } from './problem';
-import { stateFromContext, type AuthorizedRequest, type RequestState } from './request-state';
+import { stateFromContext, type AuthorizedRequest } from './request-state';
 
 export interface EndpointResponse {
   status: number;
@@ -34,22 +34,6 @@ const TIMEOUT_MARGIN_MS = 1000;
 export function httpEndpoint(name: string, handle: EndpointHandler, options: EndpointOptions = {}) {
   const endpoint = HttpEndpoints.find((e) => e.name === name);
   if (!endpoint) throw new Error(`endpoint ${name} is not in the endpoint list`);
-  if (endpoint.access === 'public') throw new Error(`endpoint ${name} is public: use publicHttpEndpoint`);
-  return pipeline(endpoint, handle as (request: RequestState & { event: APIGatewayProxyEvent }) => Promise<EndpointResponse>, options);
-}
-
-/** A request to a public endpoint: no key needed, so there may be no principal; nothing is audited. */
-export type PublicRequest = RequestState & { event: APIGatewayProxyEvent };
-
-/** The same pipeline for an endpoint marked `access: 'public'` (rate limited, never refused for a missing key). */
-export function publicHttpEndpoint(name: string, handle: (request: PublicRequest) => Promise<EndpointResponse>, options: EndpointOptions = {}) {
-  const endpoint = HttpEndpoints.find((e) => e.name === name);
-  if (!endpoint) throw new Error(`endpoint ${name} is not in the endpoint list`);
-  if (endpoint.access !== 'public') throw new Error(`endpoint ${name} is not public`);
-  return pipeline(endpoint, handle, options);
-}
-
-function pipeline(endpoint: HttpEndpoint, handle: (request: AuthorizedRequest) => Promise<EndpointResponse>, options: EndpointOptions) {
   const clock = options.clock ?? (() => new Date());
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: TIMEOUT_MARGIN_MS,

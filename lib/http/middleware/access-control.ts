@@ -4,20 +4,13 @@ import { requestState, type MiddyRequest } from '../request-state';
 /**
  * Renders the authorizer's decision. Nothing after this middleware runs unless the key is valid,
  * the partner active, the rate limit not exceeded and the scope present. A request that reached
- * the function without an authorizer decision is refused (fail closed). A `public` endpoint
- * (the FHIR CapabilityStatement) is answered to anyone not past a rate limit.
+ * the function without an authorizer decision is refused (fail closed).
  */
 export function accessControl() {
   return {
     before: async (request: MiddyRequest) => {
       const state = requestState(request)!;
       const decision = state.decision;
-      if (state.endpoint.access === 'public') {
-        // answered without a key; the request was still counted (per key, or per address)
-        if (decision?.outcome === 'rate_limited') throw new HttpProblem('rateLimited', `${decision.reason}; retry after the window resets`);
-        if (decision?.outcome === 'allow') state.principal = decision.principal;
-        return;
-      }
       if (!decision) throw new HttpProblem('unauthenticated', 'the request carried no verifiable API key decision');
       switch (decision.outcome) {
         case 'unauthenticated':
@@ -31,7 +24,7 @@ export function accessControl() {
         default:
           throw new HttpProblem('unauthenticated', 'unrecognised access decision');
       }
-      if (!decision.principal || !decision.principal.scopes.includes(state.endpoint.scope)) {
+      if (!decision.principal || (!state.endpoint.anonymous && !decision.principal.scopes.includes(state.endpoint.scope))) {
         throw new HttpProblem('forbidden', `this API key lacks the scope ${state.endpoint.scope}`);
       }
       state.principal = decision.principal;
