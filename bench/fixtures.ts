@@ -25,6 +25,7 @@ export const BENCH_KEYS = {
   results: { secret: 'bench-results-key', partnerId: 'demo-lab', scopes: [Scopes.ingestResults] },
   forms: { secret: 'bench-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms] },
   inbox: { secret: 'bench-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview] },
+  fhir: { secret: 'bench-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir] },
 } satisfies Record<string, BenchKey>;
 
 export async function createBenchKeys(store: ApiKeyStore, now: Date): Promise<void> {

@@ -50,7 +50,7 @@ const COUNTS = QUICK
   : { coldRuns: 12, requests: 2000, floorRuns: 1000, warmup: 100, blocks: 10, dispatchRuns: 200, traceSamples: 6, loadMs: 10_000, loadWarmupMs: 1000, hl7RoundMs: 400, hl7Rounds: 5 };
 
 /** The endpoints timed in measurement 2, in order. routeInboxPacket consumes an inbox packet per request: traced only. */
-const WARM_ENDPOINTS = ['exportHl7Note', 'exportHl7PatientAdt', 'exportHl7Encounter', 'exportHl7Assessment', 'exportHl7PatientSummary', 'receiveTestData', 'receiveFormIntakeScope', 'listInteropInbox', 'getInboxPacket'];
+const WARM_ENDPOINTS = ['exportHl7Note', 'exportHl7PatientAdt', 'exportHl7Encounter', 'exportHl7Assessment', 'exportHl7PatientSummary', 'receiveTestData', 'receiveFormIntakeScope', 'listInteropInbox', 'getInboxPacket', 'fhirPatientRead', 'fhirPatientEverything'];
 const LOAD_ENDPOINTS = ['exportHl7Note', 'receiveTestData'];
 
 export interface LabIntakeState {

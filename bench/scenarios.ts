@@ -49,6 +49,22 @@ const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
     request: () => ({ pathParameters: { packetId: inboxState.routablePacketIds.shift() ?? 'fp_0123456789abcdef0123456789abcdef' }, body: JSON.stringify({ patientId: DEMO.patientId }) }),
     okStatus: [200],
   },
+  // FHIR reads (warm latency: Patient read and $everything; the others for cold start and call counts)
+  fhirMetadata: { key: BENCH_KEYS.fhir, path: 'CapabilityStatement', request: () => ({}), okStatus: [200] },
+  fhirPatientRead: { key: BENCH_KEYS.fhir, path: 'patient found', request: () => ({ pathParameters: { id: DEMO.patientId } }), okStatus: [200] },
+  fhirPatientEverything: {
+    key: BENCH_KEYS.fhir,
+    path: 'first page, _count 20 (Patient + chart records + lab results, newest first)',
+    request: () => ({ pathParameters: { id: DEMO.patientId }, query: { _count: '20' } }),
+    okStatus: [200],
+  },
+  fhirEncounterRead: { key: BENCH_KEYS.fhir, path: 'encounter found', request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.encounterId}` } }), okStatus: [200] },
+  fhirEncounterSearch: { key: BENCH_KEYS.fhir, path: 'patient with 3 encounters', request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
+  fhirDocumentReferenceRead: { key: BENCH_KEYS.fhir, path: 'note found', request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.noteId}` } }), okStatus: [200] },
+  fhirDocumentReferenceSearch: { key: BENCH_KEYS.fhir, path: 'patient with 3 notes', request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
+  fhirObservationRead: { key: BENCH_KEYS.fhir, path: 'assessment found', request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.assessmentId}` } }), okStatus: [200] },
+  fhirDiagnosticReportRead: { key: BENCH_KEYS.fhir, path: 'unknown result (404; one GetItem)', request: () => ({ pathParameters: { id: `${DEMO.patientId}..lr.5F0123456789abcdef0123456789abcdef` } }), okStatus: [404] },
+  fhirDiagnosticReportSearch: { key: BENCH_KEYS.fhir, path: "the patient's lab results", request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
 };
 
 export function scenarioFor(name: string): Scenario | undefined {

@@ -8,3 +8,14 @@ export class RecordNotFoundError extends Error {
     super(`${what} not found`);
   }
 }
+
+/** A request parameter the domain found unusable (e.g. a page token it did not issue): a 400 naming it. */
+export class InvalidParameterError extends Error {
+  override readonly name = 'InvalidParameterError';
+  constructor(
+    readonly parameter: string,
+    readonly problem: string,
+  ) {
+    super(`${parameter} ${problem}`);
+  }
+}

@@ -63,6 +63,13 @@ export interface RecordContext<K extends 'note' | 'assessment'> extends PatientW
   encounter?: Encounter;
 }
 
+/** A record with its place on the patient's timeline (the position a next page continues from). */
+export interface TimelineEntry {
+  record: ChartRecord;
+  /** the item's `timeline` value: <UTC instant>#<kind>#<id> */
+  position: string;
+}
+
 export interface PatientSummary {
   patient?: Patient;
   /** newest first */
@@ -293,6 +300,80 @@ export class ChartStore {
   /** Up to `limit` of the patient's encounters, notes and assessments, newest first. */
   async recentRecords(patientId: string, limit: number): Promise<ChartRecord[]> {
     return (await this.getPatientSummary(patientId, limit)).records;
+  }
+
+  // ---- pages for the FHIR export: a position to continue from, never an offset ----
+
+  /**
+   * Up to `limit` of the patient's records, newest first, strictly older than `before` (a
+   * `timeline` value returned earlier) when given; the patient itself only on the first page
+   * (no `before`). Each entry carries its timeline value, the position to continue from.
+   */
+  async timelinePage(patientId: string, limit: number, before?: string): Promise<{ patient?: Patient; entries: TimelineEntry[] }> {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if (!isChartId(patientId)) return { entries: [] };
+    let patient: Patient | undefined;
+    const entries: TimelineEntry[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await this.call(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: TIMELINE_INDEX,
+            KeyConditionExpression: before === undefined ? '#pk = :pk' : '#pk = :pk AND #timeline < :before',
+            ExpressionAttributeNames: { ...RECORD_PROJECTION.ExpressionAttributeNames, '#pk': 'pk', '#timeline': 'timeline' },
+            ExpressionAttributeValues: { ':pk': { S: patientPk(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
+            ProjectionExpression: `${RECORD_PROJECTION.ProjectionExpression}, #timeline`,
+            ScanIndexForward: false,
+            Limit: limit - entries.length + (before === undefined && !patient ? 1 : 0),
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of out.Items ?? []) {
+        if (item.kind?.S === 'patient') {
+          patient = recordOf<Patient>(item);
+          continue;
+        }
+        const record = chartRecordOf(item);
+        if (record && item.timeline?.S && entries.length < limit) entries.push({ record, position: item.timeline.S });
+      }
+      start = out.LastEvaluatedKey;
+    } while (start && entries.length < limit);
+    return { patient, entries };
+  }
+
+  /**
+   * Up to `limit` of the patient's records of one kind in id order, after the record id `after`
+   * when given (a search page). No patient read: an unknown patient simply has no records.
+   */
+  async recordsOfKind<K extends ChartRecordKind>(patientId: string, kind: K, limit: number, after?: string): Promise<Array<ChartRecordOf<K>>> {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if (!isChartId(patientId) || (after !== undefined && !isChartId(after))) return [];
+    const records: Array<ChartRecordOf<K>> = [];
+    let start: Record<string, AttributeValue> | undefined = after === undefined ? undefined : keyOf(patientId, recordSk(kind, after));
+    do {
+      const out = await this.call(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+            ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#record': 'record' },
+            ExpressionAttributeValues: { ':pk': { S: patientPk(patientId) }, ':prefix': { S: SK_PREFIX[kind] } },
+            ProjectionExpression: '#record',
+            Limit: limit - records.length,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of out.Items ?? []) {
+        const record = recordOf<ChartRecordOf<K>>(item);
+        if (record && records.length < limit) records.push(record);
+      }
+      start = out.LastEvaluatedKey;
+    } while (start && records.length < limit);
+    return records;
   }
 
   /**

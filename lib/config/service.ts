@@ -12,6 +12,7 @@ export const Scopes = {
   inboxRead: 'interop:inbox:read',
   inboxReview: 'interop:inbox:review',
   ingestHl7: 'interop:ingest:hl7',
+  exportFhir: 'interop:export:fhir',
 } as const;
 export type Scope = (typeof Scopes)[keyof typeof Scopes];
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scopes);
@@ -236,6 +237,8 @@ export interface HttpEndpoint {
   needs: ResourceNeeds;
   memoryMb: number;
   timeoutSeconds: number;
+  /** `fhir`: success and errors are FHIR R4 JSON (OperationOutcome); default: problem+json errors */
+  format?: 'fhir';
 }
 
 export interface BackgroundFunction {
@@ -250,6 +253,20 @@ export interface BackgroundFunction {
 }
 
 const exportNeeds: ResourceNeeds = { tables: { chart: 'read', audit: 'write' } };
+/** FHIR reads that include lab results (decrypted summaries: results table + KMS Decrypt) */
+const fhirLabNeeds: ResourceNeeds = { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac] };
+const fhir = (name: string, path: string, needs: ResourceNeeds, extra: Partial<HttpEndpoint> = {}): HttpEndpoint => ({
+  kind: 'http',
+  name,
+  method: 'GET',
+  path,
+  scope: Scopes.exportFhir,
+  needs,
+  memoryMb: 512,
+  timeoutSeconds: 10,
+  format: 'fhir',
+  ...extra,
+});
 
 /** The endpoint list. A new endpoint is one file in functions/ and one line here. */
 export const HttpEndpoints: HttpEndpoint[] = [
@@ -350,6 +367,17 @@ export const HttpEndpoints: HttpEndpoint[] = [
     timeoutSeconds: 10,
   },
   { kind: 'http', name: 'serveInboxPage', method: 'GET', path: '/inbox', scope: Scopes.inboxRead, anonymous: true, staffSignIn: true, needs: {}, memoryMb: 256, timeoutSeconds: 5 },
+  // FHIR R4 read API (docs/fhir.md): ids carry their patient, `<patient>..<record>`
+  fhir('fhirMetadata', '/fhir/metadata', {}, { anonymous: true, memoryMb: 256 }),
+  fhir('fhirPatientRead', '/fhir/Patient/{id}', exportNeeds),
+  fhir('fhirPatientEverything', '/fhir/Patient/{id}/$everything', fhirLabNeeds, { memoryMb: 1024, timeoutSeconds: 15 }),
+  fhir('fhirEncounterRead', '/fhir/Encounter/{id}', exportNeeds),
+  fhir('fhirEncounterSearch', '/fhir/Encounter', exportNeeds),
+  fhir('fhirDocumentReferenceRead', '/fhir/DocumentReference/{id}', exportNeeds),
+  fhir('fhirDocumentReferenceSearch', '/fhir/DocumentReference', exportNeeds),
+  fhir('fhirObservationRead', '/fhir/Observation/{id}', exportNeeds),
+  fhir('fhirDiagnosticReportRead', '/fhir/DiagnosticReport/{id}', fhirLabNeeds),
+  fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabNeeds),
 ];
 
 /** The authorizer runs in front of every HTTP endpoint. */

@@ -71,15 +71,25 @@ function gatewayProblem(kind: ProblemKind, detail: string, requestIdHeader: stri
   };
 }
 
+/** The Host header the client sent (the local stand-in for API Gateway's domainName), if one was sent once. */
+function hostOf(headers: Array<[string, string]>): string | undefined {
+  const hosts = headers.filter(([name]) => name.toLowerCase() === 'host').map(([, value]) => value);
+  return hosts.length === 1 ? hosts[0] : undefined;
+}
+
 function toEvent(request: GatewayRequest, route: RouteMatch): APIGatewayProxyEvent {
   const url = new URL(request.url, 'http://localhost');
   // null-prototype maps: a header or parameter named `constructor` or `__proto__` is just a name
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   const multiValueHeaders: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, value] of request.headers) {
+    // API Gateway sets X-Forwarded-Proto itself (https in the cloud; this server speaks http)
+    if (name.toLowerCase() === 'x-forwarded-proto') continue;
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
+  headers['X-Forwarded-Proto'] = 'http';
+  multiValueHeaders['X-Forwarded-Proto'] = ['http'];
   const query: Record<string, string> = Object.create(null) as Record<string, string>;
   const multiQuery: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, value] of url.searchParams) {
@@ -116,7 +126,9 @@ function toEvent(request: GatewayRequest, route: RouteMatch): APIGatewayProxyEve
       protocol: 'HTTP/1.1',
       httpMethod: request.method,
       identity: { sourceIp: request.sourceIp, userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: `/local${url.pathname}`,
+      // the path the client called (in the cloud: /<stage>/... on the execute-api domain); no stage prefix here
+      path: url.pathname,
+      domainName: hostOf(request.headers),
       stage: 'local',
       requestId: randomUUID(),
       requestTimeEpoch,

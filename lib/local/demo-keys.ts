@@ -34,7 +34,7 @@ export interface DemoKey {
   rateWindowSeconds?: number;
 }
 
-const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.ingestForms, Scopes.ingestHl7];
+const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.ingestForms, Scopes.ingestHl7, Scopes.exportFhir];
 
 export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-export-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active' },
@@ -47,6 +47,7 @@ export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-blocked-key', partnerId: 'demo-blocked', scopes: [...ALL_SCOPES], status: 'active' },
   { secret: 'demo-limited-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active', rateLimit: 5, rateWindowSeconds: 60 },
   { secret: 'demo-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview], status: 'active' },
+  { secret: 'demo-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir], status: 'active' },
 ];
 
 /** Loads demo partners and keys that are missing; never overwrites (a revoked key stays revoked). */

@@ -449,6 +449,56 @@ export class LabResultStore {
     return summaries;
   }
 
+  /**
+   * One page of a patient's results (current version of each), newest ResultedDateUTC first,
+   * strictly after the position `before` (a `patientSk` returned earlier) when given. Each entry
+   * carries its position. Same reads as recentResultsForPatient.
+   */
+  async resultsForPatientPage(patientId: string, limit: number, before?: string): Promise<Array<{ summary: StoredLabResultSummary; position: string }>> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SUMMARY_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_SUMMARY_LIMIT}`);
+    if (typeof patientId !== 'string' || patientId.length === 0) return [];
+    const keys = await this.keys();
+    if (!keys) return [];
+    const page: Array<{ summary: StoredLabResultSummary; position: string }> = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: BY_PATIENT,
+            KeyConditionExpression: before === undefined ? 'patientPk = :pk' : 'patientPk = :pk AND patientSk < :before',
+            ExpressionAttributeValues: { ':pk': { S: keys.patientKey(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
+            ScanIndexForward: false,
+            Limit: limit - page.length,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const indexed of out.Items ?? []) {
+        const item = indexed.summary?.S ? indexed : await this.getItem(indexed.pk!.S!, CURRENT_SK);
+        const position = indexed.patientSk?.S;
+        if (item?.summary?.S && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
+      }
+      start = out.LastEvaluatedKey;
+    } while (start && page.length < limit);
+    return page;
+  }
+
+  /**
+   * The current version's summary of one result, only when the result is filed under this patient
+   * (its pointer's patient key is the patient's keyed id); otherwise undefined, exactly as for an
+   * unknown result id. One GetItem plus one Decrypt.
+   */
+  async currentSummaryForPatient(patientId: string, resultId: string): Promise<StoredLabResultSummary | undefined> {
+    if (typeof patientId !== 'string' || patientId.length === 0 || !/^lr_[0-9a-f]{32}$/.test(resultId)) return undefined;
+    const keys = await this.keys();
+    if (!keys) return undefined;
+    const item = await this.getItem(resultPk(resultId), CURRENT_SK);
+    if (!item?.summary?.S || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
+    return this.decryptSummary(item);
+  }
+
   // ---------------------------------------------------------------- internals
 
   private keys(): Promise<ResultKeys | undefined> {

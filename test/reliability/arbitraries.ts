@@ -35,6 +35,8 @@ export interface BadCase {
   gateway?: boolean;
   /** give this case a unique valid x-request-id */
   assignRequestId?: boolean;
+  /** error body the endpoint answers with: problem+json (default) or a FHIR OperationOutcome */
+  format?: 'fhir';
 }
 
 // ------------------------------------------------------------------ building blocks
@@ -84,6 +86,7 @@ const KNOWN_SECRETS = new Set([
   'demo-blocked-key',
   'demo-limited-key',
   'demo-inbox-key',
+  'demo-fhir-key',
 ]);
 
 const requestIdAbuse: fc.Arbitrary<HeaderAbuse> = fc.oneof<fc.Arbitrary<HeaderAbuse>[]>(
@@ -123,7 +126,7 @@ export function withAbuse(c: BadCase, abuse: HeaderAbuse | undefined): BadCase {
   let headers = c.headers;
   if (abuse.apiKeys) headers = [...headers.filter(([n]) => n.toLowerCase() !== 'x-api-key'), ...abuse.apiKeys.map((k): [string, string] => ['x-api-key', k])];
   if (abuse.requestIds) headers = [...headers.filter(([n]) => n.toLowerCase() !== 'x-request-id'), ...abuse.requestIds.map((r): [string, string] => ['X-Request-Id', r])];
-  if (c.gateway) return { ...c, headers, category: `${c.category} + ${abuse.kind}`, assignRequestId: false };
+  if (c.gateway) return { ...c, headers, category: `${c.category} + ${abuse.kind}`, assignRequestId: false, format: undefined };
   return { ...c, headers, category: `${c.category} + ${abuse.kind}`, expect: abuse.expect, audit: undefined, assignRequestId: false };
 }
 
@@ -913,4 +916,202 @@ export function listCases(): fc.Arbitrary<BadCase> {
       };
       return withAbuse(c, g.abuse);
     });
+}
+
+// ------------------------------------------------------------------ FHIR routes (GET, path id + query)
+
+export const FHIR_ACCEPT_OK = ['*/*', 'application/*', 'application/fhir+json', 'application/json', 'APPLICATION/FHIR+JSON', 'application/fhir+json; fhirVersion=4.0', 'text/html, */*;q=0.1'];
+export const FHIR_ACCEPT_REFUSED = ['application/hl7-v2', 'text/plain', 'application/fhir+json;q=0', '*/*;q=0', 'application/xml, text/*', 'application/fhir+xml', 'image/png'];
+const FORMAT_OK = ['json', 'application/json', 'application/fhir+json', 'JSON'];
+const FORMAT_REFUSED = ['xml', 'application/fhir+xml', 'html', 'ttl', '', 'jsonp'];
+const FHIR_ID_RULE = /^[A-Za-z0-9\-.]{1,800}$/;
+const TOKEN_RULE = /^[A-Za-z0-9_-]{1,1024}$/;
+const COUNT_RULE = /^\d{1,4}$/;
+
+export interface FhirRoute {
+  /** path with `{id}` where the logical id goes */
+  path: string;
+  /** query parameters the route understands (besides _format) */
+  accepted: ReadonlyArray<'patient' | '_count' | '_page_token'>;
+  /** a valid id for this route (when it has one) */
+  validId?: string;
+  /** the audit action the handler declares before reading (a bad page token is refused after it) */
+  auditAction?: string;
+  /** answered without a key (x-api-key abuse changes nothing) */
+  public?: boolean;
+}
+
+/** Path ids a FHIR route must refuse with 400 (decoded by the gateway; never one that changes the route). */
+const badFhirId = fc.oneof(
+  withInside(fc.oneof(controlChar, nonAsciiChar, fc.constantFrom('_', ':', ' ', '#', '?', '%', '+', '"', "'", '<', '\\', '*', '!', '~', '/', '$', '&', '='))),
+  fc.integer({ min: 801, max: 5000 }).map((n) => 'a'.repeat(n)),
+  fc.constantFrom('demo_patient_1', 'demo-patient-1:x', 'Patient/demo-patient-1', ' demo-patient-1', 'demo-patient-1 ', "' OR 1=1 --", '${jndi:x}', 'PATIENT#demo-patient-1'),
+).filter((s) => {
+  try {
+    encodeURIComponent(s);
+    return !FHIR_ID_RULE.test(s);
+  } catch {
+    return false; // an unpaired surrogate cannot be put in a URL
+  }
+});
+
+/** Page tokens a route must refuse: bad syntax (400 before reading), or well-formed text it never issued (400 after the audit event). */
+const badTokenSyntax = fc.oneof(
+  fc.constant(''),
+  withInside(fc.constantFrom('+', '/', '=', '.', ' ', '%', '~', '!', '*')),
+  fc.integer({ min: 1025, max: 4000 }).map((n) => 'A'.repeat(n)),
+);
+const unissuedToken = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9_-]{1,60}$/),
+  fc.constantFrom('{"k":"z"}', 'null', '[]', '{"k":"e","c":1}', '{"k":"s","a":"x y"}', '{"k":"l","l":"$$"}', '{"k":"e","c":"2024-01-01T00:00:00.000Z#note#x","x":1}').map((json) => Buffer.from(json).toString('base64url')),
+);
+
+const badCount = fc.oneof(
+  fc.constantFrom('', '0', '-1', '201', '1.5', '1e2', '0x10', ' 5', '5 ', '+5', 'NaN', '٣', '99999', '20abc', '１０'),
+  fc.integer({ min: 201, max: 2_000_000_000 }).map(String),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((s) => !COUNT_RULE.test(s)),
+);
+
+const badPatient = fc.oneof(
+  fc.constant(''),
+  // (a bad path id can be a good `patient` value: Patient/<id>)
+  badFhirId.filter((v) => !(v.startsWith('Patient/') && FHIR_ID_RULE.test(v.slice('Patient/'.length)))),
+  badFhirId.map((id) => `Patient/${id}`),
+  fc.constantFrom('Encounter/demo-patient-1', 'patient/demo-patient-1', 'http://x/Patient/demo-patient-1'),
+);
+
+/** The oracle for a FHIR route: the status and (for an unissued page token) the audit record. */
+export function fhirOracle(route: FhirRoute, id: string | undefined, url: string, headers: Pairs): { expect: number; audit?: AuditExpectation } {
+  if (id !== undefined && !FHIR_ID_RULE.test(id)) return { expect: 400 };
+  const params = new URL(url, 'http://localhost').searchParams;
+  const known = new Set<string>([...route.accepted, '_format']);
+  for (const name of params.keys()) if (!known.has(name)) return { expect: 400 };
+  const one = (name: string) => allValues(params, name);
+  if (route.accepted.includes('_count')) {
+    const list = one('_count');
+    if (list.length > 1) return { expect: 400 };
+    if (list.length === 1 && !(COUNT_RULE.test(list[0]!) && Number(list[0]) >= 1 && Number(list[0]) <= 200)) return { expect: 400 };
+  }
+  let token: string | undefined;
+  if (route.accepted.includes('_page_token')) {
+    const list = one('_page_token');
+    if (list.length > 1) return { expect: 400 };
+    if (list.length === 1 && !TOKEN_RULE.test(list[0]!)) return { expect: 400 };
+    token = list[0];
+  }
+  if (route.accepted.includes('patient')) {
+    const list = one('patient');
+    if (list.length !== 1 || list[0] === '') return { expect: 400 };
+    const p = list[0]!.startsWith('Patient/') ? list[0]!.slice('Patient/'.length) : list[0]!;
+    if (!FHIR_ID_RULE.test(p)) return { expect: 400 };
+  }
+  const format = params.getAll('_format');
+  if (format.length > 0) {
+    if (format.length !== 1 || !FORMAT_OK.some((f) => f.toLowerCase() === format[0]!.toLowerCase())) return { expect: 406 };
+  } else {
+    const accept = headerList(headers, 'accept').join(', ');
+    if (accept !== '' && !FHIR_ACCEPT_OK.some((a) => a.toLowerCase() === accept.toLowerCase())) return { expect: 406 };
+  }
+  // every generated token is one the server never issued
+  if (token !== undefined) return { expect: 400, audit: route.auditAction ? { action: route.auditAction, outcome: 'invalid', status: 400 } : undefined };
+  return { expect: 200 };
+}
+
+export function fhirCases(route: FhirRoute): fc.Arbitrary<BadCase> {
+  const hasId = route.path.includes('{id}');
+  const slots = [...(hasId ? ['id'] : []), ...route.accepted, 'unknown parameter', 'accept', '_format'];
+  const okValue = (name: string): fc.Arbitrary<string[]> => {
+    switch (name) {
+      case '_count':
+        return fc.oneof(fc.constant([] as string[]), fc.integer({ min: 1, max: 200 }).map((n) => [String(n)]));
+      case 'patient':
+        return fc.constantFrom(['demo-patient-1'], ['Patient/demo-patient-2'], ['no-such-patient']);
+      default:
+        return fc.constant([] as string[]);
+    }
+  };
+  const forcedBad = (name: string): fc.Arbitrary<{ values: string[]; kind: string }> => {
+    switch (name) {
+      case '_count':
+        return fc.oneof(
+          badCount.map((v) => ({ values: [v], kind: '_count invalid' })),
+          fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 101, max: 200 })).map(([a, b]) => ({ values: [String(a), String(b)], kind: '_count repeated' })),
+        );
+      case '_page_token':
+        return fc.oneof(badTokenSyntax.map((v) => ({ values: [v], kind: '_page_token malformed' })), unissuedToken.map((v) => ({ values: [v], kind: '_page_token not issued' })));
+      case 'patient':
+        return fc.oneof(
+          fc.constant({ values: [] as string[], kind: 'patient missing' }),
+          badPatient.map((v) => ({ values: [v], kind: 'patient invalid' })),
+          fc.constant({ values: ['demo-patient-1', 'demo-patient-2'] as string[], kind: 'patient repeated' }),
+        );
+      default:
+        return fc.constant({ values: [] as string[], kind: name });
+    }
+  };
+  const unknownParams = fc
+    .array(
+      fc.tuple(
+        fc.oneof(fc.constantFrom('date', '_include', '_revinclude', '_sort', 'subject', 'limit', 'foo', '', 'a[]', '__proto__', 'constructor', 'toString', 'cursor', '_summary', '_elements', 'Patient', '_COUNT'), fc.string({ maxLength: 12 })).filter((n) => !route.accepted.includes(n as never) && n !== '_format'),
+        fc.oneof(fc.constantFrom('', '1', 'eq2024', 'null', '%'), fc.string({ unit: 'binary', maxLength: 30 }), repeatChar(1000, 10_000)),
+      ),
+      { minLength: 1, maxLength: 3 },
+    );
+  return fc
+    .record({
+      forced: fc.constantFrom(...slots),
+      goodId: hasId ? fc.oneof(fc.constant(route.validId ?? 'demo-patient-1'), fc.stringMatching(/^[A-Za-z0-9-]{1,30}$/)) : fc.constant(''),
+      badId: badFhirId,
+      values: fc.tuple(...route.accepted.map((n) => okValue(n))),
+      bad: fc.tuple(...route.accepted.map((n) => forcedBad(n))),
+      unknown: unknownParams,
+      accept: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...FHIR_ACCEPT_OK, ...FHIR_ACCEPT_REFUSED) }),
+      refused: fc.constantFrom(...FHIR_ACCEPT_REFUSED),
+      format: fc.oneof({ weight: 4, arbitrary: fc.constant([] as string[]) }, { weight: 1, arbitrary: fc.constantFrom(...FORMAT_OK).map((f) => [f]) }),
+      badFormat: fc.oneof(fc.constantFrom(...FORMAT_REFUSED).map((f) => [f]), fc.constant(['json', 'json'] as string[])),
+      suffix: fc.constantFrom('', '', '&', '&&', '#frag'),
+      shuffle: fc.boolean(),
+      abuse: headerAbuse(BULK_KEYS.fhir.secret),
+      rid: fc.boolean(),
+    })
+    .map((g) => {
+      const byName = new Map<string, string[]>();
+      route.accepted.forEach((n, i) => byName.set(n, g.values[i]!));
+      byName.set('_format', g.format);
+      let id = hasId ? g.goodId : undefined;
+      let accept = g.accept;
+      let kind = g.forced;
+      let extra: Pairs = [];
+      if (g.forced === 'id') {
+        id = g.badId;
+        kind = 'id invalid';
+      } else if (g.forced === 'unknown parameter') {
+        extra = g.unknown;
+        kind = 'unsupported parameter';
+      } else if (g.forced === 'accept') {
+        accept = g.refused;
+        byName.set('_format', []);
+        kind = 'accept refuses FHIR JSON';
+      } else if (g.forced === '_format') {
+        byName.set('_format', g.badFormat);
+        kind = '_format not json';
+      } else {
+        const bad = g.bad[route.accepted.indexOf(g.forced as never)]!;
+        byName.set(g.forced, bad.values);
+        kind = bad.kind;
+      }
+      let pairs: Pairs = [];
+      for (const [n, vs] of byName) for (const v of vs) pairs.push([n, v]);
+      pairs.push(...extra);
+      if (g.shuffle) pairs = pairs.reverse();
+      const headers: Pairs = [['x-api-key', BULK_KEYS.fhir.secret]];
+      if (accept !== undefined) headers.push(['accept', accept]);
+      const path = id === undefined ? route.path : route.path.replace('{id}', encodeURIComponent(id));
+      const url = buildUrl(path, pairs, g.suffix);
+      const oracle = fhirOracle(route, id, url, headers);
+      const c: BadCase = { category: kind, method: 'GET', url, headers, expect: oracle.expect, audit: oracle.audit, assignRequestId: g.rid, format: 'fhir' };
+      if (route.public && g.abuse && !g.abuse.requestIds) return { ...withAbuse(c, g.abuse), expect: c.expect, audit: c.audit };
+      return withAbuse(c, g.abuse);
+    })
+    .filter((c) => c.expect >= 400); // strictly invalid requests only
 }

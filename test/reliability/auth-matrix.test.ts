@@ -41,10 +41,13 @@ interface EndpointCase {
   validKey: string;
   withoutScope: string;
   success: number[];
+  /** error body format: problem+json, or OperationOutcome on the FHIR routes */
+  format?: 'fhir';
 }
 
 const EXPORT = { validKey: 'demo-export-key', withoutScope: 'demo-results-key', success: [200] };
 const INBOX = { validKey: 'demo-inbox-key', withoutScope: 'demo-all-key' };
+const FHIR = { validKey: 'demo-fhir-key', withoutScope: 'demo-export-key', success: [200], format: 'fhir' as const };
 
 const endpoints: EndpointCase[] = [
   { name: 'exportHl7PatientAdt', method: 'GET', request: async () => ({ path: '/exportHl7PatientAdt?patientId=demo-patient-1' }), ...EXPORT },
@@ -57,7 +60,27 @@ const endpoints: EndpointCase[] = [
   { name: 'listInteropInbox', method: 'GET', request: async () => ({ path: '/interopInbox?state=pending_match&limit=5' }), ...INBOX, success: [200] },
   { name: 'getInboxPacket', method: 'GET', request: async () => ({ path: `/interopInbox/${await inboxPacket()}` }), ...INBOX, success: [200] },
   { name: 'routeInboxPacket', method: 'POST', request: async () => ({ path: `/interopInbox/${await inboxPacket()}/route`, body: { patientId: 'demo-patient-2' } }), ...INBOX, success: [200] },
+  { name: 'fhirPatientRead', method: 'GET', request: async () => ({ path: '/fhir/Patient/demo-patient-1' }), ...FHIR },
+  { name: 'fhirPatientEverything', method: 'GET', request: async () => ({ path: '/fhir/Patient/demo-patient-1/$everything?_count=5' }), ...FHIR },
+  { name: 'fhirEncounterRead', method: 'GET', request: async () => ({ path: '/fhir/Encounter/demo-patient-1..demo-encounter-1' }), ...FHIR },
+  { name: 'fhirEncounterSearch', method: 'GET', request: async () => ({ path: '/fhir/Encounter?patient=demo-patient-1' }), ...FHIR },
+  { name: 'fhirDocumentReferenceRead', method: 'GET', request: async () => ({ path: '/fhir/DocumentReference/demo-patient-1..demo-note-1' }), ...FHIR },
+  { name: 'fhirDocumentReferenceSearch', method: 'GET', request: async () => ({ path: '/fhir/DocumentReference?patient=demo-patient-1' }), ...FHIR },
+  { name: 'fhirObservationRead', method: 'GET', request: async () => ({ path: '/fhir/Observation/demo-patient-1..demo-assessment-1' }), ...FHIR },
+  { name: 'fhirDiagnosticReportRead', method: 'GET', request: async () => ({ path: `/fhir/DiagnosticReport/${await labReportId()}` }), ...FHIR },
+  { name: 'fhirDiagnosticReportSearch', method: 'GET', request: async () => ({ path: '/fhir/DiagnosticReport?patient=demo-patient-1' }), ...FHIR },
 ];
+
+/** A lab result of demo-patient-1 stored once, as its DiagnosticReport id. */
+let labReport: string | undefined;
+async function labReportId(): Promise<string> {
+  if (labReport) return labReport;
+  const res = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: JSON.stringify(labBody()) });
+  if (res.status !== 200) throw new Error(`lab result not stored: ${res.status}`);
+  const search = await call(stack, 'GET', '/fhir/DiagnosticReport?patient=demo-patient-1&_count=1', { headers: { 'x-api-key': 'demo-fhir-key' } });
+  labReport = (search.json<{ entry: Array<{ resource: { id: string } }> }>()).entry[0]!.resource.id;
+  return labReport;
+}
 
 type Cell = 'no key' | 'unknown key' | 'revoked key' | 'key without the scope' | 'blocked partner' | 'valid key';
 const CELLS: Array<{ cell: Cell; key: (e: EndpointCase) => string | undefined; expect: (e: EndpointCase) => number[] }> = [
@@ -92,7 +115,7 @@ describe('auth matrix: every endpoint x every kind of caller', () => {
         if (!c.expect(e).includes(res.status)) cellIssues.push(`status ${res.status}, want ${c.expect(e).join('|')}: ${res.body.slice(0, 160)}`);
         cellIssues.push(...rateLimitHeaderIssues(res));
         if (refused) {
-          cellIssues.push(...problemIssues(res, c.expect(e)));
+          cellIssues.push(...problemIssues(res, c.expect(e), e.format));
           cellIssues.push(...diffSnapshots(before!, await snapshot(stack), ['rateLimit']).map((d) => `refusal wrote: ${d}`));
           if (res.status === 401 && res.headers['www-authenticate'] !== undefined) cellIssues.push('unexpected WWW-Authenticate');
         }
@@ -102,6 +125,25 @@ describe('auth matrix: every endpoint x every kind of caller', () => {
       expect(issues).toEqual([]);
     });
   }
+});
+
+describe('auth matrix: GET /fhir/metadata is public but counted', () => {
+  it('every kind of caller gets the CapabilityStatement with the rate-limit headers; nothing but the counters is written', async () => {
+    const issues: string[] = [];
+    for (const c of CELLS) {
+      const key = c.key({ validKey: 'demo-fhir-key', withoutScope: 'demo-export-key' } as EndpointCase);
+      const before = await snapshot(stack);
+      const res = asRes(await call(stack, 'GET', '/fhir/metadata', { headers: key ? { 'x-api-key': key } : {} }));
+      const cellIssues: string[] = [];
+      if (res.status !== 200) cellIssues.push(`status ${res.status}`);
+      if (res.status === 200 && res.json<{ resourceType: string }>().resourceType !== 'CapabilityStatement') cellIssues.push('not a CapabilityStatement');
+      cellIssues.push(...rateLimitHeaderIssues(res));
+      cellIssues.push(...diffSnapshots(before, await snapshot(stack), ['rateLimit']).map((d) => `wrote: ${d}`));
+      tally.record(cellIssues, () => `fhirMetadata / ${c.cell}`);
+      issues.push(...cellIssues.map((i) => `${c.cell}: ${i}`));
+    }
+    expect(issues).toEqual([]);
+  });
 });
 
 describe('auth matrix: existence of another patient’s records is not revealed', () => {
@@ -164,6 +206,51 @@ describe('auth matrix: existence of another patient’s records is not revealed'
     for (const v of routes) issues.push(...problemIssues(v.res, 404));
     if (new Set(routes.map((v) => v.comparable)).size !== 1) issues.push(`routes differ: ${routes.map((v) => v.comparable).join(' | ')}`);
     tally.record(issues, () => 'inbox existence');
+    expect(issues).toEqual([]);
+  });
+
+  const fhirReads = [
+    { type: 'Encounter', mine: 'demo-encounter-1', theirs: 'demo-encounter-2' },
+    { type: 'DocumentReference', mine: 'demo-note-1', theirs: 'demo-note-2' },
+    { type: 'Observation', mine: 'demo-assessment-1', theirs: 'demo-assessment-2' },
+  ];
+  async function outcome(path: string): Promise<{ res: Res; comparable: string }> {
+    const res = asRes(await call(stack, 'GET', path, { headers: { 'x-api-key': 'demo-fhir-key' } }));
+    const { text: _narrative, ...rest } = res.json<{ text?: unknown }>(); // the narrative quotes the request id
+    return { res, comparable: JSON.stringify({ status: res.status, contentType: res.headers['content-type'], body: rest }) };
+  }
+  for (const x of fhirReads) {
+    it(`FHIR ${x.type}: another patient's record (both directions) answers exactly like an unknown id`, async () => {
+      expect((await call(stack, 'GET', `/fhir/${x.type}/demo-patient-1..${x.mine}`, { headers: { 'x-api-key': 'demo-fhir-key' } })).status).toBe(200);
+      expect((await call(stack, 'GET', `/fhir/${x.type}/demo-patient-2..${x.theirs}`, { headers: { 'x-api-key': 'demo-fhir-key' } })).status).toBe(200);
+      const variants = [
+        await outcome(`/fhir/${x.type}/demo-patient-1..${x.theirs}`),
+        await outcome(`/fhir/${x.type}/demo-patient-2..${x.mine}`),
+        await outcome(`/fhir/${x.type}/demo-patient-1..no-such-record`),
+        await outcome(`/fhir/${x.type}/no-such-patient..${x.mine}`),
+        await outcome(`/fhir/${x.type}/${x.mine}`),
+      ];
+      const issues: string[] = [];
+      for (const v of variants) issues.push(...problemIssues(v.res, 404, 'fhir'));
+      if (new Set(variants.map((v) => v.comparable)).size !== 1) issues.push(`answers differ: ${variants.map((v) => v.comparable).join(' | ')}`);
+      tally.record(issues, () => `FHIR ${x.type} cross-patient`);
+      expect(issues).toEqual([]);
+    });
+  }
+
+  it('FHIR DiagnosticReport: a lab result read under another patient answers like an unknown id', async () => {
+    const id = await labReportId();
+    const result = id.split('..')[1]!;
+    const variants = [
+      await outcome(`/fhir/DiagnosticReport/demo-patient-2..${result}`),
+      await outcome('/fhir/DiagnosticReport/demo-patient-1..lr.5F0123456789abcdef0123456789abcdef'),
+      await outcome(`/fhir/DiagnosticReport/no-such-patient..${result}`),
+      await outcome('/fhir/Patient/no-such-patient/$everything').then((v) => ({ ...v, comparable: v.comparable.replace('Patient', 'DiagnosticReport') })),
+    ];
+    const issues: string[] = [];
+    for (const v of variants) issues.push(...problemIssues(v.res, 404, 'fhir'));
+    if (new Set(variants.slice(0, 3).map((v) => v.comparable)).size !== 1) issues.push(`answers differ: ${variants.map((v) => v.comparable).join(' | ')}`);
+    tally.record(issues, () => 'FHIR DiagnosticReport cross-patient');
     expect(issues).toEqual([]);
   });
 

@@ -35,6 +35,7 @@ export const BULK_KEYS = {
   results: { secret: 'rel-bulk-results-key', partnerId: 'demo-lab', scopes: [Scopes.ingestResults] as Scope[] },
   forms: { secret: 'rel-bulk-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms] as Scope[] },
   inbox: { secret: 'rel-bulk-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview] as Scope[] },
+  fhir: { secret: 'rel-bulk-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir] as Scope[] },
   /** every scope, partner demo-lab (like demo-all-key, plus the inbox) */
   all: { secret: 'rel-bulk-all-key', partnerId: 'demo-lab', scopes: [...ALL_SCOPES] as Scope[] },
 } as const;
@@ -154,12 +155,41 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
  * HTTP status, requestId equal to the x-request-id header), Cache-Control no-store.
  * `expected` narrows the status. Empty when all is well.
  */
-export function problemIssues(res: Res, expected?: number | readonly number[]): string[] {
+export function problemIssues(res: Res, expected?: number | readonly number[], format: 'problem' | 'fhir' = 'problem'): string[] {
   const issues: string[] = [];
   const allowed = expected === undefined ? undefined : Array.isArray(expected) ? expected : [expected as number];
   if (res.status < 400 || res.status > 499) issues.push(`status ${res.status} is not 4xx`);
   if (allowed && !allowed.includes(res.status)) issues.push(`status ${res.status}, expected ${allowed.join('/')}`);
-  return issues.concat(problemShapeIssues(res));
+  return issues.concat(format === 'fhir' ? outcomeShapeIssues(res) : problemShapeIssues(res));
+}
+
+const ISSUE_CODE_FOR_STATUS: Record<number, string> = { 400: 'invalid', 401: 'login', 403: 'forbidden', 404: 'not-found', 406: 'not-supported', 413: 'too-costly', 415: 'not-supported', 429: 'throttled', 500: 'exception', 503: 'transient' };
+
+/** The FHIR routes' error shape: an OperationOutcome whose issue code says the status, same headers. */
+export function outcomeShapeIssues(res: Res): string[] {
+  const issues: string[] = [];
+  if (res.headers['content-type'] !== 'application/fhir+json; charset=utf-8') issues.push(`content-type ${res.headers['content-type']}`);
+  let body: { resourceType?: unknown; issue?: Array<{ severity?: unknown; code?: unknown; diagnostics?: unknown }>; text?: { div?: unknown } } | undefined;
+  try {
+    body = JSON.parse(res.body) as typeof body;
+  } catch {
+    issues.push('body is not JSON');
+  }
+  if (body) {
+    if (body.resourceType !== 'OperationOutcome') issues.push('not an OperationOutcome');
+    const first = body.issue?.[0];
+    if (!first) issues.push('no issue');
+    else {
+      if (first.severity !== 'error' && first.severity !== 'fatal') issues.push(`severity ${String(first.severity)}`);
+      if (ISSUE_CODE_FOR_STATUS[res.status] && first.code !== ISSUE_CODE_FOR_STATUS[res.status]) issues.push(`issue code ${String(first.code)} for status ${res.status}`);
+      if (typeof first.diagnostics !== 'string' || first.diagnostics === '') issues.push('diagnostics missing');
+    }
+    const requestId = res.headers['x-request-id'];
+    if (!requestId) issues.push('x-request-id missing');
+    else if (typeof body.text?.div !== 'string' || !body.text.div.includes(requestId.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'))) issues.push('requestId not in the narrative');
+  }
+  if (res.headers['cache-control'] !== 'no-store') issues.push('cache-control is not no-store');
+  return issues;
 }
 
 /** The problem+json shape checks alone (any status). */

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { AuditTrail, outcomeForStatus } from '../../audit/audit-trail';
 import { dynamoDbClient } from '../../aws/clients';
-import { RecordNotFoundError } from '../../domain-errors';
+import { InvalidParameterError, RecordNotFoundError } from '../../domain-errors';
 import { tableName } from '../../dynamo/table-names';
 import { logger } from '../../observability/logger';
 import { DependencyUnavailableError, HttpProblem, isRetryableDependencyError } from '../problem';
@@ -22,6 +22,7 @@ function auditTrail(): AuditTrail {
 function statusOfError(error: unknown): number {
   if (error instanceof HttpProblem) return error.status;
   if (error instanceof RecordNotFoundError) return 404;
+  if (error instanceof InvalidParameterError) return 400;
   // the same mapping http-responses applies: what the caller was answered
   return isRetryableDependencyError(error) ? 503 : 500;
 }

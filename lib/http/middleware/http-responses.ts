@@ -1,7 +1,9 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { RecordNotFoundError } from '../../domain-errors';
+import { InvalidParameterError, RecordNotFoundError } from '../../domain-errors';
 import { logger } from '../../observability/logger';
-import { HttpProblem, isRetryableDependencyError, type ProblemBody } from '../problem';
+import { operationOutcome } from '../../fhir/operation-outcome';
+import { FHIR_CONTENT_TYPE } from '../fhir';
+import { HttpProblem, isRetryableDependencyError, type FieldError, type ProblemBody } from '../problem';
 import { newRequestId } from '../request-id';
 import { requestState, type MiddyRequest } from '../request-state';
 
@@ -51,6 +53,8 @@ export function httpResponses() {
       let problem: HttpProblem;
       if (error instanceof HttpProblem) {
         problem = error;
+      } else if (error instanceof InvalidParameterError) {
+        problem = new HttpProblem('validation', 'query parameters are missing or invalid', { errors: [{ parameter: error.parameter, message: error.problem }] });
       } else if (error instanceof RecordNotFoundError) {
         // one answer for "no such record" and "not this patient's record": existence is not revealed
         problem = new HttpProblem('notFound', `no ${error.what} with these ids was found`);
@@ -61,15 +65,27 @@ export function httpResponses() {
       } else {
         problem = new HttpProblem('internal', 'the request failed; it may have been partly applied: retry the same request (same x-request-id) to learn its outcome');
       }
-      if (!(error instanceof HttpProblem) && !(error instanceof RecordNotFoundError)) {
+      const expected = error instanceof HttpProblem || error instanceof RecordNotFoundError || error instanceof InvalidParameterError;
+      if (!expected) {
         logger.error('request.failed', { requestId, function: state?.endpoint.name, errorName: (error as Error | undefined)?.name ?? 'unknown' });
       }
       const body: ProblemBody = problem.toBody(requestId);
+      // FHIR routes answer the same problem as an OperationOutcome (same status, headers and text)
+      const fhir = state?.endpoint.format === 'fhir';
+      const rendered = fhir
+        ? JSON.stringify(operationOutcome({ status: body.status, detail: body.detail, requestId, fields: body.errors?.map(fieldLocation) }))
+        : JSON.stringify(body);
       request.response = decorate(
         request,
-        { statusCode: problem.status, headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...(problem.extras.headers ?? {}) }, body: JSON.stringify(body) },
-        error instanceof HttpProblem || error instanceof RecordNotFoundError ? undefined : (error as Error | undefined)?.name,
+        { statusCode: problem.status, headers: { 'content-type': fhir ? FHIR_CONTENT_TYPE : PROBLEM_CONTENT_TYPE, ...(problem.extras.headers ?? {}) }, body: rendered },
+        expected ? undefined : (error as Error | undefined)?.name,
       );
     },
   };
+}
+
+function fieldLocation(error: FieldError): { location: string; message: string } {
+  if ('parameter' in error) return { location: error.parameter, message: error.message };
+  if ('header' in error) return { location: `header ${error.header}`, message: error.message };
+  return { location: error.pointer, message: error.message };
 }

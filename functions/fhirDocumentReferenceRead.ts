@@ -1,0 +1,20 @@
+/**
+ * GET /fhir/DocumentReference/{id}  (scope interop:export:fhir) — a note (type LOINC 11506-3, the text as a text/plain UTF-8 attachment, author, encounter).
+ * The id is `<patient>..<record>` (lib/fhir/logical-id.ts): the record is read under that patient's
+ * key, so another patient's record, an unknown record and an id of the wrong shape are the same 404.
+ * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
+ */
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirChartDependencies } from '../lib/exports/fhir-dependencies';
+import { readDocumentReference } from '../lib/exports/fhir-exports';
+
+export const handler = httpEndpoint('fhirDocumentReferenceRead', async (request) => {
+  const id = requireLogicalIdParameter(request.event);
+  readFhirQuery(request.event, []);
+  requireFhirAcceptable(request.event);
+  request.audit({ action: 'fhir.note.read' });
+  const { patientId, recordId, resource } = await readDocumentReference(fhirChartDependencies(), id);
+  request.audit({ action: 'fhir.note.read', patientId, resourceIds: { noteId: recordId } });
+  return fhirResponse(resource);
+});

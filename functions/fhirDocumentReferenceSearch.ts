@@ -1,0 +1,20 @@
+/**
+ * GET /fhir/DocumentReference?patient=&_count=&_page_token=  (scope interop:export:fhir)
+ * A searchset Bundle of the patient's DocumentReference resources, in id order, `_count` per page (1-200,
+ * default 20), a `next` link while more remain. `patient` is required (`<id>` or `Patient/<id>`);
+ * an unknown patient has no matches (an empty Bundle). Any other parameter is a 400.
+ */
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirChartDependencies } from '../lib/exports/fhir-dependencies';
+import { searchChartRecords } from '../lib/exports/fhir-exports';
+
+export const handler = httpEndpoint('fhirDocumentReferenceSearch', async (request) => {
+  const query = readFhirQuery(request.event, ['patient', '_count', '_page_token']);
+  requireFhirAcceptable(request.event);
+  request.audit({ action: 'fhir.note.search' });
+  const search = { patient: query.patient!, count: query.count, pageToken: query.pageToken, baseUrl: fhirBaseUrl(request.event), now: request.now };
+  const { patientId, bundle, records } = await searchChartRecords(fhirChartDependencies(), 'DocumentReference', search);
+  request.audit({ action: 'fhir.note.search', ...(records > 0 ? { patientId } : {}), resourceIds: { count: String(query.count), records: String(records) } });
+  return fhirResponse(bundle);
+});

@@ -1,0 +1,20 @@
+/**
+ * GET /fhir/Encounter/{id}  (scope interop:export:fhir) — an encounter (class, period, attending, location, reason; diagnoses as contained Conditions, orders as contained ServiceRequests).
+ * The id is `<patient>..<record>` (lib/fhir/logical-id.ts): the record is read under that patient's
+ * key, so another patient's record, an unknown record and an id of the wrong shape are the same 404.
+ * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
+ */
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirChartDependencies } from '../lib/exports/fhir-dependencies';
+import { readEncounter } from '../lib/exports/fhir-exports';
+
+export const handler = httpEndpoint('fhirEncounterRead', async (request) => {
+  const id = requireLogicalIdParameter(request.event);
+  readFhirQuery(request.event, []);
+  requireFhirAcceptable(request.event);
+  request.audit({ action: 'fhir.encounter.read' });
+  const { patientId, recordId, resource } = await readEncounter(fhirChartDependencies(), id);
+  request.audit({ action: 'fhir.encounter.read', patientId, resourceIds: { encounterId: recordId } });
+  return fhirResponse(resource);
+});

@@ -1,0 +1,17 @@
+/**
+ * GET /fhir/metadata — the FHIR R4 CapabilityStatement. No key needed (a FHIR client asks before it
+ * has one): an `anonymous` route, counted against the caller's address by the authorizer, 429 past
+ * the anonymous limit. Lists exactly the FHIR routes of the endpoint list.
+ */
+import { HttpEndpoints } from '../lib/config/service';
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { capabilityStatement } from '../lib/fhir/capability-statement';
+
+const fhirPaths = HttpEndpoints.filter((e) => e.format === 'fhir').map((e) => e.path);
+
+export const handler = httpEndpoint('fhirMetadata', async (request) => {
+  readFhirQuery(request.event, []);
+  requireFhirAcceptable(request.event);
+  return fhirResponse(capabilityStatement(fhirPaths, fhirBaseUrl(request.event)));
+});

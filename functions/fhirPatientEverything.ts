@@ -1,0 +1,26 @@
+/**
+ * GET /fhir/Patient/{id}/$everything?_count=&_page_token=  (scope interop:export:fhir)
+ * A searchset Bundle: the Patient (first page), then the same records as the HL7 patient summary
+ * (Encounter, DocumentReference, assessment Observation, lab DiagnosticReport), newest first,
+ * `_count` per page (1-200, default 20), a `next` link while more remain.
+ */
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirLabDependencies } from '../lib/exports/fhir-dependencies';
+import { patientEverything } from '../lib/exports/fhir-exports';
+
+export const handler = httpEndpoint('fhirPatientEverything', async (request) => {
+  const id = requireLogicalIdParameter(request.event);
+  const query = readFhirQuery(request.event, ['_count', '_page_token']);
+  requireFhirAcceptable(request.event);
+  request.audit({ action: 'fhir.patient.everything' });
+  const { patientId, bundle, records } = await patientEverything(fhirLabDependencies(), {
+    patient: id,
+    count: query.count,
+    pageToken: query.pageToken,
+    baseUrl: fhirBaseUrl(request.event),
+    now: request.now,
+  });
+  request.audit({ action: 'fhir.patient.everything', patientId, resourceIds: { count: String(query.count), records: String(records) } });
+  return fhirResponse(bundle);
+});

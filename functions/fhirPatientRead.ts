@@ -1,0 +1,20 @@
+/**
+ * GET /fhir/Patient/{id}  (scope interop:export:fhir) — the patient's demographics as an R4 Patient
+ * (US Core-style: MRN identifier, name, telecom, gender, birthDate, address, race/ethnicity).
+ * 400 malformed id or unsupported parameter, 404 unknown patient, 406 when Accept excludes FHIR JSON;
+ * errors are OperationOutcome.
+ */
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirChartDependencies } from '../lib/exports/fhir-dependencies';
+import { readPatient } from '../lib/exports/fhir-exports';
+
+export const handler = httpEndpoint('fhirPatientRead', async (request) => {
+  const id = requireLogicalIdParameter(request.event);
+  readFhirQuery(request.event, []);
+  requireFhirAcceptable(request.event);
+  request.audit({ action: 'fhir.patient.read' });
+  const { patientId, resource } = await readPatient(fhirChartDependencies(), id);
+  request.audit({ action: 'fhir.patient.read', patientId });
+  return fhirResponse(resource);
+});

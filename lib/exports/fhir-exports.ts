@@ -1,0 +1,200 @@
+/**
+ * The FHIR R4 reads as domain operations: read what the resource needs from the chart and the lab
+ * results by keys that include the patient (a logical id carries it, lib/fhir/logical-id.ts), map
+ * with lib/fhir. An id of another patient's record, an id that names no record and an id of the
+ * wrong shape all give the same RecordNotFoundError: existence is never revealed.
+ */
+import type { Bundle, DiagnosticReport, DocumentReference, Encounter, Observation, Patient, Resource } from '@medplum/fhirtypes';
+import type { ChartStore } from '../chart/chart-store';
+import type { ChartRecord } from '../chart/types';
+import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
+import {
+  assessmentObservation,
+  documentReferenceResource,
+  encounterResource,
+  labDiagnosticReport,
+  logicalId,
+  patientIdOf,
+  patientResource,
+  recordIdsOf,
+  searchsetBundle,
+  type LabResultRecord,
+} from '../fhir';
+import { decodePageToken, encodePageToken } from './fhir-page-token';
+
+/** Lab results as the FHIR reads need them (decrypted summaries, keyed by patient). */
+export interface LabResultPages {
+  page(patientId: string, limit: number, before?: string): Promise<Array<{ summary: LabResultRecord; position: string }>>;
+  one(patientId: string, resultId: string): Promise<LabResultRecord | undefined>;
+}
+
+export interface FhirExportDependencies {
+  chart: ChartStore;
+  labs?: LabResultPages;
+}
+
+class InvalidPageTokenError extends InvalidParameterError {
+  constructor() {
+    super('_page_token', 'is not a page token this server issued for this search');
+  }
+}
+
+export interface SearchRequest {
+  /** the Patient logical id from `patient=` or the path */
+  patient: string;
+  count: number;
+  pageToken?: string;
+  baseUrl: string;
+  now: Date;
+}
+
+export async function readPatient(deps: FhirExportDependencies, id: string): Promise<{ patientId: string; resource: Patient }> {
+  const patientId = patientIdOf(id);
+  const patient = patientId === undefined ? undefined : await deps.chart.getPatient(patientId);
+  if (!patientId || !patient) throw new RecordNotFoundError('Patient');
+  return { patientId, resource: patientResource(patient) };
+}
+
+type ChartRead<R> = { patientId: string; recordId: string; resource: R };
+
+export async function readEncounter(deps: FhirExportDependencies, id: string): Promise<ChartRead<Encounter>> {
+  const ids = recordIdsOf(id);
+  const record = ids ? await deps.chart.getEncounter(ids.patientId, ids.recordId) : undefined;
+  if (!ids || !record) throw new RecordNotFoundError('Encounter');
+  return { ...ids, resource: encounterResource(record) };
+}
+
+export async function readDocumentReference(deps: FhirExportDependencies, id: string): Promise<ChartRead<DocumentReference>> {
+  const ids = recordIdsOf(id);
+  const record = ids ? await deps.chart.getNote(ids.patientId, ids.recordId) : undefined;
+  if (!ids || !record) throw new RecordNotFoundError('DocumentReference');
+  return { ...ids, resource: documentReferenceResource(record) };
+}
+
+export async function readAssessmentObservation(deps: FhirExportDependencies, id: string): Promise<ChartRead<Observation>> {
+  const ids = recordIdsOf(id);
+  const record = ids ? await deps.chart.getAssessment(ids.patientId, ids.recordId) : undefined;
+  if (!ids || !record) throw new RecordNotFoundError('Observation');
+  return { ...ids, resource: assessmentObservation(record) };
+}
+
+export async function readDiagnosticReport(deps: FhirExportDependencies, id: string): Promise<ChartRead<DiagnosticReport>> {
+  const ids = recordIdsOf(id);
+  const lab = ids && deps.labs ? await deps.labs.one(ids.patientId, ids.recordId) : undefined;
+  if (!ids || !lab) throw new RecordNotFoundError('DiagnosticReport');
+  return { ...ids, resource: labDiagnosticReport(ids.patientId, lab) };
+}
+
+function chartResource(record: ChartRecord): Resource {
+  switch (record.kind) {
+    case 'encounter':
+      return encounterResource(record.record);
+    case 'note':
+      return documentReferenceResource(record.record);
+    case 'assessment':
+      return assessmentObservation(record.record);
+  }
+}
+
+function query(count: number, token?: string): string {
+  return `_count=${count}${token ? `&_page_token=${token}` : ''}`;
+}
+
+/**
+ * Patient/{id}/$everything: the Patient (first page only) and the same records as the HL7 patient
+ * summary (encounters, notes, assessments, lab results), newest first, `count` per page. Both
+ * sources are read from where the previous page stopped (count + 1 each, to know whether more
+ * exist) and merged as the summary merges them: by instant, a lab result before a chart record
+ * only when strictly newer.
+ */
+export async function patientEverything(deps: FhirExportDependencies, request: SearchRequest): Promise<{ patientId: string; bundle: Bundle; records: number }> {
+  const patientId = patientIdOf(request.patient);
+  if (!patientId) throw new RecordNotFoundError('Patient');
+  const token = request.pageToken === undefined ? undefined : decodePageToken(request.pageToken, 'e');
+  if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();
+  const [timeline, labs, patientAgain] = await Promise.all([
+    deps.chart.timelinePage(patientId, request.count + 1, token?.c),
+    deps.labs ? deps.labs.page(patientId, request.count + 1, token?.l) : Promise.resolve([]),
+    token ? deps.chart.getPatient(patientId) : Promise.resolve(undefined),
+  ]);
+  const patient = token ? patientAgain : timeline.patient;
+  if (!patient) throw new RecordNotFoundError('Patient');
+  const merged = [
+    ...timeline.entries.map((e, i) => ({ at: Date.parse(e.record.at), source: 0, order: i, chart: e })),
+    ...labs.map((l, i) => ({ at: Date.parse(l.summary.resultedAt), source: 1, order: i, lab: l })),
+  ].sort((a, b) => b.at - a.at || a.source - b.source || a.order - b.order);
+  const page = merged.slice(0, request.count);
+  let c = token?.c;
+  let l = token?.l;
+  const resources: Resource[] = token ? [] : [patientResource(patient)];
+  for (const entry of page) {
+    if ('chart' in entry && entry.chart) {
+      resources.push(chartResource(entry.chart.record));
+      c = entry.chart.position;
+    } else if ('lab' in entry && entry.lab) {
+      resources.push(labDiagnosticReport(patientId, entry.lab.summary));
+      l = entry.lab.position;
+    }
+  }
+  const self = `Patient/${request.patient}/$everything?${query(request.count, request.pageToken)}`;
+  const next = merged.length > request.count ? encodePageToken({ k: 'e', ...(c ? { c } : {}), ...(l ? { l } : {}) }) : undefined;
+  const bundle = searchsetBundle({
+    baseUrl: request.baseUrl,
+    selfPath: self,
+    nextPath: next ? `Patient/${request.patient}/$everything?${query(request.count, next)}` : undefined,
+    resources,
+    now: request.now,
+  });
+  return { patientId, bundle, records: page.length };
+}
+
+const SEARCH_KIND = { Encounter: 'encounter', DocumentReference: 'note' } as const;
+
+/** Encounter?patient= / DocumentReference?patient=: the patient's records of one kind in id order. */
+export async function searchChartRecords(
+  deps: FhirExportDependencies,
+  type: keyof typeof SEARCH_KIND,
+  request: SearchRequest,
+): Promise<{ patientId?: string; bundle: Bundle; records: number }> {
+  const patientId = patientIdOf(request.patient);
+  const token = request.pageToken === undefined ? undefined : decodePageToken(request.pageToken, 's');
+  if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();
+  const kind = SEARCH_KIND[type];
+  const found = patientId ? await deps.chart.recordsOfKind(patientId, kind, request.count + 1, token?.a) : [];
+  const page = found.slice(0, request.count);
+  const resources = page.map((record) =>
+    kind === 'encounter' ? encounterResource(record as Parameters<typeof encounterResource>[0]) : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0]),
+  );
+  const lastId = (record: (typeof page)[number]): string => (kind === 'encounter' ? (record as { encounterId: string }).encounterId : (record as { noteId: string }).noteId);
+  const next = found.length > request.count && page.length > 0 ? encodePageToken({ k: 's', a: lastId(page[page.length - 1]!) }) : undefined;
+  const patientParam = `patient=${request.patient}`;
+  const bundle = searchsetBundle({
+    baseUrl: request.baseUrl,
+    selfPath: `${type}?${patientParam}&${query(request.count, request.pageToken)}`,
+    nextPath: next ? `${type}?${patientParam}&${query(request.count, next)}` : undefined,
+    resources,
+    now: request.now,
+  });
+  return { patientId, bundle, records: page.length };
+}
+
+/** DiagnosticReport?patient=: the patient's lab results, newest first. */
+export async function searchDiagnosticReports(deps: FhirExportDependencies, request: SearchRequest): Promise<{ patientId?: string; bundle: Bundle; records: number }> {
+  const patientId = patientIdOf(request.patient);
+  const token = request.pageToken === undefined ? undefined : decodePageToken(request.pageToken, 'l');
+  if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();
+  const found = patientId && deps.labs ? await deps.labs.page(patientId, request.count + 1, token?.l) : [];
+  const page = found.slice(0, request.count);
+  const next = found.length > request.count && page.length > 0 ? encodePageToken({ k: 'l', l: page[page.length - 1]!.position }) : undefined;
+  const patientParam = `patient=${request.patient}`;
+  const bundle = searchsetBundle({
+    baseUrl: request.baseUrl,
+    selfPath: `DiagnosticReport?${patientParam}&${query(request.count, request.pageToken)}`,
+    nextPath: next ? `DiagnosticReport?${patientParam}&${query(request.count, next)}` : undefined,
+    resources: page.map((p) => labDiagnosticReport(patientId!, p.summary)),
+    now: request.now,
+  });
+  return { patientId, bundle, records: page.length };
+}
+
+export { logicalId };

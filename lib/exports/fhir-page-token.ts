@@ -1,0 +1,47 @@
+/**
+ * Page tokens of the FHIR searches: where the next page continues, never an offset, so a page is one
+ * bounded Query per source whatever the page number. base64url of a small JSON object:
+ *   $everything          { k: 'e', c?: <chart timeline position>, l?: <lab result position> }
+ *   Encounter/DocRef     { k: 's', a: <last record id> }
+ *   DiagnosticReport     { k: 'l', l: <lab result position> }
+ * A token only moves the start inside the partition of the patient named in the same request, so an
+ * edited token can reorder or skip that patient's records but never reach another patient's.
+ * Anything that does not decode to one of these shapes is refused (400).
+ */
+
+export type EverythingToken = { k: 'e'; c?: string; l?: string };
+export type SearchToken = { k: 's'; a: string };
+export type LabToken = { k: 'l'; l: string };
+export type PageToken = EverythingToken | SearchToken | LabToken;
+
+const TIMELINE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#(encounter|note|assessment)#[A-Za-z0-9._:-]{1,128}$/;
+const LAB_POSITION = /^[0-9A-Za-z:.#_-]{1,200}$/;
+const CHART_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function encodePageToken(token: PageToken): string {
+  return Buffer.from(JSON.stringify(token), 'utf8').toString('base64url');
+}
+
+export function decodePageToken<K extends PageToken['k']>(text: string, kind: K): Extract<PageToken, { k: K }> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const t = value as Record<string, unknown>;
+  if (t.k !== kind) return undefined;
+  const keys = Object.keys(t);
+  const ok = (name: string, pattern: RegExp, required: boolean) => (t[name] === undefined ? !required : typeof t[name] === 'string' && pattern.test(t[name] as string));
+  switch (kind) {
+    case 'e':
+      return keys.every((k) => ['k', 'c', 'l'].includes(k)) && ok('c', TIMELINE, false) && ok('l', LAB_POSITION, false) ? (t as Extract<PageToken, { k: K }>) : undefined;
+    case 's':
+      return keys.every((k) => ['k', 'a'].includes(k)) && ok('a', CHART_ID, true) ? (t as Extract<PageToken, { k: K }>) : undefined;
+    case 'l':
+      return keys.every((k) => ['k', 'l'].includes(k)) && ok('l', LAB_POSITION, true) ? (t as Extract<PageToken, { k: K }>) : undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * Chart records as FHIR R4 resources (US Core-style where that is simple). Pure: the chart model
+ * in, plain JSON out; no I/O, no clock (times come from the records), nothing shared with lib/hl7
+ * but the chart model itself. Text goes through lib/fhir/text.ts (kept exactly, except what R4 JSON
+ * cannot carry).
+ *
+ *   Patient            MRN identifier (type MR, system from the assigning authority), name, telecom,
+ *                      gender, birthDate, address, marital status, language, US Core race and
+ *                      ethnicity extensions, general practitioner, contacts (next of kin)
+ *   Encounter          status from the discharge time, class, period, attending, location, reason;
+ *                      diagnoses as contained Conditions, orders as contained ServiceRequests
+ *   DocumentReference  a note: type LOINC 11506-3 Progress note, category clinical-note, the text as
+ *                      a text/plain UTF-8 attachment (base64, byte for byte), author, encounter
+ *   Observation        an assessment: one Observation (category survey) whose components are the
+ *                      items; the total is the value, the interpretation its interpretation text
+ *
+ * Clinicians are references by identifier (the chart's clinician id) with a display name: the chart
+ * holds no Practitioner records to point at. `meta.lastUpdated` is not set on chart resources: the
+ * chart table stores no modification time, and an invented one would be wrong.
+ */
+import type {
+  Address as FhirAddress,
+  CodeableConcept,
+  Condition,
+  ContactPoint,
+  DocumentReference,
+  Encounter as FhirEncounter,
+  Extension,
+  HumanName,
+  Identifier,
+  Observation,
+  ObservationComponent,
+  Patient as FhirPatient,
+  Practitioner,
+  Reference,
+  ServiceRequest,
+} from '@medplum/fhirtypes';
+import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, Note, Patient, PersonName } from '../chart/types';
+import { logicalId } from './logical-id';
+import { numericValue } from './numeric';
+import { Systems, codeableConcept, encounterClass, GENDER, requiredConcept, serviceRequestStatus } from './terminology';
+import { fhirCode, fhirString, nonEmpty, present } from './text';
+
+export const US_CORE = {
+  patient: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-patient',
+  race: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-race',
+  ethnicity: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-ethnicity',
+} as const;
+
+/** Identifier system of MRNs: one URN per assigning authority (the chart names authorities, not URIs). */
+export function mrnSystem(assigningAuthority: string): string {
+  return `urn:interop:mrn:${encodeURIComponent(fhirString(assigningAuthority) ?? 'unknown')}`;
+}
+
+/** Identifier system of the chart's clinician ids. */
+export const CLINICIAN_ID_SYSTEM = 'urn:interop:clinician';
+
+export function patientReference(patientId: string): Reference<FhirPatient> {
+  return { reference: `Patient/${logicalId(patientId)}` };
+}
+
+export function encounterReference(patientId: string, encounterId: string): Reference<FhirEncounter> {
+  return { reference: `Encounter/${logicalId(patientId, encounterId)}` };
+}
+
+export function humanName(name: PersonName, use?: HumanName['use']): HumanName | undefined {
+  const given = [fhirString(name.given), fhirString(name.middle)].filter((g): g is string => g !== undefined);
+  const prefix = fhirString(name.prefix);
+  const suffix = fhirString(name.suffix);
+  const family = fhirString(name.family);
+  if (family === undefined && given.length === 0) return undefined;
+  return {
+    ...present('use', use),
+    ...present('family', family),
+    ...nonEmpty('given', given),
+    ...nonEmpty('prefix', prefix === undefined ? [] : [prefix]),
+    ...nonEmpty('suffix', suffix === undefined ? [] : [suffix]),
+  };
+}
+
+/** "Dr Pat Quinn Practitioner NP": prefix, given, middle, family, suffix. */
+export function displayName(name: PersonName): string | undefined {
+  return fhirString([name.prefix, name.given, name.middle, name.family, name.suffix].filter((p) => typeof p === 'string' && p !== '').join(' '));
+}
+
+export function clinicianReference(clinician: Clinician): Reference<Practitioner> | undefined {
+  const id = fhirString(clinician.id);
+  const display = displayName(clinician.name);
+  if (id === undefined && display === undefined) return undefined;
+  return { ...(id !== undefined ? { identifier: { system: CLINICIAN_ID_SYSTEM, value: id } } : {}), ...present('display', display) };
+}
+
+function cdcCodedExtension(url: string, value: CodedValue): Extension | undefined {
+  // US Core: ombCategory (CDC race and ethnicity code system) when the code is a CDC code, and text (required)
+  const cdc = /^\d{4}-\d$/.test(value.code);
+  const text = fhirString(value.display) ?? fhirString(value.code);
+  if (text === undefined) return undefined;
+  return {
+    url,
+    extension: [
+      ...(cdc ? [{ url: 'ombCategory', valueCoding: { system: Systems.cdcRace, code: value.code, ...present('display', fhirString(value.display)) } }] : []),
+      { url: 'text', valueString: text },
+    ],
+  };
+}
+
+function defined<T>(list: Array<T | undefined>): T[] {
+  return list.filter((x): x is T => x !== undefined);
+}
+
+export function patientResource(patient: Patient): FhirPatient {
+  const identifier: Identifier = {
+    use: 'usual',
+    type: { coding: [{ system: Systems.v2IdentifierType, code: 'MR', display: 'Medical record number' }], text: 'Medical record number' },
+    system: mrnSystem(patient.assigningAuthority),
+    ...present('value', fhirString(patient.mrn)),
+    ...present('assigner', fhirString(patient.assigningAuthority) === undefined ? undefined : { display: fhirString(patient.assigningAuthority)! }),
+  };
+  const telecom: ContactPoint[] = defined([
+    fhirString(patient.phone) === undefined ? undefined : { system: 'phone', value: fhirString(patient.phone)!, use: 'home' },
+    fhirString(patient.email) === undefined ? undefined : { system: 'email', value: fhirString(patient.email)! },
+  ]);
+  const a = patient.address;
+  const address: FhirAddress | undefined = a
+    ? {
+        ...nonEmpty('line', defined([fhirString(a.line1), fhirString(a.line2)])),
+        ...present('city', fhirString(a.city)),
+        ...present('state', fhirString(a.state)),
+        ...present('postalCode', fhirString(a.postalCode)),
+        ...present('country', fhirString(a.country)),
+      }
+    : undefined;
+  const extension = defined([
+    patient.race ? cdcCodedExtension(US_CORE.race, patient.race) : undefined,
+    patient.ethnicity ? cdcCodedExtension(US_CORE.ethnicity, patient.ethnicity) : undefined,
+  ]);
+  const name = humanName(patient.name, 'official');
+  const language = patient.language ? codeableConcept(patient.language, patient.language.system === 'HL70296' ? Systems.bcp47 : undefined) : undefined;
+  const contacts = (patient.nextOfKin ?? []).flatMap((kin) => {
+    const relationship = kin.relationship ? codeableConcept(kin.relationship) : undefined;
+    const kinName = humanName(kin.name);
+    const phone = fhirString(kin.phone);
+    const contact = {
+      ...nonEmpty('relationship', defined([relationship])),
+      ...present('name', kinName),
+      ...nonEmpty('telecom', phone === undefined ? [] : [{ system: 'phone' as const, value: phone }]),
+    };
+    return Object.keys(contact).length ? [contact] : [];
+  });
+  const gp = patient.primaryCareProvider ? clinicianReference(patient.primaryCareProvider) : undefined;
+  return {
+    resourceType: 'Patient',
+    id: logicalId(patient.patientId),
+    meta: { profile: [US_CORE.patient] },
+    ...nonEmpty('extension', extension),
+    identifier: [identifier],
+    ...nonEmpty('name', defined([name])),
+    ...nonEmpty('telecom', telecom),
+    ...present('gender', patient.sex ? (GENDER[patient.sex] ?? 'unknown') : undefined),
+    ...present('birthDate', patient.birthDate),
+    ...nonEmpty('address', address && Object.keys(address).length ? [address] : []),
+    ...present('maritalStatus', patient.maritalStatus ? codeableConcept(patient.maritalStatus) : undefined),
+    ...nonEmpty('contact', contacts),
+    ...nonEmpty('communication', language ? [{ language }] : []),
+    ...nonEmpty('generalPractitioner', defined([gp])),
+  };
+}
+
+function diagnosisCondition(patientId: string, container: Reference<FhirEncounter>, diagnosis: CodedValue, index: number): Condition {
+  return {
+    resourceType: 'Condition',
+    id: `diagnosis-${index + 1}`,
+    category: [{ coding: [{ system: Systems.conditionCategory, code: 'encounter-diagnosis', display: 'Encounter Diagnosis' }] }],
+    code: requiredConcept(diagnosis, 'Diagnosis without a code'),
+    subject: patientReference(patientId),
+    encounter: container,
+  };
+}
+
+function orderRequest(patientId: string, container: Reference<FhirEncounter>, order: NonNullable<Encounter['orders']>[number], index: number): ServiceRequest {
+  const requester = order.orderingProvider ? clinicianReference(order.orderingProvider) : undefined;
+  return {
+    resourceType: 'ServiceRequest',
+    id: `order-${index + 1}`,
+    identifier: [{ type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] }, ...present('value', fhirString(order.orderId)) }],
+    status: serviceRequestStatus(order.status),
+    intent: 'order',
+    code: requiredConcept(order.code, 'Order without a code'),
+    subject: patientReference(patientId),
+    encounter: container,
+    ...present('authoredOn', order.orderedAt),
+    ...present('requester', requester),
+  };
+}
+
+export function encounterResource(encounter: Encounter): FhirEncounter {
+  // contained resources point back at their container with `#`
+  const container: Reference<FhirEncounter> = { reference: '#' };
+  const diagnoses = (encounter.diagnoses ?? []).map((d, i) => diagnosisCondition(encounter.patientId, container, d, i));
+  const orders = (encounter.orders ?? []).map((o, i) => orderRequest(encounter.patientId, container, o, i));
+  const attending = encounter.attending ? clinicianReference(encounter.attending) : undefined;
+  const reason = fhirString(encounter.reason);
+  const location = fhirString(encounter.location);
+  return {
+    resourceType: 'Encounter',
+    id: logicalId(encounter.patientId, encounter.encounterId),
+    ...nonEmpty('contained', [...diagnoses, ...orders]),
+    identifier: [{ type: { coding: [{ system: Systems.v2IdentifierType, code: 'VN', display: 'Visit number' }] }, value: encounter.encounterId }],
+    status: encounter.dischargeAt ? 'finished' : 'in-progress',
+    class: encounterClass(encounter.patientClass),
+    subject: patientReference(encounter.patientId),
+    ...nonEmpty('basedOn', orders.map((o) => ({ reference: `#${o.id}` }))),
+    ...nonEmpty(
+      'participant',
+      attending ? [{ type: [{ coding: [{ system: Systems.v3ParticipationType, code: 'ATND', display: 'attender' }] }], individual: attending }] : [],
+    ),
+    period: { start: encounter.admitAt, ...present('end', encounter.dischargeAt) },
+    ...nonEmpty('reasonCode', reason === undefined ? [] : [{ text: reason }]),
+    ...nonEmpty('diagnosis', diagnoses.map((d, i) => ({ condition: { reference: `#${d.id}` }, rank: i + 1 }))),
+    ...nonEmpty('location', location === undefined ? [] : [{ location: { display: location } }]),
+  };
+}
+
+export const NOTE_CONTENT_TYPE = 'text/plain; charset=utf-8';
+
+export function documentReferenceResource(note: Note): DocumentReference {
+  const author = clinicianReference(note.author);
+  return {
+    resourceType: 'DocumentReference',
+    id: logicalId(note.patientId, note.noteId),
+    identifier: [{ value: note.noteId }],
+    status: 'current',
+    docStatus: 'final',
+    type: { coding: [{ system: Systems.loinc, code: '11506-3', display: 'Progress note' }], text: 'Progress note' },
+    category: [{ coding: [{ system: Systems.usCoreDocumentCategory, code: 'clinical-note', display: 'Clinical Note' }] }],
+    subject: patientReference(note.patientId),
+    date: note.createdAt,
+    ...nonEmpty('author', defined([author])),
+    content: [
+      {
+        attachment: {
+          contentType: NOTE_CONTENT_TYPE,
+          // the text byte for byte (UTF-8): nothing is escaped, dropped or re-wrapped
+          ...(note.text.length > 0 ? { data: Buffer.from(note.text, 'utf8').toString('base64') } : {}),
+          creation: note.createdAt,
+        },
+      },
+    ],
+    ...(note.encounterId ? { context: { encounter: [encounterReference(note.patientId, note.encounterId)] } } : {}),
+  };
+}
+
+/** The note text back from a DocumentReference's attachment. */
+export function noteTextOf(document: DocumentReference): string | undefined {
+  const data = document.content?.[0]?.attachment?.data;
+  return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+}
+
+function itemComponent(item: AssessmentItem): ObservationComponent {
+  const code = requiredConcept(item.code, 'Item without a code');
+  switch (item.kind) {
+    case 'numeric': {
+      // a number, or text that is a plain decimal printing back identically; any other text stays text
+      const value = typeof item.value === 'number' ? item.value : typeof item.value === 'string' ? (numericValue(item.value) ?? Number.NaN) : Number.NaN;
+      if (!Number.isFinite(value)) {
+        const text = fhirString(typeof item.value === 'object' ? (item.value as CodedValue).code : String(item.value));
+        return { code, ...present('valueString', text) };
+      }
+      const unit = fhirString(item.units);
+      const ucum = unit !== undefined && fhirCode(unit) === unit ? unit : undefined;
+      return { code, valueQuantity: { value, ...present('unit', unit), ...(ucum ? { system: Systems.ucum, code: ucum } : {}) } };
+    }
+    case 'coded': {
+      const coded = typeof item.value === 'object' && item.value !== null ? (item.value as CodedValue) : { code: String(item.value) };
+      return { code, ...present('valueCodeableConcept', codeableConcept(coded)) };
+    }
+    case 'text':
+    default:
+      return { code, ...present('valueString', fhirString(typeof item.value === 'object' && item.value !== null ? (item.value as CodedValue).code : String(item.value))) };
+  }
+}
+
+const TOTAL_CODE: CodeableConcept = { coding: [{ code: 'TOTAL', display: 'Total score' }], text: 'Total score' };
+
+function sameCode(a: CodeableConcept, b: CodeableConcept): boolean {
+  return (a.coding ?? []).some((x) => (b.coding ?? []).some((y) => x.code === y.code && x.system === y.system));
+}
+
+/**
+ * An assessment as one Observation: components carry the items (numeric -> Quantity with the units
+ * as UCUM code when they are one, text -> string, coded -> CodeableConcept). The total is
+ * `value[x]` (valueInteger when whole) unless an item has the panel's own code (obs-7 forbids the
+ * value then), in which case it is a `TOTAL` component. The interpretation text is
+ * `interpretation[0].text`.
+ */
+export function assessmentObservation(assessment: Assessment): Observation {
+  const code = requiredConcept(assessment.code, 'Assessment without a code');
+  const components = assessment.items.map(itemComponent);
+  const total = assessment.total;
+  const totalValue =
+    typeof total === 'number' && Number.isFinite(total) ? (Number.isInteger(total) && Math.abs(total) <= 2147483647 ? { valueInteger: total } : { valueQuantity: { value: total } }) : undefined;
+  const panelCodeRepeated = components.some((c) => sameCode(c.code, code));
+  if (totalValue && panelCodeRepeated) components.push({ code: TOTAL_CODE, ...totalValue });
+  const performer = assessment.performer ? clinicianReference(assessment.performer) : undefined;
+  const interpretation = fhirString(assessment.interpretation);
+  return {
+    resourceType: 'Observation',
+    id: logicalId(assessment.patientId, assessment.assessmentId),
+    identifier: [{ value: assessment.assessmentId }],
+    status: 'final',
+    category: [{ coding: [{ system: Systems.observationCategory, code: 'survey', display: 'Survey' }] }],
+    code,
+    subject: patientReference(assessment.patientId),
+    ...(assessment.encounterId ? { encounter: encounterReference(assessment.patientId, assessment.encounterId) } : {}),
+    effectiveDateTime: assessment.performedAt,
+    ...nonEmpty('performer', defined([performer])),
+    ...(totalValue && !panelCodeRepeated ? totalValue : {}),
+    ...nonEmpty('interpretation', interpretation === undefined ? [] : [{ text: interpretation }]),
+    ...nonEmpty('component', components),
+  };
+}
