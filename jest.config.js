@@ -12,5 +12,7 @@ module.exports = {
   // a hang guard, not a performance target (those live in npm run bench): the reliability suites'
   // 2,000-case loops take ~5 s alone but minutes on a machine whose two cores are shared
   testTimeout: 300000,
+  // two workers on the two cores of CI: the suites spend much of their time waiting on loopback servers
+  maxWorkers: 2,
   setupFiles: ['<rootDir>/test/setup-env.js'],
 };

@@ -16,6 +16,15 @@ describe('shortIdentifier', () => {
     expect(shortIdentifier('x'.repeat(23), IDENTIFIER_LENGTH.ei)).toHaveLength(22);
   });
 
+  test('the short form of a short form is itself (a receiver sends our id back); a shorter look-alike is hashed', () => {
+    for (const max of [IDENTIFIER_LENGTH.cx, IDENTIFIER_LENGTH.ei]) {
+      const short = shortIdentifier('demo-clinician-1-with-a-long-id', max);
+      expect(shortIdentifier(short, max)).toBe(short);
+    }
+    expect(shortIdentifier('_0', IDENTIFIER_LENGTH.cx)).toMatch(/^_[0-9A-HJKMNP-TV-Z]{14}$/);
+    expect(shortIdentifier('_0', IDENTIFIER_LENGTH.cx)).not.toBe('_0');
+  });
+
   test('property: within the length, stable, and a hashed form never equals a plain id', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 40 }), fc.constantFrom(15, 22), (id, max) => {

@@ -65,12 +65,13 @@ export function isPlainIdentifier(id: string, maxLength: number): boolean {
 const SHORT_FORM = /^_[0-9A-HJKMNP-TV-Z]+$/;
 
 /**
- * True when `id` already is a short form that fits `maxLength`: a receiver that filed our short form
+ * True when `id` already is a short form of `maxLength` (`_` and maxLength - 1 base-32 digits, the
+ * only length a hashed id has): a receiver that filed our short form
  * and sends it back (an inbound ADT naming the clinician `_10VR8TK2K4YD8T`) gets the same id again,
  * not a hash of the hash.
  */
 export function isShortForm(id: string, maxLength: number): boolean {
-  return id.length >= 2 && id.length <= maxLength && SHORT_FORM.test(id);
+  return maxLength >= 2 && id.length === maxLength && SHORT_FORM.test(id);
 }
 
 /** The short form of `id` within `maxLength` characters (see the comment at the top of this file). */

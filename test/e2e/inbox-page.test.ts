@@ -169,6 +169,8 @@ describeWithBrowser('the inbox page in a browser', () => {
     await expect(page.getByRole('button', { name: /Route to/ }).count()).resolves.toBe(0);
     await expect(page.getByText('read only').isVisible()).resolves.toBe(true);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    // on failure, the page as it was is in the temp dir
+    if (overflow > 0) await page.screenshot({ path: path.join(tmpdir(), 'inbox-overflow.png'), fullPage: true });
     expect(overflow).toBeLessThanOrEqual(0);
     await expectNoAxeViolations(page);
     await context.close();

@@ -31,12 +31,14 @@ const RUNS = 200;
  * Identifier short forms and coding system names, written here again from README / identifiers.ts's
  * description (not imported from the encoder): an id that fits and holds only printable ASCII other
  * than space, `_` and the delimiters is kept; any other is `_` + the first (max - 1) base-32 digits
- * (0-9 A-Z without I L O U) of its SHA-256.
+ * (0-9 A-Z without I L O U) of its SHA-256; an id that already is such a short form of that length is kept.
  */
 const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 function expectedShortId(id: string | undefined, max: number): string | undefined {
   if (id === undefined || id.trim() === '') return id;
   if (id.length <= max && /^[!-~]+$/.test(id) && !/[|^~\\&_]/.test(id)) return id;
+  // a short form that comes back (exactly max long: `_` + max - 1 base-32 digits) is kept as it is
+  if (id.length === max && /^_[0-9A-HJKMNP-TV-Z]+$/.test(id)) return id;
   const bits = [...createHash('sha256').update(id, 'utf8').digest()].map((byte) => byte.toString(2).padStart(8, '0')).join('');
   let digits = '';
   for (let index = 0; index + 5 <= bits.length && digits.length < max - 1; index += 5) digits += BASE32[parseInt(bits.slice(index, index + 5), 2)];

@@ -20,6 +20,13 @@ const REASONS: Record<string, string> = {
   demographics_mismatch: 'Named patient does not fit',
 };
 
+/** A matcher reason (`first_name_exact:+7.8`) in words: `first name exact (+7.8)`. */
+function reasonText(reason: string): string {
+  const at = reason.lastIndexOf(':');
+  const name = (at > 0 ? reason.slice(0, at) : reason).replace(/_/g, ' ');
+  return at > 0 ? `${name} (${reason.slice(at + 1)})` : name;
+}
+
 function waited(since: string, now: number): string {
   const minutes = Math.max(0, Math.round((now - Date.parse(since)) / 60_000));
   if (minutes < 60) return `${minutes} min`;
@@ -258,7 +265,7 @@ function PacketView({ api, packetId, canRoute, onBack, onRouted }: { api: InboxA
                     <h4>Why it was considered</h4>
                     <ul>
                       {reasonsOf(chart.patientId).map((r) => (
-                        <li key={r}>{r}</li>
+                        <li key={r}>{reasonText(r)}</li>
                       ))}
                     </ul>
                   </>
