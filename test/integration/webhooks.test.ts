@@ -103,7 +103,7 @@ async function postLabResult(headers: Record<string, string> = {}, accession = u
       accessionNumber: accession,
       status: 'final',
       ResultedDateUTC: '2024-03-01T09:30:00Z',
-      results: { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+      results: { testName: 'Glucose', result: '98.4', units: 'mg/dL', referenceRange: '70-99' },
     },
   };
   const res = await call(stack, 'POST', '/receiveTestData', {
@@ -159,7 +159,7 @@ describe('webhook subscriptions and signed deliveries', () => {
     expect(event.data).toMatchObject({ resultId, status: 'final', patientMatched: true });
     expect(request.headers['webhook-signature']).toMatch(/^v1,/);
     expect(request.headers['webhook-id']).toMatch(/^dl_/);
-    for (const phi of [PATIENT_ID, accession, 'Glucose', '98', 'mg/dL']) expect(request.body).not.toContain(phi);
+    for (const phi of [PATIENT_ID, accession, 'Glucose', '98.4', '70-99', 'mg/dL']) expect(request.body).not.toContain(phi);
     // a wrong secret does not verify
     expect(() => new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(request.body, request.headers)).toThrow();
 
