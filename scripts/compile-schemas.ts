@@ -24,6 +24,7 @@ export const CompiledSchemas: Array<{ schema: string; output: string }> = [
   { schema: 'schemas/lab-result.schema.json', output: 'lib/results/generated/lab-result.validator.js' },
   { schema: 'schemas/form-packet.schema.json', output: 'lib/forms/generated/form-packet.validator.js' },
   { schema: 'schemas/inbox-route.schema.json', output: 'lib/forms/generated/inbox-route.validator.js' },
+  { schema: 'schemas/inbox-patient-search.schema.json', output: 'lib/forms/generated/inbox-patient-search.validator.js' },
 ];
 
 const root = path.resolve(__dirname, '..');

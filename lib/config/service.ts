@@ -356,7 +356,19 @@ export const HttpEndpoints: HttpEndpoint[] = [
     needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' } },
     memoryMb: 512,
     timeoutSeconds: 10,
-  },  {
+  },
+  {
+    kind: 'http',
+    name: 'searchInboxPatients',
+    method: 'POST',
+    path: '/interopInbox/{packetId}/patientSearch',
+    // reviewers only: the search shows chart demographics beyond the packet's own candidates
+    scope: Scopes.inboxReview,
+    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
     kind: 'http',
     name: 'getInboxCandidates',
     method: 'GET',

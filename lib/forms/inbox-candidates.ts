@@ -10,8 +10,8 @@ import { isPacketId } from './packet-id';
 
 export interface CandidateChart {
   patientId: string;
-  /** why the patient is shown: a matcher candidate, or the patient the sender named */
-  role: 'candidate' | 'requested';
+  /** why the patient is shown: a matcher candidate, the patient the sender named, or a reviewer's chart search */
+  role: 'candidate' | 'requested' | 'search';
   score?: number;
   name: PersonName;
   birthDate?: string;
@@ -42,17 +42,22 @@ export async function inboxCandidateCharts(deps: Pick<FormsDeps, 'store' | 'pati
     const patient = patients[i];
     // a candidate deleted from the chart since matching is simply not shown
     if (!patient) return;
-    charts.push({
-      patientId,
-      role: why.role,
-      ...(why.score !== undefined ? { score: why.score } : {}),
-      name: patient.name,
-      ...(patient.birthDate ? { birthDate: patient.birthDate } : {}),
-      ...(patient.sex ? { sex: patient.sex } : {}),
-      mrn: patient.mrn,
-      assigningAuthority: patient.assigningAuthority,
-      ...(patient.address ? { address: patient.address } : {}),
-    });
+    charts.push(chartOf(patient, why));
   });
   return charts;
+}
+
+/** The demographics a reviewer compares: name, birth date, sex, MRN and authority, address. */
+export function chartOf(patient: Patient, why: { role: CandidateChart['role']; score?: number }): CandidateChart {
+  return {
+    patientId: patient.patientId,
+    role: why.role,
+    ...(why.score !== undefined ? { score: why.score } : {}),
+    name: patient.name,
+    ...(patient.birthDate ? { birthDate: patient.birthDate } : {}),
+    ...(patient.sex ? { sex: patient.sex } : {}),
+    mrn: patient.mrn,
+    assigningAuthority: patient.assigningAuthority,
+    ...(patient.address ? { address: patient.address } : {}),
+  };
 }

@@ -7,7 +7,7 @@
  *
  * The blocking keys (match-keys.ts blockingKeys) are last name + dob, each token of a
  * double-barrelled last name + dob, first name + dob and the Double Metaphone codes of the last
- * name + dob. Every chart writer calls indexPatientsForMatching for each patient it writes
+ * name + dob; and the MRN (match-keys.ts mrnIndexKey), which staff search by from the inbox. Every chart writer calls indexPatientsForMatching for each patient it writes
  * (through ChartPatientWriter, chart-patient-writer.ts). Re-indexing a patient puts its current
  * keys, deletes the keys its manifest lists that it no longer has (a rename, a new birth date),
  * then records the new manifest. The order makes an interruption harmless: a stale entry that
@@ -18,7 +18,7 @@
  */
 import type { Patient } from '../chart/types';
 import { formsDependencies, type FormsDeps } from './dependencies';
-import { blockingKeys } from './match-keys';
+import { blockingKeys, mrnIndexKey } from './match-keys';
 
 export interface IndexOptions {
   deps?: Pick<FormsDeps, 'store' | 'keys'>;
@@ -49,14 +49,16 @@ export async function indexPatientsForMatching(patients: readonly Patient[], opt
   const store = deps.store();
   let indexed = 0;
   await inBatches(patients, async (patient) => {
-    const keys = blockingKeys(key, patient.name?.given, patient.name?.family, patient.birthDate);
+    const blocking = blockingKeys(key, patient.name?.given, patient.name?.family, patient.birthDate);
+    const mrn = mrnIndexKey(key, patient.mrn);
+    const keys = mrn ? [...blocking, mrn] : blocking;
     const previous = await store.getMatchIndexManifest(patient.patientId);
     const current = new Set(keys);
     for (const k of keys) await store.putMatchIndexEntry(k, patient.patientId, at);
     for (const k of previous) if (!current.has(k)) await store.deleteMatchIndexEntry(k, patient.patientId);
     const unchanged = previous.length === keys.length && previous.every((k) => current.has(k));
     if (!unchanged) await store.putMatchIndexManifest(patient.patientId, keys, at);
-    if (keys.length > 0) indexed++;
+    if (blocking.length > 0) indexed++;
   });
   return indexed;
 }

@@ -14,7 +14,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { EnvelopeEncryptor } from '../crypto/envelope';
 import { serializeEnvelope } from '../crypto/envelope-format';
-import { nameTokens, normaliseName, phoneticCodes } from './normalize';
+import { nameTokens, normaliseIdentifier, normaliseName, phoneticCodes } from './normalize';
 import type { FormsStore } from './packet-store';
 
 export const MATCH_KEY_VERSION = 'v1';
@@ -89,6 +89,15 @@ export function blockingKeys(key: Buffer, givenName: string | undefined, lastNam
   const first = nameTokens(givenName)[0];
   if (first) keys.push(hmac(key, ['match-index:first', first, dob]));
   return [...new Set(keys)];
+}
+
+/**
+ * Index key of a chart MRN (trimmed, upper case), whatever its assigning authority: staff searching
+ * the chart from the inbox type the MRN they see. Undefined for an empty MRN.
+ */
+export function mrnIndexKey(key: Buffer, mrn: string | undefined): string | undefined {
+  const value = normaliseIdentifier(mrn);
+  return value ? hmac(key, ['match-index:mrn', value]) : undefined;
 }
 
 /** The keys a packet looks up: its own blocking keys and those of its names swapped. */

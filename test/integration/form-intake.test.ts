@@ -521,6 +521,9 @@ describe('events/ (as npm run invoke replays them)', () => {
     expect(await matcher(load('matchFormPackets.json'), lambdaContext('matchFormPackets', 30), () => undefined)).toEqual({ batchItemFailures: [] });
     expect((await invoke('listInteropInbox', 'listInteropInbox.json')).statusCode).toBe(200);
     expect((await invoke('getInboxPacket', 'getInboxPacket.json')).statusCode).toBe(200);
+    const search = await invoke('searchInboxPatients', 'searchInboxPatients.json');
+    expect(search.statusCode).toBe(200);
+    expect((JSON.parse(search.body) as { charts: Array<{ patientId: string }> }).charts.map((c) => c.patientId)).toContain('demo-patient-3');
     expect((await invoke('routeInboxPacket', 'routeInboxPacket.json')).statusCode).toBe(200);
     // the same routing again is a retry: answered as the first call was, nothing changes
     expect((await invoke('routeInboxPacket', 'routeInboxPacket.json')).statusCode).toBe(200);

@@ -48,7 +48,7 @@ export interface PacketDetail {
 
 export interface CandidateChart {
   patientId: string;
-  role: 'candidate' | 'requested';
+  role: 'candidate' | 'requested' | 'search';
   score?: number;
   name: { family: string; given?: string; middle?: string };
   birthDate?: string;
@@ -57,6 +57,8 @@ export interface CandidateChart {
   assigningAuthority: string;
   address?: { line1?: string; line2?: string; city?: string; state?: string; postalCode?: string; country?: string };
 }
+
+export type PatientSearchQuery = { mrn: string } | { lastName: string; birthDate: string; firstName?: string };
 
 export class ApiError extends Error {
   constructor(
@@ -84,6 +86,8 @@ export function inboxApi(base: string, token: () => string) {
     list: (cursor?: string) => request<{ items: PacketSummary[]; nextCursor?: string }>('GET', `interopInbox?state=pending_review&limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
     packet: (id: string) => request<PacketDetail>('GET', `interopInbox/${encodeURIComponent(id)}`),
     candidates: (id: string) => request<{ charts: CandidateChart[] }>('GET', `interopInbox/${encodeURIComponent(id)}/candidates`),
+    // a POST: the MRN, name and birth date searched for travel in the body, never in a URL
+    search: (id: string, query: PatientSearchQuery) => request<{ charts: CandidateChart[]; more: boolean }>('POST', `interopInbox/${encodeURIComponent(id)}/patientSearch`, query),
     route: (id: string, patientId: string) => request<{ routedTo: string; state: string }>('POST', `interopInbox/${encodeURIComponent(id)}/route`, { patientId }),
   };
 }

@@ -172,6 +172,120 @@ function ConfirmRoute({ packet, chart, onConfirm, onCancel }: { packet: PacketDe
   );
 }
 
+function ChartCard({ chart, reasons, onRoute }: { chart: CandidateChart; reasons: string[]; onRoute?: (chart: CandidateChart) => void }) {
+  const tag = chart.role === 'requested' ? 'named by sender' : chart.role === 'search' ? 'search result' : `score ${chart.score ?? '—'}`;
+  return (
+    <article class="card" aria-labelledby={`chart-${chart.role}-${chart.patientId}`}>
+      <h3 id={`chart-${chart.role}-${chart.patientId}`}>
+        {chartName(chart)} <span class="tag">{tag}</span>
+      </h3>
+      <dl>
+        <dt>Birth date</dt>
+        <dd>{chart.birthDate ?? '—'}</dd>
+        <dt>Sex</dt>
+        <dd>{chart.sex ?? '—'}</dd>
+        <dt>MRN</dt>
+        <dd>
+          {chart.mrn} ({chart.assigningAuthority})
+        </dd>
+        <dt>Address</dt>
+        <dd>{addressText(chart)}</dd>
+      </dl>
+      {reasons.length > 0 && (
+        <>
+          <h4>Why it was considered</h4>
+          <ul>
+            {reasons.map((r) => (
+              <li key={r}>{reasonText(r)}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      {onRoute && (
+        <button type="button" class="primary" onClick={() => onRoute(chart)}>
+          Route to {chartName(chart)} (MRN {chart.mrn})
+        </button>
+      )}
+    </article>
+  );
+}
+
+/** Search the chart by MRN, or by last name + birth date, when no candidate is the patient. */
+function FindPatient({ api, packetId, onRoute }: { api: InboxApi; packetId: string; onRoute: (chart: CandidateChart) => void }) {
+  const [by, setBy] = useState<'mrn' | 'name'>('mrn');
+  const [mrn, setMrn] = useState('');
+  const [lastName, setLastName] = useState('');
+  const [firstName, setFirstName] = useState('');
+  const [birthDate, setBirthDate] = useState('');
+  const [found, setFound] = useState<{ charts: CandidateChart[]; more: boolean }>();
+  const [error, setError] = useState<string>();
+  const search = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    setFound(undefined);
+    try {
+      const query = by === 'mrn' ? { mrn: mrn.trim() } : { lastName: lastName.trim(), birthDate, ...(firstName.trim() ? { firstName: firstName.trim() } : {}) };
+      setFound(await api.search(packetId, query));
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section aria-labelledby="find-title" class="find">
+      <h3 id="find-title">Find another patient</h3>
+      <form onSubmit={(e) => void search(e)}>
+        <fieldset>
+          <legend>Search by</legend>
+          <label>
+            <input type="radio" name="by" value="mrn" checked={by === 'mrn'} onChange={() => setBy('mrn')} /> MRN
+          </label>
+          <label>
+            <input type="radio" name="by" value="name" checked={by === 'name'} onChange={() => setBy('name')} /> Name and birth date
+          </label>
+        </fieldset>
+        {by === 'mrn' ? (
+          <label>
+            MRN <input name="mrn" value={mrn} required maxLength={64} autoComplete="off" onInput={(e) => setMrn(e.currentTarget.value)} />
+          </label>
+        ) : (
+          <>
+            <label>
+              Last name <input name="lastName" value={lastName} required maxLength={128} autoComplete="off" onInput={(e) => setLastName(e.currentTarget.value)} />
+            </label>
+            <label>
+              First name (optional) <input name="firstName" value={firstName} maxLength={128} autoComplete="off" onInput={(e) => setFirstName(e.currentTarget.value)} />
+            </label>
+            <label>
+              Birth date <input name="birthDate" type="date" value={birthDate} required onInput={(e) => setBirthDate(e.currentTarget.value)} />
+            </label>
+          </>
+        )}
+        <button type="submit">Search the chart</button>
+      </form>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {found && (
+        <div role="status">
+          <p>
+            {found.charts.length === 0 ? 'No chart patient fits this search.' : `${found.charts.length} chart patient${found.charts.length === 1 ? '' : 's'} found.`}
+            {found.more ? ' More fit: narrow the search.' : ''}
+          </p>
+        </div>
+      )}
+      {found && found.charts.length > 0 && (
+        <div class="compare">
+          {found.charts.map((chart) => (
+            <ChartCard key={chart.patientId} chart={chart} reasons={[]} onRoute={onRoute} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
 function PacketView({ api, packetId, canRoute, onBack, onRouted }: { api: InboxApi; packetId: string; canRoute: boolean; onBack: () => void; onRouted: (message: string) => void }) {
   const [packet, setPacket] = useState<PacketDetail>();
   const [charts, setCharts] = useState<CandidateChart[]>();
@@ -244,41 +358,11 @@ function PacketView({ api, packetId, canRoute, onBack, onRouted }: { api: InboxA
               </dl>
             </article>
             {(charts ?? []).map((chart) => (
-              <article class="card" aria-labelledby={`chart-${chart.patientId}`} key={chart.patientId}>
-                <h3 id={`chart-${chart.patientId}`}>
-                  {chartName(chart)} <span class="tag">{chart.role === 'requested' ? 'named by sender' : `score ${chart.score ?? '—'}`}</span>
-                </h3>
-                <dl>
-                  <dt>Birth date</dt>
-                  <dd>{chart.birthDate ?? '—'}</dd>
-                  <dt>Sex</dt>
-                  <dd>{chart.sex ?? '—'}</dd>
-                  <dt>MRN</dt>
-                  <dd>
-                    {chart.mrn} ({chart.assigningAuthority})
-                  </dd>
-                  <dt>Address</dt>
-                  <dd>{addressText(chart)}</dd>
-                </dl>
-                {reasonsOf(chart.patientId).length > 0 && (
-                  <>
-                    <h4>Why it was considered</h4>
-                    <ul>
-                      {reasonsOf(chart.patientId).map((r) => (
-                        <li key={r}>{reasonText(r)}</li>
-                      ))}
-                    </ul>
-                  </>
-                )}
-                {canRoute && awaiting && (
-                  <button type="button" class="primary" onClick={() => setConfirming(chart)}>
-                    Route to {chartName(chart)} (MRN {chart.mrn})
-                  </button>
-                )}
-              </article>
+              <ChartCard key={chart.patientId} chart={chart} reasons={reasonsOf(chart.patientId)} onRoute={canRoute && awaiting ? setConfirming : undefined} />
             ))}
             {charts && charts.length === 0 && <p>No chart patient was found for this packet.</p>}
           </div>
+          {canRoute && awaiting && <FindPatient api={api} packetId={packetId} onRoute={setConfirming} />}
           <h3>History</h3>
           <table>
             <caption class="visually-hidden">State history</caption>

@@ -1,0 +1,3 @@
+import type { CompiledValidator } from '../../http/validation';
+declare const validate: CompiledValidator;
+export = validate;
