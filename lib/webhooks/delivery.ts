@@ -41,6 +41,9 @@ export interface AttemptReport {
 
 export const USER_AGENT = 'interop-webhooks/1';
 
+/** How long a send lease outlasts the POST's timeout. */
+export const LEASE_MARGIN_MS = 5_000;
+
 /**
  * @param receiveCount the message's ApproximateReceiveCount: its position in the retry schedule
  */
@@ -56,8 +59,13 @@ export async function attemptDelivery(deliveryId: string, receiveCount: number, 
     return { decision: { kind: 'delete' }, reason: stored ? 'subscription-disabled' : 'subscription-removed' };
   }
   const { subscription } = stored;
-  const attemptNumber = await store.claimAttempt(deliveryId);
   const now = services.now();
+  // the lease outlasts the POST's timeout: a worker that dies mid-attempt frees it after that
+  const attemptNumber = await store.claimAttempt(deliveryId, now, new Date(now.getTime() + services.timeoutMs + LEASE_MARGIN_MS));
+  if (attemptNumber === undefined) {
+    // another receive of the same delivery is sending it now (or has delivered it): look again later
+    return { decision: { kind: 'retry', delaySeconds: Math.ceil((services.timeoutMs + LEASE_MARGIN_MS) / 1000) }, reason: 'attempt-in-progress' };
+  }
   const body = JSON.stringify(delivery.event);
 
   let outcome: PostOutcome;

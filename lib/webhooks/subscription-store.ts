@@ -247,19 +247,30 @@ export class WebhookStore {
     }
   }
 
-  /** Takes the next attempt number (atomic counter), so concurrent or repeated receives never share one. */
-  async claimAttempt(deliveryId: string): Promise<number> {
-    const out = await this.db.send(
-      new UpdateItemCommand({
-        TableName: this.table,
-        Key: { pk: { S: deliveryPk(deliveryId) }, sk: { S: 'DELIVERY' } },
-        UpdateExpression: 'ADD attempts :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':one': { N: '1' } },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(out.Attributes?.attempts?.N ?? '1');
+  /**
+   * Takes the next attempt number (atomic counter) and a send lease until `leaseUntil`, so two
+   * queue messages for one delivery (SQS delivers at least once; a notification fanned out twice)
+   * never post it twice at the same time, and one that was delivered is never posted again.
+   * undefined: the delivery is already delivered or another worker holds an unexpired lease.
+   */
+  async claimAttempt(deliveryId: string, now: Date, leaseUntil: Date): Promise<number | undefined> {
+    try {
+      const out = await this.db.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: { pk: { S: deliveryPk(deliveryId) }, sk: { S: 'DELIVERY' } },
+          UpdateExpression: 'SET leaseUntil = :until ADD attempts :one',
+          ConditionExpression: 'attribute_exists(pk) AND #state <> :delivered AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':until': { S: leaseUntil.toISOString() }, ':now': { S: now.toISOString() }, ':delivered': { S: 'delivered' } },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(out.Attributes?.attempts?.N ?? '1');
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
   }
 
   /** Appends one attempt to the log and sets the delivery's state from it. */
@@ -283,6 +294,8 @@ export class WebhookStore {
     } else {
       update += ' REMOVE nextAttemptAt';
     }
+    // the attempt is over: its send lease ends with it
+    update += update.includes(' REMOVE ') ? ', leaseUntil' : ' REMOVE leaseUntil';
     await this.db.send(
       new UpdateItemCommand({
         TableName: this.table,

@@ -156,6 +156,32 @@ describeWithBrowser('the inbox page in a browser', () => {
     await context.close();
   });
 
+  it('a reviewer finds the patient by MRN when no candidate is, and routes there', async () => {
+    const packetId = await postAmbiguousPacket('search');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, 'demo-reviewer', 'demo-reviewer-password');
+    const row = page.getByRole('row').filter({ hasText: 'e2e-search' });
+    await row.getByRole('button', { name: /Open packet/ }).click();
+    await page.getByRole('heading', { name: 'Intake search from demo-form-tool' }).waitFor();
+    const find = page.getByRole('region', { name: 'Find another patient' });
+    await find.getByRole('textbox', { name: 'MRN' }).fill('demo-000001');
+    await find.getByRole('textbox', { name: 'MRN' }).press('Enter');
+    await find.getByRole('status').filter({ hasText: '1 chart patient found.' }).waitFor();
+    await expectNoAxeViolations(page);
+    await page.screenshot({ path: path.join(docs, 'inbox-search.png'), fullPage: true });
+    // nothing searched for is in the address bar
+    expect(page.url()).toBe(`${stack.urls.api}/inbox`);
+    await find.getByRole('button', { name: 'Route to Alex Quinn Sample (MRN DEMO-000001)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Route this packet?' });
+    await expect(dialog.textContent()).resolves.toMatch(/Robin Example.*born 1975-06-30.*chart of Alex Quinn Sample.*MRN DEMO-000001/);
+    await dialog.getByRole('button', { name: 'Route to Alex Quinn Sample' }).click();
+    await page.getByRole('status').filter({ hasText: 'The packet was routed to Alex Quinn Sample' }).waitFor();
+    const after = await call(stack, 'GET', `/interopInbox/${packetId}`, { headers: { 'x-api-key': 'demo-inbox-key' } });
+    expect(after.json<{ state: string; patientId: string }>()).toMatchObject({ state: 'routed_manually', patientId: 'demo-patient-1' });
+    await context.close();
+  });
+
   it('a viewer reads the packet but has no route button; at 200 % zoom nothing scrolls sideways', async () => {
     await postAmbiguousPacket('viewer');
     // 200 % zoom of a 1280 px window: the page lays out in 640 CSS pixels
@@ -167,6 +193,7 @@ describeWithBrowser('the inbox page in a browser', () => {
     await page.getByRole('heading', { name: 'Intake viewer from demo-form-tool' }).waitFor();
     await expect(page.getByRole('article').count()).resolves.toBe(3);
     await expect(page.getByRole('button', { name: /Route to/ }).count()).resolves.toBe(0);
+    await expect(page.getByRole('region', { name: 'Find another patient' }).count()).resolves.toBe(0);
     await expect(page.getByText('read only').isVisible()).resolves.toBe(true);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     // on failure, the page as it was is in the temp dir

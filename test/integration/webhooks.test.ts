@@ -22,6 +22,7 @@ import { startWebhookSink, type WebhookSink } from '../../lib/local/webhook-sink
 import type { LocalStack } from '../../lib/local/stack';
 import { setLogSink } from '../../lib/observability/logger';
 import { webhookStore } from '../../lib/webhooks/store-services';
+import { deliveryMessageBody } from '../../lib/webhooks/events';
 import { runWebhooksCli } from '../../lib/webhooks/cli';
 import { MAX_ATTEMPTS } from '../../lib/webhooks/retry-schedule';
 import { call, startTestStack } from '../support/local-stack';
@@ -170,6 +171,32 @@ describe('webhook subscriptions and signed deliveries', () => {
     const list = await cliProcess(['list', '--partner', 'demo-ehr']);
     expect(list.stdout).toContain(id);
     expect(list.stdout).not.toContain(secret);
+  });
+
+  it('duplicate queue messages for one delivery post it once: a send lease while it is sent, nothing after it is delivered', async () => {
+    const placeholder = await sink();
+    const port = Number(new URL(placeholder.url).port);
+    await placeholder.close();
+    const { id, secret } = await subscribe(`http://127.0.0.1:${port}/hooks`);
+    const receiver = await startWebhookSink({ port, secret });
+    sinks.push(receiver);
+    await postLabResult();
+    const delivered = await until('delivered state', async () => (await webhookStore().listDeliveries(id, 5)).find((d) => d.delivery.state === 'delivered'));
+    const deliveryId = delivered.delivery.deliveryId;
+    // SQS delivers at least once: the same message three more times, at once
+    const records = [1, 2, 3].map((i) => ({ messageId: `dup${i}`, receiptHandle: 'not-a-handle', body: deliveryMessageBody(deliveryId), attributes: { ApproximateReceiveCount: '1' } }));
+    await Promise.all(records.map((record) => deliverWebhooks({ Records: [record] } as unknown as SQSEvent)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.requests).toHaveLength(1);
+    // the lease itself: a second claim while the first attempt runs gets nothing; the attempt's end frees it
+    const store = webhookStore();
+    expect(await store.claimAttempt(deliveryId, new Date(), new Date(Date.now() + 60_000))).toBeUndefined(); // delivered
+    expect(await store.reopenDelivery(deliveryId, new Date())).toBe(true);
+    const first = await store.claimAttempt(deliveryId, new Date(), new Date(Date.now() + 60_000));
+    expect(first).toBeGreaterThan(1);
+    expect(await store.claimAttempt(deliveryId, new Date(), new Date(Date.now() + 60_000))).toBeUndefined();
+    // an expired lease (a worker that died mid-attempt) is taken over
+    expect(await store.claimAttempt(deliveryId, new Date(Date.now() + 61_000), new Date(Date.now() + 120_000))).toBe(first! + 1);
   });
 
   it('a sink answering 500, 500, then 200 gets the event on the third attempt; the log shows three attempts', async () => {
