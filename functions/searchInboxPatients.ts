@@ -13,7 +13,7 @@ import { readJsonBody } from '../lib/http/json-body';
 import { HttpProblem } from '../lib/http/problem';
 import { assertValid } from '../lib/http/validation';
 import validateSearchBody from '../lib/forms/generated/inbox-patient-search.validator';
-import { matchKeys } from '../lib/forms/kms-dependencies';
+import { matchKeysForLookup } from '../lib/forms/match-key-dependencies';
 import { searchChartForPacket, type PatientSearchQuery } from '../lib/forms/patient-search';
 import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
 
@@ -22,7 +22,7 @@ export const handler = httpEndpoint('searchInboxPatients', async (request) => {
   request.audit({ action: 'inbox.patient-search', resourceIds: { packetId: packetId.slice(0, 128) } });
   const { value } = readJsonBody(request.event);
   const query = assertValid<PatientSearchQuery>(validateSearchBody, value, 'the patient search');
-  const result = await searchChartForPacket({ store: formsStore, patients: patientDirectory, keys: matchKeys }, packetId, query);
+  const result = await searchChartForPacket({ store: formsStore, patients: patientDirectory, keys: matchKeysForLookup }, packetId, query);
   if (!result) throw new HttpProblem('notFound', 'no inbox packet with this id');
   request.audit({ action: 'inbox.patient-search', resourceIds: { packetId }, relatedPatientIds: result.charts.map((c) => c.patientId) });
   return jsonResponse(200, { packetId, charts: result.charts, more: result.more, requestId: request.requestId });

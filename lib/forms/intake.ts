@@ -18,7 +18,7 @@
  * succeeds: the packet sits in pending_match and the sweeper (sweeper.ts) queues it again.
  */
 import type { FieldError } from '../http/problem';
-import type { CompiledValidator } from '../http/validation';
+import type { CompiledValidator } from '../schemas/compiled-validator';
 import { fieldErrors } from '../http/validation';
 import { logger } from '../observability/logger';
 import type { FormsDeps } from './dependencies';

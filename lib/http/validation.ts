@@ -1,11 +1,8 @@
 import type { ErrorObject } from 'ajv';
 import { HttpProblem, type FieldError } from './problem';
+import type { CompiledValidator } from '../schemas/compiled-validator';
 
-/** An ajv validate function, compiled at build time (see scripts/compile-schemas.ts). */
-export interface CompiledValidator {
-  (data: unknown): boolean;
-  errors?: ErrorObject[] | null;
-}
+export type { CompiledValidator };
 
 /**
  * ajv errors as problem field errors: one per failing field, by JSON pointer. Missing properties

@@ -1,3 +1,3 @@
-import type { CompiledValidator } from '../../http/validation';
+import type { CompiledValidator } from '../../schemas/compiled-validator';
 declare const validate: CompiledValidator;
 export = validate;
