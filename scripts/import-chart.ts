@@ -9,7 +9,7 @@
  * forms domain's ChartPatientWriter (a renamed patient or a changed birth date loses its old index
  * entries), so a form packet for an imported patient can be matched at once.
  *
- * Target: CHART_TABLE + FORMS_TABLE + KMS_KEY_ID from the environment (a deployed stage: the usual
+ * Target: CHART_TABLE + FORMS_TABLE + RESULTS_TABLE + KMS_KEY_ID from the environment (a deployed stage: the usual
  * AWS credentials/region; AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_KMS for other endpoints);
  * otherwise the running local stack, from .local/endpoints.json (written by `npm start`).
  */
@@ -25,6 +25,9 @@ import { DependencyUnavailableError } from '../lib/http/problem';
 import { KeyServiceError } from '../lib/crypto/errors';
 import { ChartPatientWriter } from '../lib/forms/chart-patient-writer';
 import { explicitFormsDependencies } from '../lib/forms/dependencies';
+import { MrnIndex } from '../lib/intake/mrn-index';
+import { MrnPatientIndex } from '../lib/intake/services';
+import { loadResultKeys } from '../lib/results/lookup-keys';
 
 const DEFAULT_ENDPOINTS_FILE = path.resolve(__dirname, '..', '.local', 'endpoints.json');
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -33,6 +36,8 @@ export interface ImportTarget {
   table: string;
   /** the forms table, where the form-matching index lives */
   formsTable: string;
+  /** the results table, where the lookup HMAC key of the HL7 intake's MRN index lives */
+  resultsTable: string;
   /** the KMS key that wraps the match index's HMAC key */
   kmsKeyId: string;
   /** DynamoDB endpoint override; undefined means the AWS default for the region */
@@ -61,21 +66,25 @@ export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = DE
   const envKms = env.AWS_ENDPOINT_URL_KMS || undefined;
   if (envTable) {
     const formsTable = env[Env.formsTable] || undefined;
+    const resultsTable = env[Env.resultsTable] || undefined;
     const kmsKeyId = env[Env.kmsKeyId] || undefined;
-    if (!formsTable || !kmsKeyId) {
-      throw new MissingTargetError(`${Env.chartTable} is set but ${!formsTable ? Env.formsTable : Env.kmsKeyId} is not: the import keeps the form-matching index in step, so it needs ${Env.formsTable} and ${Env.kmsKeyId} too`);
+    if (!formsTable || !resultsTable || !kmsKeyId) {
+      const missing = !formsTable ? Env.formsTable : !resultsTable ? Env.resultsTable : Env.kmsKeyId;
+      throw new MissingTargetError(
+        `${Env.chartTable} is set but ${missing} is not: the import keeps the form-matching index and the HL7 intake's MRN index in step, so it needs ${Env.formsTable}, ${Env.resultsTable} and ${Env.kmsKeyId} too`,
+      );
     }
-    return { table: envTable, formsTable, kmsKeyId, endpoint: envEndpoint, kmsEndpoint: envKms, region: env.AWS_REGION || undefined, source: 'environment' };
+    return { table: envTable, formsTable, resultsTable, kmsKeyId, endpoint: envEndpoint, kmsEndpoint: envKms, region: env.AWS_REGION || undefined, source: 'environment' };
   }
   const shown = path.relative(process.cwd(), endpointsFile) || endpointsFile;
   if (!existsSync(endpointsFile)) {
     throw new MissingTargetError(
       envEndpoint
-        ? `AWS_ENDPOINT_URL_DYNAMODB is set but ${Env.chartTable} is not: set ${Env.chartTable} (and ${Env.formsTable}, ${Env.kmsKeyId}) too, or run \`npm start\` first so that ${shown} exists`
-        : `no chart table to import into: run \`npm start\` first (it writes ${shown}), or set ${Env.chartTable}, ${Env.formsTable} and ${Env.kmsKeyId}`,
+        ? `AWS_ENDPOINT_URL_DYNAMODB is set but ${Env.chartTable} is not: set ${Env.chartTable} (and ${Env.formsTable}, ${Env.resultsTable}, ${Env.kmsKeyId}) too, or run \`npm start\` first so that ${shown} exists`
+        : `no chart table to import into: run \`npm start\` first (it writes ${shown}), or set ${Env.chartTable}, ${Env.formsTable}, ${Env.resultsTable} and ${Env.kmsKeyId}`,
     );
   }
-  let file: { dynamodb?: unknown; kms?: unknown; kmsKeyId?: unknown; region?: unknown; tables?: { chart?: unknown; forms?: unknown } };
+  let file: { dynamodb?: unknown; kms?: unknown; kmsKeyId?: unknown; region?: unknown; tables?: { chart?: unknown; forms?: unknown; results?: unknown } };
   try {
     file = JSON.parse(readFileSync(endpointsFile, 'utf8'));
   } catch {
@@ -84,11 +93,13 @@ export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = DE
   const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefined);
   const table = str(file.tables?.chart);
   const formsTable = str(file.tables?.forms);
+  const resultsTable = str(file.tables?.results);
   const kmsKeyId = str(file.kmsKeyId);
   const endpoint = envEndpoint ?? str(file.dynamodb);
   const kmsEndpoint = envKms ?? str(file.kms);
-  if (!table || !endpoint || !formsTable || !kmsKeyId || !kmsEndpoint) throw new MissingTargetError(`${shown} lacks the DynamoDB or KMS endpoint, the chart or forms table or the key: restart the local stack with \`npm start\``);
-  return { table, formsTable, kmsKeyId, endpoint, kmsEndpoint, region: env.AWS_REGION || str(file.region), source: 'local stack' };
+  if (!table || !endpoint || !formsTable || !resultsTable || !kmsKeyId || !kmsEndpoint)
+    throw new MissingTargetError(`${shown} lacks the DynamoDB or KMS endpoint, the chart, forms or results table or the key: restart the local stack with \`npm start\``);
+  return { table, formsTable, resultsTable, kmsKeyId, endpoint, kmsEndpoint, region: env.AWS_REGION || str(file.region), source: 'local stack' };
 }
 
 function isLocalEndpoint(endpoint: string | undefined): boolean {
@@ -194,10 +205,19 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
   const kms = kmsClientFor(target, io.env);
   try {
     const forms = explicitFormsDependencies({ db, kms, kmsKeyId: target.kmsKeyId, formsTable: target.formsTable, chartTable: target.table });
-    const result = await importChart(new ChartPatientWriter(new ChartStore(db, target.table), forms), validation.value);
+    // the HL7 intake finds a patient of PID-3 through this index: an imported patient must be in it
+    const mrnIndex = new MrnPatientIndex(
+      async () => (await loadResultKeys({ db, table: target.resultsTable, kms, kmsKeyId: target.kmsKeyId }, { create: true }))!,
+      new MrnIndex(db, target.table),
+    );
+    const result = await importChart(new ChartPatientWriter(new ChartStore(db, target.table), forms, () => new Date(), [mrnIndex]), validation.value);
     if (!result.ok) throw new Error('validated document failed validation'); // unreachable: validated above
     const c = result.counts;
-    io.out(`imported ${c.patients} patients, ${c.encounters} encounters, ${c.notes} notes, ${c.assessments} assessments (${c.items} items) into ${target.table} (${target.source}); ${c.patients} patients indexed for form matching`);
+    io.out(
+      `imported ${c.patients} patients, ${c.encounters} encounters, ${c.notes} notes, ${c.assessments} assessments (${c.items} items) into ${target.table} (${target.source}); ${c.patients} patients indexed for form matching and by MRN`,
+    );
+    // an (authority, MRN) another chart patient already holds: HL7 intake keeps filing under the first (ids only, no MRN)
+    if (mrnIndex.conflicts.length > 0) io.err(`warning: ${mrnIndex.conflicts.length} patient(s) share an assigning authority + MRN with an earlier chart patient; HL7 messages for that MRN go to the earlier one: ${mrnIndex.conflicts.slice(0, 20).join(', ')}`);
     return 0;
   } catch (error) {
     const name = (error as Error).name;

@@ -237,6 +237,16 @@ export interface ChartEntryWriter {
 }
 
 /**
+ * An index of chart patients kept beside the chart (the HL7 intake's MRN index, lib/intake): the
+ * chart-patient writer updates each one for every patient it writes, after the chart.
+ */
+export interface ChartPatientIndex {
+  /** what the index is, for the import's summary line */
+  readonly name: string;
+  indexPatients(patients: readonly Patient[], now: Date): Promise<void>;
+}
+
+/**
  * Validates, then (only when valid) upserts everything with BatchWriteItem, 25 items per call.
  * An invalid document writes nothing.
  */

@@ -7,12 +7,17 @@ import { demoChartDocument } from './demo-data';
 import { startLocalDynamoDb, type LocalDynamoDb } from './testing/local-dynamodb';
 import { startKmsServer, type KmsServer } from '../local/kms-server';
 import { FormsStore } from '../forms/packet-store';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { MrnIndex } from '../intake/mrn-index';
+import { loadResultKeys } from '../results/lookup-keys';
 
 const KEY_ALIAS = 'alias/import-cli-test';
 let local: LocalDynamoDb;
 let kms: KmsServer;
 let table: string;
 let formsTable: string;
+let resultsTable: string;
 let dir: string;
 /** the environment of a deployed stage, pointed at the local servers */
 let stageEnv: NodeJS.ProcessEnv;
@@ -23,8 +28,9 @@ beforeAll(async () => {
   const tables = await local.createTables('import-cli-test');
   table = tables.chart;
   formsTable = tables.forms;
+  resultsTable = tables.results;
   dir = mkdtempSync(path.join(tmpdir(), 'chart-import-cli-'));
-  stageEnv = { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, AWS_ENDPOINT_URL_KMS: kms.url, CHART_TABLE: table, FORMS_TABLE: formsTable, KMS_KEY_ID: KEY_ALIAS };
+  stageEnv = { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, AWS_ENDPOINT_URL_KMS: kms.url, CHART_TABLE: table, FORMS_TABLE: formsTable, RESULTS_TABLE: resultsTable, KMS_KEY_ID: KEY_ALIAS };
 });
 
 afterAll(async () => {
@@ -50,10 +56,29 @@ describe('npm run import', () => {
     const cli = io(stageEnv);
     expect(await runImportChart([file], cli)).toBe(0);
     expect(cli.stderr).toEqual([]);
-    expect(cli.stdout).toEqual([`imported 5 patients, 4 encounters, 4 notes, 3 assessments (16 items) into ${table} (environment); 5 patients indexed for form matching`]);
+    expect(cli.stdout).toEqual([`imported 5 patients, 4 encounters, 4 notes, 3 assessments (16 items) into ${table} (environment); 5 patients indexed for form matching and by MRN`]);
     expect(await new ChartStore(local.db, table).getNote('demo-patient-2', 'demo-note-2')).toBeDefined();
     // the same command indexed every patient for form matching
     expect((await new FormsStore(local.db, formsTable).getMatchIndexManifest('demo-patient-2')).length).toBeGreaterThan(0);
+    // and by (assigning authority, MRN) for the HL7 intake, under a keyed hash (no MRN in any key)
+    const keys = (await loadResultKeys({ db: local.db, table: resultsTable, kms: new KMSClient({ endpoint: kms.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }) }, { create: false }))!;
+    expect(await new MrnIndex(local.db, table).find(keys.patientIdentifierKey('DEMO-HOSP', 'DEMO-000002'))).toBe('demo-patient-2');
+    const scan = await local.db.send(new ScanCommand({ TableName: table }));
+    expect(JSON.stringify(scan.Items)).not.toContain('MRNIDX#DEMO');
+  });
+
+  it('warns, with ids only, when an imported patient has the MRN of an earlier one', async () => {
+    const doc = { patients: [{ patientId: 'dup-mrn-patient', mrn: 'DEMO-000002', assigningAuthority: 'DEMO-HOSP', name: { family: 'Other', given: 'Person' }, birthDate: '1990-01-01' }] };
+    const cli = io(stageEnv);
+    expect(await runImportChart([writeJson('dup.json', doc)], cli)).toBe(0);
+    expect(cli.stderr.join('\n')).toMatch(/1 patient\(s\) share an assigning authority \+ MRN .*: dup-mrn-patient$/);
+    expect(cli.stderr.join('\n')).not.toContain('DEMO-000002');
+  });
+
+  it('refuses a stage environment without the results table: the MRN index must be kept in step too', async () => {
+    const cli = io({ ...stageEnv, RESULTS_TABLE: '' });
+    expect(await runImportChart([writeJson('demo-noresults.json', demoChartDocument())], cli)).toBe(1);
+    expect(cli.stderr.join('\n')).toMatch(/RESULTS_TABLE/);
   });
 
   it('refuses a stage environment without the forms table or key: the index must be kept in step', async () => {
@@ -64,8 +89,8 @@ describe('npm run import', () => {
   });
 
   it('reads the local stack endpoints file when the environment names no table', async () => {
-    const endpoints = writeJson('endpoints.json', { dynamodb: local.endpoint, kms: kms.url, kmsKeyId: KEY_ALIAS, tables: { chart: table, forms: formsTable, keys: 'x' }, region: 'us-east-1' });
-    expect(resolveTarget({}, endpoints)).toEqual({ table, formsTable, kmsKeyId: KEY_ALIAS, endpoint: local.endpoint, kmsEndpoint: kms.url, region: 'us-east-1', source: 'local stack' });
+    const endpoints = writeJson('endpoints.json', { dynamodb: local.endpoint, kms: kms.url, kmsKeyId: KEY_ALIAS, tables: { chart: table, forms: formsTable, results: resultsTable, keys: 'x' }, region: 'us-east-1' });
+    expect(resolveTarget({}, endpoints)).toEqual({ table, formsTable, resultsTable, kmsKeyId: KEY_ALIAS, endpoint: local.endpoint, kmsEndpoint: kms.url, region: 'us-east-1', source: 'local stack' });
     const file = writeJson('demo2.json', demoChartDocument());
     const cli = io({}, endpoints);
     expect(await runImportChart([file], cli)).toBe(0);

@@ -11,7 +11,7 @@
  *   await writer.putPatient(patient);        // one patient (ADT upsert) + index
  */
 import type { ChartEntry, ChartStore } from '../chart/chart-store';
-import type { ChartEntryWriter } from '../chart/chart-import';
+import type { ChartEntryWriter, ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
 import type { FormsDeps } from './dependencies';
 import { indexPatientsForMatching } from './match-index';
@@ -21,14 +21,25 @@ export class ChartPatientWriter implements ChartEntryWriter {
     private readonly chart: Pick<ChartStore, 'putAll'>,
     private readonly deps: Pick<FormsDeps, 'store' | 'keys'>,
     private readonly now: () => Date = () => new Date(),
+    /** more indexes of chart patients to keep in step (the HL7 intake's MRN index) */
+    private readonly indexes: readonly ChartPatientIndex[] = [],
   ) {}
 
   /** Upserts chart entries, then re-indexes every patient among them. Returns the items written. */
   async putAll(entries: readonly ChartEntry[]): Promise<number> {
     const items = await this.chart.putAll(entries);
     const patients = entries.flatMap((e) => (e.kind === 'patient' ? [e.record] : []));
-    if (patients.length > 0) await indexPatientsForMatching(patients, { deps: this.deps, now: this.now() });
+    if (patients.length > 0) {
+      const now = this.now();
+      await indexPatientsForMatching(patients, { deps: this.deps, now });
+      for (const index of this.indexes) await index.indexPatients(patients, now);
+    }
     return items;
+  }
+
+  /** The indexes this writer keeps in step beside the form-matching index. */
+  get indexNames(): string[] {
+    return this.indexes.map((index) => index.name);
   }
 
   /** Upserts one patient (demographics) and re-indexes it. */

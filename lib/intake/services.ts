@@ -8,6 +8,7 @@ import { optionalEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { ChartStore } from '../chart/chart-store';
 import { MrnIndex } from './mrn-index';
+import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
 import { ChartPatientWriter } from '../forms/chart-patient-writer';
 import { formsDependencies } from '../forms/dependencies';
@@ -45,8 +46,32 @@ export function receiveHl7Services(): ReceiveHl7Services {
   };
 }
 
-/** Adds chart patients to the MRN index (the local stack's demo chart; a chart import). Returns how many. */
-export async function indexPatientsByMrn(patients: readonly Patient[], keys: ResultKeys, index: MrnIndex, now: Date): Promise<number> {
-  for (const patient of patients) await index.claim(keys.patientIdentifierKey(patient.assigningAuthority ?? '', patient.mrn), patient.patientId, now);
-  return patients.length;
+/**
+ * Adds chart patients to the MRN index (the local stack's demo chart; a chart import). The first
+ * patient to claim an (authority, MRN) keeps it. Returns the patients whose identifier another
+ * patient already holds (a duplicate MRN in the chart: HL7 intake files under the first one).
+ */
+export async function indexPatientsByMrn(patients: readonly Patient[], keys: ResultKeys, index: MrnIndex, now: Date): Promise<string[]> {
+  const conflicts: string[] = [];
+  for (const patient of patients) {
+    const holder = await index.claim(keys.patientIdentifierKey(patient.assigningAuthority ?? '', patient.mrn), patient.patientId, now);
+    if (holder !== patient.patientId) conflicts.push(patient.patientId);
+  }
+  return conflicts;
+}
+
+/** The MRN index as one of the indexes the chart-patient writer keeps in step. */
+export class MrnPatientIndex implements ChartPatientIndex {
+  readonly name = 'MRN index (HL7 intake)';
+  /** patients whose (authority, MRN) another patient holds, across every write */
+  readonly conflicts: string[] = [];
+
+  constructor(
+    private readonly keys: () => Promise<ResultKeys>,
+    private readonly index: MrnIndex,
+  ) {}
+
+  async indexPatients(patients: readonly Patient[], now: Date): Promise<void> {
+    this.conflicts.push(...(await indexPatientsByMrn(patients, await this.keys(), this.index, now)));
+  }
 }

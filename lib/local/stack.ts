@@ -19,21 +19,15 @@ import { loadDemoKeys } from './demo-keys';
 import { startApiServer, type ApiServer } from './api-gateway';
 import { startKmsServer } from './kms-server';
 import { ChartStore } from '../chart/chart-store';
-import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
-import type { Patient } from '../chart/types';
+import { loadDemoChart } from '../chart/demo-data';
 import { MrnIndex } from '../intake/mrn-index';
-import { indexPatientsByMrn } from '../intake/services';
+import { MrnPatientIndex } from '../intake/services';
 import { receiveServices } from '../results/services';
 import { ChartPatientWriter } from '../forms/chart-patient-writer';
 import { explicitFormsDependencies } from '../forms/dependencies';
 import { startLocalFormWorkers } from './form-workers';
 import { startLocalWebhookWorkers } from './webhook-workers';
 import { startStaffSignIn } from './staff-sign-in';
-
-function demoPatients(): Patient[] {
-  const doc = demoChartDocument() as { patients: Array<Patient & Record<string, unknown>> };
-  return doc.patients.map(({ encounters: _e, notes: _n, assessments: _a, ...patient }) => patient as Patient);
-}
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -174,12 +168,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const kms = new KMSClient({ ...clientConfig, endpoint: urls.kms });
       try {
         const forms = explicitFormsDependencies({ db, kms, kmsKeyId: LOCAL_KMS_KEY_ALIAS, formsTable: tables.forms, chartTable: tables.chart });
-        await loadDemoChart(new ChartPatientWriter(new ChartStore(db, tables.chart), forms, () => now));
+        // and the HL7 intake's MRN index (PID-3 -> chart patient), as the import CLI does
+        const mrnIndex = new MrnPatientIndex(() => receiveServices().keys(), new MrnIndex(db, tables.chart));
+        await loadDemoChart(new ChartPatientWriter(new ChartStore(db, tables.chart), forms, () => now, [mrnIndex]));
       } finally {
         kms.destroy();
       }
-      // HL7 intake finds the patient of PID-3 (MRN + assigning authority) through the chart's MRN index
-      await indexPatientsByMrn(demoPatients(), await receiveServices().keys(), new MrnIndex(db, tables.chart), now);
     }
 
     const api: ApiServer = await startApiServer({ host, port: ports.api });

@@ -86,6 +86,25 @@ describe('chart import keeps the match index in step', () => {
     expect(p.candidates[0]!.reasons).toEqual(expect.arrayContaining(['dob_exact:+14.6', 'first_name_exact:+7.8', 'last_name_exact:+8.8']));
   });
 
+  it('a patient imported with `npm run import` is found by PID-3: an inbound ORU is filed under it, no second chart patient', async () => {
+    const out = await importWithCli([patient('hl7-imp-1', 'Imara', 'Odum', '1979-09-09')]);
+    expect(out).toContain('indexed for form matching and by MRN');
+    const accession = `ACC${Date.now().toString(36).toUpperCase()}`;
+    const message =
+      [
+        `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|TEST-HOSP|20240301093000+0000||ORU^R01^ORU_R01|C${accession}|P|2.5.1`,
+        'PID|1||MRN-hl7-imp-1^^^TEST-HOSP^MR||Odum^Imara||19790909|F',
+        `OBR|1|ORD1|${accession}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`,
+        'OBX|1|NM|2345-7^Glucose^LN||98|mg/dL^^UCUM|70-99|N|||F',
+      ].join('\r') + '\r';
+    const ack = await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' }, body: message });
+    expect(ack.status).toBe(200);
+    expect(ack.text).toMatch(/\rMSA\|AA\|/);
+    const summary = await call(stack, 'GET', '/exportHl7PatientSummary?patientId=hl7-imp-1&limit=50', { headers: { 'x-api-key': 'demo-export-oru-key' } });
+    expect(summary.status).toBe(200);
+    expect(summary.text).toContain(`|${accession}^`);
+  });
+
   it("a namesake of a demo patient (docs/chart-import.md's pat-1001) sends the packet to review as ambiguous", async () => {
     await importWithCli([patient('pat-1001', 'Alex', 'Sample', '1980-04-12')]);
     const p = await postAndDecide({ firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12' });
