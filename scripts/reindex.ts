@@ -1,9 +1,12 @@
 /**
  * `npm run reindex [-- --restart] [--page-size N]`: rebuild the form-matching index from the chart
  * table (lib/forms/reindex.ts): paginated, idempotent, resumable, progress printed (counts only).
- * Target as `npm run import`: CHART_TABLE + FORMS_TABLE + KMS_KEY_ID from the environment, else the
+ * Target as `npm run import`: CHART_TABLE + FORMS_TABLE + RESULTS_TABLE + KMS_KEY_ID from the environment, else the
  * running local stack (.local/endpoints.json).
  */
+import { MrnIndex } from '../lib/intake/mrn-index';
+import { MrnPatientIndex } from '../lib/intake/services';
+import { loadResultKeys } from '../lib/results/lookup-keys';
 import { parseArgs } from 'node:util';
 import { ChartStore } from '../lib/chart/chart-store';
 import { explicitFormsDependencies } from '../lib/forms/dependencies';
@@ -43,7 +46,8 @@ export async function runReindex(argv: string[], io: CliIo & { maxPages?: number
   const kms = kmsClientFor(target, io.env);
   try {
     const deps = explicitFormsDependencies({ db, kms, kmsKeyId: target.kmsKeyId, formsTable: target.formsTable, chartTable: target.table });
-    const result = await reindexMatchIndex({ chart: new ChartStore(db, target.table), deps, pageSize, restart: values.restart ?? false, maxPages: io.maxPages, onProgress: io.out });
+    const mrnIndex = new MrnPatientIndex(async () => (await loadResultKeys({ db, table: target.resultsTable, kms, kmsKeyId: target.kmsKeyId }, { create: true }))!, new MrnIndex(db, target.table));
+    const result = await reindexMatchIndex({ chart: new ChartStore(db, target.table), deps, indexes: [mrnIndex], pageSize, restart: values.restart ?? false, maxPages: io.maxPages, onProgress: io.out });
     return result.complete ? 0 : 1;
   } catch (error) {
     io.err(`reindex stopped (${(error as Error).name}); run it again to resume from the last completed page`);

@@ -10,11 +10,14 @@
  * the last completed page; a page done twice is harmless (every write is idempotent). A finished
  * run clears the position, so the next run starts over.
  */
+import type { ChartPatientIndex } from '../chart/chart-import';
 import type { ChartStore } from '../chart/chart-store';
 import type { FormsDeps } from './dependencies';
 import { indexPatientsForMatching } from './match-index';
 
 export interface ReindexOptions {
+  /** more indexes of chart patients to rebuild page by page (the HL7 intake's MRN index) */
+  indexes?: readonly ChartPatientIndex[];
   chart: Pick<ChartStore, 'scanPatients'>;
   deps: Pick<FormsDeps, 'store' | 'keys'>;
   /** chart items read per Scan page (default 200) */
@@ -55,6 +58,7 @@ export async function reindexMatchIndex(options: ReindexOptions): Promise<Reinde
     }
     const page = await options.chart.scanPatients({ limit: options.pageSize ?? 200, exclusiveStartKey: start });
     indexed += page.patients.length ? await indexPatientsForMatching(page.patients, { deps: options.deps, now: now() }) : 0;
+    for (const index of options.indexes ?? []) if (page.patients.length) await index.indexPatients(page.patients, now());
     patients += page.patients.length;
     pages++;
     run++;
