@@ -22,7 +22,12 @@ export const handler = httpEndpoint('receiveTestData', async (request) => {
     { body: value, principal: request.principal, requestId: request.requestId, requestIdSupplied: request.requestIdSupplied, now: request.now },
     receiveServices(),
   );
-  // lab patient ids are kept out of plain storage (see docs/lab-results.md): the trail names the result
-  request.audit({ action: outcome.body.duplicate ? 'results.store_duplicate' : 'results.store', resourceIds: { resultId: outcome.body.resultId, version: outcome.body.version } });
+  // the trail names the result, and the chart patient when the lab's patient id is one (a lab's own
+  // ids for unknown patients stay out of plain storage: docs/lab-results.md)
+  request.audit({
+    action: outcome.body.duplicate ? 'results.store_duplicate' : 'results.store',
+    ...(outcome.chartPatientId ? { patientId: outcome.chartPatientId } : {}),
+    resourceIds: { resultId: outcome.body.resultId, version: outcome.body.version },
+  });
   return jsonResponse(outcome.status, outcome.body, outcome.replayed ? { 'idempotent-replayed': 'true' } : undefined);
 });

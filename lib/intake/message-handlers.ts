@@ -332,9 +332,10 @@ async function handleOru(message: ParsedMessage, services: HandlerServices, cont
   for (const { body } of bodies) {
     const outcome = await receiveLabResult({ body, principal: context.principal, requestId: context.requestId, requestIdSupplied: false, now: context.now }, services.labResults);
     resultIds.push(outcome.body.resultId);
-    patientId ??= (body as { data: { patientID: string } }).data.patientID;
+    // the chart patient (found by PID-3) names the record in the audit trail; an unknown MRN's keyed id does not
+    patientId ??= outcome.chartPatientId;
   }
-  return { audit: { action: 'hl7.oru.results_store', resourceIds: { resultIds: resultIds.join(','), count: String(resultIds.length) } } };
+  return { audit: { action: 'hl7.oru.results_store', ...(patientId ? { patientId } : {}), resourceIds: { resultIds: resultIds.join(','), count: String(resultIds.length) } } };
 }
 
 // ---- ADT ----

@@ -56,6 +56,11 @@ export interface ReceiveOutcome {
   body: ReceiveResponseBody;
   /** true when the body is the stored first response of this x-request-id */
   replayed: boolean;
+  /**
+   * The chart patient the result was stored for, when the lab's patient id is a chart patient's (for
+   * the audit trail, never for the answer: the lab is not told whether the patient exists).
+   */
+  chartPatientId?: string;
 }
 
 export interface ReceiveServices {
@@ -95,8 +100,11 @@ export async function receiveLabResult(input: ReceiveInput, services: ReceiveSer
   }
 
   let response: StoredResponse & { body: ReceiveResponseBody };
+  let chartPatientId: string | undefined;
   try {
-    response = { status: 200, body: await save(input, services, keys, fingerprint, accepted) };
+    const saved = await save(input, services, keys, fingerprint, accepted);
+    response = { status: 200, body: saved.body };
+    chartPatientId = saved.chartPatientId;
   } catch (error) {
     if (claim) await services.idempotency.release(claim.key, claim.token).catch(() => undefined);
     throw error;
@@ -107,7 +115,7 @@ export async function receiveLabResult(input: ReceiveInput, services: ReceiveSer
       logger.warn('lab_result.idempotency_complete_failed', { requestId: input.requestId, errorName: error?.name }),
     );
   }
-  return { ...response, replayed: false };
+  return { ...response, replayed: false, ...(chartPatientId ? { chartPatientId } : {}) };
 }
 
 async function save(
@@ -116,7 +124,7 @@ async function save(
   keys: ResultKeys,
   fingerprint: string,
   accepted: ReturnType<typeof acceptLabResult>,
-): Promise<ReceiveResponseBody> {
+): Promise<{ body: ReceiveResponseBody; chartPatientId?: string }> {
   const data = accepted.body.data;
   const resultId = keys.resultId(data.senderID, data.accessionNumber);
   const versionId = keys.versionId(resultId, accepted.status, accepted.resultedAtKey, fingerprint);
@@ -146,14 +154,17 @@ async function save(
     count: accepted.results.length,
   });
   return {
-    status: 'success',
-    message: SUCCESS_MESSAGE,
-    requestId: input.requestId,
-    resultId,
-    version: versionId,
-    current,
-    duplicate: !created,
-    notification,
+    body: {
+      status: 'success',
+      message: SUCCESS_MESSAGE,
+      requestId: input.requestId,
+      resultId,
+      version: versionId,
+      current,
+      duplicate: !created,
+      notification,
+    },
+    ...(version.patientMatched ? { chartPatientId: data.patientID } : {}),
   };
 }
 

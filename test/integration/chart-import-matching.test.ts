@@ -152,6 +152,34 @@ describe('chart import keeps the match index in step', () => {
     expect(await postAndDecide({ firstName: 'Petra', lastName: 'Cranmore', dob: '1955-05-05' })).toMatchObject({ state: 'matched', patientId: 'pat-old-2' });
   });
 
+  it('lab results stored for a chart patient (JSON and HL7) are in `npm run audit -- --patient <chart id>`; an unknown lab patient id is not', async () => {
+    await importWithCli([patient('audit-lab-1', 'Ola', 'Audit', '1970-07-07')]);
+    const lab = (patientID: string, accessionNumber: string) =>
+      call(stack, 'POST', '/receiveTestData', {
+        headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ data: { senderID: 'demo-lab', patientID, accessionNumber, status: 'final', ResultedDateUTC: '2024-03-01T09:30:00Z', results: { testName: 'Glucose', result: '98.4', units: 'mg/dL' } } }),
+      });
+    const known = await lab('audit-lab-1', `AUD${Date.now().toString(36)}`);
+    expect(known.status).toBe(200);
+    expect(known.json()).not.toHaveProperty('patientMatched');
+    expect((await lab('lab-own-id-77', `AUX${Date.now().toString(36)}`)).status).toBe(200);
+    const accession = `AUH${Date.now().toString(36).toUpperCase()}`;
+    const hl7 =
+      [
+        `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|TEST-HOSP|20240301093000+0000||ORU^R01^ORU_R01|C${accession}|P|2.5.1`,
+        'PID|1||MRN-audit-lab-1^^^TEST-HOSP^MR||Audit^Ola',
+        `OBR|1|ORD1|${accession}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`,
+        'OBX|1|NM|2345-7^Glucose^LN||98.4|mg/dL|70-99|N|||F',
+      ].join('\r') + '\r';
+    expect((await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' }, body: hl7 })).text).toMatch(/MSA\|AA\|/);
+    const { stdout } = await run(TSX, [path.join(ROOT, 'scripts', 'audit.ts'), '--patient', 'audit-lab-1'], { cwd: ROOT, env: { ...process.env, ...stack.env } });
+    expect(stdout).toContain(`results.store`);
+    expect(stdout).toContain(`resultId=${known.json<{ resultId: string }>().resultId}`);
+    expect(stdout).toContain('hl7.oru.results_store');
+    const other = await run(TSX, [path.join(ROOT, 'scripts', 'audit.ts'), '--patient', 'lab-own-id-77'], { cwd: ROOT, env: { ...process.env, ...stack.env } });
+    expect(other.stdout).not.toContain('results.store');
+  });
+
   it('every routing by the matcher is in the audit trail: `npm run audit -- --patient` shows it', async () => {
     const routed = await postAndDecide({ firstName: 'Quinta', lastName: 'Newcomb', dob: '1991-02-03' });
     expect(routed.state).toBe('matched');
