@@ -15,8 +15,14 @@ import { headerForAck, parseHl7, valueAt, type ParsedMessage, type ParsedSegment
 import { HttpProblem } from '../http/problem';
 import type { Principal } from '../keys/access-decision';
 import { logger } from '../observability/logger';
-import type { IdempotencyStore } from '../results/idempotency';
+import type { IdempotencyStore, StoredResponse } from '../results/idempotency';
 import { AckRejection, checkSender, handleMessage, type HandlerServices, type IntakeAudit } from './message-handlers';
+
+
+/** What an accepted message's idempotency record keeps: the ACK and the audit facts (ids only). */
+interface StoredAck extends StoredResponse {
+  audit?: IntakeAudit;
+}
 
 export const RECEIVE_HL7_ENDPOINT = 'receiveHl7';
 
@@ -150,7 +156,10 @@ async function receiveOne(message: ParsedMessage, input: ReceiveHl7Input, servic
     const begun = await services.idempotency.begin(idempotencyKey, fingerprint, input.now);
     if (begun.kind === 'replay') {
       log(input, 'replay');
-      return { ack: String(begun.response.body), outcome: { code: 'AA', replayed: true } };
+      // the first attempt's audit facts (ids only) come back with its ACK: a resend after a lost audit
+      // record still names the stored records
+      const stored = begun.response as StoredAck;
+      return { ack: String(stored.body), outcome: { code: 'AA', replayed: true, ...(stored.audit ? { audit: stored.audit } : {}) } };
     }
     token = begun.token;
   } catch (error) {
@@ -166,8 +175,9 @@ async function receiveOne(message: ParsedMessage, input: ReceiveHl7Input, servic
   try {
     const handled = await handleMessage(message, services, { principal: input.principal, requestId: input.requestId, now: input.now, ownApplication: input.ownApplication });
     const text = ack(msh, 'AA');
+    const stored: StoredAck = { status: 200, body: text, audit: handled.audit };
     await services.idempotency
-      .complete(idempotencyKey, token, { status: 200, body: text })
+      .complete(idempotencyKey, token, stored)
       .catch((error: Error) => logger.warn('hl7.idempotency_complete_failed', { requestId: input.requestId, errorName: error?.name }));
     log(input, 'AA');
     return { ack: text, outcome: { code: 'AA', replayed: false, audit: handled.audit } };

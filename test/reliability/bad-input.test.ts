@@ -23,6 +23,11 @@
  *     request id, with partner, key, action, outcome, status) that keeps none of the unverified ids
  *     the caller sent (no patientId, no resourceIds, subject UNRESOLVED#<day>); no other case may
  *     leave any.
+ * POST /receiveHl7 answers malformed HL7 with an ACK (issue 18): 1,000 broken messages in 13
+ * categories (no MSH, wrong delimiters, truncated segment ids, bad escapes, unsupported versions and
+ * message types, a foreign sender, missing or bad result status, bad times, garbage, invalid UTF-8,
+ * wrong content type) must each get an ACK AR/AE with ERR that quotes no submitted value, or a 4xx
+ * problem+json (no MSH, wrong content type); never AA, never a 5xx, and nothing stored.
  * Every case also carries 0-3 headers nobody reads, with odd names (constructor, __proto__ ...).
  * After each batch a valid request must still succeed (the process is alive and serving), and no
  * promise rejection may go unhandled.
@@ -41,6 +46,96 @@ const CASES_PER_ENDPOINT = 2000;
 /** ten FHIR routes share one handler pipeline and one query reader: 500 each (5,000 in all) */
 const FHIR_CASES_PER_ROUTE = 500;
 const CONCURRENCY = 16;
+const HL7_CASES = 1000;
+
+/** A valid ORU for demo-patient-2 from DEMO-LAB-LIS (a sender the all-scopes key's partner may use), as segments. */
+function validOru(controlId: string): string[] {
+  return [
+    `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||ORU^R01^ORU_R01|${controlId}|P|2.5.1`,
+    'PID|1||DEMO-000002^^^DEMO-HOSP^MR||Example^Jamie',
+    'OBR|1|ORD1|BAD-ACC|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F',
+    'OBX|1|NM|2345-7^Glucose^LN||98.4|mg/dL|70-99|N|||F',
+  ];
+}
+
+/**
+ * Malformed HL7 v2 (issue 18): every case is broken so that nothing may be stored. The categories:
+ * no MSH, wrong delimiters, truncated segment ids, bad escapes, unsupported versions, unknown
+ * message types, a sender the key may not use, a missing or invalid result status, a bad time,
+ * binary garbage, invalid UTF-8, a wrong content type.
+ */
+const badHl7Case: fc.Arbitrary<{ category: string; body: Buffer; contentType: string }> = fc
+  .tuple(
+    fc.constantFrom(
+      'no MSH',
+      'wrong delimiters',
+      'truncated segment id',
+      'bad escape',
+      'unsupported version',
+      'unknown message type',
+      'foreign sender',
+      'no result status',
+      'bad result status',
+      'bad time',
+      'garbage',
+      'invalid UTF-8',
+      'wrong content type',
+    ),
+    fc.string({ minLength: 1, maxLength: 12, unit: fc.constantFrom(...'ABCDEFGHJKMNPQRSTVWXYZ0123456789'.split('')) }),
+    fc.uint8Array({ minLength: 1, maxLength: 400 }),
+    fc.constantFrom('\r', '\n', '\r\n'),
+  )
+  .map(([category, id, bytes, terminator]) => {
+    const controlId = `B${id}`;
+    const seg = validOru(controlId);
+    const join = (segments: string[]) => segments.join(terminator) + terminator;
+    let text: string | Buffer;
+    let contentType = 'application/hl7-v2';
+    switch (category) {
+      case 'no MSH':
+        text = join(seg.slice(1));
+        break;
+      case 'wrong delimiters':
+        text = join([seg[0]!.replace('MSH|^~\\&|', ['MSH|^^\\&|', 'MSH|^~\\^|', 'MSH||~\\&|', 'MSH|'][id.length % 4]!), ...seg.slice(1)]);
+        break;
+      case 'truncated segment id':
+        text = join([...seg, ['OB', 'O', 'X1', 'obx'][id.length % 4]!]);
+        break;
+      case 'bad escape':
+        text = join([...seg.slice(0, 3), seg[3]!.replace('|98.4|', ['|9\\Q\\8|', '|98\\', '|\\X4|', '|\\Zbad|'][id.length % 4]!)]);
+        break;
+      case 'unsupported version':
+        text = join([seg[0]!.replace('|2.5.1', ['|2.9', '|3.0', '|x', '|'][id.length % 4]!), ...seg.slice(1)]);
+        break;
+      case 'unknown message type':
+        text = join([seg[0]!.replace('ORU^R01^ORU_R01', ['DFT^P03', 'XYZ^Q99', 'ORU^Z99', 'SIU^S12'][id.length % 4]!)]);
+        break;
+      case 'foreign sender':
+        text = join([seg[0]!.replace('DEMO-LAB-LIS', `OTHER-${id}`), ...seg.slice(1)]);
+        break;
+      case 'no result status':
+        text = join([...seg.slice(0, 2), seg[2]!.replace(/\|F$/, '|'), seg[3]!.replace(/\|F$/, '|')]);
+        break;
+      case 'bad result status':
+        text = join([...seg.slice(0, 2), seg[2]!.replace(/\|F$/, `|${['Q', 'ZZ', '9', 'final'][id.length % 4]}`), seg[3]!]);
+        break;
+      case 'bad time':
+        text = join([...seg.slice(0, 2), seg[2]!.replace(/20240301090000\+0000/, 'NOTATIME').replace(/20240301093000\+0000/, '2024-13-45'), seg[3]!]);
+        text = text.replace('20240301093000+0000||ORU', 'yesterday||ORU');
+        break;
+      case 'garbage':
+        text = Buffer.concat([Buffer.from(id), Buffer.from(bytes)]);
+        break;
+      case 'invalid UTF-8':
+        text = Buffer.concat([Buffer.from(join(seg.slice(0, 3))), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(seg[3]! + terminator)]);
+        break;
+      default:
+        // 'wrong content type'
+        text = join(seg);
+        contentType = ['application/json', 'text/html', 'multipart/form-data; boundary=x', 'application/octet-stream'][id.length % 4]!;
+    }
+    return { category, body: Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8'), contentType };
+  });
 
 let stack: LocalStack;
 const unhandled: unknown[] = [];
@@ -247,6 +342,49 @@ describe('bad input: every endpoint answers 4xx problem+json, writes nothing, st
       expect(tally.total).toBeGreaterThanOrEqual(FHIR_CASES_PER_ROUTE);
     }, BATCH_TIMEOUT_MS);
   });
+
+  it(`POST /receiveHl7: ${HL7_CASES} malformed HL7 messages -> ACK AR/AE or a 4xx problem, never AA, never 5xx, nothing stored`, async () => {
+    const tally = new Tally('bad-input receiveHl7');
+    const cases = fc.sample(badHl7Case, { seed: SEED + 40, numRuns: HL7_CASES });
+    const before = await snapshot(stack);
+    const outcomes = await mapLimit(cases, CONCURRENCY, async (c, index) => {
+      try {
+        return { c, index, res: await send({ method: 'POST', url: '/receiveHl7', headers: [['x-api-key', BULK_KEYS.all.secret], ['content-type', c.contentType]], body: c.body }) };
+      } catch (error) {
+        return { c, index, error };
+      }
+    });
+    const statuses = new Map<string, number>();
+    for (const o of outcomes) {
+      const issues: string[] = [];
+      if ('error' in o) issues.push(`dispatch threw ${(o.error as Error)?.name}`);
+      else {
+        const res = o.res;
+        const msa = /\rMSA\|(A[AER])\|/.exec(res.body)?.[1];
+        const label = res.status === 200 ? `ACK ${msa}` : String(res.status);
+        statuses.set(label, (statuses.get(label) ?? 0) + 1);
+        if (res.status >= 500) issues.push(`5xx: ${res.status}`);
+        else if (res.status === 200) {
+          if (!(res.headers['content-type'] ?? '').startsWith('application/hl7-v2')) issues.push(`ACK content type ${res.headers['content-type']}`);
+          if (msa !== 'AE' && msa !== 'AR') issues.push(`ACK ${msa ?? 'without MSA'}`);
+          if (!/\rERR\|/.test(res.body)) issues.push('ACK without ERR');
+          // the ACK names what is wrong, never a submitted value
+          for (const value of ['Example^Jamie', 'Jamie', '98.4']) if (res.body.includes(value)) issues.push(`ACK quotes "${value}"`);
+        } else issues.push(...problemIssues(res, res.status >= 400 && res.status < 500 ? res.status : 400, 'problem'));
+      }
+      tally.record(issues, () => `#${o.index} [${o.c.category}] (got ${'res' in o ? o.res?.status : 'error'})`);
+    }
+    const after = await snapshot(stack);
+    const batchIssues = diffSnapshots(before, after, ['rateLimit', 'audit']);
+    batchIssues.push(...(await liveness()));
+    const histogram = [...statuses.entries()].sort().map(([k, n]) => `${k} x${n}`).join(', ');
+    tally.print(`${new Set(cases.map((c) => c.category)).size} categories: ${histogram}`);
+    overall.passed += tally.passed;
+    overall.failed += tally.failed;
+    expect(batchIssues).toEqual([]);
+    expect(tally.report()).toEqual([]);
+    expect(tally.total).toBe(HL7_CASES);
+  }, BATCH_TIMEOUT_MS);
 
   it('prints the suite summary', () => {
     overall.print();
