@@ -118,10 +118,12 @@ describe('audit trail: one record per PHI access or change', () => {
     const { resultId, version } = first.json<{ resultId: string; version: string }>();
     expectations[expectations.length - 1]!.resourceIds = { resultId, version };
     const replayId = expectations[expectations.length - 1]!.requestId;
+    // (the replay's start time is taken before it is sent: its record's time is before the answer)
+    const replayStartedAt = new Date().toISOString();
     const replay = await send(jsonPost('/receiveTestData', resultsKey, lab, { 'x-request-id': replayId }));
     expect(replay.status).toBe(200);
     // the replay serves the stored answer again: it is audited too, under the same request id
-    expectations.push({ ...expectations[expectations.length - 1]!, what: 'results.store replay', startedAt: new Date().toISOString() });
+    expectations.push({ ...expectations[expectations.length - 1]!, what: 'results.store replay', startedAt: replayStartedAt });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     const again = await audited('results.store_duplicate', resultsKey, { method: 'POST', url: '/receiveTestData', body: lab }, { action: 'results.store_duplicate', outcome: 'success', resourceIds: { resultId, version } });
     expect(again.status).toBe(200);
