@@ -198,6 +198,15 @@ function commentRows(group: ObservationGroup): Record<string, unknown>[] {
   return rows;
 }
 
+const RESULT_CODE = /^[!-~]([ -~]*[!-~])?$/;
+const CODE_SYSTEM = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+
+/** `code` and `codeSystem` of a lab test from OBX-3.1 and OBX-3.3, each kept only when the lab schema accepts it. */
+function codedTest(code: string, system: string): { code?: string; codeSystem?: string } {
+  if (!(code.length <= 64 && RESULT_CODE.test(code))) return {};
+  return system.length <= 20 && CODE_SYSTEM.test(system) ? { code, codeSystem: system } : { code };
+}
+
 function obxName(obx: ParsedSegment): string {
   return present(valueAt(obx, 3, 2)) ?? present(valueAt(obx, 3, 1)) ?? `Observation ${valueAt(obx, 1) || obx.sequence}`;
 }
@@ -222,8 +231,9 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
     const testName = obxName(obx);
     const extras = compact({
       valueType: present(type),
-      code: present(valueAt(obx, 3, 1)),
-      codingSystem: present(valueAt(obx, 3, 3)),
+      // OBX-3 as the lab result's code and coding system (table 0396 name), when they are well formed:
+      // the exports write them back in OBX-3 (a LOINC code stays LOINC through the round trip)
+      ...codedTest(valueAt(obx, 3, 1), valueAt(obx, 3, 3)),
       abnormalFlags: present(repetitionsOf(obx, 8).map((rep) => rep[0]?.[0] ?? '').filter(Boolean).join(',')),
       observationStatus: present(valueAt(obx, 11)),
     });

@@ -137,6 +137,16 @@ describe('ACKs, idempotency, errors', () => {
       `OBX|1|NM|2345-7^Glucose^LN||98|mg/dL^^UCUM|70-99|N|||F${extra}`,
     ].join('\r') + '\r';
 
+  it('a LOINC-coded OBX-3 stays LOINC: the summary export writes the code and coding system the lab sent', async () => {
+    const accession = unique('ACC');
+    expect(msa(ack(await post(oru(unique('L'), accession))))).toBe('AA');
+    const summary = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-oru-key');
+    const segments = summary.split('\r');
+    const obr = segments.findIndex((segment) => segment.startsWith('OBR') && segment.includes(`|${accession}^`));
+    expect(obr).toBeGreaterThan(0);
+    expect(segments[obr + 1]).toMatch(/^OBX\|1\|NM\|2345-7\^Glucose\^LN\|\|98\|/);
+  });
+
   it('ORU -> AA; the resend gets the original ACK and stores nothing new; another message under the same id -> AR 205', async () => {
     const controlId = unique('I');
     const accession = unique('ACC');
