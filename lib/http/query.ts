@@ -2,7 +2,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { HttpProblem, type FieldError } from './problem';
 
 export const MAX_ID_LENGTH = 128;
-const idPattern = /^[A-Za-z0-9._:\-]{1,128}$/;
+/** What an identifier query parameter may be (also published in docs/openapi.json). */
+export const ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+const idPattern = ID_PATTERN;
 
 function values(event: APIGatewayProxyEvent, name: string): string[] {
   const multi = event.multiValueQueryStringParameters?.[name];

@@ -1,0 +1,124 @@
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the JSON success bodies. Request bodies are not
+ * here: they are the schemas in schemas/, which the endpoints validate with.
+ */
+import { PACKET_STATES } from '../forms/types';
+
+const packetState = { type: 'string', enum: [...PACKET_STATES] };
+const reason = {
+  type: 'string',
+  enum: ['unknown_patient_id', 'no_candidates', 'ambiguous', 'below_threshold', 'missing_dob', 'matching_failed', 'matching_error', 'known_link', 'score'],
+};
+const instant = { type: 'string', format: 'date-time' };
+const text = { type: 'string', minLength: 1 };
+const answerScalar = { type: ['string', 'number', 'boolean', 'null'] };
+
+export const ResponseSchemas = {
+  LabResultReceipt: {
+    type: 'object',
+    required: ['status', 'message', 'requestId', 'resultId', 'version', 'patientMatched', 'current', 'duplicate', 'notification'],
+    properties: {
+      status: { const: 'success' },
+      message: text,
+      requestId: text,
+      resultId: { type: 'string', pattern: '^lr_[0-9a-f]{32}$' },
+      version: { type: 'string', pattern: '^lv_[0-9a-f]{32}$', description: 'the version id of this submission' },
+      patientMatched: { type: 'boolean', description: 'patientID names a chart patient' },
+      current: { type: 'boolean', description: "this version is the result's current version after the save" },
+      duplicate: { type: 'boolean', description: 'this exact submission had already been stored (nothing new written)' },
+      notification: { type: 'string', enum: ['sent', 'pending'], description: 'pending: the publish failed; the retry job sends it' },
+    },
+  },
+  FormPacketReceipt: {
+    type: 'object',
+    required: ['status', 'packetId', 'routedTo', 'state', 'requestId'],
+    properties: {
+      status: { type: 'string', enum: ['accepted', 'duplicate'] },
+      packetId: { type: 'string', pattern: '^fp_[0-9a-f]{32}$' },
+      routedTo: { type: 'string', description: 'the chart patient id, or `inbox`' },
+      state: packetState,
+      requestId: text,
+    },
+  },
+  InboxPage: {
+    type: 'object',
+    required: ['state', 'limit', 'items', 'requestId'],
+    properties: {
+      state: packetState,
+      limit: { type: 'integer', minimum: 1 },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['packetId', 'state', 'sourceSystemId', 'formId', 'receivedAt', 'stateChangedAt', 'candidateCount'],
+          properties: {
+            packetId: { type: 'string' },
+            state: packetState,
+            reason,
+            sourceSystemId: text,
+            formId: text,
+            receivedAt: instant,
+            stateChangedAt: instant,
+            requestedPatientId: text,
+            candidateCount: { type: 'integer', minimum: 0 },
+            topCandidateScore: { type: 'number' },
+          },
+        },
+      },
+      nextCursor: { type: 'string', description: 'pass as `cursor` for the next page' },
+      requestId: text,
+    },
+  },
+  InboxPacket: {
+    type: 'object',
+    required: ['packetId', 'state', 'sourceSystemId', 'formId', 'submissionId', 'partnerId', 'receivedAt', 'stateChangedAt', 'patient', 'answers', 'candidates', 'history', 'requestId'],
+    properties: {
+      packetId: { type: 'string' },
+      state: packetState,
+      reason,
+      patientId: text,
+      requestedPatientId: text,
+      sourceSystemId: text,
+      formId: text,
+      submissionId: text,
+      partnerId: text,
+      receivedAt: instant,
+      stateChangedAt: instant,
+      formName: { type: 'string' },
+      patient: {
+        type: 'object',
+        required: ['firstName', 'lastName'],
+        properties: { externalPatientId: { type: 'string' }, firstName: { type: 'string' }, lastName: { type: 'string' }, dob: { type: 'string' }, email: { type: 'string' } },
+      },
+      answers: { type: 'object', additionalProperties: { anyOf: [answerScalar, { type: 'array', items: answerScalar }] } },
+      candidates: {
+        type: 'array',
+        items: { type: 'object', required: ['patientId', 'score', 'reasons'], properties: { patientId: text, score: { type: 'number' }, reasons: { type: 'array', items: { type: 'string' } } } },
+      },
+      history: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['at', 'action', 'state', 'actor'],
+          properties: {
+            at: instant,
+            action: { type: 'string', enum: ['received', 'matched', 'held_for_review', 'requeued', 'routed_manually', 'assessed'] },
+            state: packetState,
+            from: packetState,
+            actor: { type: 'string', enum: ['api-key', 'matcher', 'sweeper'] },
+            keyId: text,
+            partnerId: text,
+            reason,
+            patientId: text,
+          },
+        },
+      },
+      requestId: text,
+    },
+  },
+  RouteReceipt: {
+    type: 'object',
+    required: ['status', 'packetId', 'routedTo', 'state', 'requestId'],
+    properties: { status: { const: 'routed' }, packetId: { type: 'string' }, routedTo: text, state: { const: 'routed_manually' }, requestId: text },
+  },
+} as const satisfies Record<string, Record<string, unknown>>;
