@@ -1,0 +1,2 @@
+/** Fixture for test/architecture.test.ts: stands in for lib/http. */
+export const status = 400;

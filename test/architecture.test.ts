@@ -1,0 +1,96 @@
+/**
+ * The architecture rules of .dependency-cruiser.cjs (issue 14) and the bundle rule that no Lambda
+ * carries an AWS SDK client its `needs` do not list, checked in `npm test`.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints, type ResourceNeeds } from '../lib/config/service';
+import { LAMBDA_BUNDLE_OPTIONS } from '../scripts/build';
+
+const root = path.resolve(__dirname, '..');
+const depcruise = path.join(root, 'node_modules', '.bin', 'depcruise');
+const config = path.join(root, '.dependency-cruiser.cjs');
+
+interface CruiseViolation {
+  rule: { name: string; severity: string };
+  from: string;
+  to: string;
+}
+
+function cruise(cwd: string, targets: string[], extra: string[] = []): { violations: CruiseViolation[] } {
+  const out = execFileSync(depcruise, ['--config', config, '--output-type', 'json', ...extra, ...targets], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = JSON.parse(out) as { summary: { violations: CruiseViolation[] } };
+  // known violations come back with severity "ignore"
+  return { violations: result.summary.violations.filter((v) => v.rule.severity !== 'ignore') };
+}
+
+describe('architecture rules', () => {
+  it('the tree has no violation beyond the known list', () => {
+    const { violations } = cruise(root, ['lib', 'functions', 'infra', 'scripts'], ['--ignore-known', path.join(root, '.dependency-cruiser-known-violations.json')]);
+    expect(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
+  });
+
+  it('a deliberate violation fails the rules (lib/hl7 importing lib/http)', () => {
+    const { violations } = cruise(path.join(root, 'test', 'architecture-fixtures'), ['lib']);
+    expect(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort()).toEqual([
+      'domain-not-to-http: lib/hl7/impure-encoder.ts -> lib/http/problem.ts',
+      'hl7-is-pure: lib/hl7/impure-encoder.ts -> lib/http/problem.ts',
+    ]);
+  });
+});
+
+const SDK_CLIENT_OF_PACKAGE = {
+  '@aws-sdk/client-dynamodb': 'dynamodb',
+  '@aws-sdk/client-kms': 'kms',
+  '@aws-sdk/client-sqs': 'sqs',
+  '@aws-sdk/client-s3': 's3',
+} as const;
+type ClientId = (typeof SDK_CLIENT_OF_PACKAGE)[keyof typeof SDK_CLIENT_OF_PACKAGE];
+
+/** The clients a function may carry: DynamoDB always (keys, audit), the others only when `needs` lists them. */
+function allowedClients(needs: ResourceNeeds): Set<ClientId> {
+  const allowed = new Set<ClientId>(['dynamodb']);
+  if (needs.kms?.length) allowed.add('kms');
+  if (needs.queues && Object.keys(needs.queues).length) allowed.add('sqs');
+  if (needs.documentsBucket) allowed.add('s3');
+  return allowed;
+}
+
+function packageOf(input: string): string | undefined {
+  const i = input.lastIndexOf('node_modules/');
+  if (i < 0) return undefined;
+  const parts = input.slice(i + 'node_modules/'.length).split('/');
+  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+const functions = [
+  { name: AuthorizerFunction.name, needs: AuthorizerFunction.needs },
+  ...HttpEndpoints.map((e) => ({ name: e.name, needs: e.needs })),
+  ...BackgroundFunctions.map((f) => ({ name: f.name, needs: f.needs })),
+];
+
+describe('Lambda bundles', () => {
+  it.each(functions.map((f) => [f.name, f.needs] as const))('%s carries no SDK client outside its needs and nothing of lib/local', async (name, needs) => {
+    const result = await build({
+      ...LAMBDA_BUNDLE_OPTIONS,
+      minify: false,
+      sourcemap: false,
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      entryPoints: [path.join(root, 'functions', `${name}.ts`)],
+      outfile: path.join(root, 'dist', name, 'index.mjs'),
+    });
+    const inputs = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {}).filter(([, v]) => v.bytesInOutput > 0);
+    const clients = new Set<ClientId>();
+    for (const [input] of inputs) {
+      const pkg = packageOf(input);
+      const client = pkg ? SDK_CLIENT_OF_PACKAGE[pkg as keyof typeof SDK_CLIENT_OF_PACKAGE] : undefined;
+      if (client) clients.add(client);
+    }
+    const allowed = allowedClients(needs);
+    expect([...clients].filter((c) => !allowed.has(c))).toEqual([]);
+    expect(inputs.map(([input]) => input).filter((input) => input.startsWith('lib/local/'))).toEqual([]);
+  });
+});
