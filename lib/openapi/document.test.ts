@@ -35,7 +35,9 @@ describe('docs/openapi.json', () => {
       // missing: reported below
     }
     if (committed !== generated) {
-      throw new Error('docs/openapi.json is stale (it differs from what the endpoint list, schemas/ and lib/openapi/endpoint-docs.ts generate): run `npm run openapi` and commit docs/openapi.json');
+      throw new Error(
+        'docs/openapi.json is stale (it differs from what the endpoint list, schemas/ and lib/openapi/endpoint-docs.ts generate): run `npm run openapi` and commit docs/openapi.json',
+      );
     }
   });
 
@@ -63,7 +65,9 @@ describe('docs/openapi.json', () => {
   it('fails clearly for an endpoint without documentation', () => {
     const extra: HttpEndpoint = { ...HttpEndpoints[0]!, name: 'exportSomethingNew', path: '/exportSomethingNew' };
     expect(() => buildOpenApiDocument({ endpoints: [...HttpEndpoints, extra] })).toThrow(MissingEndpointDocError);
-    expect(() => buildOpenApiDocument({ endpoints: [...HttpEndpoints, extra] })).toThrow(/exportSomethingNew.*lib\/openapi\/endpoint-docs\.ts/);
+    expect(() => buildOpenApiDocument({ endpoints: [...HttpEndpoints, extra] })).toThrow(
+      /exportSomethingNew.*lib\/openapi\/endpoint-docs\.ts/,
+    );
   });
 
   // the checks of a linter's recommended rules that matter for partners, made hard failures
@@ -74,8 +78,12 @@ describe('docs/openapi.json', () => {
       expect({ where, summary: typeof op.summary === 'string' && op.summary.length > 0 }).toEqual({ where, summary: true });
       expect(op.tags.every((t: string) => tagNames.has(t))).toBe(true);
       const statuses = Object.keys(op.responses).map(Number);
-      expect({ where, ok: statuses.some((s) => s >= 200 && s < 300) && statuses.some((s) => s >= 400 && s < 500) && statuses.some((s) => s >= 500) }).toEqual({ where, ok: true });
-      for (const status of [400, 401, 403, 429, 500, 503]) expect({ where, status, declared: statuses.includes(status) }).toEqual({ where, status, declared: true });
+      expect({
+        where,
+        ok: statuses.some((s) => s >= 200 && s < 300) && statuses.some((s) => s >= 400 && s < 500) && statuses.some((s) => s >= 500),
+      }).toEqual({ where, ok: true });
+      for (const status of [400, 401, 403, 429, 500, 503])
+        expect({ where, status, declared: statuses.includes(status) }).toEqual({ where, status, declared: true });
       for (const [status, ref] of Object.entries(op.responses as Json)) {
         const response = deref(ref as Json);
         for (const name of ['x-request-id', 'cache-control', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
@@ -104,9 +112,11 @@ describe('docs/openapi.json', () => {
         expect({ where, param: param.name, example: param.example !== undefined }).toEqual({ where, param: param.name, example: true });
         expect(schemas.errors(param.schema, param.example)).toEqual([]);
       }
-      if (op.requestBody) for (const [type, media] of Object.entries(op.requestBody.content as Json)) check(`${where} request ${type}`, media as Json);
+      if (op.requestBody)
+        for (const [type, media] of Object.entries(op.requestBody.content as Json)) check(`${where} request ${type}`, media as Json);
       for (const [status, ref] of Object.entries(op.responses as Json)) {
-        for (const [type, media] of Object.entries((deref(ref as Json).content ?? {}) as Json)) check(`${where} ${status} ${type}`, media as Json);
+        for (const [type, media] of Object.entries((deref(ref as Json).content ?? {}) as Json))
+          check(`${where} ${status} ${type}`, media as Json);
       }
     }
     expect(checked).toBeGreaterThan(50);

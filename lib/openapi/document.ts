@@ -64,14 +64,23 @@ function requestSchemaComponents(file: string): Record<string, Json> {
   };
   const { $schema: _s, $id: _i, definitions, ...root } = schema;
   const components: Record<string, Json> = { [base]: rewrite(root) as Json };
-  for (const [name, def] of Object.entries((definitions as Record<string, Json> | undefined) ?? {})) components[`${base}_${name}`] = rewrite(def) as Json;
+  for (const [name, def] of Object.entries((definitions as Record<string, Json> | undefined) ?? {}))
+    components[`${base}_${name}`] = rewrite(def) as Json;
   return components;
 }
 
 function problemExample(kind: string, detail: string, errors?: unknown[], extensions?: Json): Json {
   const t = ProblemTypes[kind as ProblemKind];
   if (!t) throw new Error(`unknown problem kind ${kind} in lib/openapi/endpoint-docs.ts`);
-  return { type: PROBLEM_TYPE_BASE + t.slug, title: t.title, status: t.status, detail, requestId: EXAMPLE_REQUEST_ID, ...(errors ? { errors } : {}), ...(extensions ?? {}) };
+  return {
+    type: PROBLEM_TYPE_BASE + t.slug,
+    title: t.title,
+    status: t.status,
+    detail,
+    requestId: EXAMPLE_REQUEST_ID,
+    ...(errors ? { errors } : {}),
+    ...(extensions ?? {}),
+  };
 }
 
 function headersFor(status: number, doc: EndpointDoc): Json {
@@ -80,7 +89,9 @@ function headersFor(status: number, doc: EndpointDoc): Json {
     'x-request-id': { $ref: '#/components/headers/RequestId' },
     'cache-control': { $ref: '#/components/headers/CacheControl' },
     'x-ratelimit-limit': { $ref: counted ? '#/components/headers/RateLimitLimit' : '#/components/headers/RateLimitLimitIfCounted' },
-    'x-ratelimit-remaining': { $ref: counted ? '#/components/headers/RateLimitRemaining' : '#/components/headers/RateLimitRemainingIfCounted' },
+    'x-ratelimit-remaining': {
+      $ref: counted ? '#/components/headers/RateLimitRemaining' : '#/components/headers/RateLimitRemainingIfCounted',
+    },
     'x-ratelimit-reset': { $ref: counted ? '#/components/headers/RateLimitReset' : '#/components/headers/RateLimitResetIfCounted' },
   };
   if (status === 429 || status === 503) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
@@ -108,10 +119,15 @@ function successResponse(status: number, success: SuccessDoc, doc: EndpointDoc):
 function problemResponse(status: number, problem: ProblemDoc, doc: EndpointDoc): Json {
   const examples: Json = {};
   for (const [name, e] of Object.entries(problem.examples)) {
-    if (ProblemTypes[e.kind as ProblemKind]?.status !== status) throw new Error(`example ${name} of ${status}: problem kind ${e.kind} has another status`);
+    if (ProblemTypes[e.kind as ProblemKind]?.status !== status)
+      throw new Error(`example ${name} of ${status}: problem kind ${e.kind} has another status`);
     examples[name] = { summary: e.summary, value: problemExample(e.kind, e.detail, e.errors, e.extensions) };
   }
-  return { description: problem.description, headers: headersFor(status, doc), content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' }, examples } } };
+  return {
+    description: problem.description,
+    headers: headersFor(status, doc),
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' }, examples } },
+  };
 }
 
 const commonProblems: Record<number, ProblemDoc> = {
@@ -124,8 +140,11 @@ const commonProblems: Record<number, ProblemDoc> = {
     examples: { scope: { summary: 'missing scope', kind: 'forbidden', detail: 'this API key lacks the scope this endpoint requires' } },
   },
   429: {
-    description: "The key's (or, without a valid key, the source address's) request limit for the current window is used up; `Retry-After` says when to retry.",
-    examples: { limited: { summary: 'limit reached', kind: 'rateLimited', detail: 'rate limit exceeded; retry after the time in Retry-After' } },
+    description:
+      "The key's (or, without a valid key, the source address's) request limit for the current window is used up; `Retry-After` says when to retry.",
+    examples: {
+      limited: { summary: 'limit reached', kind: 'rateLimited', detail: 'rate limit exceeded; retry after the time in Retry-After' },
+    },
   },
   500: {
     description: 'An unexpected failure; no internals in the body. Retry the same request (same x-request-id) to learn its outcome.',
@@ -138,13 +157,26 @@ const commonProblems: Record<number, ProblemDoc> = {
     },
   },
   503: {
-    description: 'A dependency (DynamoDB, KMS, SQS, S3, the authorizer) is throttled or unavailable; nothing was half-written. Retry after `Retry-After` seconds.',
-    examples: { unavailable: { summary: 'dependency unavailable', kind: 'unavailable', detail: 'a dependency is temporarily unavailable; retry the same request' } },
+    description:
+      'A dependency (DynamoDB, KMS, SQS, S3, the authorizer) is throttled or unavailable; nothing was half-written. Retry after `Retry-After` seconds.',
+    examples: {
+      unavailable: {
+        summary: 'dependency unavailable',
+        kind: 'unavailable',
+        detail: 'a dependency is temporarily unavailable; retry the same request',
+      },
+    },
   },
 };
 
 /** Refusals every endpoint gives the same way: one shared response each (an endpoint may override). */
-const sharedProblemResponses: Record<number, string> = { 401: 'Unauthenticated', 403: 'Forbidden', 429: 'RateLimited', 500: 'InternalError', 503: 'ServiceUnavailable' };
+const sharedProblemResponses: Record<number, string> = {
+  401: 'Unauthenticated',
+  403: 'Forbidden',
+  429: 'RateLimited',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
 
 function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
   const problems: Record<number, ProblemDoc> = { ...commonProblems, 400: doc.badRequest, ...doc.problems };
@@ -154,10 +186,18 @@ function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
   for (const status of statuses) {
     const success = doc.success[status];
     if (success) responses[String(status)] = successResponse(status, success, doc);
-    else if (sharedProblemResponses[status] && !doc.problems[status]) responses[String(status)] = { $ref: `#/components/responses/${sharedProblemResponses[status]}` };
+    else if (sharedProblemResponses[status] && !doc.problems[status])
+      responses[String(status)] = { $ref: `#/components/responses/${sharedProblemResponses[status]}` };
     else responses[String(status)] = problemResponse(status, problems[status]!, doc);
   }
-  const parameters: unknown[] = doc.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, description: p.description, schema: p.schema, example: p.example }));
+  const parameters: unknown[] = doc.parameters.map((p) => ({
+    name: p.name,
+    in: p.in,
+    required: p.required,
+    description: p.description,
+    schema: p.schema,
+    example: p.example,
+  }));
   parameters.push({ $ref: doc.replayHeader ? '#/components/parameters/IdempotencyRequestId' : '#/components/parameters/RequestId' });
   if (hl7) parameters.push({ $ref: '#/components/parameters/AcceptHl7' });
   const op: Json = {
@@ -173,7 +213,12 @@ function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
     op.requestBody = {
       required: true,
       description: doc.requestBody.description,
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaComponentName(doc.requestBody.schemaFile)}` }, examples: doc.requestBody.examples } },
+      content: {
+        'application/json': {
+          schema: { $ref: `#/components/schemas/${schemaComponentName(doc.requestBody.schemaFile)}` },
+          examples: doc.requestBody.examples,
+        },
+      },
     };
   }
   op.responses = responses;
@@ -204,14 +249,33 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
         status: { type: 'integer', minimum: 400, maximum: 599 },
         detail: { type: 'string', minLength: 1 },
         requestId: { type: 'string', minLength: 1, description: 'equals the x-request-id response header' },
-        errors: { type: 'array', description: 'every failing field (validation errors)', items: { $ref: '#/components/schemas/FieldError' } },
+        errors: {
+          type: 'array',
+          description: 'every failing field (validation errors)',
+          items: { $ref: '#/components/schemas/FieldError' },
+        },
       },
     },
     FieldError: {
       oneOf: [
-        { type: 'object', required: ['pointer', 'message'], properties: { pointer: { type: 'string', description: 'JSON pointer (RFC 6901) into the body' }, message: { type: 'string' } }, additionalProperties: false },
-        { type: 'object', required: ['parameter', 'message'], properties: { parameter: { type: 'string' }, message: { type: 'string' } }, additionalProperties: false },
-        { type: 'object', required: ['header', 'message'], properties: { header: { type: 'string' }, message: { type: 'string' } }, additionalProperties: false },
+        {
+          type: 'object',
+          required: ['pointer', 'message'],
+          properties: { pointer: { type: 'string', description: 'JSON pointer (RFC 6901) into the body' }, message: { type: 'string' } },
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          required: ['parameter', 'message'],
+          properties: { parameter: { type: 'string' }, message: { type: 'string' } },
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          required: ['header', 'message'],
+          properties: { header: { type: 'string' }, message: { type: 'string' } },
+          additionalProperties: false,
+        },
       ],
     },
     Hl7Message: {
@@ -224,15 +288,35 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
   };
   for (const [, doc] of endpointDocs) if (doc.requestBody) Object.assign(schemas, requestSchemaComponents(doc.requestBody.schemaFile));
   const headers: Json = {
-    RequestId: header('The request id: the caller\'s `x-request-id` when it sent a valid one, else a generated UUID. Also `requestId` in every JSON body.', true, { type: 'string', pattern: REQUEST_ID_PATTERN.source }, EXAMPLE_REQUEST_ID),
+    RequestId: header(
+      "The request id: the caller's `x-request-id` when it sent a valid one, else a generated UUID. Also `requestId` in every JSON body.",
+      true,
+      { type: 'string', pattern: REQUEST_ID_PATTERN.source },
+      EXAMPLE_REQUEST_ID,
+    ),
     CacheControl: header('Always `no-store` (answers may carry PHI).', true, { const: 'no-store' }, 'no-store'),
     RetryAfter: header('Seconds to wait before retrying.', true, { type: 'integer', minimum: 1 }, 2),
-    RetryAfterIfInProgress: header('Seconds to wait, when the first request with this x-request-id is still in progress.', false, { type: 'integer', minimum: 1 }, 2),
-    IdempotentReplayed: header('`true` when this is the stored answer of an earlier request with the same x-request-id and body.', false, { const: 'true' }, 'true'),
+    RetryAfterIfInProgress: header(
+      'Seconds to wait, when the first request with this x-request-id is still in progress.',
+      false,
+      { type: 'integer', minimum: 1 },
+      2,
+    ),
+    IdempotentReplayed: header(
+      '`true` when this is the stored answer of an earlier request with the same x-request-id and body.',
+      false,
+      { const: 'true' },
+      'true',
+    ),
   };
   for (const [name, [description, schema, example]] of Object.entries(rateHeaders)) {
     headers[`RateLimit${name}`] = header(description, true, schema, example);
-    headers[`RateLimit${name}IfCounted`] = header(`${description} Absent when API Gateway answers by itself (body over 10 MB, undecodable path, authorizer or function failure).`, false, schema, example);
+    headers[`RateLimit${name}IfCounted`] = header(
+      `${description} Absent when API Gateway answers by itself (body over 10 MB, undecodable path, authorizer or function failure).`,
+      false,
+      schema,
+      example,
+    );
   }
   return {
     securitySchemes: {
@@ -244,13 +328,19 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
           'A partner API key (issued with `npm run keys -- create`; stored only as its SHA-256). Each key carries scopes; each operation lists the scope it requires (`interop:export:hl7`, `interop:ingest:results`, `interop:ingest:forms`, `interop:inbox:review`, ...). 401 without a valid key, 403 without the scope.',
       },
     },
-    responses: Object.fromEntries(Object.entries(sharedProblemResponses).map(([status, name]) => [name, problemResponse(Number(status), commonProblems[Number(status)]!, noEndpoint)])),
+    responses: Object.fromEntries(
+      Object.entries(sharedProblemResponses).map(([status, name]) => [
+        name,
+        problemResponse(Number(status), commonProblems[Number(status)]!, noEndpoint),
+      ]),
+    ),
     parameters: {
       RequestId: {
         name: 'x-request-id',
         in: 'header',
         required: false,
-        description: 'Your id for this request (1-128 visible ASCII characters, else 400); echoed in the `x-request-id` response header and `requestId`. Generated (UUID) when absent.',
+        description:
+          'Your id for this request (1-128 visible ASCII characters, else 400); echoed in the `x-request-id` response header and `requestId`. Generated (UUID) when absent.',
         schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
         example: 'lis-0001',
       },
@@ -290,7 +380,8 @@ export function buildOpenApiDocument(options: BuildOptions = {}): Json {
   const missing = endpoints.filter((e) => !Object.prototype.hasOwnProperty.call(docs, e.name)).map((e) => e.name);
   if (missing.length > 0) throw new MissingEndpointDocError(missing);
   const unknown = Object.keys(docs).filter((name) => !endpoints.some((e) => e.name === name));
-  if (unknown.length > 0 && !options.endpoints) throw new Error(`lib/openapi/endpoint-docs.ts documents endpoints that are not in HttpEndpoints: ${unknown.join(', ')}`);
+  if (unknown.length > 0 && !options.endpoints)
+    throw new Error(`lib/openapi/endpoint-docs.ts documents endpoints that are not in HttpEndpoints: ${unknown.join(', ')}`);
   const pairs = endpoints.map((e) => [e, docs[e.name]!] as [HttpEndpoint, EndpointDoc]);
   const paths: Record<string, Json> = {};
   for (const [endpoint, doc] of pairs) {
@@ -298,7 +389,8 @@ export function buildOpenApiDocument(options: BuildOptions = {}): Json {
     item[endpoint.method.toLowerCase()] = operation(endpoint, doc);
   }
   const tags = [...new Set(pairs.map(([, d]) => d.tag))];
-  const version = options.version ?? (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const version =
+    options.version ?? (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   return {
     openapi: '3.1.0',
     info: {

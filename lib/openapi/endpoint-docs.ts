@@ -28,7 +28,12 @@ export interface ParameterDoc {
 /** A successful answer: an HL7 v2 message (example in lib/openapi/examples/<name>.hl7) or JSON. */
 export type SuccessDoc =
   | { kind: 'hl7'; description: string; exampleFile: string }
-  | { kind: 'json'; description: string; schema: keyof typeof ResponseSchemas; examples: Record<string, { summary: string; value: unknown }> };
+  | {
+      kind: 'json';
+      description: string;
+      schema: keyof typeof ResponseSchemas;
+      examples: Record<string, { summary: string; value: unknown }>;
+    };
 
 /** A refusal: its description and one example of the problem body (type, detail, errors). */
 export interface ProblemDoc {
@@ -53,7 +58,8 @@ export interface EndpointDoc {
 }
 
 const idSchema = { type: 'string', pattern: ID_PATTERN.source, minLength: 1, maxLength: 128 };
-const idRule = 'Required, sent once (a repeat of the same value counts as once; two different values are a 400), 1-128 characters of letters, digits, `.`, `_`, `:` or `-`.';
+const idRule =
+  'Required, sent once (a repeat of the same value counts as once; two different values are a 400), 1-128 characters of letters, digits, `.`, `_`, `:` or `-`.';
 
 function idParameter(name: string, what: string, example: string): ParameterDoc {
   return { name, in: 'query', required: true, description: `${what}. ${idRule}`, schema: idSchema, example };
@@ -69,7 +75,13 @@ function exportProblems(record: string): Record<number, ProblemDoc> {
     },
     406: {
       description: 'The Accept header excludes application/hl7-v2.',
-      examples: { notAcceptable: { summary: 'Accept: application/json', kind: 'notAcceptable', detail: 'this endpoint produces application/hl7-v2 only' } },
+      examples: {
+        notAcceptable: {
+          summary: 'Accept: application/json',
+          kind: 'notAcceptable',
+          detail: 'this endpoint produces application/hl7-v2 only',
+        },
+      },
     },
   };
 }
@@ -89,10 +101,21 @@ function exportBadRequest(names: string[]): ProblemDoc {
 }
 
 const jsonBodyProblems = (limitText: string): Record<number, ProblemDoc> => ({
-  413: { description: `The body exceeds ${limitText}.`, examples: { tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: `the request body exceeds ${MAX_JSON_BODY_BYTES} bytes` } } },
+  413: {
+    description: `The body exceeds ${limitText}.`,
+    examples: {
+      tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: `the request body exceeds ${MAX_JSON_BODY_BYTES} bytes` },
+    },
+  },
   415: {
     description: 'The body was not sent as `Content-Type: application/json`.',
-    examples: { unsupported: { summary: 'text/plain body', kind: 'unsupportedMediaType', detail: 'the request body must be sent as Content-Type: application/json' } },
+    examples: {
+      unsupported: {
+        summary: 'text/plain body',
+        kind: 'unsupportedMediaType',
+        detail: 'the request body must be sent as Content-Type: application/json',
+      },
+    },
   },
 });
 
@@ -128,7 +151,8 @@ const requestId = '8f14e45f-ceea-4a67-9f3c-5f5c6b0f2a11';
 export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7PatientAdt: {
     summary: 'Export patient demographics (ADT^A08)',
-    description: "The patient's current demographics as one HL7 v2.5.1 `ADT^A08^ADT_A01` message (MSH EVN PID [PD1] [NK1] PV1). Segments end with CR.",
+    description:
+      "The patient's current demographics as one HL7 v2.5.1 `ADT^A08^ADT_A01` message (MSH EVN PID [PD1] [NK1] PV1). Segments end with CR.",
     tag: 'HL7 exports',
     parameters: [patientId],
     success: { 200: { kind: 'hl7', description: 'The ADT^A08 message.', exampleFile: 'exportHl7PatientAdt.hl7' } },
@@ -156,7 +180,12 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     badRequest: {
       description: 'patientId missing or malformed, or limit outside its range.',
       examples: {
-        limit: { summary: 'limit out of range', kind: 'validation', detail: 'limit must be an integer from 1 to 200', errors: [{ parameter: 'limit', message: 'must be an integer from 1 to 200' }] },
+        limit: {
+          summary: 'limit out of range',
+          kind: 'validation',
+          detail: 'limit must be an integer from 1 to 200',
+          errors: [{ parameter: 'limit', message: 'must be an integer from 1 to 200' }],
+        },
       },
     },
   },
@@ -225,13 +254,24 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     problems: {
       403: {
         description: 'The key lacks interop:ingest:results, the partner is blocked, or the partner may not send for this `senderID`.',
-        examples: { sender: { summary: 'sender not allowed', kind: 'forbidden', detail: 'this partner may not submit results for this senderID' } },
+        examples: {
+          sender: { summary: 'sender not allowed', kind: 'forbidden', detail: 'this partner may not submit results for this senderID' },
+        },
       },
       409: {
-        description: 'The `x-request-id` was used before with a different body, or the first request with it is still in progress (then with `Retry-After`).',
+        description:
+          'The `x-request-id` was used before with a different body, or the first request with it is still in progress (then with `Retry-After`).',
         examples: {
-          conflict: { summary: 'x-request-id reused with another body', kind: 'conflict', detail: 'this x-request-id was already used with a different body' },
-          inProgress: { summary: 'still in progress', kind: 'inProgress', detail: 'a request with this x-request-id is still in progress; retry later' },
+          conflict: {
+            summary: 'x-request-id reused with another body',
+            kind: 'conflict',
+            detail: 'this x-request-id was already used with a different body',
+          },
+          inProgress: {
+            summary: 'still in progress',
+            kind: 'inProgress',
+            detail: 'a request with this x-request-id is still in progress; retry later',
+          },
         },
       },
       ...jsonBodyProblems('6 MB'),
@@ -261,7 +301,10 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       description: 'One form packet (`payload`).',
       examples: {
         unmatched: { summary: 'no patientId: held for matching', value: formExample },
-        named: { summary: 'a known patientId: routed', value: { payload: { ...formExample.payload, submissionId: 'sub-2024-0043', patientId: 'demo-patient-1' } } },
+        named: {
+          summary: 'a known patientId: routed',
+          value: { payload: { ...formExample.payload, submissionId: 'sub-2024-0043', patientId: 'demo-patient-1' } },
+        },
       },
     },
     success: {
@@ -269,25 +312,52 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         kind: 'json',
         description: 'The same submission again: the first packet is answered, nothing stored.',
         schema: 'FormPacketReceipt',
-        examples: { duplicate: { summary: 'duplicate submission', value: { status: 'duplicate', packetId, routedTo: 'inbox', state: 'pending_match', requestId } } },
+        examples: {
+          duplicate: {
+            summary: 'duplicate submission',
+            value: { status: 'duplicate', packetId, routedTo: 'inbox', state: 'pending_match', requestId },
+          },
+        },
       },
       201: {
         kind: 'json',
         description: 'Routed to the named chart patient.',
         schema: 'FormPacketReceipt',
-        examples: { routed: { summary: 'routed to demo-patient-1', value: { status: 'accepted', packetId: 'fp_3b9e0c6b1f2a4d5e8c7b6a5f4e3d2c1b', routedTo: 'demo-patient-1', state: 'routed', requestId } } },
+        examples: {
+          routed: {
+            summary: 'routed to demo-patient-1',
+            value: {
+              status: 'accepted',
+              packetId: 'fp_3b9e0c6b1f2a4d5e8c7b6a5f4e3d2c1b',
+              routedTo: 'demo-patient-1',
+              state: 'routed',
+              requestId,
+            },
+          },
+        },
       },
       202: {
         kind: 'json',
         description: 'Held in the interop inbox: queued for matching, or waiting for review when the named patient is unknown.',
         schema: 'FormPacketReceipt',
-        examples: { held: { summary: 'queued for matching', value: { status: 'accepted', packetId, routedTo: 'inbox', state: 'pending_match', requestId } } },
+        examples: {
+          held: {
+            summary: 'queued for matching',
+            value: { status: 'accepted', packetId, routedTo: 'inbox', state: 'pending_match', requestId },
+          },
+        },
       },
     },
     problems: {
       409: {
         description: 'This `sourceSystemId` + `submissionId` was already submitted by another partner.',
-        examples: { conflict: { summary: 'submission id of another partner', kind: 'conflict', detail: 'this sourceSystemId and submissionId were already submitted by another partner' } },
+        examples: {
+          conflict: {
+            summary: 'submission id of another partner',
+            kind: 'conflict',
+            detail: 'this sourceSystemId and submissionId were already submitted by another partner',
+          },
+        },
       },
       ...jsonBodyProblems(`6 MB, or the packet content exceeds ${MAX_PACKET_CONTENT_BYTES} bytes`),
     },
@@ -308,7 +378,8 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   },
   listInteropInbox: {
     summary: 'List inbox packets',
-    description: 'Packets waiting in the interop inbox, newest first, as summaries (ids, states, reason codes, times, candidate counts; no PHI).',
+    description:
+      'Packets waiting in the interop inbox, newest first, as summaries (ids, states, reason codes, times, candidate counts; no PHI).',
     tag: 'Interop inbox',
     parameters: [
       {
@@ -327,7 +398,14 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         schema: { type: 'integer', minimum: 1, maximum: MAX_INBOX_LIMIT, default: DEFAULT_INBOX_LIMIT },
         example: 25,
       },
-      { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page (opaque).', schema: { type: 'string', minLength: 1 }, example: 'eyJ2IjoxLCJzIjoicGVuZGluZ19yZXZpZXciLCJrIjp7fX0' },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: '`nextCursor` of the previous page (opaque).',
+        schema: { type: 'string', minLength: 1 },
+        example: 'eyJ2IjoxLCJzIjoicGVuZGluZ19yZXZpZXciLCJrIjp7fX0',
+      },
     ],
     success: {
       200: {
@@ -362,14 +440,31 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     problems: {},
     badRequest: {
       description: 'state, limit or cursor invalid.',
-      examples: { state: { summary: 'unknown state', kind: 'validation', detail: 'state must be one of: pending_match, pending_review', errors: [{ parameter: 'state', message: 'must be one of: pending_match, pending_review' }] } },
+      examples: {
+        state: {
+          summary: 'unknown state',
+          kind: 'validation',
+          detail: 'state must be one of: pending_match, pending_review',
+          errors: [{ parameter: 'state', message: 'must be one of: pending_match, pending_review' }],
+        },
+      },
     },
   },
   getInboxPacket: {
     summary: 'Read an inbox packet',
-    description: 'One packet that is or was in the interop inbox, decrypted: form, patient as the form tool described them, answers, match candidates with scores, and the state history.',
+    description:
+      'One packet that is or was in the interop inbox, decrypted: form, patient as the form tool described them, answers, match candidates with scores, and the state history.',
     tag: 'Interop inbox',
-    parameters: [{ name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId }],
+    parameters: [
+      {
+        name: 'packetId',
+        in: 'path',
+        required: true,
+        description: 'The packet id (`fp_` + 32 hex).',
+        schema: { type: 'string' },
+        example: packetId,
+      },
+    ],
     success: {
       200: {
         kind: 'json',
@@ -394,8 +489,23 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
               answers: { q1: 'no' },
               candidates: [],
               history: [
-                { at: '2024-03-05T10:15:00.000Z', action: 'received', state: 'pending_review', actor: 'api-key', keyId: 'key_bf2c7841141e', partnerId: 'demo-forms', reason: 'unknown_patient_id' },
-                { at: '2024-03-05T10:15:00.350Z', action: 'assessed', from: 'pending_review', state: 'pending_review', actor: 'matcher', reason: 'unknown_patient_id' },
+                {
+                  at: '2024-03-05T10:15:00.000Z',
+                  action: 'received',
+                  state: 'pending_review',
+                  actor: 'api-key',
+                  keyId: 'key_bf2c7841141e',
+                  partnerId: 'demo-forms',
+                  reason: 'unknown_patient_id',
+                },
+                {
+                  at: '2024-03-05T10:15:00.350Z',
+                  action: 'assessed',
+                  from: 'pending_review',
+                  state: 'pending_review',
+                  actor: 'matcher',
+                  reason: 'unknown_patient_id',
+                },
               ],
               requestId,
             },
@@ -416,32 +526,68 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   },
   routeInboxPacket: {
     summary: 'Route an inbox packet to a patient',
-    description: 'Routes a packet waiting in the inbox (pending_review or pending_match) to a chart patient: state `routed_manually`, recorded in the history with the reviewer.',
+    description:
+      'Routes a packet waiting in the inbox (pending_review or pending_match) to a chart patient: state `routed_manually`, recorded in the history with the reviewer.',
     tag: 'Interop inbox',
-    parameters: [{ name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId }],
-    requestBody: { schemaFile: 'inbox-route.schema.json', description: 'The chart patient to route to.', examples: { route: { summary: 'route to demo-patient-1', value: { patientId: 'demo-patient-1' } } } },
+    parameters: [
+      {
+        name: 'packetId',
+        in: 'path',
+        required: true,
+        description: 'The packet id (`fp_` + 32 hex).',
+        schema: { type: 'string' },
+        example: packetId,
+      },
+    ],
+    requestBody: {
+      schemaFile: 'inbox-route.schema.json',
+      description: 'The chart patient to route to.',
+      examples: { route: { summary: 'route to demo-patient-1', value: { patientId: 'demo-patient-1' } } },
+    },
     success: {
       200: {
         kind: 'json',
         description: 'Routed.',
         schema: 'RouteReceipt',
-        examples: { routed: { summary: 'routed manually', value: { status: 'routed', packetId, routedTo: 'demo-patient-1', state: 'routed_manually', requestId } } },
+        examples: {
+          routed: {
+            summary: 'routed manually',
+            value: { status: 'routed', packetId, routedTo: 'demo-patient-1', state: 'routed_manually', requestId },
+          },
+        },
       },
     },
     problems: {
       404: {
         description: 'No inbox packet with this id, or no chart patient with this patientId.',
-        examples: { packet: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' }, patient: { summary: 'unknown patient', kind: 'notFound', detail: 'no patient with this patientId' } },
+        examples: {
+          packet: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' },
+          patient: { summary: 'unknown patient', kind: 'notFound', detail: 'no patient with this patientId' },
+        },
       },
       409: {
         description: 'The packet has already been routed (its state and patient are in the body).',
-        examples: { routed: { summary: 'already routed', kind: 'conflict', detail: 'the packet has already been routed to a patient', extensions: { state: 'routed_manually', routedTo: 'demo-patient-1' } } },
+        examples: {
+          routed: {
+            summary: 'already routed',
+            kind: 'conflict',
+            detail: 'the packet has already been routed to a patient',
+            extensions: { state: 'routed_manually', routedTo: 'demo-patient-1' },
+          },
+        },
       },
       ...jsonBodyProblems('6 MB'),
     },
     badRequest: {
       description: 'Invalid JSON or failing fields.',
-      examples: { fields: { summary: 'patientId missing', kind: 'validation', detail: 'the route request failed validation', errors: [{ pointer: '/patientId', message: 'is required' }] } },
+      examples: {
+        fields: {
+          summary: 'patientId missing',
+          kind: 'validation',
+          detail: 'the route request failed validation',
+          errors: [{ pointer: '/patientId', message: 'is required' }],
+        },
+      },
     },
   },
 };

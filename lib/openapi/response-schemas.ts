@@ -7,7 +7,17 @@ import { PACKET_STATES } from '../forms/types';
 const packetState = { type: 'string', enum: [...PACKET_STATES] };
 const reason = {
   type: 'string',
-  enum: ['unknown_patient_id', 'no_candidates', 'ambiguous', 'below_threshold', 'missing_dob', 'matching_failed', 'matching_error', 'known_link', 'score'],
+  enum: [
+    'unknown_patient_id',
+    'no_candidates',
+    'ambiguous',
+    'below_threshold',
+    'missing_dob',
+    'matching_failed',
+    'matching_error',
+    'known_link',
+    'score',
+  ],
 };
 const instant = { type: 'string', format: 'date-time' };
 const text = { type: 'string', minLength: 1 };
@@ -71,7 +81,21 @@ export const ResponseSchemas = {
   },
   InboxPacket: {
     type: 'object',
-    required: ['packetId', 'state', 'sourceSystemId', 'formId', 'submissionId', 'partnerId', 'receivedAt', 'stateChangedAt', 'patient', 'answers', 'candidates', 'history', 'requestId'],
+    required: [
+      'packetId',
+      'state',
+      'sourceSystemId',
+      'formId',
+      'submissionId',
+      'partnerId',
+      'receivedAt',
+      'stateChangedAt',
+      'patient',
+      'answers',
+      'candidates',
+      'history',
+      'requestId',
+    ],
     properties: {
       packetId: { type: 'string' },
       state: packetState,
@@ -88,12 +112,22 @@ export const ResponseSchemas = {
       patient: {
         type: 'object',
         required: ['firstName', 'lastName'],
-        properties: { externalPatientId: { type: 'string' }, firstName: { type: 'string' }, lastName: { type: 'string' }, dob: { type: 'string' }, email: { type: 'string' } },
+        properties: {
+          externalPatientId: { type: 'string' },
+          firstName: { type: 'string' },
+          lastName: { type: 'string' },
+          dob: { type: 'string' },
+          email: { type: 'string' },
+        },
       },
       answers: { type: 'object', additionalProperties: { anyOf: [answerScalar, { type: 'array', items: answerScalar }] } },
       candidates: {
         type: 'array',
-        items: { type: 'object', required: ['patientId', 'score', 'reasons'], properties: { patientId: text, score: { type: 'number' }, reasons: { type: 'array', items: { type: 'string' } } } },
+        items: {
+          type: 'object',
+          required: ['patientId', 'score', 'reasons'],
+          properties: { patientId: text, score: { type: 'number' }, reasons: { type: 'array', items: { type: 'string' } } },
+        },
       },
       history: {
         type: 'array',
@@ -119,6 +153,12 @@ export const ResponseSchemas = {
   RouteReceipt: {
     type: 'object',
     required: ['status', 'packetId', 'routedTo', 'state', 'requestId'],
-    properties: { status: { const: 'routed' }, packetId: { type: 'string' }, routedTo: text, state: { const: 'routed_manually' }, requestId: text },
+    properties: {
+      status: { const: 'routed' },
+      packetId: { type: 'string' },
+      routedTo: text,
+      state: { const: 'routed_manually' },
+      requestId: text,
+    },
   },
 } as const satisfies Record<string, Record<string, unknown>>;

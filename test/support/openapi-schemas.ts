@@ -28,7 +28,10 @@ export class OpenApiSchemas {
       this.cache.set(key, validate);
     }
     if (validate(value)) return [];
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.params && 'allowedValues' in e.params ? ` (${String(e.params.allowedValues)})` : ''}`);
+    return (validate.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.params && 'allowedValues' in e.params ? ` (${String(e.params.allowedValues)})` : ''}`,
+    );
   }
 }
 
@@ -36,6 +39,7 @@ function absolute(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(absolute);
   if (!value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? DOCUMENT_ID + v : absolute(v);
+  for (const [k, v] of Object.entries(value as Record<string, unknown>))
+    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? DOCUMENT_ID + v : absolute(v);
   return out;
 }
