@@ -11,4 +11,7 @@ module.exports = {
   moduleNameMapper: { '^fauxqs$': '<rootDir>/node_modules/fauxqs/dist/app.js' },
   testTimeout: 60000,
   setupFiles: ['<rootDir>/test/setup-env.js'],
+  // contract coverage: cleared before the run, table printed after it (test/support/contract-report.ts)
+  globalSetup: '<rootDir>/test/contract-global-setup.ts',
+  globalTeardown: '<rootDir>/test/contract-global-teardown.ts',
 };
