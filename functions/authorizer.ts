@@ -15,16 +15,24 @@ import { decideAccess } from '../lib/keys/access-decision';
 import { hashApiKey } from '../lib/keys/api-key';
 import { encodeDecision } from '../lib/keys/authorizer-context';
 import { accessDependencies } from '../lib/keys/access-dependencies';
+import { decideAnonymousRoute, decideStaffAccess } from '../lib/keys/staff-access';
+import { staffTokenVerifierFromEnv } from '../lib/keys/staff-token';
 import { logger } from '../lib/observability/logger';
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const started = Date.now();
   const route = endpointByRoute(event.httpMethod, event.resource);
   const apiKeys = headerValues({ headers: event.headers ?? {}, multiValueHeaders: event.multiValueHeaders ?? {} }, 'x-api-key');
-  const decision = await decideAccess(
-    { apiKeys, sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown', requiredScope: route?.scope, now: new Date() },
-    accessDependencies(),
-  );
+  const sourceIp = event.requestContext?.identity?.sourceIp ?? 'unknown';
+  const now = new Date();
+  const deps = accessDependencies();
+  // a request without x-api-key that carries `Authorization: Bearer <JWT>` is a signed-in staff member
+  const bearer = apiKeys.some((k) => k.trim() !== '') ? undefined : staffBearerToken(event);
+  const decision = route?.anonymous
+    ? await decideAnonymousRoute({ sourceIp, now }, deps)
+    : bearer !== undefined
+      ? await decideStaffAccess({ bearerToken: bearer, sourceIp, requiredScope: route?.scope, now }, { ...deps, verifier: staffTokenVerifierFromEnv() })
+      : await decideAccess({ apiKeys, sourceIp, requiredScope: route?.scope, now }, deps);
   logger.info('authorizer.decision', {
     route: route?.name,
     decision: decision.outcome,
@@ -34,7 +42,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   });
   // API Gateway usage plans meter by an API Gateway key whose value is the SHA-256 of the
   // partner's secret (never the secret itself); callers without a valid key share the anonymous plan
-  const usageIdentifierKey = decision.principal && decision.outcome !== 'unauthenticated' ? hashApiKey(apiKeys.map((k) => k.trim()).find((k) => k !== '')!) : process.env[Env.anonUsageIdentifier];
+  const usageIdentifierKey = decision.principal && !decision.principal.staff && !route?.anonymous && decision.outcome !== 'unauthenticated' ? hashApiKey(apiKeys.map((k) => k.trim()).find((k) => k !== '')!) : process.env[Env.anonUsageIdentifier];
   return {
     principalId: decision.principal?.keyId ?? 'anonymous',
     policyDocument: {
@@ -45,3 +53,13 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
   };
 };
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** The JWT of a single `Authorization: Bearer` header; anything else is not a staff sign-in. */
+function staffBearerToken(event: APIGatewayRequestAuthorizerEvent): string | undefined {
+  const values = headerValues({ headers: event.headers ?? {}, multiValueHeaders: event.multiValueHeaders ?? {} }, 'authorization');
+  if (values.length !== 1) return undefined;
+  const match = /^Bearer +(\S+)$/i.exec(values[0]!.trim());
+  return match && JWT_SHAPE.test(match[1]!) ? match[1] : undefined;
+}

@@ -13,6 +13,7 @@ import {
   Env,
   HttpEndpoints,
   Queues,
+  STAFF_SIGN_IN_ENV,
   Tables,
   type QueueId,
   type ResourceNeeds,
@@ -34,7 +35,7 @@ beforeAll(() => {
 afterAll(() => removeAssembly(s));
 
 const PREFIX = 'interop-dev';
-const allFunctions: Array<{ name: string; kind: 'http' | 'authorizer' | 'queue' | 'schedule'; needs: ResourceNeeds; memoryMb: number; timeoutSeconds: number; queue?: QueueId; schedule?: string }> = [
+const allFunctions: Array<{ name: string; kind: 'http' | 'authorizer' | 'queue' | 'schedule'; needs: ResourceNeeds; memoryMb: number; timeoutSeconds: number; queue?: QueueId; schedule?: string; staffSignIn?: true }> = [
   ...HttpEndpoints.map((e) => ({ ...e, kind: 'http' as const })),
   { ...AuthorizerFunction, kind: 'authorizer' as const },
   ...BackgroundFunctions,
@@ -86,6 +87,7 @@ describe('functions', () => {
     if (f.needs.documentsBucket) expected.add(Env.documentsBucket);
     if (f.kind === 'authorizer') [Env.anonRateLimit, Env.anonRateWindowSeconds, Env.anonUsageIdentifier].forEach((v) => expected.add(v));
     else [Env.hl7SendingApplication, Env.hl7SendingFacility].forEach((v) => expected.add(v));
+    if (f.kind === 'authorizer' || f.staffSignIn) STAFF_SIGN_IN_ENV.forEach((v) => expected.add(v));
     expect(new Set(Object.keys(vars))).toEqual(expected);
     // values point at the right resources
     for (const t of tables) expect(refOf(vars[Tables[t].env])).toBe(tableId(t));
@@ -559,5 +561,30 @@ describe('cdk-nag', () => {
       }
     }
     expect(stale).toEqual([]);
+  });
+});
+
+describe('staff sign-in for the inbox page (issue 20)', () => {
+  test('a Cognito user pool without self sign-up, MFA required, a reviewers group and a PKCE public client for the page', () => {
+    const pools = resourcesOfType(s.json, 'AWS::Cognito::UserPool');
+    expect(pools).toHaveLength(1);
+    const pool = pools[0]![1].Properties!;
+    expect(pool.AdminCreateUserConfig).toMatchObject({ AllowAdminCreateUserOnly: true });
+    expect(pool.MfaConfiguration).toBe('ON');
+    expect(resourcesOfType(s.json, 'AWS::Cognito::UserPoolGroup').map(([, r]) => r.Properties!.GroupName)).toEqual(['interop-reviewers']);
+    const clients = resourcesOfType(s.json, 'AWS::Cognito::UserPoolClient');
+    expect(clients).toHaveLength(1);
+    const client = clients[0]![1].Properties!;
+    expect(client.GenerateSecret).toBe(false);
+    expect(client.AllowedOAuthFlows).toEqual(['code']);
+    expect(JSON.stringify(client.CallbackURLs)).toContain('/dev/inbox');
+  });
+
+  test('the authorizer and the page function read the pool, client and hosted sign-in endpoints', () => {
+    for (const name of [AuthorizerFunction.name, 'serveInboxPage']) {
+      const vars = resource(fnId(name)).Properties!.Environment.Variables;
+      expect(JSON.stringify(vars[Env.staffClientId])).toContain(logicalId(s.stack.staffSignIn.client));
+      expect(JSON.stringify(vars[Env.staffTokenUrl])).toContain('/oauth2/token');
+    }
   });
 });

@@ -3,6 +3,7 @@
  * `HttpEndpoints`, `AuthorizerFunction` and `BackgroundFunctions`, every table of `Tables`, every
  * queue of `Queues`. Nothing here lists functions, tables or queues a second time.
  */
+import { StaffSignIn } from './staff-sign-in';
 import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -101,6 +102,7 @@ export class InteropStack extends Stack {
   readonly data: DataStores;
   readonly functions: Record<string, ServiceFunction> = {};
   readonly partnerApi: PartnerApi;
+  readonly staffSignIn: StaffSignIn;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: InteropStackProps) {
@@ -226,6 +228,17 @@ export class InteropStack extends Stack {
     // ---- API ----------------------------------------------------------------------------------
     this.partnerApi = new PartnerApi(this, 'PartnerApi', { config, key: data.key, authorizerFunction: authorizer.fn, endpoints, anonymousKeyValue });
 
+    // ---- staff sign-in for the inbox page (the page itself is the serveInboxPage endpoint) -----
+    // the page URL is built from the API id and stage name, not from the deployment, so the user
+    // pool client does not depend on the methods that depend on the authorizer that reads it
+    const pageUrl = `https://${this.partnerApi.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${config.stage}/inbox`;
+    this.staffSignIn = new StaffSignIn(this, 'StaffSignIn', { config, pageUrl });
+    for (const name of [authorizerDef.name, ...http.filter((e) => e.staffSignIn).map((e) => e.name)]) {
+      const fn = this.functions[name]?.fn;
+      if (!fn) continue;
+      for (const [key, value] of Object.entries(this.staffSignIn.environment)) fn.addEnvironment(key, value);
+    }
+
     // ---- alarms -------------------------------------------------------------------------------
     const deadLetterQueues: Record<string, sqs.IQueue> = {};
     for (const [id, dlq] of Object.entries(data.deadLetterQueues)) deadLetterQueues[Queues[id as QueueId].baseName] = dlq;
@@ -245,6 +258,8 @@ export class InteropStack extends Stack {
     out('StageName', config.stage, 'Deployment stage');
     out('ApiUrl', this.partnerApi.api.url, 'Base URL of the partner API (stage included)');
     out('RestApiId', this.partnerApi.api.restApiId, 'REST API id');
+    out('InboxPageUrl', pageUrl, 'The interop inbox page for clinic staff (sign-in through the staff user pool)');
+    out('StaffUserPoolId', this.staffSignIn.userPool.userPoolId, 'Cognito user pool of clinic staff (add reviewers to the group interop-reviewers)');
     for (const def of Object.values(Tables)) out(`Table${pascal(def.id)}Name`, data.tables[def.id].tableName, `DynamoDB table ${def.id} (${def.env})`);
     for (const def of Object.values(Queues)) {
       out(`Queue${pascal(def.id)}Url`, data.queues[def.id].queueUrl, `SQS queue ${def.id} (${def.env})`);

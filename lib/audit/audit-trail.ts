@@ -18,6 +18,11 @@ export interface AuditEvent {
   patientId?: string;
   /** other resource ids: noteId, resultId, packetId ... (ids only) */
   resourceIds?: Record<string, string>;
+  /**
+   * further patients whose chart data the request showed (e.g. a packet's candidates): on success
+   * each gets a record of its own, so the patient's audit trail shows who saw their chart
+   */
+  relatedPatientIds?: string[];
 }
 
 export interface AuditRecord extends AuditEvent {
@@ -25,6 +30,9 @@ export interface AuditRecord extends AuditEvent {
   requestId: string;
   partnerId: string;
   keyId: string;
+  /** the signed-in staff member (user pool subject and sign-in name) when a person, not a key, acted */
+  staffSubject?: string;
+  staffUsername?: string;
   outcome: AuditOutcome;
   status: number;
 }

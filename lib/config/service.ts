@@ -8,6 +8,8 @@ export const Scopes = {
   exportHl7: 'interop:export:hl7',
   ingestResults: 'interop:ingest:results',
   ingestForms: 'interop:ingest:forms',
+  /** read the interop inbox and the charts of a packet's candidates (staff; implied by inboxReview) */
+  inboxRead: 'interop:inbox:read',
   inboxReview: 'interop:inbox:review',
 } as const;
 export type Scope = (typeof Scopes)[keyof typeof Scopes];
@@ -34,7 +36,28 @@ export const Env = {
   logLevel: 'LOG_LEVEL',
   /** value of the API Gateway key of the anonymous usage plan (cloud only; identifies, grants nothing) */
   anonUsageIdentifier: 'ANON_USAGE_IDENTIFIER',
+  /** staff sign-in (OpenID Connect): issuer, the inbox page's client id (ID token audience), JWKS */
+  staffIssuer: 'STAFF_ISSUER',
+  staffClientId: 'STAFF_CLIENT_ID',
+  staffJwksUri: 'STAFF_JWKS_URI',
+  /** staff sign-in endpoints the inbox page uses (authorization code + PKCE) */
+  staffAuthorizeUrl: 'STAFF_AUTHORIZE_URL',
+  staffTokenUrl: 'STAFF_TOKEN_URL',
+  staffLogoutUrl: 'STAFF_LOGOUT_URL',
+  /** scopes the page asks for (Cognito: `openid profile`, whose ID token carries cognito:groups) */
+  staffScopes: 'STAFF_SCOPES',
 } as const;
+
+/** The staff sign-in settings, set together (cloud: the Cognito user pool; local: the OpenID provider). */
+export const STAFF_SIGN_IN_ENV: readonly EnvName[] = [
+  Env.staffIssuer,
+  Env.staffClientId,
+  Env.staffJwksUri,
+  Env.staffAuthorizeUrl,
+  Env.staffTokenUrl,
+  Env.staffLogoutUrl,
+  Env.staffScopes,
+];
 export type EnvName = (typeof Env)[keyof typeof Env];
 
 export type TableId = 'chart' | 'keys' | 'rateLimit' | 'results' | 'idempotency' | 'forms' | 'audit';
@@ -150,6 +173,13 @@ export interface HttpEndpoint {
   /** API Gateway resource path, `{param}` for path parameters */
   path: string;
   scope: Scope;
+  /**
+   * Served without a key or token (the staff page's static files): the authorizer counts the
+   * request against the anonymous limit of the caller's address and never checks `scope`.
+   */
+  anonymous?: true;
+  /** reads the staff sign-in settings (Env.staff*; the authorizer always does) */
+  staffSignIn?: true;
   needs: ResourceNeeds;
   memoryMb: number;
   timeoutSeconds: number;
@@ -209,13 +239,13 @@ export const HttpEndpoints: HttpEndpoint[] = [
     memoryMb: 512,
     timeoutSeconds: 15,
   },
-  { kind: 'http', name: 'listInteropInbox', method: 'GET', path: '/interopInbox', scope: Scopes.inboxReview, needs: { tables: { forms: 'read', audit: 'write' } }, memoryMb: 512, timeoutSeconds: 10 },
+  { kind: 'http', name: 'listInteropInbox', method: 'GET', path: '/interopInbox', scope: Scopes.inboxRead, needs: { tables: { forms: 'read', audit: 'write' } }, memoryMb: 512, timeoutSeconds: 10 },
   {
     kind: 'http',
     name: 'getInboxPacket',
     method: 'GET',
     path: '/interopInbox/{packetId}',
-    scope: Scopes.inboxReview,
+    scope: Scopes.inboxRead,
     needs: { tables: { forms: 'read', audit: 'write' }, kms: ['Decrypt'] },
     memoryMb: 512,
     timeoutSeconds: 10,
@@ -229,7 +259,17 @@ export const HttpEndpoints: HttpEndpoint[] = [
     needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' } },
     memoryMb: 512,
     timeoutSeconds: 10,
+  },  {
+    kind: 'http',
+    name: 'getInboxCandidates',
+    method: 'GET',
+    path: '/interopInbox/{packetId}/candidates',
+    scope: Scopes.inboxRead,
+    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' } },
+    memoryMb: 512,
+    timeoutSeconds: 10,
   },
+  { kind: 'http', name: 'serveInboxPage', method: 'GET', path: '/inbox', scope: Scopes.inboxRead, anonymous: true, staffSignIn: true, needs: {}, memoryMb: 256, timeoutSeconds: 5 },
 ];
 
 /** The authorizer runs in front of every HTTP endpoint. */

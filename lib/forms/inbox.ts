@@ -120,7 +120,7 @@ export type RouteResult =
 
 export async function routeInboxPacket(
   deps: FormsDeps,
-  input: { packetId: string; patientId: string; reviewer: { keyId: string; partnerId: string }; now: Date },
+  input: { packetId: string; patientId: string; reviewer: { keyId: string; partnerId: string; staff?: { username: string } }; now: Date },
 ): Promise<RouteResult> {
   if (!isPacketId(input.packetId)) return { kind: 'packet_not_found' };
   const store = deps.store();
@@ -138,8 +138,9 @@ export async function routeInboxPacket(
     action: 'routed_manually',
     from: packet.state,
     state: 'routed_manually',
-    actor: 'api-key',
+    actor: input.reviewer.staff ? 'staff' : 'api-key',
     keyId: input.reviewer.keyId,
+    ...(input.reviewer.staff ? { staffUsername: input.reviewer.staff.username } : {}),
     partnerId: input.reviewer.partnerId,
     patientId: input.patientId,
   };

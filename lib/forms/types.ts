@@ -49,8 +49,10 @@ export interface HistoryEntry {
   state: PacketState;
   /** the state before the action (absent for `received`) */
   from?: PacketState;
-  actor: 'api-key' | 'matcher' | 'sweeper';
+  actor: 'api-key' | 'staff' | 'matcher' | 'sweeper';
   keyId?: string;
+  /** sign-in name of the staff member who acted (actor staff) */
+  staffUsername?: string;
   partnerId?: string;
   reason?: PacketReason;
   patientId?: string;

@@ -1,4 +1,4 @@
-import type { Scope } from '../config/service';
+import { Scopes, type Scope } from '../config/service';
 import { hashApiKey, keyIdFromHash, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type PartnerRecord } from './api-key';
 import type { ApiKeyStore } from './api-key-store';
 import type { FixedWindowRateLimiter, RateLimitState } from './rate-limiter';
@@ -11,6 +11,15 @@ export interface Principal {
   allowedSenderIds: string[];
   receivingApplication?: string;
   receivingFacility?: string;
+  /** set when a signed-in staff member (not an API key) is calling: named in the audit trail */
+  staff?: { subject: string; username: string };
+}
+
+/** Scopes a key or a staff member holds, with what they imply (reviewing the inbox implies reading it). */
+export function effectiveScopes(scopes: readonly Scope[]): Scope[] {
+  const out = new Set(scopes);
+  if (out.has(Scopes.inboxReview)) out.add(Scopes.inboxRead);
+  return [...out];
 }
 
 export const AccessOutcomes = {
@@ -84,14 +93,14 @@ export async function decideAccess(
   const principal: Principal = {
     keyId: key.keyId,
     partnerId: key.partnerId,
-    scopes: key.scopes,
+    scopes: effectiveScopes(key.scopes),
     allowedSenderIds: partner?.allowedSenderIds ?? [],
     receivingApplication: partner?.receivingApplication,
     receivingFacility: partner?.receivingFacility,
   };
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this API key', principal, rateLimit };
   if (!partner || partner.policy !== 'active') return { outcome: AccessOutcomes.forbidden, reason: 'the partner of this API key is blocked by policy', principal, rateLimit };
-  if (request.requiredScope && !key.scopes.includes(request.requiredScope)) {
+  if (request.requiredScope && !principal.scopes.includes(request.requiredScope)) {
     return { outcome: AccessOutcomes.forbidden, reason: `this API key lacks the scope ${request.requiredScope}`, principal, rateLimit };
   }
   if (!request.requiredScope) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };

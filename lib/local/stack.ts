@@ -22,6 +22,7 @@ import { demoChartDocument, loadDemoChart } from '../chart/demo-data';
 import type { Patient } from '../chart/types';
 import { indexPatientsForMatching } from '../forms/match-index';
 import { startLocalFormWorkers } from './form-workers';
+import { startStaffSignIn } from './staff-sign-in';
 
 function demoPatients(): Patient[] {
   const doc = demoChartDocument() as { patients: Array<Patient & Record<string, unknown>> };
@@ -31,7 +32,7 @@ function demoPatients(): Patient[] {
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export const LOCAL_KMS_KEY_ALIAS = 'alias/interop-local';
-export const DEFAULT_PORTS = { api: 3000, dynamodb: 8000, sqs: 4566, kms: 4599 } as const;
+export const DEFAULT_PORTS = { api: 3000, dynamodb: 8000, sqs: 4566, kms: 4599, staffSignIn: 4598 } as const;
 
 export interface LocalStackOptions {
   host?: string;
@@ -45,10 +46,12 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** poll the matching queue and run the sweeper in-process, as the cloud's triggers would (default true) */
   backgroundWorkers?: boolean;
+  /** start the local OpenID provider for staff sign-in to the inbox page (default true) */
+  staffSignIn?: boolean;
 }
 
 export interface LocalStack {
-  urls: { api: string; dynamodb: string; sqs: string; s3: string; kms: string };
+  urls: { api: string; dynamodb: string; sqs: string; s3: string; kms: string; staffIssuer?: string };
   tables: Record<TableId, string>;
   queues: Record<QueueId, { url: string; dlqUrl: string }>;
   bucket: string;
@@ -99,7 +102,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const kms = await startKmsServer({ host, port: ports.kms, dataDir: options.dataDir ? path.join(options.dataDir, 'kms') : undefined, keys: [LOCAL_KMS_KEY_ALIAS] });
     closers.push(kms);
 
-    const urls = {
+    const urls: LocalStack['urls'] = {
       api: '',
       dynamodb: `http://${host}:${dynamoPort}`,
       sqs: `http://${host}:${sqsPort}`,
@@ -169,6 +172,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const api: ApiServer = await startApiServer({ host, port: ports.api });
     closers.push(api);
     urls.api = api.url;
+    if (options.staffSignIn !== false) {
+      // the redirect URI names the API's port, so the provider starts after the API listens
+      const staff = await startStaffSignIn({ host, port: ports.staffSignIn, apiUrl: api.url });
+      closers.push(staff);
+      urls.staffIssuer = staff.issuer;
+      Object.assign(env, staff.env);
+      Object.assign(process.env, staff.env);
+    }
     if (options.backgroundWorkers !== false) {
       // stopped before the servers they talk to (closers run in reverse)
       const workers = startLocalFormWorkers({ intervalMs: 200, sweepIntervalMs: 30_000 });
@@ -199,6 +210,7 @@ export function writeEndpointsFile(file: string, stack: LocalStack): void {
         sqs: stack.urls.sqs,
         s3: stack.urls.s3,
         kms: stack.urls.kms,
+        ...(stack.urls.staffIssuer ? { staffIssuer: stack.urls.staffIssuer, inbox: `${stack.urls.api}/inbox` } : {}),
         region: LOCAL_REGION,
         kmsKeyId: stack.kmsKeyId,
         bucket: stack.bucket,

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
       dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
       sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
       kms: port('KMS_PORT', DEFAULT_PORTS.kms),
+      staffSignIn: port('STAFF_SIGN_IN_PORT', DEFAULT_PORTS.staffSignIn),
     },
   });
   const endpointsFile = path.join(dataDir, 'endpoints.json');
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     `  SQS + S3     ${stack.urls.sqs}   (fauxqs)`,
     `  KMS          ${stack.urls.kms}   (key ${stack.kmsKeyId})`,
     `  endpoints    ${path.relative(root, endpointsFile)}`,
+    ...(stack.urls.staffIssuer ? [`  inbox page   ${stack.urls.api}/inbox   (staff sign-in ${stack.urls.staffIssuer}: demo-reviewer / demo-reviewer-password, demo-viewer / demo-viewer-password)`] : []),
     `  demo keys    ${DEMO_KEYS.map((k) => k.secret).join(', ')}`,
     `  try          curl -i -H 'x-api-key: demo-export-key' '${stack.urls.api}/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1'`,
   ];

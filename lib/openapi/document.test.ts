@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { HttpEndpoints, type HttpEndpoint } from '../config/service';
 import { OpenApiSchemas } from '../../test/support/openapi-schemas';
-import { MissingEndpointDocError, OPENAPI_FILE, buildOpenApiDocument, renderOpenApiDocument } from './document';
+import { MissingEndpointDocError, OPENAPI_FILE, buildOpenApiDocument, renderOpenApiDocument, securityFor } from './document';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -57,8 +57,12 @@ describe('docs/openapi.json', () => {
     expect(ops.map((o) => o.op.operationId).sort()).toEqual(HttpEndpoints.map((e) => e.name).sort());
     for (const endpoint of HttpEndpoints) {
       const op = document.paths[endpoint.path][endpoint.method.toLowerCase()] as Json;
-      expect(op.security).toEqual([{ apiKey: [endpoint.scope] }]);
-      expect(op['x-required-scope']).toBe(endpoint.scope);
+      expect(op.security).toEqual(securityFor(endpoint));
+      if (endpoint.anonymous) expect(op.security).toEqual([]);
+      else {
+        expect(op.security[0]).toEqual({ apiKey: [endpoint.scope] });
+        expect(op['x-required-scope']).toBe(endpoint.scope);
+      }
     }
   });
 
@@ -82,7 +86,7 @@ describe('docs/openapi.json', () => {
         where,
         ok: statuses.some((s) => s >= 200 && s < 300) && statuses.some((s) => s >= 400 && s < 500) && statuses.some((s) => s >= 500),
       }).toEqual({ where, ok: true });
-      for (const status of [400, 401, 403, 429, 500, 503])
+      for (const status of op.security.length === 0 ? [400, 429, 500, 503] : [400, 401, 403, 429, 500, 503])
         expect({ where, status, declared: statuses.includes(status) }).toEqual({ where, status, declared: true });
       for (const [status, ref] of Object.entries(op.responses as Json)) {
         const response = deref(ref as Json);

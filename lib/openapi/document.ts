@@ -101,6 +101,9 @@ function headersFor(status: number, doc: EndpointDoc): Json {
 }
 
 function successResponse(status: number, success: SuccessDoc, doc: EndpointDoc): Json {
+  if (success.kind === 'html') {
+    return { description: success.description, headers: headersFor(status, doc), content: { 'text/html': { schema: { type: 'string' }, example: success.example } } };
+  }
   if (success.kind === 'hl7') {
     const message = readFileSync(path.join(EXAMPLES_DIR, success.exampleFile), 'utf8');
     return {
@@ -169,6 +172,16 @@ const commonProblems: Record<number, ProblemDoc> = {
   },
 };
 
+/** Inbox operations also accept a signed-in staff member's ID token (the authorizer checks it). */
+function staffMay(endpoint: HttpEndpoint): boolean {
+  return endpoint.scope.startsWith('interop:inbox:');
+}
+
+export function securityFor(endpoint: HttpEndpoint): Json[] {
+  if (endpoint.anonymous) return [];
+  return staffMay(endpoint) ? [{ apiKey: [endpoint.scope] }, { staffIdToken: [endpoint.scope] }] : [{ apiKey: [endpoint.scope] }];
+}
+
 /** Refusals every endpoint gives the same way: one shared response each (an endpoint may override). */
 const sharedProblemResponses: Record<number, string> = {
   401: 'Unauthenticated',
@@ -179,7 +192,8 @@ const sharedProblemResponses: Record<number, string> = {
 };
 
 function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
-  const problems: Record<number, ProblemDoc> = { ...commonProblems, 400: doc.badRequest, ...doc.problems };
+  const common = endpoint.anonymous ? Object.fromEntries(Object.entries(commonProblems).filter(([status]) => status !== '401' && status !== '403')) : commonProblems;
+  const problems: Record<number, ProblemDoc> = { ...common, 400: doc.badRequest, ...doc.problems };
   const responses: Json = {};
   const statuses = [...Object.keys(doc.success), ...Object.keys(problems)].map(Number).sort((a, b) => a - b);
   const hl7 = Object.values(doc.success).some((s) => s.kind === 'hl7');
@@ -203,10 +217,10 @@ function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
   const op: Json = {
     operationId: endpoint.name,
     summary: doc.summary,
-    description: `${doc.description}\n\nRequired scope: \`${endpoint.scope}\`.`,
+    description: endpoint.anonymous ? `${doc.description}\n\nNo key or token needed.` : `${doc.description}\n\nRequired scope: \`${endpoint.scope}\`${staffMay(endpoint) ? ' (or a staff ID token)' : ''}.`,
     tags: [doc.tag],
-    security: [{ apiKey: [endpoint.scope] }],
-    'x-required-scope': endpoint.scope,
+    security: securityFor(endpoint),
+    ...(endpoint.anonymous ? {} : { 'x-required-scope': endpoint.scope }),
     parameters,
   };
   if (doc.requestBody) {
@@ -320,6 +334,13 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
   }
   return {
     securitySchemes: {
+      staffIdToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A staff member\'s OpenID Connect ID token (`Authorization: Bearer ...`; the Cognito user pool in the cloud, the local OpenID provider with `npm start`), accepted by the inbox operations: any signed-in staff member may read, the reviewers group may route. See docs/inbox-page.md.',
+      },
       apiKey: {
         type: 'apiKey',
         in: 'header',

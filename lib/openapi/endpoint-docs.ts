@@ -28,6 +28,7 @@ export interface ParameterDoc {
 /** A successful answer: an HL7 v2 message (example in lib/openapi/examples/<name>.hl7) or JSON. */
 export type SuccessDoc =
   | { kind: 'hl7'; description: string; exampleFile: string }
+  | { kind: 'html'; description: string; example: string }
   | {
       kind: 'json';
       description: string;
@@ -522,6 +523,61 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     badRequest: {
       description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
       examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
+    },
+  },
+  getInboxCandidates: {
+    summary: "Compare a packet's candidates with their charts",
+    description:
+      'The chart demographics (name, birth date, sex, MRN and assigning authority, address) of every candidate the matcher recorded for the packet and of the patient the sender named, for a reviewer to compare with the packet. Every patient shown is named in the audit trail.',
+    tag: 'Interop inbox',
+    parameters: [{ name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId }],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The charts of the candidates (and of the named patient).',
+        schema: 'InboxCandidates',
+        examples: {
+          charts: {
+            summary: 'two candidates with the same name and birth date',
+            value: {
+              packetId,
+              charts: [
+                { patientId: 'demo-patient-3', role: 'candidate', score: 70, name: { family: 'Rivera', given: 'Casey' }, birthDate: '1990-06-15', sex: 'U', mrn: 'DEMO-000003', assigningAuthority: 'DEMO-HOSP', address: { city: 'Springfield', state: 'IL' } },
+                { patientId: 'demo-patient-4', role: 'candidate', score: 70, name: { family: 'Rivera', given: 'Casey' }, birthDate: '1990-06-15', sex: 'U', mrn: 'DEMO-000004', assigningAuthority: 'DEMO-HOSP', address: { city: 'Shelbyville', state: 'IL' } },
+              ],
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'No packet with this id, or a packet routed directly at intake (never in the inbox).',
+        examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
+      },
+    },
+    badRequest: {
+      description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
+      examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
+    },
+  },
+  serveInboxPage: {
+    summary: 'The staff inbox page (HTML)',
+    description:
+      'The inbox page for staff: one HTML document with a strict Content-Security-Policy. It holds no data: it signs staff in (authorization code + PKCE) and calls the inbox operations with the ID token. No key needed; counted against the anonymous limit of the caller\'s address. See docs/inbox-page.md.',
+    tag: 'Interop inbox',
+    parameters: [],
+    success: { 200: { kind: 'html', description: 'The page.', example: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Interop inbox</title>...</head><body>...</body></html>' } },
+    problems: {
+      503: {
+        description: 'Staff sign-in is not configured for this stage, or a dependency is unavailable.',
+        examples: { notConfigured: { summary: 'sign-in not configured', kind: 'unavailable', detail: 'staff sign-in is not configured' } },
+      },
+    },
+    badRequest: {
+      description: 'The x-request-id header is malformed.',
+      examples: { requestId: { summary: 'bad x-request-id', kind: 'validation', detail: 'the x-request-id header is invalid', errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }] } },
     },
   },
   routeInboxPacket: {

@@ -150,6 +150,32 @@ export const ResponseSchemas = {
       requestId: text,
     },
   },
+  InboxCandidates: {
+    type: 'object',
+    required: ['packetId', 'charts', 'requestId'],
+    properties: {
+      packetId: { type: 'string' },
+      charts: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['patientId', 'role', 'name', 'mrn', 'assigningAuthority'],
+          properties: {
+            patientId: text,
+            role: { type: 'string', enum: ['candidate', 'requested'], description: 'a matcher candidate, or the patient the sender named' },
+            score: { type: 'number' },
+            name: { type: 'object', required: ['family'], properties: { family: { type: 'string' }, given: { type: 'string' }, middle: { type: 'string' }, prefix: { type: 'string' }, suffix: { type: 'string' } } },
+            birthDate: { type: 'string' },
+            sex: { type: 'string' },
+            mrn: text,
+            assigningAuthority: text,
+            address: { type: 'object', properties: { line1: { type: 'string' }, line2: { type: 'string' }, city: { type: 'string' }, state: { type: 'string' }, postalCode: { type: 'string' }, country: { type: 'string' } } },
+          },
+        },
+      },
+      requestId: text,
+    },
+  },
   RouteReceipt: {
     type: 'object',
     required: ['status', 'packetId', 'routedTo', 'state', 'requestId'],

@@ -3,7 +3,7 @@ import { checkContract } from './contract';
 
 /** The local stack on free loopback ports, in memory, with demo data. */
 export async function startTestStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  return startLocalStack({ ports: { api: 0, dynamodb: 0, sqs: 0, kms: 0 }, prefix: 'interop-test', backgroundWorkers: false, ...options });
+  return startLocalStack({ ports: { api: 0, dynamodb: 0, sqs: 0, kms: 0, staffSignIn: 0 }, prefix: 'interop-test', backgroundWorkers: false, staffSignIn: false, ...options });
 }
 
 export interface HttpResult {

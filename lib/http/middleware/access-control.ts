@@ -24,7 +24,7 @@ export function accessControl() {
         default:
           throw new HttpProblem('unauthenticated', 'unrecognised access decision');
       }
-      if (!decision.principal || !decision.principal.scopes.includes(state.endpoint.scope)) {
+      if (!decision.principal || (!state.endpoint.anonymous && !decision.principal.scopes.includes(state.endpoint.scope))) {
         throw new HttpProblem('forbidden', `this API key lacks the scope ${state.endpoint.scope}`);
       }
       state.principal = decision.principal;

@@ -39,16 +39,22 @@ export function auditRecording() {
     recorded.add(state);
     // ids a caller sent that did not resolve to a record are unverified text (a caller may put an
     // MRN or a name there): only a successful request's ids are kept
-    const event = status < 300 ? state.auditEvent : { action: state.auditEvent.action };
-    await auditTrail().append({
-      ...event,
+    const { relatedPatientIds, ...main } = state.auditEvent;
+    const event = status < 300 ? main : { action: main.action };
+    const common = {
       at: state.now.toISOString(),
       requestId: state.requestId,
       partnerId: state.principal.partnerId,
       keyId: state.principal.keyId,
+      ...(state.principal.staff ? { staffSubject: state.principal.staff.subject, staffUsername: state.principal.staff.username } : {}),
       outcome: outcomeForStatus(status),
       status,
-    });
+    };
+    if (status < 300) {
+      const related = [...new Set(relatedPatientIds ?? [])].filter((id) => id !== main.patientId);
+      await Promise.all(related.map((patientId) => auditTrail().append({ action: main.action, patientId, resourceIds: main.resourceIds, ...common })));
+    }
+    await auditTrail().append({ ...event, ...common });
   };
   return {
     after: async (request: MiddyRequest) => {

@@ -1,0 +1,58 @@
+/**
+ * The chart side of a packet review: for a packet in the inbox, the chart demographics (name,
+ * birth date, sex, MRN, address) of every candidate the matcher recorded and of the patient the
+ * sender named, if any, so a reviewer can compare them with what the form tool sent. Read by
+ * staff only (scope interop:inbox:read); every patient shown is named in the audit trail.
+ */
+import type { Address, Patient, PersonName } from '../chart/types';
+import type { FormsDeps } from './dependencies';
+import { isPacketId } from './packet-id';
+
+export interface CandidateChart {
+  patientId: string;
+  /** why the patient is shown: a matcher candidate, or the patient the sender named */
+  role: 'candidate' | 'requested';
+  score?: number;
+  name: PersonName;
+  birthDate?: string;
+  sex?: Patient['sex'];
+  mrn: string;
+  assigningAuthority: string;
+  address?: Address;
+}
+
+/** At most this many charts are read for one packet (the matcher records at most 10 candidates). */
+export const MAX_CANDIDATE_CHARTS = 11;
+
+/** undefined for an unknown packet or one that never waited in the inbox (like getInboxPacket). */
+export async function inboxCandidateCharts(deps: Pick<FormsDeps, 'store' | 'patients'>, packetId: string): Promise<CandidateChart[] | undefined> {
+  if (!isPacketId(packetId)) return undefined;
+  // the full item: candidates are outside the no-content projection (the content stays encrypted, unread)
+  const packet = await deps.store().getPacket(packetId);
+  if (!packet || packet.state === 'routed') return undefined;
+  const wanted = new Map<string, { role: CandidateChart['role']; score?: number }>();
+  if (packet.requestedPatientId) wanted.set(packet.requestedPatientId, { role: 'requested' });
+  for (const candidate of packet.candidates ?? []) {
+    if (!wanted.has(candidate.patientId)) wanted.set(candidate.patientId, { role: 'candidate', score: candidate.score });
+  }
+  const entries = [...wanted.entries()].slice(0, MAX_CANDIDATE_CHARTS);
+  const patients = await Promise.all(entries.map(([patientId]) => deps.patients().getPatient(patientId)));
+  const charts: CandidateChart[] = [];
+  entries.forEach(([patientId, why], i) => {
+    const patient = patients[i];
+    // a candidate deleted from the chart since matching is simply not shown
+    if (!patient) return;
+    charts.push({
+      patientId,
+      role: why.role,
+      ...(why.score !== undefined ? { score: why.score } : {}),
+      name: patient.name,
+      ...(patient.birthDate ? { birthDate: patient.birthDate } : {}),
+      ...(patient.sex ? { sex: patient.sex } : {}),
+      mrn: patient.mrn,
+      assigningAuthority: patient.assigningAuthority,
+      ...(patient.address ? { address: patient.address } : {}),
+    });
+  });
+  return charts;
+}

@@ -1,0 +1,176 @@
+/**
+ * The staff inbox page end to end (issue 20), in headless Chromium (Debian's `chromium`, driven by
+ * playwright-core) against the local stack with its OpenID provider: a signed-out browser sees the
+ * sign-in page; demo-reviewer signs in, finds a packet this test posted, compares it with its two
+ * candidates, routes it with the keyboard through the confirmation, and sees it leave the queue;
+ * the API then shows routed_manually and the audit trail names demo-reviewer; demo-viewer reads but
+ * has no route button. axe-core reports no violation; no CSP violation; no PHI in the URL or storage.
+ * Screenshots of the queue and of a packet view are written to docs/.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { AuditTrail } from '../../lib/audit/audit-trail';
+import type { LocalStack } from '../../lib/local/stack';
+import { call, startTestStack } from '../support/local-stack';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  // eslint-disable-next-line no-console
+  console.warn(`inbox page browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
+}
+const describeWithBrowser = haveChromium ? describe : describe.skip;
+// screenshots land in docs/ when asked (INBOX_SCREENSHOTS=docs npx jest test/e2e), else in the temp dir
+const docs = process.env.INBOX_SCREENSHOTS === 'docs' ? path.resolve(__dirname, '..', '..', 'docs') : tmpdir();
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+let stack: LocalStack;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  stack = await startTestStack({ staffSignIn: true, backgroundWorkers: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+/** A packet for Robin Example, 1975-06-30: two chart patients share that name and birth date. */
+async function postAmbiguousPacket(tag: string): Promise<string> {
+  const res = await call(stack, 'POST', '/receiveFormIntakeScope', {
+    headers: { 'x-api-key': 'demo-forms-key', 'content-type': 'application/json' },
+    body: JSON.stringify({
+      payload: {
+        sourceSystemId: 'demo-form-tool',
+        formId: `e2e-${tag}`,
+        formName: `Intake ${tag}`,
+        submissionId: `e2e-${tag}-${Date.now()}`,
+        patient: { externalPatientId: `ft-e2e-${tag}`, firstName: 'Robin', lastName: 'Example', dob: '1975-06-30', email: `robin.${tag}@example.org` },
+        answers: { 'Reason for visit': 'Follow-up', Allergies: 'none known' },
+      },
+    }),
+  });
+  expect([201, 202]).toContain(res.status);
+  const packetId = res.json<{ packetId: string }>().packetId;
+  // the matcher (polled in process) holds it for review as ambiguous
+  for (let i = 0; i < 100; i++) {
+    const detail = await call(stack, 'GET', `/interopInbox/${packetId}`, { headers: { 'x-api-key': 'demo-inbox-key' } });
+    if (detail.json<{ state: string }>().state === 'pending_review') return packetId;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the packet was not held for review');
+}
+
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${stack.urls.api}/inbox`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText(`(${username},`).waitFor();
+}
+
+async function expectNoAxeViolations(page: Page): Promise<void> {
+  // evaluated through the DevTools protocol: the page's CSP rightly refuses injected script tags
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe;
+    return axe.run(document, { resultTypes: ['violations'] });
+  });
+  expect(result.violations.map((v) => `${v.id} (${v.nodes.length})`)).toEqual([]);
+}
+
+describeWithBrowser('the inbox page in a browser', () => {
+  it('a signed-out browser gets the sign-in page and the API 401', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${stack.urls.api}/inbox`);
+    await expect(page.getByRole('button', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+    await expectNoAxeViolations(page);
+    expect((await call(stack, 'GET', '/interopInbox')).status).toBe(401);
+    await page.close();
+  });
+
+  it('a reviewer compares a packet with its two candidates and routes it; the audit trail names them', async () => {
+    const packetId = await postAmbiguousPacket('reviewer');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const cspViolations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    await signIn(page, 'demo-reviewer', 'demo-reviewer-password');
+    const row = page.getByRole('row').filter({ hasText: 'e2e-reviewer' });
+    await row.waitFor();
+    await expect(row.getByRole('cell').nth(3).textContent()).resolves.toBe('Several patients fit equally');
+    await expectNoAxeViolations(page);
+    await page.screenshot({ path: path.join(docs, 'inbox-queue.png'), fullPage: true });
+
+    await row.getByRole('button', { name: /Open packet/ }).click();
+    await page.getByRole('heading', { name: 'Intake reviewer from demo-form-tool' }).waitFor();
+    const cards = page.getByRole('article');
+    await expect(cards.count()).resolves.toBe(3); // submitted + two candidates
+    await expect(page.getByText('robin.reviewer@example.org').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: /^Route to Robin Example \(MRN / }).count()).resolves.toBe(2);
+    await expectNoAxeViolations(page);
+    await page.screenshot({ path: path.join(docs, 'inbox-packet.png'), fullPage: true });
+
+    // nothing about the patient in the address bar or in browser storage
+    expect(page.url()).toBe(`${stack.urls.api}/inbox`);
+    const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    expect(storage).not.toMatch(/Robin|Example|1975|eyJ/);
+
+    // route the first candidate with the keyboard: the confirmation names both people
+    await page.getByRole('button', { name: /^Route to Robin Example \(MRN / }).first().focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Route this packet?' });
+    await dialog.waitFor();
+    await expect(dialog.textContent()).resolves.toMatch(/Robin Example.*born 1975-06-30.*chart of Robin Example.*MRN/);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'The packet was routed to Robin Example' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'e2e-reviewer' }).waitFor({ state: 'detached' });
+
+    const after = await call(stack, 'GET', `/interopInbox/${packetId}`, { headers: { 'x-api-key': 'demo-inbox-key' } });
+    const routed = after.json<{ state: string; patientId: string; history: Array<{ actor: string; staffUsername?: string }> }>();
+    expect(routed.state).toBe('routed_manually');
+    expect(routed.history.at(-1)).toMatchObject({ actor: 'staff', staffUsername: 'demo-reviewer' });
+    const db = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const records = await new AuditTrail(db, stack.tables.audit).forPatient(routed.patientId);
+    db.destroy();
+    expect(records.filter((r) => r.action === 'inbox.route' && r.staffUsername === 'demo-reviewer')).toHaveLength(1);
+    expect(records.filter((r) => r.action === 'inbox.candidates' && r.staffUsername === 'demo-reviewer').length).toBeGreaterThanOrEqual(1);
+    expect(cspViolations).toEqual([]);
+
+    // signing out ends the session at the provider too
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await context.close();
+  });
+
+  it('a viewer reads the packet but has no route button; at 200 % zoom nothing scrolls sideways', async () => {
+    await postAmbiguousPacket('viewer');
+    // 200 % zoom of a 1280 px window: the page lays out in 640 CSS pixels
+    const context = await browser.newContext({ viewport: { width: 640, height: 800 }, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    await signIn(page, 'demo-viewer', 'demo-viewer-password');
+    const row = page.getByRole('row').filter({ hasText: 'e2e-viewer' });
+    await row.getByRole('button', { name: /Open packet/ }).click();
+    await page.getByRole('heading', { name: 'Intake viewer from demo-form-tool' }).waitFor();
+    await expect(page.getByRole('article').count()).resolves.toBe(3);
+    await expect(page.getByRole('button', { name: /Route to/ }).count()).resolves.toBe(0);
+    await expect(page.getByText('read only').isVisible()).resolves.toBe(true);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await expectNoAxeViolations(page);
+    await context.close();
+  });
+});

@@ -1,0 +1,90 @@
+/** The inbox API as the page uses it: same origin, the staff ID token as a bearer token. */
+export interface PacketSummary {
+  packetId: string;
+  state: string;
+  reason?: string;
+  sourceSystemId: string;
+  formId: string;
+  receivedAt: string;
+  stateChangedAt: string;
+  requestedPatientId?: string;
+  candidateCount: number;
+  topCandidateScore?: number;
+}
+
+export interface CandidateRecord {
+  patientId: string;
+  score: number;
+  reasons: string[];
+}
+
+export interface HistoryEntry {
+  at: string;
+  action: string;
+  state: string;
+  from?: string;
+  actor: string;
+  staffUsername?: string;
+  reason?: string;
+  patientId?: string;
+}
+
+export interface PacketDetail {
+  packetId: string;
+  state: string;
+  reason?: string;
+  patientId?: string;
+  requestedPatientId?: string;
+  sourceSystemId: string;
+  formId: string;
+  formName?: string;
+  submissionId: string;
+  receivedAt: string;
+  patient: { externalPatientId?: string; firstName: string; lastName: string; dob?: string; email?: string };
+  answers: Record<string, unknown>;
+  candidates: CandidateRecord[];
+  history: HistoryEntry[];
+}
+
+export interface CandidateChart {
+  patientId: string;
+  role: 'candidate' | 'requested';
+  score?: number;
+  name: { family: string; given?: string; middle?: string };
+  birthDate?: string;
+  sex?: string;
+  mrn: string;
+  assigningAuthority: string;
+  address?: { line1?: string; line2?: string; city?: string; state?: string; postalCode?: string; country?: string };
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(detail);
+  }
+}
+
+export function inboxApi(base: string, token: () => string) {
+  const request = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(new URL(path, base), {
+      method,
+      headers: { authorization: `Bearer ${token()}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      cache: 'no-store',
+    });
+    const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (!response.ok) throw new ApiError(response.status, typeof json.detail === 'string' ? json.detail : `request failed (${response.status})`, json);
+    return json as T;
+  };
+  return {
+    list: (cursor?: string) => request<{ items: PacketSummary[]; nextCursor?: string }>('GET', `interopInbox?state=pending_review&limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+    packet: (id: string) => request<PacketDetail>('GET', `interopInbox/${encodeURIComponent(id)}`),
+    candidates: (id: string) => request<{ charts: CandidateChart[] }>('GET', `interopInbox/${encodeURIComponent(id)}/candidates`),
+    route: (id: string, patientId: string) => request<{ routedTo: string; state: string }>('POST', `interopInbox/${encodeURIComponent(id)}/route`, { patientId }),
+  };
+}
+export type InboxApi = ReturnType<typeof inboxApi>;

@@ -1,0 +1,359 @@
+/**
+ * The interop inbox page for clinic staff: sign in, the review queue, a packet beside its
+ * candidates' charts, route with a confirmation naming both people. Nothing is kept in the URL or
+ * in browser storage except the one-redirect PKCE state (auth.ts); tokens stay in memory.
+ */
+import { Fragment, render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, inboxApi, type CandidateChart, type InboxApi, type PacketDetail, type PacketSummary } from './api';
+import { REVIEWER_GROUP, beginSignIn, completeSignIn, signOut, type PageConfig, type StaffSession } from './auth';
+
+const REASONS: Record<string, string> = {
+  unknown_patient_id: 'Named patient not found',
+  no_candidates: 'No chart patient found',
+  ambiguous: 'Several patients fit equally',
+  below_threshold: 'Best match too weak',
+  missing_dob: 'No date of birth',
+  matching_failed: 'Matching failed',
+  matching_error: 'Matching error',
+  link_conflict: 'Remembered link contradicted',
+  demographics_mismatch: 'Named patient does not fit',
+};
+
+function waited(since: string, now: number): string {
+  const minutes = Math.max(0, Math.round((now - Date.parse(since)) / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
+const fullName = (given: string | undefined, family: string) => [given, family].filter(Boolean).join(' ');
+const chartName = (c: CandidateChart) => fullName([c.name.given, c.name.middle].filter(Boolean).join(' ') || undefined, c.name.family);
+const addressText = (c: CandidateChart) =>
+  c.address ? [c.address.line1, c.address.line2, c.address.city, c.address.state, c.address.postalCode].filter(Boolean).join(', ') : '—';
+
+function SignIn({ config, error }: { config: PageConfig; error?: string }) {
+  return (
+    <main id="main">
+      <h1>Interop inbox</h1>
+      <p>Form packets the matcher could not place wait here for clinic staff. Sign in with your staff account.</p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="button" class="primary" onClick={() => void beginSignIn(config)}>
+        Sign in
+      </button>
+    </main>
+  );
+}
+
+function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) => void; notice?: string }) {
+  const [pages, setPages] = useState<Array<string | undefined>>([undefined]);
+  const [items, setItems] = useState<PacketSummary[] | undefined>();
+  const [next, setNext] = useState<string | undefined>();
+  const [error, setError] = useState<string>();
+  const cursor = pages[pages.length - 1];
+  const load = () => {
+    setItems(undefined);
+    api
+      .list(cursor)
+      .then((page) => {
+        setItems(page.items);
+        setNext(page.nextCursor);
+        setError(undefined);
+      })
+      .catch((e: Error) => setError(e.message));
+  };
+  useEffect(load, [cursor]);
+  const now = Date.now();
+  return (
+    <section aria-labelledby="queue-title">
+      <h2 id="queue-title">Waiting for review</h2>
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="toolbar">
+        <button type="button" onClick={load}>
+          Refresh
+        </button>
+        {pages.length > 1 && (
+          <button type="button" onClick={() => setPages([undefined])}>
+            Newest
+          </button>
+        )}
+        {next && (
+          <button type="button" onClick={() => setPages([...pages, next])}>
+            Older packets
+          </button>
+        )}
+      </div>
+      {!items && !error && <p role="status">Loading…</p>}
+      {items && items.length === 0 && <p role="status">Nothing is waiting for review.</p>}
+      {items && items.length > 0 && (
+        <table>
+          <caption>Packets waiting for review, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Waiting</th>
+              <th scope="col">Form</th>
+              <th scope="col">Source</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Top score</th>
+              <th scope="col">Candidates</th>
+              <th scope="col">
+                <span class="visually-hidden">Open</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((p) => (
+              <tr key={p.packetId}>
+                <td>
+                  <time dateTime={p.receivedAt}>{waited(p.receivedAt, now)}</time>
+                </td>
+                <td>{p.formId}</td>
+                <td>{p.sourceSystemId}</td>
+                <td>{REASONS[p.reason ?? ''] ?? p.reason ?? '—'}</td>
+                <td>{p.topCandidateScore ?? '—'}</td>
+                <td>{p.candidateCount}</td>
+                <td>
+                  <button type="button" onClick={() => onOpen(p.packetId)} aria-label={`Open packet ${p.formId} received ${waited(p.receivedAt, now)} ago`}>
+                    Open
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function ConfirmRoute({ packet, chart, onConfirm, onCancel }: { packet: PacketDetail; chart: CandidateChart; onConfirm: () => void; onCancel: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  const submitted = fullName(packet.patient.firstName, packet.patient.lastName);
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-text" onCancel={onCancel}>
+      <h2 id="confirm-title">Route this packet?</h2>
+      <p id="confirm-text">
+        The packet sent for <strong>{submitted}</strong> (born {packet.patient.dob ?? 'unknown'}) will be filed in the chart of{' '}
+        <strong>{chartName(chart)}</strong> (born {chart.birthDate ?? 'unknown'}, MRN {chart.mrn}).
+      </p>
+      <div class="toolbar">
+        <button type="button" class="primary" onClick={onConfirm}>
+          Route to {chartName(chart)}
+        </button>
+        <button type="button" onClick={onCancel} autoFocus>
+          Cancel
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+function PacketView({ api, packetId, canRoute, onBack, onRouted }: { api: InboxApi; packetId: string; canRoute: boolean; onBack: () => void; onRouted: (message: string) => void }) {
+  const [packet, setPacket] = useState<PacketDetail>();
+  const [charts, setCharts] = useState<CandidateChart[]>();
+  const [error, setError] = useState<string>();
+  const [confirming, setConfirming] = useState<CandidateChart>();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    Promise.all([api.packet(packetId), api.candidates(packetId)])
+      .then(([p, c]) => {
+        setPacket(p);
+        setCharts(c.charts);
+      })
+      .catch((e: Error) => setError(e.message));
+  }, [packetId]);
+  useEffect(() => heading.current?.focus(), [packet !== undefined]);
+  const route = async (chart: CandidateChart) => {
+    setConfirming(undefined);
+    try {
+      await api.route(packetId, chart.patientId);
+      onRouted(`The packet was routed to ${chartName(chart)} (MRN ${chart.mrn}).`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) {
+        setError(`Someone else routed this packet first${typeof e.body.routedTo === 'string' ? ` (to chart ${e.body.routedTo})` : ''}. It is no longer waiting for review.`);
+      } else setError((e as Error).message);
+    }
+  };
+  const awaiting = packet && (packet.state === 'pending_review' || packet.state === 'pending_match');
+  const reasonsOf = (patientId: string) => packet?.candidates.find((c) => c.patientId === patientId)?.reasons ?? [];
+  return (
+    <section aria-labelledby="packet-title">
+      <button type="button" onClick={onBack}>
+        ← Back to the queue
+      </button>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!packet && !error && <p role="status">Loading…</p>}
+      {packet && (
+        <>
+          <h2 id="packet-title" tabIndex={-1} ref={heading}>
+            {packet.formName ?? packet.formId} from {packet.sourceSystemId}
+          </h2>
+          <p>
+            State <strong>{packet.state}</strong>
+            {packet.reason ? ` — ${REASONS[packet.reason] ?? packet.reason}` : ''}. Received <time dateTime={packet.receivedAt}>{new Date(packet.receivedAt).toLocaleString()}</time>.
+          </p>
+          <div class="compare">
+            <article class="card submitted" aria-labelledby="submitted-title">
+              <h3 id="submitted-title">Submitted</h3>
+              <dl>
+                <dt>Name</dt>
+                <dd>{fullName(packet.patient.firstName, packet.patient.lastName)}</dd>
+                <dt>Birth date</dt>
+                <dd>{packet.patient.dob ?? '—'}</dd>
+                <dt>Email</dt>
+                <dd>{packet.patient.email ?? '—'}</dd>
+                <dt>Form tool patient id</dt>
+                <dd>{packet.patient.externalPatientId ?? '—'}</dd>
+              </dl>
+              <h4>Answers</h4>
+              <dl>
+                {Object.entries(packet.answers).map(([k, v]) => (
+                  <Fragment key={k}>
+                    <dt>{k}</dt>
+                    <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+                  </Fragment>
+                ))}
+              </dl>
+            </article>
+            {(charts ?? []).map((chart) => (
+              <article class="card" aria-labelledby={`chart-${chart.patientId}`} key={chart.patientId}>
+                <h3 id={`chart-${chart.patientId}`}>
+                  {chartName(chart)} <span class="tag">{chart.role === 'requested' ? 'named by sender' : `score ${chart.score ?? '—'}`}</span>
+                </h3>
+                <dl>
+                  <dt>Birth date</dt>
+                  <dd>{chart.birthDate ?? '—'}</dd>
+                  <dt>Sex</dt>
+                  <dd>{chart.sex ?? '—'}</dd>
+                  <dt>MRN</dt>
+                  <dd>
+                    {chart.mrn} ({chart.assigningAuthority})
+                  </dd>
+                  <dt>Address</dt>
+                  <dd>{addressText(chart)}</dd>
+                </dl>
+                {reasonsOf(chart.patientId).length > 0 && (
+                  <>
+                    <h4>Why it was considered</h4>
+                    <ul>
+                      {reasonsOf(chart.patientId).map((r) => (
+                        <li key={r}>{r}</li>
+                      ))}
+                    </ul>
+                  </>
+                )}
+                {canRoute && awaiting && (
+                  <button type="button" class="primary" onClick={() => setConfirming(chart)}>
+                    Route to {chartName(chart)} (MRN {chart.mrn})
+                  </button>
+                )}
+              </article>
+            ))}
+            {charts && charts.length === 0 && <p>No chart patient was found for this packet.</p>}
+          </div>
+          <h3>History</h3>
+          <table>
+            <caption class="visually-hidden">State history</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">What</th>
+                <th scope="col">By</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {packet.history.map((h, i) => (
+                <tr key={i}>
+                  <td>
+                    <time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time>
+                  </td>
+                  <td>
+                    {h.action}
+                    {h.reason ? ` (${REASONS[h.reason] ?? h.reason})` : ''}
+                  </td>
+                  <td>{h.staffUsername ?? h.actor}</td>
+                  <td>{h.state}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {confirming && <ConfirmRoute packet={packet} chart={confirming} onConfirm={() => void route(confirming)} onCancel={() => setConfirming(undefined)} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+function App({ config }: { config: PageConfig }) {
+  const [session, setSession] = useState<StaffSession>();
+  const [booting, setBooting] = useState(true);
+  const [error, setError] = useState<string>();
+  const [open, setOpen] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  useEffect(() => {
+    completeSignIn(config)
+      .then((s) => setSession(s))
+      .catch((e: Error) => setError(e.message))
+      .finally(() => setBooting(false));
+  }, []);
+  if (booting) return <p role="status">Loading…</p>;
+  if (!session || session.expiresAt < Date.now()) return <SignIn config={config} error={error ?? (session ? 'Your session has ended. Sign in again.' : undefined)} />;
+  const api = inboxApi(new URL('.', location.href).toString(), () => session.idToken);
+  const canRoute = session.groups.includes(REVIEWER_GROUP);
+  return (
+    <>
+      <header>
+        <p class="brand">Interop inbox</p>
+        <p>
+          Signed in as <strong>{session.displayName}</strong> ({session.username}, {canRoute ? 'reviewer' : 'read only'})
+        </p>
+        <button type="button" onClick={() => signOut(config, session)}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        <h1 class="visually-hidden">Interop inbox</h1>
+        {open ? (
+          <PacketView
+            api={api}
+            packetId={open}
+            canRoute={canRoute}
+            onBack={() => setOpen(undefined)}
+            onRouted={(message) => {
+              setNotice(message);
+              setOpen(undefined);
+            }}
+          />
+        ) : (
+          <Queue api={api} notice={notice} onOpen={(id) => { setNotice(undefined); setOpen(id); }} />
+        )}
+      </main>
+    </>
+  );
+}
+
+const configElement = document.getElementById('inbox-config');
+const config = JSON.parse(configElement?.textContent ?? '{}') as PageConfig;
+render(<App config={config} />, document.getElementById('app')!);
