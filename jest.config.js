@@ -15,4 +15,7 @@ module.exports = {
   // two workers on the two cores of CI: the suites spend much of their time waiting on loopback servers
   maxWorkers: 2,
   setupFiles: ['<rootDir>/test/setup-env.js'],
+  // contract coverage: cleared before the run, table printed after it (test/support/contract-report.ts)
+  globalSetup: '<rootDir>/test/contract-global-setup.ts',
+  globalTeardown: '<rootDir>/test/contract-global-teardown.ts',
 };

@@ -3,7 +3,9 @@ import { HttpProblem, type FieldError } from './problem';
 
 export const MAX_ID_LENGTH = 128;
 const SENT_ONCE = 'must be sent once';
-const idPattern = /^[A-Za-z0-9._:\-]{1,128}$/;
+/** What an identifier query parameter may be (also published in docs/openapi.json). */
+export const ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+const idPattern = ID_PATTERN;
 
 /**
  * Every value the request carried for `name`, in order. Repeats are kept (identical ones too), so

@@ -24,6 +24,7 @@ import { loadHandler } from '../../lib/local/function-registry';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { LocalStack } from '../../lib/local/stack';
 import { setLogSink, type LogSink } from '../../lib/observability/logger';
+import { checkContract } from '../support/contract';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 
 const FORMS_KEY = 'demo-forms-key';
@@ -505,7 +506,9 @@ describe('events/ (as npm run invoke replays them)', () => {
     const query = new URLSearchParams(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, String(v)]));
     const url = endpoint.path.replace(/\{(\w+)\}/g, (_m, p: string) => encodeURIComponent(event.pathParameters?.[p] ?? '')) + (query.size ? `?${query}` : '');
     const headers = Object.entries(event.headers ?? {}).map(([k, v]) => [k, String(v)] as [string, string]);
-    return dispatch({ method: endpoint.method, url, headers, body: event.body ? Buffer.from(event.body) : undefined, sourceIp: '127.0.0.1' });
+    const result = await dispatch({ method: endpoint.method, url, headers, body: event.body ? Buffer.from(event.body) : undefined, sourceIp: '127.0.0.1' });
+    checkContract({ method: endpoint.method, url }, { status: result.statusCode, headers: (result.headers ?? {}) as Record<string, string>, body: result.body });
+    return result;
   }
 
   it('every forms event file runs against the local stack', async () => {

@@ -25,6 +25,7 @@ import { ApiKeyStore } from '../../lib/keys/api-key-store';
 import { dispatch, type GatewayRequest } from '../../lib/local/api-gateway';
 import type { LocalStack, LocalStackOptions } from '../../lib/local/stack';
 import { setLogSink } from '../../lib/observability/logger';
+import { checkContract } from '../support/contract';
 import { startTestStack } from '../support/local-stack';
 
 // ------------------------------------------------------------------ stack and keys
@@ -104,7 +105,13 @@ function toResult(result: APIGatewayProxyResult): Res {
 
 /** One request through the emulated API Gateway, in-process. */
 export async function send(req: Req): Promise<Res> {
-  return toResult(await dispatch(gatewayRequest(req)));
+  return checked(req, toResult(await dispatch(gatewayRequest(req))));
+}
+
+/** Every answer is checked against docs/openapi.json (test/support/contract.ts). */
+function checked(req: Req, res: Res): Res {
+  checkContract(req, { status: res.status, headers: res.headers, body: res.body });
+  return res;
 }
 
 function gatewayRequest(req: Req): GatewayRequest {
@@ -118,7 +125,7 @@ function gatewayRequest(req: Req): GatewayRequest {
  * deadline `remainingMs` away: for "the function runs out of time" cases.
  */
 export async function invokeWithDeadline(req: Req, remainingMs: number): Promise<Res> {
-  return toResult(await dispatch(gatewayRequest(req), { handlerDeadlineMs: remainingMs }));
+  return checked(req, toResult(await dispatch(gatewayRequest(req), { handlerDeadlineMs: remainingMs })));
 }
 
 export function jsonPost(url: string, key: string | undefined, body: unknown, extra: Record<string, string> = {}): Req {

@@ -1,0 +1,751 @@
+/**
+ * What the OpenAPI document says about each endpoint of `HttpEndpoints` (lib/config/service.ts),
+ * keyed by endpoint name: the title partners see, the parameters and their rules, the request body
+ * (a schema of schemas/, never a copy), every status the endpoint can answer with an example.
+ * Method, path and scope come from the endpoint list; the problem+json schema, headers and the
+ * security scheme from lib/openapi/document.ts. A new endpoint without an entry here makes
+ * `npm run openapi` (and the staleness test) fail with a message naming it.
+ */
+import { SUMMARY_LIMIT } from '../exports/chart-exports';
+import { DEFAULT_INBOX_LIMIT, LISTABLE_STATES, MAX_INBOX_LIMIT } from '../forms/inbox';
+import { MAX_PACKET_CONTENT_BYTES } from '../forms/intake';
+import { ID_PATTERN } from '../http/query';
+import { MAX_JSON_BODY_BYTES } from '../http/json-body';
+import type { FieldError } from '../http/problem';
+import { ResponseSchemas } from './response-schemas';
+
+export type Tag = 'HL7 exports' | 'HL7 intake' | 'Lab results' | 'Form intake' | 'Interop inbox' | 'FHIR R4';
+
+export interface ParameterDoc {
+  name: string;
+  in: 'query' | 'path';
+  required: boolean;
+  description: string;
+  schema: Record<string, unknown>;
+  example: string | number;
+}
+
+/** A successful answer: an HL7 v2 message (example in lib/openapi/examples/<name>.hl7) or JSON. */
+export type SuccessDoc =
+  | { kind: 'hl7'; description: string; exampleFile: string }
+  | { kind: 'html'; description: string; example: string }
+  | { kind: 'fhir'; description: string; schema: 'FhirResource' | 'FhirBundle'; exampleFile: string }
+  | {
+      kind: 'json';
+      description: string;
+      schema: keyof typeof ResponseSchemas;
+      examples: Record<string, { summary: string; value: unknown }>;
+    };
+
+/** A refusal: its description and one example of the problem body (type, detail, errors). */
+export interface ProblemDoc {
+  description: string;
+  examples: Record<string, { summary: string; kind: string; detail: string; errors?: FieldError[]; extensions?: Record<string, unknown> }>;
+}
+
+export interface EndpointDoc {
+  /** the operation's title in the reference page */
+  summary: string;
+  description: string;
+  tag: Tag;
+  parameters: ParameterDoc[];
+  requestBody?: { schemaFile: string; description: string; examples: Record<string, { summary: string; value: unknown }> };
+  /** an HL7 v2 request body (`application/hl7-v2`), its example in lib/openapi/examples/ */
+  hl7RequestBody?: { description: string; exampleFile: string };
+  /** the endpoint can echo a stored answer (idempotent replay): `idempotent-replayed: true` */
+  replayHeader?: boolean;
+  success: Record<number, SuccessDoc>;
+  /** refusals beyond the ones every endpoint can give (400 401 403 429 500 503) */
+  problems: Record<number, ProblemDoc>;
+  /** a realistic 400 for this endpoint */
+  badRequest: ProblemDoc;
+}
+
+const idSchema = { type: 'string', pattern: ID_PATTERN.source, minLength: 1, maxLength: 128 };
+const idRule =
+  'Required, sent once (a repeat of the same value counts as once; two different values are a 400), 1-128 characters of letters, digits, `.`, `_`, `:` or `-`.';
+
+function idParameter(name: string, what: string, example: string): ParameterDoc {
+  return { name, in: 'query', required: true, description: `${what}. ${idRule}`, schema: idSchema, example };
+}
+
+const patientId = idParameter('patientId', "The chart patient's id", 'demo-patient-1');
+
+function exportProblems(record: string): Record<number, ProblemDoc> {
+  return {
+    404: {
+      description: `No patient or ${record} with these ids, or the ${record} belongs to another patient (same answer either way: existence is never revealed).`,
+      examples: { notFound: { summary: `unknown ${record}`, kind: 'notFound', detail: `no ${record} with these ids was found` } },
+    },
+    406: {
+      description: 'The Accept header excludes application/hl7-v2.',
+      examples: {
+        notAcceptable: {
+          summary: 'Accept: application/json',
+          kind: 'notAcceptable',
+          detail: 'this endpoint produces application/hl7-v2 only',
+        },
+      },
+    },
+  };
+}
+
+function exportBadRequest(names: string[]): ProblemDoc {
+  return {
+    description: 'A parameter is missing, empty, repeated with different values or malformed; every failing parameter is listed.',
+    examples: {
+      missing: {
+        summary: 'parameters missing',
+        kind: 'validation',
+        detail: 'query parameters are missing or invalid',
+        errors: names.map((parameter) => ({ parameter, message: 'is required' })),
+      },
+    },
+  };
+}
+
+const jsonBodyProblems = (limitText: string): Record<number, ProblemDoc> => ({
+  413: {
+    description: `The body exceeds ${limitText}.`,
+    examples: {
+      tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: `the request body exceeds ${MAX_JSON_BODY_BYTES} bytes` },
+    },
+  },
+  415: {
+    description: 'The body was not sent as `Content-Type: application/json`.',
+    examples: {
+      unsupported: {
+        summary: 'text/plain body',
+        kind: 'unsupportedMediaType',
+        detail: 'the request body must be sent as Content-Type: application/json',
+      },
+    },
+  },
+});
+
+const labExample = {
+  data: {
+    senderID: 'demo-lab',
+    patientID: 'demo-patient-1',
+    accessionNumber: 'ACC-2024-000123',
+    recordNo: 'REC-77',
+    status: 'final',
+    ResultedDateUTC: '2024-03-01T09:30:00Z',
+    results: [
+      { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+      { testName: 'Hemoglobin A1c', result: '6.1', units: '%', referenceRange: '4.0-5.6' },
+    ],
+  },
+};
+
+const formExample = {
+  payload: {
+    sourceSystemId: 'demo-forms',
+    formId: 'intake-v1',
+    formName: 'New patient intake',
+    submissionId: 'sub-2024-0042',
+    patient: { externalPatientId: 'ext-991', firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12', email: 'alex.sample@example.com' },
+    answers: { reasonForVisit: 'Annual check-up', smoker: false, painScore: 2, allergies: ['penicillin'] },
+  },
+};
+
+const packetId = 'fp_d6323e00f7e6ed351c3fd179c51abe07';
+const requestId = '8f14e45f-ceea-4a67-9f3c-5f5c6b0f2a11';
+
+const fhirPatient: ParameterDoc = { name: 'patient', in: 'query', required: true, description: 'The patient: `<id>` or `Patient/<id>`. Sent once.', schema: { type: 'string', minLength: 1 }, example: 'demo-patient-1' };
+const fhirCount: ParameterDoc = { name: '_count', in: 'query', required: false, description: 'Page size, 1-200 (default 20). Sent at most once.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 }, example: 20 };
+const fhirPageToken: ParameterDoc = { name: '_page_token', in: 'query', required: false, description: 'The token of a `next` link (opaque).', schema: { type: 'string', minLength: 1 }, example: 'eyJ2IjoxfQ' };
+
+export const EndpointDocs: Record<string, EndpointDoc> = {
+  exportHl7PatientAdt: {
+    summary: 'Export patient demographics (ADT^A08)',
+    description:
+      "The patient's current demographics as one HL7 v2.5.1 `ADT^A08^ADT_A01` message (MSH EVN PID [PD1] [NK1] PV1). Segments end with CR.",
+    tag: 'HL7 exports',
+    parameters: [patientId],
+    success: { 200: { kind: 'hl7', description: 'The ADT^A08 message.', exampleFile: 'exportHl7PatientAdt.hl7' } },
+    problems: exportProblems('patient'),
+    badRequest: exportBadRequest(['patientId']),
+  },
+  exportHl7PatientSummary: {
+    summary: 'Export a patient summary (FHS/BHS batch, or one ORU^R01)',
+    description:
+      "The patient's `limit` most recent records across encounters, notes, assessments and lab results, newest first. By default an FHS/BHS batch: ADT^A08 demographics, then per record an ADT^A08 (encounter) with an ORU^R01 per order, an MDM^T02 (note), an ORU^R01 (assessment, lab result), each with its own MSH-10. A partner whose HL7 profile says `summaryStyle: oru` gets one `ORU^R01^ORU_R01` with one order group per record. Never over 5,000,000 bytes: `x-summary-truncated` and `x-summary-records` tell whether records were cut (README).",
+    tag: 'HL7 exports',
+    parameters: [
+      patientId,
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: `How many records, ${SUMMARY_LIMIT.min}-${SUMMARY_LIMIT.max} (default ${SUMMARY_LIMIT.fallback}). Sent at most once.`,
+        schema: { type: 'integer', minimum: SUMMARY_LIMIT.min, maximum: SUMMARY_LIMIT.max, default: SUMMARY_LIMIT.fallback },
+        example: 3,
+      },
+    ],
+    success: { 200: { kind: 'hl7', description: 'The ORU^R01 summary message.', exampleFile: 'exportHl7PatientSummary.hl7' } },
+    problems: exportProblems('patient'),
+    badRequest: {
+      description: 'patientId missing or malformed, or limit outside its range.',
+      examples: {
+        limit: {
+          summary: 'limit out of range',
+          kind: 'validation',
+          detail: 'limit must be an integer from 1 to 200',
+          errors: [{ parameter: 'limit', message: 'must be an integer from 1 to 200' }],
+        },
+      },
+    },
+  },
+  exportHl7Encounter: {
+    summary: 'Export an encounter (ADT^A08, or ORU^R01)',
+    description: 'One encounter as HL7 v2.5.1 `ADT^A08^ADT_A01` (EVN, PID, PV1, PV2, one DG1 per diagnosis); a partner whose HL7 profile says `encounterStyle: oru` gets `ORU^R01^ORU_R01` with the visit, coded diagnosis OBX and the orders (ORC/OBR).',
+    tag: 'HL7 exports',
+    parameters: [patientId, idParameter('encounterId', "The encounter's id", 'demo-encounter-1')],
+    success: { 200: { kind: 'hl7', description: 'The ORU^R01 encounter message.', exampleFile: 'exportHl7Encounter.hl7' } },
+    problems: exportProblems('encounter'),
+    badRequest: exportBadRequest(['patientId', 'encounterId']),
+  },
+  exportHl7Note: {
+    summary: 'Export a clinical note (MDM^T02)',
+    description: 'One chart note as HL7 v2.5.1 `MDM^T02^MDM_T02` (MSH EVN PID PV1 TXA OBX); the text is OBX-5 TX, one repetition per line.',
+    tag: 'HL7 exports',
+    parameters: [patientId, idParameter('noteId', "The note's id", 'demo-note-1')],
+    success: { 200: { kind: 'hl7', description: 'The MDM^T02 message.', exampleFile: 'exportHl7Note.hl7' } },
+    problems: exportProblems('note'),
+    badRequest: exportBadRequest(['patientId', 'noteId']),
+  },
+  exportHl7Assessment: {
+    summary: 'Export an assessment (ORU^R01)',
+    description: 'One assessment (e.g. PHQ-9) with its items, total and interpretation as HL7 v2.5.1 `ORU^R01^ORU_R01`.',
+    tag: 'HL7 exports',
+    parameters: [patientId, idParameter('assessmentId', "The assessment's id", 'demo-assessment-1')],
+    success: { 200: { kind: 'hl7', description: 'The ORU^R01 assessment message.', exampleFile: 'exportHl7Assessment.hl7' } },
+    problems: exportProblems('assessment'),
+    badRequest: exportBadRequest(['patientId', 'assessmentId']),
+  },
+  receiveTestData: {
+    summary: 'Submit a lab result',
+    description:
+      'A lab result is validated, stored envelope-encrypted as a new version of the result (accession + sender), and a notification is attempted. Send a unique `x-request-id` per submission: a retry with the same id and body replays the first answer (`idempotent-replayed: true`), with another body it is a 409. See docs/lab-results.md.',
+    tag: 'Lab results',
+    parameters: [],
+    replayHeader: true,
+    requestBody: {
+      schemaFile: 'lab-result.schema.json',
+      description: 'One lab result (`data`), at most 6 MB.',
+      examples: { twoTests: { summary: 'a final result with two tests', value: labExample } },
+    },
+    success: {
+      200: {
+        kind: 'json',
+        description: 'Stored (or recognised as already stored: `duplicate: true`).',
+        schema: 'LabResultReceipt',
+        examples: {
+          stored: {
+            summary: 'stored (the answer is the same whether or not patientID is a chart patient)',
+            value: {
+              status: 'success',
+              message: 'Encrypted result saved; notifications attempted.',
+              requestId: 'lis-0001',
+              resultId: 'lr_64acab0027538c30bcba35faa2c0000d',
+              version: 'lv_4f1ceca1e8673c6985f221ba9cc35200',
+              current: true,
+              duplicate: false,
+              notification: 'sent',
+            },
+          },
+        },
+      },
+    },
+    problems: {
+      403: {
+        description: 'The key lacks interop:ingest:results, the partner is blocked, or the partner may not send for this `senderID`.',
+        examples: {
+          sender: { summary: 'sender not allowed', kind: 'forbidden', detail: 'this partner may not submit results for this senderID' },
+        },
+      },
+      409: {
+        description:
+          'The `x-request-id` was used before with a different body, or the first request with it is still in progress (then with `Retry-After`).',
+        examples: {
+          conflict: {
+            summary: 'x-request-id reused with another body',
+            kind: 'conflict',
+            detail: 'this x-request-id was already used with a different body',
+          },
+          inProgress: {
+            summary: 'still in progress',
+            kind: 'inProgress',
+            detail: 'a request with this x-request-id is still in progress; retry later',
+          },
+        },
+      },
+      ...jsonBodyProblems('6 MB'),
+    },
+    badRequest: {
+      description: 'Invalid JSON or failing fields; every failing field is listed by JSON pointer.',
+      examples: {
+        fields: {
+          summary: 'missing and invalid fields',
+          kind: 'validation',
+          detail: 'the lab result failed validation',
+          errors: [
+            { pointer: '/data/accessionNumber', message: 'is required' },
+            { pointer: '/data/status', message: 'must be one of: preliminary, final, corrected, amended, cancelled, P, F, C, X' },
+          ],
+        },
+      },
+    },
+  },
+  receiveFormIntakeScope: {
+    summary: 'Submit a form packet',
+    description: `A form submission for a patient. Routed straight to the patient when \`payload.patientId\` names a known chart patient; otherwise held in the interop inbox for matching (\`pending_match\`) or staff review (\`pending_review\`). Every accepted case answers the same 202. The same \`sourceSystemId\` + \`submissionId\` with the same content again changes nothing. Packet content (patient, answers, form name) at most ${MAX_PACKET_CONTENT_BYTES} bytes; each answer string at most 100,000 characters. See docs/forms.md.`,
+    tag: 'Form intake',
+    parameters: [],
+    requestBody: {
+      schemaFile: 'form-packet.schema.json',
+      description: 'One form packet (`payload`).',
+      examples: {
+        unmatched: { summary: 'no patientId: held for matching', value: formExample },
+        named: {
+          summary: 'a known patientId: routed',
+          value: { payload: { ...formExample.payload, submissionId: 'sub-2024-0043', patientId: 'demo-patient-1' } },
+        },
+      },
+    },
+    success: {
+      202: {
+        kind: 'json',
+        description:
+          'Accepted: routed to the named patient, held in the inbox, queued for matching, or the same submission again (nothing stored). The answer is the same in every case: it never tells whether a patient exists or where the packet went.',
+        schema: 'FormPacketReceipt',
+        examples: { accepted: { summary: 'accepted', value: { status: 'accepted', packetId, requestId } } },
+      },
+    },
+    problems: {
+      403: {
+        description: "The key lacks interop:ingest:forms, the partner is blocked, or the partner does not own this `sourceSystemId`.",
+        examples: { source: { summary: 'a form source of another partner', kind: 'forbidden', detail: "this API key's partner does not own this sourceSystemId" } },
+      },
+      409: {
+        description: 'This `sourceSystemId` + `submissionId` was received before with different content (send a changed form under a new submissionId).',
+        examples: {
+          changed: {
+            summary: 'changed resubmission',
+            kind: 'conflict',
+            detail: 'this submissionId was already received with different content; send a changed form with a new submissionId',
+          },
+        },
+      },
+      ...jsonBodyProblems(`6 MB, or the packet content exceeds ${MAX_PACKET_CONTENT_BYTES} bytes`),
+    },
+    badRequest: {
+      description: 'Invalid JSON or failing fields; every failing field is listed by JSON pointer (submitted values are never echoed).',
+      examples: {
+        fields: {
+          summary: 'missing fields',
+          kind: 'validation',
+          detail: 'the form packet failed validation',
+          errors: [
+            { pointer: '/payload/submissionId', message: 'is required' },
+            { pointer: '/payload/patient/dob', message: 'must be a date YYYY-MM-DD' },
+          ],
+        },
+      },
+    },
+  },
+  listInteropInbox: {
+    summary: 'List inbox packets',
+    description:
+      'Packets waiting in the interop inbox, newest first, as summaries (ids, states, reason codes, times, candidate counts; no PHI).',
+    tag: 'Interop inbox',
+    parameters: [
+      {
+        name: 'state',
+        in: 'query',
+        required: false,
+        description: `Which packets: ${LISTABLE_STATES.join(' or ')} (default pending_review). Sent at most once.`,
+        schema: { type: 'string', enum: [...LISTABLE_STATES], default: 'pending_review' },
+        example: 'pending_review',
+      },
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: `Page size, 1-${MAX_INBOX_LIMIT} (default ${DEFAULT_INBOX_LIMIT}).`,
+        schema: { type: 'integer', minimum: 1, maximum: MAX_INBOX_LIMIT, default: DEFAULT_INBOX_LIMIT },
+        example: 25,
+      },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: '`nextCursor` of the previous page (opaque).',
+        schema: { type: 'string', minLength: 1 },
+        example: 'eyJ2IjoxLCJzIjoicGVuZGluZ19yZXZpZXciLCJrIjp7fX0',
+      },
+    ],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'One page of packet summaries; `nextCursor` when there are more.',
+        schema: 'InboxPage',
+        examples: {
+          page: {
+            summary: 'one packet waiting for review',
+            value: {
+              state: 'pending_review',
+              limit: 25,
+              items: [
+                {
+                  packetId,
+                  state: 'pending_review',
+                  reason: 'unknown_patient_id',
+                  sourceSystemId: 'demo-forms',
+                  formId: 'intake-v1',
+                  receivedAt: '2024-03-05T10:15:00.000Z',
+                  stateChangedAt: '2024-03-05T10:15:00.000Z',
+                  requestedPatientId: 'demo-patient-404',
+                  candidateCount: 0,
+                },
+              ],
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: {},
+    badRequest: {
+      description: 'state, limit or cursor invalid.',
+      examples: {
+        state: {
+          summary: 'unknown state',
+          kind: 'validation',
+          detail: 'state must be one of: pending_match, pending_review',
+          errors: [{ parameter: 'state', message: 'must be one of: pending_match, pending_review' }],
+        },
+      },
+    },
+  },
+  getInboxPacket: {
+    summary: 'Read an inbox packet',
+    description:
+      'One packet that is or was in the interop inbox, decrypted: form, patient as the form tool described them, answers, match candidates with scores, and the state history.',
+    tag: 'Interop inbox',
+    parameters: [
+      {
+        name: 'packetId',
+        in: 'path',
+        required: true,
+        description: 'The packet id (`fp_` + 32 hex).',
+        schema: { type: 'string' },
+        example: packetId,
+      },
+    ],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The packet.',
+        schema: 'InboxPacket',
+        examples: {
+          packet: {
+            summary: 'a packet naming an unknown patient',
+            value: {
+              packetId,
+              state: 'pending_review',
+              reason: 'unknown_patient_id',
+              requestedPatientId: 'demo-patient-404',
+              sourceSystemId: 'demo-forms',
+              formId: 'intake-v1',
+              submissionId: 'sub-2',
+              partnerId: 'demo-forms',
+              receivedAt: '2024-03-05T10:15:00.000Z',
+              stateChangedAt: '2024-03-05T10:15:00.000Z',
+              formName: 'New patient intake',
+              patient: { firstName: 'Sam', lastName: 'Example', dob: '1975-01-02' },
+              answers: { q1: 'no' },
+              candidates: [],
+              history: [
+                {
+                  at: '2024-03-05T10:15:00.000Z',
+                  action: 'received',
+                  state: 'pending_review',
+                  actor: 'api-key',
+                  keyId: 'key_bf2c7841141e',
+                  partnerId: 'demo-forms',
+                  reason: 'unknown_patient_id',
+                },
+                {
+                  at: '2024-03-05T10:15:00.350Z',
+                  action: 'assessed',
+                  from: 'pending_review',
+                  state: 'pending_review',
+                  actor: 'matcher',
+                  reason: 'unknown_patient_id',
+                },
+              ],
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'No packet with this id, or a packet routed directly at intake (never in the inbox).',
+        examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
+      },
+    },
+    badRequest: {
+      description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
+      examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
+    },
+  },
+  getInboxCandidates: {
+    summary: "Compare a packet's candidates with their charts",
+    description:
+      'The chart demographics (name, birth date, sex, MRN and assigning authority, address) of every candidate the matcher recorded for the packet and of the patient the sender named, for a reviewer to compare with the packet. Every patient shown is named in the audit trail.',
+    tag: 'Interop inbox',
+    parameters: [{ name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId }],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The charts of the candidates (and of the named patient).',
+        schema: 'InboxCandidates',
+        examples: {
+          charts: {
+            summary: 'two candidates with the same name and birth date',
+            value: {
+              packetId,
+              charts: [
+                { patientId: 'demo-patient-3', role: 'candidate', score: 70, name: { family: 'Rivera', given: 'Casey' }, birthDate: '1990-06-15', sex: 'U', mrn: 'DEMO-000003', assigningAuthority: 'DEMO-HOSP', address: { city: 'Springfield', state: 'IL' } },
+                { patientId: 'demo-patient-4', role: 'candidate', score: 70, name: { family: 'Rivera', given: 'Casey' }, birthDate: '1990-06-15', sex: 'U', mrn: 'DEMO-000004', assigningAuthority: 'DEMO-HOSP', address: { city: 'Shelbyville', state: 'IL' } },
+              ],
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'No packet with this id, or a packet routed directly at intake (never in the inbox).',
+        examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
+      },
+    },
+    badRequest: {
+      description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
+      examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
+    },
+  },
+  serveInboxPage: {
+    summary: 'The staff inbox page (HTML)',
+    description:
+      'The inbox page for staff: one HTML document with a strict Content-Security-Policy. It holds no data: it signs staff in (authorization code + PKCE) and calls the inbox operations with the ID token. No key needed; counted against the anonymous limit of the caller\'s address. See docs/inbox-page.md.',
+    tag: 'Interop inbox',
+    parameters: [],
+    success: { 200: { kind: 'html', description: 'The page.', example: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Interop inbox</title>...</head><body>...</body></html>' } },
+    problems: {
+      503: {
+        description: 'Staff sign-in is not configured for this stage, or a dependency is unavailable.',
+        examples: { notConfigured: { summary: 'sign-in not configured', kind: 'unavailable', detail: 'staff sign-in is not configured' } },
+      },
+    },
+    badRequest: {
+      description: 'The x-request-id header is malformed.',
+      examples: { requestId: { summary: 'bad x-request-id', kind: 'validation', detail: 'the x-request-id header is invalid', errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }] } },
+    },
+  },
+  routeInboxPacket: {
+    summary: 'Route an inbox packet to a patient',
+    description:
+      'Routes a packet waiting in the inbox (pending_review or pending_match) to a chart patient: state `routed_manually`, recorded in the history with the reviewer.',
+    tag: 'Interop inbox',
+    parameters: [
+      {
+        name: 'packetId',
+        in: 'path',
+        required: true,
+        description: 'The packet id (`fp_` + 32 hex).',
+        schema: { type: 'string' },
+        example: packetId,
+      },
+    ],
+    requestBody: {
+      schemaFile: 'inbox-route.schema.json',
+      description: 'The chart patient to route to.',
+      examples: { route: { summary: 'route to demo-patient-1', value: { patientId: 'demo-patient-1' } } },
+    },
+    success: {
+      200: {
+        kind: 'json',
+        description: 'Routed.',
+        schema: 'RouteReceipt',
+        examples: {
+          routed: {
+            summary: 'routed manually',
+            value: { status: 'routed', packetId, routedTo: 'demo-patient-1', state: 'routed_manually', requestId },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'No inbox packet with this id, or no chart patient with this patientId.',
+        examples: {
+          packet: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' },
+          patient: { summary: 'unknown patient', kind: 'notFound', detail: 'no patient with this patientId' },
+        },
+      },
+      409: {
+        description: 'The packet has already been routed (its state and patient are in the body).',
+        examples: {
+          routed: {
+            summary: 'already routed',
+            kind: 'conflict',
+            detail: 'the packet has already been routed to a patient',
+            extensions: { state: 'routed_manually', routedTo: 'demo-patient-1' },
+          },
+        },
+      },
+      ...jsonBodyProblems('6 MB'),
+    },
+    badRequest: {
+      description: 'Invalid JSON or failing fields.',
+      examples: {
+        fields: {
+          summary: 'patientId missing',
+          kind: 'validation',
+          detail: 'the route request failed validation',
+          errors: [{ pointer: '/patientId', message: 'is required' }],
+        },
+      },
+    },
+  },
+  exportHl7LabResult: {
+    summary: 'Export one lab result (ORU^R01)',
+    description:
+      'The current version of one lab result (the `resultId` a webhook event or the intake answer named) as HL7 v2.5.1 `ORU^R01^ORU_R01`: PID from the chart when the lab named a chart patient (else PID-3 the lab patient id, type PI), one OBR, NTE comment rows, one OBX per test, reports as OBX ED (base64) or TX. See docs/webhooks.md.',
+    tag: 'HL7 exports',
+    parameters: [idParameter('resultId', 'The lab result id (`lr_` + 32 hex)', 'lr_7fb625a9891c676b9cb1ae6f1fa649ea')],
+    success: { 200: { kind: 'hl7', description: 'The ORU^R01 of the current version.', exampleFile: 'exportHl7LabResult.hl7' } },
+    problems: exportProblems('lab result'),
+    badRequest: exportBadRequest(['resultId']),
+  },
+  receiveHl7: {
+    summary: 'Send HL7 v2 messages (ORU, ADT, MDM), answered with an ACK',
+    description:
+      'One HL7 v2 message or an FHS/BHS batch, ER7 encoded (`Content-Type: application/hl7-v2`; CR, LF or CRLF segment ends; MLLP framing stripped). ORU^R01 results are stored as lab results, ADT A01/A04/A08/A28/A31 update the chart patient found by PID-3, A40 merges are held for review, MDM^T02 notes are stored. Every message is answered with an HL7 ACK (HTTP 200): MSA `AA` accepted, `AE` refused by a rule (ERR names the field), `AR` not processable (version, type, sender, syntax); a batch gets a batch ACK. A resend under the same MSH-4 + MSH-10 gets the first ACK; the ACK never quotes a submitted value. See docs/hl7-intake.md.',
+    tag: 'HL7 intake',
+    parameters: [],
+    hl7RequestBody: { description: 'One HL7 v2 message or an FHS/BHS batch (at most 100 messages), at most 6 MB.', exampleFile: 'receiveHl7.hl7' },
+    success: { 200: { kind: 'hl7', description: 'The ACK (AA, AE or AR with ERR), or a batch ACK.', exampleFile: 'receiveHl7.ack.hl7' } },
+    problems: {
+      413: {
+        description: 'The body exceeds 6 MB.',
+        examples: { tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: `the request body exceeds ${MAX_JSON_BODY_BYTES} bytes` } },
+      },
+      415: {
+        description: 'The body was not sent as `application/hl7-v2` (or `x-application/hl7-v2+er7`, `text/plain`).',
+        examples: { unsupported: { summary: 'JSON body', kind: 'unsupportedMediaType', detail: 'the request body must be sent as Content-Type: application/hl7-v2' } },
+      },
+    },
+    badRequest: {
+      description: 'The body holds no MSH (or FHS/BHS) segment: there is nothing to acknowledge.',
+      examples: { noMsh: { summary: 'no MSH', kind: 'badRequest', detail: 'the body is not an HL7 v2 message: it does not start with an MSH, FHS or BHS segment' } },
+    },
+  },
+  searchInboxPatients: {
+    summary: 'Search the chart from an inbox packet (MRN, or name + birth date)',
+    description:
+      "For a reviewer routing a packet whose patient is not among the matcher's candidates: chart patients with this MRN (any assigning authority, any case), or this last name and birth date (a first name narrows). Exact hits only, at most 20 (`more` when more fit). A POST so that no MRN, name or birth date is in a URL. Every patient shown is named in the audit trail. See docs/inbox-page.md.",
+    tag: 'Interop inbox',
+    parameters: [{ name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId }],
+    requestBody: {
+      schemaFile: 'inbox-patient-search.schema.json',
+      description: 'An MRN, or a last name and a birth date (and optionally a first name).',
+      examples: {
+        mrn: { summary: 'by MRN', value: { mrn: 'DEMO-000001' } },
+        name: { summary: 'by last name and birth date', value: { lastName: 'Example', birthDate: '1975-06-30', firstName: 'Robin' } },
+      },
+    },
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The chart patients that fit (possibly none).',
+        schema: 'PatientSearchResult',
+        examples: {
+          found: {
+            summary: 'one patient with this MRN',
+            value: {
+              packetId,
+              charts: [{ patientId: 'demo-patient-1', role: 'search', name: { family: 'Sample', given: 'Alex' }, birthDate: '1980-04-12', sex: 'F', mrn: 'DEMO-000001', assigningAuthority: 'DEMO-HOSP' }],
+              more: false,
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'No packet with this id, or one no longer in the inbox.',
+        examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
+      },
+      ...jsonBodyProblems('6 MB'),
+    },
+    badRequest: {
+      description: 'Invalid JSON, or neither an MRN nor a last name with a birth date; every failing field is listed (values are never echoed).',
+      examples: { fields: { summary: 'birth date missing', kind: 'validation', detail: 'the patient search failed validation', errors: [{ pointer: '/birthDate', message: 'is required' }] } },
+    },
+  },
+  fhirMetadata: fhirDoc({
+    summary: 'FHIR CapabilityStatement',
+    description: 'What the FHIR R4 API serves (read and search interactions, JSON only). No key needed; counted against the anonymous limit of the caller\'s address.',
+    parameters: [],
+    schema: 'FhirResource',
+    exampleFile: 'fhirMetadata.json',
+    successText: 'The CapabilityStatement.',
+  }),
+  fhirPatientRead: fhirDoc({ summary: 'Read a Patient', description: 'The chart patient as a FHIR R4 Patient (MRN identifier, US Core race/ethnicity extensions).', parameters: [fhirId('The patient id', 'demo-patient-1')], schema: 'FhirResource', exampleFile: 'fhirPatientRead.json', successText: 'The Patient.', notFound: true }),
+  fhirPatientEverything: fhirDoc({
+    summary: 'Everything about a Patient ($everything)',
+    description: 'A searchset Bundle: the Patient, then the records of the HL7 summary (encounters, notes, assessments, lab reports), newest first, paged by `_count` with `next` links.',
+    parameters: [fhirId('The patient id', 'demo-patient-1'), fhirCount, fhirPageToken],
+    schema: 'FhirBundle',
+    exampleFile: 'fhirPatientEverything.json',
+    successText: 'One page of the Bundle.',
+    notFound: true,
+  }),
+  fhirEncounterRead: fhirDoc({ summary: 'Read an Encounter', description: 'An encounter with its diagnoses and orders contained (Condition, ServiceRequest). Its id carries its patient: `<patient>..<encounter>`.', parameters: [fhirId('`<patient>..<encounter>`', 'demo-patient-1..demo-encounter-1')], schema: 'FhirResource', exampleFile: 'fhirEncounterRead.json', successText: 'The Encounter.', notFound: true }),
+  fhirEncounterSearch: fhirDoc({ summary: 'Search Encounters by patient', description: "A patient's encounters, newest first, paged.", parameters: [fhirPatient, fhirCount, fhirPageToken], schema: 'FhirBundle', exampleFile: 'fhirEncounterSearch.json', successText: 'One page of the searchset Bundle.' }),
+  fhirDocumentReferenceRead: fhirDoc({ summary: 'Read a DocumentReference (note)', description: 'A chart note: category clinical-note, type LOINC 11506-3, the text as a UTF-8 attachment.', parameters: [fhirId('`<patient>..<note>`', 'demo-patient-1..demo-note-1')], schema: 'FhirResource', exampleFile: 'fhirDocumentReferenceRead.json', successText: 'The DocumentReference.', notFound: true }),
+  fhirDocumentReferenceSearch: fhirDoc({ summary: 'Search DocumentReferences by patient', description: "A patient's notes, newest first, paged.", parameters: [fhirPatient, fhirCount, fhirPageToken], schema: 'FhirBundle', exampleFile: 'fhirDocumentReferenceSearch.json', successText: 'One page of the searchset Bundle.' }),
+  fhirObservationRead: fhirDoc({ summary: 'Read an Observation (assessment)', description: 'An assessment as an Observation: items as components, the total as the value, the interpretation kept.', parameters: [fhirId('`<patient>..<assessment>`', 'demo-patient-1..demo-assessment-1')], schema: 'FhirResource', exampleFile: 'fhirObservationRead.json', successText: 'The Observation.', notFound: true }),
+  fhirDiagnosticReportRead: fhirDoc({ summary: 'Read a DiagnosticReport (lab result)', description: 'The current version of a lab result, its Observations contained.', parameters: [fhirId('`<patient>..<result>` (`_` in the result id written `.5F`)', 'demo-patient-1..lr.5Fd7afff4b04ce17c65f50dcb06f3e8664')], schema: 'FhirResource', exampleFile: 'fhirDiagnosticReportRead.json', successText: 'The DiagnosticReport.', notFound: true }),
+  fhirDiagnosticReportSearch: fhirDoc({ summary: 'Search DiagnosticReports by patient', description: "A patient's lab results, newest first, paged.", parameters: [fhirPatient, fhirCount, fhirPageToken], schema: 'FhirBundle', exampleFile: 'fhirDiagnosticReportSearch.json', successText: 'One page of the searchset Bundle.' }),
+};
+
+function fhirId(description: string, example: string): ParameterDoc {
+  return { name: 'id', in: 'path', required: true, description: `${description}; \`.\`, \`_\` and \`:\` inside an id are written \`.2E\`, \`.5F\`, \`.3A\`.`, schema: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' }, example };
+}
+
+/** A FHIR read or search: FHIR JSON success, OperationOutcome refusals (404 when it reads by id, 406 for a non-FHIR Accept). */
+function fhirDoc(o: { summary: string; description: string; parameters: ParameterDoc[]; schema: 'FhirResource' | 'FhirBundle'; exampleFile: string; successText: string; notFound?: boolean }): EndpointDoc {
+  return {
+    summary: o.summary,
+    description: `${o.description} Refusals are FHIR OperationOutcome with the same status and headers as elsewhere. See docs/fhir.md.`,
+    tag: 'FHIR R4',
+    parameters: o.parameters,
+    success: { 200: { kind: 'fhir', description: o.successText, schema: o.schema, exampleFile: o.exampleFile } },
+    problems: {
+      ...((o.notFound
+        ? { 404: { description: 'No such record, or it belongs to another patient (the same answer either way).', examples: { notFound: { summary: 'unknown id', kind: 'notFound', detail: 'no resource with this id' } } } }
+        : {}) as Record<number, ProblemDoc>),
+      406: { description: 'Accept (or `_format`) excludes FHIR JSON.', examples: { notAcceptable: { summary: 'Accept: application/xml', kind: 'notAcceptable', detail: 'this endpoint produces application/fhir+json only' } } },
+    },
+    badRequest: { description: 'A parameter is unknown, repeated or malformed (one issue per parameter).', examples: { count: { summary: '_count out of range', kind: 'validation', detail: 'query parameters are missing or invalid' } } },
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the JSON success bodies. Request bodies are not
+ * here: they are the schemas in schemas/, which the endpoints validate with.
+ */
+import { PACKET_STATES } from '../forms/types';
+
+const packetState = { type: 'string', enum: [...PACKET_STATES] };
+const reason = {
+  type: 'string',
+  enum: [
+    'unknown_patient_id',
+    'no_candidates',
+    'ambiguous',
+    'below_threshold',
+    'missing_dob',
+    'matching_failed',
+    'matching_error',
+    'known_link',
+    'score',
+  ],
+};
+const instant = { type: 'string', format: 'date-time' };
+const text = { type: 'string', minLength: 1 };
+const answerScalar = { type: ['string', 'number', 'boolean', 'null'] };
+
+/** Chart demographics shown to a reviewer (the candidates read and the chart search). */
+const candidateCharts = {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['patientId', 'role', 'name', 'mrn', 'assigningAuthority'],
+          properties: {
+            patientId: text,
+            role: { type: 'string', enum: ['candidate', 'requested', 'search'], description: "a matcher candidate, the patient the sender named, or a hit of a reviewer's chart search" },
+            score: { type: 'number' },
+            name: { type: 'object', required: ['family'], properties: { family: { type: 'string' }, given: { type: 'string' }, middle: { type: 'string' }, prefix: { type: 'string' }, suffix: { type: 'string' } } },
+            birthDate: { type: 'string' },
+            sex: { type: 'string' },
+            mrn: text,
+            assigningAuthority: text,
+            address: { type: 'object', properties: { line1: { type: 'string' }, line2: { type: 'string' }, city: { type: 'string' }, state: { type: 'string' }, postalCode: { type: 'string' }, country: { type: 'string' } } },
+          },
+        },
+      };
+
+export const ResponseSchemas = {
+  LabResultReceipt: {
+    type: 'object',
+    required: ['status', 'message', 'requestId', 'resultId', 'version', 'current', 'duplicate', 'notification'],
+    properties: {
+      status: { const: 'success' },
+      message: text,
+      requestId: text,
+      resultId: { type: 'string', pattern: '^lr_[0-9a-f]{32}$' },
+      version: { type: 'string', pattern: '^lv_[0-9a-f]{32}$', description: 'the version id of this submission' },
+      current: { type: 'boolean', description: "this version is the result's current version after the save" },
+      duplicate: { type: 'boolean', description: 'this exact submission had already been stored (nothing new written)' },
+      notification: { type: 'string', enum: ['sent', 'pending'], description: 'pending: the publish failed; the retry job sends it' },
+    },
+  },
+  FormPacketReceipt: {
+    type: 'object',
+    description: 'The same answer for every accepted packet (routed, held, queued or the same submission again): nothing in it tells whether a patient exists or where the packet went.',
+    required: ['status', 'packetId', 'requestId'],
+    additionalProperties: false,
+    properties: {
+      status: { const: 'accepted' },
+      packetId: { type: 'string', pattern: '^fp_[0-9a-f]{32}$' },
+      requestId: text,
+    },
+  },
+  InboxPage: {
+    type: 'object',
+    required: ['state', 'limit', 'items', 'requestId'],
+    properties: {
+      state: packetState,
+      limit: { type: 'integer', minimum: 1 },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['packetId', 'state', 'sourceSystemId', 'formId', 'receivedAt', 'stateChangedAt', 'candidateCount'],
+          properties: {
+            packetId: { type: 'string' },
+            state: packetState,
+            reason,
+            sourceSystemId: text,
+            formId: text,
+            receivedAt: instant,
+            stateChangedAt: instant,
+            requestedPatientId: text,
+            candidateCount: { type: 'integer', minimum: 0 },
+            topCandidateScore: { type: 'number' },
+          },
+        },
+      },
+      nextCursor: { type: 'string', description: 'pass as `cursor` for the next page' },
+      requestId: text,
+    },
+  },
+  InboxPacket: {
+    type: 'object',
+    required: [
+      'packetId',
+      'state',
+      'sourceSystemId',
+      'formId',
+      'submissionId',
+      'partnerId',
+      'receivedAt',
+      'stateChangedAt',
+      'patient',
+      'answers',
+      'candidates',
+      'history',
+      'requestId',
+    ],
+    properties: {
+      packetId: { type: 'string' },
+      state: packetState,
+      reason,
+      patientId: text,
+      requestedPatientId: text,
+      sourceSystemId: text,
+      formId: text,
+      submissionId: text,
+      partnerId: text,
+      receivedAt: instant,
+      stateChangedAt: instant,
+      formName: { type: 'string' },
+      patient: {
+        type: 'object',
+        required: ['firstName', 'lastName'],
+        properties: {
+          externalPatientId: { type: 'string' },
+          firstName: { type: 'string' },
+          lastName: { type: 'string' },
+          dob: { type: 'string' },
+          email: { type: 'string' },
+        },
+      },
+      answers: { type: 'object', additionalProperties: { anyOf: [answerScalar, { type: 'array', items: answerScalar }] } },
+      candidates: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['patientId', 'score', 'reasons'],
+          properties: { patientId: text, score: { type: 'number' }, reasons: { type: 'array', items: { type: 'string' } } },
+        },
+      },
+      history: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['at', 'action', 'state', 'actor'],
+          properties: {
+            at: instant,
+            action: { type: 'string', enum: ['received', 'matched', 'held_for_review', 'requeued', 'routed_manually', 'assessed'] },
+            state: packetState,
+            from: packetState,
+            actor: { type: 'string', enum: ['api-key', 'matcher', 'sweeper'] },
+            keyId: text,
+            partnerId: text,
+            reason,
+            patientId: text,
+          },
+        },
+      },
+      requestId: text,
+    },
+  },
+  InboxCandidates: {
+    type: 'object',
+    required: ['packetId', 'charts', 'requestId'],
+    properties: {
+      packetId: { type: 'string' },
+      charts: candidateCharts,
+      requestId: text,
+    },
+  },
+  PatientSearchResult: {
+    type: 'object',
+    required: ['packetId', 'charts', 'more', 'requestId'],
+    properties: {
+      packetId: { type: 'string' },
+      charts: candidateCharts,
+      more: { type: 'boolean', description: 'more patients fit than the 20 answered: narrow the search' },
+      requestId: text,
+    },
+  },
+  RouteReceipt: {
+    type: 'object',
+    required: ['status', 'packetId', 'routedTo', 'state', 'requestId'],
+    properties: {
+      status: { const: 'routed' },
+      packetId: { type: 'string' },
+      routedTo: text,
+      state: { const: 'routed_manually' },
+      requestId: text,
+    },
+  },
+} as const satisfies Record<string, Record<string, unknown>>;

@@ -1,0 +1,5 @@
+import { clearContractCoverage } from './support/contract-report';
+
+export default function globalSetup(): void {
+  clearContractCoverage();
+}

@@ -1,0 +1,5 @@
+import { reportContractCoverage } from './support/contract-report';
+
+export default function globalTeardown(): void {
+  reportContractCoverage();
+}
