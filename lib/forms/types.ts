@@ -22,21 +22,23 @@ export const ROUTED_STATES: readonly PacketState[] = ['routed', 'matched', 'rout
 /**
  * Why a packet is in its state (machine codes only, never free text):
  * pending_review: unknown_patient_id | no_candidates | ambiguous | below_threshold | missing_dob |
- *                 matching_failed | matching_error
+ *                 matching_failed | matching_error | link_conflict | demographics_mismatch
  * matched:        known_link | score
  */
-export type PacketReason =
-  | 'unknown_patient_id'
-  | 'no_candidates'
-  | 'ambiguous'
-  | 'below_threshold'
-  | 'missing_dob'
-  | 'matching_failed'
-  | 'matching_error'
-  | 'link_conflict'
-  | 'demographics_mismatch'
-  | 'known_link'
-  | 'score';
+export const PACKET_REASONS = [
+  'unknown_patient_id',
+  'no_candidates',
+  'ambiguous',
+  'below_threshold',
+  'missing_dob',
+  'matching_failed',
+  'matching_error',
+  'link_conflict',
+  'demographics_mismatch',
+  'known_link',
+  'score',
+] as const;
+export type PacketReason = (typeof PACKET_REASONS)[number];
 
 /** Who changed a packet: an API key (partner or staff), the matcher or the sweeper. */
 export type Actor = { type: 'api-key'; keyId: string; partnerId: string } | { type: 'matcher' } | { type: 'sweeper' };

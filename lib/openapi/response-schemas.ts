@@ -2,23 +2,10 @@
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the JSON success bodies. Request bodies are not
  * here: they are the schemas in schemas/, which the endpoints validate with.
  */
-import { PACKET_STATES } from '../forms/types';
+import { PACKET_REASONS, PACKET_STATES } from '../forms/types';
 
 const packetState = { type: 'string', enum: [...PACKET_STATES] };
-const reason = {
-  type: 'string',
-  enum: [
-    'unknown_patient_id',
-    'no_candidates',
-    'ambiguous',
-    'below_threshold',
-    'missing_dob',
-    'matching_failed',
-    'matching_error',
-    'known_link',
-    'score',
-  ],
-};
+const reason = { type: 'string', enum: [...PACKET_REASONS] };
 const instant = { type: 'string', format: 'date-time' };
 const text = { type: 'string', minLength: 1 };
 const answerScalar = { type: ['string', 'number', 'boolean', 'null'] };
@@ -158,7 +145,8 @@ export const ResponseSchemas = {
             action: { type: 'string', enum: ['received', 'matched', 'held_for_review', 'requeued', 'routed_manually', 'assessed'] },
             state: packetState,
             from: packetState,
-            actor: { type: 'string', enum: ['api-key', 'matcher', 'sweeper'] },
+            actor: { type: 'string', enum: ['api-key', 'staff', 'matcher', 'sweeper'] },
+            staffUsername: { type: 'string', description: 'the signed-in reviewer (actor `staff`)' },
             keyId: text,
             partnerId: text,
             reason,

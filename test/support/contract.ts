@@ -125,7 +125,8 @@ export function contractIssues(req: ContractRequest, res: ContractResponse): { o
   if (!match) {
     // API Gateway's own answer for a route that does not exist: still a problem+json
     if (mediaType !== 'application/problem+json') issues.push(`content-type ${mediaType || '(none)'} is not application/problem+json`);
-    else issues.push(...bodyIssues(schemas, { $ref: '#/components/schemas/Problem' }, res.body, mediaType));
+    // a HEAD answer has the GET answer's headers and no body (RFC 9110)
+    else if (method !== 'HEAD') issues.push(...bodyIssues(schemas, { $ref: '#/components/schemas/Problem' }, res.body, mediaType));
     return { operation: UNMATCHED, issues };
   }
   const declared = match.op.responses[String(res.status)] as Json | undefined;
@@ -146,7 +147,7 @@ export function contractIssues(req: ContractRequest, res: ContractResponse): { o
   const content = (response.content ?? {}) as Json;
   const media = content[mediaType] as Json | undefined;
   if (!media) issues.push(`content-type ${mediaType || '(none)'} is not declared for ${match.id} ${res.status} (declared: ${Object.keys(content).join(', ')})`);
-  else issues.push(...bodyIssues(schemas, media.schema, res.body, mediaType));
+  else if (method !== 'HEAD') issues.push(...bodyIssues(schemas, media.schema, res.body, mediaType));
   return { operation: match.id, issues };
 }
 
