@@ -187,7 +187,7 @@ function runFor(build: () => string, ms: number): { count: number; elapsedMs: nu
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(Math.round(ms * 1e6));
   let count = 0;
-  let now = start;
+  let now: bigint;
   do {
     for (let i = 0; i < 20; i++) sink += build().length;
     count += 20;

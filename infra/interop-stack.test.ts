@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the synthesised CloudFormation template is untyped JSON */
 /**
  * The deployed stack, synthesized ONCE (with real esbuild bundling of every function) and checked
  * against lib/config/service.ts: functions, least privilege, encryption, tables, queues, API,

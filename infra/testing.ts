@@ -28,7 +28,8 @@ export interface Synthesized {
 
 export interface CfnResourceJson {
   Type: string;
-  Properties?: Record<string, any>;
+  // CloudFormation properties are untyped JSON
+  Properties?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
   DependsOn?: string | string[];

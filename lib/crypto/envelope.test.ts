@@ -24,7 +24,7 @@ function client(url: string): KMSClient {
 /** A pass-through spy on kms.send that counts calls per command type. */
 function countKmsCalls(kms: KMSClient) {
   const spy = jest.spyOn(kms, 'send');
-  const count = (type: Function) => spy.mock.calls.filter(([command]) => command instanceof type).length;
+  const count = (type: abstract new (...args: never[]) => unknown) => spy.mock.calls.filter(([command]) => command instanceof type).length;
   return {
     spy,
     generateDataKey: () => count(GenerateDataKeyCommand),

@@ -38,7 +38,7 @@ export async function inboxCandidateCharts(deps: Pick<FormsDeps, 'store' | 'pati
   const entries = [...wanted.entries()].slice(0, MAX_CANDIDATE_CHARTS);
   const patients = await Promise.all(entries.map(([patientId]) => deps.patients().getPatient(patientId)));
   const charts: CandidateChart[] = [];
-  entries.forEach(([patientId, why], i) => {
+  entries.forEach(([, why], i) => {
     const patient = patients[i];
     // a candidate deleted from the chart since matching is simply not shown
     if (!patient) return;

@@ -246,7 +246,6 @@ function parseMessageLines(lines: string[], fromString: boolean): ParsedMessage 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function decodeUtf8(latinLine: string, segmentId: string, sequence: number): string {
-  // eslint-disable-next-line no-control-regex
   if (!/[\x80-\xff]/.test(latinLine)) return latinLine;
   try {
     return UTF8.decode(Buffer.from(latinLine, 'latin1'));

@@ -295,7 +295,7 @@ function batchSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[]
   }
   const cut = included < entries.length;
   if (cut) {
-    const context = { ...header, controlId: batchMessageControlId(header.controlId, nextIndex++) };
+    const context = { ...header, controlId: batchMessageControlId(header.controlId, nextIndex) };
     const notice = new Hl7Message(buildMessageHeader(context, ORU_R01)).add(
       patientIdentificationSegment(patient, 'core'),
       ...cutNoticeGroup(header.timestamp, included, entries.length, maxBytes).toSegments(1, namespaces),

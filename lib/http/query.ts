@@ -4,7 +4,7 @@ import { HttpProblem, type FieldError } from './problem';
 export const MAX_ID_LENGTH = 128;
 const SENT_ONCE = 'must be sent once';
 /** What an identifier query parameter may be (also published in docs/openapi.json). */
-export const ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const idPattern = ID_PATTERN;
 
 /**

@@ -425,7 +425,7 @@ async function handleMerge(message: ParsedMessage, services: HandlerServices, co
 
 // ---- MDM^T02 ----
 
-async function handleMdm(message: ParsedMessage, services: HandlerServices, context: HandlerContext): Promise<HandledMessage> {
+async function handleMdm(message: ParsedMessage, services: HandlerServices, _context: HandlerContext): Promise<HandledMessage> {
   const identifier = patientIdentifier(firstSegment(message, 'PID'));
   const txa = firstSegment(message, 'TXA');
   if (!txa) reject('AE', ErrorCodes.segmentSequence, 'MDM^T02 requires a TXA segment', { segmentId: 'TXA' });

@@ -506,7 +506,7 @@ export async function startKmsServer(options: KmsServerOptions): Promise<KmsServ
     try {
       return store.keyArn(store.ensure(ref).keyId);
     } catch (err) {
-      throw new Error(`cannot create local KMS key ${ref}: ${err instanceof Error ? err.message : 'unknown error'}`);
+      throw new Error(`cannot create local KMS key ${ref}: ${err instanceof Error ? err.message : 'unknown error'}`, { cause: err });
     }
   });
 

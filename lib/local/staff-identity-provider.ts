@@ -73,6 +73,8 @@ async function readForm(req: http.IncomingMessage): Promise<URLSearchParams> {
 
 export async function startStaffIdentityProvider(options: { host: string; port: number; redirectUri: string }): Promise<{ issuer: string; close(): Promise<void> }> {
   const directory = new StaffDirectory();
+  // set once the provider exists (it needs the issuer, which needs the listening port); 503 until then
+  // eslint-disable-next-line prefer-const
   let handler: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | undefined;
   const server = http.createServer((req, res) => {
     if (handler) handler(req, res);

@@ -19,7 +19,7 @@ const SCREENSHOT = path.join(ROOT, 'docs', 'api-reference.png');
 const REDOC_CREDIT_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
 if (!installed) {
-  // eslint-disable-next-line no-console
+   
   console.warn(`SKIPPED: the /docs browser test needs Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium; or set CHROMIUM_PATH)`);
 }
 

@@ -142,7 +142,7 @@ describe('request examples in README.md and docs/*.md', () => {
 
   it('finds the examples (http blocks and curl commands)', () => {
     expect(examples.length).toBeGreaterThanOrEqual(6);
-    // eslint-disable-next-line no-console
+     
     console.log(`doc examples: ${examples.length} (${examples.map((e) => `${e.where} ${e.method} ${e.url.split('?')[0]} -> ${e.expected}`).join('; ')})`);
   });
 

@@ -19,7 +19,7 @@ import { call, startTestStack } from '../support/local-stack';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
-  // eslint-disable-next-line no-console
+   
   console.warn(`inbox page browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
 }
 const describeWithBrowser = haveChromium ? describe : describe.skip;

@@ -103,7 +103,7 @@ export const header: fc.Arbitrary<MessageHeaderContext> = fc.record({
   receivingApplication: hostileText,
   receivingFacility: hostileText,
   timestamp: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }),
-  controlId: fc.stringMatching(/^[A-Za-z0-9.\-]{1,20}$/),
+  controlId: fc.stringMatching(/^[A-Za-z0-9.-]{1,20}$/),
   // namespaces come from configuration (plain HD ids), not from data
   identifierNamespaces: fc.record({ entity: fc.constantFrom('INTEROP', 'RIVERSIDE_CLINIC_LONG'), clinician: fc.constantFrom('NPI', 'INTEROP'), visit: fc.constantFrom('VISITS', 'INTEROP') }),
 });

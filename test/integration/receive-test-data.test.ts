@@ -314,7 +314,7 @@ describe('POST /receiveTestData: data key reuse and timing', () => {
     expect(operations.filter((o) => o === 'DecryptCommand')).toHaveLength(0);
     expect(LAB_RESULT_DATA_KEY_MAX_USES).toBeGreaterThanOrEqual(2 * n);
     timings.sort((a, b) => a - b);
-    // eslint-disable-next-line no-console
+     
     console.log(`${n} sequential submissions: p50 ${timings[Math.floor(n / 2)]} ms, p95 ${timings[Math.floor(n * 0.95)]} ms, max ${timings[n - 1]} ms; KMS calls: ${operations.length}`);
   });
 });
@@ -345,7 +345,7 @@ describe('POST /receiveTestData: large documents', () => {
     const version = await labResultStore().readCurrent(out.resultId);
     expect(version!.submission.data.reports![0]!.data === data64).toBe(true);
     expect(version!.submission).toEqual(body);
-    // eslint-disable-next-line no-console
+     
     console.log(`5 MB base64 report: request ${elapsed} ms, item ${(itemBytes / 1024).toFixed(1)} KB, S3 object ${(stored.length / 1024 / 1024).toFixed(2)} MB`);
   });
 

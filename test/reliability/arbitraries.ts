@@ -1080,7 +1080,7 @@ export function fhirCases(route: FhirRoute): fc.Arbitrary<BadCase> {
       byName.set('_format', g.format);
       let id = hasId ? g.goodId : undefined;
       let accept = g.accept;
-      let kind = g.forced;
+      let kind: string;
       let extra: Pairs = [];
       if (g.forced === 'id') {
         id = g.badId;

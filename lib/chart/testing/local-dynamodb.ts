@@ -9,7 +9,7 @@ import type { TableId } from '../../config/service';
 
 type CreateDynalite = (options: { createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }) => Server;
 // dynalite ships no type declarations
-const createDynalite = require('dynalite') as CreateDynalite;
+const createDynalite = require('dynalite') as CreateDynalite; // eslint-disable-line @typescript-eslint/no-require-imports
 
 export interface LocalDynamoDb {
   db: DynamoDBClient;
