@@ -9,7 +9,6 @@
  */
 const DOMAIN = '^lib/(results|forms|chart|exports|keys|crypto|audit|notifications|fhir|hl7|matching)/';
 
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

@@ -39,12 +39,26 @@ export interface CallRecord {
   bytes?: number;
 }
 
-const CAPACITY_OPS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem', 'TransactGetItems', 'TransactWriteItems']);
+const CAPACITY_OPS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactGetItems',
+  'TransactWriteItems',
+]);
 export const DYNAMO_READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 export const DYNAMO_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 type AnyClient = DynamoDBClient | KMSClient | SQSClient | S3Client;
-type Middleware = (next: (args: { input: unknown }) => Promise<{ output: unknown }>, context: { commandName?: string }) => (args: { input: unknown }) => Promise<{ output: unknown }>;
+type Middleware = (
+  next: (args: { input: unknown }) => Promise<{ output: unknown }>,
+  context: { commandName?: string },
+) => (args: { input: unknown }) => Promise<{ output: unknown }>;
 
 /** DynamoDB item size: attribute names + values (strings UTF-8, numbers ~ digits/2 + 1, binaries bytes). */
 export function itemBytes(item: Record<string, unknown> | undefined): number {
@@ -100,7 +114,8 @@ function estimateIndexWrites(op: string, input: Record<string, unknown>, tableUn
     const resolved = expression.replace(/#\w+/g, (n) => names[n] ?? n);
     const [setPart = '', removePart = ''] = [/SET (.*?)( REMOVE|$)/.exec(resolved)?.[1], /REMOVE (.*?)( SET|$)/.exec(resolved)?.[1]];
     for (const keys of indexes) {
-      if (keys.some((k) => new RegExp(`\\b${k}\\s*=`).test(setPart))) extra += tableUnits; // index entry (re)written
+      if (keys.some((k) => new RegExp(`\\b${k}\\s*=`).test(setPart)))
+        extra += tableUnits; // index entry (re)written
       else if (keys.some((k) => new RegExp(`\\b${k}\\b`).test(removePart))) extra += 1; // index entry deleted
     }
   }
@@ -180,7 +195,10 @@ export class CallRecorder {
           record.endNs = process.hrtime.bigint();
         }
       };
-      (client.middlewareStack as unknown as { add(m: Middleware, o: { step: string; name: string }): void }).add(middleware, { step: 'initialize', name: 'benchCallRecorder' });
+      (client.middlewareStack as unknown as { add(m: Middleware, o: { step: string; name: string }): void }).add(middleware, {
+        step: 'initialize',
+        name: 'benchCallRecorder',
+      });
     }
   }
 

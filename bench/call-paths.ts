@@ -18,7 +18,12 @@ export interface TracedPath extends PathCalls {
   body?: string;
 }
 
-export async function traceOne(recorder: CallRecorder, scenario: Scenario, spec: RequestSpec, path: string): Promise<{ traced: TracedPath; invocation: Invocation }> {
+export async function traceOne(
+  recorder: CallRecorder,
+  scenario: Scenario,
+  spec: RequestSpec,
+  path: string,
+): Promise<{ traced: TracedPath; invocation: Invocation }> {
   recorder.tracing = true;
   try {
     const { value, calls } = await recorder.capture(() => invoke(scenario, spec, recorder));

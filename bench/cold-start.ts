@@ -124,7 +124,9 @@ async function bundle(root: string, outfile: string, entry: { file: string } | {
     absWorkingDir: root,
     metafile: true,
     outfile,
-    ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.source, resolveDir: root, sourcefile: `${entry.name}.ts`, loader: 'ts' as const } }),
+    ...('file' in entry
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.source, resolveDir: root, sourcefile: `${entry.name}.ts`, loader: 'ts' as const } }),
   });
   return bundleInfo(outfile, result.metafile!, root);
 }
@@ -150,7 +152,12 @@ function coldEvent(name: string): unknown {
             messageId: '059f36b4-87a3-44ab-83d2-661975830a7d',
             receiptHandle: 'AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a',
             body: JSON.stringify({ v: 1, packetId: 'fp_0123456789abcdef0123456789abcdef' }),
-            attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAIENQZJOLO23YVJ4VO', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+            attributes: {
+              ApproximateReceiveCount: '1',
+              SentTimestamp: String(Date.now()),
+              SenderId: 'AIDAIENQZJOLO23YVJ4VO',
+              ApproximateFirstReceiveTimestamp: String(Date.now()),
+            },
             messageAttributes: {},
             md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
             eventSource: 'aws:sqs',
@@ -264,7 +271,11 @@ function summarizeRuns(results: ChildResult[]): TimingSummary {
     importMs: round(median(results.map((r) => r.importMs)), 2),
     firstCallMs: reached.length === results.length ? round(median(reached.map((r) => r.firstCallMs!)), 2) : null,
     reachedSdkCall: reached.length === results.length,
-    firstCallTarget: last ? (last.reason === 'sdk-call' ? `${last.target}` : `${last.reason}${last.status ? ` (status ${last.status})` : ''}${last.error ? ` (${last.error})` : ''}`) : undefined,
+    firstCallTarget: last
+      ? last.reason === 'sdk-call'
+        ? `${last.target}`
+        : `${last.reason}${last.status ? ` (status ${last.status})` : ''}${last.error ? ` (${last.error})` : ''}`
+      : undefined,
   };
 }
 
@@ -274,7 +285,13 @@ function kindOf(name: string): FunctionColdStart['kind'] {
   return BackgroundFunctions.find((f) => f.name === name)!.kind;
 }
 
-export async function measureColdStart(options: { root: string; workDir: string; runs: number; target: number; progress: (line: string) => void }): Promise<ColdStartResult> {
+export async function measureColdStart(options: {
+  root: string;
+  workDir: string;
+  runs: number;
+  target: number;
+  progress: (line: string) => void;
+}): Promise<ColdStartResult> {
   const { root, workDir, runs, progress } = options;
   const harness = path.join(root, 'bench', 'cold-start-child.mjs');
   const env = childEnv();
@@ -329,7 +346,12 @@ export async function measureColdStart(options: { root: string; workDir: string;
     if (round > 0 && (round % 5 === 0 || round === runs)) progress(`    round ${round}/${runs}`);
   }
 
-  const floorResults: FloorColdStart[] = [...floors].map(([id, b]) => ({ id, clients: floorIds.get(id)!, bundle: b.info, timing: summarizeRuns(results.get(`floor:${id}`)!) }));
+  const floorResults: FloorColdStart[] = [...floors].map(([id, b]) => ({
+    id,
+    clients: floorIds.get(id)!,
+    bundle: b.info,
+    timing: summarizeRuns(results.get(`floor:${id}`)!),
+  }));
   const functions: FunctionColdStart[] = [...bundles.keys()].map((name) => {
     const b = bundles.get(name)!;
     const needs = clientsFromNeeds(needsOf(name));

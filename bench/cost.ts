@@ -73,8 +73,12 @@ export interface CostLine {
 export function costOf(input: CostInput): CostLine {
   const endpoint = HttpEndpoints.find((e) => e.name === input.endpoint)!;
   const both = input.traced.byPhase;
-  const kms = Object.entries(input.callsPerRequest).filter(([k]) => k.startsWith('kms.')).reduce((s, [, v]) => s + v, 0);
-  const sqs = Object.entries(input.callsPerRequest).filter(([k]) => k.startsWith('sqs.')).reduce((s, [, v]) => s + v, 0);
+  const kms = Object.entries(input.callsPerRequest)
+    .filter(([k]) => k.startsWith('kms.'))
+    .reduce((s, [, v]) => s + v, 0);
+  const sqs = Object.entries(input.callsPerRequest)
+    .filter(([k]) => k.startsWith('sqs.'))
+    .reduce((s, [, v]) => s + v, 0);
   const s3Put = input.callsPerRequest['s3.PutObject'] ?? 0;
   const s3Get = input.callsPerRequest['s3.GetObject'] ?? 0;
   const rru = both.authorizer.rru + both.handler.rru;
@@ -97,7 +101,9 @@ export function costOf(input: CostInput): CostLine {
   const extraMs = Math.max(0, AWS_CALL_MS_ASSUMED - input.localCallMs);
   const handlerCalls = both.handler.total;
   const authCalls = both.authorizer.total;
-  const slowCompute = compute(endpoint.memoryMb, Math.ceil(input.billedMs.handler + handlerCalls * extraMs)) + compute(AuthorizerFunction.memoryMb, Math.ceil(input.billedMs.authorizer + authCalls * extraMs));
+  const slowCompute =
+    compute(endpoint.memoryMb, Math.ceil(input.billedMs.handler + handlerCalls * extraMs)) +
+    compute(AuthorizerFunction.memoryMb, Math.ceil(input.billedMs.authorizer + authCalls * extraMs));
   const totalWithAwsLatency = perMillion.total - perMillion.lambdaCompute - perMillion.authorizerCompute + slowCompute;
   return {
     endpoint: input.endpoint,

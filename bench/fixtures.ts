@@ -54,11 +54,15 @@ export const DEMO = {
 
 /** A lab result submission (schemas/lab-result.schema.json), unique per `n`. */
 export function labResultBody(n: number | string, options: { resultCount?: number } = {}): Record<string, unknown> {
-  const results = Array.from({ length: options.resultCount ?? 3 }, (_, i) => [
-    { testName: 'Hemoglobin A1c', result: '7.2', units: '%', referenceRange: '4.0-5.6' },
-    { testName: 'Glucose, fasting', result: '98', units: 'mg/dL', referenceRange: '70-99' },
-    { testName: 'Comment', result: 'Specimen slightly hemolyzed; repeat if clinically indicated.', units: '' },
-  ][i % 3]!);
+  const results = Array.from(
+    { length: options.resultCount ?? 3 },
+    (_, i) =>
+      [
+        { testName: 'Hemoglobin A1c', result: '7.2', units: '%', referenceRange: '4.0-5.6' },
+        { testName: 'Glucose, fasting', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+        { testName: 'Comment', result: 'Specimen slightly hemolyzed; repeat if clinically indicated.', units: '' },
+      ][i % 3]!,
+  );
   return {
     data: {
       senderID: 'demo-lab',
@@ -69,7 +73,9 @@ export function labResultBody(n: number | string, options: { resultCount?: numbe
       ResultedDateUTC: '2024-03-01T09:30:00Z',
       results,
       // a small attachment, kept inline (reports over 16 KiB go to S3): as in events/receiveTestData.json
-      reports: [{ source: 'base64', type: 'application/pdf', name: 'report.pdf', data: 'JVBERi0xLjQKJSBTeW50aGV0aWMgZGVtbyByZXBvcnQsIG5vIHJlYWwgcGF0aWVudAolJUVPRgo=' }],
+      reports: [
+        { source: 'base64', type: 'application/pdf', name: 'report.pdf', data: 'JVBERi0xLjQKJSBTeW50aGV0aWMgZGVtbyByZXBvcnQsIG5vIHJlYWwgcGF0aWVudAolJUVPRgo=' },
+      ],
     },
   };
 }
@@ -107,7 +113,11 @@ export function urlOf(endpoint: HttpEndpoint, spec: RequestSpec): string {
 
 /** The v1 proxy event the local gateway (and API Gateway) hands the endpoint, without authorizer context. */
 export function proxyEvent(endpoint: HttpEndpoint, spec: RequestSpec, apiKey: string): APIGatewayProxyEvent {
-  const headers: Record<string, string> = { 'x-api-key': apiKey, ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(spec.headers ?? {}) };
+  const headers: Record<string, string> = {
+    'x-api-key': apiKey,
+    ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(spec.headers ?? {}),
+  };
   const multiValueHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
   const query = spec.query ?? {};
   const path = pathOf(endpoint, spec.pathParameters);

@@ -41,7 +41,18 @@ export function describeFloor(template: FloorCall[]): string {
   const byGroup = new Map<string, string[]>();
   for (const c of template) {
     const key = `${c.phase}#${c.group}`;
-    byGroup.set(key, [...(byGroup.get(key) ?? []), `${c.op}${c.input.TableName ? `(${String(c.input.TableName).replace(/^interop-[a-z]+-/, '')})` : c.op === 'BatchGetItem' ? `(${Object.keys((c.input.RequestItems as object) ?? {}).map((t) => t.replace(/^interop-[a-z]+-/, '')).join(',')})` : ''}`]);
+    byGroup.set(key, [
+      ...(byGroup.get(key) ?? []),
+      `${c.op}${
+        c.input.TableName
+          ? `(${String(c.input.TableName).replace(/^interop-[a-z]+-/, '')})`
+          : c.op === 'BatchGetItem'
+            ? `(${Object.keys((c.input.RequestItems as object) ?? {})
+                .map((t) => t.replace(/^interop-[a-z]+-/, ''))
+                .join(',')})`
+            : ''
+      }`,
+    ]);
   }
   return [...byGroup.values()].map((g) => (g.length > 1 ? `[${g.join(' || ')}]` : g[0])).join(' -> ');
 }

@@ -141,7 +141,12 @@ function summaryInput(total: number): Parameters<typeof encodePatientSummaryMess
     }
   }
   for (let i = 0; i < labCount; i++) {
-    labResults.push({ ...fx.labResult, resultId: `res-${i}`, accessionNumber: `ACC-${i}`, resultedAt: new Date(base - i * 3_600_000 * 29 - 1_800_000).toISOString() });
+    labResults.push({
+      ...fx.labResult,
+      resultId: `res-${i}`,
+      accessionNumber: `ACC-${i}`,
+      resultedAt: new Date(base - i * 3_600_000 * 29 - 1_800_000).toISOString(),
+    });
   }
   return { header: fx.header, patient: fx.patient, records, labResults };
 }
@@ -207,7 +212,14 @@ function firstDifference(a: string, b: string): string {
   return `${count} of ${segA.length - 1} segments differ; first: ${diffs.join(' | ')}`;
 }
 
-function measureMessage(message: string, description: string, ours: () => string, roundMs: number, rounds: number, progress: (line: string) => void): MessageResult {
+function measureMessage(
+  message: string,
+  description: string,
+  ours: () => string,
+  roundMs: number,
+  rounds: number,
+  progress: (line: string) => void,
+): MessageResult {
   const reference = ours();
   const layout = layoutOf(reference);
   const candidates: Candidate[] = [
@@ -261,7 +273,14 @@ export function measureHl7Throughput(options: { roundMs: number; rounds: number;
   const noteInput = { header: fx.header, patient: fx.patient, note: fx.note, encounter: fx.encounter };
   const summary = summaryInput(200);
   const messages = [
-    measureMessage('note (MDM^T02)', 'test/hl7/chart-fixtures.ts note with its encounter; text with | ^ & ~ \\ and 3 line breaks', () => encodeNoteMessage(noteInput), options.roundMs, options.rounds, options.progress),
+    measureMessage(
+      'note (MDM^T02)',
+      'test/hl7/chart-fixtures.ts note with its encounter; text with | ^ & ~ \\ and 3 line breaks',
+      () => encodeNoteMessage(noteInput),
+      options.roundMs,
+      options.rounds,
+      options.progress,
+    ),
     measureMessage(
       'summary, 200 records (ORU^R01)',
       '150 chart records (notes, assessments, encounters from the fixtures, distinct ids/times) + 50 lab results, full demographics',
@@ -305,7 +324,9 @@ export async function profileOurs(ms: number): Promise<Array<{ fn: string; selfP
       const known = inLoop.get(id);
       if (known !== undefined) return known;
       const node = byId.get(id);
-      const value = !node ? false : node.callFrame.functionName === 'runFor' || node.callFrame.functionName === '(garbage collector)' || (parent.has(id) && measured(parent.get(id)!));
+      const value = !node
+        ? false
+        : node.callFrame.functionName === 'runFor' || node.callFrame.functionName === '(garbage collector)' || (parent.has(id) && measured(parent.get(id)!));
       inLoop.set(id, value);
       return value;
     };

@@ -18,7 +18,8 @@ let sequence = 0;
 
 function send() {
   return new Promise((resolve) => {
-    const body = options.body === undefined ? undefined : options.uniqueToken ? options.body.split(options.uniqueToken).join(`${tag}-${++sequence}`) : options.body;
+    const body =
+      options.body === undefined ? undefined : options.uniqueToken ? options.body.split(options.uniqueToken).join(`${tag}-${++sequence}`) : options.body;
     const headers = { ...options.headers, ...(body !== undefined ? { 'content-length': Buffer.byteLength(body) } : {}) };
     const started = process.hrtime.bigint();
     const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method, headers, agent }, (res) => {

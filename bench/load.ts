@@ -50,15 +50,27 @@ export async function measureLoad(
   };
   const before = recorder.snapshot();
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, [path.join(root, 'bench', 'load-client.mjs'), JSON.stringify(child)], { maxBuffer: 256 * 1024 * 1024, timeout: options.durationMs + options.warmupMs + 60_000 }, (error, out, err) => {
-      if (error) reject(new Error(`load client failed: ${error.message} ${err.slice(0, 300)}`));
-      else resolve(out);
-    });
+    execFile(
+      process.execPath,
+      [path.join(root, 'bench', 'load-client.mjs'), JSON.stringify(child)],
+      { maxBuffer: 256 * 1024 * 1024, timeout: options.durationMs + options.warmupMs + 60_000 },
+      (error, out, err) => {
+        if (error) reject(new Error(`load client failed: ${error.message} ${err.slice(0, 300)}`));
+        else resolve(out);
+      },
+    );
   });
   const calls = CallRecorder.diff(before, recorder.snapshot());
   const line = stdout.split('\n').find((l) => l.startsWith('LOAD_RESULT '));
   if (!line) throw new Error('load client printed no result');
-  const raw = JSON.parse(line.slice('LOAD_RESULT '.length)) as { requests: number; durationMs: number; latenciesMs: number[]; statuses: Record<string, number>; errors: number; warmupRequests: number };
+  const raw = JSON.parse(line.slice('LOAD_RESULT '.length)) as {
+    requests: number;
+    durationMs: number;
+    latenciesMs: number[];
+    statuses: Record<string, number>;
+    errors: number;
+    warmupRequests: number;
+  };
   // the call counters also saw the warm-up requests
   const served = raw.requests + raw.warmupRequests;
   const result: LoadResult = {
@@ -73,6 +85,8 @@ export async function measureLoad(
     errors: raw.errors,
     callsPerRequest: Object.fromEntries(Object.entries(calls).map(([k, v]) => [k, round(v / served, 4)])),
   };
-  options.progress(`  ${result.endpoint}: ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, statuses ${JSON.stringify(result.statuses)}`);
+  options.progress(
+    `  ${result.endpoint}: ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, statuses ${JSON.stringify(result.statuses)}`,
+  );
   return result;
 }

@@ -36,7 +36,20 @@ function installedVersion(root: string, name: string): string {
 export function machineInfo(root: string): MachineInfo {
   const cpus = os.cpus();
   const packages: Record<string, string> = {};
-  for (const name of ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-sqs', '@aws-sdk/client-s3', '@middy/core', 'ajv', 'esbuild', 'dynalite', 'fauxqs', '@medplum/core', 'hl7v2', 'node-hl7-client']) {
+  for (const name of [
+    '@aws-sdk/client-dynamodb',
+    '@aws-sdk/client-kms',
+    '@aws-sdk/client-sqs',
+    '@aws-sdk/client-s3',
+    '@middy/core',
+    'ajv',
+    'esbuild',
+    'dynalite',
+    'fauxqs',
+    '@medplum/core',
+    'hl7v2',
+    'node-hl7-client',
+  ]) {
     packages[name] = installedVersion(root, name);
   }
   return {

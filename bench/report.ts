@@ -16,7 +16,11 @@ function table(headers: string[], rows: Array<Array<string | number>>): string {
 function handlerSequence(p: PathCalls): string {
   const calls = p.calls.filter((c) => c.phase === 'handler');
   const groups = new Map<number, string[]>();
-  for (const c of calls) groups.set(c.group, [...(groups.get(c.group) ?? []), `${c.call.replace(/^dynamodb\./, '')}${c.table ? `(${c.table})` : ''}${c.error ? ` ✗${c.error}` : ''}`]);
+  for (const c of calls)
+    groups.set(c.group, [
+      ...(groups.get(c.group) ?? []),
+      `${c.call.replace(/^dynamodb\./, '')}${c.table ? `(${c.table})` : ''}${c.error ? ` ✗${c.error}` : ''}`,
+    ]);
   const text = [...groups.values()].map((g) => (g.length > 1 ? `[${g.join(' ‖ ')}]` : g[0])).join(' → ');
   return text || '—';
 }
@@ -53,13 +57,18 @@ export function renderMarkdown(r: BenchResults): string {
         ['Date', m.date],
         ['Commit', `${m.gitCommit}${m.gitDirty ? ' + uncommitted changes' : ''}`],
         ['Total run time', `${r.totalRunSeconds} s`],
-        ['Versions', Object.entries(m.packages).map(([k, v]) => `${k} ${v}`).join(', ')],
+        [
+          'Versions',
+          Object.entries(m.packages)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', '),
+        ],
       ],
     ),
   );
   out.push('');
   out.push(
-    `Lab intake (functions/receiveTestData.ts): ${r.labIntake.measured ? 'present and measured' : r.labIntake.reason ?? 'not measured'}${r.labIntake.presentAtEnd !== r.labIntake.presentAtStart ? ' (NOTE: its presence changed during the run)' : ''}.`,
+    `Lab intake (functions/receiveTestData.ts): ${r.labIntake.measured ? 'present and measured' : (r.labIntake.reason ?? 'not measured')}${r.labIntake.presentAtEnd !== r.labIntake.presentAtStart ? ' (NOTE: its presence changed during the run)' : ''}.`,
   );
   out.push('');
 
@@ -83,19 +92,26 @@ export function renderMarkdown(r: BenchResults): string {
         [
           '1',
           `every function within ${T.coldStartRatio}x of its SDK-client floor in size and init time; no client it does not call`,
-          `${coldMet.length} of ${cs.functions.length} functions meet all three (${coldMet.map((x) => x.name).join(', ')}). Size ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.size)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.size)), 3)}x, init ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.firstCallMs ?? Infinity)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.firstCallMs ?? 0)), 3)}x; functions bundling a client outside their needs: ${cs.functions.filter((x) => x.extraClients.length).map((x) => `${x.name} (+${x.extraClients.join(', +')})`).join('; ') || 'none'}${cs.notMeasured.length ? `; not measured: ${cs.notMeasured.map((x) => x.name).join(', ')}` : ''}`,
+          `${coldMet.length} of ${cs.functions.length} functions meet all three (${coldMet.map((x) => x.name).join(', ')}). Size ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.size)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.size)), 3)}x, init ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.firstCallMs ?? Infinity)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.firstCallMs ?? 0)), 3)}x; functions bundling a client outside their needs: ${
+            cs.functions
+              .filter((x) => x.extraClients.length)
+              .map((x) => `${x.name} (+${x.extraClients.join(', +')})`)
+              .join('; ') || 'none'
+          }${cs.notMeasured.length ? `; not measured: ${cs.notMeasured.map((x) => x.name).join(', ')}` : ''}`,
           yes(coldMet.length === cs.functions.length && cs.notMeasured.length === 0),
         ],
         [
           '2',
           `handler p50 within ${T.warmP50Ratio}x of its I/O floor (authorizer + endpoint vs all their AWS calls)`,
-          warm.map((w) => `${w.endpoint} ${f(w.endToEnd.p50Ratio, 3)}x`).join(', ') + (r.notTimed.length ? `; not timed: ${r.notTimed.map((n) => n.endpoint).join(', ')}` : ''),
+          warm.map((w) => `${w.endpoint} ${f(w.endToEnd.p50Ratio, 3)}x`).join(', ') +
+            (r.notTimed.length ? `; not timed: ${r.notTimed.map((n) => n.endpoint).join(', ')}` : ''),
           yes(warmMissed.length === 0),
         ],
         [
           '3a',
           `exports: at most ${T.exportHandlerDynamoCalls} DynamoDB calls in the handler`,
-          exportsSteady.map((p) => `${p.endpoint} ${p.byPhase.handler.dynamodb}`).join(', ') + `; the authorizer adds ${exportsSteady[0]?.byPhase.authorizer.dynamodb ?? 'n/a'} DynamoDB calls per request (GetItem key, GetItem partner, UpdateItem rate counter)`,
+          exportsSteady.map((p) => `${p.endpoint} ${p.byPhase.handler.dynamodb}`).join(', ') +
+            `; the authorizer adds ${exportsSteady[0]?.byPhase.authorizer.dynamodb ?? 'n/a'} DynamoDB calls per request (GetItem key, GetItem partner, UpdateItem rate counter)`,
           yes(exportsOver.length === 0 && exportsSteady.length > 0),
         ],
         [
@@ -104,9 +120,18 @@ export function renderMarkdown(r: BenchResults): string {
           isLabKms(labKms)
             ? `${f(labKms.timedRun.per1000)} KMS calls per 1,000 submissions in the timed run${labKms.loadRun ? `, ${f(labKms.loadRun.per1000)} per 1,000 under load` : ''} (= ${f(labKms.timedRun.per1000 / 10)} per 100)`
             : labKms.notMeasured,
-          isLabKms(labKms) ? yes(labKms.timedRun.per1000 <= T.labKmsCallsPer100Results * 10 && (labKms.loadRun?.per1000 ?? 0) <= T.labKmsCallsPer100Results * 10) : 'not measured',
+          isLabKms(labKms)
+            ? yes(labKms.timedRun.per1000 <= T.labKmsCallsPer100Results * 10 && (labKms.loadRun?.per1000 ?? 0) <= T.labKmsCallsPer100Results * 10)
+            : 'not measured',
         ],
-        ['3c', 'no call repeated within a request', repeated.length ? repeated.map((p) => `${p.endpoint} (${p.path}): ${p.repeated.join(', ')}`).join('; ') : `none in ${allPaths.length} traced requests`, yes(repeated.length === 0)],
+        [
+          '3c',
+          'no call repeated within a request',
+          repeated.length
+            ? repeated.map((p) => `${p.endpoint} (${p.path}): ${p.repeated.join(', ')}`).join('; ')
+            : `none in ${allPaths.length} traced requests`,
+          yes(repeated.length === 0),
+        ],
         [
           '4',
           `HL7 encoder at least ${T.hl7VsFastestPeer}x the fastest peer`,
@@ -116,7 +141,11 @@ export function renderMarkdown(r: BenchResults): string {
         [
           '5',
           'local API throughput, concurrency 16 (no target)',
-          r.load.map((l) => ('requests' in l ? `${l.endpoint} ${f(l.requestsPerSecond, 0)} req/s, p99 ${f(l.latencyMs.p99, 1)} ms` : `${l.endpoint}: ${l.notMeasured}`)).join('; '),
+          r.load
+            .map((l) =>
+              'requests' in l ? `${l.endpoint} ${f(l.requestsPerSecond, 0)} req/s, p99 ${f(l.latencyMs.p99, 1)} ms` : `${l.endpoint}: ${l.notMeasured}`,
+            )
+            .join('; '),
           '—',
         ],
         ['6', 'cost per 1M requests (no target)', r.cost.lines.map((c) => `${c.endpoint} $${f(c.perMillion.total)}`).join(', '), '—'],
@@ -136,7 +165,21 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   out.push(
     table(
-      ['Function', 'needs → floor', 'SDK clients bundled', 'KB', 'gzip KB', 'floor KB / gzip', 'size ×', 'gzip ×', 'import ms (floor)', 'init ms (floor)', 'init ×', 'first SDK call', 'target'],
+      [
+        'Function',
+        'needs → floor',
+        'SDK clients bundled',
+        'KB',
+        'gzip KB',
+        'floor KB / gzip',
+        'size ×',
+        'gzip ×',
+        'import ms (floor)',
+        'init ms (floor)',
+        'init ×',
+        'first SDK call',
+        'target',
+      ],
       cs.functions.map((x) => {
         const floor = cs.floors.find((fl) => fl.id === x.floor)!;
         return [
@@ -187,7 +230,22 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   out.push(
     table(
-      ['Endpoint', 'path', 'p50', 'p99', 'floor p50', 'floor p99', 'p50 ×', 'p99 ×', 'authorizer p50 (floor)', 'handler p50 (floor)', 'handler ×', 'dispatch() p50', 'target', 'floor calls'],
+      [
+        'Endpoint',
+        'path',
+        'p50',
+        'p99',
+        'floor p50',
+        'floor p99',
+        'p50 ×',
+        'p99 ×',
+        'authorizer p50 (floor)',
+        'handler p50 (floor)',
+        'handler ×',
+        'dispatch() p50',
+        'target',
+        'floor calls',
+      ],
       warm.map((w) => [
         w.endpoint,
         w.path,
@@ -207,7 +265,8 @@ export function renderMarkdown(r: BenchResults): string {
     ),
   );
   const anomalies = warm.filter((w) => Object.keys(w.nonOkResponses).length || w.floorErrors.length);
-  for (const a of anomalies) out.push(`\n- ${a.endpoint}: non-OK responses ${JSON.stringify(a.nonOkResponses)}; floor replay errors ${a.floorErrors.join(', ') || 'none'}`);
+  for (const a of anomalies)
+    out.push(`\n- ${a.endpoint}: non-OK responses ${JSON.stringify(a.nonOkResponses)}; floor replay errors ${a.floorErrors.join(', ') || 'none'}`);
   for (const n of r.notTimed) out.push(`\n- ${n.endpoint}: ${n.reason}`);
   out.push('');
 
@@ -233,7 +292,20 @@ export function renderMarkdown(r: BenchResults): string {
       p.repeated.length ? `**${p.repeated.join(', ')}**` : 'none',
       handlerSequence(p),
     ]);
-  const callHeaders = ['Endpoint', 'path', 'status', 'authorizer DynamoDB calls', 'handler DynamoDB', 'KMS', 'SQS', 'S3', 'RRU', 'WRU', 'repeated', 'handler calls in order (‖ = concurrent)'];
+  const callHeaders = [
+    'Endpoint',
+    'path',
+    'status',
+    'authorizer DynamoDB calls',
+    'handler DynamoDB',
+    'KMS',
+    'SQS',
+    'S3',
+    'RRU',
+    'WRU',
+    'repeated',
+    'handler calls in order (‖ = concurrent)',
+  ];
   out.push('Steady state (the traced request behind each floor in section 2):');
   out.push('');
   out.push(table(callHeaders, callRows(r.calls.steady)));
@@ -242,7 +314,9 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   for (const p of r.calls.steady) {
     const writes = p.calls.filter((c) => c.phase !== 'other' && c.call.startsWith('dynamodb.') && /Put|Update|Delete|Write/.test(c.call));
-    out.push(`- ${p.endpoint}: ${writes.map((c) => `${c.call.replace('dynamodb.', '')}(${c.table}) ${f(c.units ?? 0, 0)}${c.indexWrites ? ` + ${c.indexWrites} index` : ''}${c.bytes ? ` [item ${int(c.bytes)} B]` : ''}`).join(', ')} = ${f(p.byPhase.authorizer.wru + p.byPhase.handler.wru, 0)} WRU`);
+    out.push(
+      `- ${p.endpoint}: ${writes.map((c) => `${c.call.replace('dynamodb.', '')}(${c.table}) ${f(c.units ?? 0, 0)}${c.indexWrites ? ` + ${c.indexWrites} index` : ''}${c.bytes ? ` [item ${int(c.bytes)} B]` : ''}`).join(', ')} = ${f(p.byPhase.authorizer.wru + p.byPhase.handler.wru, 0)} WRU`,
+    );
   }
   out.push('');
   out.push('Other paths (one traced request each):');
@@ -251,7 +325,15 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   if (isLabKms(labKms)) {
     out.push(
-      `Lab intake KMS: ${Object.entries(labKms.timedRun.kmsCalls).map(([k, v]) => `${v} ${k}`).join(', ') || 'no KMS call'} in ${int(labKms.timedRun.submissions)} sequential submissions = **${f(labKms.timedRun.per1000)} per 1,000 submissions**${labKms.loadRun ? `; under the 16-way load ${f(labKms.loadRun.per1000)} per 1,000` : ''}. One submission here carries ${labKms.resultsPerSubmission} test results; the data key is spent per encryption, not per test result, so per 1,000 individual results it is ${labKms.resultsPerSubmission}x lower. Cold paths: ${Object.entries(labKms.coldPaths).map(([k, v]) => `${k} ${v} KMS call(s)`).join('; ')}. Bound: ${labKms.dataKeyBound}.`,
+      `Lab intake KMS: ${
+        Object.entries(labKms.timedRun.kmsCalls)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ') || 'no KMS call'
+      } in ${int(labKms.timedRun.submissions)} sequential submissions = **${f(labKms.timedRun.per1000)} per 1,000 submissions**${labKms.loadRun ? `; under the 16-way load ${f(labKms.loadRun.per1000)} per 1,000` : ''}. One submission here carries ${labKms.resultsPerSubmission} test results; the data key is spent per encryption, not per test result, so per 1,000 individual results it is ${labKms.resultsPerSubmission}x lower. Cold paths: ${Object.entries(
+        labKms.coldPaths,
+      )
+        .map(([k, v]) => `${k} ${v} KMS call(s)`)
+        .join('; ')}. Bound: ${labKms.dataKeyBound}.`,
     );
   } else {
     out.push(`Lab intake KMS: ${labKms.notMeasured}.`);
@@ -261,7 +343,9 @@ export function renderMarkdown(r: BenchResults): string {
   // ------------------------------------------------------------ 4
   out.push('## 4. HL7 encoder throughput (build + serialise, escaping included)');
   out.push('');
-  out.push(`Method: ${r.hl7.method}. Peers build the same message from a prepared layout of unescaped values taken from our output (they skip the domain mapping ours does: favourable to them). ${r.hl7.notMeasured.join('; ')}.`);
+  out.push(
+    `Method: ${r.hl7.method}. Peers build the same message from a prepared layout of unescaped values taken from our output (they skip the domain mapping ours does: favourable to them). ${r.hl7.notMeasured.join('; ')}.`,
+  );
   out.push('');
   for (const msg of r.hl7.messages) {
     const ours = msg.candidates[0]!.messagesPerSecond;
@@ -270,13 +354,21 @@ export function renderMarkdown(r: BenchResults): string {
     out.push(
       table(
         ['Encoder', 'messages/s', 'ours ÷ this', 'bytes', 'same bytes as ours'],
-        msg.candidates.map((c) => [c.name, int(c.messagesPerSecond), f(ours / c.messagesPerSecond), int(c.bytes), c.identicalToOurs === null ? '—' : c.identicalToOurs ? 'yes' : `no: ${c.differences ?? ''}`]),
+        msg.candidates.map((c) => [
+          c.name,
+          int(c.messagesPerSecond),
+          f(ours / c.messagesPerSecond),
+          int(c.bytes),
+          c.identicalToOurs === null ? '—' : c.identicalToOurs ? 'yes' : `no: ${c.differences ?? ''}`,
+        ]),
       ),
     );
     out.push('');
   }
   if (r.hl7.profile?.length) {
-    out.push(`Where lib/hl7 spends its time on the 200-record summary (CPU profile, self time): ${r.hl7.profile.map((p) => `${p.fn} ${p.selfPercent}%`).join(', ')}.`);
+    out.push(
+      `Where lib/hl7 spends its time on the 200-record summary (CPU profile, self time): ${r.hl7.profile.map((p) => `${p.fn} ${p.selfPercent}%`).join(', ')}.`,
+    );
     out.push('');
   }
 
@@ -291,7 +383,19 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(
     table(
       ['Endpoint', 'path', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'statuses', 'SDK calls per request'],
-      loads.map((l) => [l.endpoint, l.path, int(l.requests), f(l.requestsPerSecond, 1), f(l.latencyMs.p50), f(l.latencyMs.p99), f(l.latencyMs.max), JSON.stringify(l.statuses), Object.entries(l.callsPerRequest).map(([k, v]) => `${k} ${f(v, 3)}`).join(', ')]),
+      loads.map((l) => [
+        l.endpoint,
+        l.path,
+        int(l.requests),
+        f(l.requestsPerSecond, 1),
+        f(l.latencyMs.p50),
+        f(l.latencyMs.p99),
+        f(l.latencyMs.max),
+        JSON.stringify(l.statuses),
+        Object.entries(l.callsPerRequest)
+          .map(([k, v]) => `${k} ${f(v, 3)}`)
+          .join(', '),
+      ]),
     ),
   );
   for (const l of r.load) if (!('requests' in l)) out.push(`\n- ${l.endpoint}: ${l.notMeasured}`);
@@ -321,7 +425,25 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   out.push(
     table(
-      ['Endpoint', 'memory MB', 'billed ms endpoint / authorizer', 'RRU', 'WRU', 'KMS', 'SQS', 'API GW $', 'Lambda req $', 'Lambda compute $ (endpoint + authorizer)', 'DynamoDB $ (read + write)', 'KMS $', 'SQS $', 'S3 $', '**total $ / 1M**', `total if each AWS call took ${r.cost.awsCallMsAssumed} ms`, 'logs $ (apart)'],
+      [
+        'Endpoint',
+        'memory MB',
+        'billed ms endpoint / authorizer',
+        'RRU',
+        'WRU',
+        'KMS',
+        'SQS',
+        'API GW $',
+        'Lambda req $',
+        'Lambda compute $ (endpoint + authorizer)',
+        'DynamoDB $ (read + write)',
+        'KMS $',
+        'SQS $',
+        'S3 $',
+        '**total $ / 1M**',
+        `total if each AWS call took ${r.cost.awsCallMsAssumed} ms`,
+        'logs $ (apart)',
+      ],
       r.cost.lines.map((c) => [
         c.endpoint,
         c.memoryMb,
@@ -355,7 +477,9 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(
     [
       '- Local figures: the latencies are against in-process emulators (dynalite, fauxqs, a KMS emulation) sharing the Node process with the handlers on a 2-core machine; ratios to the floor are the meaningful part, absolute milliseconds are not AWS latencies.',
-      '- Cold start runs Node ' + m.node + ' locally; Lambda runs the bundles on its nodejs22.x arm64 runtime (target node22), whose absolute init times differ. Function and floor are measured under identical conditions, so the ratios carry over.',
+      '- Cold start runs Node ' +
+        m.node +
+        ' locally; Lambda runs the bundles on its nodejs22.x arm64 runtime (target node22), whose absolute init times differ. Function and floor are measured under identical conditions, so the ratios carry over.',
       '- Percentiles use linear interpolation between closest ranks (bench/stats.ts). p99 of 2,000 samples rests on ~20 samples and moves with machine noise; the p50 ratios are the stable figures.',
       '- Nothing here is a test: no timing is asserted anywhere, and `npm test` does not run the bench.',
     ].join('\n'),

@@ -46,11 +46,47 @@ export const TARGETS = {
 } as const;
 
 const COUNTS = QUICK
-  ? { coldRuns: 3, requests: 200, floorRuns: 100, warmup: 20, blocks: 2, dispatchRuns: 30, traceSamples: 4, loadMs: 2000, loadWarmupMs: 300, hl7RoundMs: 150, hl7Rounds: 2 }
-  : { coldRuns: 12, requests: 2000, floorRuns: 1000, warmup: 100, blocks: 10, dispatchRuns: 200, traceSamples: 6, loadMs: 10_000, loadWarmupMs: 1000, hl7RoundMs: 400, hl7Rounds: 5 };
+  ? {
+      coldRuns: 3,
+      requests: 200,
+      floorRuns: 100,
+      warmup: 20,
+      blocks: 2,
+      dispatchRuns: 30,
+      traceSamples: 4,
+      loadMs: 2000,
+      loadWarmupMs: 300,
+      hl7RoundMs: 150,
+      hl7Rounds: 2,
+    }
+  : {
+      coldRuns: 12,
+      requests: 2000,
+      floorRuns: 1000,
+      warmup: 100,
+      blocks: 10,
+      dispatchRuns: 200,
+      traceSamples: 6,
+      loadMs: 10_000,
+      loadWarmupMs: 1000,
+      hl7RoundMs: 400,
+      hl7Rounds: 5,
+    };
 
 /** The endpoints timed in measurement 2, in order. routeInboxPacket consumes an inbox packet per request: traced only. */
-const WARM_ENDPOINTS = ['exportHl7Note', 'exportHl7PatientAdt', 'exportHl7Encounter', 'exportHl7Assessment', 'exportHl7PatientSummary', 'receiveTestData', 'receiveFormIntakeScope', 'listInteropInbox', 'getInboxPacket', 'fhirPatientRead', 'fhirPatientEverything'];
+const WARM_ENDPOINTS = [
+  'exportHl7Note',
+  'exportHl7PatientAdt',
+  'exportHl7Encounter',
+  'exportHl7Assessment',
+  'exportHl7PatientSummary',
+  'receiveTestData',
+  'receiveFormIntakeScope',
+  'listInteropInbox',
+  'getInboxPacket',
+  'fhirPatientRead',
+  'fhirPatientEverything',
+];
 const LOAD_ENDPOINTS = ['exportHl7Note', 'receiveTestData'];
 
 export interface LabIntakeState {
@@ -100,7 +136,9 @@ function elapsed(start: number): string {
 async function main(): Promise<void> {
   const started = Date.now();
   const machine = machineInfo(ROOT);
-  progress(`[bench] ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.date}${QUICK ? '  (--quick: NOT representative)' : ''}`);
+  progress(
+    `[bench] ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.date}${QUICK ? '  (--quick: NOT representative)' : ''}`,
+  );
   const lab: LabIntakeState = { presentAtStart: labIntakePresent(ROOT), presentAtEnd: false, measured: false };
   if (!lab.presentAtStart) lab.reason = 'not measured (endpoint missing)';
   progress(`[bench] lab intake (functions/${LAB_INTAKE}.ts): ${lab.presentAtStart ? 'present' : 'missing -> its parts are reported as not measured'}`);
@@ -146,7 +184,16 @@ async function main(): Promise<void> {
     // ---- 3. call paths that need a fresh state come first
     progress(`[3/6] AWS calls per request: special paths (${elapsed(started)})`);
     const note = scenarioFor('exportHl7Note')!;
-    paths.push((await traceOne(recorder, { ...note, key: { ...note.key, secret: 'bench-unknown-key' } }, note.request(0), 'unknown API key (anonymous counter; handler answers 401)')).traced);
+    paths.push(
+      (
+        await traceOne(
+          recorder,
+          { ...note, key: { ...note.key, secret: 'bench-unknown-key' } },
+          note.request(0),
+          'unknown API key (anonymous counter; handler answers 401)',
+        )
+      ).traced,
+    );
     paths.push((await traceOne(recorder, note, { query: { patientId: DEMO.patientId, noteId: 'no-such-note' } }, 'note not found (404)')).traced);
 
     const labScenario = scenarioFor(LAB_INTAKE);
@@ -161,7 +208,9 @@ async function main(): Promise<void> {
           labColdKms['first request ever'] = kmsOf(first.traced);
           const body = JSON.stringify(labResultBody(`idem-${Date.now()}`));
           const requestId = `bench-${Date.now().toString(36)}`;
-          paths.push((await traceOne(recorder, labScenario, { body, headers: { 'x-request-id': requestId } }, 'new result with x-request-id (idempotency)')).traced);
+          paths.push(
+            (await traceOne(recorder, labScenario, { body, headers: { 'x-request-id': requestId } }, 'new result with x-request-id (idempotency)')).traced,
+          );
           paths.push((await traceOne(recorder, labScenario, { body, headers: { 'x-request-id': requestId } }, 'replay: same x-request-id, same body')).traced);
           paths.push((await traceOne(recorder, labScenario, { body }, 'exact resend without x-request-id (duplicate version)')).traced);
         }
@@ -224,7 +273,9 @@ async function main(): Promise<void> {
         progress(`  ${name}: ${lab.reason}`);
         continue;
       }
-      load.push(await measureLoad(ROOT, stack.urls.api, scenario, recorder, { concurrency: 16, durationMs: COUNTS.loadMs, warmupMs: COUNTS.loadWarmupMs, progress }));
+      load.push(
+        await measureLoad(ROOT, stack.urls.api, scenario, recorder, { concurrency: 16, durationMs: COUNTS.loadMs, warmupMs: COUNTS.loadWarmupMs, progress }),
+      );
     }
 
     // ---- 3. lab intake KMS accounting, and the new-container path (last: it replaces the SDK clients)
@@ -232,12 +283,25 @@ async function main(): Promise<void> {
       const timed = warmLatency.find((w) => w.endpoint === LAB_INTAKE);
       const loadLab = load.find((l): l is LoadResult => 'requests' in l && l.endpoint === LAB_INTAKE);
       simulateNewContainer(recorder);
-      const fresh = await traceOne(recorder, labScenario, labScenario.request(0), 'first request of a new container (lookup key read + unwrapped; new data key)');
+      const fresh = await traceOne(
+        recorder,
+        labScenario,
+        labScenario.request(0),
+        'first request of a new container (lookup key read + unwrapped; new data key)',
+      );
       paths.push(fresh.traced);
       labColdKms['first request of a new container'] = kmsOf(fresh.traced);
-      const timedKms = Object.fromEntries(Object.entries(timed?.callsPerRequest ?? {}).filter(([k]) => k.startsWith('kms.')).map(([k, v]) => [k, round(v * (timed?.requests ?? 0), 0)]));
+      const timedKms = Object.fromEntries(
+        Object.entries(timed?.callsPerRequest ?? {})
+          .filter(([k]) => k.startsWith('kms.'))
+          .map(([k, v]) => [k, round(v * (timed?.requests ?? 0), 0)]),
+      );
       const timedTotal = Object.values(timedKms).reduce((s, v) => s + v, 0);
-      const loadKms = loadLab ? Object.entries(loadLab.callsPerRequest).filter(([k]) => k.startsWith('kms.')).reduce((s, [, v]) => s + v, 0) : undefined;
+      const loadKms = loadLab
+        ? Object.entries(loadLab.callsPerRequest)
+            .filter(([k]) => k.startsWith('kms.'))
+            .reduce((s, [, v]) => s + v, 0)
+        : undefined;
       labKms = {
         timedRun: { submissions: timed?.requests ?? 0, kmsCalls: timedKms, per1000: round((timedTotal / Math.max(1, timed?.requests ?? 1)) * 1000, 2) },
         ...(loadKms !== undefined ? { loadRun: { kmsPerRequest: round(loadKms, 5), per1000: round(loadKms * 1000, 2) } } : {}),
@@ -252,7 +316,8 @@ async function main(): Promise<void> {
     await stack.close();
   }
   lab.presentAtEnd = labIntakePresent(ROOT);
-  if (lab.presentAtEnd !== lab.presentAtStart) progress(`[bench] NOTE: the lab intake was ${lab.presentAtEnd ? 'added' : 'removed'} during the run; run again for a consistent picture`);
+  if (lab.presentAtEnd !== lab.presentAtStart)
+    progress(`[bench] NOTE: the lab intake was ${lab.presentAtEnd ? 'added' : 'removed'} during the run; run again for a consistent picture`);
 
   // ---- 6. cost
   progress(`[6/6] cost model (${elapsed(started)})`);
@@ -271,7 +336,10 @@ async function main(): Promise<void> {
       }),
     );
   }
-  for (const l of lines) progress(`  ${l.endpoint.padEnd(24)} $${l.perMillion.total.toFixed(2)} per 1M requests (with ${AWS_CALL_MS_ASSUMED} ms per AWS call: $${l.totalWithAwsLatency.toFixed(2)})`);
+  for (const l of lines)
+    progress(
+      `  ${l.endpoint.padEnd(24)} $${l.perMillion.total.toFixed(2)} per 1M requests (with ${AWS_CALL_MS_ASSUMED} ms per AWS call: $${l.totalWithAwsLatency.toFixed(2)})`,
+    );
 
   const results: BenchResults = {
     generatedBy: 'npm run bench (bench/run.ts)',

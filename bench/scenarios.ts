@@ -30,12 +30,42 @@ export const inboxState: { packetId?: string; routablePacketIds: string[] } = { 
 
 const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
   exportHl7PatientAdt: { key: BENCH_KEYS.export, path: 'patient found', request: () => ({ query: { patientId: DEMO.patientId } }), okStatus: [200] },
-  exportHl7PatientSummary: { key: BENCH_KEYS.export, path: 'patient found, default limit 20', request: () => ({ query: { patientId: DEMO.patientId } }), okStatus: [200] },
-  exportHl7Encounter: { key: BENCH_KEYS.export, path: 'encounter found', request: () => ({ query: { patientId: DEMO.patientId, encounterId: DEMO.encounterId } }), okStatus: [200] },
-  exportHl7Note: { key: BENCH_KEYS.export, path: 'note found (names an encounter)', request: () => ({ query: { patientId: DEMO.patientId, noteId: DEMO.noteId } }), okStatus: [200] },
-  exportHl7Assessment: { key: BENCH_KEYS.export, path: 'assessment found', request: () => ({ query: { patientId: DEMO.patientId, assessmentId: DEMO.assessmentId } }), okStatus: [200] },
-  receiveTestData: { key: BENCH_KEYS.results, path: 'new result, no x-request-id', request: () => ({ body: JSON.stringify(labResultBody(freshId())) }), okStatus: [200] },
-  receiveFormIntakeScope: { key: BENCH_KEYS.forms, path: 'new packet for a known patient (routed, 202)', request: () => ({ body: JSON.stringify(formPacketBody(freshId())) }), okStatus: [202] },
+  exportHl7PatientSummary: {
+    key: BENCH_KEYS.export,
+    path: 'patient found, default limit 20',
+    request: () => ({ query: { patientId: DEMO.patientId } }),
+    okStatus: [200],
+  },
+  exportHl7Encounter: {
+    key: BENCH_KEYS.export,
+    path: 'encounter found',
+    request: () => ({ query: { patientId: DEMO.patientId, encounterId: DEMO.encounterId } }),
+    okStatus: [200],
+  },
+  exportHl7Note: {
+    key: BENCH_KEYS.export,
+    path: 'note found (names an encounter)',
+    request: () => ({ query: { patientId: DEMO.patientId, noteId: DEMO.noteId } }),
+    okStatus: [200],
+  },
+  exportHl7Assessment: {
+    key: BENCH_KEYS.export,
+    path: 'assessment found',
+    request: () => ({ query: { patientId: DEMO.patientId, assessmentId: DEMO.assessmentId } }),
+    okStatus: [200],
+  },
+  receiveTestData: {
+    key: BENCH_KEYS.results,
+    path: 'new result, no x-request-id',
+    request: () => ({ body: JSON.stringify(labResultBody(freshId())) }),
+    okStatus: [200],
+  },
+  receiveFormIntakeScope: {
+    key: BENCH_KEYS.forms,
+    path: 'new packet for a known patient (routed, 202)',
+    request: () => ({ body: JSON.stringify(formPacketBody(freshId())) }),
+    okStatus: [202],
+  },
   listInteropInbox: { key: BENCH_KEYS.inbox, path: 'default state pending_review', request: () => ({}), okStatus: [200] },
   getInboxPacket: {
     key: BENCH_KEYS.inbox,
@@ -46,7 +76,10 @@ const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
   routeInboxPacket: {
     key: BENCH_KEYS.inbox,
     path: 'route a pending_review packet',
-    request: () => ({ pathParameters: { packetId: inboxState.routablePacketIds.shift() ?? 'fp_0123456789abcdef0123456789abcdef' }, body: JSON.stringify({ patientId: DEMO.patientId }) }),
+    request: () => ({
+      pathParameters: { packetId: inboxState.routablePacketIds.shift() ?? 'fp_0123456789abcdef0123456789abcdef' },
+      body: JSON.stringify({ patientId: DEMO.patientId }),
+    }),
     okStatus: [200],
   },
   // FHIR reads (warm latency: Patient read and $everything; the others for cold start and call counts)
@@ -58,13 +91,38 @@ const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
     request: () => ({ pathParameters: { id: DEMO.patientId }, query: { _count: '20' } }),
     okStatus: [200],
   },
-  fhirEncounterRead: { key: BENCH_KEYS.fhir, path: 'encounter found', request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.encounterId}` } }), okStatus: [200] },
+  fhirEncounterRead: {
+    key: BENCH_KEYS.fhir,
+    path: 'encounter found',
+    request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.encounterId}` } }),
+    okStatus: [200],
+  },
   fhirEncounterSearch: { key: BENCH_KEYS.fhir, path: 'patient with 3 encounters', request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
-  fhirDocumentReferenceRead: { key: BENCH_KEYS.fhir, path: 'note found', request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.noteId}` } }), okStatus: [200] },
+  fhirDocumentReferenceRead: {
+    key: BENCH_KEYS.fhir,
+    path: 'note found',
+    request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.noteId}` } }),
+    okStatus: [200],
+  },
   fhirDocumentReferenceSearch: { key: BENCH_KEYS.fhir, path: 'patient with 3 notes', request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
-  fhirObservationRead: { key: BENCH_KEYS.fhir, path: 'assessment found', request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.assessmentId}` } }), okStatus: [200] },
-  fhirDiagnosticReportRead: { key: BENCH_KEYS.fhir, path: 'unknown result (404; one GetItem)', request: () => ({ pathParameters: { id: `${DEMO.patientId}..lr.5F0123456789abcdef0123456789abcdef` } }), okStatus: [404] },
-  fhirDiagnosticReportSearch: { key: BENCH_KEYS.fhir, path: "the patient's lab results", request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
+  fhirObservationRead: {
+    key: BENCH_KEYS.fhir,
+    path: 'assessment found',
+    request: () => ({ pathParameters: { id: `${DEMO.patientId}..${DEMO.assessmentId}` } }),
+    okStatus: [200],
+  },
+  fhirDiagnosticReportRead: {
+    key: BENCH_KEYS.fhir,
+    path: 'unknown result (404; one GetItem)',
+    request: () => ({ pathParameters: { id: `${DEMO.patientId}..lr.5F0123456789abcdef0123456789abcdef` } }),
+    okStatus: [404],
+  },
+  fhirDiagnosticReportSearch: {
+    key: BENCH_KEYS.fhir,
+    path: "the patient's lab results",
+    request: () => ({ query: { patient: DEMO.patientId } }),
+    okStatus: [200],
+  },
 };
 
 export function scenarioFor(name: string): Scenario | undefined {

@@ -132,7 +132,13 @@ export async function measureEndpoint(scenario: Scenario, recorder: CallRecorder
     const event = proxyEvent(scenario.endpoint, spec, scenario.key.secret);
     const headers = Object.entries(authorizerEvent(event).headers ?? {}) as Array<[string, string]>;
     const t = process.hrtime.bigint();
-    const result = await dispatch({ method: scenario.endpoint.method, url: urlOf(scenario.endpoint, spec), headers, body: spec.body !== undefined ? Buffer.from(spec.body) : undefined, sourceIp: '127.0.0.1' });
+    const result = await dispatch({
+      method: scenario.endpoint.method,
+      url: urlOf(scenario.endpoint, spec),
+      headers,
+      body: spec.body !== undefined ? Buffer.from(spec.body) : undefined,
+      sourceIp: '127.0.0.1',
+    });
     dispatched.push(Number(process.hrtime.bigint() - t) / 1e6);
     check(result.statusCode);
   }
@@ -151,7 +157,10 @@ export async function measureEndpoint(scenario: Scenario, recorder: CallRecorder
     floorCallCount: template.length,
     floorErrors: [...floorErrors],
     nonOkResponses: nonOk,
-    billedMs: { handler: round(handler.reduce((s, v) => s + Math.ceil(v), 0) / handler.length, 3), authorizer: round(auth.reduce((s, v) => s + Math.ceil(v), 0) / auth.length, 3) },
+    billedMs: {
+      handler: round(handler.reduce((s, v) => s + Math.ceil(v), 0) / handler.length, 3),
+      authorizer: round(auth.reduce((s, v) => s + Math.ceil(v), 0) / auth.length, 3),
+    },
     callsPerRequest,
     logBytesPerRequest: Math.round(logBytes / total.length),
     traced,

@@ -42,7 +42,10 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   });
   // API Gateway usage plans meter by an API Gateway key whose value is the SHA-256 of the
   // partner's secret (never the secret itself); callers without a valid key share the anonymous plan
-  const usageIdentifierKey = decision.principal && !decision.principal.staff && !route?.anonymous && decision.outcome !== 'unauthenticated' ? hashApiKey(apiKeys.map((k) => k.trim()).find((k) => k !== '')!) : process.env[Env.anonUsageIdentifier];
+  const usageIdentifierKey =
+    decision.principal && !decision.principal.staff && !route?.anonymous && decision.outcome !== 'unauthenticated'
+      ? hashApiKey(apiKeys.map((k) => k.trim()).find((k) => k !== '')!)
+      : process.env[Env.anonUsageIdentifier];
   return {
     principalId: decision.principal?.keyId ?? 'anonymous',
     policyDocument: {

@@ -54,7 +54,13 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
         failures.push({ itemIdentifier: record.messageId });
         await hideMessage(QUEUE, record.receiptHandle, decision.kind === 'retry' ? decision.delaySeconds : 0);
       } catch (error) {
-        logger.error('webhooks.delivery.failed', { function: FUNCTION, deliveryId, attempt: receiveCount, errorName: (error as Error | undefined)?.name ?? 'unknown', durationMs: Date.now() - started });
+        logger.error('webhooks.delivery.failed', {
+          function: FUNCTION,
+          deliveryId,
+          attempt: receiveCount,
+          errorName: (error as Error | undefined)?.name ?? 'unknown',
+          durationMs: Date.now() - started,
+        });
         failures.push({ itemIdentifier: record.messageId });
       }
     }),

@@ -32,9 +32,22 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       }
       try {
         const summary = await fanOutEvent(webhookEvent, services);
-        logger.info('webhooks.fan_out.done', { function: FUNCTION, resultId: webhookEvent.data.resultId, count: summary.queued, recordCount: summary.subscriptions, attempt, durationMs: Date.now() - started });
+        logger.info('webhooks.fan_out.done', {
+          function: FUNCTION,
+          resultId: webhookEvent.data.resultId,
+          count: summary.queued,
+          recordCount: summary.subscriptions,
+          attempt,
+          durationMs: Date.now() - started,
+        });
       } catch (error) {
-        logger.error('webhooks.fan_out.failed', { function: FUNCTION, resultId: webhookEvent.data.resultId, attempt, errorName: (error as Error | undefined)?.name ?? 'unknown', durationMs: Date.now() - started });
+        logger.error('webhooks.fan_out.failed', {
+          function: FUNCTION,
+          resultId: webhookEvent.data.resultId,
+          attempt,
+          errorName: (error as Error | undefined)?.name ?? 'unknown',
+          durationMs: Date.now() - started,
+        });
         failures.push({ itemIdentifier: record.messageId });
       }
     }),

@@ -15,6 +15,10 @@ export const handler = httpEndpoint('fhirEncounterSearch', async (request) => {
   request.audit({ action: 'fhir.encounter.search' });
   const search = { patient: query.patient!, count: query.count, pageToken: query.pageToken, baseUrl: fhirBaseUrl(request.event), now: request.now };
   const { patientId, bundle, records } = await searchChartRecords(fhirChartDependencies(), 'Encounter', search);
-  request.audit({ action: 'fhir.encounter.search', ...(records > 0 ? { patientId } : {}), resourceIds: { count: String(query.count), records: String(records) } });
+  request.audit({
+    action: 'fhir.encounter.search',
+    ...(records > 0 ? { patientId } : {}),
+    resourceIds: { count: String(query.count), records: String(records) },
+  });
   return fhirResponse(bundle);
 });

@@ -27,7 +27,8 @@ export const handler = httpEndpoint('listInteropInbox', async (request) => {
     const page = await listInbox(formsDependenciesWith('listInteropInbox'), { state, limit, cursor });
     return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw new HttpProblem('validation', error.message, { errors: [{ parameter: 'cursor', message: 'is not a cursor returned by this list' }] });
+    if (error instanceof InvalidCursorError)
+      throw new HttpProblem('validation', error.message, { errors: [{ parameter: 'cursor', message: 'is not a cursor returned by this list' }] });
     throw error;
   }
 });

@@ -27,9 +27,23 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       }
       try {
         const result = await matchPacket(packetId, deps);
-        logger.info('forms.match.done', { function: 'matchFormPackets', packetId, decision: result.outcome, reason: result.reason, count: result.candidateCount, attempt, durationMs: Date.now() - started });
+        logger.info('forms.match.done', {
+          function: 'matchFormPackets',
+          packetId,
+          decision: result.outcome,
+          reason: result.reason,
+          count: result.candidateCount,
+          attempt,
+          durationMs: Date.now() - started,
+        });
       } catch (error) {
-        logger.error('forms.match.failed', { function: 'matchFormPackets', packetId, attempt, errorName: (error as Error | undefined)?.name ?? 'unknown', durationMs: Date.now() - started });
+        logger.error('forms.match.failed', {
+          function: 'matchFormPackets',
+          packetId,
+          attempt,
+          errorName: (error as Error | undefined)?.name ?? 'unknown',
+          durationMs: Date.now() - started,
+        });
         failures.push({ itemIdentifier: record.messageId });
       }
     }),

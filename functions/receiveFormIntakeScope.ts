@@ -30,16 +30,25 @@ export const handler = httpEndpoint('receiveFormIntakeScope', async (request) =>
   const validation = validateIntakeBody(value, request.now);
   if (!validation.ok) throw new HttpProblem('validation', 'the form packet failed validation', { errors: validation.errors });
 
-  const result = await receiveFormPacket(validation.body, request.principal, request.now, formsDependenciesWith('receiveFormIntakeScope', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue }));
+  const result = await receiveFormPacket(
+    validation.body,
+    request.principal,
+    request.now,
+    formsDependenciesWith('receiveFormIntakeScope', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue }),
+  );
   if (result.kind === 'created' || result.kind === 'duplicate') {
-    request.audit({ action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate', patientId: result.packet.patientId, resourceIds: { packetId: result.packet.packetId } });
+    request.audit({
+      action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate',
+      patientId: result.packet.patientId,
+      resourceIds: { packetId: result.packet.packetId },
+    });
   }
   switch (result.kind) {
     case 'created':
     case 'duplicate':
       return accepted(result.packet, request.requestId);
     case 'forbidden_source':
-      throw new HttpProblem('forbidden', 'this API key\'s partner does not own this sourceSystemId');
+      throw new HttpProblem('forbidden', "this API key's partner does not own this sourceSystemId");
     case 'changed':
       throw new HttpProblem('conflict', 'this submissionId was already received with different content; send a changed form with a new submissionId');
     case 'conflict':

@@ -24,7 +24,13 @@ export const handler = httpEndpoint('receiveHl7', async (request) => {
   request.audit({
     action: single?.action ?? (outcome.batch ? 'hl7.batch' : 'hl7.message'),
     patientId: single?.patientId,
-    resourceIds: { ...(single?.resourceIds ?? {}), accepted: String(counts.AA), errors: String(counts.AE), rejected: String(counts.AR), replayed: String(outcome.outcomes.filter((o) => o.replayed).length) },
+    resourceIds: {
+      ...(single?.resourceIds ?? {}),
+      accepted: String(counts.AA),
+      errors: String(counts.AE),
+      rejected: String(counts.AR),
+      replayed: String(outcome.outcomes.filter((o) => o.replayed).length),
+    },
   });
   return hl7Response(outcome.ack);
 });

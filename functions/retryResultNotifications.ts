@@ -8,8 +8,5 @@ import { notificationRetryServices } from '../lib/results/retry-services';
 import { retryPendingNotifications, type RetrySummary } from '../lib/results/retry';
 
 export async function handler(_event: ScheduledEvent | Record<string, unknown>, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<RetrySummary> {
-  return retryPendingNotifications(
-    notificationRetryServices(),
-    { now: () => new Date(), remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 },
-  );
+  return retryPendingNotifications(notificationRetryServices(), { now: () => new Date(), remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 });
 }

@@ -19,15 +19,28 @@ export const handler = httpEndpoint('routeInboxPacket', async (request) => {
   const { value } = readJsonBody(request.event);
   const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');
   request.audit({ action: 'inbox.route', patientId: body.patientId, resourceIds: { packetId: packetId.slice(0, 128) } });
-  const result = await routeInboxPacket(formsDependenciesWith('routeInboxPacket', { patients: patientDirectory }), { packetId, patientId: body.patientId, reviewer: request.principal, now: request.now });
+  const result = await routeInboxPacket(formsDependenciesWith('routeInboxPacket', { patients: patientDirectory }), {
+    packetId,
+    patientId: body.patientId,
+    reviewer: request.principal,
+    now: request.now,
+  });
   switch (result.kind) {
     case 'packet_not_found':
       throw new HttpProblem('notFound', 'no inbox packet with this id');
     case 'patient_not_found':
       throw new HttpProblem('notFound', 'no patient with this patientId');
     case 'already_routed':
-      throw new HttpProblem('conflict', 'the packet has already been routed to a patient', { extensions: { state: result.state, ...(result.patientId ? { routedTo: result.patientId } : {}) } });
+      throw new HttpProblem('conflict', 'the packet has already been routed to a patient', {
+        extensions: { state: result.state, ...(result.patientId ? { routedTo: result.patientId } : {}) },
+      });
     case 'routed':
-      return jsonResponse(200, { status: 'routed', packetId: result.packet.packetId, routedTo: result.packet.patientId, state: result.packet.state, requestId: request.requestId });
+      return jsonResponse(200, {
+        status: 'routed',
+        packetId: result.packet.packetId,
+        routedTo: result.packet.patientId,
+        state: result.packet.state,
+        requestId: request.requestId,
+      });
   }
 });

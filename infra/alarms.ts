@@ -270,10 +270,19 @@ function operationsDashboard(scope: Alarms, props: AlarmsProps): cloudwatch.Dash
       api.metricLatency({ period, statistic: cloudwatch.Stats.p(99), label: 'p99' }),
     ]),
   );
-  dashboard.addWidgets(graph('4XX by endpoint', perEndpoint('4XXError', cloudwatch.Stats.SUM)), graph('5XX by endpoint', perEndpoint('5XXError', cloudwatch.Stats.SUM)));
   dashboard.addWidgets(
-    graph('Function duration p99 (ms)', fns.map(([name, fn]) => fn.metricDuration({ period, statistic: cloudwatch.Stats.p(99), label: name }))),
-    graph('Function errors', fns.map(([name, fn]) => fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM, label: name }))),
+    graph('4XX by endpoint', perEndpoint('4XXError', cloudwatch.Stats.SUM)),
+    graph('5XX by endpoint', perEndpoint('5XXError', cloudwatch.Stats.SUM)),
+  );
+  dashboard.addWidgets(
+    graph(
+      'Function duration p99 (ms)',
+      fns.map(([name, fn]) => fn.metricDuration({ period, statistic: cloudwatch.Stats.p(99), label: name })),
+    ),
+    graph(
+      'Function errors',
+      fns.map(([name, fn]) => fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM, label: name })),
+    ),
   );
   dashboard.addWidgets(
     graph('Throttles: functions and tables', [
@@ -284,12 +293,19 @@ function operationsDashboard(scope: Alarms, props: AlarmsProps): cloudwatch.Dash
       ]),
     ]),
     graph('Queues: oldest message (s) and DLQ depth', [
-      ...Object.entries(props.sourceQueues).map(([label, q]) => q.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM, label: `${label} age` })),
-      ...Object.entries(props.deadLetterQueues).map(([label, q]) => q.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: `${label} DLQ` })),
+      ...Object.entries(props.sourceQueues).map(([label, q]) =>
+        q.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM, label: `${label} age` }),
+      ),
+      ...Object.entries(props.deadLetterQueues).map(([label, q]) =>
+        q.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: `${label} DLQ` }),
+      ),
     ]),
   );
   dashboard.addWidgets(
-    graph('KMS calls', ['GenerateDataKey', 'Decrypt', 'Encrypt'].map((op) => kmsCalls(op, period))),
+    graph(
+      'KMS calls',
+      ['GenerateDataKey', 'Decrypt', 'Encrypt'].map((op) => kmsCalls(op, period)),
+    ),
     graph('WAF blocked requests', [wafBlockedRequests(props.webAclName, period)]),
   );
   return dashboard;

@@ -45,7 +45,15 @@ export class DataStores extends Construct {
       new iam.PolicyStatement({
         sid: 'CloudWatchLogsForThisServicesLogGroups',
         principals: [new iam.ServicePrincipal(`logs.${Stack.of(this).region}.amazonaws.com`)],
-        actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:GenerateDataKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:DescribeKey'],
+        actions: [
+          'kms:Encrypt',
+          'kms:Decrypt',
+          'kms:ReEncryptFrom',
+          'kms:ReEncryptTo',
+          'kms:GenerateDataKey',
+          'kms:GenerateDataKeyWithoutPlaintext',
+          'kms:DescribeKey',
+        ],
         resources: ['*'],
         conditions: {
           ArnLike: {
@@ -90,7 +98,11 @@ export class DataStores extends Construct {
       });
       for (const index of def.indexes) {
         if (index.kind === 'local') {
-          table.addLocalSecondaryIndex({ indexName: index.name, sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING }, projectionType: dynamodb.ProjectionType.ALL });
+          table.addLocalSecondaryIndex({
+            indexName: index.name,
+            sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+            projectionType: dynamodb.ProjectionType.ALL,
+          });
         } else {
           if (!index.partitionKey) throw new Error(`global index ${def.id}.${index.name} has no partitionKey`);
           table.addGlobalSecondaryIndex({
@@ -140,9 +152,7 @@ export class DataStores extends Construct {
       enforceSSL: true,
       minimumTLSVersion: 1.2,
       versioned: true,
-      lifecycleRules: [
-        { id: 'expire-access-logs', expiration: Duration.days(retainData ? 2557 : 90), noncurrentVersionExpiration: Duration.days(30) },
-      ],
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(retainData ? 2557 : 90), noncurrentVersionExpiration: Duration.days(30) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
     acknowledge(

@@ -40,11 +40,16 @@ beforeAll(() => {
 afterAll(() => removeAssembly(s));
 
 const PREFIX = 'interop-dev';
-const allFunctions: Array<{ name: string; kind: 'http' | 'authorizer' | 'queue' | 'schedule'; needs: ResourceNeeds; memoryMb: number; timeoutSeconds: number; queue?: QueueId; schedule?: string; staffSignIn?: true }> = [
-  ...HttpEndpoints.map((e) => ({ ...e, kind: 'http' as const })),
-  { ...AuthorizerFunction, kind: 'authorizer' as const },
-  ...BackgroundFunctions,
-];
+const allFunctions: Array<{
+  name: string;
+  kind: 'http' | 'authorizer' | 'queue' | 'schedule';
+  needs: ResourceNeeds;
+  memoryMb: number;
+  timeoutSeconds: number;
+  queue?: QueueId;
+  schedule?: string;
+  staffSignIn?: true;
+}> = [...HttpEndpoints.map((e) => ({ ...e, kind: 'http' as const })), { ...AuthorizerFunction, kind: 'authorizer' as const }, ...BackgroundFunctions];
 
 const logicalId = (construct: { node: { defaultChild?: unknown } } | CfnElement) =>
   s.stack.getLogicalId((construct instanceof CfnElement ? construct : construct.node.defaultChild) as CfnElement);
@@ -242,7 +247,8 @@ describe('least privilege', () => {
         const key = JSON.stringify(r);
         byResource.set(key, new Set([...(byResource.get(key) ?? []), ...actions]));
       }
-      if (actions.some((a) => a.startsWith('kms:'))) direct.push({ actions, conditioned: Boolean(st.Condition?.StringEquals?.['kms:ViaService']), resource: st.Resource, condition: st.Condition });
+      if (actions.some((a) => a.startsWith('kms:')))
+        direct.push({ actions, conditioned: Boolean(st.Condition?.StringEquals?.['kms:ViaService']), resource: st.Resource, condition: st.Condition });
     }
     const actionsOn = (r: unknown) => [...(byResource.get(JSON.stringify(r)) ?? [])].sort();
 
@@ -275,13 +281,18 @@ describe('least privilege', () => {
     for (const d of direct) expect(refOf(d.resource)).toBe(keyId());
     for (const st of statements.filter((x) => x.Condition)) {
       expect(Object.keys(st.Condition)).toEqual(['StringEquals']);
-      expect(Object.keys(st.Condition.StringEquals)).toEqual([asArray<string>(st.Action).every((a) => a.startsWith('kms:')) && st.Sid === 'EnvelopeKey' ? 'kms:EncryptionContext:purpose' : 'kms:ViaService']);
+      expect(Object.keys(st.Condition.StringEquals)).toEqual([
+        asArray<string>(st.Action).every((a) => a.startsWith('kms:')) && st.Sid === 'EnvelopeKey' ? 'kms:EncryptionContext:purpose' : 'kms:ViaService',
+      ]);
     }
     // documents bucket: objects only
     const bucket = logicalId(s.stack.data.documentsBucket);
     const bucketStatements = statements.filter((st) => JSON.stringify(st.Resource).includes(bucket));
     if (!f.needs.documentsBucket) expect(bucketStatements).toEqual([]);
-    else expect(bucketStatements.flatMap((st) => asArray<string>(st.Action)).sort()).toEqual(['s3:GetObject', 's3:PutObject'].filter((a) => (a === 's3:GetObject' ? f.needs.documentsBucket !== 'write' : f.needs.documentsBucket !== 'read')));
+    else
+      expect(bucketStatements.flatMap((st) => asArray<string>(st.Action)).sort()).toEqual(
+        ['s3:GetObject', 's3:PutObject'].filter((a) => (a === 's3:GetObject' ? f.needs.documentsBucket !== 'write' : f.needs.documentsBucket !== 'read')),
+      );
     // logs: its own log group only
     const logGroup = refOf(resource(fnId(name)).Properties!.LoggingConfig.LogGroup)!;
     const logStatements = statements.filter((st) => asArray<string>(st.Action).some((a) => a.startsWith('logs:')));
@@ -336,7 +347,12 @@ describe('encryption at rest with the one customer-managed key', () => {
       ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: { 'Fn::GetAtt': [keyId(), 'Arn'] } },
     });
     expect(bucket.VersioningConfiguration).toEqual({ Status: 'Enabled' });
-    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(refOf(bucket.LoggingConfiguration.DestinationBucketName)).toBe(logicalId(s.stack.data.accessLogsBucket));
     const policy = resourcesOfType(s.json, 'AWS::S3::BucketPolicy').find(([, p]) => refOf(p.Properties!.Bucket) === logicalId(s.stack.data.documentsBucket));
     expect(JSON.stringify(policy?.[1].Properties!.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
@@ -370,19 +386,24 @@ describe('tables and queues follow lib/config/service.ts', () => {
     expect(resource(tableId(id)).DeletionPolicy).toBe('Delete');
   });
 
-  test.each(Object.values(Queues).map((d) => [d.id, d] as const))('%s: named, visibility timeout and a dead-letter queue with maxReceiveCount from the list', (id, def) => {
-    const props = resource(queueId(id)).Properties!;
-    expect(props.QueueName).toBe(`${PREFIX}-${def.baseName}`);
-    expect(props.VisibilityTimeout).toBe(def.visibilityTimeoutSeconds);
-    expect(props.RedrivePolicy.maxReceiveCount).toBe(def.maxReceiveCount);
-    const dlq = resource(refOf(props.RedrivePolicy.deadLetterTargetArn)!);
-    expect(dlq.Properties!.QueueName).toBe(`${PREFIX}-${def.baseName}-dlq`);
-  });
+  test.each(Object.values(Queues).map((d) => [d.id, d] as const))(
+    '%s: named, visibility timeout and a dead-letter queue with maxReceiveCount from the list',
+    (id, def) => {
+      const props = resource(queueId(id)).Properties!;
+      expect(props.QueueName).toBe(`${PREFIX}-${def.baseName}`);
+      expect(props.VisibilityTimeout).toBe(def.visibilityTimeoutSeconds);
+      expect(props.RedrivePolicy.maxReceiveCount).toBe(def.maxReceiveCount);
+      const dlq = resource(refOf(props.RedrivePolicy.deadLetterTargetArn)!);
+      expect(dlq.Properties!.QueueName).toBe(`${PREFIX}-${def.baseName}-dlq`);
+    },
+  );
 
   test('every source queue has a dead-letter queue (queues without one are dead-letter queues themselves)', () => {
     const dlqIds = new Set<string>();
-    for (const [, q] of resourcesOfType(s.json, 'AWS::SQS::Queue')) if (q.Properties!.RedrivePolicy) dlqIds.add(refOf(q.Properties!.RedrivePolicy.deadLetterTargetArn)!);
-    for (const [, fn] of resourcesOfType(s.json, 'AWS::Lambda::Function')) if (fn.Properties!.DeadLetterConfig) dlqIds.add(refOf(fn.Properties!.DeadLetterConfig.TargetArn)!);
+    for (const [, q] of resourcesOfType(s.json, 'AWS::SQS::Queue'))
+      if (q.Properties!.RedrivePolicy) dlqIds.add(refOf(q.Properties!.RedrivePolicy.deadLetterTargetArn)!);
+    for (const [, fn] of resourcesOfType(s.json, 'AWS::Lambda::Function'))
+      if (fn.Properties!.DeadLetterConfig) dlqIds.add(refOf(fn.Properties!.DeadLetterConfig.TargetArn)!);
     for (const [id, q] of resourcesOfType(s.json, 'AWS::SQS::Queue')) {
       expect({ id, hasDlq: Boolean(q.Properties!.RedrivePolicy) || dlqIds.has(id) }).toEqual({ id, hasDlq: true });
     }
@@ -442,7 +463,11 @@ describe('REST API', () => {
       expect(response.StatusCode).toBe('405');
       expect(response.ResponseParameters['method.response.header.Allow']).toBe(`'${allowedMethods(path).join(', ')}'`);
       expect(response.ResponseParameters['method.response.header.Content-Type']).toBe("'application/problem+json'");
-      expect(JSON.parse(response.ResponseTemplates['application/json'])).toMatchObject({ type: '/problems/method-not-allowed', status: 405, requestId: '$context.requestId' });
+      expect(JSON.parse(response.ResponseTemplates['application/json'])).toMatchObject({
+        type: '/problems/method-not-allowed',
+        status: 405,
+        requestId: '$context.requestId',
+      });
     }
   });
 
@@ -462,7 +487,16 @@ describe('REST API', () => {
 
   test('gateway responses are problem+json with requestId and echo x-request-id', () => {
     const responses = new Map(resourcesOfType(s.json, 'AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties!.ResponseType, r.Properties!]));
-    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX', 'THROTTLED', 'QUOTA_EXCEEDED', 'AUTHORIZER_FAILURE', 'INVALID_API_KEY', 'MISSING_AUTHENTICATION_TOKEN', 'INTEGRATION_TIMEOUT']) {
+    for (const type of [
+      'DEFAULT_4XX',
+      'DEFAULT_5XX',
+      'THROTTLED',
+      'QUOTA_EXCEEDED',
+      'AUTHORIZER_FAILURE',
+      'INVALID_API_KEY',
+      'MISSING_AUTHENTICATION_TOKEN',
+      'INTEGRATION_TIMEOUT',
+    ]) {
       const r = responses.get(type);
       expect({ type, present: Boolean(r) }).toEqual({ type, present: true });
       expect(r!.ResponseParameters).toMatchObject({
@@ -471,7 +505,12 @@ describe('REST API', () => {
       });
       const template: string = r!.ResponseTemplates['application/json'];
       const body = JSON.parse(template.replace('$context.error.messageString', '"gateway message"'));
-      expect(body).toMatchObject({ type: expect.stringMatching(/^\/problems\//), title: expect.any(String), detail: expect.any(String), requestId: '$context.requestId' });
+      expect(body).toMatchObject({
+        type: expect.stringMatching(/^\/problems\//),
+        title: expect.any(String),
+        detail: expect.any(String),
+        requestId: '$context.requestId',
+      });
     }
     expect(responses.get('AUTHORIZER_FAILURE')!.StatusCode).toBe('503');
     expect(responses.get('THROTTLED')!.StatusCode).toBe('429');
@@ -488,7 +527,9 @@ describe('REST API', () => {
     expect(refOf(accessLogs.Properties!.KmsKeyId)).toBe(keyId());
     expect(stage.Properties!.AccessLogSetting.Format).toBe(ACCESS_LOG_FORMAT);
     expect(ACCESS_LOG_FORMAT).not.toContain('apiKey');
-    const executionLogs = resourcesOfType(s.json, 'AWS::Logs::LogGroup').find(([, g]) => JSON.stringify(g.Properties!.LogGroupName).includes('API-Gateway-Execution-Logs_'));
+    const executionLogs = resourcesOfType(s.json, 'AWS::Logs::LogGroup').find(([, g]) =>
+      JSON.stringify(g.Properties!.LogGroupName).includes('API-Gateway-Execution-Logs_'),
+    );
     expect(executionLogs).toBeDefined();
     expect(asArray(stage.DependsOn)).toContain(executionLogs![0]);
     const [, association] = resourcesOfType(s.json, 'AWS::WAFv2::WebACLAssociation')[0]!;
@@ -587,7 +628,10 @@ describe('issue 15: alarms reach someone, least privilege holds, redeploy works'
       const hash = String(resource(fnId(f.name)).Properties!.Code.S3Key).replace(/\.zip$/, '');
       const bundle = fs.readFileSync(path.join(s.outdir, manifest.files[hash].source.path, 'index.mjs'), 'utf8');
       // the KmsPurposes table itself (lib/config/service.ts) is in every bundle: look past it
-      const code = bundle.replace(/labResult:\s*"lab-result",\s*resultsLookupHmac:\s*"results-lookup-hmac",\s*formPacket:\s*"form-packet",\s*matchIndexKey:\s*"match-index-key"(,\s*webhookSecret:\s*"webhook-secret")?/, '');
+      const code = bundle.replace(
+        /labResult:\s*"lab-result",\s*resultsLookupHmac:\s*"results-lookup-hmac",\s*formPacket:\s*"form-packet",\s*matchIndexKey:\s*"match-index-key"(,\s*webhookSecret:\s*"webhook-secret")?/,
+        '',
+      );
       expect(code.length).toBeLessThan(bundle.length);
       const used = purposes.filter((p) => code.includes(`"${p}"`) || code.includes(`'${p}'`));
       const usesKms = /GenerateDataKeyCommand|DecryptCommand|EncryptCommand/.test(bundle);
@@ -609,14 +653,29 @@ describe('issue 15: alarms reach someone, least privilege holds, redeploy works'
       expect(JSON.stringify(alarm?.Metrics)).toContain('WriteThrottleEvents');
       expect(refsIn(alarm?.Metrics)).toContain(tableId(id));
     }
-    expect(alarms.find((a) => a.AlarmName === `${PREFIX}-waf-blocked`)).toMatchObject({ Namespace: 'AWS/WAFV2', MetricName: 'BlockedRequests', Threshold: 100 });
+    expect(alarms.find((a) => a.AlarmName === `${PREFIX}-waf-blocked`)).toMatchObject({
+      Namespace: 'AWS/WAFV2',
+      MetricName: 'BlockedRequests',
+      Threshold: 100,
+    });
   });
 
   test('an operations dashboard with requests, 4xx/5xx by endpoint, p50/p99, throttles, queue ages, KMS calls', () => {
     const [dashboard] = resourcesOfType(s.json, 'AWS::CloudWatch::Dashboard');
     expect(dashboard![1].Properties!.DashboardName).toBe(`${PREFIX}-operations`);
     const body = JSON.stringify(dashboard![1].Properties!.DashboardBody);
-    for (const needle of ['4XXError', '5XXError', 'p50', 'p99', 'ReadThrottleEvents', 'Throttles', 'ApproximateAgeOfOldestMessage', 'CallCount', 'BlockedRequests']) expect(body).toContain(needle);
+    for (const needle of [
+      '4XXError',
+      '5XXError',
+      'p50',
+      'p99',
+      'ReadThrottleEvents',
+      'Throttles',
+      'ApproximateAgeOfOldestMessage',
+      'CallCount',
+      'BlockedRequests',
+    ])
+      expect(body).toContain(needle);
     for (const e of HttpEndpoints) expect(body).toContain(e.path);
   });
 

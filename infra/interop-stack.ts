@@ -88,7 +88,8 @@ export function validateFunctionLists(
         throw new Error(`queue function ${b.name}: timeout ${b.timeoutSeconds}s exceeds the visibility timeout of queue ${b.queue} (${visibility}s)`);
       }
     } else if (b.kind === 'schedule') {
-      if (!b.schedule || !SCHEDULE_PATTERN.test(b.schedule)) throw new Error(`schedule function ${b.name} needs a rate(...) or cron(...) schedule (got ${b.schedule})`);
+      if (!b.schedule || !SCHEDULE_PATTERN.test(b.schedule))
+        throw new Error(`schedule function ${b.name} needs a rate(...) or cron(...) schedule (got ${b.schedule})`);
     } else {
       throw new Error(`background function ${(b as BackgroundFunction).name} has unknown kind ${(b as BackgroundFunction).kind}`);
     }
@@ -157,7 +158,15 @@ export class InteropStack extends Stack {
       const reservedConcurrency = config.reservedConcurrency ? (overrides[b.name] ?? ReservedConcurrencyByKind[b.kind]) : undefined;
       if (b.kind === 'queue') {
         const queueId = b.queue!;
-        const f = build({ name: b.name, kind: 'queue', needs: b.needs, memoryMb: b.memoryMb, timeoutSeconds: b.timeoutSeconds, reservedConcurrency, consumes: queueId });
+        const f = build({
+          name: b.name,
+          kind: 'queue',
+          needs: b.needs,
+          memoryMb: b.memoryMb,
+          timeoutSeconds: b.timeoutSeconds,
+          reservedConcurrency,
+          consumes: queueId,
+        });
         f.fn.addEventSourceMapping('Queue', {
           eventSourceArn: data.queues[queueId].queueArn,
           batchSize: 10,
@@ -176,7 +185,15 @@ export class InteropStack extends Stack {
           removalPolicy: config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
         });
         scheduleDlqs[b.name] = dlq;
-        const f = build({ name: b.name, kind: 'schedule', needs: b.needs, memoryMb: b.memoryMb, timeoutSeconds: b.timeoutSeconds, reservedConcurrency, deadLetterQueue: dlq });
+        const f = build({
+          name: b.name,
+          kind: 'schedule',
+          needs: b.needs,
+          memoryMb: b.memoryMb,
+          timeoutSeconds: b.timeoutSeconds,
+          reservedConcurrency,
+          deadLetterQueue: dlq,
+        });
         new events.Rule(this, `Fn${pascal(b.name)}Schedule`, {
           ruleName: `${config.prefix}-${b.name}`,
           description: `Runs ${b.name} on ${b.schedule}`,
@@ -224,7 +241,10 @@ export class InteropStack extends Stack {
       );
     }
     for (const [name, f] of Object.entries(this.functions)) {
-      const needs: ResourceNeeds | undefined = http.find((e) => e.name === name)?.needs ?? background.find((b) => b.name === name)?.needs ?? (name === authorizerDef.name ? authorizerDef.needs : undefined);
+      const needs: ResourceNeeds | undefined =
+        http.find((e) => e.name === name)?.needs ??
+        background.find((b) => b.name === name)?.needs ??
+        (name === authorizerDef.name ? authorizerDef.needs : undefined);
       if (needs?.documentsBucket) {
         acknowledge(
           f.role.policy,
@@ -288,7 +308,11 @@ export class InteropStack extends Stack {
     out('DocumentsBucketName', data.documentsBucket.bucketName, `Documents bucket (${Env.documentsBucket})`);
     out('AccessLogsBucketName', data.accessLogsBucket.bucketName, 'S3 server access logs of the documents bucket');
     for (const tier of Object.keys(PartnerTiers) as PartnerTier[]) {
-      out(`UsagePlanId${pascal(tier)}`, this.partnerApi.usagePlans[tier].usagePlanId, `Usage plan of the ${tier} partner tier (npm run keys attaches partner keys here)`);
+      out(
+        `UsagePlanId${pascal(tier)}`,
+        this.partnerApi.usagePlans[tier].usagePlanId,
+        `Usage plan of the ${tier} partner tier (npm run keys attaches partner keys here)`,
+      );
       // what `npm run keys -- create --stage <stage>` reads to find the tier's plan
       new ssm.StringParameter(this, `UsagePlanParameter${pascal(tier)}`, {
         parameterName: usagePlanParameterName(config.prefix, tier),

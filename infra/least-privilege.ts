@@ -69,7 +69,9 @@ export function statementsForNeeds(
     }
     if (writes(access)) {
       const actions = Tables[id].appendOnly ? DynamoAppendActions : DynamoWriteActions;
-      statements.push(new iam.PolicyStatement({ sid: sid(Tables[id].appendOnly ? 'Append' : 'Write', id), actions: [...actions], resources: [table.tableArn] }));
+      statements.push(
+        new iam.PolicyStatement({ sid: sid(Tables[id].appendOnly ? 'Append' : 'Write', id), actions: [...actions], resources: [table.tableArn] }),
+      );
       ViaServiceKms.dynamodb.write.forEach((a) => viaService.dynamodb.add(a));
     }
   }
@@ -109,7 +111,8 @@ export function statementsForNeeds(
     // envelope encryption (lib/crypto): the function itself calls GenerateDataKey / Decrypt /
     // Encrypt, only with the encryption-context purposes it handles
     const purposes = [...new Set(needs.kmsPurposes ?? [])].sort();
-    if (!purposes.length) throw new Error(`needs.kms (${direct.join(', ')}) without needs.kmsPurposes: list the encryption-context purposes the function uses (KmsPurposes)`);
+    if (!purposes.length)
+      throw new Error(`needs.kms (${direct.join(', ')}) without needs.kmsPurposes: list the encryption-context purposes the function uses (KmsPurposes)`);
     statements.push(
       new iam.PolicyStatement({
         sid: 'EnvelopeKey',

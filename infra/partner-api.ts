@@ -78,7 +78,12 @@ export class PartnerApi extends Construct {
     const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const retention = config.logRetentionDays as logs.RetentionDays;
 
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { logGroupName: `/aws/apigateway/${prefix}-access`, encryptionKey: key, retention, removalPolicy });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      logGroupName: `/aws/apigateway/${prefix}-access`,
+      encryptionKey: key,
+      retention,
+      removalPolicy,
+    });
 
     this.api = new apigw.RestApi(this, 'Api', {
       restApiName: `${prefix}-api`,
@@ -153,17 +158,15 @@ export class PartnerApi extends Construct {
 
     // ---- one method per endpoint of the list -------------------------------------------------
     for (const { endpoint, fn } of props.endpoints) {
-      const method = this.api.root.resourceForPath(endpoint.path).addMethod(
-        endpoint.method,
-        new apigw.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
-        {
+      const method = this.api.root
+        .resourceForPath(endpoint.path)
+        .addMethod(endpoint.method, new apigw.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
           operationName: endpoint.name,
           authorizationType: apigw.AuthorizationType.CUSTOM,
           authorizer: this.authorizer,
           apiKeyRequired: true,
           requestParameters: { 'method.request.header.x-request-id': false },
-        },
-      );
+        });
       acknowledge(
         method,
         'AwsSolutions-COG4',
@@ -184,8 +187,14 @@ export class PartnerApi extends Construct {
         methodResponses: [{ statusCode: '405', responseParameters: methodNotAllowedResponseParameters(true) }],
       });
       for (const [rule, reason] of [
-        ['AwsSolutions-APIG4', 'The ANY method only answers 405 from a MOCK integration for methods the API does not define; no function runs and no data is read, so there is nothing to authorize.'],
-        ['AwsSolutions-COG4', 'The ANY method only answers 405 from a MOCK integration for methods the API does not define; no function runs and no data is read, so there is nothing to authorize.'],
+        [
+          'AwsSolutions-APIG4',
+          'The ANY method only answers 405 from a MOCK integration for methods the API does not define; no function runs and no data is read, so there is nothing to authorize.',
+        ],
+        [
+          'AwsSolutions-COG4',
+          'The ANY method only answers 405 from a MOCK integration for methods the API does not define; no function runs and no data is read, so there is nothing to authorize.',
+        ],
       ] as const) {
         acknowledge(any, rule, reason);
       }
@@ -271,7 +280,9 @@ export class PartnerApi extends Construct {
     const logging = new wafv2.CfnLoggingConfiguration(this, 'WafLogging', {
       resourceArn: acl.attrArn,
       // WAF wants the log group ARN without the trailing ":*"
-      logDestinationConfigs: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: wafLogsName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+      logDestinationConfigs: [
+        Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: wafLogsName, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+      ],
       // the partner's secret key and the query string (patient identifiers) never reach the WAF logs
       redactedFields: [{ singleHeader: { Name: 'x-api-key' } }, { queryString: {} }],
     });
@@ -295,7 +306,13 @@ function methodNotAllowedResponseParameters(declare: boolean, allow: string[] = 
 /** The 405 problem+json body of the ANY mock method (`requestId` is the gateway's request id). */
 export function methodNotAllowedBody(): string {
   const t = ProblemTypes.methodNotAllowed;
-  return JSON.stringify({ type: PROBLEM_TYPE_BASE + t.slug, title: t.title, status: t.status, detail: 'method not allowed here; see the Allow header', requestId: '$context.requestId' });
+  return JSON.stringify({
+    type: PROBLEM_TYPE_BASE + t.slug,
+    title: t.title,
+    status: t.status,
+    detail: 'method not allowed here; see the Allow header',
+    requestId: '$context.requestId',
+  });
 }
 
 /** Content types the 405 mock answers for (the API's own types plus the common ones of wrong calls). */

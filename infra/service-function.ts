@@ -28,7 +28,8 @@ export const ARCHITECTURE = lambda.Architecture.ARM_64;
  * which looks for a `require` in scope. This banner provides one (aliased import, so it cannot
  * clash with a symbol in the bundle).
  */
-export const ESM_REQUIRE_BANNER = "import { createRequire as __interopCreateRequire } from 'node:module'; const require = __interopCreateRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __interopCreateRequire } from 'node:module'; const require = __interopCreateRequire(import.meta.url);";
 
 export type FunctionKind = 'http' | 'authorizer' | 'queue' | 'schedule';
 
@@ -108,7 +109,8 @@ export class ServiceFunction extends Construct {
     this.role = new FunctionRole(this, 'Role', { description: `the ${this.functionName} function` });
     // log permissions on this function's own log group only (instead of AWSLambdaBasicExecutionRole)
     this.logGroup.grantWrite(this.role);
-    for (const statement of statementsForNeeds(spec.needs, data, { consumes: spec.consumes, sendsToDeadLetterQueue: Boolean(spec.deadLetterQueue) })) this.role.addToPrincipalPolicy(statement);
+    for (const statement of statementsForNeeds(spec.needs, data, { consumes: spec.consumes, sendsToDeadLetterQueue: Boolean(spec.deadLetterQueue) }))
+      this.role.addToPrincipalPolicy(statement);
 
     this.fn = new NodejsFunction(this, 'Function', {
       functionName: this.functionName,

@@ -77,11 +77,34 @@ describe('production stage', () => {
 
 describe('lists with functions that do not exist yet', () => {
   const extraBackground: BackgroundFunction[] = [
-    { kind: 'queue', name: 'deliverNotifications', queue: 'notifications', needs: { tables: { results: 'readwrite' }, documentsBucket: 'read', kms: ['Decrypt'], kmsPurposes: ['lab-result'] }, memoryMb: 256, timeoutSeconds: 20 },
-    { kind: 'schedule', name: 'purgeExpiredInbox', schedule: 'cron(0 3 * * ? *)', needs: { tables: { forms: 'readwrite' } }, memoryMb: 128, timeoutSeconds: 120 },
+    {
+      kind: 'queue',
+      name: 'deliverNotifications',
+      queue: 'notifications',
+      needs: { tables: { results: 'readwrite' }, documentsBucket: 'read', kms: ['Decrypt'], kmsPurposes: ['lab-result'] },
+      memoryMb: 256,
+      timeoutSeconds: 20,
+    },
+    {
+      kind: 'schedule',
+      name: 'purgeExpiredInbox',
+      schedule: 'cron(0 3 * * ? *)',
+      needs: { tables: { forms: 'readwrite' } },
+      memoryMb: 128,
+      timeoutSeconds: 120,
+    },
   ];
   const extraHttp: HttpEndpoint[] = [
-    { kind: 'http', name: 'getPacketDocument', method: 'GET', path: '/interopInbox/{packetId}/documents/{documentId}', scope: Scopes.inboxReview, needs: { tables: { forms: 'read' }, documentsBucket: 'read' }, memoryMb: 256, timeoutSeconds: 10 },
+    {
+      kind: 'http',
+      name: 'getPacketDocument',
+      method: 'GET',
+      path: '/interopInbox/{packetId}/documents/{documentId}',
+      scope: Scopes.inboxReview,
+      needs: { tables: { forms: 'read' }, documentsBucket: 'read' },
+      memoryMb: 256,
+      timeoutSeconds: 10,
+    },
   ];
   const extraNames = new Set([...extraBackground, ...extraHttp].map((f) => f.name));
   let s: Synthesized;
@@ -115,7 +138,10 @@ describe('lists with functions that do not exist yet', () => {
   test('another schedule gets a rule, a dead-letter queue and its alarm', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)' });
     const dlqId = refOf(s.json.Resources[fnId('purgeExpiredInbox')]!.Properties!.DeadLetterConfig.TargetArn)!;
-    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }] });
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+    });
   });
 
   test('a nested route with path parameters becomes one more authorized method', () => {
@@ -133,7 +159,15 @@ describe('lists with functions that do not exist yet', () => {
 });
 
 describe('lists CloudFormation would reject are refused at synthesis', () => {
-  const queueFn = (over: Partial<BackgroundFunction> = {}): BackgroundFunction => ({ kind: 'queue', name: 'worker', queue: 'matching', needs: {}, memoryMb: 128, timeoutSeconds: 10, ...over });
+  const queueFn = (over: Partial<BackgroundFunction> = {}): BackgroundFunction => ({
+    kind: 'queue',
+    name: 'worker',
+    queue: 'matching',
+    needs: {},
+    memoryMb: 128,
+    timeoutSeconds: 10,
+    ...over,
+  });
 
   test.each([
     ['duplicate name', [queueFn({ name: AuthorizerFunction.name })], /used twice/],
@@ -146,7 +180,9 @@ describe('lists CloudFormation would reject are refused at synthesis', () => {
   });
 
   test('a Lambda name over 64 characters', () => {
-    expect(() => validateFunctionLists(HttpEndpoints, AuthorizerFunction.name, [queueFn({ name: 'x'.repeat(50) })], {}, 'interop-staging')).toThrow(/longer than 64/);
+    expect(() => validateFunctionLists(HttpEndpoints, AuthorizerFunction.name, [queueFn({ name: 'x'.repeat(50) })], {}, 'interop-staging')).toThrow(
+      /longer than 64/,
+    );
   });
 
   test('an override for a function that is not in the list', () => {

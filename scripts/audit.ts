@@ -20,8 +20,12 @@ async function main(argv: string[]): Promise<number> {
   if (values.json) process.stdout.write(JSON.stringify(records, null, 2) + '\n');
   else
     for (const r of records) {
-      const ids = Object.entries(r.resourceIds ?? {}).map(([k, v]) => `${k}=${v}`).join(' ');
-      process.stdout.write(`${r.at}  ${r.action.padEnd(24)} ${r.outcome.padEnd(9)} ${String(r.status)}  partner=${r.partnerId} key=${r.keyId} request=${r.requestId} ${ids}\n`);
+      const ids = Object.entries(r.resourceIds ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ');
+      process.stdout.write(
+        `${r.at}  ${r.action.padEnd(24)} ${r.outcome.padEnd(9)} ${String(r.status)}  partner=${r.partnerId} key=${r.keyId} request=${r.requestId} ${ids}\n`,
+      );
     }
   process.stderr.write(`${records.length} audit records for patient ${values.patient}\n`);
   return 0;

@@ -99,7 +99,8 @@ function formatsUsed(node: unknown, found = new Set<string>()): Set<string> {
   if (Array.isArray(node)) node.forEach((n) => formatsUsed(n, found));
   else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
-      if (/^format(Exclusive)?(Minimum|Maximum)$/.test(key)) throw new Error(`${key} is not supported by scripts/compile-schemas.ts (local formats carry no compare)`);
+      if (/^format(Exclusive)?(Minimum|Maximum)$/.test(key))
+        throw new Error(`${key} is not supported by scripts/compile-schemas.ts (local formats carry no compare)`);
       if (key === 'format' && typeof value === 'string') found.add(value);
       else formatsUsed(value, found);
     }
@@ -118,11 +119,61 @@ function localFormatsCode(names: string[]): string {
 function formatSamples(): string[] {
   const dates: string[] = [];
   for (const year of ['0000', '0001', '1600', '1900', '1970', '2000', '2023', '2024', '2100', '9999'])
-    for (let month = 0; month <= 13; month++) for (let day = 0; day <= 32; day++) dates.push(`${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`);
-  const odd = ['', ' ', 'x', '2024-1-01', '2024-01-1', '24-01-01', '2024/01/01', '2024-01-01 ', ' 2024-01-01', '2024-01-01\n', '２０２４-01-01', '+2024-01-01', '2024-0a-01', '2024-01-01T', 'T12:00:00Z'];
+    for (let month = 0; month <= 13; month++)
+      for (let day = 0; day <= 32; day++) dates.push(`${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`);
+  const odd = [
+    '',
+    ' ',
+    'x',
+    '2024-1-01',
+    '2024-01-1',
+    '24-01-01',
+    '2024/01/01',
+    '2024-01-01 ',
+    ' 2024-01-01',
+    '2024-01-01\n',
+    '２０２４-01-01',
+    '+2024-01-01',
+    '2024-0a-01',
+    '2024-01-01T',
+    'T12:00:00Z',
+  ];
   const times: string[] = [];
-  for (const clock of ['00:00:00', '12:34:56', '23:59:59', '23:59:60', '00:59:60', '22:59:60', '23:58:60', '24:00:00', '23:60:00', '12:00:61', '23:59:60.999', '12:00:00.5', '12:00:00.123456789', '12:00:00.', '1:00:00'])
-    for (const zone of ['', 'Z', 'z', '+00:00', '-00:00', '+01:00', '-01:00', '+0100', '+01', '+23:59', '+24:00', '+00:60', '-23:59', '+1:00', 'Z ', '+00:00:00'])
+  for (const clock of [
+    '00:00:00',
+    '12:34:56',
+    '23:59:59',
+    '23:59:60',
+    '00:59:60',
+    '22:59:60',
+    '23:58:60',
+    '24:00:00',
+    '23:60:00',
+    '12:00:61',
+    '23:59:60.999',
+    '12:00:00.5',
+    '12:00:00.123456789',
+    '12:00:00.',
+    '1:00:00',
+  ])
+    for (const zone of [
+      '',
+      'Z',
+      'z',
+      '+00:00',
+      '-00:00',
+      '+01:00',
+      '-01:00',
+      '+0100',
+      '+01',
+      '+23:59',
+      '+24:00',
+      '+00:60',
+      '-23:59',
+      '+1:00',
+      'Z ',
+      '+00:00:00',
+    ])
       times.push(clock + zone);
   const dateTimes: string[] = [];
   for (const d of ['2024-02-29', '2023-02-29', '2024-12-31', '1970-01-01', '2024-13-01'])
@@ -138,7 +189,8 @@ function checkLocalFormats(names: string[], code: string): void {
     const reference = (fullFormats as unknown as Record<string, { validate: (s: string) => boolean }>)[name]!.validate;
     const mine = local[name]!.validate;
     for (const sample of samples) {
-      if (mine(sample) !== reference(sample)) throw new Error(`local format ${name} differs from ajv-formats on ${JSON.stringify(sample)}: update LOCAL_FORMATS in scripts/compile-schemas.ts`);
+      if (mine(sample) !== reference(sample))
+        throw new Error(`local format ${name} differs from ajv-formats on ${JSON.stringify(sample)}: update LOCAL_FORMATS in scripts/compile-schemas.ts`);
     }
   }
 }
@@ -146,11 +198,17 @@ function checkLocalFormats(names: string[], code: string): void {
 export function compileSchema(schemaFile: string): string {
   const schema = JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8')) as object;
   const functionFormats = [...formatsUsed(schema)].filter((name) => !((fullFormats as Record<string, unknown>)[name] instanceof RegExp)).sort();
-  for (const name of functionFormats) if (!LOCAL_FORMATS[name]) throw new Error(`format ${name} (${schemaFile}) has no local implementation in scripts/compile-schemas.ts`);
+  for (const name of functionFormats)
+    if (!LOCAL_FORMATS[name]) throw new Error(`format ${name} (${schemaFile}) has no local implementation in scripts/compile-schemas.ts`);
   const formatsCode = functionFormats.length ? localFormatsCode(functionFormats) : undefined;
   if (formatsCode) checkLocalFormats(functionFormats, formatsCode);
   // code.formats set before addFormats: ajv-formats keeps it instead of its require("ajv-formats/dist/formats")
-  const ajv = new Ajv({ code: { source: true, esm: false, ...(formatsCode ? { formats: new _Code(formatsCode) } : {}) }, allErrors: true, strict: true, allowUnionTypes: true });
+  const ajv = new Ajv({
+    code: { source: true, esm: false, ...(formatsCode ? { formats: new _Code(formatsCode) } : {}) },
+    allErrors: true,
+    strict: true,
+    allowUnionTypes: true,
+  });
   addFormats(ajv);
   const validate = ajv.compile(schema);
   const source = standaloneCode(ajv, validate);

@@ -74,7 +74,16 @@ export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = DE
         `${Env.chartTable} is set but ${missing} is not: the import keeps the form-matching index and the HL7 intake's MRN index in step, so it needs ${Env.formsTable}, ${Env.resultsTable} and ${Env.kmsKeyId} too`,
       );
     }
-    return { table: envTable, formsTable, resultsTable, kmsKeyId, endpoint: envEndpoint, kmsEndpoint: envKms, region: env.AWS_REGION || undefined, source: 'environment' };
+    return {
+      table: envTable,
+      formsTable,
+      resultsTable,
+      kmsKeyId,
+      endpoint: envEndpoint,
+      kmsEndpoint: envKms,
+      region: env.AWS_REGION || undefined,
+      source: 'environment',
+    };
   }
   const shown = path.relative(process.cwd(), endpointsFile) || endpointsFile;
   if (!existsSync(endpointsFile)) {
@@ -98,7 +107,9 @@ export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = DE
   const endpoint = envEndpoint ?? str(file.dynamodb);
   const kmsEndpoint = envKms ?? str(file.kms);
   if (!table || !endpoint || !formsTable || !resultsTable || !kmsKeyId || !kmsEndpoint)
-    throw new MissingTargetError(`${shown} lacks the DynamoDB or KMS endpoint, the chart, forms or results table or the key: restart the local stack with \`npm start\``);
+    throw new MissingTargetError(
+      `${shown} lacks the DynamoDB or KMS endpoint, the chart, forms or results table or the key: restart the local stack with \`npm start\``,
+    );
   return { table, formsTable, resultsTable, kmsKeyId, endpoint, kmsEndpoint, region: env.AWS_REGION || str(file.region), source: 'local stack' };
 }
 
@@ -186,7 +197,9 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
   }
   if (args.dryRun) {
     const p = validation.value.patients;
-    io.out(`${file}: valid (${p.length} patients, ${p.reduce((n, x) => n + (x.encounters?.length ?? 0), 0)} encounters, ${p.reduce((n, x) => n + (x.notes?.length ?? 0), 0)} notes, ${p.reduce((n, x) => n + (x.assessments?.length ?? 0), 0)} assessments); dry run, nothing written`);
+    io.out(
+      `${file}: valid (${p.length} patients, ${p.reduce((n, x) => n + (x.encounters?.length ?? 0), 0)} encounters, ${p.reduce((n, x) => n + (x.notes?.length ?? 0), 0)} notes, ${p.reduce((n, x) => n + (x.assessments?.length ?? 0), 0)} assessments); dry run, nothing written`,
+    );
     return 0;
   }
 
@@ -217,16 +230,23 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
       `imported ${c.patients} patients, ${c.encounters} encounters, ${c.notes} notes, ${c.assessments} assessments (${c.items} items) into ${target.table} (${target.source}); ${c.patients} patients indexed for form matching and by MRN`,
     );
     // an (authority, MRN) another chart patient already holds: HL7 intake keeps filing under the first (ids only, no MRN)
-    if (mrnIndex.conflicts.length > 0) io.err(`warning: ${mrnIndex.conflicts.length} patient(s) share an assigning authority + MRN with an earlier chart patient; HL7 messages for that MRN go to the earlier one: ${mrnIndex.conflicts.slice(0, 20).join(', ')}`);
+    if (mrnIndex.conflicts.length > 0)
+      io.err(
+        `warning: ${mrnIndex.conflicts.length} patient(s) share an assigning authority + MRN with an earlier chart patient; HL7 messages for that MRN go to the earlier one: ${mrnIndex.conflicts.slice(0, 20).join(', ')}`,
+      );
     return 0;
   } catch (error) {
     const name = (error as Error).name;
     if (error instanceof DependencyUnavailableError) {
-      io.err(`DynamoDB at ${target.endpoint ?? 'the AWS default endpoint'} is unavailable or throttling; nothing or only part was written (re-running is safe).${target.source === 'local stack' ? ' Is `npm start` running?' : ''}`);
+      io.err(
+        `DynamoDB at ${target.endpoint ?? 'the AWS default endpoint'} is unavailable or throttling; nothing or only part was written (re-running is safe).${target.source === 'local stack' ? ' Is `npm start` running?' : ''}`,
+      );
     } else if (name === 'ResourceNotFoundException') {
       io.err(`table ${target.table} does not exist${target.source === 'local stack' ? ': run `npm start` first' : ''}`);
     } else if (error instanceof KeyServiceError) {
-      io.err(`KMS is unavailable or refused the match index key (${error.name}); the chart may be written but not indexed: re-run the import (every write is an upsert) or \`npm run reindex\``);
+      io.err(
+        `KMS is unavailable or refused the match index key (${error.name}); the chart may be written but not indexed: re-run the import (every write is an upsert) or \`npm run reindex\``,
+      );
     } else {
       io.err(`import failed (${name}); re-running is safe, every write is an upsert`);
     }

@@ -29,7 +29,13 @@ async function main([name, file]: string[]): Promise<number> {
     const headers: Array<[string, string]> = Object.entries(event.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as [string, string]]));
     const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : undefined;
     const path = endpoint.path.replace(/\{(\w+)\}/g, (_m, p: string) => encodeURIComponent(event.pathParameters?.[p] ?? ''));
-    result = await dispatch({ method: endpoint.method, url: `${path}${query.size ? `?${query}` : ''}`, headers, body, sourceIp: event.requestContext?.identity?.sourceIp ?? '127.0.0.1' });
+    result = await dispatch({
+      method: endpoint.method,
+      url: `${path}${query.size ? `?${query}` : ''}`,
+      headers,
+      body,
+      sourceIp: event.requestContext?.identity?.sourceIp ?? '127.0.0.1',
+    });
   } else {
     const handler = await loadHandler(name);
     result = await handler(event, lambdaContext(name, name === AuthorizerFunction.name ? AuthorizerFunction.timeoutSeconds : 30), () => undefined);

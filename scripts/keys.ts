@@ -7,6 +7,4 @@ import { resolveTarget } from '../lib/admin/target';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
 import { keysCli } from '../lib/admin/keys-cli';
 
-keysCli(process.argv.slice(2), processIo, { resolveTarget: (stage) => resolveTarget(stage, useLocalStackEnvironment) }).then((code) =>
-  process.exit(code),
-);
+keysCli(process.argv.slice(2), processIo, { resolveTarget: (stage) => resolveTarget(stage, useLocalStackEnvironment) }).then((code) => process.exit(code));

@@ -8,6 +8,4 @@ import { resolveTarget } from '../lib/admin/target';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
 import { partnersCli } from '../lib/admin/partners-cli';
 
-partnersCli(process.argv.slice(2), processIo, { resolveTarget: (stage) => resolveTarget(stage, useLocalStackEnvironment) }).then((code) =>
-  process.exit(code),
-);
+partnersCli(process.argv.slice(2), processIo, { resolveTarget: (stage) => resolveTarget(stage, useLocalStackEnvironment) }).then((code) => process.exit(code));

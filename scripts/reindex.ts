@@ -18,7 +18,10 @@ const USAGE = 'usage: npm run reindex -- [--restart] [--page-size N]';
 export async function runReindex(argv: string[], io: CliIo & { maxPages?: number }): Promise<number> {
   let values: { restart?: boolean; 'page-size'?: string; help?: boolean };
   try {
-    values = parseArgs({ args: argv, options: { restart: { type: 'boolean' }, 'page-size': { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values;
+    values = parseArgs({
+      args: argv,
+      options: { restart: { type: 'boolean' }, 'page-size': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }).values;
   } catch (error) {
     io.err(`${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -46,8 +49,19 @@ export async function runReindex(argv: string[], io: CliIo & { maxPages?: number
   const kms = kmsClientFor(target, io.env);
   try {
     const deps = explicitFormsDependencies({ db, kms, kmsKeyId: target.kmsKeyId, formsTable: target.formsTable, chartTable: target.table });
-    const mrnIndex = new MrnPatientIndex(async () => (await loadResultKeys({ db, table: target.resultsTable, kms, kmsKeyId: target.kmsKeyId }, { create: true }))!, new MrnIndex(db, target.table));
-    const result = await reindexMatchIndex({ chart: new ChartStore(db, target.table), deps, indexes: [mrnIndex], pageSize, restart: values.restart ?? false, maxPages: io.maxPages, onProgress: io.out });
+    const mrnIndex = new MrnPatientIndex(
+      async () => (await loadResultKeys({ db, table: target.resultsTable, kms, kmsKeyId: target.kmsKeyId }, { create: true }))!,
+      new MrnIndex(db, target.table),
+    );
+    const result = await reindexMatchIndex({
+      chart: new ChartStore(db, target.table),
+      deps,
+      indexes: [mrnIndex],
+      pageSize,
+      restart: values.restart ?? false,
+      maxPages: io.maxPages,
+      onProgress: io.out,
+    });
     return result.complete ? 0 : 1;
   } catch (error) {
     io.err(`reindex stopped (${(error as Error).name}); run it again to resume from the last completed page`);

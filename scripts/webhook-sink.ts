@@ -16,7 +16,12 @@ async function main(): Promise<void> {
     process.stderr.write('usage: npm run webhook-sink -- --port 4700 --secret whsec_... [--respond 500,500,200]  (or WEBHOOK_SECRET=whsec_...)\n');
     process.exit(2);
   }
-  const responses = values.respond ? values.respond.split(',').map(Number).filter((n) => Number.isInteger(n) && n >= 200 && n <= 599) : undefined;
+  const responses = values.respond
+    ? values.respond
+        .split(',')
+        .map(Number)
+        .filter((n) => Number.isInteger(n) && n >= 200 && n <= 599)
+    : undefined;
   const sink = await startWebhookSink({
     port,
     secret,

@@ -19,7 +19,11 @@ interface CruiseViolation {
 }
 
 function cruise(cwd: string, targets: string[], extra: string[] = []): { violations: CruiseViolation[] } {
-  const out = execFileSync(depcruise, ['--config', config, '--output-type', 'json', ...extra, ...targets], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync(depcruise, ['--config', config, '--output-type', 'json', ...extra, ...targets], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const result = JSON.parse(out) as { summary: { violations: CruiseViolation[] } };
   // known violations come back with severity "ignore"
   return { violations: result.summary.violations.filter((v) => v.rule.severity !== 'ignore') };
@@ -27,7 +31,11 @@ function cruise(cwd: string, targets: string[], extra: string[] = []): { violati
 
 describe('architecture rules', () => {
   it('the tree has no violation beyond the known list', () => {
-    const { violations } = cruise(root, ['lib', 'functions', 'infra', 'scripts'], ['--ignore-known', path.join(root, '.dependency-cruiser-known-violations.json')]);
+    const { violations } = cruise(
+      root,
+      ['lib', 'functions', 'infra', 'scripts'],
+      ['--ignore-known', path.join(root, '.dependency-cruiser-known-violations.json')],
+    );
     expect(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
   });
 

@@ -71,7 +71,11 @@ const run = promisify(execFile);
 
 async function importThroughCli(stack: LocalStack, file: string): Promise<string> {
   const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-  const { stdout } = await run(tsx, [path.join(ROOT, 'scripts', 'import-chart.ts'), file], { cwd: ROOT, env: { ...process.env, ...stack.env }, maxBuffer: 1 << 20 });
+  const { stdout } = await run(tsx, [path.join(ROOT, 'scripts', 'import-chart.ts'), file], {
+    cwd: ROOT,
+    env: { ...process.env, ...stack.env },
+    maxBuffer: 1 << 20,
+  });
   return stdout.trim();
 }
 
@@ -91,8 +95,14 @@ async function createEvalKey(stack: LocalStack): Promise<void> {
 }
 
 async function post(stack: LocalStack, p: EvalPacket): Promise<number> {
-  const body = { payload: { sourceSystemId: SOURCE_SYSTEM, formId: 'eval-intake', submissionId: p.submissionId, patient: p.patient, answers: { q1: 'synthetic' } } };
-  const res = await fetch(`${stack.urls.api}/receiveFormIntakeScope`, { method: 'POST', headers: { 'x-api-key': EVAL_KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const body = {
+    payload: { sourceSystemId: SOURCE_SYSTEM, formId: 'eval-intake', submissionId: p.submissionId, patient: p.patient, answers: { q1: 'synthetic' } },
+  };
+  const res = await fetch(`${stack.urls.api}/receiveFormIntakeScope`, {
+    method: 'POST',
+    headers: { 'x-api-key': EVAL_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -187,7 +197,10 @@ export async function runMatchingEval(options: EvalOptions): Promise<EvalResult>
 const pct = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)} %`);
 
 export function confusionTable(result: EvalResult): string {
-  const lines = ['| Kind | Packets | Identifiable | Right route | Wrong route | Held for review | Identifiable auto-routed |', '|---|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| Kind | Packets | Identifiable | Right route | Wrong route | Held for review | Identifiable auto-routed |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const r of [...result.rows, { ...result.total, kind: 'all' as PacketKind }]) {
     lines.push(`| ${r.kind} | ${r.packets} | ${r.identifiable} | ${r.right} | ${r.wrong} | ${r.held} | ${pct(r.identifiableRouted, r.identifiable)} |`);
   }
@@ -220,10 +233,20 @@ ${confusionTable(result)}
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { seed: { type: 'string' }, size: { type: 'string' }, 'per-kind': { type: 'string' }, 'no-write': { type: 'boolean' } } });
-  const options: EvalOptions = { seed: Number(values.seed ?? 20261123), size: Number(values.size ?? 2000), perKind: Number(values['per-kind'] ?? 150), log: (l) => process.stdout.write(l + '\n') };
+  const { values } = parseArgs({
+    args: argv,
+    options: { seed: { type: 'string' }, size: { type: 'string' }, 'per-kind': { type: 'string' }, 'no-write': { type: 'boolean' } },
+  });
+  const options: EvalOptions = {
+    seed: Number(values.seed ?? 20261123),
+    size: Number(values.size ?? 2000),
+    perKind: Number(values['per-kind'] ?? 150),
+    log: (l) => process.stdout.write(l + '\n'),
+  };
   const result = await runMatchingEval(options);
-  process.stdout.write(`\n${confusionTable(result)}\n\nwrong routes ${result.total.wrong}, unsafe routes ${result.unsafeRoutes}, identifiable auto-routed ${pct(result.total.identifiableRouted, result.total.identifiable)}\n`);
+  process.stdout.write(
+    `\n${confusionTable(result)}\n\nwrong routes ${result.total.wrong}, unsafe routes ${result.unsafeRoutes}, identifiable auto-routed ${pct(result.total.identifiableRouted, result.total.identifiable)}\n`,
+  );
   if (!values['no-write']) {
     writeFileSync(path.join(ROOT, 'docs', 'matching-eval.md'), report(result, options));
     process.stdout.write('wrote docs/matching-eval.md\n');

@@ -40,27 +40,189 @@ export function seededRandom(seed: number): () => number {
 }
 
 const FIRST = [
-  'Alexander', 'Alexandra', 'Andrew', 'Anthony', 'Barbara', 'Benjamin', 'Catherine', 'Charles', 'Charlotte', 'Christopher',
-  'Daniel', 'David', 'Deborah', 'Dorothy', 'Edward', 'Elizabeth', 'Emily', 'Frederick', 'Gabriel', 'Harriet',
-  'Isabella', 'Jacob', 'James', 'Jennifer', 'Jessica', 'Jonathan', 'Joseph', 'Katherine', 'Kenneth', 'Laura',
-  'Margaret', 'Matthew', 'Michael', 'Nicholas', 'Olivia', 'Patricia', 'Patrick', 'Rebecca', 'Richard', 'Robert',
-  'Samantha', 'Samuel', 'Sarah', 'Stephanie', 'Susan', 'Thomas', 'Timothy', 'Victoria', 'William', 'Zachary',
-  'Amara', 'Bartholomew', 'Cressida', 'Desmond', 'Evangeline', 'Fitzgerald', 'Gwendolyn', 'Horatio', 'Imogen', 'Jasper',
-  'Zoë', 'José', 'Łukasz', 'Søren', 'Chloé', 'Renée', 'Björn', 'François', 'Anaïs', 'Jürgen',
-  'Siobhán', 'Dagný', 'Ángel', 'Oğuz', 'Mårten', 'Noémie', 'Ines', 'Mateo', 'Priya', 'Tomasz',
-  'Yuki', 'Kwame', 'Aisling', 'Leilani', 'Rafael', 'Valentina', 'Hamish', 'Ingrid', 'Kofi', 'Lucía',
+  'Alexander',
+  'Alexandra',
+  'Andrew',
+  'Anthony',
+  'Barbara',
+  'Benjamin',
+  'Catherine',
+  'Charles',
+  'Charlotte',
+  'Christopher',
+  'Daniel',
+  'David',
+  'Deborah',
+  'Dorothy',
+  'Edward',
+  'Elizabeth',
+  'Emily',
+  'Frederick',
+  'Gabriel',
+  'Harriet',
+  'Isabella',
+  'Jacob',
+  'James',
+  'Jennifer',
+  'Jessica',
+  'Jonathan',
+  'Joseph',
+  'Katherine',
+  'Kenneth',
+  'Laura',
+  'Margaret',
+  'Matthew',
+  'Michael',
+  'Nicholas',
+  'Olivia',
+  'Patricia',
+  'Patrick',
+  'Rebecca',
+  'Richard',
+  'Robert',
+  'Samantha',
+  'Samuel',
+  'Sarah',
+  'Stephanie',
+  'Susan',
+  'Thomas',
+  'Timothy',
+  'Victoria',
+  'William',
+  'Zachary',
+  'Amara',
+  'Bartholomew',
+  'Cressida',
+  'Desmond',
+  'Evangeline',
+  'Fitzgerald',
+  'Gwendolyn',
+  'Horatio',
+  'Imogen',
+  'Jasper',
+  'Zoë',
+  'José',
+  'Łukasz',
+  'Søren',
+  'Chloé',
+  'Renée',
+  'Björn',
+  'François',
+  'Anaïs',
+  'Jürgen',
+  'Siobhán',
+  'Dagný',
+  'Ángel',
+  'Oğuz',
+  'Mårten',
+  'Noémie',
+  'Ines',
+  'Mateo',
+  'Priya',
+  'Tomasz',
+  'Yuki',
+  'Kwame',
+  'Aisling',
+  'Leilani',
+  'Rafael',
+  'Valentina',
+  'Hamish',
+  'Ingrid',
+  'Kofi',
+  'Lucía',
 ];
 
 const LAST = [
-  'Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez',
-  'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin',
-  'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson', 'Walker', 'Young',
-  'Allen', 'King', 'Wright', 'Scott', 'Torres', 'Nguyen', 'Hill', 'Flores', 'Green', 'Adams',
-  'Nelson', 'Baker', 'Hall', 'Rivera', 'Campbell', 'Mitchell', 'Carter', 'Roberts', 'Okonkwo', 'Kowalczyk',
-  'Ødegård', 'Müller', 'Gómez', "O'Brien", 'Nguyễn', 'Fernández', 'Schröder', 'Łęcki', 'Ståhlberg', 'Ó Súilleabháin',
-  'Dąbrowski', 'Jovanović', 'Çelik', 'Papadopoulos', 'Van der Berg', 'MacLeod', 'Abernathy', 'Blackwood', 'Castellanos', 'Delacroix',
-  'Eriksson', 'Fairweather', 'Gallagher', 'Hawthorne', 'Ishikawa', 'Jablonski', 'Kavanagh', 'Lindqvist', 'Montgomery', 'Nakamura',
-  'Oyelaran', 'Pemberton', 'Quintero', 'Rasmussen', 'Sutherland', 'Thistlewood', 'Underhill', 'Vasquez', 'Whitmore', 'Yamamoto',
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Rodriguez',
+  'Martinez',
+  'Hernandez',
+  'Lopez',
+  'Gonzalez',
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Taylor',
+  'Moore',
+  'Jackson',
+  'Martin',
+  'Thompson',
+  'White',
+  'Harris',
+  'Sanchez',
+  'Clark',
+  'Ramirez',
+  'Lewis',
+  'Robinson',
+  'Walker',
+  'Young',
+  'Allen',
+  'King',
+  'Wright',
+  'Scott',
+  'Torres',
+  'Nguyen',
+  'Hill',
+  'Flores',
+  'Green',
+  'Adams',
+  'Nelson',
+  'Baker',
+  'Hall',
+  'Rivera',
+  'Campbell',
+  'Mitchell',
+  'Carter',
+  'Roberts',
+  'Okonkwo',
+  'Kowalczyk',
+  'Ødegård',
+  'Müller',
+  'Gómez',
+  "O'Brien",
+  'Nguyễn',
+  'Fernández',
+  'Schröder',
+  'Łęcki',
+  'Ståhlberg',
+  'Ó Súilleabháin',
+  'Dąbrowski',
+  'Jovanović',
+  'Çelik',
+  'Papadopoulos',
+  'Van der Berg',
+  'MacLeod',
+  'Abernathy',
+  'Blackwood',
+  'Castellanos',
+  'Delacroix',
+  'Eriksson',
+  'Fairweather',
+  'Gallagher',
+  'Hawthorne',
+  'Ishikawa',
+  'Jablonski',
+  'Kavanagh',
+  'Lindqvist',
+  'Montgomery',
+  'Nakamura',
+  'Oyelaran',
+  'Pemberton',
+  'Quintero',
+  'Rasmussen',
+  'Sutherland',
+  'Thistlewood',
+  'Underhill',
+  'Vasquez',
+  'Whitmore',
+  'Yamamoto',
 ];
 
 /** A few very common full names, each given to many patients with different birth dates. */
@@ -96,7 +258,20 @@ export type PacketKind =
   | 'twin'
   | 'not_in_chart';
 
-export const PACKET_KINDS: readonly PacketKind[] = ['exact', 'nickname', 'first_typo', 'last_typo', 'swapped', 'case', 'accent', 'missing_email', 'different_email', 'namesake', 'twin', 'not_in_chart'];
+export const PACKET_KINDS: readonly PacketKind[] = [
+  'exact',
+  'nickname',
+  'first_typo',
+  'last_typo',
+  'swapped',
+  'case',
+  'accent',
+  'missing_email',
+  'different_email',
+  'namesake',
+  'twin',
+  'not_in_chart',
+];
 
 export interface EvalPacket {
   kind: PacketKind;
@@ -121,7 +296,11 @@ function dateOfBirth(rand: () => number): string {
 }
 
 function ascii(value: string): string {
-  return value.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/[^A-Za-z]/g, '').toLowerCase();
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
 }
 
 /** One typo on a name of 4+ letters: substitution, insertion, deletion or adjacent swap, never an accent-only change. */
@@ -151,7 +330,13 @@ function nicknameOf(rand: () => number, first: string): string | undefined {
 }
 
 function withAccentChange(value: string): string {
-  const stripped = value.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/ø/g, 'o').replace(/Ø/g, 'O').replace(/ł/g, 'l').replace(/Ł/g, 'L');
+  const stripped = value
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/ø/g, 'o')
+    .replace(/Ø/g, 'O')
+    .replace(/ł/g, 'l')
+    .replace(/Ł/g, 'L');
   if (stripped !== value) return stripped;
   // an ASCII name: add an accent to its first vowel
   return value.replace(/[aeiou]/, (v) => ({ a: 'á', e: 'é', i: 'í', o: 'ó', u: 'ú' })[v] ?? v);
@@ -223,7 +408,13 @@ export function generatePopulation(options: PopulationOptions, packetsPerKind: n
   const push = (kind: PacketKind, p: Patient | undefined, patient: EvalPacket['patient']) => {
     s++;
     const carriesEmail = !!p?.email && patient.email === p.email;
-    packets.push({ kind, submissionId: `eval-${options.seed}-${kind}-${s}`, truth: p?.patientId, identifiable: !!p && (!hasSibling(p) || carriesEmail), patient });
+    packets.push({
+      kind,
+      submissionId: `eval-${options.seed}-${kind}-${s}`,
+      truth: p?.patientId,
+      identifiable: !!p && (!hasSibling(p) || carriesEmail),
+      patient,
+    });
   };
   const sample = (filter: (p: Patient) => boolean): Patient[] => {
     const pool = patients.filter(filter);

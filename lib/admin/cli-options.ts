@@ -33,9 +33,7 @@ export interface ParsedCommand {
 }
 
 export function parseCommand(spec: CommandSpec, argv: string[]): ParsedCommand {
-  const options = Object.fromEntries(
-    Object.entries(spec.options).map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }]),
-  );
+  const options = Object.fromEntries(Object.entries(spec.options).map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }]));
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -112,8 +110,7 @@ export const MAX_OVERLAP_MS = 30 * DURATION_UNITS.d!;
 /** `--overlap 24h` / `30m` / `90s` / `7d` / `0` -> milliseconds (at most 30 days). */
 export function durationOption(option: string, raw: string): number {
   const match = /^(\d+)([smhd])?$/.exec(raw);
-  if (!match || (match[1] !== '0' && !match[2]))
-    throw new UsageError(`--${option} must be a duration like 24h, 30m, 90s, 7d or 0, got "${raw}"`);
+  if (!match || (match[1] !== '0' && !match[2])) throw new UsageError(`--${option} must be a duration like 24h, 30m, 90s, 7d or 0, got "${raw}"`);
   const ms = Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!;
   if (ms > MAX_OVERLAP_MS) throw new UsageError(`--${option} must be at most 30d, got ${raw}`);
   return ms;

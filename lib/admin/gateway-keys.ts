@@ -7,13 +7,7 @@
  * Every call here is safe to repeat: an existing key is found by name, an existing plan
  * attachment (ConflictException) counts as done, disabling a disabled key changes nothing.
  */
-import {
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  GetApiKeysCommand,
-  UpdateApiKeyCommand,
-  type APIGatewayClient,
-} from '@aws-sdk/client-api-gateway';
+import { CreateApiKeyCommand, CreateUsagePlanKeyCommand, GetApiKeysCommand, UpdateApiKeyCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { usagePlanParameterName } from '../config/stage-parameters';
 import type { PartnerTier } from '../keys/api-key';
@@ -94,8 +88,6 @@ export class GatewayKeys {
 
   /** Disables the key (it stays, for the record, but meters nothing). */
   async disable(gatewayKeyId: string): Promise<void> {
-    await this.apiGateway.send(
-      new UpdateApiKeyCommand({ apiKey: gatewayKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }),
-    );
+    await this.apiGateway.send(new UpdateApiKeyCommand({ apiKey: gatewayKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }));
   }
 }

@@ -80,10 +80,7 @@ export class KeyAdmin {
   /** The partner's staff-only rule and existence, checked before anything is written. */
   private async partnerFor(partnerId: string, scopes: Scope[]): Promise<PartnerRecord> {
     const partner = await this.deps.store.getPartner(partnerId);
-    if (!partner)
-      throw new AdminError(
-        `unknown partner ${partnerId}: create it first with \`npm run partners -- create ${partnerId} --tier standard\``,
-      );
+    if (!partner) throw new AdminError(`unknown partner ${partnerId}: create it first with \`npm run partners -- create ${partnerId} --tier standard\``);
     const staffOnly = scopes.filter((s) => STAFF_ONLY_SCOPES.includes(s));
     if (staffOnly.length && partnerKind(partner) !== 'internal') {
       throw new AdminError(
@@ -148,9 +145,7 @@ export class KeyAdmin {
       if (key.gatewayKeyId !== gatewayKey.id) await this.deps.store.updateKey(key.keyHash, { gatewayKeyId: gatewayKey.id });
       const tier = key.tier ?? 'standard';
       const attached = await gateway.attachToPlan(gatewayKey.id, tier);
-      this.deps.report(
-        `usage plan ${await gateway.usagePlanId(tier)} (${tier}): ${attached ? 'key attached' : 'key was attached already'}`,
-      );
+      this.deps.report(`usage plan ${await gateway.usagePlanId(tier)} (${tier}): ${attached ? 'key attached' : 'key was attached already'}`);
       current = { ...current, gatewayKeyId: gatewayKey.id };
     }
     if (key.status === 'pending') {
@@ -207,9 +202,7 @@ export class KeyAdmin {
     if (!old) throw new AdminError(`no key ${keyId}`);
     const state = keyState(old, this.deps.now());
     if (state !== 'active') {
-      throw new AdminError(
-        `key ${keyId} is ${state}${old.replacedBy ? ` (replaced by ${old.replacedBy})` : ''}; only an active key can be rotated`,
-      );
+      throw new AdminError(`key ${keyId} is ${state}${old.replacedBy ? ` (replaced by ${old.replacedBy})` : ''}; only an active key can be rotated`);
     }
     const replacesUntil = new Date(this.deps.now().getTime() + overlapMs).toISOString();
     return this.create(

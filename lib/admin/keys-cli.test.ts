@@ -6,13 +6,7 @@
  * stack's table (prefix interop-test = stage "test").
  */
 import { createHash } from 'node:crypto';
-import {
-  APIGatewayClient,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  GetApiKeysCommand,
-  UpdateApiKeyCommand,
-} from '@aws-sdk/client-api-gateway';
+import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, GetApiKeysCommand, UpdateApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -48,9 +42,7 @@ beforeEach(() => {
   ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/standard' }).resolves({ Parameter: { Value: PLAN.standard } });
   ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/high' }).resolves({ Parameter: { Value: PLAN.high } });
   apiGateway.on(GetApiKeysCommand).callsFake((input: { nameQuery?: string }) => ({
-    items: gatewayKeys
-      .filter((k) => !input.nameQuery || k.name.startsWith(input.nameQuery))
-      .map(({ id, name, enabled }) => ({ id, name, enabled })),
+    items: gatewayKeys.filter((k) => !input.nameQuery || k.name.startsWith(input.nameQuery)).map(({ id, name, enabled }) => ({ id, name, enabled })),
   }));
   apiGateway.on(CreateApiKeyCommand).callsFake((input: { name: string; value: string; enabled: boolean }) => {
     const key = { id: `gw${gatewayKeys.length + 1}`, name: input.name, value: input.value, enabled: input.enabled };
@@ -82,11 +74,7 @@ function stage(): AdminTarget {
   });
 }
 
-async function run(
-  tool: 'keys' | 'partners',
-  argv: string[],
-  options: { target?: () => AdminTarget; now?: () => Date } = {},
-): Promise<Run> {
+async function run(tool: 'keys' | 'partners', argv: string[], options: { target?: () => AdminTarget; now?: () => Date } = {}): Promise<Run> {
   let out = '';
   let err = '';
   const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
@@ -143,9 +131,7 @@ describe('the Done-when demo on the local stack', () => {
     expect(await postResult(newSecret, 'ACME')).toBe(200);
     expect(await postResult(secret, 'ACME')).toBe(200); // overlap: the old secret still works
     const listed = await run('keys', ['list', '--partner', 'acme-lab', '--json']);
-    const states = Object.fromEntries(
-      (JSON.parse(listed.out) as Array<{ keyId: string; state: string; replacedBy?: string }>).map((k) => [k.keyId, k]),
-    );
+    const states = Object.fromEntries((JSON.parse(listed.out) as Array<{ keyId: string; state: string; replacedBy?: string }>).map((k) => [k.keyId, k]));
     expect(states[keyIdOf(created)]).toMatchObject({ state: 'expiring', replacedBy: keyIdOf(rotated) });
     expect(states[keyIdOf(rotated)]).toMatchObject({ state: 'active' });
 
@@ -194,17 +180,7 @@ describe('against a stage: the exact API Gateway calls', () => {
     expect(await postResult(secret, 'STG')).toBe(200);
 
     // --tier overrides the partner's tier
-    const standard = await run('keys', [
-      'create',
-      '--partner',
-      'stage-lab',
-      '--scopes',
-      Scopes.ingestResults,
-      '--tier',
-      'standard',
-      '--stage',
-      'test',
-    ]);
+    const standard = await run('keys', ['create', '--partner', 'stage-lab', '--scopes', Scopes.ingestResults, '--tier', 'standard', '--stage', 'test']);
     expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)[1]!.args[0].input).toEqual({
       usagePlanId: PLAN.standard,
       keyId: 'gw2',
@@ -291,19 +267,10 @@ describe('staff-only inbox scope', () => {
 
 describe('the command line', () => {
   it.each([
-    [
-      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', 'abc'],
-      /--rate-limit must be a whole number, got "abc"/,
-    ],
-    [
-      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '1.5'],
-      /--rate-limit must be a whole number, got "1.5"/,
-    ],
+    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', 'abc'], /--rate-limit must be a whole number, got "abc"/],
+    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '1.5'], /--rate-limit must be a whole number, got "1.5"/],
     [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '0'], /--rate-limit must be between 1 and/],
-    [
-      ['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '10', '--window', '0'],
-      /--window must be between 1 and/,
-    ],
+    [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--rate-limit', '10', '--window', '0'], /--window must be between 1 and/],
     [['create', '--partner', 'acme-lab', '--scopes', 'interop:everything'], /unknown scope interop:everything/],
     [['create', '--partner', 'acme-lab', '--scopes', Scopes.ingestResults, '--tier', 'gold'], /--tier must be standard or high/],
     [['create', '--partner', 'acme-lab', '--bogus'], /Unknown option '--bogus'/],
@@ -371,10 +338,10 @@ describe('the command line', () => {
       err: 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)\n',
     });
     expect(
-      explainTargetFailure(
-        Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
-        { description: 'stage prod (eu-west-1)', stage: 'prod' },
-      ),
+      explainTargetFailure(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }), {
+        description: 'stage prod (eu-west-1)',
+        stage: 'prod',
+      }),
     ).toMatch(/^no AWS credentials for stage prod/);
   });
 });

@@ -4,17 +4,7 @@
  */
 import { ALL_SCOPES, type Scope } from '../config/service';
 import { PARTNER_TIERS, type ApiKeyRecord, type PartnerTier } from '../keys/api-key';
-import {
-  commandHelp,
-  durationOption,
-  listOption,
-  parseCommand,
-  rateLimitOption,
-  table,
-  toolHelp,
-  UsageError,
-  type CommandSpec,
-} from './cli-options';
+import { commandHelp, durationOption, listOption, parseCommand, rateLimitOption, table, toolHelp, UsageError, type CommandSpec } from './cli-options';
 import { runCli, type CliIo } from './cli-runner';
 import { KeyAdmin, keyState } from './key-admin';
 import type { AdminTarget } from './target';
@@ -133,8 +123,7 @@ export function parseTier(raw: string | undefined): PartnerTier | undefined {
 function oneKeyId(command: string, positionals: string[]): string {
   if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one key id, e.g. key_0123456789ab`);
   const keyId = positionals[0]!;
-  if (!/^key_[0-9a-f]{12}$/.test(keyId))
-    throw new UsageError(`"${keyId}" is not a key id (key_ + 12 hex characters, see \`npm run keys -- list\`)`);
+  if (!/^key_[0-9a-f]{12}$/.test(keyId)) throw new UsageError(`"${keyId}" is not a key id (key_ + 12 hex characters, see \`npm run keys -- list\`)`);
   return keyId;
 }
 
@@ -176,8 +165,7 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDeps): Promise<n
         const scopes = parseScopes(values.scopes);
         const tier = parseTier(values.tier as string | undefined);
         if (values.window !== undefined && values['rate-limit'] === undefined) throw new UsageError('--window needs --rate-limit');
-        const limits =
-          values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string, values.window as string | undefined) : {};
+        const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string, values.window as string | undefined) : {};
         const target = resolve(stage);
         setTarget(target);
         const admin = new KeyAdmin({ store: target.store, gateway: target.gateway, now, report: (l) => io.err(`  ${l}\n`) });

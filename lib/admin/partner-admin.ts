@@ -77,8 +77,7 @@ export class PartnerAdmin {
     const existing = await this.store.getPartner(request.partnerId);
     if (!existing) throw new Error(`partner ${request.partnerId} vanished while being created; run the command again`);
     const differences = partnerDifferences(existing, wanted);
-    if (differences.length)
-      throw new AdminError(`partner ${request.partnerId} exists with other settings (${differences.join('; ')}); nothing changed`);
+    if (differences.length) throw new AdminError(`partner ${request.partnerId} exists with other settings (${differences.join('; ')}); nothing changed`);
     return { outcome: 'exists', partner: existing };
   }
 
@@ -95,8 +94,7 @@ export class PartnerAdmin {
   /** Sets the policy; returns the previous one (same value: nothing changed). */
   async setPolicy(partnerId: string, policy: PartnerPolicy): Promise<PartnerPolicy> {
     const partner = await this.show(partnerId);
-    if (partner.policy !== policy && !(await this.store.setPartnerPolicy(partnerId, policy)))
-      throw new AdminError(`unknown partner ${partnerId}`);
+    if (partner.policy !== policy && !(await this.store.setPartnerPolicy(partnerId, policy))) throw new AdminError(`unknown partner ${partnerId}`);
     return partner.policy;
   }
 }

@@ -136,8 +136,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDeps): P
         const tier = parseTier(values.tier as string | undefined);
         if (!tier) throw new UsageError(`--tier is required (${PARTNER_TIERS.join(' or ')})`);
         const kind = (values.kind as string | undefined) ?? 'external';
-        if (!PARTNER_KINDS.includes(kind as PartnerKind))
-          throw new UsageError(`--kind must be ${PARTNER_KINDS.join(' or ')}, got "${kind}"`);
+        if (!PARTNER_KINDS.includes(kind as PartnerKind)) throw new UsageError(`--kind must be ${PARTNER_KINDS.join(' or ')}, got "${kind}"`);
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
         const { target, admin } = connect();
         const { outcome, partner } = await admin.create({

@@ -40,8 +40,7 @@ export function stageClients(env: NodeJS.ProcessEnv = process.env): StageClients
 }
 
 export function stageTarget(stage: string, clients: StageClients): AdminTarget {
-  if (!STAGE_PATTERN.test(stage))
-    throw new StageNotFoundError(`--stage must be a stage name like dev or prod (lower-case, 2-16 characters), got "${stage}"`);
+  if (!STAGE_PATTERN.test(stage)) throw new StageNotFoundError(`--stage must be a stage name like dev or prod (lower-case, 2-16 characters), got "${stage}"`);
   const prefix = stagePrefix(stage);
   return {
     description: `stage ${stage} (${clients.region})`,
@@ -61,11 +60,7 @@ export function localTarget(useLocalEnvironment: () => void = () => undefined): 
 }
 
 /** `--stage` wins, then INTEROP_STAGE, else the local stack. */
-export function resolveTarget(
-  stageOption: string | undefined,
-  useLocalEnvironment: () => void,
-  env: NodeJS.ProcessEnv = process.env,
-): AdminTarget {
+export function resolveTarget(stageOption: string | undefined, useLocalEnvironment: () => void, env: NodeJS.ProcessEnv = process.env): AdminTarget {
   // the SDK's Node.js version notice is noise for an operator tool (the runtime is checked by npm's engines)
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const stage = stageOption ?? (env.INTEROP_STAGE || undefined);
@@ -91,15 +86,10 @@ export function explainTargetFailure(error: unknown, target: Pick<AdminTarget, '
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
     return `no AWS credentials for ${target?.description ?? 'the stage'}: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY for the stage's account`;
   }
-  if (
-    ['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'ExpiredToken', 'InvalidClientTokenId'].includes(
-      name,
-    )
-  ) {
+  if (['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'ExpiredToken', 'InvalidClientTokenId'].includes(name)) {
     return `AWS refused the credentials for ${target?.description ?? 'the stage'} (${name}): refresh them and run the command again`;
   }
-  if (name === 'AccessDeniedException' || name === 'AccessDenied')
-    return `access denied on ${target?.description ?? 'the stage'}: ${message}`;
+  if (name === 'AccessDeniedException' || name === 'AccessDenied') return `access denied on ${target?.description ?? 'the stage'}: ${message}`;
   if (name === 'ResourceNotFoundException') {
     return local
       ? 'the local stack has no keys table: restart it with `npm start`'

@@ -76,7 +76,12 @@ export class AuditTrail {
     let start: Record<string, AttributeValue> | undefined;
     do {
       const out = await this.db.send(
-        new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: marshall({ ':pk': `PATIENT#${patientId}` }), ExclusiveStartKey: start }),
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: marshall({ ':pk': `PATIENT#${patientId}` }),
+          ExclusiveStartKey: start,
+        }),
       );
       for (const item of out.Items ?? []) {
         const { pk: _pk, sk: _sk, ...record } = unmarshall(item);

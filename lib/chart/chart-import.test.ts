@@ -18,7 +18,12 @@ async function freshTable(): Promise<{ store: ChartStore; table: string }> {
 /** Every item stored under the patient's partition, read with Query (no Scan). */
 async function itemsOfPatient(table: string, patientId: string): Promise<number> {
   const out = await local.db.send(
-    new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: `PATIENT#${patientId}` } }, Select: 'COUNT' }),
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: `PATIENT#${patientId}` } },
+      Select: 'COUNT',
+    }),
   );
   return out.Count ?? 0;
 }
@@ -99,7 +104,15 @@ describe('validateChartImport', () => {
           encounters: [
             { encounterId: 'enc-1', patientClass: 'Z', admitAt: '2024-03-01T09:00:00', patientId: 'bad id!' },
             { encounterId: 'enc-1', patientClass: 'O', admitAt: '2024-03-01T09:00:00Z', dischargeAt: '2024-03-01T08:00:00Z' },
-            { encounterId: 'enc-3', patientClass: 'O', admitAt: '2016-12-31T23:59:60Z', orders: [{ orderId: 'o1', code: { code: 'x' } }, { orderId: 'o1', code: {} }] },
+            {
+              encounterId: 'enc-3',
+              patientClass: 'O',
+              admitAt: '2016-12-31T23:59:60Z',
+              orders: [
+                { orderId: 'o1', code: { code: 'x' } },
+                { orderId: 'o1', code: {} },
+              ],
+            },
           ],
           notes: [
             { noteId: 'note-1', encounterId: 'enc-404', author, createdAt: '2024-03-01T09:30:00Z' },
@@ -191,7 +204,10 @@ describe('validateChartImport', () => {
       return validateChartImport(doc);
     };
     expect(withBirthDate('2024-02-29').ok).toBe(true);
-    expect(withBirthDate('2023-02-29')).toEqual({ ok: false, errors: [{ pointer: '/patients/0/birthDate', message: 'must be a real calendar date YYYY-MM-DD' }] });
+    expect(withBirthDate('2023-02-29')).toEqual({
+      ok: false,
+      errors: [{ pointer: '/patients/0/birthDate', message: 'must be a real calendar date YYYY-MM-DD' }],
+    });
     expect(withBirthDate('2023-04-31').ok).toBe(false);
     expect(withBirthDate('1990-1-1').ok).toBe(false);
 
@@ -202,7 +218,15 @@ describe('validateChartImport', () => {
       return validateChartImport(doc).ok;
     };
     expect(withAdmitAt('2024-03-01T09:00:00.123+05:30')).toBe(true);
-    for (const bad of ['2024-03-01T09:00:00', '2024-03-01 09:00:00Z', '2024-03-01T09:00Z', '2024-02-30T09:00:00Z', '2024-03-01T24:00:00Z', '2024-03-01T09:00:00+0100', '2024-03-01t09:00:00z']) {
+    for (const bad of [
+      '2024-03-01T09:00:00',
+      '2024-03-01 09:00:00Z',
+      '2024-03-01T09:00Z',
+      '2024-02-30T09:00:00Z',
+      '2024-03-01T24:00:00Z',
+      '2024-03-01T09:00:00+0100',
+      '2024-03-01t09:00:00z',
+    ]) {
       expect([bad, withAdmitAt(bad)]).toEqual([bad, false]);
     }
   });
@@ -224,7 +248,13 @@ describe('chartEntries', () => {
   it('gives nested records the patient id and keeps the patient without its lists', () => {
     const entries = chartEntries(validDocument());
     expect(entries.map((e) => e.kind)).toEqual(['patient', 'encounter', 'note', 'assessment', 'patient']);
-    expect(entries[0].record).toEqual({ patientId: 'imp-1', mrn: 'MRN-1', assigningAuthority: 'TEST-HOSP', name: { family: 'Sample', given: 'Alex' }, birthDate: '2024-02-29' });
+    expect(entries[0].record).toEqual({
+      patientId: 'imp-1',
+      mrn: 'MRN-1',
+      assigningAuthority: 'TEST-HOSP',
+      name: { family: 'Sample', given: 'Alex' },
+      birthDate: '2024-02-29',
+    });
     for (const entry of entries.slice(1, 4)) expect(entry.record.patientId).toBe('imp-1');
   });
 });
@@ -234,7 +264,14 @@ describe('importChart', () => {
     const { store } = await freshTable();
     const result = await importChart(store, validDocument());
     expect(result).toEqual({ ok: true, counts: { patients: 2, encounters: 1, notes: 1, assessments: 1, items: 5 } });
-    expect(await store.getNote('imp-1', 'note-1')).toEqual({ patientId: 'imp-1', noteId: 'note-1', encounterId: 'enc-1', author, createdAt: '2024-03-01T09:30:00Z', text: 'text' });
+    expect(await store.getNote('imp-1', 'note-1')).toEqual({
+      patientId: 'imp-1',
+      noteId: 'note-1',
+      encounterId: 'enc-1',
+      author,
+      createdAt: '2024-03-01T09:30:00Z',
+      text: 'text',
+    });
     expect((await store.getPatientSummary('imp-1', 10)).records.map((r) => r.kind)).toEqual(['note', 'assessment', 'encounter']);
   });
 
@@ -245,7 +282,10 @@ describe('importChart', () => {
     doc.patients[1].notes = [{ noteId: 'n', encounterId: 'enc-1', author, createdAt: '2024-03-01T09:30:00Z', text: 'encounter belongs to imp-1' }];
     const send = jest.spyOn(local.db, 'send');
     const result = await importChart(store, doc);
-    expect(result).toEqual({ ok: false, errors: [{ pointer: '/patients/1/notes/0/encounterId', message: 'must name an encounter of this patient (/patients/1/encounters)' }] });
+    expect(result).toEqual({
+      ok: false,
+      errors: [{ pointer: '/patients/1/notes/0/encounterId', message: 'must name an encounter of this patient (/patients/1/encounters)' }],
+    });
     expect(send).not.toHaveBeenCalled();
     send.mockRestore();
     for (const patientId of ['imp-1', 'imp-2', 'imp-3']) expect(await itemsOfPatient(table, patientId)).toBe(0);
@@ -277,9 +317,17 @@ describe('demo chart', () => {
   it('loads idempotently', async () => {
     const first = await loadDemoChart(store);
     expect(first).toEqual({ patients: 5, encounters: 4, notes: 4, assessments: 3, items: 16 });
-    const before = await Promise.all(Object.values(DemoChartIds).filter((id) => id.startsWith('demo-patient')).map((id) => itemsOfPatient(table, id)));
+    const before = await Promise.all(
+      Object.values(DemoChartIds)
+        .filter((id) => id.startsWith('demo-patient'))
+        .map((id) => itemsOfPatient(table, id)),
+    );
     expect(await loadDemoChart(store)).toEqual(first);
-    const after = await Promise.all(Object.values(DemoChartIds).filter((id) => id.startsWith('demo-patient')).map((id) => itemsOfPatient(table, id)));
+    const after = await Promise.all(
+      Object.values(DemoChartIds)
+        .filter((id) => id.startsWith('demo-patient'))
+        .map((id) => itemsOfPatient(table, id)),
+    );
     expect(after).toEqual(before);
     expect(after).toEqual([1 + 3 + 3 + 2, 1 + 1 + 1 + 1, 1, 1, 1]);
   });
@@ -289,10 +337,24 @@ describe('demo chart', () => {
     const ids = DemoChartIds;
     const patient1 = await store.getPatient(ids.patient1);
     expect(patient1).toMatchObject({ mrn: expect.any(String), assigningAuthority: 'DEMO-HOSP', sex: 'F' });
-    for (const field of ['address', 'phone', 'email', 'maritalStatus', 'language', 'race', 'ethnicity', 'primaryCareProvider', 'nextOfKin', 'birthDate'] as const) {
+    for (const field of [
+      'address',
+      'phone',
+      'email',
+      'maritalStatus',
+      'language',
+      'race',
+      'ethnicity',
+      'primaryCareProvider',
+      'nextOfKin',
+      'birthDate',
+    ] as const) {
       expect(patient1?.[field]).toBeDefined();
     }
-    expect(await store.getEncounter(ids.patient1, ids.encounter1)).toMatchObject({ diagnoses: expect.arrayContaining([expect.objectContaining({ system: 'I10' })]), orders: expect.any(Array) });
+    expect(await store.getEncounter(ids.patient1, ids.encounter1)).toMatchObject({
+      diagnoses: expect.arrayContaining([expect.objectContaining({ system: 'I10' })]),
+      orders: expect.any(Array),
+    });
     expect(await store.getNote(ids.patient1, ids.note1)).toBeDefined();
     const phq9 = await store.getAssessment(ids.patient1, ids.assessment1);
     expect(phq9?.items.every((item) => item.kind === 'numeric' && typeof item.value === 'number')).toBe(true);

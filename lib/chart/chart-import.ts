@@ -71,7 +71,8 @@ function escapePointerToken(token: string | number): string {
 
 function pointerOf(error: ErrorObject): string {
   if (error.keyword === 'required') return `${error.instancePath}/${escapePointerToken((error.params as { missingProperty: string }).missingProperty)}`;
-  if (error.keyword === 'additionalProperties') return `${error.instancePath}/${escapePointerToken((error.params as { additionalProperty: string }).additionalProperty)}`;
+  if (error.keyword === 'additionalProperties')
+    return `${error.instancePath}/${escapePointerToken((error.params as { additionalProperty: string }).additionalProperty)}`;
   return error.instancePath;
 }
 
@@ -146,7 +147,8 @@ function semanticErrors(doc: unknown, now: Date): ImportError[] {
         if (!isObject(record) || typeof record[idField] !== 'string') return;
         const id = record[idField] as string;
         const first = firstIndex.get(id);
-        if (first !== undefined) errors.push({ pointer: `${base}/${listName}/${i}/${idField}`, message: `duplicates the ${idField} of ${base}/${listName}/${first}` });
+        if (first !== undefined)
+          errors.push({ pointer: `${base}/${listName}/${i}/${idField}`, message: `duplicates the ${idField} of ${base}/${listName}/${first}` });
         else firstIndex.set(id, i);
       });
       return new Set(firstIndex.keys());

@@ -169,7 +169,9 @@ describe('reads for the exports', () => {
     const realSend = local.db.send.bind(local.db) as (command: unknown) => Promise<unknown>;
     jest.spyOn(local.db, 'send').mockImplementationOnce((async (command: BatchGetItemCommand) => {
       const keys = command.input.RequestItems![table].Keys!;
-      const first = (await realSend(new BatchGetItemCommand({ RequestItems: { [table]: { ...command.input.RequestItems![table], Keys: keys.slice(0, 1) } } }))) as {
+      const first = (await realSend(
+        new BatchGetItemCommand({ RequestItems: { [table]: { ...command.input.RequestItems![table], Keys: keys.slice(0, 1) } } }),
+      )) as {
         Responses: Record<string, unknown[]>;
       };
       return { ...first, UnprocessedKeys: { [table]: { ...command.input.RequestItems![table], Keys: keys.slice(1) } } };
@@ -238,7 +240,12 @@ describe('recentRecords / getPatientSummary', () => {
     const send = jest.spyOn(local.db, 'send');
     const records = await own.recentRecords('big', 22);
     expect(records).toHaveLength(22);
-    expect(records.map(label)).toEqual(notes.slice(2).map((n) => `note:${n.noteId}`).reverse());
+    expect(records.map(label)).toEqual(
+      notes
+        .slice(2)
+        .map((n) => `note:${n.noteId}`)
+        .reverse(),
+    );
     expect(send.mock.calls.length).toBeGreaterThan(1); // more than one page was needed
   });
 });
@@ -284,7 +291,11 @@ describe('writers', () => {
 
   it('putAll writes chunks of 25 with BatchWriteItem', async () => {
     const own = await freshStore();
-    const notes: Note[] = Array.from({ length: 60 }, (_, i) => ({ ...note1, noteId: `bulk-${i}`, createdAt: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString() }));
+    const notes: Note[] = Array.from({ length: 60 }, (_, i) => ({
+      ...note1,
+      noteId: `bulk-${i}`,
+      createdAt: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
+    }));
     const send = jest.spyOn(local.db, 'send');
     expect(await own.putAll(notes.map((record) => ({ kind: 'note' as const, record })))).toBe(60);
     const sizes = send.mock.calls.map(([command]) => {
@@ -307,7 +318,11 @@ describe('writers', () => {
     const notes: Note[] = Array.from({ length: 5 }, (_, i) => ({ ...note1, noteId: `retry-${i}` }));
     await own.putAll(notes.map((record) => ({ kind: 'note' as const, record })));
     expect(send).toHaveBeenCalledTimes(2);
-    expect((send.mock.calls[1][0] as BatchWriteItemCommand).input.RequestItems![Object.keys((send.mock.calls[1][0] as BatchWriteItemCommand).input.RequestItems!)[0]]).toHaveLength(3);
+    expect(
+      (send.mock.calls[1][0] as BatchWriteItemCommand).input.RequestItems![
+        Object.keys((send.mock.calls[1][0] as BatchWriteItemCommand).input.RequestItems!)[0]
+      ],
+    ).toHaveLength(3);
     for (const note of notes) expect(await own.getNote('p1', note.noteId)).toEqual(note);
   });
 
@@ -352,7 +367,9 @@ describe('dependency failures', () => {
   });
 
   it('gives up on items that stay unprocessed with DependencyUnavailableError', async () => {
-    jest.spyOn(local.db, 'send').mockImplementation((async (command: BatchWriteItemCommand) => ({ UnprocessedItems: command.input.RequestItems, $metadata: {} })) as never);
+    jest
+      .spyOn(local.db, 'send')
+      .mockImplementation((async (command: BatchWriteItemCommand) => ({ UnprocessedItems: command.input.RequestItems, $metadata: {} })) as never);
     await expect(store.putAll([{ kind: 'note', record: note1 }])).rejects.toBeInstanceOf(DependencyUnavailableError);
   }, 15_000);
 

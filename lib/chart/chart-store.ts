@@ -43,10 +43,7 @@ export function isChartId(value: unknown): value is string {
 
 /** Something the chart table stores: a patient or one of the patient's records. */
 export type ChartEntry =
-  | { kind: 'patient'; record: Patient }
-  | { kind: 'encounter'; record: Encounter }
-  | { kind: 'note'; record: Note }
-  | { kind: 'assessment'; record: Assessment };
+  { kind: 'patient'; record: Patient } | { kind: 'encounter'; record: Encounter } | { kind: 'note'; record: Note } | { kind: 'assessment'; record: Assessment };
 
 export type ChartEntryKind = ChartEntry['kind'];
 
@@ -149,7 +146,10 @@ export function chartItem(entry: ChartEntry): Record<string, AttributeValue> {
   const patientId = entry.record.patientId;
   if (!isChartId(patientId)) throw new InvalidChartRecordError(entry.kind, 'patientId', 'is not a valid chart id');
   if (entry.kind === 'patient') {
-    return marshall({ pk: patientPk(patientId), sk: PATIENT_SK, kind: 'patient', timeline: PATIENT_TIMELINE, record: entry.record }, { removeUndefinedValues: true });
+    return marshall(
+      { pk: patientPk(patientId), sk: PATIENT_SK, kind: 'patient', timeline: PATIENT_TIMELINE, record: entry.record },
+      { removeUndefinedValues: true },
+    );
   }
   const facts = recordFacts(entry);
   if (!isChartId(facts.id)) throw new InvalidChartRecordError(entry.kind, facts.idField, 'is not a valid chart id');
@@ -380,7 +380,10 @@ export class ChartStore {
    * One page of the chart's patient items (a Scan filtered to sk PATIENT: record items are read and
    * dropped by DynamoDB, never returned). For `npm run reindex`; `exclusiveStartKey` resumes.
    */
-  async scanPatients(options: { limit: number; exclusiveStartKey?: Record<string, string> }): Promise<{ patients: Patient[]; lastKey?: Record<string, string> }> {
+  async scanPatients(options: {
+    limit: number;
+    exclusiveStartKey?: Record<string, string>;
+  }): Promise<{ patients: Patient[]; lastKey?: Record<string, string> }> {
     const out = await this.call(() =>
       this.db.send(
         new ScanCommand({

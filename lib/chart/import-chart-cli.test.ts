@@ -30,7 +30,14 @@ beforeAll(async () => {
   formsTable = tables.forms;
   resultsTable = tables.results;
   dir = mkdtempSync(path.join(tmpdir(), 'chart-import-cli-'));
-  stageEnv = { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, AWS_ENDPOINT_URL_KMS: kms.url, CHART_TABLE: table, FORMS_TABLE: formsTable, RESULTS_TABLE: resultsTable, KMS_KEY_ID: KEY_ALIAS };
+  stageEnv = {
+    AWS_ENDPOINT_URL_DYNAMODB: local.endpoint,
+    AWS_ENDPOINT_URL_KMS: kms.url,
+    CHART_TABLE: table,
+    FORMS_TABLE: formsTable,
+    RESULTS_TABLE: resultsTable,
+    KMS_KEY_ID: KEY_ALIAS,
+  };
 });
 
 afterAll(async () => {
@@ -56,19 +63,38 @@ describe('npm run import', () => {
     const cli = io(stageEnv);
     expect(await runImportChart([file], cli)).toBe(0);
     expect(cli.stderr).toEqual([]);
-    expect(cli.stdout).toEqual([`imported 5 patients, 4 encounters, 4 notes, 3 assessments (16 items) into ${table} (environment); 5 patients indexed for form matching and by MRN`]);
+    expect(cli.stdout).toEqual([
+      `imported 5 patients, 4 encounters, 4 notes, 3 assessments (16 items) into ${table} (environment); 5 patients indexed for form matching and by MRN`,
+    ]);
     expect(await new ChartStore(local.db, table).getNote('demo-patient-2', 'demo-note-2')).toBeDefined();
     // the same command indexed every patient for form matching
     expect((await new FormsStore(local.db, formsTable).getMatchIndexManifest('demo-patient-2')).length).toBeGreaterThan(0);
     // and by (assigning authority, MRN) for the HL7 intake, under a keyed hash (no MRN in any key)
-    const keys = (await loadResultKeys({ db: local.db, table: resultsTable, kms: new KMSClient({ endpoint: kms.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }) }, { create: false }))!;
+    const keys = (await loadResultKeys(
+      {
+        db: local.db,
+        table: resultsTable,
+        kms: new KMSClient({ endpoint: kms.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+      },
+      { create: false },
+    ))!;
     expect(await new MrnIndex(local.db, table).find(keys.patientIdentifierKey('DEMO-HOSP', 'DEMO-000002'))).toBe('demo-patient-2');
     const scan = await local.db.send(new ScanCommand({ TableName: table }));
     expect(JSON.stringify(scan.Items)).not.toContain('MRNIDX#DEMO');
   });
 
   it('warns, with ids only, when an imported patient has the MRN of an earlier one', async () => {
-    const doc = { patients: [{ patientId: 'dup-mrn-patient', mrn: 'DEMO-000002', assigningAuthority: 'DEMO-HOSP', name: { family: 'Other', given: 'Person' }, birthDate: '1990-01-01' }] };
+    const doc = {
+      patients: [
+        {
+          patientId: 'dup-mrn-patient',
+          mrn: 'DEMO-000002',
+          assigningAuthority: 'DEMO-HOSP',
+          name: { family: 'Other', given: 'Person' },
+          birthDate: '1990-01-01',
+        },
+      ],
+    };
     const cli = io(stageEnv);
     expect(await runImportChart([writeJson('dup.json', doc)], cli)).toBe(0);
     expect(cli.stderr.join('\n')).toMatch(/1 patient\(s\) share an assigning authority \+ MRN .*: dup-mrn-patient$/);
@@ -89,8 +115,23 @@ describe('npm run import', () => {
   });
 
   it('reads the local stack endpoints file when the environment names no table', async () => {
-    const endpoints = writeJson('endpoints.json', { dynamodb: local.endpoint, kms: kms.url, kmsKeyId: KEY_ALIAS, tables: { chart: table, forms: formsTable, results: resultsTable, keys: 'x' }, region: 'us-east-1' });
-    expect(resolveTarget({}, endpoints)).toEqual({ table, formsTable, resultsTable, kmsKeyId: KEY_ALIAS, endpoint: local.endpoint, kmsEndpoint: kms.url, region: 'us-east-1', source: 'local stack' });
+    const endpoints = writeJson('endpoints.json', {
+      dynamodb: local.endpoint,
+      kms: kms.url,
+      kmsKeyId: KEY_ALIAS,
+      tables: { chart: table, forms: formsTable, results: resultsTable, keys: 'x' },
+      region: 'us-east-1',
+    });
+    expect(resolveTarget({}, endpoints)).toEqual({
+      table,
+      formsTable,
+      resultsTable,
+      kmsKeyId: KEY_ALIAS,
+      endpoint: local.endpoint,
+      kmsEndpoint: kms.url,
+      region: 'us-east-1',
+      source: 'local stack',
+    });
     const file = writeJson('demo2.json', demoChartDocument());
     const cli = io({}, endpoints);
     expect(await runImportChart([file], cli)).toBe(0);

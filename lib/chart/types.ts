@@ -116,6 +116,4 @@ export interface Assessment {
 export type ChartRecordKind = 'encounter' | 'note' | 'assessment';
 
 export type ChartRecord =
-  | { kind: 'encounter'; at: string; record: Encounter }
-  | { kind: 'note'; at: string; record: Note }
-  | { kind: 'assessment'; at: string; record: Assessment };
+  { kind: 'encounter'; at: string; record: Encounter } | { kind: 'note'; at: string; record: Note } | { kind: 'assessment'; at: string; record: Assessment };

@@ -189,7 +189,13 @@ export const Queues: Record<QueueId, QueueDefinition> = {
   // one message per webhook delivery; each failed attempt hides the message for its backoff delay
   // (ChangeMessageVisibility), so maxReceiveCount = the attempts of the retry schedule (8): the receive
   // after the last failed attempt moves the message to the DLQ (alarmed). lib/webhooks/retry-schedule.ts
-  webhookDeliveries: { id: 'webhookDeliveries', baseName: 'webhook-deliveries', env: Env.webhookDeliveriesQueueUrl, visibilityTimeoutSeconds: 60, maxReceiveCount: 8 },
+  webhookDeliveries: {
+    id: 'webhookDeliveries',
+    baseName: 'webhook-deliveries',
+    env: Env.webhookDeliveriesQueueUrl,
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 8,
+  },
 };
 
 export type Access = 'read' | 'write' | 'readwrite';
@@ -254,7 +260,11 @@ export interface BackgroundFunction {
 
 const exportNeeds: ResourceNeeds = { tables: { chart: 'read', audit: 'write' } };
 /** FHIR reads that include lab results (decrypted summaries: results table + KMS Decrypt) */
-const fhirLabNeeds: ResourceNeeds = { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac] };
+const fhirLabNeeds: ResourceNeeds = {
+  tables: { chart: 'read', results: 'read', audit: 'write' },
+  kms: ['Decrypt'],
+  kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+};
 const fhir = (name: string, path: string, needs: ResourceNeeds, extra: Partial<HttpEndpoint> = {}): HttpEndpoint => ({
   kind: 'http',
   name,
@@ -270,20 +280,60 @@ const fhir = (name: string, path: string, needs: ResourceNeeds, extra: Partial<H
 
 /** The endpoint list. A new endpoint is one file in functions/ and one line here. */
 export const HttpEndpoints: HttpEndpoint[] = [
-  { kind: 'http', name: 'exportHl7PatientAdt', method: 'GET', path: '/exportHl7PatientAdt', scope: Scopes.exportHl7, needs: exportNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  {
+    kind: 'http',
+    name: 'exportHl7PatientAdt',
+    method: 'GET',
+    path: '/exportHl7PatientAdt',
+    scope: Scopes.exportHl7,
+    needs: exportNeeds,
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
   {
     kind: 'http',
     name: 'exportHl7PatientSummary',
     method: 'GET',
     path: '/exportHl7PatientSummary',
     scope: Scopes.exportHl7,
-    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac] },
+    needs: {
+      tables: { chart: 'read', results: 'read', audit: 'write' },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+    },
     memoryMb: 1024,
     timeoutSeconds: 15,
   },
-  { kind: 'http', name: 'exportHl7Encounter', method: 'GET', path: '/exportHl7Encounter', scope: Scopes.exportHl7, needs: exportNeeds, memoryMb: 512, timeoutSeconds: 10 },
-  { kind: 'http', name: 'exportHl7Note', method: 'GET', path: '/exportHl7Note', scope: Scopes.exportHl7, needs: exportNeeds, memoryMb: 512, timeoutSeconds: 10 },
-  { kind: 'http', name: 'exportHl7Assessment', method: 'GET', path: '/exportHl7Assessment', scope: Scopes.exportHl7, needs: exportNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  {
+    kind: 'http',
+    name: 'exportHl7Encounter',
+    method: 'GET',
+    path: '/exportHl7Encounter',
+    scope: Scopes.exportHl7,
+    needs: exportNeeds,
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    kind: 'http',
+    name: 'exportHl7Note',
+    method: 'GET',
+    path: '/exportHl7Note',
+    scope: Scopes.exportHl7,
+    needs: exportNeeds,
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    kind: 'http',
+    name: 'exportHl7Assessment',
+    method: 'GET',
+    path: '/exportHl7Assessment',
+    scope: Scopes.exportHl7,
+    needs: exportNeeds,
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
   {
     kind: 'http',
     name: 'receiveTestData',
@@ -306,7 +356,12 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/exportHl7LabResult',
     scope: Scopes.exportHl7,
-    needs: { tables: { chart: 'read', results: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac], documentsBucket: 'read' },
+    needs: {
+      tables: { chart: 'read', results: 'read', audit: 'write' },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+      documentsBucket: 'read',
+    },
     memoryMb: 1024,
     timeoutSeconds: 15,
   },
@@ -316,7 +371,12 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'POST',
     path: '/receiveFormIntakeScope',
     scope: Scopes.ingestForms,
-    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'send' }, kms: ['GenerateDataKey', 'Decrypt'], kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey] },
+    needs: {
+      tables: { chart: 'read', forms: 'readwrite', audit: 'write' },
+      queues: { matching: 'send' },
+      kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+    },
     memoryMb: 512,
     timeoutSeconds: 15,
   },
@@ -336,7 +396,16 @@ export const HttpEndpoints: HttpEndpoint[] = [
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
-  { kind: 'http', name: 'listInteropInbox', method: 'GET', path: '/interopInbox', scope: Scopes.inboxRead, needs: { tables: { forms: 'read', audit: 'write' } }, memoryMb: 512, timeoutSeconds: 10 },
+  {
+    kind: 'http',
+    name: 'listInteropInbox',
+    method: 'GET',
+    path: '/interopInbox',
+    scope: Scopes.inboxRead,
+    needs: { tables: { forms: 'read', audit: 'write' } },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
   {
     kind: 'http',
     name: 'getInboxPacket',
@@ -378,7 +447,18 @@ export const HttpEndpoints: HttpEndpoint[] = [
     memoryMb: 512,
     timeoutSeconds: 10,
   },
-  { kind: 'http', name: 'serveInboxPage', method: 'GET', path: '/inbox', scope: Scopes.inboxRead, anonymous: true, staffSignIn: true, needs: {}, memoryMb: 256, timeoutSeconds: 5 },
+  {
+    kind: 'http',
+    name: 'serveInboxPage',
+    method: 'GET',
+    path: '/inbox',
+    scope: Scopes.inboxRead,
+    anonymous: true,
+    staffSignIn: true,
+    needs: {},
+    memoryMb: 256,
+    timeoutSeconds: 5,
+  },
   // FHIR R4 read API (docs/fhir.md): ids carry their patient, `<patient>..<record>`
   fhir('fhirMetadata', '/fhir/metadata', {}, { anonymous: true, memoryMb: 256 }),
   fhir('fhirPatientRead', '/fhir/Patient/{id}', exportNeeds),
@@ -405,7 +485,12 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'queue',
     name: 'matchFormPackets',
     queue: 'matching',
-    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' }, queues: { matching: 'consume' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey] },
+    needs: {
+      tables: { chart: 'read', forms: 'readwrite', audit: 'write' },
+      queues: { matching: 'consume' },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+    },
     memoryMb: 512,
     timeoutSeconds: 30,
   },

@@ -2,7 +2,9 @@ import { assertEncryptionContext, canonicalContext, contextsEqual, copyContext }
 
 describe('canonicalContext', () => {
   it('sorts keys and has no whitespace', () => {
-    expect(canonicalContext({ sender: 'lab-1', recordType: 'lab-result', resultId: 'r-9' })).toBe('{"recordType":"lab-result","resultId":"r-9","sender":"lab-1"}');
+    expect(canonicalContext({ sender: 'lab-1', recordType: 'lab-result', resultId: 'r-9' })).toBe(
+      '{"recordType":"lab-result","resultId":"r-9","sender":"lab-1"}',
+    );
     expect(canonicalContext({ b: '2', a: '1' })).toBe(canonicalContext({ a: '1', b: '2' }));
   });
 
@@ -13,7 +15,7 @@ describe('canonicalContext', () => {
   });
 
   it('escapes like JSON and is parseable back to the same map', () => {
-    const ctx = { 'quote"key': 'line\nbreak', 'ü': '\u2028', z: '' };
+    const ctx = { 'quote"key': 'line\nbreak', ü: '\u2028', z: '' };
     const text = canonicalContext(ctx);
     expect(JSON.parse(text)).toEqual(ctx);
     expect(Object.keys(JSON.parse(text))).toEqual(['quote"key', 'z', 'ü']);

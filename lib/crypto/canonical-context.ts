@@ -57,5 +57,9 @@ export function contextsEqual(a: Record<string, string> | undefined | null, b: R
 export function copyContext(ctx: Record<string, string> | undefined | null): Record<string, string> {
   const value = ctx ?? {};
   assertEncryptionContext(value);
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, value[key] as string]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, value[key] as string]),
+  );
 }

@@ -61,15 +61,7 @@ export type EnvelopeHeader = Pick<Envelope, 'v' | 'alg' | 'kid' | 'edk' | 'kctx'
 
 export function envelopeAad(header: EnvelopeHeader): Buffer {
   return Buffer.from(
-    JSON.stringify([
-      ENVELOPE_AAD_LABEL,
-      header.v,
-      header.alg,
-      header.kid,
-      header.edk,
-      canonicalContext(header.kctx),
-      canonicalContext(header.ctx),
-    ]),
+    JSON.stringify([ENVELOPE_AAD_LABEL, header.v, header.alg, header.kid, header.edk, canonicalContext(header.kctx), canonicalContext(header.ctx)]),
     'utf8',
   );
 }

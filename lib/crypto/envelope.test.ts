@@ -1,12 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  CreateKeyCommand,
-  DecryptCommand,
-  GenerateDataKeyCommand,
-  InvalidCiphertextException,
-  KMSClient,
-  KMSServiceException,
-} from '@aws-sdk/client-kms';
+import { CreateKeyCommand, DecryptCommand, GenerateDataKeyCommand, InvalidCiphertextException, KMSClient, KMSServiceException } from '@aws-sdk/client-kms';
 import { startKmsServer, type KmsServer } from '../local/kms-server';
 import { DEFAULT_DATA_KEY_MAX_AGE_MS, DEFAULT_DATA_KEY_MAX_USES } from './data-key-cache';
 import { EnvelopeEncryptor } from './envelope';
@@ -278,7 +271,20 @@ describe('EnvelopeEncryptor against the local KMS server (real KMSClient)', () =
     });
 
     it('a new GenerateDataKey after the default 5 minutes (jest fake Date)', async () => {
-      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+      jest.useFakeTimers({
+        doNotFake: [
+          'nextTick',
+          'setImmediate',
+          'clearImmediate',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'queueMicrotask',
+          'hrtime',
+          'performance',
+        ],
+      });
       try {
         jest.setSystemTime(Date.parse('2025-01-01T00:00:00Z'));
         const enc = new EnvelopeEncryptor({ kms, keyId: ALIAS });

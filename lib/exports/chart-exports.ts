@@ -43,14 +43,22 @@ export async function exportPatientAdtMessage(deps: ChartExportDependencies, ids
   return encodePatientAdtMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient });
 }
 
-export async function exportEncounterMessage(deps: ChartExportDependencies, ids: { patientId: string; encounterId: string }, ctx: ExportContext): Promise<string> {
+export async function exportEncounterMessage(
+  deps: ChartExportDependencies,
+  ids: { patientId: string; encounterId: string },
+  ctx: ExportContext,
+): Promise<string> {
   const { patient, record: encounter } = await deps.chart.getPatientWith(ids.patientId, 'encounter', ids.encounterId);
   if (!patient || !encounter) throw new RecordNotFoundError('encounter');
   const { encounterStyle } = hl7ProfileOf(ctx.principal);
   return encodeEncounterMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, encounter, style: encounterStyle });
 }
 
-export async function exportAssessmentMessage(deps: ChartExportDependencies, ids: { patientId: string; assessmentId: string }, ctx: ExportContext): Promise<string> {
+export async function exportAssessmentMessage(
+  deps: ChartExportDependencies,
+  ids: { patientId: string; assessmentId: string },
+  ctx: ExportContext,
+): Promise<string> {
   const { patient, record: assessment, encounter } = await deps.chart.getAssessmentContext(ids.patientId, ids.assessmentId);
   if (!patient || !assessment) throw new RecordNotFoundError('assessment');
   return encodeAssessmentMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, assessment, encounter });
@@ -72,10 +80,7 @@ export async function exportPatientSummary(
   ]);
   if (!patient) throw new RecordNotFoundError('patient');
   // merge both newest-first lists and keep the newest `limit` entries overall
-  const stamped = [
-    ...records.map((r) => ({ at: Date.parse(r.at), chart: r })),
-    ...labResults.map((l) => ({ at: Date.parse(l.resultedAt), lab: l })),
-  ]
+  const stamped = [...records.map((r) => ({ at: Date.parse(r.at), chart: r })), ...labResults.map((l) => ({ at: Date.parse(l.resultedAt), lab: l }))]
     .sort((a, b) => b.at - a.at)
     .slice(0, ids.limit);
   const profile = hl7ProfileOf(ctx.principal);

@@ -163,9 +163,12 @@ export async function searchChartRecords(
   const found = patientId ? await deps.chart.recordsOfKind(patientId, kind, request.count + 1, token?.a) : [];
   const page = found.slice(0, request.count);
   const resources = page.map((record) =>
-    kind === 'encounter' ? encounterResource(record as Parameters<typeof encounterResource>[0]) : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0]),
+    kind === 'encounter'
+      ? encounterResource(record as Parameters<typeof encounterResource>[0])
+      : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0]),
   );
-  const lastId = (record: (typeof page)[number]): string => (kind === 'encounter' ? (record as { encounterId: string }).encounterId : (record as { noteId: string }).noteId);
+  const lastId = (record: (typeof page)[number]): string =>
+    kind === 'encounter' ? (record as { encounterId: string }).encounterId : (record as { noteId: string }).noteId;
   const next = found.length > request.count && page.length > 0 ? encodePageToken({ k: 's', a: lastId(page[page.length - 1]!) }) : undefined;
   const patientParam = `patient=${request.patient}`;
   const bundle = searchsetBundle({
@@ -179,7 +182,10 @@ export async function searchChartRecords(
 }
 
 /** DiagnosticReport?patient=: the patient's lab results, newest first. */
-export async function searchDiagnosticReports(deps: FhirExportDependencies, request: SearchRequest): Promise<{ patientId?: string; bundle: Bundle; records: number }> {
+export async function searchDiagnosticReports(
+  deps: FhirExportDependencies,
+  request: SearchRequest,
+): Promise<{ patientId?: string; bundle: Bundle; records: number }> {
   const patientId = patientIdOf(request.patient);
   const token = request.pageToken === undefined ? undefined : decodePageToken(request.pageToken, 'l');
   if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();

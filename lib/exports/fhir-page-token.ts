@@ -33,10 +33,13 @@ export function decodePageToken<K extends PageToken['k']>(text: string, kind: K)
   const t = value as Record<string, unknown>;
   if (t.k !== kind) return undefined;
   const keys = Object.keys(t);
-  const ok = (name: string, pattern: RegExp, required: boolean) => (t[name] === undefined ? !required : typeof t[name] === 'string' && pattern.test(t[name] as string));
+  const ok = (name: string, pattern: RegExp, required: boolean) =>
+    t[name] === undefined ? !required : typeof t[name] === 'string' && pattern.test(t[name] as string);
   switch (kind) {
     case 'e':
-      return keys.every((k) => ['k', 'c', 'l'].includes(k)) && ok('c', TIMELINE, false) && ok('l', LAB_POSITION, false) ? (t as Extract<PageToken, { k: K }>) : undefined;
+      return keys.every((k) => ['k', 'c', 'l'].includes(k)) && ok('c', TIMELINE, false) && ok('l', LAB_POSITION, false)
+        ? (t as Extract<PageToken, { k: K }>)
+        : undefined;
     case 's':
       return keys.every((k) => ['k', 'a'].includes(k)) && ok('a', CHART_ID, true) ? (t as Extract<PageToken, { k: K }>) : undefined;
     case 'l':

@@ -27,7 +27,12 @@ export async function exportLabResultMessage(deps: LabResultExportDependencies, 
   if (!version) throw new RecordNotFoundError('lab result');
   const data = version.submission.data;
   const patient = version.patientMatched ? await deps.chart.getPatient(data.patientID) : undefined;
-  const reports: LabReportInput[] = (Array.isArray(data.reports) ? data.reports : []).map((r) => ({ name: r.name, type: r.type, source: r.source, data: r.data }));
+  const reports: LabReportInput[] = (Array.isArray(data.reports) ? data.reports : []).map((r) => ({
+    name: r.name,
+    type: r.type,
+    source: r.source,
+    data: r.data,
+  }));
   const message = encodeLabResultMessage({
     header: messageHeaderFor(ctx.principal, ctx.now),
     result: {

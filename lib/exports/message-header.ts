@@ -42,7 +42,8 @@ export function hl7ProfileOf(principal: Pick<Principal, 'hl7Profile'>): Resolved
   return {
     encounterStyle: profile.encounterStyle === 'oru' ? 'oru' : 'adt',
     summaryStyle: profile.summaryStyle === 'oru' ? 'oru' : 'batch',
-    noteDocumentType: typeof profile.noteDocumentType === 'string' && DOCUMENT_TYPE_CODE.test(profile.noteDocumentType) ? profile.noteDocumentType : DEFAULT_NOTE_DOCUMENT_TYPE,
+    noteDocumentType:
+      typeof profile.noteDocumentType === 'string' && DOCUMENT_TYPE_CODE.test(profile.noteDocumentType) ? profile.noteDocumentType : DEFAULT_NOTE_DOCUMENT_TYPE,
     sendingApplication: namespaceOrUndefined(profile.sendingApplication),
     sendingFacility: namespaceOrUndefined(profile.sendingFacility),
   };

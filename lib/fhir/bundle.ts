@@ -28,10 +28,13 @@ export function searchsetBundle(input: SearchsetInput): Bundle {
     ...(input.total !== undefined ? { total: input.total } : {}),
     link,
     // FHIR JSON has no empty arrays: a page without matches has no `entry`
-    ...nonEmpty('entry', input.resources.map((resource) => ({
-      fullUrl: `${input.baseUrl}/${resource.resourceType}/${resource.id}`,
-      resource,
-      search: { mode: 'match' as const },
-    }))),
+    ...nonEmpty(
+      'entry',
+      input.resources.map((resource) => ({
+        fullUrl: `${input.baseUrl}/${resource.resourceType}/${resource.id}`,
+        resource,
+        search: { mode: 'match' as const },
+      })),
+    ),
   };
 }

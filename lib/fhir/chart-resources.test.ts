@@ -59,7 +59,14 @@ describe('mapping choices', () => {
   });
 
   test('lab values: a Quantity only when the number prints back identically', () => {
-    const report = labDiagnosticReport('p', { ...fixtures.labResult, results: [{ testName: 'A', result: '98' }, { testName: 'B', result: '98.0' }, { testName: 'C', result: '<40' }] });
+    const report = labDiagnosticReport('p', {
+      ...fixtures.labResult,
+      results: [
+        { testName: 'A', result: '98' },
+        { testName: 'B', result: '98.0' },
+        { testName: 'C', result: '<40' },
+      ],
+    });
     const values = (report.contained as Array<{ valueQuantity?: { value: number }; valueString?: string }>).map((o) => o.valueQuantity?.value ?? o.valueString);
     expect(values).toEqual([98, '98.0', '<40']);
   });

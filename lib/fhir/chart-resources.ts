@@ -182,7 +182,9 @@ function orderRequest(patientId: string, container: Reference<FhirEncounter>, or
   return {
     resourceType: 'ServiceRequest',
     id: `order-${index + 1}`,
-    identifier: [{ type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] }, ...present('value', fhirString(order.orderId)) }],
+    identifier: [
+      { type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] }, ...present('value', fhirString(order.orderId)) },
+    ],
     status: serviceRequestStatus(order.status),
     intent: 'order',
     code: requiredConcept(order.code, 'Order without a code'),
@@ -209,14 +211,20 @@ export function encounterResource(encounter: Encounter): FhirEncounter {
     status: encounter.dischargeAt ? 'finished' : 'in-progress',
     class: encounterClass(encounter.patientClass),
     subject: patientReference(encounter.patientId),
-    ...nonEmpty('basedOn', orders.map((o) => ({ reference: `#${o.id}` }))),
+    ...nonEmpty(
+      'basedOn',
+      orders.map((o) => ({ reference: `#${o.id}` })),
+    ),
     ...nonEmpty(
       'participant',
       attending ? [{ type: [{ coding: [{ system: Systems.v3ParticipationType, code: 'ATND', display: 'attender' }] }], individual: attending }] : [],
     ),
     period: { start: encounter.admitAt, ...present('end', encounter.dischargeAt) },
     ...nonEmpty('reasonCode', reason === undefined ? [] : [{ text: reason }]),
-    ...nonEmpty('diagnosis', diagnoses.map((d, i) => ({ condition: { reference: `#${d.id}` }, rank: i + 1 }))),
+    ...nonEmpty(
+      'diagnosis',
+      diagnoses.map((d, i) => ({ condition: { reference: `#${d.id}` }, rank: i + 1 })),
+    ),
     ...nonEmpty('location', location === undefined ? [] : [{ location: { display: location } }]),
   };
 }
@@ -276,7 +284,10 @@ function itemComponent(item: AssessmentItem): ObservationComponent {
     }
     case 'text':
     default:
-      return { code, ...present('valueString', fhirString(typeof item.value === 'object' && item.value !== null ? (item.value as CodedValue).code : String(item.value))) };
+      return {
+        code,
+        ...present('valueString', fhirString(typeof item.value === 'object' && item.value !== null ? (item.value as CodedValue).code : String(item.value))),
+      };
   }
 }
 
@@ -298,7 +309,11 @@ export function assessmentObservation(assessment: Assessment): Observation {
   const components = assessment.items.map(itemComponent);
   const total = assessment.total;
   const totalValue =
-    typeof total === 'number' && Number.isFinite(total) ? (Number.isInteger(total) && Math.abs(total) <= 2147483647 ? { valueInteger: total } : { valueQuantity: { value: total } }) : undefined;
+    typeof total === 'number' && Number.isFinite(total)
+      ? Number.isInteger(total) && Math.abs(total) <= 2147483647
+        ? { valueInteger: total }
+        : { valueQuantity: { value: total } }
+      : undefined;
   const panelCodeRepeated = components.some((c) => sameCode(c.code, code));
   if (totalValue && panelCodeRepeated) components.push({ code: TOTAL_CODE, ...totalValue });
   const performer = assessment.performer ? clinicianReference(assessment.performer) : undefined;

@@ -52,7 +52,9 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord): Di
     resourceType: 'DiagnosticReport',
     id: logicalId(patientId, lab.resultId),
     ...(observations.length ? { contained: observations } : {}),
-    identifier: [{ type: { coding: [{ system: Systems.v2IdentifierType, code: 'ACSN', display: 'Accession ID' }] }, ...present('value', fhirString(lab.accessionNumber)) }],
+    identifier: [
+      { type: { coding: [{ system: Systems.v2IdentifierType, code: 'ACSN', display: 'Accession ID' }] }, ...present('value', fhirString(lab.accessionNumber)) },
+    ],
     status: lab.status,
     category: [{ coding: [{ system: Systems.v2DiagnosticService, code: 'LAB', display: 'Laboratory' }] }],
     code: { coding: [{ code: 'LAB', display: 'Laboratory result' }], text: 'Laboratory result' },

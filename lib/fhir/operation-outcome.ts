@@ -48,7 +48,10 @@ export function operationOutcome(input: OutcomeInput): OperationOutcome {
     : [{ severity, code, diagnostics: input.detail }];
   return {
     resourceType: 'OperationOutcome',
-    text: { status: 'generated', div: `<div xmlns="http://www.w3.org/1999/xhtml"><p>${escapeXhtml(input.detail)}</p><p>requestId ${escapeXhtml(input.requestId)}</p></div>` },
+    text: {
+      status: 'generated',
+      div: `<div xmlns="http://www.w3.org/1999/xhtml"><p>${escapeXhtml(input.detail)}</p><p>requestId ${escapeXhtml(input.requestId)}</p></div>`,
+    },
     issue,
   };
 }

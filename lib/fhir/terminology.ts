@@ -79,7 +79,12 @@ export const GENDER: Record<string, 'male' | 'female' | 'other' | 'unknown'> = {
  * (the R4 binding is extensible); the others keep their v2 code.
  */
 export function encounterClass(patientClass: string): Coding {
-  const v3: Record<string, [string, string]> = { I: ['IMP', 'inpatient encounter'], O: ['AMB', 'ambulatory'], E: ['EMER', 'emergency'], P: ['PRENC', 'pre-admission'] };
+  const v3: Record<string, [string, string]> = {
+    I: ['IMP', 'inpatient encounter'],
+    O: ['AMB', 'ambulatory'],
+    E: ['EMER', 'emergency'],
+    P: ['PRENC', 'pre-admission'],
+  };
   const mapped = Object.prototype.hasOwnProperty.call(v3, patientClass) ? v3[patientClass] : undefined;
   if (mapped) return { system: Systems.v3ActCode, code: mapped[0], display: mapped[1] };
   return { system: 'http://terminology.hl7.org/CodeSystem/v2-0004', code: patientClass };

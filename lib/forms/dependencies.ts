@@ -48,7 +48,13 @@ export interface FormsDeps {
 
 /** The deployed wiring with every part: every call builds cheap wrappers around the per-container clients. */
 export function formsDependencies(): FormsDeps {
-  return formsDependenciesWith('formsDependencies', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue, audit: auditTrail });
+  return formsDependenciesWith('formsDependencies', {
+    patients: patientDirectory,
+    cipher: packetCipher,
+    keys: matchKeys,
+    queue: matchingQueue,
+    audit: auditTrail,
+  });
 }
 
 export interface ExplicitFormsConfig {

@@ -46,8 +46,20 @@ export function decodeCursor(state: PacketState, cursor: string): Record<string,
     throw new InvalidCursorError();
   }
   const k = body?.k;
-  const strings = k && typeof k === 'object' && Object.keys(k).length === 4 && ['pk', 'sk', 'statePk', 'stateSk'].every((n) => typeof (k as unknown as Record<string, unknown>)[n] === 'string');
-  if (body?.v !== 1 || body.s !== state || !strings || k.statePk !== statePkFor(state) || k.sk !== 'PACKET' || !isPacketId(k.pk.replace(/^PACKET#/, '')) || !k.pk.startsWith('PACKET#')) {
+  const strings =
+    k &&
+    typeof k === 'object' &&
+    Object.keys(k).length === 4 &&
+    ['pk', 'sk', 'statePk', 'stateSk'].every((n) => typeof (k as unknown as Record<string, unknown>)[n] === 'string');
+  if (
+    body?.v !== 1 ||
+    body.s !== state ||
+    !strings ||
+    k.statePk !== statePkFor(state) ||
+    k.sk !== 'PACKET' ||
+    !isPacketId(k.pk.replace(/^PACKET#/, '')) ||
+    !k.pk.startsWith('PACKET#')
+  ) {
     throw new InvalidCursorError();
   }
   return { pk: k.pk, sk: k.sk, statePk: k.statePk, stateSk: k.stateSk };
@@ -97,7 +109,8 @@ export async function getInboxPacket(deps: FormsDeps, packetId: string): Promise
   const packet = await deps.store().getPacket(packetId);
   if (!packet || packet.state === 'routed') return undefined;
   const content = await deps.cipher().open(packet);
-  const contradicted = packet.reason === 'demographics_mismatch' ? packet.requestedPatientId : packet.reason === 'link_conflict' ? packet.candidates?.[0]?.patientId : undefined;
+  const contradicted =
+    packet.reason === 'demographics_mismatch' ? packet.requestedPatientId : packet.reason === 'link_conflict' ? packet.candidates?.[0]?.patientId : undefined;
   const chart = contradicted ? await deps.patients().getPatient(contradicted) : undefined;
   return {
     packetId: packet.packetId,
@@ -115,7 +128,16 @@ export async function getInboxPacket(deps: FormsDeps, packetId: string): Promise
     patient: content.patient,
     answers: content.answers,
     candidates: packet.candidates ?? [],
-    ...(chart ? { chartPatient: { patientId: chart.patientId, ...(chart.name?.given ? { firstName: chart.name.given } : {}), lastName: chart.name?.family ?? '', ...(chart.birthDate ? { dob: chart.birthDate } : {}) } } : {}),
+    ...(chart
+      ? {
+          chartPatient: {
+            patientId: chart.patientId,
+            ...(chart.name?.given ? { firstName: chart.name.given } : {}),
+            lastName: chart.name?.family ?? '',
+            ...(chart.birthDate ? { dob: chart.birthDate } : {}),
+          },
+        }
+      : {}),
     history: packet.history ?? [],
   };
 }
@@ -152,7 +174,15 @@ export async function routeInboxPacket(
     partnerId: input.reviewer.partnerId,
     patientId: input.patientId,
   };
-  const moved = await store.transition({ packetId: packet.packetId, from: INBOX_STATES, to: 'routed_manually', at, sortTime: packet.receivedAt, patientId: input.patientId, entry });
+  const moved = await store.transition({
+    packetId: packet.packetId,
+    from: INBOX_STATES,
+    to: 'routed_manually',
+    at,
+    sortTime: packet.receivedAt,
+    patientId: input.patientId,
+    entry,
+  });
   if (!moved) {
     const now = await store.getPacket(packet.packetId, { withContent: false });
     if (now && now.state === 'routed_manually' && now.patientId === input.patientId) return completeManualRouting(deps, now, input);
@@ -169,9 +199,18 @@ async function completeManualRouting(
 ): Promise<RouteResult> {
   if (packet.linkKey) {
     // a reviewer's decision is remembered for the next packet from the same form tool patient
-    await deps
-      .store()
-      .putLink(packet.linkKey, { patientId: input.patientId, partnerId: packet.partnerId, sourceSystemId: packet.sourceSystemId, createdAt: input.now.toISOString(), createdBy: input.reviewer.keyId, packetId: packet.packetId }, { onlyIfAbsent: false });
+    await deps.store().putLink(
+      packet.linkKey,
+      {
+        patientId: input.patientId,
+        partnerId: packet.partnerId,
+        sourceSystemId: packet.sourceSystemId,
+        createdAt: input.now.toISOString(),
+        createdBy: input.reviewer.keyId,
+        packetId: packet.packetId,
+      },
+      { onlyIfAbsent: false },
+    );
   }
   return { kind: 'routed', packet: { packetId: packet.packetId, state: 'routed_manually', patientId: input.patientId } };
 }

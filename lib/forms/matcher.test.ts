@@ -21,7 +21,14 @@ import { nameTokens, normaliseName, phoneticCodes } from './normalize';
 
 const robin3: ChartCandidate = { patientId: 'demo-patient-3', given: 'Robin', family: 'Example', birthDate: '1975-06-30', mrn: 'DEMO-000003' };
 const robin4: ChartCandidate = { patientId: 'demo-patient-4', given: 'Robin', family: 'Example', birthDate: '1975-06-30', mrn: 'DEMO-000004' };
-const alex: ChartCandidate = { patientId: 'demo-patient-1', given: 'Alex', family: 'Sample', birthDate: '1980-04-12', email: 'alex.sample@example.com', mrn: 'DEMO-000001' };
+const alex: ChartCandidate = {
+  patientId: 'demo-patient-1',
+  given: 'Alex',
+  family: 'Sample',
+  birthDate: '1980-04-12',
+  email: 'alex.sample@example.com',
+  mrn: 'DEMO-000001',
+};
 const subject = (over: Partial<MatchSubject>): MatchSubject => ({ firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12', ...over });
 
 describe('normalisation', () => {
@@ -184,7 +191,13 @@ describe('scoreCandidate', () => {
   });
 });
 
-const scored = (patientId: string, score: number, block = `b-${patientId}`, corroborated = false): ScoredCandidate => ({ patientId, score, reasons: [], block, corroborated });
+const scored = (patientId: string, score: number, block = `b-${patientId}`, corroborated = false): ScoredCandidate => ({
+  patientId,
+  score,
+  reasons: [],
+  block,
+  corroborated,
+});
 
 describe('decision', () => {
   it.each([
@@ -210,14 +223,20 @@ describe('decision', () => {
   });
 
   it('an MRN separates namesakes', () => {
-    expect(matchSubject({ firstName: 'Robin', lastName: 'Example', dob: '1975-06-30', externalPatientId: 'DEMO-000004' }, [robin3, robin4])).toMatchObject({ outcome: 'matched', patientId: 'demo-patient-4' });
+    expect(matchSubject({ firstName: 'Robin', lastName: 'Example', dob: '1975-06-30', externalPatientId: 'DEMO-000004' }, [robin3, robin4])).toMatchObject({
+      outcome: 'matched',
+      patientId: 'demo-patient-4',
+    });
   });
 
   it('never routes a twin on the name alone, routes it with an equal email', () => {
     const sam: ChartCandidate = { patientId: 't1', given: 'Sam', family: 'Twin', birthDate: '2001-01-01', email: 'sam@example.com' };
     const kim: ChartCandidate = { patientId: 't2', given: 'Kim', family: 'Twin', birthDate: '2001-01-01', email: 'kim@example.com' };
     expect(matchSubject({ firstName: 'Sam', lastName: 'Twin', dob: '2001-01-01' }, [sam, kim])).toMatchObject({ outcome: 'review', reason: 'ambiguous' });
-    expect(matchSubject({ firstName: 'Sam', lastName: 'Twin', dob: '2001-01-01', email: 'sam@example.com' }, [sam, kim])).toMatchObject({ outcome: 'matched', patientId: 't1' });
+    expect(matchSubject({ firstName: 'Sam', lastName: 'Twin', dob: '2001-01-01', email: 'sam@example.com' }, [sam, kim])).toMatchObject({
+      outcome: 'matched',
+      patientId: 't1',
+    });
   });
 
   it('requires the margin over the runner-up', () => {

@@ -244,8 +244,7 @@ export function scoreCandidate(subject: MatchSubject, candidate: ChartCandidate)
 export type ReviewReason = 'no_candidates' | 'ambiguous' | 'below_threshold';
 
 export type MatchDecision =
-  | { outcome: 'matched'; patientId: string; candidates: CandidateRecord[] }
-  | { outcome: 'review'; reason: ReviewReason; candidates: CandidateRecord[] };
+  { outcome: 'matched'; patientId: string; candidates: CandidateRecord[] } | { outcome: 'review'; reason: ReviewReason; candidates: CandidateRecord[] };
 
 /** Highest score first, then patient id: the same inputs always give the same order. */
 export function rankCandidates<T extends CandidateRecord>(candidates: readonly T[]): T[] {

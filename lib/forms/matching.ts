@@ -71,7 +71,11 @@ async function assess(packet: PacketRecord, subject: MatchSubject, deps: FormsDe
       }
       // a remembered link never overrides a different name or birth date: both sides go to a reviewer
       const scored = scoreCandidate({ ...subject, dob: linked.birthDate }, candidateFromPatient(linked));
-      const shown: CandidateRecord = { patientId: linked.patientId, score: scored?.score ?? 0, reasons: ['known_link_contradicted', ...(scored?.reasons ?? [])] };
+      const shown: CandidateRecord = {
+        patientId: linked.patientId,
+        score: scored?.score ?? 0,
+        reasons: ['known_link_contradicted', ...(scored?.reasons ?? [])],
+      };
       return { decision: { outcome: 'review', reason: 'link_conflict' }, candidates: [shown], linkKey };
     }
   }
@@ -90,18 +94,28 @@ async function assess(packet: PacketRecord, subject: MatchSubject, deps: FormsDe
     const own = chart ? blockingKeys(key, undefined, chart.name?.family, chart.birthDate)[0] : undefined;
     if (own && !bucketKeys.includes(own)) {
       const seen = new Set(ids);
-      const siblings = (await store.queryMatchIndex(own)).filter((id) => !seen.has(id)).sort().slice(0, MAX_CANDIDATES_READ);
+      const siblings = (await store.queryMatchIndex(own))
+        .filter((id) => !seen.has(id))
+        .sort()
+        .slice(0, MAX_CANDIDATES_READ);
       scored.push(...(await readCandidates(siblings, subject, deps)));
     }
   }
 
   const decision = decideMatch(scored);
-  if (decision.outcome === 'matched') return { decision: { outcome: 'matched', patientId: decision.patientId, reason: 'score' }, candidates: decision.candidates, linkKey };
+  if (decision.outcome === 'matched')
+    return { decision: { outcome: 'matched', patientId: decision.patientId, reason: 'score' }, candidates: decision.candidates, linkKey };
   return { decision: { outcome: 'review', reason: decision.reason }, candidates: decision.candidates, linkKey };
 }
 
 /** The audit record of a routing by the matcher (ids and the rule only), then the packet notes it was written. */
-async function auditRouting(packet: Pick<PacketRecord, 'packetId' | 'partnerId' | 'sourceSystemId'>, patientId: string, rule: PacketReason, at: string, deps: FormsDeps): Promise<void> {
+async function auditRouting(
+  packet: Pick<PacketRecord, 'packetId' | 'partnerId' | 'sourceSystemId'>,
+  patientId: string,
+  rule: PacketReason,
+  at: string,
+  deps: FormsDeps,
+): Promise<void> {
   await deps.audit().append({
     at,
     requestId: `matcher:${packet.packetId}`,
@@ -131,7 +145,8 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
     return { outcome: 'already_done' };
   }
   // held at intake (named patient unknown, or contradicted by the packet): candidates for the reviewer only
-  const annotateOnly = packet.state === 'pending_review' && (packet.reason === 'unknown_patient_id' || packet.reason === 'demographics_mismatch') && !packet.assessedAt;
+  const annotateOnly =
+    packet.state === 'pending_review' && (packet.reason === 'unknown_patient_id' || packet.reason === 'demographics_mismatch') && !packet.assessedAt;
   if (packet.state !== 'pending_match' && !annotateOnly) return { outcome: 'already_done' };
 
   let subject: MatchSubject;
@@ -166,7 +181,11 @@ export async function matchPacket(packetId: string, deps: FormsDeps, now: () => 
     if (decision.reason === 'score' && linkKey) {
       // remember before moving: a crash between the two leaves a link and a pending packet, which
       // the next delivery resolves through the link
-      await store.putLink(linkKey, { patientId: decision.patientId, partnerId: packet.partnerId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: 'matcher', packetId }, { onlyIfAbsent: true });
+      await store.putLink(
+        linkKey,
+        { patientId: decision.patientId, partnerId: packet.partnerId, sourceSystemId: packet.sourceSystemId, createdAt: at, createdBy: 'matcher', packetId },
+        { onlyIfAbsent: true },
+      );
     }
     const moved = await store.transition({
       packetId,

@@ -10,7 +10,9 @@ export const PACKET_ID_PATTERN = /^fp_[0-9a-f]{32}$/;
  * are ids (not PHI); the JSON array encoding keeps ("a|b","c") and ("a","b|c") apart.
  */
 export function packetIdFor(partnerId: string, sourceSystemId: string, submissionId: string): string {
-  const digest = createHash('sha256').update(JSON.stringify(['form-packet', partnerId, sourceSystemId, submissionId]), 'utf8').digest('hex');
+  const digest = createHash('sha256')
+    .update(JSON.stringify(['form-packet', partnerId, sourceSystemId, submissionId]), 'utf8')
+    .digest('hex');
   return `fp_${digest.slice(0, 32)}`;
 }
 

@@ -111,7 +111,19 @@ export interface StatePage {
   lastKey?: Record<string, string>;
 }
 
-const SUMMARY_ATTRIBUTES = ['packetId', 'state', 'reason', 'sourceSystemId', 'formId', 'receivedAt', 'stateChangedAt', 'requestedPatientId', 'candidates', 'stateSk', 'queueAttempts'];
+const SUMMARY_ATTRIBUTES = [
+  'packetId',
+  'state',
+  'reason',
+  'sourceSystemId',
+  'formId',
+  'receivedAt',
+  'stateChangedAt',
+  'requestedPatientId',
+  'candidates',
+  'stateSk',
+  'queueAttempts',
+];
 
 function toSummary(item: Record<string, AttributeValue>): PacketSummary {
   const r = unmarshall(item) as Partial<PacketRecord>;
@@ -149,7 +161,8 @@ export class FormsStore {
           ...(withContent
             ? {}
             : {
-                ProjectionExpression: 'packetId, #state, reason, patientId, requestedPatientId, partnerId, keyId, sourceSystemId, formId, submissionId, receivedAt, stateChangedAt, statePk, stateSk, linkKey, queueAttempts, lastQueuedAt, routingAuditedAt, contentHash',
+                ProjectionExpression:
+                  'packetId, #state, reason, patientId, requestedPatientId, partnerId, keyId, sourceSystemId, formId, submissionId, receivedAt, stateChangedAt, statePk, stateSk, linkKey, queueAttempts, lastQueuedAt, routingAuditedAt, contentHash',
                 ExpressionAttributeNames: { '#state': 'state' },
               }),
         }),
@@ -230,7 +243,13 @@ export class FormsStore {
       set.push('linkKey = :link');
       values[':link'] = linkKey;
     }
-    return this.conditionalUpdate(packetId, `SET ${set.join(', ')}`, '#state = :review AND attribute_not_exists(assessedAt)', { '#state': 'state', '#history': 'history' }, values);
+    return this.conditionalUpdate(
+      packetId,
+      `SET ${set.join(', ')}`,
+      '#state = :review AND attribute_not_exists(assessedAt)',
+      { '#state': 'state', '#history': 'history' },
+      values,
+    );
   }
 
   /**
@@ -286,7 +305,9 @@ export class FormsStore {
   // ---- known links (sourceSystemId, externalPatientId) -> patient ----
 
   async getLink(linkKey: string): Promise<LinkRecord | undefined> {
-    const out = await this.call(() => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: linkPk(linkKey) }, sk: { S: LINK_SK } }, ConsistentRead: true })));
+    const out = await this.call(() =>
+      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: linkPk(linkKey) }, sk: { S: LINK_SK } }, ConsistentRead: true })),
+    );
     return out.Item ? (unmarshall(out.Item) as LinkRecord) : undefined;
   }
 
@@ -323,36 +344,55 @@ export class FormsStore {
   }
 
   async deleteMatchIndexEntry(indexKey: string, patientId: string): Promise<void> {
-    await this.call(() => this.db.send(new DeleteItemCommand({ TableName: this.table, Key: { pk: { S: matchIndexPk(indexKey) }, sk: { S: matchIndexSk(patientId) } } })));
+    await this.call(() =>
+      this.db.send(new DeleteItemCommand({ TableName: this.table, Key: { pk: { S: matchIndexPk(indexKey) }, sk: { S: matchIndexSk(patientId) } } })),
+    );
   }
 
   /** The index keys a patient holds (empty when never indexed, or indexed before manifests existed). */
   async getMatchIndexManifest(patientId: string): Promise<string[]> {
     const out = await this.call(() =>
-      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: matchIndexManifestPk(patientId) }, sk: { S: MATCH_INDEX_MANIFEST_SK } }, ConsistentRead: true })),
+      this.db.send(
+        new GetItemCommand({
+          TableName: this.table,
+          Key: { pk: { S: matchIndexManifestPk(patientId) }, sk: { S: MATCH_INDEX_MANIFEST_SK } },
+          ConsistentRead: true,
+        }),
+      ),
     );
     return out.Item?.indexKeys?.L?.map((v) => v.S ?? '').filter((k) => k.length > 0) ?? [];
   }
 
   async putMatchIndexManifest(patientId: string, indexKeys: readonly string[], at: string): Promise<void> {
     await this.call(() =>
-      this.db.send(new PutItemCommand({ TableName: this.table, Item: marshall({ pk: matchIndexManifestPk(patientId), sk: MATCH_INDEX_MANIFEST_SK, patientId, indexKeys: [...indexKeys], indexedAt: at }) })),
+      this.db.send(
+        new PutItemCommand({
+          TableName: this.table,
+          Item: marshall({ pk: matchIndexManifestPk(patientId), sk: MATCH_INDEX_MANIFEST_SK, patientId, indexKeys: [...indexKeys], indexedAt: at }),
+        }),
+      ),
     );
   }
 
   async getReindexProgress(): Promise<ReindexProgress | undefined> {
-    const out = await this.call(() => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_REINDEX_PK }, sk: { S: REINDEX_PROGRESS_SK } }, ConsistentRead: true })));
+    const out = await this.call(() =>
+      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_REINDEX_PK }, sk: { S: REINDEX_PROGRESS_SK } }, ConsistentRead: true })),
+    );
     if (!out.Item) return undefined;
     const { pk: _pk, sk: _sk, ...progress } = unmarshall(out.Item);
     return progress as ReindexProgress;
   }
 
   async putReindexProgress(progress: ReindexProgress): Promise<void> {
-    await this.call(() => this.db.send(new PutItemCommand({ TableName: this.table, Item: marshall({ pk: CONFIG_REINDEX_PK, sk: REINDEX_PROGRESS_SK, ...progress }) })));
+    await this.call(() =>
+      this.db.send(new PutItemCommand({ TableName: this.table, Item: marshall({ pk: CONFIG_REINDEX_PK, sk: REINDEX_PROGRESS_SK, ...progress }) })),
+    );
   }
 
   async clearReindexProgress(): Promise<void> {
-    await this.call(() => this.db.send(new DeleteItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_REINDEX_PK }, sk: { S: REINDEX_PROGRESS_SK } } })));
+    await this.call(() =>
+      this.db.send(new DeleteItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_REINDEX_PK }, sk: { S: REINDEX_PROGRESS_SK } } })),
+    );
   }
 
   /** Marks that the audit record of the matcher's routing was written (a re-delivery writes it otherwise). */
@@ -395,7 +435,9 @@ export class FormsStore {
   // ---- the wrapped match index key ----
 
   async getMatchKeyEnvelope(version: string): Promise<string | undefined> {
-    const out = await this.call(() => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_MATCH_KEY_PK }, sk: { S: version } }, ConsistentRead: true })));
+    const out = await this.call(() =>
+      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_MATCH_KEY_PK }, sk: { S: version } }, ConsistentRead: true })),
+    );
     return out.Item?.envelope?.S;
   }
 
@@ -420,7 +462,13 @@ export class FormsStore {
 
   // ---- internals ----
 
-  private async conditionalUpdate(packetId: string, update: string, condition: string, names: Record<string, string>, values: Record<string, unknown>): Promise<boolean> {
+  private async conditionalUpdate(
+    packetId: string,
+    update: string,
+    condition: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
     try {
       await this.call(() =>
         this.db.send(
@@ -445,7 +493,8 @@ export class FormsStore {
     try {
       return await run();
     } catch (error) {
-      if (isRetryableDependencyError(error) && !(error instanceof DependencyUnavailableError)) throw new DependencyUnavailableError(DEPENDENCY, { cause: error });
+      if (isRetryableDependencyError(error) && !(error instanceof DependencyUnavailableError))
+        throw new DependencyUnavailableError(DEPENDENCY, { cause: error });
       throw error;
     }
   }

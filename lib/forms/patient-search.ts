@@ -28,7 +28,11 @@ export interface PatientSearchResult {
 }
 
 /** undefined for an unknown packet or one no longer in the inbox (like the candidates read). */
-export async function searchChartForPacket(deps: Pick<FormsDeps, 'store' | 'patients' | 'keys'>, packetId: string, query: PatientSearchQuery): Promise<PatientSearchResult | undefined> {
+export async function searchChartForPacket(
+  deps: Pick<FormsDeps, 'store' | 'patients' | 'keys'>,
+  packetId: string,
+  query: PatientSearchQuery,
+): Promise<PatientSearchResult | undefined> {
   if (!isPacketId(packetId)) return undefined;
   const store = deps.store();
   const packet = await store.getPacket(packetId, { withContent: false });

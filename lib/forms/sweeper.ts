@@ -46,14 +46,26 @@ export async function sweepPendingPackets(deps: FormsDeps, options: SweepOptions
 
   let start: Record<string, string> | undefined;
   do {
-    const page = await store.queryByState('pending_match', { limit: Math.min(PAGE_SIZE, maxPackets - result.found), newestFirst: false, before: cutoff, exclusiveStartKey: start });
+    const page = await store.queryByState('pending_match', {
+      limit: Math.min(PAGE_SIZE, maxPackets - result.found),
+      newestFirst: false,
+      before: cutoff,
+      exclusiveStartKey: start,
+    });
     start = page.lastKey;
     result.found += page.rows.length;
 
     const toSend: typeof page.rows = [];
     for (const row of page.rows) {
       if (row.queueAttempts >= maxRequeues) {
-        const entry: HistoryEntry = { at, action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'sweeper', reason: 'matching_failed' };
+        const entry: HistoryEntry = {
+          at,
+          action: 'held_for_review',
+          from: 'pending_match',
+          state: 'pending_review',
+          actor: 'sweeper',
+          reason: 'matching_failed',
+        };
         const moved = await store.transition({
           packetId: row.summary.packetId,
           from: ['pending_match'],

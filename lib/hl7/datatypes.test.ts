@@ -38,7 +38,9 @@ describe('XPN', () => {
 
 describe('XCN', () => {
   test('ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^^AUTHORITY^L^^^PRN', () => {
-    expect(written(xcnFromClinician({ id: '1234', name: { family: 'House', given: 'Gregory', prefix: 'Dr' } }, 'CLINIC'))).toBe('1234^House^Gregory^^^Dr^^^CLINIC^L^^^PRN');
+    expect(written(xcnFromClinician({ id: '1234', name: { family: 'House', given: 'Gregory', prefix: 'Dr' } }, 'CLINIC'))).toBe(
+      '1234^House^Gregory^^^Dr^^^CLINIC^L^^^PRN',
+    );
   });
   test('without an id: no authority and no identifier type', () => {
     expect(written(xcnFromClinician({ name: { family: 'House' } }, 'CLINIC'))).toBe('^House^^^^^^^^L');
@@ -54,9 +56,9 @@ describe('XCN', () => {
 
 describe('XAD', () => {
   test('street as the first subcomponent of XAD-1, then other designation, city, state, zip, country', () => {
-    expect(
-      written(xadFromAddress({ line1: '1 Main St', line2: 'Apt 2', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'USA' })),
-    ).toBe('1 Main St^Apt 2^Springfield^IL^62701^USA^H');
+    expect(written(xadFromAddress({ line1: '1 Main St', line2: 'Apt 2', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'USA' }))).toBe(
+      '1 Main St^Apt 2^Springfield^IL^62701^USA^H',
+    );
   });
   test('a & in the street is escaped, not a subcomponent separator', () => {
     expect(written(xadFromAddress({ line1: 'Corner of 1st & Main', city: 'X' }))).toBe('Corner of 1st \\T\\ Main^^X^^^^H');

@@ -72,7 +72,9 @@ export function encodeEncounterMessage(input: EncounterMessageInput): string {
   assertSamePatient(patient, encounter.patientId, 'encounter.patientId');
   const namespaces = namespacesOf(header);
   if ((input.style ?? 'adt') === 'adt') {
-    const message = new Hl7Message(buildMessageHeader(header, ADT_A08)).addAll(encounterAdtSegments(patient, encounter, header.timestamp, namespaces, 'encounter'));
+    const message = new Hl7Message(buildMessageHeader(header, ADT_A08)).addAll(
+      encounterAdtSegments(patient, encounter, header.timestamp, namespaces, 'encounter'),
+    );
     return encodeMessage(message, header);
   }
   const groups = [

@@ -70,9 +70,12 @@ describe('isEscapedText', () => {
     expect(isEscapedText(value)).toBe(true);
   });
 
-  test.each(['a|b', 'a^b', 'a~b', 'a&b', 'a\rb', 'a\nb', 'a\\b', 'a\\X0D\\b', '\u0001', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\u0090b'])('rejects %j', (value) => {
-    expect(isEscapedText(value)).toBe(false);
-  });
+  test.each(['a|b', 'a^b', 'a~b', 'a&b', 'a\rb', 'a\nb', 'a\\b', 'a\\X0D\\b', '\u0001', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\u0090b'])(
+    'rejects %j',
+    (value) => {
+      expect(isEscapedText(value)).toBe(false);
+    },
+  );
 
   test('everything escapeText and escapeFormattedText produce is accepted', () => {
     const nasty = 'a|b^c&d~e\\f\r\ng\th\u0000i😀\\F\\';

@@ -33,7 +33,9 @@ describe('MSH-18, decided after the message is built', () => {
   }
 
   test('absent when the whole message is ASCII', () => {
-    expect(messageWith('plain').split('\r')[0]).toBe('MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809+0000||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1|||NE|NE');
+    expect(messageWith('plain').split('\r')[0]).toBe(
+      'MSH|^~\\&|CHART|CLINIC|PARTNER|PARTNER_FAC|20240506070809+0000||ADT^A08^ADT_A01|MSG00000000000000001|P|2.5.1|||NE|NE',
+    );
   });
 
   test('UNICODE UTF-8 when any value (even in the last segment) is not ASCII', () => {

@@ -61,7 +61,10 @@ function typeOfData(mime: string): string {
 
 function dataSubtype(mime: string): string {
   const minor = (mime.split('/')[1] ?? '').split(';')[0]!.trim();
-  return minor.replace(/[^A-Za-z0-9.+-]/g, '').slice(0, 32).toUpperCase();
+  return minor
+    .replace(/[^A-Za-z0-9.+-]/g, '')
+    .slice(0, 32)
+    .toUpperCase();
 }
 
 function unmatchedPatientSegment(labPatient: NonNullable<LabResultMessageInput['labPatient']>): Segment {

@@ -7,12 +7,7 @@ import type { IdentifierNamespaces } from './identifiers';
 import { documentNumberLength, LOCAL_CODES } from './observations';
 import { type Component, Hl7Message, Segment } from './segment';
 import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstComponent } from './segments';
-import {
-  CONTENT_PRESENTATION_TEXT,
-  DOCUMENT_AVAILABLE,
-  DOCUMENT_COMPLETION_AUTHENTICATED,
-  DOCUMENT_TYPE_PROGRESS_NOTE,
-} from './tables';
+import { CONTENT_PRESENTATION_TEXT, DOCUMENT_AVAILABLE, DOCUMENT_COMPLETION_AUTHENTICATED, DOCUMENT_TYPE_PROGRESS_NOTE } from './tables';
 
 /*
  * MDM^T02^MDM_T02 (original document notification and content), exactly as hl7-notes.md maps the service

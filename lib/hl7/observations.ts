@@ -1,12 +1,5 @@
 import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, Note } from '../chart/types';
-import {
-  ceFromCodedValue,
-  eiFromIdentifier,
-  isNumericText,
-  nmFromNumber,
-  tsFromDateTime,
-  xcnFromClinician,
-} from './datatypes';
+import { ceFromCodedValue, eiFromIdentifier, isNumericText, nmFromNumber, tsFromDateTime, xcnFromClinician } from './datatypes';
 import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, hasLineBreak } from './escape';
 import { Hl7EncodingError } from './errors';
 import { type IdentifierNamespaces, IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
@@ -203,7 +196,10 @@ export function noteSegments(comments: readonly string[] | undefined): Segment[]
   return (comments ?? [])
     .filter((comment) => typeof comment === 'string' && comment.trim() !== '')
     .map((comment, index) =>
-      new Segment('NTE').set(1, escapeText(String(index + 1))).set(2, escapeText(COMMENT_SOURCE_FILLER)).set(3, escapeFormattedText(comment)),
+      new Segment('NTE')
+        .set(1, escapeText(String(index + 1)))
+        .set(2, escapeText(COMMENT_SOURCE_FILLER))
+        .set(3, escapeFormattedText(comment)),
     );
 }
 
@@ -390,7 +386,9 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
     inputPath,
   });
   if (options.visitAsObservations) {
-    group.add(makeObservation(LOCAL_CODES.patientClass, codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), status, inputPath));
+    group.add(
+      makeObservation(LOCAL_CODES.patientClass, codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), status, inputPath),
+    );
     if (encounter.location) {
       group.add(makeObservation(LOCAL_CODES.location, textObservationValue(encounter.location), status, inputPath));
     }
@@ -536,7 +534,9 @@ export function assessmentObservationGroup(assessment: Assessment, inputPath: st
     group.add(makeObservation(LOCAL_CODES.assessmentTotal, numericObservationValue(assessment.total), 'F', `${inputPath}.total`, performed));
   }
   if (assessment.interpretation) {
-    group.add(makeObservation(LOCAL_CODES.assessmentInterpretation, textObservationValue(assessment.interpretation), 'F', `${inputPath}.interpretation`, performed));
+    group.add(
+      makeObservation(LOCAL_CODES.assessmentInterpretation, textObservationValue(assessment.interpretation), 'F', `${inputPath}.interpretation`, performed),
+    );
   }
   return group;
 }
@@ -584,7 +584,10 @@ export function labTestIdentifier(test: Pick<LabTestSummary, 'testName' | 'code'
     return { code: test.code.trim(), display: test.testName, system: test.codeSystem?.trim() || 'L' };
   }
   const name = typeof test.testName === 'string' ? test.testName : '';
-  const local = name.toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const local = name
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return { code: shortIdentifier(local || name || 'TEST', LOCAL_TEST_CODE_LENGTH), display: name, system: 'L' };
 }
 
@@ -592,7 +595,12 @@ export function labTestIdentifier(test: Pick<LabTestSummary, 'testName' | 'code'
 const COMMENT_TEST_NAME = /\b(?:comments?|notes?|remarks?)\s*$/i;
 
 function isCommentRow(test: LabTestSummary): boolean {
-  return !(typeof test.code === 'string' && test.code.trim() !== '') && typeof test.testName === 'string' && COMMENT_TEST_NAME.test(test.testName) && !isNumericText(test.result);
+  return (
+    !(typeof test.code === 'string' && test.code.trim() !== '') &&
+    typeof test.testName === 'string' &&
+    COMMENT_TEST_NAME.test(test.testName) &&
+    !isNumericText(test.result)
+  );
 }
 
 /**

@@ -48,7 +48,11 @@ describe('parseHl7Message', () => {
   });
 
   it('honours MSH-18 8859/1 and reads UTF-8 by default', () => {
-    const latin = Buffer.concat([Buffer.from(`MSH|^~\\&|A|B|C|D|20240101||ADT^A08|1|P|2.5||||||8859/1${CR}PID|1||M||M`, 'latin1'), Buffer.from([0xfc]), Buffer.from('ller\\XE9\\')]);
+    const latin = Buffer.concat([
+      Buffer.from(`MSH|^~\\&|A|B|C|D|20240101||ADT^A08|1|P|2.5||||||8859/1${CR}PID|1||M||M`, 'latin1'),
+      Buffer.from([0xfc]),
+      Buffer.from('ller\\XE9\\'),
+    ]);
     expect(valueAt(firstSegment(parseHl7Message(latin), 'PID'), 5)).toBe('Mülleré');
     const utf8 = Buffer.from(`MSH|^~\\&|A|B|C|D|20240101||ADT^A08|1|P|2.5.1||||||UNICODE UTF-8${CR}PID|1||M||Müller`, 'utf8');
     expect(valueAt(firstSegment(parseHl7Message(utf8), 'PID'), 5)).toBe('Müller');
@@ -77,7 +81,9 @@ describe('parseHl7Message', () => {
 
   it('locates a bad escape (segment, sequence, field, component)', () => {
     const body = `MSH|^~\\&|A|B|C|D|1||ORU^R01|1|P|2.5.1${CR}OBX|1|ST|X||ok${CR}OBX|2|ST|X||x^y\\Q\\`;
-    expect(() => parseHl7(body)).toThrow(expect.objectContaining({ location: { segmentId: 'OBX', segmentSequence: 2, field: 5, fieldRepetition: 1, component: 2, subcomponent: 1 } }));
+    expect(() => parseHl7(body)).toThrow(
+      expect.objectContaining({ location: { segmentId: 'OBX', segmentSequence: 2, field: 5, fieldRepetition: 1, component: 2, subcomponent: 1 } }),
+    );
   });
 });
 
@@ -108,24 +114,37 @@ describe('properties', () => {
 
   it('anything the encoder writes parses back to the same values', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.array(value, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), textWithBreaks, (fields, note) => {
-        const msh = new Segment('MSH').set(3, escapeText('APP')).set(9, [escapeText('ORU'), escapeText('R01')]).set(10, escapeText('c1')).set(12, escapeText('2.5.1'));
-        const zzz = new Segment('ZZZ');
-        fields.forEach((components, index) => zzz.set(index + 1, components.map((subs) => subs.map((sub) => escapeText(sub)))));
-        const obx = new Segment('OBX').set(2, escapeText('TX')).set(5, escapeFormattedText(note));
-        const encoded = new Hl7Message(msh).add(zzz, obx).toString();
-        const parsed = parseHl7Message(Buffer.from(encoded, 'utf8'));
-        const zzzParsed = firstSegment(parsed, 'ZZZ');
-        fields.forEach((components, f) =>
-          components.forEach((subs, c) =>
-            subs.forEach((sub, s) => {
-              // the encoder drops trailing empty items, so an absent one reads as ''
-              expect(valueAt(zzzParsed, f + 1, c + 1, s + 1)).toBe(sub);
-            }),
-          ),
-        );
-        expect(valueAt(firstSegment(parsed, 'OBX'), 5)).toBe(note);
-      }),
+      fc.property(
+        fc.array(fc.array(fc.array(value, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }),
+        textWithBreaks,
+        (fields, note) => {
+          const msh = new Segment('MSH')
+            .set(3, escapeText('APP'))
+            .set(9, [escapeText('ORU'), escapeText('R01')])
+            .set(10, escapeText('c1'))
+            .set(12, escapeText('2.5.1'));
+          const zzz = new Segment('ZZZ');
+          fields.forEach((components, index) =>
+            zzz.set(
+              index + 1,
+              components.map((subs) => subs.map((sub) => escapeText(sub))),
+            ),
+          );
+          const obx = new Segment('OBX').set(2, escapeText('TX')).set(5, escapeFormattedText(note));
+          const encoded = new Hl7Message(msh).add(zzz, obx).toString();
+          const parsed = parseHl7Message(Buffer.from(encoded, 'utf8'));
+          const zzzParsed = firstSegment(parsed, 'ZZZ');
+          fields.forEach((components, f) =>
+            components.forEach((subs, c) =>
+              subs.forEach((sub, s) => {
+                // the encoder drops trailing empty items, so an absent one reads as ''
+                expect(valueAt(zzzParsed, f + 1, c + 1, s + 1)).toBe(sub);
+              }),
+            ),
+          );
+          expect(valueAt(firstSegment(parsed, 'OBX'), 5)).toBe(note);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -145,7 +164,27 @@ describe('properties', () => {
   });
 
   it('arbitrary HL7-ish text never throws anything but Hl7ParseError', () => {
-    const token = fc.constantFrom('MSH|^~\\&|', 'PID|', 'OBX|', '\\', '\\X', '\\.br\\', '|', '^', '~', '&', '\r', '\n', 'A', '\\E\\', 'BHS|^~\\&|', 'BTS|', 'é', '\\X00\\', '\\XFF\\');
+    const token = fc.constantFrom(
+      'MSH|^~\\&|',
+      'PID|',
+      'OBX|',
+      '\\',
+      '\\X',
+      '\\.br\\',
+      '|',
+      '^',
+      '~',
+      '&',
+      '\r',
+      '\n',
+      'A',
+      '\\E\\',
+      'BHS|^~\\&|',
+      'BTS|',
+      'é',
+      '\\X00\\',
+      '\\XFF\\',
+    );
     fc.assert(
       fc.property(fc.array(token, { maxLength: 60 }), (tokens) => {
         try {

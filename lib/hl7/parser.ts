@@ -126,7 +126,10 @@ function parseUnchecked(input: Uint8Array | string): ParsedInput {
     return { kind: 'message', message: parseMessageLines(messageLines, fromString) };
   }
   if (firstId === 'FHS' || firstId === 'BHS') return { kind: 'batch', batch: parseBatch(lines, fromString) };
-  throw new Hl7ParseError(ErrorCodes.segmentSequence, 'the message does not start with MSH (or FHS/BHS for a batch)', { segmentId: safeSegmentId(firstId), segmentSequence: 1 });
+  throw new Hl7ParseError(ErrorCodes.segmentSequence, 'the message does not start with MSH (or FHS/BHS for a batch)', {
+    segmentId: safeSegmentId(firstId),
+    segmentSequence: 1,
+  });
 }
 
 function safeSegmentId(id: string): string {
@@ -222,7 +225,8 @@ function isForbiddenDelimiter(char: string): boolean {
 
 function parseMessageLines(lines: string[], fromString: boolean): ParsedMessage {
   const headerLine = lines[0]!;
-  if (!headerLine.startsWith('MSH')) throw new Hl7ParseError(ErrorCodes.segmentSequence, 'the message does not start with MSH', { segmentId: 'MSH', segmentSequence: 1 });
+  if (!headerLine.startsWith('MSH'))
+    throw new Hl7ParseError(ErrorCodes.segmentSequence, 'the message does not start with MSH', { segmentId: 'MSH', segmentSequence: 1 });
   const delimiters = readDelimiters(headerLine, 'MSH');
   const rawHeader = splitSegment(headerLine, delimiters, 'latin1', 1, true, true);
   const declared = valueAt(rawHeader, 18).trim().toUpperCase();
@@ -234,9 +238,13 @@ function parseMessageLines(lines: string[], fromString: boolean): ParsedMessage 
     const sequence = (counts.get(name) ?? 0) + 1;
     counts.set(name, sequence);
     if (!SEGMENT_ID.test(name) || (latinLine.length > 3 && latinLine[3] !== delimiters.field)) {
-      throw new Hl7ParseError(ErrorCodes.segmentSequence, 'a segment does not start with a valid segment id', { segmentId: safeSegmentId(name), segmentSequence: sequence });
+      throw new Hl7ParseError(ErrorCodes.segmentSequence, 'a segment does not start with a valid segment id', {
+        segmentId: safeSegmentId(name),
+        segmentSequence: sequence,
+      });
     }
-    if (name === 'MSH' && sequence > 1) throw new Hl7ParseError(ErrorCodes.segmentSequence, 'a message holds one MSH', { segmentId: 'MSH', segmentSequence: sequence });
+    if (name === 'MSH' && sequence > 1)
+      throw new Hl7ParseError(ErrorCodes.segmentSequence, 'a message holds one MSH', { segmentId: 'MSH', segmentSequence: sequence });
     const line = fromString || characterSet === 'latin1' ? latinLine : decodeUtf8(latinLine, name, sequence);
     segments.push(splitSegment(line, delimiters, characterSet, sequence, name === 'MSH'));
   }
@@ -250,11 +258,21 @@ function decodeUtf8(latinLine: string, segmentId: string, sequence: number): str
   try {
     return UTF8.decode(Buffer.from(latinLine, 'latin1'));
   } catch {
-    throw new Hl7ParseError(ErrorCodes.dataType, 'the segment is not valid UTF-8 (declare MSH-18 8859/1 for ISO-8859-1)', { segmentId, segmentSequence: sequence });
+    throw new Hl7ParseError(ErrorCodes.dataType, 'the segment is not valid UTF-8 (declare MSH-18 8859/1 for ISO-8859-1)', {
+      segmentId,
+      segmentSequence: sequence,
+    });
   }
 }
 
-function splitSegment(line: string, d: Delimiters, charset: ParsedMessage['characterSet'], sequence: number, headerLayout: boolean, lenient = false): ParsedSegment {
+function splitSegment(
+  line: string,
+  d: Delimiters,
+  charset: ParsedMessage['characterSet'],
+  sequence: number,
+  headerLayout: boolean,
+  lenient = false,
+): ParsedSegment {
   const name = line.slice(0, 3);
   const fields: ParsedField[] = [[[[name]]]];
   let rest: string[];
@@ -265,10 +283,14 @@ function splitSegment(line: string, d: Delimiters, charset: ParsedMessage['chara
     fields[1] = [[[d.field]]];
     fields[2] = [[[encoding]]];
     rest = end === -1 ? [] : afterSeparator.slice(end + 1).split(d.field);
-    rest.forEach((text, index) => (fields[index + 3] = splitField(text, d, charset, { segmentId: name, segmentSequence: sequence, field: index + 3 }, lenient)));
+    rest.forEach(
+      (text, index) => (fields[index + 3] = splitField(text, d, charset, { segmentId: name, segmentSequence: sequence, field: index + 3 }, lenient)),
+    );
   } else {
     rest = line.length > 3 ? line.slice(4).split(d.field) : [];
-    rest.forEach((text, index) => (fields[index + 1] = splitField(text, d, charset, { segmentId: name, segmentSequence: sequence, field: index + 1 }, lenient)));
+    rest.forEach(
+      (text, index) => (fields[index + 1] = splitField(text, d, charset, { segmentId: name, segmentSequence: sequence, field: index + 1 }, lenient)),
+    );
   }
   return { name, sequence, fields };
 }
@@ -336,7 +358,8 @@ function decodeEscape(body: string, d: Delimiters, charset: ParsedMessage['chara
   const lead = body[0];
   if (lead === 'X') {
     const hex = body.slice(1);
-    if (hex.length === 0 || hex.length % 2 !== 0 || !/^[0-9A-Fa-f]+$/.test(hex)) throw new Hl7ParseError(ErrorCodes.dataType, 'a \\X..\\ escape must hold pairs of hexadecimal digits');
+    if (hex.length === 0 || hex.length % 2 !== 0 || !/^[0-9A-Fa-f]+$/.test(hex))
+      throw new Hl7ParseError(ErrorCodes.dataType, 'a \\X..\\ escape must hold pairs of hexadecimal digits');
     const bytes = Buffer.from(hex, 'hex');
     if (charset === 'latin1') return bytes.toString('latin1');
     try {

@@ -1,13 +1,7 @@
 import type { Patient } from '../chart/types';
 import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf } from './header';
 import { Hl7Message, type Segment } from './segment';
-import {
-  eventTypeSegment,
-  nextOfKinSegments,
-  noVisitSegment,
-  patientAdditionalDemographicSegment,
-  patientIdentificationSegment,
-} from './segments';
+import { eventTypeSegment, nextOfKinSegments, noVisitSegment, patientAdditionalDemographicSegment, patientIdentificationSegment } from './segments';
 
 /*
  * ADT^A08^ADT_A01 (update patient information): the patient's demographics.

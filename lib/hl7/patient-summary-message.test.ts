@@ -76,13 +76,24 @@ describe('batch style', () => {
       .split('\r')
       .filter((segment) => segment.startsWith('MSH|'))
       .map((segment) => segment.split('|')[8]);
-    expect(types).toEqual(['ADT^A08^ADT_A01', 'ORU^R01^ORU_R01', 'MDM^T02^MDM_T02', 'ORU^R01^ORU_R01', 'ADT^A08^ADT_A01', 'ORU^R01^ORU_R01', 'ORU^R01^ORU_R01']);
+    expect(types).toEqual([
+      'ADT^A08^ADT_A01',
+      'ORU^R01^ORU_R01',
+      'MDM^T02^MDM_T02',
+      'ORU^R01^ORU_R01',
+      'ADT^A08^ADT_A01',
+      'ORU^R01^ORU_R01',
+      'ORU^R01^ORU_R01',
+    ]);
   });
 
   test('the note has the same document number in the batch (TXA-12) as in the one-ORU summary (OBR-3)', () => {
     const batch = encodePatientSummary({ header, patient, records, style: 'batch' }).text;
     const oru = encodePatientSummary({ header, patient, records, style: 'oru' }).text;
-    const txa12 = batch.split('\r').find((segment) => segment.startsWith('TXA|'))!.split('|')[12];
+    const txa12 = batch
+      .split('\r')
+      .find((segment) => segment.startsWith('TXA|'))!
+      .split('|')[12];
     const noteObr = oru.split('\r').find((segment) => segment.startsWith('OBR|') && segment.includes('NOTE^ChartNote^L'))!;
     expect(noteObr.split('|')[3]).toBe(txa12);
     expect(txa12).toBe(`${note.noteId}^${header.sendingFacility}`);

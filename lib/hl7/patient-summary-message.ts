@@ -20,13 +20,7 @@ import {
 } from './observations';
 import { patientAdtSegments } from './patient-adt-message';
 import { Hl7Message, type Segment, SEGMENT_TERMINATOR } from './segment';
-import {
-  assertSamePatient,
-  nextOfKinSegments,
-  patientAdditionalDemographicSegment,
-  patientIdentificationSegment,
-  visitSegments,
-} from './segments';
+import { assertSamePatient, nextOfKinSegments, patientAdditionalDemographicSegment, patientIdentificationSegment, visitSegments } from './segments';
 
 /*
  * The longitudinal patient summary, in one of two styles chosen per partner (`hl7Profile.summaryStyle`).
@@ -156,7 +150,10 @@ function entryGroups(entry: SummaryEntry, namespaces: IdentifierNamespaces): Obs
   const inputPath = `records[${entry.index}].record`;
   switch (record.kind) {
     case 'encounter':
-      return [encounterObservationGroup(record.record, { visitAsObservations: true, namespaces, inputPath }), ...encounterOrderGroups(record.record, inputPath)];
+      return [
+        encounterObservationGroup(record.record, { visitAsObservations: true, namespaces, inputPath }),
+        ...encounterOrderGroups(record.record, inputPath),
+      ];
     case 'note':
       return [noteObservationGroup(record.record, namespaces, inputPath)];
     case 'assessment':
@@ -233,7 +230,9 @@ function entryMessages(
     case 'encounter': {
       const encounter = record.record;
       const adtContext = headerAt(0);
-      const adt = new Hl7Message(buildMessageHeader(adtContext, ADT_A08)).addAll(encounterAdtSegments(patient, encounter, header.timestamp, namespaces, inputPath));
+      const adt = new Hl7Message(buildMessageHeader(adtContext, ADT_A08)).addAll(
+        encounterAdtSegments(patient, encounter, header.timestamp, namespaces, inputPath),
+      );
       const messages = [encodeMessage(adt, adtContext)];
       encounterOrderGroups(encounter, inputPath).forEach((group, index) => {
         const context = headerAt(index + 1);
@@ -259,7 +258,9 @@ function entryMessages(
       const assessment = record.record;
       const context = headerAt(0);
       const encounter = assessment.encounterId === undefined ? undefined : encounters.get(assessment.encounterId);
-      const message = new Hl7Message(buildMessageHeader(context, ORU_R01)).addAll(assessmentMessageSegments({ header: context, patient, assessment, encounter }));
+      const message = new Hl7Message(buildMessageHeader(context, ORU_R01)).addAll(
+        assessmentMessageSegments({ header: context, patient, assessment, encounter }),
+      );
       return [encodeMessage(message, context)];
     }
   }
@@ -277,7 +278,12 @@ function batchSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[]
   let nextIndex = 0;
   const messages: string[] = [];
   const demographicsContext = { ...header, controlId: batchMessageControlId(header.controlId, nextIndex++) };
-  messages.push(encodeMessage(new Hl7Message(buildMessageHeader(demographicsContext, ADT_A08)).addAll(patientAdtSegments(patient, demographicsContext)), demographicsContext));
+  messages.push(
+    encodeMessage(
+      new Hl7Message(buildMessageHeader(demographicsContext, ADT_A08)).addAll(patientAdtSegments(patient, demographicsContext)),
+      demographicsContext,
+    ),
+  );
   const opening = batchOpening(header);
   let used = jsonStringBytes(opening + messages[0]! + batchClosing(99999)) + CUT_NOTICE_RESERVE_BYTES;
   let included = 0;

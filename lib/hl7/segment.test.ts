@@ -3,7 +3,9 @@ import { Hl7Message, Segment } from './segment';
 
 describe('Segment', () => {
   test('sets fields 1-based and leaves the gaps empty', () => {
-    const segment = new Segment('PID').set(1, escapeText('1')).set(3, [escapeText('123'), escapeText(''), escapeText(''), escapeText('AUTH'), escapeText('MR')]);
+    const segment = new Segment('PID')
+      .set(1, escapeText('1'))
+      .set(3, [escapeText('123'), escapeText(''), escapeText(''), escapeText('AUTH'), escapeText('MR')]);
     expect(segment.toString()).toBe('PID|1||123^^^AUTH^MR');
   });
 

@@ -59,7 +59,10 @@ export function orderStatusCode(status: string | undefined): string | undefined 
   if (status === undefined) {
     return undefined;
   }
-  const normalized = status.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  const normalized = status
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, '-');
   const byName = new Map<string, string>([
     ['completed', 'CM'],
     ['complete', 'CM'],

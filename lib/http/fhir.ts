@@ -68,7 +68,8 @@ export function readFhirQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArr
   const known = new Set<string>([...accepted, '_format']);
   for (const name of queryNames(event)) {
     // names are echoed only when they are short, plain parameter names (never caller text at large)
-    if (!known.has(name)) errors.push({ parameter: /^[A-Za-z_][A-Za-z0-9_.:-]{0,39}$/.test(name) ? name : '(unnamed)', message: 'is not supported by this endpoint' });
+    if (!known.has(name))
+      errors.push({ parameter: /^[A-Za-z_][A-Za-z0-9_.:-]{0,39}$/.test(name) ? name : '(unnamed)', message: 'is not supported by this endpoint' });
   }
   const single = (name: string): string | undefined => {
     const list = [...new Set(queryValues(event, name))];
@@ -83,14 +84,16 @@ export function readFhirQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArr
     const raw = single('_count');
     if (raw !== undefined) {
       const value = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!(value >= FHIR_COUNT.min && value <= FHIR_COUNT.max)) errors.push({ parameter: '_count', message: `must be an integer from ${FHIR_COUNT.min} to ${FHIR_COUNT.max}` });
+      if (!(value >= FHIR_COUNT.min && value <= FHIR_COUNT.max))
+        errors.push({ parameter: '_count', message: `must be an integer from ${FHIR_COUNT.min} to ${FHIR_COUNT.max}` });
       else query.count = value;
     }
   }
   if (accepted.includes('_page_token')) {
     const raw = single('_page_token');
     if (raw !== undefined) {
-      if (raw === '' || raw.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw)) errors.push({ parameter: '_page_token', message: 'is not a page token this server issued' });
+      if (raw === '' || raw.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw))
+        errors.push({ parameter: '_page_token', message: 'is not a page token this server issued' });
       else query.pageToken = raw;
     }
   }
@@ -99,7 +102,8 @@ export function readFhirQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArr
     if (raw === undefined || raw === '') errors.push({ parameter: 'patient', message: 'is required (a Patient id, or Patient/<id>)' });
     else {
       const id = raw.startsWith('Patient/') ? raw.slice('Patient/'.length) : raw;
-      if (!/^[A-Za-z0-9\-.]{1,800}$/.test(id)) errors.push({ parameter: 'patient', message: 'must be a Patient id (letters, digits, "-" and ".") or Patient/<id>' });
+      if (!/^[A-Za-z0-9\-.]{1,800}$/.test(id))
+        errors.push({ parameter: 'patient', message: 'must be a Patient id (letters, digits, "-" and ".") or Patient/<id>' });
       else query.patient = id;
     }
   }
@@ -111,7 +115,9 @@ export function readFhirQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArr
 export function requireLogicalIdParameter(event: APIGatewayProxyEvent, name = 'id'): string {
   const raw = event.pathParameters?.[name];
   if (typeof raw !== 'string' || !/^[A-Za-z0-9\-.]{1,800}$/.test(raw)) {
-    throw new HttpProblem('validation', 'the resource id is invalid', { errors: [{ parameter: name, message: 'must be a FHIR id: letters, digits, "-" and "."' }] });
+    throw new HttpProblem('validation', 'the resource id is invalid', {
+      errors: [{ parameter: name, message: 'must be a FHIR id: letters, digits, "-" and "."' }],
+    });
   }
   return raw;
 }
@@ -129,7 +135,10 @@ const PREFIX = /^(\/[A-Za-z0-9._~-]{1,128}){0,4}$/;
 export function fhirBaseUrl(event: APIGatewayProxyEvent): string {
   const host = event.requestContext?.domainName ?? headerValue(event, 'host');
   const calledPath = event.requestContext?.path;
-  const prefix = typeof calledPath === 'string' && typeof event.path === 'string' && calledPath.endsWith(event.path) ? calledPath.slice(0, calledPath.length - event.path.length) : '';
+  const prefix =
+    typeof calledPath === 'string' && typeof event.path === 'string' && calledPath.endsWith(event.path)
+      ? calledPath.slice(0, calledPath.length - event.path.length)
+      : '';
   if (!host || !HOST.test(host) || !PREFIX.test(prefix)) return '/fhir';
   const scheme = headerValue(event, 'x-forwarded-proto')?.toLowerCase() === 'http' ? 'http' : 'https';
   return `${scheme}://${host}${prefix}/fhir`;

@@ -72,7 +72,10 @@ export function problemBody(kind: ProblemKind, detail: string, requestId: string
 /** Errors from a dependency that a retry can fix (throttling, timeouts, 5xx): the caller sees 503. */
 export class DependencyUnavailableError extends Error {
   override readonly name = 'DependencyUnavailableError';
-  constructor(readonly dependency: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly dependency: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${dependency} unavailable`, options);
   }
 }

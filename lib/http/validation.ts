@@ -22,7 +22,10 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined): FieldErro
       message = 'has a property that is not allowed';
     } else if (mapDepth !== undefined) {
       // a value inside a free-form map: its key is the caller's text, so point at the map
-      pointer = pointer.split('/').slice(0, mapDepth + 1).join('/');
+      pointer = pointer
+        .split('/')
+        .slice(0, mapDepth + 1)
+        .join('/');
       message = `has an entry that ${message}`;
     } else if (e.keyword === 'enum') {
       message = `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;

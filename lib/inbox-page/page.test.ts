@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import { GENERATED_PAGE_FILE, buildInboxPageModule } from '../../scripts/build-inbox-page';
 import { inboxPageSecurityHeaders, renderInboxPage } from './page';
 
-const config = { clientId: 'c', authorizeUrl: 'https://signin.example/oauth2/authorize', tokenUrl: 'https://signin.example/oauth2/token', scope: 'openid profile' };
+const config = {
+  clientId: 'c',
+  authorizeUrl: 'https://signin.example/oauth2/authorize',
+  tokenUrl: 'https://signin.example/oauth2/token',
+  scope: 'openid profile',
+};
 const hashOf = (text: string) => `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 
 describe('the inbox page document', () => {
@@ -21,7 +26,7 @@ describe('the inbox page document', () => {
     expect(csp).toContain(`script-src '${hashOf(scripts[0]!)}'`);
     expect(csp).toContain(`style-src '${hashOf(styles[0]!)}'`);
     expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain('connect-src \'self\' https://signin.example');
+    expect(csp).toContain("connect-src 'self' https://signin.example");
     expect(csp).toContain("frame-ancestors 'none'");
   });
 

@@ -23,12 +23,21 @@ export function inboxPageConfigFromEnv(env: NodeJS.ProcessEnv = process.env): In
   const authorizeUrl = env[Env.staffAuthorizeUrl];
   const tokenUrl = env[Env.staffTokenUrl];
   if (!clientId || !authorizeUrl || !tokenUrl) throw new InboxPageNotConfiguredError('staff sign-in is not configured on this stage');
-  return { clientId, authorizeUrl, tokenUrl, scope: env[Env.staffScopes] || 'openid profile', ...(env[Env.staffLogoutUrl] ? { logoutUrl: env[Env.staffLogoutUrl] } : {}) };
+  return {
+    clientId,
+    authorizeUrl,
+    tokenUrl,
+    scope: env[Env.staffScopes] || 'openid profile',
+    ...(env[Env.staffLogoutUrl] ? { logoutUrl: env[Env.staffLogoutUrl] } : {}),
+  };
 }
 
 /** JSON safe inside a script element: no `<` can close it. */
 function jsonForHtml(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export function inboxPageSecurityHeaders(config: InboxPageConfig): Record<string, string> {

@@ -18,7 +18,8 @@ export function instantFromTs(value: string): string | undefined {
   const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', frac, offset] = m;
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), frac ? Number((frac + '00').slice(0, 3)) : 0);
   const check = new Date(ms);
-  if (Number.isNaN(ms) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  if (Number.isNaN(ms) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+    return undefined;
   let shift = 0;
   if (offset) {
     const sign = offset[0] === '-' ? -1 : 1;
@@ -56,7 +57,13 @@ export function personName(components: string[][] | undefined): PersonName | und
   if (!components) return undefined;
   const family = present(components[0]?.[0]);
   if (!family) return undefined;
-  return compact({ family, given: present(components[1]?.[0]), middle: present(components[2]?.[0]), suffix: present(components[3]?.[0]), prefix: present(components[4]?.[0]) });
+  return compact({
+    family,
+    given: present(components[1]?.[0]),
+    middle: present(components[2]?.[0]),
+    suffix: present(components[3]?.[0]),
+    prefix: present(components[4]?.[0]),
+  });
 }
 
 /** XCN (id^family^given^middle^suffix^prefix). */

@@ -55,7 +55,14 @@ export interface ChartAccess {
 }
 
 export interface MergeReviews {
-  hold(request: { reviewId: string; survivingPatientId: string; priorPatientId?: string; priorIdentifierKey: string; partnerId: string; receivedAt: Date }): Promise<boolean>;
+  hold(request: {
+    reviewId: string;
+    survivingPatientId: string;
+    priorPatientId?: string;
+    priorIdentifierKey: string;
+    partnerId: string;
+    receivedAt: Date;
+  }): Promise<boolean>;
 }
 
 export interface HandlerServices {
@@ -88,7 +95,11 @@ export async function handleMessage(message: ParsedMessage, services: HandlerSer
   if (code === 'ADT' && event === 'A40') return handleMerge(message, services, context);
   if (code === 'ADT' && SUPPORTED_EVENTS.ADT!.includes(event)) return handleAdt(message, services, context);
   if (code === 'MDM' && event === 'T02') return handleMdm(message, services, context);
-  return reject('AR', ErrorCodes.unsupportedMessageType, 'unsupported message type: this endpoint takes ORU^R01, ADT^A01/A04/A08/A28/A31/A40 and MDM^T02', { segmentId: 'MSH', segmentSequence: 1, field: 9 });
+  return reject('AR', ErrorCodes.unsupportedMessageType, 'unsupported message type: this endpoint takes ORU^R01, ADT^A01/A04/A08/A28/A31/A40 and MDM^T02', {
+    segmentId: 'MSH',
+    segmentSequence: 1,
+    field: 9,
+  });
 }
 
 // ---- patient identity ----
@@ -107,7 +118,8 @@ function patientIdentifier(pid: ParsedSegment | undefined): PatientIdentifier {
   const mrn = present(chosen?.[0]?.[0]);
   if (!mrn) reject('AE', ErrorCodes.requiredFieldMissing, 'PID-3 must carry the patient identifier (CX-1)', location);
   const authority = present(chosen?.[3]?.[0]) ?? '';
-  if (mrn.length > 128 || authority.length > 128) reject('AE', ErrorCodes.valueTooLong, 'PID-3 identifier or assigning authority is longer than 128 characters', location);
+  if (mrn.length > 128 || authority.length > 128)
+    reject('AE', ErrorCodes.valueTooLong, 'PID-3 identifier or assigning authority is longer than 128 characters', location);
   return { mrn, authority };
 }
 
@@ -234,7 +246,12 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       // OBX-3 as the lab result's code and coding system (table 0396 name), when they are well formed:
       // the exports write them back in OBX-3 (a LOINC code stays LOINC through the round trip)
       ...codedTest(valueAt(obx, 3, 1), valueAt(obx, 3, 3)),
-      abnormalFlags: present(repetitionsOf(obx, 8).map((rep) => rep[0]?.[0] ?? '').filter(Boolean).join(',')),
+      abnormalFlags: present(
+        repetitionsOf(obx, 8)
+          .map((rep) => rep[0]?.[0] ?? '')
+          .filter(Boolean)
+          .join(','),
+      ),
       observationStatus: present(valueAt(obx, 11)),
     });
     if (type === 'ED') {
@@ -252,7 +269,13 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
     }
     if (type === 'RP') {
       const pointer = valueAt(obx, 5, 1);
-      if (pointer) reports.push({ source: 'reference', type: ([valueAt(obx, 5, 3), valueAt(obx, 5, 4)].filter(Boolean).join('/') || 'reference').slice(0, 64), name: testName.slice(0, 255), data: pointer });
+      if (pointer)
+        reports.push({
+          source: 'reference',
+          type: ([valueAt(obx, 5, 3), valueAt(obx, 5, 4)].filter(Boolean).join('/') || 'reference').slice(0, 64),
+          name: testName.slice(0, 255),
+          data: pointer,
+        });
       results.push({ testName, result: '', ...extras });
       continue;
     }
@@ -333,19 +356,31 @@ async function handleOru(message: ParsedMessage, services: HandlerServices, cont
           location: locate(pointer, group),
         };
       });
-      throw new AckRejection('AE', errors.length > 0 ? errors : [{ code: ErrorCodes.dataType, message: 'the lab result failed validation', location: locate('', group) }]);
+      throw new AckRejection(
+        'AE',
+        errors.length > 0 ? errors : [{ code: ErrorCodes.dataType, message: 'the lab result failed validation', location: locate('', group) }],
+      );
     }
     bodies.push({ group, body });
   }
   const resultIds: string[] = [];
   let patientId: string | undefined;
   for (const { body } of bodies) {
-    const outcome = await receiveLabResult({ body, principal: context.principal, requestId: context.requestId, requestIdSupplied: false, now: context.now }, services.labResults);
+    const outcome = await receiveLabResult(
+      { body, principal: context.principal, requestId: context.requestId, requestIdSupplied: false, now: context.now },
+      services.labResults,
+    );
     resultIds.push(outcome.body.resultId);
     // the chart patient (found by PID-3) names the record in the audit trail; an unknown MRN's keyed id does not
     patientId ??= outcome.chartPatientId;
   }
-  return { audit: { action: 'hl7.oru.results_store', ...(patientId ? { patientId } : {}), resourceIds: { resultIds: resultIds.join(','), count: String(resultIds.length) } } };
+  return {
+    audit: {
+      action: 'hl7.oru.results_store',
+      ...(patientId ? { patientId } : {}),
+      resourceIds: { resultIds: resultIds.join(','), count: String(resultIds.length) },
+    },
+  };
 }
 
 // ---- ADT ----
@@ -386,7 +421,11 @@ function patientFrom(message: ParsedMessage, base: Patient): Patient {
 function checkSender(message: ParsedMessage, context: HandlerContext): void {
   const sender = valueAt(message.segments[0], 4);
   if (!sender || !senderAllowed(context.principal, sender)) {
-    reject('AR', ErrorCodes.unknownKeyIdentifier, 'MSH-4 sending facility is not a sender this API key may submit for', { segmentId: 'MSH', segmentSequence: 1, field: 4 });
+    reject('AR', ErrorCodes.unknownKeyIdentifier, 'MSH-4 sending facility is not a sender this API key may submit for', {
+      segmentId: 'MSH',
+      segmentSequence: 1,
+      field: 4,
+    });
   }
 }
 
@@ -398,9 +437,15 @@ async function handleAdt(message: ParsedMessage, services: HandlerServices, cont
   const identifierKey = keys.patientIdentifierKey(identifier.authority, identifier.mrn);
   const known = await services.mrnIndex.find(identifierKey);
   const existing = known ? await services.chart.getPatient(known) : undefined;
-  if (!existing && !name) reject('AE', ErrorCodes.requiredFieldMissing, 'PID-5 patient name (family name) is required for a new patient', { segmentId: 'PID', segmentSequence: 1, field: 5 });
+  if (!existing && !name)
+    reject('AE', ErrorCodes.requiredFieldMissing, 'PID-5 patient name (family name) is required for a new patient', {
+      segmentId: 'PID',
+      segmentSequence: 1,
+      field: 5,
+    });
   const patientId = known ?? (await services.mrnIndex.claim(identifierKey, patientIdFor(identifierKey), context.now));
-  const base: Patient = existing ?? (await services.chart.getPatient(patientId)) ?? { patientId, mrn: identifier.mrn, assigningAuthority: identifier.authority, name: name! };
+  const base: Patient = existing ??
+    (await services.chart.getPatient(patientId)) ?? { patientId, mrn: identifier.mrn, assigningAuthority: identifier.authority, name: name! };
   const patient = patientFrom(message, { ...base, patientId, mrn: identifier.mrn, assigningAuthority: identifier.authority });
   await services.chart.writePatient(patient, context.now);
   const event = valueAt(message.segments[0], 9, 2) || valueAt(firstSegment(message, 'EVN'), 1);
@@ -411,16 +456,27 @@ async function handleMerge(message: ParsedMessage, services: HandlerServices, co
   const identifier = patientIdentifier(firstSegment(message, 'PID'));
   const mrg = firstSegment(message, 'MRG');
   const priorMrn = present(valueAt(mrg, 1, 1));
-  if (!priorMrn) reject('AE', ErrorCodes.requiredFieldMissing, 'MRG-1 prior patient identifier is required for a merge', { segmentId: 'MRG', segmentSequence: 1, field: 1 });
+  if (!priorMrn)
+    reject('AE', ErrorCodes.requiredFieldMissing, 'MRG-1 prior patient identifier is required for a merge', { segmentId: 'MRG', segmentSequence: 1, field: 1 });
   const keys = await services.keys();
   const survivingKey = keys.patientIdentifierKey(identifier.authority, identifier.mrn);
   const survivingPatientId = await services.mrnIndex.find(survivingKey);
-  if (!survivingPatientId) reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 names no patient known to the chart', { segmentId: 'PID', segmentSequence: 1, field: 3 });
+  if (!survivingPatientId)
+    reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 names no patient known to the chart', { segmentId: 'PID', segmentSequence: 1, field: 3 });
   const priorIdentifierKey = keys.patientIdentifierKey(present(valueAt(mrg, 1, 4)) ?? identifier.authority, priorMrn);
   const priorPatientId = await services.mrnIndex.find(priorIdentifierKey);
   const reviewId = `merge-${keys.patientIdentifierKey(valueAt(message.segments[0], 4), valueAt(message.segments[0], 10)).slice(0, 24)}`;
-  await services.merges.hold({ reviewId, survivingPatientId, priorPatientId, priorIdentifierKey, partnerId: context.principal.partnerId, receivedAt: context.now });
-  return { audit: { action: 'hl7.adt.merge_held', patientId: survivingPatientId, resourceIds: compact({ reviewId, priorPatientId }) as Record<string, string> } };
+  await services.merges.hold({
+    reviewId,
+    survivingPatientId,
+    priorPatientId,
+    priorIdentifierKey,
+    partnerId: context.principal.partnerId,
+    receivedAt: context.now,
+  });
+  return {
+    audit: { action: 'hl7.adt.merge_held', patientId: survivingPatientId, resourceIds: compact({ reviewId, priorPatientId }) as Record<string, string> },
+  };
 }
 
 // ---- MDM^T02 ----
@@ -431,17 +487,22 @@ async function handleMdm(message: ParsedMessage, services: HandlerServices, _con
   if (!txa) reject('AE', ErrorCodes.segmentSequence, 'MDM^T02 requires a TXA segment', { segmentId: 'TXA' });
   const noteId = present(valueAt(txa, 12, 1));
   if (!noteId) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-12 unique document number is required', { segmentId: 'TXA', segmentSequence: 1, field: 12 });
-  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(noteId)) reject('AE', ErrorCodes.dataType, 'TXA-12 must be 1-128 letters, digits or . _ : -', { segmentId: 'TXA', segmentSequence: 1, field: 12 });
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(noteId))
+    reject('AE', ErrorCodes.dataType, 'TXA-12 must be 1-128 letters, digits or . _ : -', { segmentId: 'TXA', segmentSequence: 1, field: 12 });
   const author = clinician(txa.fields[9]?.[0]) ?? clinician(txa.fields[5]?.[0]);
   if (!author) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-9 (or TXA-5) author name is required', { segmentId: 'TXA', segmentSequence: 1, field: 9 });
-  const createdAt = instantFromTs(present(valueAt(txa, 6)) ?? present(valueAt(txa, 4)) ?? present(valueAt(firstSegment(message, 'EVN'), 2)) ?? valueAt(message.segments[0], 7));
-  if (!createdAt) reject('AE', ErrorCodes.dataType, 'TXA-6 origination date-time must be a valid HL7 date-time', { segmentId: 'TXA', segmentSequence: 1, field: 6 });
+  const createdAt = instantFromTs(
+    present(valueAt(txa, 6)) ?? present(valueAt(txa, 4)) ?? present(valueAt(firstSegment(message, 'EVN'), 2)) ?? valueAt(message.segments[0], 7),
+  );
+  if (!createdAt)
+    reject('AE', ErrorCodes.dataType, 'TXA-6 origination date-time must be a valid HL7 date-time', { segmentId: 'TXA', segmentSequence: 1, field: 6 });
   const lines = message.segments.filter((segment) => segment.name === 'OBX').map(obxText);
   const text = lines.join('\n');
   if (text.trim() === '') reject('AE', ErrorCodes.requiredFieldMissing, 'the note text (OBX-5) is empty', { segmentId: 'OBX', segmentSequence: 1, field: 5 });
   const keys = await services.keys();
   const patientId = await services.mrnIndex.find(keys.patientIdentifierKey(identifier.authority, identifier.mrn));
-  if (!patientId) reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 names no patient known to the chart', { segmentId: 'PID', segmentSequence: 1, field: 3 });
+  if (!patientId)
+    reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 names no patient known to the chart', { segmentId: 'PID', segmentSequence: 1, field: 3 });
   await services.chart.putNote({ patientId, noteId, author, createdAt, text });
   return { audit: { action: 'hl7.mdm.note_store', patientId, resourceIds: { noteId } } };
 }

@@ -47,13 +47,13 @@ export class MrnIndex {
     try {
       await call(() =>
         this.db.send(
-        new PutItemCommand({
-          TableName: this.table,
-          Item: { ...this.key(identifierKey), patientId: { S: patientId }, indexedAt: { S: now.toISOString() } },
-          ConditionExpression: 'attribute_not_exists(pk) OR patientId = :patientId',
-          ExpressionAttributeValues: { ':patientId': { S: patientId } },
-        }),
-      ),
+          new PutItemCommand({
+            TableName: this.table,
+            Item: { ...this.key(identifierKey), patientId: { S: patientId }, indexedAt: { S: now.toISOString() } },
+            ConditionExpression: 'attribute_not_exists(pk) OR patientId = :patientId',
+            ExpressionAttributeValues: { ':patientId': { S: patientId } },
+          }),
+        ),
       );
       return patientId;
     } catch (error) {

@@ -18,7 +18,6 @@ import { logger } from '../observability/logger';
 import type { IdempotencyStore, StoredResponse } from '../results/idempotency';
 import { AckRejection, checkSender, handleMessage, type HandlerServices, type IntakeAudit } from './message-handlers';
 
-
 /** What an accepted message's idempotency record keeps: the ACK and the audit facts (ids only). */
 interface StoredAck extends StoredResponse {
   audit?: IntakeAudit;
@@ -67,17 +66,32 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Ser
     throw new HttpProblem('badRequest', 'the body holds no MSH segment: send one HL7 v2 message (or an FHS/BHS batch) with segments ended by CR');
   }
   const ack = (received: ParsedSegment | undefined, code: AckCode, errors: AckError[] = []) =>
-    encodeAck({ received, code, errors, controlId: newControlId(), timestamp: input.now, ownApplication: input.ownApplication, ownFacility: input.ownFacility });
+    encodeAck({
+      received,
+      code,
+      errors,
+      controlId: newControlId(),
+      timestamp: input.now,
+      ownApplication: input.ownApplication,
+      ownFacility: input.ownFacility,
+    });
 
   let parsed: ReturnType<typeof parseHl7>;
   try {
     parsed = parseHl7(input.body);
   } catch (error) {
     if (!(error instanceof Hl7ParseError)) throw error;
-    const firstMsh = input.body.toString('latin1').split(/\r\n|\r|\n/).find((line) => line.replace(/^\x0b/, '').startsWith('MSH'));
+    const firstMsh = input.body
+      .toString('latin1')
+      .split(/\r\n|\r|\n/)
+      .find((line) => line.replace(/^\x0b/, '').startsWith('MSH'));
     const header = firstMsh ? headerForAck(firstMsh.replace(/^\x0b/, '')) : undefined;
     log(input, 'AR', error.code);
-    return { ack: ack(header, 'AR', [{ code: error.code, message: error.message, location: error.location }]), outcomes: [{ code: 'AR', replayed: false }], batch: false };
+    return {
+      ack: ack(header, 'AR', [{ code: error.code, message: error.message, location: error.location }]),
+      outcomes: [{ code: 'AR', replayed: false }],
+      batch: false,
+    };
   }
 
   if (parsed.kind === 'message') {
@@ -116,15 +130,21 @@ function headerRejection(message: ParsedMessage): AckRejection | undefined {
   const at = (field: number) => ({ segmentId: 'MSH', segmentSequence: 1, field });
   const version = valueAt(msh, 12);
   if (!(SUPPORTED_VERSIONS as readonly string[]).includes(version)) {
-    return new AckRejection('AR', [{ code: ErrorCodes.unsupportedVersionId, message: `MSH-12 version must be one of ${SUPPORTED_VERSIONS.join(', ')}`, location: at(12) }]);
+    return new AckRejection('AR', [
+      { code: ErrorCodes.unsupportedVersionId, message: `MSH-12 version must be one of ${SUPPORTED_VERSIONS.join(', ')}`, location: at(12) },
+    ]);
   }
   const controlId = valueAt(msh, 10);
   if (controlId.trim() === '' || controlId.length > 199) {
-    return new AckRejection('AR', [{ code: ErrorCodes.requiredFieldMissing, message: 'MSH-10 message control id is required (at most 199 characters)', location: at(10) }]);
+    return new AckRejection('AR', [
+      { code: ErrorCodes.requiredFieldMissing, message: 'MSH-10 message control id is required (at most 199 characters)', location: at(10) },
+    ]);
   }
-  if (!valueAt(msh, 9, 1)) return new AckRejection('AR', [{ code: ErrorCodes.requiredFieldMissing, message: 'MSH-9 message type is required', location: at(9) }]);
+  if (!valueAt(msh, 9, 1))
+    return new AckRejection('AR', [{ code: ErrorCodes.requiredFieldMissing, message: 'MSH-9 message type is required', location: at(9) }]);
   const processing = valueAt(msh, 11) || 'P';
-  if (!['P', 'T', 'D'].includes(processing)) return new AckRejection('AR', [{ code: ErrorCodes.unsupportedProcessingId, message: 'MSH-11 processing id must be P, T or D', location: at(11) }]);
+  if (!['P', 'T', 'D'].includes(processing))
+    return new AckRejection('AR', [{ code: ErrorCodes.unsupportedProcessingId, message: 'MSH-11 processing id must be P, T or D', location: at(11) }]);
   return undefined;
 }
 
@@ -133,7 +153,12 @@ function canonicalMessage(message: ParsedMessage): string {
   return JSON.stringify(message.segments.map((segment) => segment.fields));
 }
 
-async function receiveOne(message: ParsedMessage, input: ReceiveHl7Input, services: ReceiveHl7Services, ack: AckFactory): Promise<{ ack: string; outcome: MessageOutcome }> {
+async function receiveOne(
+  message: ParsedMessage,
+  input: ReceiveHl7Input,
+  services: ReceiveHl7Services,
+  ack: AckFactory,
+): Promise<{ ack: string; outcome: MessageOutcome }> {
   const msh = message.segments[0]!;
   const rejected = (rejection: AckRejection): { ack: string; outcome: MessageOutcome } => {
     log(input, rejection.code, rejection.errors[0]?.code);
@@ -164,16 +189,37 @@ async function receiveOne(message: ParsedMessage, input: ReceiveHl7Input, servic
     token = begun.token;
   } catch (error) {
     if (error instanceof HttpProblem && error.kind === 'conflict') {
-      return rejected(new AckRejection('AR', [{ code: ErrorCodes.duplicateKeyIdentifier, message: 'MSH-10 control id was already used by this sending facility for a different message', location: { segmentId: 'MSH', segmentSequence: 1, field: 10 } }]));
+      return rejected(
+        new AckRejection('AR', [
+          {
+            code: ErrorCodes.duplicateKeyIdentifier,
+            message: 'MSH-10 control id was already used by this sending facility for a different message',
+            location: { segmentId: 'MSH', segmentSequence: 1, field: 10 },
+          },
+        ]),
+      );
     }
     if (error instanceof HttpProblem && error.kind === 'inProgress') {
-      return rejected(new AckRejection('AE', [{ code: ErrorCodes.applicationRecordLocked, message: 'a message with this MSH-10 control id is still being processed; resend it later', location: { segmentId: 'MSH', segmentSequence: 1, field: 10 } }]));
+      return rejected(
+        new AckRejection('AE', [
+          {
+            code: ErrorCodes.applicationRecordLocked,
+            message: 'a message with this MSH-10 control id is still being processed; resend it later',
+            location: { segmentId: 'MSH', segmentSequence: 1, field: 10 },
+          },
+        ]),
+      );
     }
     throw error;
   }
 
   try {
-    const handled = await handleMessage(message, services, { principal: input.principal, requestId: input.requestId, now: input.now, ownApplication: input.ownApplication });
+    const handled = await handleMessage(message, services, {
+      principal: input.principal,
+      requestId: input.requestId,
+      now: input.now,
+      ownApplication: input.ownApplication,
+    });
     const text = ack(msh, 'AA');
     const stored: StoredAck = { status: 200, body: text, audit: handled.audit };
     await services.idempotency
@@ -190,5 +236,11 @@ async function receiveOne(message: ParsedMessage, input: ReceiveHl7Input, servic
 }
 
 function log(input: ReceiveHl7Input, decision: string, reason?: string): void {
-  logger.info('hl7.message', { requestId: input.requestId, partnerId: input.principal.partnerId, keyId: input.principal.keyId, decision, reason: reason ? `code=${reason}` : undefined });
+  logger.info('hl7.message', {
+    requestId: input.requestId,
+    partnerId: input.principal.partnerId,
+    keyId: input.principal.keyId,
+    decision,
+    reason: reason ? `code=${reason}` : undefined,
+  });
 }

@@ -22,7 +22,10 @@ export const DEFAULT_OWN_APPLICATION = 'INTEROP';
 export const DEFAULT_OWN_FACILITY = 'INTEROP';
 
 export function ownNames(): { ownApplication: string; ownFacility: string } {
-  return { ownApplication: optionalEnv(Env.hl7SendingApplication, DEFAULT_OWN_APPLICATION), ownFacility: optionalEnv(Env.hl7SendingFacility, DEFAULT_OWN_FACILITY) };
+  return {
+    ownApplication: optionalEnv(Env.hl7SendingApplication, DEFAULT_OWN_APPLICATION),
+    ownFacility: optionalEnv(Env.hl7SendingFacility, DEFAULT_OWN_FACILITY),
+  };
 }
 
 export function receiveHl7Services(): ReceiveHl7Services {

@@ -1,5 +1,14 @@
 import { Scopes, STAFF_ONLY_SCOPES, type Scope } from '../config/service';
-import { hashApiKey, keyIdFromHash, keyIsUsable, partnerKind, DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, type Hl7Profile, type PartnerRecord } from './api-key';
+import {
+  hashApiKey,
+  keyIdFromHash,
+  keyIsUsable,
+  partnerKind,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_RATE_WINDOW_SECONDS,
+  type Hl7Profile,
+  type PartnerRecord,
+} from './api-key';
 import type { ApiKeyStore } from './api-key-store';
 import type { SlidingWindowRateLimiter, RateLimitState } from './rate-limiter';
 
@@ -109,12 +118,18 @@ export async function decideAccess(
     ...(partner?.hl7Profile ? { hl7Profile: partner.hl7Profile } : {}),
   };
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this API key', principal, rateLimit };
-  if (!partner || partner.policy !== 'active') return { outcome: AccessOutcomes.forbidden, reason: 'the partner of this API key is blocked by policy', principal, rateLimit };
+  if (!partner || partner.policy !== 'active')
+    return { outcome: AccessOutcomes.forbidden, reason: 'the partner of this API key is blocked by policy', principal, rateLimit };
   if (request.requiredScope && !principal.scopes.includes(request.requiredScope)) {
     return { outcome: AccessOutcomes.forbidden, reason: `this API key lacks the scope ${request.requiredScope}`, principal, rateLimit };
   }
   if (request.requiredScope && STAFF_ONLY_SCOPES.includes(request.requiredScope) && partnerKind(partner) !== 'internal') {
-    return { outcome: AccessOutcomes.forbidden, reason: `the scope ${request.requiredScope} is for the clinic's own staff; this API key's partner is not internal`, principal, rateLimit };
+    return {
+      outcome: AccessOutcomes.forbidden,
+      reason: `the scope ${request.requiredScope} is for the clinic's own staff; this API key's partner is not internal`,
+      principal,
+      rateLimit,
+    };
   }
   if (!request.requiredScope) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };
   return { outcome: AccessOutcomes.allow, reason: 'ok', principal, rateLimit };

@@ -167,7 +167,13 @@ export class ApiKeyStore {
     let start: Record<string, AttributeValue> | undefined;
     do {
       const out = await this.db.send(
-        new ScanCommand({ TableName: this.table, ExclusiveStartKey: start, FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'kind' }, ExpressionAttributeValues: marshall({ ':t': type }) }),
+        new ScanCommand({
+          TableName: this.table,
+          ExclusiveStartKey: start,
+          FilterExpression: '#t = :t',
+          ExpressionAttributeNames: { '#t': 'kind' },
+          ExpressionAttributeValues: marshall({ ':t': type }),
+        }),
       );
       items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;

@@ -63,7 +63,12 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
   return undefined;
 }
 
-function gatewayProblem(kind: ProblemKind, detail: string, requestIdHeader: string | undefined, extraHeaders: Record<string, string> = {}): APIGatewayProxyResult {
+function gatewayProblem(
+  kind: ProblemKind,
+  detail: string,
+  requestIdHeader: string | undefined,
+  extraHeaders: Record<string, string> = {},
+): APIGatewayProxyResult {
   const requestId = requestIdHeader && isValidRequestId(requestIdHeader) ? requestIdHeader : randomUUID();
   return {
     statusCode: problemBody(kind, detail, requestId).status,
@@ -172,7 +177,9 @@ export async function dispatch(request: GatewayRequest, options: DispatchOptions
     // method answers the same, infra/partner-api.ts)
     const known = HttpEndpoints.find((e) => matchRoute(e.method, url.pathname)?.endpoint === e);
     return known
-      ? gatewayProblem('methodNotAllowed', `method ${request.method} is not allowed here; see the Allow header`, requestIdHeader, { allow: allowedMethods(known.path).join(', ') })
+      ? gatewayProblem('methodNotAllowed', `method ${request.method} is not allowed here; see the Allow header`, requestIdHeader, {
+          allow: allowedMethods(known.path).join(', '),
+        })
       : gatewayProblem('notFound', 'no such resource', requestIdHeader);
   }
   if (route.undecodable) return gatewayProblem('badRequest', 'the request path is not valid percent-encoding', requestIdHeader);
@@ -183,7 +190,11 @@ export async function dispatch(request: GatewayRequest, options: DispatchOptions
   let authorization: APIGatewayAuthorizerResult;
   try {
     const authorizer = await loadHandler(AuthorizerFunction.name);
-    authorization = (await authorizer(authorizerEventFor(event), lambdaContext(AuthorizerFunction.name, AuthorizerFunction.timeoutSeconds), () => undefined)) as APIGatewayAuthorizerResult;
+    authorization = (await authorizer(
+      authorizerEventFor(event),
+      lambdaContext(AuthorizerFunction.name, AuthorizerFunction.timeoutSeconds),
+      () => undefined,
+    )) as APIGatewayAuthorizerResult;
   } catch (error) {
     // the cloud's AUTHORIZER_FAILURE gateway response: 503, retryable
     logger.error('gateway.authorizer_failed', { route: route.endpoint.name, errorName: (error as Error).name });
@@ -194,7 +205,10 @@ export async function dispatch(request: GatewayRequest, options: DispatchOptions
   event.requestContext.authorizer = { ...(authorization.context ?? {}), principalId: authorization.principalId };
   const handler = await loadHandler(route.endpoint.name);
   try {
-    const context = lambdaContext(route.endpoint.name, options.handlerDeadlineMs !== undefined ? options.handlerDeadlineMs / 1000 : route.endpoint.timeoutSeconds);
+    const context = lambdaContext(
+      route.endpoint.name,
+      options.handlerDeadlineMs !== undefined ? options.handlerDeadlineMs / 1000 : route.endpoint.timeoutSeconds,
+    );
     const result = (await handler(event, context, () => undefined)) as APIGatewayProxyResult;
     return result;
   } catch (error) {

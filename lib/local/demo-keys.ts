@@ -7,8 +7,27 @@ import { hashApiKey, keyIdFromHash, type PartnerRecord } from '../keys/api-key';
 import type { ApiKeyStore } from '../keys/api-key-store';
 
 export const DEMO_PARTNERS: PartnerRecord[] = [
-  { partnerId: 'demo-ehr', name: 'Demo EHR', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], receivingApplication: 'DEMO-EHR', receivingFacility: 'DEMO-CLINIC' },
-  { partnerId: 'demo-lab', name: 'Demo Lab', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['demo-lab', 'DEMO-LAB-LIS'], allowedFormSourceIds: ['demo-lab-forms'], receivingApplication: 'DEMO-LIS', receivingFacility: 'DEMO-LAB' },
+  {
+    partnerId: 'demo-ehr',
+    name: 'Demo EHR',
+    policy: 'active',
+    rateLimit: 1000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: [],
+    receivingApplication: 'DEMO-EHR',
+    receivingFacility: 'DEMO-CLINIC',
+  },
+  {
+    partnerId: 'demo-lab',
+    name: 'Demo Lab',
+    policy: 'active',
+    rateLimit: 1000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: ['demo-lab', 'DEMO-LAB-LIS'],
+    allowedFormSourceIds: ['demo-lab-forms'],
+    receivingApplication: 'DEMO-LIS',
+    receivingFacility: 'DEMO-LAB',
+  },
   {
     partnerId: 'demo-ehr-oru',
     name: 'Demo EHR taking single ORU messages',
@@ -20,7 +39,15 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     receivingFacility: 'DEMO-ORU-CLINIC',
     hl7Profile: { encounterStyle: 'oru', summaryStyle: 'oru', noteDocumentType: 'PR', sendingApplication: 'INTEROP-ORU', sendingFacility: 'INTEROP-ORU-FAC' },
   },
-  { partnerId: 'demo-forms', name: 'Demo Forms', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], allowedFormSourceIds: ['demo-form-tool', 'demo-forms'] },
+  {
+    partnerId: 'demo-forms',
+    name: 'Demo Forms',
+    policy: 'active',
+    rateLimit: 1000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: [],
+    allowedFormSourceIds: ['demo-form-tool', 'demo-forms'],
+  },
   { partnerId: 'demo-staff', name: 'Demo Interop Staff', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], kind: 'internal' },
   { partnerId: 'demo-blocked', name: 'Demo Blocked Partner', policy: 'blocked', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['*'] },
 ];

@@ -11,7 +11,9 @@ export function useLocalStackEnvironment(): 'environment' | 'local-stack' {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   if (process.env.AWS_ENDPOINT_URL_DYNAMODB || process.env.CHART_TABLE) return 'environment';
   if (!existsSync(ENDPOINTS_FILE)) {
-    throw new Error(`no running local stack found (${path.relative(process.cwd(), ENDPOINTS_FILE)} is missing): run \`npm start\` first, or set the stage's environment`);
+    throw new Error(
+      `no running local stack found (${path.relative(process.cwd(), ENDPOINTS_FILE)} is missing): run \`npm start\` first, or set the stage's environment`,
+    );
   }
   const file = JSON.parse(readFileSync(ENDPOINTS_FILE, 'utf8')) as { env: Record<string, string> };
   for (const [name, value] of Object.entries(file.env)) if (process.env[name] === undefined) process.env[name] = value;

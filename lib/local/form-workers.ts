@@ -93,7 +93,11 @@ async function pollOnce(functionName: string, queueUrl: string, queueArn: string
     failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
   } catch (error) {
     // the whole invocation failed: every message stays and comes back after the visibility timeout
-    logger.error('local.form_workers.handler_failed', { function: functionName, count: messages.length, errorName: (error as Error | undefined)?.name ?? 'unknown' });
+    logger.error('local.form_workers.handler_failed', {
+      function: functionName,
+      count: messages.length,
+      errorName: (error as Error | undefined)?.name ?? 'unknown',
+    });
     return messages.length;
   }
   const done = messages.filter((m) => m.MessageId && !failed.has(m.MessageId) && m.ReceiptHandle);

@@ -91,7 +91,9 @@ describe('local KMS server (real @aws-sdk/client-kms)', () => {
     expect(n.Plaintext).toHaveLength(64);
     const a = await kms.send(new GenerateDataKeyCommand({ KeyId: ALIAS, KeySpec: 'AES_128' }));
     expect(a.Plaintext).toHaveLength(16);
-    expect(await rejection(kms.send(new GenerateDataKeyCommand({ KeyId: ALIAS, KeySpec: 'AES_256', NumberOfBytes: 32 })))).toMatchObject({ name: 'ValidationException' });
+    expect(await rejection(kms.send(new GenerateDataKeyCommand({ KeyId: ALIAS, KeySpec: 'AES_256', NumberOfBytes: 32 })))).toMatchObject({
+      name: 'ValidationException',
+    });
     expect(await rejection(kms.send(new GenerateDataKeyCommand({ KeyId: ALIAS })))).toMatchObject({ name: 'ValidationException' });
     expect(await rejection(kms.send(new GenerateDataKeyCommand({ KeyId: ALIAS, NumberOfBytes: 1025 })))).toMatchObject({ name: 'ValidationException' });
   });
@@ -110,7 +112,12 @@ describe('local KMS server (real @aws-sdk/client-kms)', () => {
     const dec = await kms.send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob, EncryptionContext: { kind: 'x', tenant: 't1' } }));
     expect(Buffer.from(dec.Plaintext!).equals(secret)).toBe(true);
 
-    const wrongContexts: (Record<string, string> | undefined)[] = [{ tenant: 't2', kind: 'x' }, { tenant: 't1' }, { tenant: 't1', kind: 'x', extra: '' }, undefined];
+    const wrongContexts: (Record<string, string> | undefined)[] = [
+      { tenant: 't2', kind: 'x' },
+      { tenant: 't1' },
+      { tenant: 't1', kind: 'x', extra: '' },
+      undefined,
+    ];
     for (const wrong of wrongContexts) {
       const err = await rejection(kms.send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob, EncryptionContext: wrong })));
       expect(err).toBeInstanceOf(InvalidCiphertextException);
@@ -138,12 +145,16 @@ describe('local KMS server (real @aws-sdk/client-kms)', () => {
     }
     const flippedTag = Buffer.from(blob);
     flippedTag[2 + blob[1]! + 12]! ^= 0x80;
-    expect(await rejection(kms.send(new DecryptCommand({ CiphertextBlob: flippedTag, EncryptionContext: { a: 'b' } })))).toBeInstanceOf(InvalidCiphertextException);
+    expect(await rejection(kms.send(new DecryptCommand({ CiphertextBlob: flippedTag, EncryptionContext: { a: 'b' } })))).toBeInstanceOf(
+      InvalidCiphertextException,
+    );
   });
 
   it('unknown keys give NotFoundException; a Decrypt KeyId naming another key gives IncorrectKeyException', async () => {
     expect(await rejection(kms.send(new DescribeKeyCommand({ KeyId: 'alias/nope' })))).toBeInstanceOf(NotFoundException);
-    expect(await rejection(kms.send(new GenerateDataKeyCommand({ KeyId: '00000000-0000-0000-0000-000000000000', KeySpec: 'AES_256' })))).toBeInstanceOf(NotFoundException);
+    expect(await rejection(kms.send(new GenerateDataKeyCommand({ KeyId: '00000000-0000-0000-0000-000000000000', KeySpec: 'AES_256' })))).toBeInstanceOf(
+      NotFoundException,
+    );
     expect(await rejection(kms.send(new EncryptCommand({ KeyId: 'alias/nope', Plaintext: Buffer.from('x') })))).toBeInstanceOf(NotFoundException);
 
     const other = await kms.send(new CreateKeyCommand({ Description: 'other' }));
@@ -160,12 +171,16 @@ describe('local KMS server (real @aws-sdk/client-kms)', () => {
     await kms.send(new CreateAliasCommand({ AliasName: 'alias/second', TargetKeyId: keyId }));
     expect(await rejection(kms.send(new CreateAliasCommand({ AliasName: 'alias/second', TargetKeyId: keyId })))).toBeInstanceOf(AlreadyExistsException);
     expect(await rejection(kms.send(new CreateAliasCommand({ AliasName: 'alias/third', TargetKeyId: 'alias/second' })))).toBeInstanceOf(NotFoundException);
-    expect(await rejection(kms.send(new CreateAliasCommand({ AliasName: 'alias/aws/reserved', TargetKeyId: keyId })))).toMatchObject({ name: 'ValidationException' });
+    expect(await rejection(kms.send(new CreateAliasCommand({ AliasName: 'alias/aws/reserved', TargetKeyId: keyId })))).toMatchObject({
+      name: 'ValidationException',
+    });
 
     const all = await kms.send(new ListAliasesCommand({}));
     expect(all.Aliases!.map((a) => a.AliasName)).toEqual(expect.arrayContaining([ALIAS, 'alias/second']));
     const mine = await kms.send(new ListAliasesCommand({ KeyId: keyId }));
-    expect(mine.Aliases).toEqual([expect.objectContaining({ AliasName: 'alias/second', TargetKeyId: keyId, AliasArn: 'arn:aws:kms:us-east-1:000000000000:alias/second' })]);
+    expect(mine.Aliases).toEqual([
+      expect.objectContaining({ AliasName: 'alias/second', TargetKeyId: keyId, AliasArn: 'arn:aws:kms:us-east-1:000000000000:alias/second' }),
+    ]);
     const described = await kms.send(new DescribeKeyCommand({ KeyId: 'alias/second' }));
     expect(described.KeyMetadata!.Description).toBe('for aliases');
   });

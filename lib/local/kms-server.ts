@@ -229,7 +229,13 @@ class KeyStore {
     mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     const file: KeysFile = {
       format: KEYS_FILE_FORMAT,
-      keys: [...this.keys.values()].map((k) => ({ keyId: k.keyId, material: k.material.toString('base64'), createdAt: k.createdAt, description: k.description, enabled: k.enabled })),
+      keys: [...this.keys.values()].map((k) => ({
+        keyId: k.keyId,
+        material: k.material.toString('base64'),
+        createdAt: k.createdAt,
+        description: k.description,
+        enabled: k.enabled,
+      })),
       aliases: [...this.aliases.values()],
     };
     const path = join(this.dataDir, KEYS_FILE);
@@ -427,7 +433,13 @@ const operations: Record<string, Operation> = {
   ListAliases(store, body) {
     const aliases = store.listAliases(body.KeyId === undefined ? undefined : (body.KeyId as string));
     return {
-      Aliases: aliases.map((a) => ({ AliasName: a.name, AliasArn: store.aliasArn(a.name), TargetKeyId: a.keyId, CreationDate: a.createdAt, LastUpdatedDate: a.createdAt })),
+      Aliases: aliases.map((a) => ({
+        AliasName: a.name,
+        AliasArn: store.aliasArn(a.name),
+        TargetKeyId: a.keyId,
+        CreationDate: a.createdAt,
+        LastUpdatedDate: a.createdAt,
+      })),
       Truncated: false,
     };
   },

@@ -87,7 +87,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // DynamoDB: dynalite, on disk under dataDir when given
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
-    const dynamoServer = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(options.dataDir ? { path: path.join(options.dataDir, 'dynamodb') } : {}) });
+    const dynamoServer = dynalite({
+      createTableMs: 0,
+      deleteTableMs: 0,
+      updateTableMs: 0,
+      ...(options.dataDir ? { path: path.join(options.dataDir, 'dynamodb') } : {}),
+    });
     const dynamoPort = await listen(dynamoServer, host, ports.dynamodb);
     closers.push({ close: () => new Promise<void>((resolve) => dynamoServer.close(() => resolve())) });
 
@@ -99,7 +104,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push({ close: () => fauxqs.close() });
 
     // KMS-compatible endpoint
-    const kms = await startKmsServer({ host, port: ports.kms, dataDir: options.dataDir ? path.join(options.dataDir, 'kms') : undefined, keys: [LOCAL_KMS_KEY_ALIAS] });
+    const kms = await startKmsServer({
+      host,
+      port: ports.kms,
+      dataDir: options.dataDir ? path.join(options.dataDir, 'kms') : undefined,
+      keys: [LOCAL_KMS_KEY_ALIAS],
+    });
     closers.push(kms);
 
     const urls: LocalStack['urls'] = {

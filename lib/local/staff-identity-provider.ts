@@ -33,11 +33,21 @@ interface GrantLike {
 interface ProviderLike {
   callback(): (req: http.IncomingMessage, res: http.ServerResponse) => void;
   interactionDetails(req: http.IncomingMessage, res: http.ServerResponse): Promise<InteractionDetails>;
-  interactionFinished(req: http.IncomingMessage, res: http.ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+  interactionFinished(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    result: Record<string, unknown>,
+    options?: { mergeWithLastSubmission?: boolean },
+  ): Promise<void>;
   Grant: { new (props: { accountId: string; clientId: string }): GrantLike; find(id: string): Promise<GrantLike | undefined> };
 }
 interface OidcContext {
-  oidc: { result?: { consent?: { grantId?: string } }; session: { accountId?: string; grantIdFor(clientId: string): string | undefined }; client: { clientId: string; redirectUris: string[] }; provider: ProviderLike };
+  oidc: {
+    result?: { consent?: { grantId?: string } };
+    session: { accountId?: string; grantIdFor(clientId: string): string | undefined };
+    client: { clientId: string; redirectUris: string[] };
+    provider: ProviderLike;
+  };
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -71,7 +81,11 @@ async function readForm(req: http.IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-export async function startStaffIdentityProvider(options: { host: string; port: number; redirectUri: string }): Promise<{ issuer: string; close(): Promise<void> }> {
+export async function startStaffIdentityProvider(options: {
+  host: string;
+  port: number;
+  redirectUri: string;
+}): Promise<{ issuer: string; close(): Promise<void> }> {
   const directory = new StaffDirectory();
   // set once the provider exists (it needs the issuer, which needs the listening port); 503 until then
   // eslint-disable-next-line prefer-const
@@ -181,11 +195,16 @@ export async function startStaffIdentityProvider(options: { host: string; port: 
 
 /** The sign-out confirmation (rendered by oidc-provider with its own form; ours only words it). */
 async function logoutSource(ctx: { body: string }, form: string): Promise<void> {
-  ctx.body = page('Sign out', `<h1>Sign out of the clinic staff directory?</h1>${form.replace('</form>', '<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button></form>')}`);
+  ctx.body = page(
+    'Sign out',
+    `<h1>Sign out of the clinic staff directory?</h1>${form.replace('</form>', '<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button></form>')}`,
+  );
 }
 
 if (require.main === module) {
-  const { values } = parseArgs({ options: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '0' }, 'redirect-uri': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '0' }, 'redirect-uri': { type: 'string' } },
+  });
   if (!values['redirect-uri']) {
     process.stderr.write('--redirect-uri is required\n');
     process.exit(2);

@@ -32,7 +32,11 @@ async function main(): Promise<void> {
     `  SQS + S3     ${stack.urls.sqs}   (fauxqs)`,
     `  KMS          ${stack.urls.kms}   (key ${stack.kmsKeyId})`,
     `  endpoints    ${path.relative(root, endpointsFile)}`,
-    ...(stack.urls.staffIssuer ? [`  inbox page   ${stack.urls.api}/inbox   (staff sign-in ${stack.urls.staffIssuer}: demo-reviewer / demo-reviewer-password, demo-viewer / demo-viewer-password)`] : []),
+    ...(stack.urls.staffIssuer
+      ? [
+          `  inbox page   ${stack.urls.api}/inbox   (staff sign-in ${stack.urls.staffIssuer}: demo-reviewer / demo-reviewer-password, demo-viewer / demo-viewer-password)`,
+        ]
+      : []),
     `  demo keys    ${DEMO_KEYS.map((k) => k.secret).join(', ')}`,
     `  try          curl -i -H 'x-api-key: demo-export-key' '${stack.urls.api}/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1'`,
   ];

@@ -69,9 +69,7 @@ describe('docs/openapi.json', () => {
   it('fails clearly for an endpoint without documentation', () => {
     const extra: HttpEndpoint = { ...HttpEndpoints[0]!, name: 'exportSomethingNew', path: '/exportSomethingNew' };
     expect(() => buildOpenApiDocument({ endpoints: [...HttpEndpoints, extra] })).toThrow(MissingEndpointDocError);
-    expect(() => buildOpenApiDocument({ endpoints: [...HttpEndpoints, extra] })).toThrow(
-      /exportSomethingNew.*lib\/openapi\/endpoint-docs\.ts/,
-    );
+    expect(() => buildOpenApiDocument({ endpoints: [...HttpEndpoints, extra] })).toThrow(/exportSomethingNew.*lib\/openapi\/endpoint-docs\.ts/);
   });
 
   // the checks of a linter's recommended rules that matter for partners, made hard failures
@@ -116,11 +114,9 @@ describe('docs/openapi.json', () => {
         expect({ where, param: param.name, example: param.example !== undefined }).toEqual({ where, param: param.name, example: true });
         expect(schemas.errors(param.schema, param.example)).toEqual([]);
       }
-      if (op.requestBody)
-        for (const [type, media] of Object.entries(op.requestBody.content as Json)) check(`${where} request ${type}`, media as Json);
+      if (op.requestBody) for (const [type, media] of Object.entries(op.requestBody.content as Json)) check(`${where} request ${type}`, media as Json);
       for (const [status, ref] of Object.entries(op.responses as Json)) {
-        for (const [type, media] of Object.entries((deref(ref as Json).content ?? {}) as Json))
-          check(`${where} ${status} ${type}`, media as Json);
+        for (const [type, media] of Object.entries((deref(ref as Json).content ?? {}) as Json)) check(`${where} ${status} ${type}`, media as Json);
       }
     }
     expect(checked).toBeGreaterThan(50);

@@ -64,8 +64,7 @@ function requestSchemaComponents(file: string): Record<string, Json> {
   };
   const { $schema: _s, $id: _i, definitions, ...root } = schema;
   const components: Record<string, Json> = { [base]: rewrite(root) as Json };
-  for (const [name, def] of Object.entries((definitions as Record<string, Json> | undefined) ?? {}))
-    components[`${base}_${name}`] = rewrite(def) as Json;
+  for (const [name, def] of Object.entries((definitions as Record<string, Json> | undefined) ?? {})) components[`${base}_${name}`] = rewrite(def) as Json;
   return components;
 }
 
@@ -105,11 +104,20 @@ function successResponse(status: number, success: SuccessDoc, doc: EndpointDoc):
     return {
       description: `${success.description} \`Content-Type: application/fhir+json\`.`,
       headers: headersFor(status, doc),
-      content: { [FHIR_MEDIA_TYPE]: { schema: { $ref: `#/components/schemas/${success.schema}` }, example: JSON.parse(readFileSync(path.join(EXAMPLES_DIR, success.exampleFile), 'utf8')) as unknown } },
+      content: {
+        [FHIR_MEDIA_TYPE]: {
+          schema: { $ref: `#/components/schemas/${success.schema}` },
+          example: JSON.parse(readFileSync(path.join(EXAMPLES_DIR, success.exampleFile), 'utf8')) as unknown,
+        },
+      },
     };
   }
   if (success.kind === 'html') {
-    return { description: success.description, headers: headersFor(status, doc), content: { 'text/html': { schema: { type: 'string' }, example: success.example } } };
+    return {
+      description: success.description,
+      headers: headersFor(status, doc),
+      content: { 'text/html': { schema: { type: 'string' }, example: success.example } },
+    };
   }
   if (success.kind === 'hl7') {
     const message = readFileSync(path.join(EXAMPLES_DIR, success.exampleFile), 'utf8');
@@ -144,13 +152,21 @@ function outcomeResponse(status: number, problem: ProblemDoc, doc: EndpointDoc):
 
 const FHIR_MEDIA_TYPE = 'application/fhir+json';
 /** The issue code each refusal status carries on the FHIR routes (lib/fhir). */
-const FHIR_ISSUE_CODES: Record<number, string> = { 400: 'invalid', 401: 'login', 403: 'forbidden', 404: 'not-found', 406: 'not-supported', 429: 'throttled', 500: 'exception', 503: 'transient' };
+const FHIR_ISSUE_CODES: Record<number, string> = {
+  400: 'invalid',
+  401: 'login',
+  403: 'forbidden',
+  404: 'not-found',
+  406: 'not-supported',
+  429: 'throttled',
+  500: 'exception',
+  503: 'transient',
+};
 
 function problemResponse(status: number, problem: ProblemDoc, doc: EndpointDoc): Json {
   const examples: Json = {};
   for (const [name, e] of Object.entries(problem.examples)) {
-    if (ProblemTypes[e.kind as ProblemKind]?.status !== status)
-      throw new Error(`example ${name} of ${status}: problem kind ${e.kind} has another status`);
+    if (ProblemTypes[e.kind as ProblemKind]?.status !== status) throw new Error(`example ${name} of ${status}: problem kind ${e.kind} has another status`);
     examples[name] = { summary: e.summary, value: problemExample(e.kind, e.detail, e.errors, e.extensions) };
   }
   return {
@@ -170,8 +186,7 @@ const commonProblems: Record<number, ProblemDoc> = {
     examples: { scope: { summary: 'missing scope', kind: 'forbidden', detail: 'this API key lacks the scope this endpoint requires' } },
   },
   429: {
-    description:
-      "The key's (or, without a valid key, the source address's) request limit for the current window is used up; `Retry-After` says when to retry.",
+    description: "The key's (or, without a valid key, the source address's) request limit for the current window is used up; `Retry-After` says when to retry.",
     examples: {
       limited: { summary: 'limit reached', kind: 'rateLimited', detail: 'rate limit exceeded; retry after the time in Retry-After' },
     },
@@ -219,7 +234,9 @@ const sharedProblemResponses: Record<number, string> = {
 };
 
 function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
-  const common = endpoint.anonymous ? Object.fromEntries(Object.entries(commonProblems).filter(([status]) => status !== '401' && status !== '403')) : commonProblems;
+  const common = endpoint.anonymous
+    ? Object.fromEntries(Object.entries(commonProblems).filter(([status]) => status !== '401' && status !== '403'))
+    : commonProblems;
   const problems: Record<number, ProblemDoc> = { ...common, 400: doc.badRequest, ...doc.problems };
   const responses: Json = {};
   const statuses = [...Object.keys(doc.success), ...Object.keys(problems)].map(Number).sort((a, b) => a - b);
@@ -245,7 +262,9 @@ function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
   const op: Json = {
     operationId: endpoint.name,
     summary: doc.summary,
-    description: endpoint.anonymous ? `${doc.description}\n\nNo key or token needed.` : `${doc.description}\n\nRequired scope: \`${endpoint.scope}\`${staffMay(endpoint) ? ' (or a staff ID token)' : ''}.`,
+    description: endpoint.anonymous
+      ? `${doc.description}\n\nNo key or token needed.`
+      : `${doc.description}\n\nRequired scope: \`${endpoint.scope}\`${staffMay(endpoint) ? ' (or a staff ID token)' : ''}.`,
     tags: [doc.tag],
     security: securityFor(endpoint),
     ...(endpoint.anonymous ? {} : { 'x-required-scope': endpoint.scope }),
@@ -357,7 +376,11 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
       required: ['resourceType', 'issue'],
       properties: {
         resourceType: { const: 'OperationOutcome' },
-        issue: { type: 'array', minItems: 1, items: { type: 'object', required: ['severity', 'code'], properties: { severity: { type: 'string' }, code: { type: 'string' } } } },
+        issue: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'object', required: ['severity', 'code'], properties: { severity: { type: 'string' }, code: { type: 'string' } } },
+        },
       },
     },
     ...(ResponseSchemas as unknown as Record<string, Json>),
@@ -401,7 +424,7 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          'A staff member\'s OpenID Connect ID token (`Authorization: Bearer ...`; the Cognito user pool in the cloud, the local OpenID provider with `npm start`), accepted by the inbox operations: any signed-in staff member may read, the reviewers group may route. See docs/inbox-page.md.',
+          "A staff member's OpenID Connect ID token (`Authorization: Bearer ...`; the Cognito user pool in the cloud, the local OpenID provider with `npm start`), accepted by the inbox operations: any signed-in staff member may read, the reviewers group may route. See docs/inbox-page.md.",
       },
       apiKey: {
         type: 'apiKey',
@@ -412,10 +435,7 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
       },
     },
     responses: Object.fromEntries(
-      Object.entries(sharedProblemResponses).map(([status, name]) => [
-        name,
-        problemResponse(Number(status), commonProblems[Number(status)]!, noEndpoint),
-      ]),
+      Object.entries(sharedProblemResponses).map(([status, name]) => [name, problemResponse(Number(status), commonProblems[Number(status)]!, noEndpoint)]),
     ),
     parameters: {
       RequestId: {
@@ -472,8 +492,7 @@ export function buildOpenApiDocument(options: BuildOptions = {}): Json {
     item[endpoint.method.toLowerCase()] = operation(endpoint, doc);
   }
   const tags = [...new Set(pairs.map(([, d]) => d.tag))];
-  const version =
-    options.version ?? (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = options.version ?? (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   return {
     openapi: '3.1.0',
     info: {

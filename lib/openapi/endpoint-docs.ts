@@ -152,15 +152,35 @@ const formExample = {
 const packetId = 'fp_d6323e00f7e6ed351c3fd179c51abe07';
 const requestId = '8f14e45f-ceea-4a67-9f3c-5f5c6b0f2a11';
 
-const fhirPatient: ParameterDoc = { name: 'patient', in: 'query', required: true, description: 'The patient: `<id>` or `Patient/<id>`. Sent once.', schema: { type: 'string', minLength: 1 }, example: 'demo-patient-1' };
-const fhirCount: ParameterDoc = { name: '_count', in: 'query', required: false, description: 'Page size, 1-200 (default 20). Sent at most once.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 }, example: 20 };
-const fhirPageToken: ParameterDoc = { name: '_page_token', in: 'query', required: false, description: 'The token of a `next` link (opaque).', schema: { type: 'string', minLength: 1 }, example: 'eyJ2IjoxfQ' };
+const fhirPatient: ParameterDoc = {
+  name: 'patient',
+  in: 'query',
+  required: true,
+  description: 'The patient: `<id>` or `Patient/<id>`. Sent once.',
+  schema: { type: 'string', minLength: 1 },
+  example: 'demo-patient-1',
+};
+const fhirCount: ParameterDoc = {
+  name: '_count',
+  in: 'query',
+  required: false,
+  description: 'Page size, 1-200 (default 20). Sent at most once.',
+  schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
+  example: 20,
+};
+const fhirPageToken: ParameterDoc = {
+  name: '_page_token',
+  in: 'query',
+  required: false,
+  description: 'The token of a `next` link (opaque).',
+  schema: { type: 'string', minLength: 1 },
+  example: 'eyJ2IjoxfQ',
+};
 
 export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7PatientAdt: {
     summary: 'Export patient demographics (ADT^A08)',
-    description:
-      "The patient's current demographics as one HL7 v2.5.1 `ADT^A08^ADT_A01` message (MSH EVN PID [PD1] [NK1] PV1). Segments end with CR.",
+    description: "The patient's current demographics as one HL7 v2.5.1 `ADT^A08^ADT_A01` message (MSH EVN PID [PD1] [NK1] PV1). Segments end with CR.",
     tag: 'HL7 exports',
     parameters: [patientId],
     success: { 200: { kind: 'hl7', description: 'The ADT^A08 message.', exampleFile: 'exportHl7PatientAdt.hl7' } },
@@ -199,7 +219,8 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   },
   exportHl7Encounter: {
     summary: 'Export an encounter (ADT^A08, or ORU^R01)',
-    description: 'One encounter as HL7 v2.5.1 `ADT^A08^ADT_A01` (EVN, PID, PV1, PV2, one DG1 per diagnosis); a partner whose HL7 profile says `encounterStyle: oru` gets `ORU^R01^ORU_R01` with the visit, coded diagnosis OBX and the orders (ORC/OBR).',
+    description:
+      'One encounter as HL7 v2.5.1 `ADT^A08^ADT_A01` (EVN, PID, PV1, PV2, one DG1 per diagnosis); a partner whose HL7 profile says `encounterStyle: oru` gets `ORU^R01^ORU_R01` with the visit, coded diagnosis OBX and the orders (ORC/OBR).',
     tag: 'HL7 exports',
     parameters: [patientId, idParameter('encounterId', "The encounter's id", 'demo-encounter-1')],
     success: { 200: { kind: 'hl7', description: 'The ORU^R01 encounter message.', exampleFile: 'exportHl7Encounter.hl7' } },
@@ -266,8 +287,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         },
       },
       409: {
-        description:
-          'The `x-request-id` was used before with a different body, or the first request with it is still in progress (then with `Retry-After`).',
+        description: 'The `x-request-id` was used before with a different body, or the first request with it is still in progress (then with `Retry-After`).',
         examples: {
           conflict: {
             summary: 'x-request-id reused with another body',
@@ -325,8 +345,10 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     },
     problems: {
       403: {
-        description: "The key lacks interop:ingest:forms, the partner is blocked, or the partner does not own this `sourceSystemId`.",
-        examples: { source: { summary: 'a form source of another partner', kind: 'forbidden', detail: "this API key's partner does not own this sourceSystemId" } },
+        description: 'The key lacks interop:ingest:forms, the partner is blocked, or the partner does not own this `sourceSystemId`.',
+        examples: {
+          source: { summary: 'a form source of another partner', kind: 'forbidden', detail: "this API key's partner does not own this sourceSystemId" },
+        },
       },
       409: {
         description: 'This `sourceSystemId` + `submissionId` was received before with different content (send a changed form under a new submissionId).',
@@ -357,8 +379,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   },
   listInteropInbox: {
     summary: 'List inbox packets',
-    description:
-      'Packets waiting in the interop inbox, newest first, as summaries (ids, states, reason codes, times, candidate counts; no PHI).',
+    description: 'Packets waiting in the interop inbox, newest first, as summaries (ids, states, reason codes, times, candidate counts; no PHI).',
     tag: 'Interop inbox',
     parameters: [
       {
@@ -508,7 +529,9 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     description:
       'The chart demographics (name, birth date, sex, MRN and assigning authority, address) of every candidate the matcher recorded for the packet and of the patient the sender named, for a reviewer to compare with the packet. Every patient shown is named in the audit trail.',
     tag: 'Interop inbox',
-    parameters: [{ name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId }],
+    parameters: [
+      { name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId },
+    ],
     success: {
       200: {
         kind: 'json',
@@ -520,8 +543,28 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
             value: {
               packetId,
               charts: [
-                { patientId: 'demo-patient-3', role: 'candidate', score: 70, name: { family: 'Rivera', given: 'Casey' }, birthDate: '1990-06-15', sex: 'U', mrn: 'DEMO-000003', assigningAuthority: 'DEMO-HOSP', address: { city: 'Springfield', state: 'IL' } },
-                { patientId: 'demo-patient-4', role: 'candidate', score: 70, name: { family: 'Rivera', given: 'Casey' }, birthDate: '1990-06-15', sex: 'U', mrn: 'DEMO-000004', assigningAuthority: 'DEMO-HOSP', address: { city: 'Shelbyville', state: 'IL' } },
+                {
+                  patientId: 'demo-patient-3',
+                  role: 'candidate',
+                  score: 70,
+                  name: { family: 'Rivera', given: 'Casey' },
+                  birthDate: '1990-06-15',
+                  sex: 'U',
+                  mrn: 'DEMO-000003',
+                  assigningAuthority: 'DEMO-HOSP',
+                  address: { city: 'Springfield', state: 'IL' },
+                },
+                {
+                  patientId: 'demo-patient-4',
+                  role: 'candidate',
+                  score: 70,
+                  name: { family: 'Rivera', given: 'Casey' },
+                  birthDate: '1990-06-15',
+                  sex: 'U',
+                  mrn: 'DEMO-000004',
+                  assigningAuthority: 'DEMO-HOSP',
+                  address: { city: 'Shelbyville', state: 'IL' },
+                },
               ],
               requestId,
             },
@@ -543,10 +586,16 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   serveInboxPage: {
     summary: 'The staff inbox page (HTML)',
     description:
-      'The inbox page for staff: one HTML document with a strict Content-Security-Policy. It holds no data: it signs staff in (authorization code + PKCE) and calls the inbox operations with the ID token. No key needed; counted against the anonymous limit of the caller\'s address. See docs/inbox-page.md.',
+      "The inbox page for staff: one HTML document with a strict Content-Security-Policy. It holds no data: it signs staff in (authorization code + PKCE) and calls the inbox operations with the ID token. No key needed; counted against the anonymous limit of the caller's address. See docs/inbox-page.md.",
     tag: 'Interop inbox',
     parameters: [],
-    success: { 200: { kind: 'html', description: 'The page.', example: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Interop inbox</title>...</head><body>...</body></html>' } },
+    success: {
+      200: {
+        kind: 'html',
+        description: 'The page.',
+        example: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Interop inbox</title>...</head><body>...</body></html>',
+      },
+    },
     problems: {
       503: {
         description: 'Staff sign-in is not configured for this stage, or a dependency is unavailable.',
@@ -555,7 +604,14 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     },
     badRequest: {
       description: 'The x-request-id header is malformed.',
-      examples: { requestId: { summary: 'bad x-request-id', kind: 'validation', detail: 'the x-request-id header is invalid', errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }] } },
+      examples: {
+        requestId: {
+          summary: 'bad x-request-id',
+          kind: 'validation',
+          detail: 'the x-request-id header is invalid',
+          errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }],
+        },
+      },
     },
   },
   routeInboxPacket: {
@@ -649,12 +705,16 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       },
       415: {
         description: 'The body was not sent as `application/hl7-v2` (or `x-application/hl7-v2+er7`, `text/plain`).',
-        examples: { unsupported: { summary: 'JSON body', kind: 'unsupportedMediaType', detail: 'the request body must be sent as Content-Type: application/hl7-v2' } },
+        examples: {
+          unsupported: { summary: 'JSON body', kind: 'unsupportedMediaType', detail: 'the request body must be sent as Content-Type: application/hl7-v2' },
+        },
       },
     },
     badRequest: {
       description: 'The body holds no MSH (or FHS/BHS) segment: there is nothing to acknowledge.',
-      examples: { noMsh: { summary: 'no MSH', kind: 'badRequest', detail: 'the body is not an HL7 v2 message: it does not start with an MSH, FHS or BHS segment' } },
+      examples: {
+        noMsh: { summary: 'no MSH', kind: 'badRequest', detail: 'the body is not an HL7 v2 message: it does not start with an MSH, FHS or BHS segment' },
+      },
     },
   },
   searchInboxPatients: {
@@ -662,7 +722,9 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     description:
       "For a reviewer routing a packet whose patient is not among the matcher's candidates: chart patients with this MRN (any assigning authority, any case), or this last name and birth date (a first name narrows). Exact hits only, at most 20 (`more` when more fit). A POST so that no MRN, name or birth date is in a URL. Every patient shown is named in the audit trail. See docs/inbox-page.md.",
     tag: 'Interop inbox',
-    parameters: [{ name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId }],
+    parameters: [
+      { name: 'packetId', in: 'path', required: true, description: 'The packet id (`fp_` + 32 hex).', schema: { type: 'string' }, example: packetId },
+    ],
     requestBody: {
       schemaFile: 'inbox-patient-search.schema.json',
       description: 'An MRN, or a last name and a birth date (and optionally a first name).',
@@ -681,7 +743,17 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
             summary: 'one patient with this MRN',
             value: {
               packetId,
-              charts: [{ patientId: 'demo-patient-1', role: 'search', name: { family: 'Sample', given: 'Alex' }, birthDate: '1980-04-12', sex: 'F', mrn: 'DEMO-000001', assigningAuthority: 'DEMO-HOSP' }],
+              charts: [
+                {
+                  patientId: 'demo-patient-1',
+                  role: 'search',
+                  name: { family: 'Sample', given: 'Alex' },
+                  birthDate: '1980-04-12',
+                  sex: 'F',
+                  mrn: 'DEMO-000001',
+                  assigningAuthority: 'DEMO-HOSP',
+                },
+              ],
               more: false,
               requestId,
             },
@@ -698,42 +770,127 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     },
     badRequest: {
       description: 'Invalid JSON, or neither an MRN nor a last name with a birth date; every failing field is listed (values are never echoed).',
-      examples: { fields: { summary: 'birth date missing', kind: 'validation', detail: 'the patient search failed validation', errors: [{ pointer: '/birthDate', message: 'is required' }] } },
+      examples: {
+        fields: {
+          summary: 'birth date missing',
+          kind: 'validation',
+          detail: 'the patient search failed validation',
+          errors: [{ pointer: '/birthDate', message: 'is required' }],
+        },
+      },
     },
   },
   fhirMetadata: fhirDoc({
     summary: 'FHIR CapabilityStatement',
-    description: 'What the FHIR R4 API serves (read and search interactions, JSON only). No key needed; counted against the anonymous limit of the caller\'s address.',
+    description:
+      "What the FHIR R4 API serves (read and search interactions, JSON only). No key needed; counted against the anonymous limit of the caller's address.",
     parameters: [],
     schema: 'FhirResource',
     exampleFile: 'fhirMetadata.json',
     successText: 'The CapabilityStatement.',
   }),
-  fhirPatientRead: fhirDoc({ summary: 'Read a Patient', description: 'The chart patient as a FHIR R4 Patient (MRN identifier, US Core race/ethnicity extensions).', parameters: [fhirId('The patient id', 'demo-patient-1')], schema: 'FhirResource', exampleFile: 'fhirPatientRead.json', successText: 'The Patient.', notFound: true }),
+  fhirPatientRead: fhirDoc({
+    summary: 'Read a Patient',
+    description: 'The chart patient as a FHIR R4 Patient (MRN identifier, US Core race/ethnicity extensions).',
+    parameters: [fhirId('The patient id', 'demo-patient-1')],
+    schema: 'FhirResource',
+    exampleFile: 'fhirPatientRead.json',
+    successText: 'The Patient.',
+    notFound: true,
+  }),
   fhirPatientEverything: fhirDoc({
     summary: 'Everything about a Patient ($everything)',
-    description: 'A searchset Bundle: the Patient, then the records of the HL7 summary (encounters, notes, assessments, lab reports), newest first, paged by `_count` with `next` links.',
+    description:
+      'A searchset Bundle: the Patient, then the records of the HL7 summary (encounters, notes, assessments, lab reports), newest first, paged by `_count` with `next` links.',
     parameters: [fhirId('The patient id', 'demo-patient-1'), fhirCount, fhirPageToken],
     schema: 'FhirBundle',
     exampleFile: 'fhirPatientEverything.json',
     successText: 'One page of the Bundle.',
     notFound: true,
   }),
-  fhirEncounterRead: fhirDoc({ summary: 'Read an Encounter', description: 'An encounter with its diagnoses and orders contained (Condition, ServiceRequest). Its id carries its patient: `<patient>..<encounter>`.', parameters: [fhirId('`<patient>..<encounter>`', 'demo-patient-1..demo-encounter-1')], schema: 'FhirResource', exampleFile: 'fhirEncounterRead.json', successText: 'The Encounter.', notFound: true }),
-  fhirEncounterSearch: fhirDoc({ summary: 'Search Encounters by patient', description: "A patient's encounters, newest first, paged.", parameters: [fhirPatient, fhirCount, fhirPageToken], schema: 'FhirBundle', exampleFile: 'fhirEncounterSearch.json', successText: 'One page of the searchset Bundle.' }),
-  fhirDocumentReferenceRead: fhirDoc({ summary: 'Read a DocumentReference (note)', description: 'A chart note: category clinical-note, type LOINC 11506-3, the text as a UTF-8 attachment.', parameters: [fhirId('`<patient>..<note>`', 'demo-patient-1..demo-note-1')], schema: 'FhirResource', exampleFile: 'fhirDocumentReferenceRead.json', successText: 'The DocumentReference.', notFound: true }),
-  fhirDocumentReferenceSearch: fhirDoc({ summary: 'Search DocumentReferences by patient', description: "A patient's notes, newest first, paged.", parameters: [fhirPatient, fhirCount, fhirPageToken], schema: 'FhirBundle', exampleFile: 'fhirDocumentReferenceSearch.json', successText: 'One page of the searchset Bundle.' }),
-  fhirObservationRead: fhirDoc({ summary: 'Read an Observation (assessment)', description: 'An assessment as an Observation: items as components, the total as the value, the interpretation kept.', parameters: [fhirId('`<patient>..<assessment>`', 'demo-patient-1..demo-assessment-1')], schema: 'FhirResource', exampleFile: 'fhirObservationRead.json', successText: 'The Observation.', notFound: true }),
-  fhirDiagnosticReportRead: fhirDoc({ summary: 'Read a DiagnosticReport (lab result)', description: 'The current version of a lab result, its Observations contained.', parameters: [fhirId('`<patient>..<result>` (`_` in the result id written `.5F`)', 'demo-patient-1..lr.5Fd7afff4b04ce17c65f50dcb06f3e8664')], schema: 'FhirResource', exampleFile: 'fhirDiagnosticReportRead.json', successText: 'The DiagnosticReport.', notFound: true }),
-  fhirDiagnosticReportSearch: fhirDoc({ summary: 'Search DiagnosticReports by patient', description: "A patient's lab results, newest first, paged.", parameters: [fhirPatient, fhirCount, fhirPageToken], schema: 'FhirBundle', exampleFile: 'fhirDiagnosticReportSearch.json', successText: 'One page of the searchset Bundle.' }),
+  fhirEncounterRead: fhirDoc({
+    summary: 'Read an Encounter',
+    description: 'An encounter with its diagnoses and orders contained (Condition, ServiceRequest). Its id carries its patient: `<patient>..<encounter>`.',
+    parameters: [fhirId('`<patient>..<encounter>`', 'demo-patient-1..demo-encounter-1')],
+    schema: 'FhirResource',
+    exampleFile: 'fhirEncounterRead.json',
+    successText: 'The Encounter.',
+    notFound: true,
+  }),
+  fhirEncounterSearch: fhirDoc({
+    summary: 'Search Encounters by patient',
+    description: "A patient's encounters, newest first, paged.",
+    parameters: [fhirPatient, fhirCount, fhirPageToken],
+    schema: 'FhirBundle',
+    exampleFile: 'fhirEncounterSearch.json',
+    successText: 'One page of the searchset Bundle.',
+  }),
+  fhirDocumentReferenceRead: fhirDoc({
+    summary: 'Read a DocumentReference (note)',
+    description: 'A chart note: category clinical-note, type LOINC 11506-3, the text as a UTF-8 attachment.',
+    parameters: [fhirId('`<patient>..<note>`', 'demo-patient-1..demo-note-1')],
+    schema: 'FhirResource',
+    exampleFile: 'fhirDocumentReferenceRead.json',
+    successText: 'The DocumentReference.',
+    notFound: true,
+  }),
+  fhirDocumentReferenceSearch: fhirDoc({
+    summary: 'Search DocumentReferences by patient',
+    description: "A patient's notes, newest first, paged.",
+    parameters: [fhirPatient, fhirCount, fhirPageToken],
+    schema: 'FhirBundle',
+    exampleFile: 'fhirDocumentReferenceSearch.json',
+    successText: 'One page of the searchset Bundle.',
+  }),
+  fhirObservationRead: fhirDoc({
+    summary: 'Read an Observation (assessment)',
+    description: 'An assessment as an Observation: items as components, the total as the value, the interpretation kept.',
+    parameters: [fhirId('`<patient>..<assessment>`', 'demo-patient-1..demo-assessment-1')],
+    schema: 'FhirResource',
+    exampleFile: 'fhirObservationRead.json',
+    successText: 'The Observation.',
+    notFound: true,
+  }),
+  fhirDiagnosticReportRead: fhirDoc({
+    summary: 'Read a DiagnosticReport (lab result)',
+    description: 'The current version of a lab result, its Observations contained.',
+    parameters: [fhirId('`<patient>..<result>` (`_` in the result id written `.5F`)', 'demo-patient-1..lr.5Fd7afff4b04ce17c65f50dcb06f3e8664')],
+    schema: 'FhirResource',
+    exampleFile: 'fhirDiagnosticReportRead.json',
+    successText: 'The DiagnosticReport.',
+    notFound: true,
+  }),
+  fhirDiagnosticReportSearch: fhirDoc({
+    summary: 'Search DiagnosticReports by patient',
+    description: "A patient's lab results, newest first, paged.",
+    parameters: [fhirPatient, fhirCount, fhirPageToken],
+    schema: 'FhirBundle',
+    exampleFile: 'fhirDiagnosticReportSearch.json',
+    successText: 'One page of the searchset Bundle.',
+  }),
 };
 
 function fhirId(description: string, example: string): ParameterDoc {
-  return { name: 'id', in: 'path', required: true, description: `${description}; \`.\`, \`_\` and \`:\` inside an id are written \`.2E\`, \`.5F\`, \`.3A\`.`, schema: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' }, example };
+  return {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: `${description}; \`.\`, \`_\` and \`:\` inside an id are written \`.2E\`, \`.5F\`, \`.3A\`.`,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' },
+    example,
+  };
 }
 
 /** A FHIR read or search: FHIR JSON success, OperationOutcome refusals (404 when it reads by id, 406 for a non-FHIR Accept). */
-function fhirDoc(o: { summary: string; description: string; parameters: ParameterDoc[]; schema: 'FhirResource' | 'FhirBundle'; exampleFile: string; successText: string; notFound?: boolean }): EndpointDoc {
+function fhirDoc(o: {
+  summary: string;
+  description: string;
+  parameters: ParameterDoc[];
+  schema: 'FhirResource' | 'FhirBundle';
+  exampleFile: string;
+  successText: string;
+  notFound?: boolean;
+}): EndpointDoc {
   return {
     summary: o.summary,
     description: `${o.description} Refusals are FHIR OperationOutcome with the same status and headers as elsewhere. See docs/fhir.md.`,
@@ -742,10 +899,21 @@ function fhirDoc(o: { summary: string; description: string; parameters: Paramete
     success: { 200: { kind: 'fhir', description: o.successText, schema: o.schema, exampleFile: o.exampleFile } },
     problems: {
       ...((o.notFound
-        ? { 404: { description: 'No such record, or it belongs to another patient (the same answer either way).', examples: { notFound: { summary: 'unknown id', kind: 'notFound', detail: 'no resource with this id' } } } }
+        ? {
+            404: {
+              description: 'No such record, or it belongs to another patient (the same answer either way).',
+              examples: { notFound: { summary: 'unknown id', kind: 'notFound', detail: 'no resource with this id' } },
+            },
+          }
         : {}) as Record<number, ProblemDoc>),
-      406: { description: 'Accept (or `_format`) excludes FHIR JSON.', examples: { notAcceptable: { summary: 'Accept: application/xml', kind: 'notAcceptable', detail: 'this endpoint produces application/fhir+json only' } } },
+      406: {
+        description: 'Accept (or `_format`) excludes FHIR JSON.',
+        examples: { notAcceptable: { summary: 'Accept: application/xml', kind: 'notAcceptable', detail: 'this endpoint produces application/fhir+json only' } },
+      },
     },
-    badRequest: { description: 'A parameter is unknown, repeated or malformed (one issue per parameter).', examples: { count: { summary: '_count out of range', kind: 'validation', detail: 'query parameters are missing or invalid' } } },
+    badRequest: {
+      description: 'A parameter is unknown, repeated or malformed (one issue per parameter).',
+      examples: { count: { summary: '_count out of range', kind: 'validation', detail: 'query parameters are missing or invalid' } },
+    },
   };
 }

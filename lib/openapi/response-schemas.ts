@@ -12,23 +12,47 @@ const answerScalar = { type: ['string', 'number', 'boolean', 'null'] };
 
 /** Chart demographics shown to a reviewer (the candidates read and the chart search). */
 const candidateCharts = {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['patientId', 'role', 'name', 'mrn', 'assigningAuthority'],
-          properties: {
-            patientId: text,
-            role: { type: 'string', enum: ['candidate', 'requested', 'search'], description: "a matcher candidate, the patient the sender named, or a hit of a reviewer's chart search" },
-            score: { type: 'number' },
-            name: { type: 'object', required: ['family'], properties: { family: { type: 'string' }, given: { type: 'string' }, middle: { type: 'string' }, prefix: { type: 'string' }, suffix: { type: 'string' } } },
-            birthDate: { type: 'string' },
-            sex: { type: 'string' },
-            mrn: text,
-            assigningAuthority: text,
-            address: { type: 'object', properties: { line1: { type: 'string' }, line2: { type: 'string' }, city: { type: 'string' }, state: { type: 'string' }, postalCode: { type: 'string' }, country: { type: 'string' } } },
-          },
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['patientId', 'role', 'name', 'mrn', 'assigningAuthority'],
+    properties: {
+      patientId: text,
+      role: {
+        type: 'string',
+        enum: ['candidate', 'requested', 'search'],
+        description: "a matcher candidate, the patient the sender named, or a hit of a reviewer's chart search",
+      },
+      score: { type: 'number' },
+      name: {
+        type: 'object',
+        required: ['family'],
+        properties: {
+          family: { type: 'string' },
+          given: { type: 'string' },
+          middle: { type: 'string' },
+          prefix: { type: 'string' },
+          suffix: { type: 'string' },
         },
-      };
+      },
+      birthDate: { type: 'string' },
+      sex: { type: 'string' },
+      mrn: text,
+      assigningAuthority: text,
+      address: {
+        type: 'object',
+        properties: {
+          line1: { type: 'string' },
+          line2: { type: 'string' },
+          city: { type: 'string' },
+          state: { type: 'string' },
+          postalCode: { type: 'string' },
+          country: { type: 'string' },
+        },
+      },
+    },
+  },
+};
 
 export const ResponseSchemas = {
   LabResultReceipt: {
@@ -47,7 +71,8 @@ export const ResponseSchemas = {
   },
   FormPacketReceipt: {
     type: 'object',
-    description: 'The same answer for every accepted packet (routed, held, queued or the same submission again): nothing in it tells whether a patient exists or where the packet went.',
+    description:
+      'The same answer for every accepted packet (routed, held, queued or the same submission again): nothing in it tells whether a patient exists or where the packet went.',
     required: ['status', 'packetId', 'requestId'],
     additionalProperties: false,
     properties: {

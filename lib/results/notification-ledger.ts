@@ -119,7 +119,12 @@ export class NotificationLedger {
   }
 
   /** A publish failed: count it and schedule the next attempt (stays pending). */
-  async recordNotificationFailure(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, attempts: number, nextAttemptAt: Date, errorName: string): Promise<void> {
+  async recordNotificationFailure(
+    version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>,
+    attempts: number,
+    nextAttemptAt: Date,
+    errorName: string,
+  ): Promise<void> {
     try {
       await awsCall(DEPENDENCY, () =>
         this.db.send(
@@ -183,7 +188,9 @@ export class NotificationLedger {
   }
 
   private async getItem(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
-    const out = await awsCall(DEPENDENCY, () => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })));
+    const out = await awsCall(DEPENDENCY, () =>
+      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })),
+    );
     return out.Item;
   }
 }

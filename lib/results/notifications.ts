@@ -26,7 +26,9 @@ export interface ResultNotification {
   patientMatched: boolean;
 }
 
-export function notificationFor(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'status' | 'senderId' | 'partnerId' | 'patientMatched'>): ResultNotification {
+export function notificationFor(
+  version: Pick<VersionRecord, 'resultId' | 'versionId' | 'status' | 'senderId' | 'partnerId' | 'patientMatched'>,
+): ResultNotification {
   return {
     type: 'lab-result.saved',
     schemaVersion: 1,
@@ -50,7 +52,9 @@ export class ResultNotifier {
   ) {}
 
   async publish(notification: ResultNotification): Promise<void> {
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(notification), MessageAttributes: attributes(notification) }));
+    await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(notification), MessageAttributes: attributes(notification) }),
+    );
   }
 
   /** Up to 10 per call; returns the notificationIds that failed, with the error code. */

@@ -111,9 +111,9 @@ export async function receiveLabResult(input: ReceiveInput, services: ReceiveSer
   }
   if (claim) {
     // the work is done; a failure here only means a duplicate waits for the lease, then replays the same work
-    await services.idempotency.complete(claim.key, claim.token, response).catch((error: Error) =>
-      logger.warn('lab_result.idempotency_complete_failed', { requestId: input.requestId, errorName: error?.name }),
-    );
+    await services.idempotency
+      .complete(claim.key, claim.token, response)
+      .catch((error: Error) => logger.warn('lab_result.idempotency_complete_failed', { requestId: input.requestId, errorName: error?.name }));
   }
   return { ...response, replayed: false, ...(chartPatientId ? { chartPatientId } : {}) };
 }
@@ -174,7 +174,12 @@ async function notify(version: VersionRecord, services: ReceiveServices, input: 
     await services.notifier.publish(notificationFor(version));
   } catch (error) {
     const errorName = (error as Error)?.name ?? 'Error';
-    logger.warn('lab_result.notification_failed', { requestId: input.requestId, resultId: version.resultId, errorName, attempt: version.notificationAttempts + 1 });
+    logger.warn('lab_result.notification_failed', {
+      requestId: input.requestId,
+      resultId: version.resultId,
+      errorName,
+      attempt: version.notificationAttempts + 1,
+    });
     // due at the next scheduled run; if even this write fails the grace period still brings it back
     await services.store.recordNotificationFailure(version, version.notificationAttempts + 1, input.now, errorName).catch(() => undefined);
     return 'pending';

@@ -44,13 +44,7 @@
  * version whose later steps did not happen stays pending; a retry of the request or the
  * scheduled retry job finishes the pointer and the notification.
  */
-import {
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
@@ -87,7 +81,8 @@ const DEPENDENCY = 'results-table';
 export const MAX_SUMMARY_LIMIT = 1000;
 
 const resultPk = (resultId: string) => `RESULT#${resultId}`;
-const PLAIN_VERSION_ATTRIBUTES = 'resultId, versionId, senderId, #status, resultedAtKey, receivedAt, patientMatched, notificationState, notificationAttempts, documentKeys';
+const PLAIN_VERSION_ATTRIBUTES =
+  'resultId, versionId, senderId, #status, resultedAtKey, receivedAt, patientMatched, notificationState, notificationAttempts, documentKeys';
 
 /** Marks the rank format (see the table layout above). */
 export const RANK_FORMAT = 'r2';
@@ -332,9 +327,7 @@ export class LabResultStore {
 
     // 4. the version item, exactly once
     try {
-      await awsCall(DEPENDENCY, () =>
-        this.db.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })),
-      );
+      await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
       return { created: true, version: record };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
@@ -355,7 +348,12 @@ export class LabResultStore {
   }
 
   /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async recordNotificationFailure(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, attempts: number, nextAttemptAt: Date, errorName: string): Promise<void> {
+  async recordNotificationFailure(
+    version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>,
+    attempts: number,
+    nextAttemptAt: Date,
+    errorName: string,
+  ): Promise<void> {
     return this.ledger.recordNotificationFailure(version, attempts, nextAttemptAt, errorName);
   }
 
@@ -549,7 +547,9 @@ export class LabResultStore {
     const payload = JSON.parse((await this.encryptor.decrypt(item.envelope!.S!, context(RECORD_TYPES.submission))).toString('utf8')) as StoredPayload;
     let body: LabResultSubmission;
     if (payload.bodyPart) {
-      body = JSON.parse((await this.getPart(payload.bodyPart, context(RECORD_TYPES.document, { part: payload.bodyPart.part }))).toString('utf8')) as LabResultSubmission;
+      body = JSON.parse(
+        (await this.getPart(payload.bodyPart, context(RECORD_TYPES.document, { part: payload.bodyPart.part }))).toString('utf8'),
+      ) as LabResultSubmission;
     } else {
       body = payload.body!;
     }
@@ -586,7 +586,9 @@ export class LabResultStore {
   }
 
   private async getItem(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
-    const out = await awsCall(DEPENDENCY, () => this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })));
+    const out = await awsCall(DEPENDENCY, () =>
+      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })),
+    );
     return out.Item;
   }
 

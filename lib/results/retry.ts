@@ -55,6 +55,10 @@ export async function retryPendingNotifications(
     }
     if (page.length < RETRY_PAGE_SIZE) break;
   }
-  logger.info('lab_result.notification_retry', { count: summary.due, recordCount: summary.sent, reason: `failed=${summary.failed};currentVersions=${summary.currentVersions}` });
+  logger.info('lab_result.notification_retry', {
+    count: summary.due,
+    recordCount: summary.sent,
+    reason: `failed=${summary.failed};currentVersions=${summary.currentVersions}`,
+  });
   return summary;
 }

@@ -32,7 +32,17 @@ describe('lab result validation', () => {
   });
 
   it('accepts an array of results, empty units, optional fields absent, unknown extra fields', () => {
-    const body = { extraTop: 1, data: { ...valid().data, results: [{ testName: 'A', result: '1', units: '' }, { testName: 'B', result: 'neg', extra: { x: 1 } }], lisVersion: '7.2' } };
+    const body = {
+      extraTop: 1,
+      data: {
+        ...valid().data,
+        results: [
+          { testName: 'A', result: '1', units: '' },
+          { testName: 'B', result: 'neg', extra: { x: 1 } },
+        ],
+        lisVersion: '7.2',
+      },
+    };
     expect(labResultErrors(body, NOW)).toEqual([]);
     expect(acceptLabResult(body, NOW).body).toBe(body);
   });
@@ -82,11 +92,15 @@ describe('lab result validation', () => {
 
   it('orders instants by their keys', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (a, b) => {
-        const ka = resultedAtKey(a.toISOString())!.key;
-        const kb = resultedAtKey(b.toISOString())!.key;
-        expect(ka < kb ? -1 : ka > kb ? 1 : 0).toBe(Math.sign(a.getTime() - b.getTime()));
-      }),
+      fc.property(
+        fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        (a, b) => {
+          const ka = resultedAtKey(a.toISOString())!.key;
+          const kb = resultedAtKey(b.toISOString())!.key;
+          expect(ka < kb ? -1 : ka > kb ? 1 : 0).toBe(Math.sign(a.getTime() - b.getTime()));
+        },
+      ),
     );
   });
 

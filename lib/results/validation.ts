@@ -81,15 +81,20 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
   if (typeof data.ResultedDateUTC === 'string' && INSTANT.test(data.ResultedDateUTC)) {
     const at = resultedAtKey(data.ResultedDateUTC);
     if (!at) errors.push({ pointer: '/data/ResultedDateUTC', message: INSTANT_MESSAGE });
-    else if (Number(at.key.slice(0, 4)) < MIN_RESULTED_YEAR) errors.push({ pointer: '/data/ResultedDateUTC', message: `must be in ${MIN_RESULTED_YEAR} or later` });
-    else if (at.epochMs > now.getTime() + MAX_FUTURE_SKEW_MS) errors.push({ pointer: '/data/ResultedDateUTC', message: 'must not be more than 5 minutes in the future' });
+    else if (Number(at.key.slice(0, 4)) < MIN_RESULTED_YEAR)
+      errors.push({ pointer: '/data/ResultedDateUTC', message: `must be in ${MIN_RESULTED_YEAR} or later` });
+    else if (at.epochMs > now.getTime() + MAX_FUTURE_SKEW_MS)
+      errors.push({ pointer: '/data/ResultedDateUTC', message: 'must not be more than 5 minutes in the future' });
   }
   if (Array.isArray(data.reports)) {
     data.reports.forEach((report, i) => {
       if (!isObject(report) || typeof report.source !== 'string' || typeof report.data !== 'string') return;
       if (report.source.toLowerCase() !== 'base64' || report.data.length === 0) return;
       if (!decodeBase64Strict(report.data)) {
-        errors.push({ pointer: `/data/reports/${i}/data`, message: 'must be valid base64 (standard alphabet, padded, without line breaks) when source is base64' });
+        errors.push({
+          pointer: `/data/reports/${i}/data`,
+          message: 'must be valid base64 (standard alphabet, padded, without line breaks) when source is base64',
+        });
       }
     });
   }

@@ -6,11 +6,20 @@ import { Env } from '../config/service';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from '../keys/api-key-store';
 import { webhookSecretEncryptor } from './delivery-services';
-import { addSubscription, redeliver, removeSubscription, sendPing, setSubscriptionEnabled, SubscriptionInputError, type ManagementServices } from './management';
+import {
+  addSubscription,
+  redeliver,
+  removeSubscription,
+  sendPing,
+  setSubscriptionEnabled,
+  SubscriptionInputError,
+  type ManagementServices,
+} from './management';
 import { enqueueDelivery } from './queue-services';
 import { webhookStore } from './store-services';
 
-const USAGE = 'usage: npm run webhooks -- add --partner ID --url URL --events lab-result.saved | list [--partner ID] | disable|enable|remove SUB_ID | test SUB_ID | redeliver DELIVERY_ID | deliveries SUB_ID [--limit N]';
+const USAGE =
+  'usage: npm run webhooks -- add --partner ID --url URL --events lab-result.saved | list [--partner ID] | disable|enable|remove SUB_ID | test SUB_ID | redeliver DELIVERY_ID | deliveries SUB_ID [--limit N]';
 
 export interface CliOutput {
   out(line: string): void;
@@ -25,7 +34,11 @@ export async function runWebhooksCli(argv: string[], io: CliOutput = processOutp
   const [command, ...rest] = argv;
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, options: { partner: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' }, wait: { type: 'string' } } });
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { partner: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, limit: { type: 'string' }, wait: { type: 'string' } },
+    });
   } catch (error) {
     io.err((error as Error).message.split('\n')[0]!);
     return 2;
@@ -50,7 +63,9 @@ export async function runWebhooksCli(argv: string[], io: CliOutput = processOutp
       }
       case 'list': {
         for (const s of await services.store.listSubscriptions(values.partner)) {
-          out(`${s.subscriptionId}\t${s.enabled ? 'enabled' : `disabled(${s.disabledReason ?? 'operator'})`}\t${s.partnerId}\t${s.events.join(',')}\t${s.url}\t${s.createdAt}`);
+          out(
+            `${s.subscriptionId}\t${s.enabled ? 'enabled' : `disabled(${s.disabledReason ?? 'operator'})`}\t${s.partnerId}\t${s.events.join(',')}\t${s.url}\t${s.createdAt}`,
+          );
         }
         return 0;
       }
@@ -90,7 +105,9 @@ export async function runWebhooksCli(argv: string[], io: CliOutput = processOutp
         for (const { delivery, attempts } of await services.store.listDeliveries(subscriptionId, limit)) {
           out(`${delivery.deliveryId}\t${delivery.eventType}\t${delivery.eventId}\t${delivery.state}\t${delivery.attempts} attempt(s)\t${delivery.createdAt}`);
           for (const a of attempts) {
-            out(`  #${a.attempt}\t${a.at}\t${a.httpStatus ?? a.errorName ?? '-'}\t${a.latencyMs} ms\t${a.outcome}${a.nextAttemptAt ? `\tnext ${a.nextAttemptAt}` : ''}`);
+            out(
+              `  #${a.attempt}\t${a.at}\t${a.httpStatus ?? a.errorName ?? '-'}\t${a.latencyMs} ms\t${a.outcome}${a.nextAttemptAt ? `\tnext ${a.nextAttemptAt}` : ''}`,
+            );
           }
         }
         return 0;
@@ -107,4 +124,3 @@ export async function runWebhooksCli(argv: string[], io: CliOutput = processOutp
     throw error;
   }
 }
-

@@ -14,7 +14,8 @@ let cached: { kms: unknown; keyId: string; encryptor: EnvelopeEncryptor } | unde
 export function webhookSecretEncryptor(): EnvelopeEncryptor {
   const kms = kmsClient();
   const keyId = optionalEnv(Env.kmsKeyId, 'unset') || 'unset';
-  if (!cached || cached.kms !== kms || cached.keyId !== keyId) cached = { kms, keyId, encryptor: new EnvelopeEncryptor({ kms, keyId, purpose: WEBHOOK_SECRET_KEY_PURPOSE }) };
+  if (!cached || cached.kms !== kms || cached.keyId !== keyId)
+    cached = { kms, keyId, encryptor: new EnvelopeEncryptor({ kms, keyId, purpose: WEBHOOK_SECRET_KEY_PURPOSE }) };
   return cached.encryptor;
 }
 

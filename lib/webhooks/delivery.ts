@@ -51,7 +51,8 @@ export async function attemptDelivery(deliveryId: string, receiveCount: number, 
   const { store } = services;
   const delivery = await store.getDelivery(deliveryId);
   if (!delivery) return { decision: { kind: 'delete' }, reason: 'unknown-delivery' };
-  if (delivery.state === 'delivered' || delivery.state === 'gone' || delivery.state === 'skipped') return { decision: { kind: 'delete' }, reason: `already-${delivery.state}` };
+  if (delivery.state === 'delivered' || delivery.state === 'gone' || delivery.state === 'skipped')
+    return { decision: { kind: 'delete' }, reason: `already-${delivery.state}` };
   if (delivery.state === 'dead-lettered') return { decision: { kind: 'dead-letter' }, reason: 'already-dead-lettered' };
   const stored = await store.getSubscription(delivery.subscriptionId);
   if (!stored || !stored.subscription.enabled) {

@@ -16,7 +16,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const post = (path: string, stage = 'local', timeoutMs = 1000) => postWebhook({ url: new URL(base + path), headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs, stage });
+const post = (path: string, stage = 'local', timeoutMs = 1000) =>
+  postWebhook({ url: new URL(base + path), headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs, stage });
 
 describe('postWebhook', () => {
   it('does not follow redirects', async () => {

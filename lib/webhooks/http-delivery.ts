@@ -41,7 +41,11 @@ class BlockedAddressError extends Error {
 
 /** A dns.lookup that refuses addresses the policy does not allow. */
 function guardedLookup(url: URL, stage: string): LookupFunction {
-  return (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, options, (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
       if (error) return callback(error, address, family);
       const addresses = Array.isArray(address) ? address.map((a) => a.address) : [address];
@@ -96,7 +100,9 @@ export function postWebhook(request: PostRequest): Promise<PostOutcome> {
       finish({ errorName: 'timeout' });
       req.destroy();
     }, request.timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ errorName: error instanceof BlockedAddressError ? 'blocked-address' : (error.code ?? error.name ?? 'network-error').slice(0, 40) }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ errorName: error instanceof BlockedAddressError ? 'blocked-address' : (error.code ?? error.name ?? 'network-error').slice(0, 40) }),
+    );
     req.end(request.body);
   });
 }

@@ -38,7 +38,10 @@ export async function addSubscription(input: AddSubscriptionInput, services: Man
   if (!input.url) throw new SubscriptionInputError('--url is required');
   const target = checkTargetUrl(input.url, services.stage);
   if (!target.ok) throw new SubscriptionInputError(`--url ${target.reason} (stage ${services.stage})`);
-  const events = (input.events ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const events = (input.events ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (events.length === 0) throw new SubscriptionInputError(`--events is required (known: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')})`);
   const unknown = events.filter((e) => !(SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(e));
   if (unknown.length > 0) throw new SubscriptionInputError(`unknown event type ${unknown.join(', ')} (known: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')})`);
@@ -89,7 +92,8 @@ export async function redeliver(deliveryId: string | undefined, services: Manage
 
 export async function setSubscriptionEnabled(subscriptionId: string | undefined, enabled: boolean, services: ManagementServices): Promise<void> {
   if (!subscriptionId) throw new SubscriptionInputError('a subscription id is required');
-  if (!(await services.store.setEnabled(subscriptionId, enabled, enabled ? undefined : 'operator', services.now()))) throw new SubscriptionInputError(`no subscription ${subscriptionId}`);
+  if (!(await services.store.setEnabled(subscriptionId, enabled, enabled ? undefined : 'operator', services.now())))
+    throw new SubscriptionInputError(`no subscription ${subscriptionId}`);
 }
 
 export async function removeSubscription(subscriptionId: string | undefined, services: ManagementServices): Promise<void> {

@@ -122,7 +122,9 @@ export class WebhookStore {
   }
 
   async getSubscription(subscriptionId: string): Promise<StoredSubscription | undefined> {
-    const out = await this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: subPk(subscriptionId) }, sk: { S: 'SUB' } }, ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetItemCommand({ TableName: this.table, Key: { pk: { S: subPk(subscriptionId) }, sk: { S: 'SUB' } }, ConsistentRead: true }),
+    );
     return out.Item ? subscriptionOf(out.Item) : undefined;
   }
 
@@ -153,9 +155,15 @@ export class WebhookStore {
         new UpdateItemCommand({
           TableName: this.table,
           Key: { pk: { S: subPk(subscriptionId) }, sk: { S: 'SUB' } },
-          UpdateExpression: enabled ? 'SET enabled = :enabled, updatedAt = :now REMOVE disabledReason' : 'SET enabled = :enabled, updatedAt = :now, disabledReason = :reason',
+          UpdateExpression: enabled
+            ? 'SET enabled = :enabled, updatedAt = :now REMOVE disabledReason'
+            : 'SET enabled = :enabled, updatedAt = :now, disabledReason = :reason',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':enabled': { BOOL: enabled }, ':now': { S: now.toISOString() }, ...(enabled ? {} : { ':reason': { S: reason ?? 'operator' } }) },
+          ExpressionAttributeValues: {
+            ':enabled': { BOOL: enabled },
+            ':now': { S: now.toISOString() },
+            ...(enabled ? {} : { ':reason': { S: reason ?? 'operator' } }),
+          },
         }),
       );
       return true;
@@ -168,7 +176,13 @@ export class WebhookStore {
   /** Deletes the subscription (its delivery log stays until it expires); false when there was none. */
   async removeSubscription(subscriptionId: string): Promise<boolean> {
     try {
-      await this.db.send(new DeleteItemCommand({ TableName: this.table, Key: { pk: { S: subPk(subscriptionId) }, sk: { S: 'SUB' } }, ConditionExpression: 'attribute_exists(pk)' }));
+      await this.db.send(
+        new DeleteItemCommand({
+          TableName: this.table,
+          Key: { pk: { S: subPk(subscriptionId) }, sk: { S: 'SUB' } },
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      );
       return true;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;
@@ -208,7 +222,9 @@ export class WebhookStore {
   }
 
   async getDelivery(deliveryId: string): Promise<(Delivery & { queuedAt?: string }) | undefined> {
-    const out = await this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: deliveryPk(deliveryId) }, sk: { S: 'DELIVERY' } }, ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetItemCommand({ TableName: this.table, Key: { pk: { S: deliveryPk(deliveryId) }, sk: { S: 'DELIVERY' } }, ConsistentRead: true }),
+    );
     if (!out.Item) return undefined;
     const queuedAt = out.Item.queuedAt?.S;
     return { ...deliveryOf(out.Item), ...(queuedAt ? { queuedAt } : {}) };
@@ -262,7 +278,12 @@ export class WebhookStore {
           UpdateExpression: 'SET leaseUntil = :until ADD attempts :one',
           ConditionExpression: 'attribute_exists(pk) AND #state <> :delivered AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':until': { S: leaseUntil.toISOString() }, ':now': { S: now.toISOString() }, ':delivered': { S: 'delivered' } },
+          ExpressionAttributeValues: {
+            ':one': { N: '1' },
+            ':until': { S: leaseUntil.toISOString() },
+            ':now': { S: now.toISOString() },
+            ':delivered': { S: 'delivered' },
+          },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
@@ -279,7 +300,10 @@ export class WebhookStore {
     await this.db.send(
       new PutItemCommand({
         TableName: this.table,
-        Item: marshall({ pk: deliveryPk(attempt.deliveryId), sk: attemptSk(attempt.attempt), ...attempt, expiresAt: expiry(at) }, { removeUndefinedValues: true }),
+        Item: marshall(
+          { pk: deliveryPk(attempt.deliveryId), sk: attemptSk(attempt.attempt), ...attempt, expiresAt: expiry(at) },
+          { removeUndefinedValues: true },
+        ),
       }),
     );
     const values: Record<string, AttributeValue> = { ':state': { S: state }, ':at': { S: attempt.at } };

@@ -19,7 +19,6 @@ const SCREENSHOT = path.join(ROOT, 'docs', 'api-reference.png');
 const REDOC_CREDIT_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
 if (!installed) {
-   
   console.warn(`SKIPPED: the /docs browser test needs Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium; or set CHROMIUM_PATH)`);
 }
 
@@ -42,7 +41,16 @@ function operationTitles(): string[] {
       executablePath: CHROMIUM,
       headless: true,
       viewport: { width: 1440, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 120_000);
 

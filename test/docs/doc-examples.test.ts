@@ -12,7 +12,12 @@ import type { LocalStack } from '../../lib/local/stack';
 import { call, startTestStack } from '../support/local-stack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const FILES = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const FILES = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 export interface RequestExample {
   where: string;
@@ -95,7 +100,14 @@ export function requestExamples(file: string, markdown: string): RequestExample[
         const m = /^([A-Za-z0-9-]+):\s*(.*?)(\s{2,}\(.*\))?\s*$/.exec(h);
         if (m) headers[m[1]!.toLowerCase()] = m[2]!;
       }
-      out.push({ where: `${file}:${block.line}`, method: method!, url: url!, headers, body: rest.length ? rest.join('\n\n') : undefined, expected: claimed(block) ?? (nextStatus ? Number(nextStatus) : undefined) });
+      out.push({
+        where: `${file}:${block.line}`,
+        method: method!,
+        url: url!,
+        headers,
+        body: rest.length ? rest.join('\n\n') : undefined,
+        expected: claimed(block) ?? (nextStatus ? Number(nextStatus) : undefined),
+      });
     }
     if (block.lang === 'sh') {
       const lines = block.text.split('\n');
@@ -142,7 +154,7 @@ describe('request examples in README.md and docs/*.md', () => {
 
   it('finds the examples (http blocks and curl commands)', () => {
     expect(examples.length).toBeGreaterThanOrEqual(6);
-     
+
     console.log(`doc examples: ${examples.length} (${examples.map((e) => `${e.where} ${e.method} ${e.url.split('?')[0]} -> ${e.expected}`).join('; ')})`);
   });
 
@@ -154,7 +166,8 @@ describe('request examples in README.md and docs/*.md', () => {
     const wrong: string[] = [];
     for (const e of examples) {
       const res = await call(stack, e.method, e.url, { headers: e.headers, body: e.body });
-      if (res.status !== e.expected) wrong.push(`${e.where}: ${e.method} ${e.url} answered ${res.status}, the text claims ${e.expected}: ${res.text.slice(0, 300)}`);
+      if (res.status !== e.expected)
+        wrong.push(`${e.where}: ${e.method} ${e.url} answered ${res.status}, the text claims ${e.expected}: ${res.text.slice(0, 300)}`);
     }
     expect(wrong).toEqual([]);
   });

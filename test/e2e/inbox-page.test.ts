@@ -19,7 +19,6 @@ import { call, startTestStack } from '../support/local-stack';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
-   
   console.warn(`inbox page browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
 }
 const describeWithBrowser = haveChromium ? describe : describe.skip;
@@ -35,7 +34,15 @@ beforeAll(async () => {
   stack = await startTestStack({ staffSignIn: true, backgroundWorkers: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -82,7 +89,9 @@ async function expectNoAxeViolations(page: Page): Promise<void> {
   // evaluated through the DevTools protocol: the page's CSP rightly refuses injected script tags
   await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe;
+    const axe = (
+      globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }
+    ).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   });
   expect(result.violations.map((v) => `${v.id} (${v.nodes.length})`)).toEqual([]);
@@ -128,7 +137,10 @@ describeWithBrowser('the inbox page in a browser', () => {
     expect(storage).not.toMatch(/Robin|Example|1975|eyJ/);
 
     // route the first candidate with the keyboard: the confirmation names both people
-    await page.getByRole('button', { name: /^Route to Robin Example \(MRN / }).first().focus();
+    await page
+      .getByRole('button', { name: /^Route to Robin Example \(MRN / })
+      .first()
+      .focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Route this packet?' });
     await dialog.waitFor();

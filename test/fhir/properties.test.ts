@@ -76,8 +76,12 @@ test('Encounter: valid R4, reason, location, diagnoses kept', () => {
       expect(r.reasonCode?.[0]?.text).toBe(expected(encounter.reason));
       expect(r.location?.[0]?.location.display).toBe(expected(encounter.location));
       expect(r.period!.start).toBe(encounter.admitAt);
-      const displays = (r.contained ?? []).filter((c) => c.resourceType === 'Condition').map((c) => (c as { code: { coding?: Array<{ display?: string }> } }).code.coding?.[0]?.display);
-      expect(displays).toEqual((encounter.diagnoses ?? []).map((d) => (expected(d.code) === undefined && expected(d.display) === undefined ? undefined : expected(d.display))));
+      const displays = (r.contained ?? [])
+        .filter((c) => c.resourceType === 'Condition')
+        .map((c) => (c as { code: { coding?: Array<{ display?: string }> } }).code.coding?.[0]?.display);
+      expect(displays).toEqual(
+        (encounter.diagnoses ?? []).map((d) => (expected(d.code) === undefined && expected(d.display) === undefined ? undefined : expected(d.display))),
+      );
     }),
     params(9102),
   );

@@ -78,7 +78,10 @@ function requiredBindings(): Map<string, Set<string>> {
   requiredCodes = new Map();
   const profiles = readJson('fhir/r4/profiles-resources.json') as Bundle;
   for (const e of profiles.entry ?? []) {
-    const sd = e.resource as unknown as { resourceType: string; snapshot?: { element: Array<{ path: string; type?: Array<{ code: string }>; binding?: { strength: string; valueSet?: string } }> } };
+    const sd = e.resource as unknown as {
+      resourceType: string;
+      snapshot?: { element: Array<{ path: string; type?: Array<{ code: string }>; binding?: { strength: string; valueSet?: string } }> };
+    };
     if (sd?.resourceType !== 'StructureDefinition') continue;
     for (const el of sd.snapshot?.element ?? []) {
       if (el.binding?.strength !== 'required' || !el.binding.valueSet || el.type?.[0]?.code !== 'code') continue;
@@ -125,13 +128,16 @@ export function r4Errors(resource: Resource): string[] {
   try {
     const issues = validateResource(resource);
     for (const issue of issues ?? []) {
-      if (issue.severity === 'error' || issue.severity === 'fatal') errors.push(`${issue.expression?.join(',') ?? ''}: ${issue.details?.text ?? issue.diagnostics ?? issue.code}`);
+      if (issue.severity === 'error' || issue.severity === 'fatal')
+        errors.push(`${issue.expression?.join(',') ?? ''}: ${issue.details?.text ?? issue.diagnostics ?? issue.code}`);
     }
   } catch (error) {
-    const outcome = (error as { outcome?: { issue?: Array<{ severity: string; expression?: string[]; details?: { text?: string }; diagnostics?: string }> } }).outcome;
+    const outcome = (error as { outcome?: { issue?: Array<{ severity: string; expression?: string[]; details?: { text?: string }; diagnostics?: string }> } })
+      .outcome;
     if (!outcome) throw error;
     for (const issue of outcome.issue ?? []) {
-      if (issue.severity === 'error' || issue.severity === 'fatal') errors.push(`${issue.expression?.join(',') ?? ''}: ${issue.details?.text ?? issue.diagnostics ?? ''}`);
+      if (issue.severity === 'error' || issue.severity === 'fatal')
+        errors.push(`${issue.expression?.join(',') ?? ''}: ${issue.details?.text ?? issue.diagnostics ?? ''}`);
     }
   }
   checkIdsAndCodes(resource, resource.resourceType, errors);

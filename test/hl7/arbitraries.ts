@@ -4,15 +4,59 @@
  * marks, non-ASCII letters, and the Unicode line separators (NEL, U+2028) that escaping treats as line breaks.
  */
 import fc from 'fast-check';
-import type { Address, Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, NextOfKin, Note, Patient, PersonName } from '../../lib/chart/types';
+import type {
+  Address,
+  Assessment,
+  AssessmentItem,
+  Clinician,
+  CodedValue,
+  Encounter,
+  EncounterOrder,
+  NextOfKin,
+  Note,
+  Patient,
+  PersonName,
+} from '../../lib/chart/types';
 import type { LabResultSummary, MessageHeaderContext } from '../../lib/hl7';
 import { expectedReadBack } from './round-trip';
 
 const HOSTILE_UNITS = [
-  '|', '^', '~', '\\', '&', '\r', '\n', '\r\n', '\t', ' ',
-  '\\F\\', '\\S\\', '\\E\\', '\\.br\\', '\\X0D\\', '\\',
-  '😀', '👩‍⚕️', 'e\u0301', 'a\u0308', 'é', 'ß', 'Ω', '中文', 'Zoë', 'ﬁ',
-  '\u0000', '\u0007', '\u001b', '\u007f', '\uD800', '\uDC00', '\u0085', '\u2028', '\u00A0', '\uFEFF',
+  '|',
+  '^',
+  '~',
+  '\\',
+  '&',
+  '\r',
+  '\n',
+  '\r\n',
+  '\t',
+  ' ',
+  '\\F\\',
+  '\\S\\',
+  '\\E\\',
+  '\\.br\\',
+  '\\X0D\\',
+  '\\',
+  '😀',
+  '👩‍⚕️',
+  'e\u0301',
+  'a\u0308',
+  'é',
+  'ß',
+  'Ω',
+  '中文',
+  'Zoë',
+  'ﬁ',
+  '\u0000',
+  '\u0007',
+  '\u001b',
+  '\u007f',
+  '\uD800',
+  '\uDC00',
+  '\u0085',
+  '\u2028',
+  '\u00A0',
+  '\uFEFF',
 ];
 
 const unit = fc.oneof(
@@ -105,7 +149,11 @@ export const header: fc.Arbitrary<MessageHeaderContext> = fc.record({
   timestamp: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }),
   controlId: fc.stringMatching(/^[A-Za-z0-9.-]{1,20}$/),
   // namespaces come from configuration (plain HD ids), not from data
-  identifierNamespaces: fc.record({ entity: fc.constantFrom('INTEROP', 'RIVERSIDE_CLINIC_LONG'), clinician: fc.constantFrom('NPI', 'INTEROP'), visit: fc.constantFrom('VISITS', 'INTEROP') }),
+  identifierNamespaces: fc.record({
+    entity: fc.constantFrom('INTEROP', 'RIVERSIDE_CLINIC_LONG'),
+    clinician: fc.constantFrom('NPI', 'INTEROP'),
+    visit: fc.constantFrom('VISITS', 'INTEROP'),
+  }),
 });
 
 export const encounterOrder: fc.Arbitrary<EncounterOrder> = fc.record(
@@ -155,7 +203,10 @@ export const assessmentItem: fc.Arbitrary<AssessmentItem> = fc.oneof(
     },
     { requiredKeys: ['code', 'kind', 'value'] },
   ),
-  fc.record({ code: codedValue, kind: fc.constant('text' as const), value: hostileText, units: optional(hostileText) }, { requiredKeys: ['code', 'kind', 'value'] }),
+  fc.record(
+    { code: codedValue, kind: fc.constant('text' as const), value: hostileText, units: optional(hostileText) },
+    { requiredKeys: ['code', 'kind', 'value'] },
+  ),
   fc.record({ code: codedValue, kind: fc.constant('coded' as const), value: fc.oneof(codedValue, requiredText) }, { requiredKeys: ['code', 'kind', 'value'] }),
 );
 
@@ -174,9 +225,13 @@ export const assessment: fc.Arbitrary<Assessment> = fc.record(
 );
 
 /** Comparator values and ratios (SN) */
-const comparatorText = fc.tuple(fc.constantFrom('<', '>', '<=', '>=', '<>', '= ', ' < '), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom('', '.5', '.25')).map(([comparator, whole, fraction]) => `${comparator}${whole}${fraction}`);
+const comparatorText = fc
+  .tuple(fc.constantFrom('<', '>', '<=', '>=', '<>', '= ', ' < '), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom('', '.5', '.25'))
+  .map(([comparator, whole, fraction]) => `${comparator}${whole}${fraction}`);
 /** Text longer than an ST may hold (199), sometimes with line breaks */
-const longText = fc.tuple(hostileText, fc.integer({ min: 200, max: 600 }), hostileText).map(([before, length, after]) => `${before}${'x'.repeat(length)}${after}`);
+const longText = fc
+  .tuple(hostileText, fc.integer({ min: 200, max: 600 }), hostileText)
+  .map(([before, length, after]) => `${before}${'x'.repeat(length)}${after}`);
 
 export const labResult: fc.Arbitrary<LabResultSummary> = fc.record({
   resultId: requiredText,

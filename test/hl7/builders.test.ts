@@ -509,8 +509,16 @@ describe('input that cannot be encoded is refused with Hl7EncodingError naming t
   test.each([
     ['a note of another patient', () => encodeNoteMessage({ header, patient, note: otherPatientNote }), 'note.patientId'],
     ['an encounter of another patient', () => encodeEncounterMessage({ header, patient, encounter: { ...encounter, patientId: 'x' } }), 'encounter.patientId'],
-    ['a note with another encounter', () => encodeNoteMessage({ header, patient, encounter: { ...encounter, encounterId: 'enc-other' }, note }), 'encounter.encounterId'],
-    ['an assessment of another patient', () => encodeAssessmentMessage({ header, patient, assessment: { ...assessment, patientId: 'x' } }), 'assessment.patientId'],
+    [
+      'a note with another encounter',
+      () => encodeNoteMessage({ header, patient, encounter: { ...encounter, encounterId: 'enc-other' }, note }),
+      'encounter.encounterId',
+    ],
+    [
+      'an assessment of another patient',
+      () => encodeAssessmentMessage({ header, patient, assessment: { ...assessment, patientId: 'x' } }),
+      'assessment.patientId',
+    ],
     [
       'a summary record of another patient',
       () => encodePatientSummaryMessage({ header, patient, records: [{ kind: 'note', at: note.createdAt, record: otherPatientNote }] }),
@@ -520,7 +528,11 @@ describe('input that cannot be encoded is refused with Hl7EncodingError naming t
     ['an empty name', () => encodePatientAdtMessage({ header, patient: { ...patient, name: { family: '' } } }), 'patient.name'],
     ['a malformed birth date', () => encodePatientAdtMessage({ header, patient: { ...patient, birthDate: '07/19/1984' } }), 'patient.birthDate'],
     ['a sex outside table 0001', () => encodePatientAdtMessage({ header, patient: { ...patient, sex: 'female' as never } }), 'patient.sex'],
-    ['a patient class outside table 0004', () => encodeEncounterMessage({ header, patient, encounter: { ...encounter, patientClass: 'X' as never } }), 'encounter.patientClass'],
+    [
+      'a patient class outside table 0004',
+      () => encodeEncounterMessage({ header, patient, encounter: { ...encounter, patientClass: 'X' as never } }),
+      'encounter.patientClass',
+    ],
     ['a date-time without a zone', () => encodeNoteMessage({ header, patient, note: { ...note, createdAt: '2024-04-30T10:20:00' } }), 'note.createdAt'],
     ['an empty note id', () => encodeNoteMessage({ header, patient, note: { ...note, noteId: '' } }), 'note.noteId'],
     ['a control id longer than 20', () => encodePatientAdtMessage({ header: { ...header, controlId: 'x'.repeat(21) }, patient }), 'header.controlId'],

@@ -315,7 +315,10 @@ function expectedLabCode(result: LabResultSummary['results'][number]): CodedValu
   if (result.code !== undefined && result.code.trim() !== '') {
     return { code: result.code.trim(), display: result.testName, system: result.codeSystem?.trim() || 'L' };
   }
-  const local = result.testName.toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const local = result.testName
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return { code: expectedShortId(local || result.testName || 'TEST', 20)!, display: result.testName, system: 'L' };
 }
 

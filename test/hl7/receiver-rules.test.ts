@@ -75,14 +75,9 @@ describe('receiver rules', () => {
 
   test('lengths: CX-1 and XCN-1 over 15, EI-1 over 22, TXA-12 over 30', () => {
     const longIds =
-      header.replace('X^^^Y^MR', 'X234567890123456^^^Y^MR') +
-      `${obr({ 2: '12345678901234567890123^NS', 16: 'ABCDEFGHIJKLMNOP^Doe^^^^^^^NS' })}\r`;
+      header.replace('X^^^Y^MR', 'X234567890123456^^^Y^MR') + `${obr({ 2: '12345678901234567890123^NS', 16: 'ABCDEFGHIJKLMNOP^Doe^^^^^^^NS' })}\r`;
     expect(messages(longIds)).toEqual(
-      expect.arrayContaining([
-        'CX-1 "X234567890123456" is longer than 15',
-        'OBR-2 is longer than 22',
-        'XCN-1 "ABCDEFGHIJKLMNOP" is longer than 15',
-      ]),
+      expect.arrayContaining(['CX-1 "X234567890123456" is longer than 15', 'OBR-2 is longer than 22', 'XCN-1 "ABCDEFGHIJKLMNOP" is longer than 15']),
     );
   });
 

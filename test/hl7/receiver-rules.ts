@@ -182,7 +182,12 @@ export function receiverRuleIssues(message: string): ValidationIssue[] {
     if (segment.name === 'DG1' && components(segment.fields[3] ?? '')[2] === 'I10') {
       issue(issues, `${where}-3.3`, 'I10 is WHO ICD-10; ICD-10-CM is I10C');
     }
-    if (segment.name === 'OBX' && segment.fields[2] === 'CE' && components(segment.fields[3] ?? '')[0] === 'DIAGNOSIS' && components(segment.fields[5] ?? '')[2] === 'I10') {
+    if (
+      segment.name === 'OBX' &&
+      segment.fields[2] === 'CE' &&
+      components(segment.fields[3] ?? '')[0] === 'DIAGNOSIS' &&
+      components(segment.fields[5] ?? '')[2] === 'I10'
+    ) {
       issue(issues, `${where}-5.3`, 'I10 is WHO ICD-10; ICD-10-CM is I10C');
     }
     if (segment.name === 'PID') {
@@ -195,7 +200,8 @@ export function receiverRuleIssues(message: string): ValidationIssue[] {
       for (const phone of (segment.fields[13] ?? '').split('~').filter(Boolean)) {
         const parts = components(phone);
         const digits = (parts[0] ?? '').replace(/\D/g, '');
-        const northAmerican = parts[2] === 'PH' && (digits.length === 10 || (digits.length === 11 && digits.startsWith('1'))) && !/[a-wyz]/i.test(parts[0] ?? '');
+        const northAmerican =
+          parts[2] === 'PH' && (digits.length === 10 || (digits.length === 11 && digits.startsWith('1'))) && !/[a-wyz]/i.test(parts[0] ?? '');
         if (northAmerican && (!parts[5] || !parts[6])) issue(issues, `${where}-13.6`, 'North American number without XTN-6/XTN-7');
       }
     }

@@ -247,7 +247,9 @@ function parseNotation(text: string): NotationNode[] {
   const tokens = text.match(/\[|\]|\{|\}|[A-Z][A-Z0-9]{2}/g) ?? [];
   let position = 0;
   const wrap = (sequence: NotationNode[], min: number, max: number): NotationNode =>
-    sequence.length === 1 ? { ...(sequence[0] as NotationNode), min: (sequence[0] as NotationNode).min * min, max: (sequence[0] as NotationNode).max * max } : { min, max, children: sequence };
+    sequence.length === 1
+      ? { ...(sequence[0] as NotationNode), min: (sequence[0] as NotationNode).min * min, max: (sequence[0] as NotationNode).max * max }
+      : { min, max, children: sequence };
   const sequence = (closer?: string): NotationNode[] => {
     const nodes: NotationNode[] = [];
     while (position < tokens.length) {

@@ -70,8 +70,31 @@ export interface ValidationReport {
 
 /** v2.5.1 table 0125 as hl7-notes.md lists it (the dictionary's shared table is a later version's). */
 const TABLE_0125_V251 = [
-  'AD', 'CE', 'CF', 'CK', 'CN', 'CP', 'CX', 'DT', 'ED', 'FT', 'MO', 'NM', 'PN', 'RP', 'SN', 'ST', 'TM', 'TN', 'TS', 'TX',
-  'XAD', 'XCN', 'XON', 'XPN', 'XTN',
+  'AD',
+  'CE',
+  'CF',
+  'CK',
+  'CN',
+  'CP',
+  'CX',
+  'DT',
+  'ED',
+  'FT',
+  'MO',
+  'NM',
+  'PN',
+  'RP',
+  'SN',
+  'ST',
+  'TM',
+  'TN',
+  'TS',
+  'TX',
+  'XAD',
+  'XCN',
+  'XON',
+  'XPN',
+  'XTN',
 ];
 
 /**

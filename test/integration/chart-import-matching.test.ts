@@ -58,7 +58,9 @@ interface Packet {
 async function postAndDecide(person: { firstName: string; lastName: string; dob: string; email?: string }): Promise<Packet & { packetId: string }> {
   const res = await call(stack, 'POST', '/receiveFormIntakeScope', {
     headers: { 'x-api-key': 'demo-forms-key', 'content-type': 'application/json' },
-    body: JSON.stringify({ payload: { sourceSystemId: 'demo-form-tool', formId: 'intake', submissionId: `s-${randomUUID()}`, patient: person, answers: { q: 'a' } } }),
+    body: JSON.stringify({
+      payload: { sourceSystemId: 'demo-form-tool', formId: 'intake', submissionId: `s-${randomUUID()}`, patient: person, answers: { q: 'a' } },
+    }),
   });
   expect(res.status).toBe(202);
   const { packetId } = res.json<{ packetId: string }>();
@@ -122,7 +124,10 @@ describe('chart import keeps the match index in step', () => {
     await importWithCli([patient('pat-rename-1', 'Orla', 'Castellane', '1970-09-10')]);
     for (const k of oldKeys) expect(await store.queryMatchIndex(k)).not.toContain('pat-rename-1');
     expect((await postAndDecide({ firstName: 'Orla', lastName: 'Beckwith', dob: '1970-09-09' })).state).toBe('pending_review');
-    expect(await postAndDecide({ firstName: 'Orla', lastName: 'Castellane', dob: '1970-09-10' })).toMatchObject({ state: 'matched', patientId: 'pat-rename-1' });
+    expect(await postAndDecide({ firstName: 'Orla', lastName: 'Castellane', dob: '1970-09-10' })).toMatchObject({
+      state: 'matched',
+      patientId: 'pat-rename-1',
+    });
   });
 
   it('`npm run reindex` indexes a chart written without the index, page by page, and resumes after an interruption', async () => {
@@ -157,7 +162,16 @@ describe('chart import keeps the match index in step', () => {
     const lab = (patientID: string, accessionNumber: string) =>
       call(stack, 'POST', '/receiveTestData', {
         headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
-        body: JSON.stringify({ data: { senderID: 'demo-lab', patientID, accessionNumber, status: 'final', ResultedDateUTC: '2024-03-01T09:30:00Z', results: { testName: 'Glucose', result: '98.4', units: 'mg/dL' } } }),
+        body: JSON.stringify({
+          data: {
+            senderID: 'demo-lab',
+            patientID,
+            accessionNumber,
+            status: 'final',
+            ResultedDateUTC: '2024-03-01T09:30:00Z',
+            results: { testName: 'Glucose', result: '98.4', units: 'mg/dL' },
+          },
+        }),
       });
     const known = await lab('audit-lab-1', `AUD${Date.now().toString(36)}`);
     expect(known.status).toBe(200);
@@ -171,8 +185,13 @@ describe('chart import keeps the match index in step', () => {
         `OBR|1|ORD1|${accession}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`,
         'OBX|1|NM|2345-7^Glucose^LN||98.4|mg/dL|70-99|N|||F',
       ].join('\r') + '\r';
-    expect((await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' }, body: hl7 })).text).toMatch(/MSA\|AA\|/);
-    const { stdout } = await run(TSX, [path.join(ROOT, 'scripts', 'audit.ts'), '--patient', 'audit-lab-1'], { cwd: ROOT, env: { ...process.env, ...stack.env } });
+    expect(
+      (await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' }, body: hl7 })).text,
+    ).toMatch(/MSA\|AA\|/);
+    const { stdout } = await run(TSX, [path.join(ROOT, 'scripts', 'audit.ts'), '--patient', 'audit-lab-1'], {
+      cwd: ROOT,
+      env: { ...process.env, ...stack.env },
+    });
     expect(stdout).toContain(`results.store`);
     expect(stdout).toContain(`resultId=${known.json<{ resultId: string }>().resultId}`);
     expect(stdout).toContain('hl7.oru.results_store');

@@ -8,7 +8,17 @@
 import { IDENTIFIER_LENGTH, shortIdentifier } from '../../lib/hl7/identifiers';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Bundle, CapabilityStatement, DiagnosticReport, DocumentReference, Encounter, Observation, OperationOutcome, Patient, Resource } from '@medplum/fhirtypes';
+import type {
+  Bundle,
+  CapabilityStatement,
+  DiagnosticReport,
+  DocumentReference,
+  Encounter,
+  Observation,
+  OperationOutcome,
+  Patient,
+  Resource,
+} from '@medplum/fhirtypes';
 import type { LocalStack } from '../../lib/local/stack';
 import { r4Errors } from '../fhir/r4-validator';
 import { parseWithMedplum, type ParsedMessage } from '../hl7/parsers';
@@ -41,7 +51,9 @@ async function get(p: string, headers: Record<string, string> = FHIR): Promise<H
 
 /** Decoded logical id parts, written independently of lib/fhir: `..` separates, `.XX` is a hex escape. */
 function idParts(id: string): string[] {
-  return id.split(/\.\.(?![0-9A-F]{2}(?:[^0-9A-F]|$))|\.\.(?=\.)/).map((p) => p.replace(/\.([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))));
+  return id
+    .split(/\.\.(?![0-9A-F]{2}(?:[^0-9A-F]|$))|\.\.(?=\.)/)
+    .map((p) => p.replace(/\.([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))));
 }
 
 function expectValid(resource: Resource, where: string): void {
@@ -74,17 +86,29 @@ async function allPages(first: string): Promise<{ pages: Bundle[]; resources: Re
 }
 
 const labBody = (accession: string, resultedAt: string, results: unknown) =>
-  JSON.stringify({ data: { senderID: 'demo-lab', patientID: 'demo-patient-1', accessionNumber: accession, status: 'final', ResultedDateUTC: resultedAt, results } });
+  JSON.stringify({
+    data: { senderID: 'demo-lab', patientID: 'demo-patient-1', accessionNumber: accession, status: 'final', ResultedDateUTC: resultedAt, results },
+  });
 
 beforeAll(async () => {
   r4Errors({ resourceType: 'Basic', code: { text: 'warm-up' } } as Resource); // index the R4 definitions before any request
   stack = await startTestStack();
   // lab results of demo-patient-1: one newer than every chart record, one in the middle, hostile text
   for (const [accession, at, results] of [
-    ['FHIR-ACC-1', '2025-02-01T08:00:00Z', [{ testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' }, { testName: 'Sodium', result: '140.0', units: 'mmol/L' }]],
+    [
+      'FHIR-ACC-1',
+      '2025-02-01T08:00:00Z',
+      [
+        { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+        { testName: 'Sodium', result: '140.0', units: 'mmol/L' },
+      ],
+    ],
     ['FHIR-ACC-2', '2024-06-01T12:30:00Z', { testName: 'Comment | ^ ~ \\ &', result: 'Hemolyzed <slightly>\nsee note — café', units: '' }],
   ] as const) {
-    const res = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: labBody(accession, at, results) });
+    const res = await call(stack, 'POST', '/receiveTestData', {
+      headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+      body: labBody(accession, at, results),
+    });
     expect(res.status).toBe(200);
   }
 }, 60_000);
@@ -107,7 +131,9 @@ describe('GET /fhir/metadata', () => {
       Observation: ['read'],
       DiagnosticReport: ['read', 'search-type'],
     });
-    expect(cs.rest![0]!.resource!.find((r) => r.type === 'Patient')!.operation).toEqual([{ name: 'everything', definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything' }]);
+    expect(cs.rest![0]!.resource!.find((r) => r.type === 'Patient')!.operation).toEqual([
+      { name: 'everything', definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything' },
+    ]);
   });
 });
 
@@ -161,7 +187,11 @@ describe('$everything holds the same records as the HL7 patient summary', () => 
         if (code === 'NO_RECORDS') continue;
         // an encounter's orders are their own groups (ORC SC + OBR, no OBR-3): they are part of the Encounter in FHIR
         if (code !== 'LAB' && parsed.value({ segment: 'OBR', occurrence: i, field: 3, component: 1 }) === '') continue;
-        summaryIds.push(code === 'LAB' ? parsed.value({ segment: 'OBR', occurrence: i, field: 2, component: 1 }) : parsed.value({ segment: 'OBR', occurrence: i, field: 3, component: 1 }));
+        summaryIds.push(
+          code === 'LAB'
+            ? parsed.value({ segment: 'OBR', occurrence: i, field: 2, component: 1 })
+            : parsed.value({ segment: 'OBR', occurrence: i, field: 3, component: 1 }),
+        );
       }
       const { resources } = await allPages(`/fhir/Patient/${p.patientId}/$everything?_count=3`);
       // HL7 writes an id longer than EI-1's 22 characters (a lab result id) in its short form
@@ -215,7 +245,9 @@ describe('values equal the HL7 export values for the same record', () => {
     expect(enc.location?.[0]?.location.display ?? '').toBe(msg.value({ segment: 'PV1', field: 3, component: 1 }));
     const attending = enc.participant?.[0]?.individual?.identifier?.value;
     expect(attending ? shortIdentifier(attending, IDENTIFIER_LENGTH.xcn) : '').toBe(msg.value({ segment: 'PV1', field: 7, component: 1 }));
-    const diagnosisCodes = (enc.contained ?? []).filter((r) => r.resourceType === 'Condition').map((c) => (c as { code: { coding: Array<{ code: string }> } }).code.coding[0]!.code);
+    const diagnosisCodes = (enc.contained ?? [])
+      .filter((r) => r.resourceType === 'Condition')
+      .map((c) => (c as { code: { coding: Array<{ code: string }> } }).code.coding[0]!.code);
     // the encounter export is an ADT^A08: one DG1 per diagnosis, DG1-3 the code
     const dg1Count = msg.segmentNames.filter((s) => s === 'DG1').length;
     const hl7Codes: string[] = [];
@@ -278,7 +310,12 @@ describe('values equal the HL7 export values for the same record', () => {
       expect(obrIndex).toBeGreaterThan(0);
       const obxBefore = names.slice(0, obrIndex).filter((s) => s === 'OBX').length;
       // comment rows (a test without a code named "... comment/note/remark") are NTE in HL7, not OBX
-      const observations = ((report.contained ?? []) as Observation[]).filter((o) => !(!o.code.coding?.some((c) => c.system !== undefined && !c.system.includes('local')) && /\b(?:comments?|notes?|remarks?)\s*$/i.test(o.code.text ?? '')));
+      const observations = ((report.contained ?? []) as Observation[]).filter(
+        (o) =>
+          !(
+            !o.code.coding?.some((c) => c.system !== undefined && !c.system.includes('local')) && /\b(?:comments?|notes?|remarks?)\s*$/i.test(o.code.text ?? '')
+          ),
+      );
       observations.forEach((o, k) => {
         const at = { segment: 'OBX', occurrence: obxBefore + k };
         const value = o.valueQuantity ? String(o.valueQuantity.value) : o.valueString;
@@ -287,7 +324,9 @@ describe('values equal the HL7 export values for the same record', () => {
         if (o.valueQuantity) expect(o.valueQuantity.unit ?? '').toBe(summary.value({ ...at, field: 6, component: 1 }));
         expect(o.referenceRange?.[0]?.text ?? '').toBe(summary.value({ ...at, field: 7 }));
       });
-      expect(report.identifier![0]!.value).toBe(summary.value({ segment: 'OBR', occurrence: names.slice(0, obrIndex).filter((s) => s === 'OBR').length, field: 3, component: 1 }));
+      expect(report.identifier![0]!.value).toBe(
+        summary.value({ segment: 'OBR', occurrence: names.slice(0, obrIndex).filter((s) => s === 'OBR').length, field: 3, component: 1 }),
+      );
     }
   });
 });

@@ -44,13 +44,17 @@ async function decided(packetId: string, done: (v: View) => boolean = (v) => v.s
 
 const alex = { firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12', email: 'alex.sample@example.com' };
 
-describe('1. a partner cannot redirect, shadow or link-poison another partner\'s forms', () => {
+describe("1. a partner cannot redirect, shadow or link-poison another partner's forms", () => {
   it("a packet naming another partner's sourceSystemId is 403 and stores nothing", async () => {
     const res = await post('demo-all-key', { sourceSystemId: 'demo-form-tool', submissionId: 'sub-1000', patient: { ...alex, externalPatientId: 'ft-9999' } });
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
     // the owner's real packet with the same submission id is accepted (not 409)
-    const owner = await post('demo-forms-key', { sourceSystemId: 'demo-form-tool', submissionId: 'sub-1000', patient: { firstName: 'Owner', lastName: 'Realpacket', dob: '1999-09-09' } });
+    const owner = await post('demo-forms-key', {
+      sourceSystemId: 'demo-form-tool',
+      submissionId: 'sub-1000',
+      patient: { firstName: 'Owner', lastName: 'Realpacket', dob: '1999-09-09' },
+    });
     expect(owner.status).toBe(202);
   });
 
@@ -58,13 +62,20 @@ describe('1. a partner cannot redirect, shadow or link-poison another partner\'s
     const first = await post('demo-forms-key', { sourceSystemId: 'demo-form-tool', patient: { ...alex, externalPatientId: 'ft-link-1' } });
     expect((await decided(first.json<{ packetId: string }>().packetId)).state).toBe('matched');
     // the same form-tool patient id, now for a different person (other name, other birth date)
-    const other = await post('demo-forms-key', { sourceSystemId: 'demo-form-tool', patient: { firstName: 'Harriet', lastName: 'Unrelated', dob: '1961-01-01', externalPatientId: 'ft-link-1' }, answers: { followUp: 'HIV test' } });
+    const other = await post('demo-forms-key', {
+      sourceSystemId: 'demo-form-tool',
+      patient: { firstName: 'Harriet', lastName: 'Unrelated', dob: '1961-01-01', externalPatientId: 'ft-link-1' },
+      answers: { followUp: 'HIV test' },
+    });
     const held = await decided(other.json<{ packetId: string }>().packetId);
     expect(held).toMatchObject({ state: 'pending_review', reason: 'link_conflict' });
     expect(held.candidates[0]).toMatchObject({ patientId: 'demo-patient-1' });
     expect(held.chartPatient).toMatchObject({ patientId: 'demo-patient-1', lastName: 'Sample', dob: '1980-04-12' });
     // a packet that agrees with the link still routes by it
-    const again = await post('demo-forms-key', { sourceSystemId: 'demo-form-tool', patient: { firstName: 'Alexander', lastName: 'Sample', dob: '1980-04-12', externalPatientId: 'ft-link-1' } });
+    const again = await post('demo-forms-key', {
+      sourceSystemId: 'demo-form-tool',
+      patient: { firstName: 'Alexander', lastName: 'Sample', dob: '1980-04-12', externalPatientId: 'ft-link-1' },
+    });
     expect(await decided(again.json<{ packetId: string }>().packetId)).toMatchObject({ state: 'matched', patientId: 'demo-patient-1' });
   });
 });
@@ -94,7 +105,11 @@ describe('2. intake answers reveal nothing about the chart', () => {
 
 describe('3. a packet naming a patientId is routed only when its demographics agree', () => {
   it('names X / Y for demo-patient-2 wait in the inbox as demographics_mismatch, both sides shown', async () => {
-    const res = await post('demo-forms-key', { sourceSystemId: 'demo-forms', patientId: 'demo-patient-2', patient: { firstName: 'X', lastName: 'Y', dob: '1970-01-01' } });
+    const res = await post('demo-forms-key', {
+      sourceSystemId: 'demo-forms',
+      patientId: 'demo-patient-2',
+      patient: { firstName: 'X', lastName: 'Y', dob: '1970-01-01' },
+    });
     expect(res.status).toBe(202);
     const view = await decided(res.json<{ packetId: string }>().packetId, () => true);
     expect(view).toMatchObject({ state: 'pending_review', reason: 'demographics_mismatch' });
@@ -104,10 +119,16 @@ describe('3. a packet naming a patientId is routed only when its demographics ag
   });
 
   it('a near variant of the last name with the same birth date is routed', async () => {
-    const res = await post('demo-forms-key', { sourceSystemId: 'demo-forms', patientId: 'demo-patient-2', patient: { firstName: 'Zoe', lastName: 'Odegaard', dob: '1992-11-03' } });
+    const res = await post('demo-forms-key', {
+      sourceSystemId: 'demo-forms',
+      patientId: 'demo-patient-2',
+      patient: { firstName: 'Zoe', lastName: 'Odegaard', dob: '1992-11-03' },
+    });
     expect(res.status).toBe(202);
     // routed directly: never in the inbox
-    expect((await call(stack, 'GET', `/interopInbox/${res.json<{ packetId: string }>().packetId}`, { headers: { 'x-api-key': 'demo-inbox-key' } })).status).toBe(404);
+    expect(
+      (await call(stack, 'GET', `/interopInbox/${res.json<{ packetId: string }>().packetId}`, { headers: { 'x-api-key': 'demo-inbox-key' } })).status,
+    ).toBe(404);
   });
 });
 

@@ -38,7 +38,18 @@ const PHI = {
   stranger: { firstName: 'Quillon', lastName: 'Vastergaard', dob: '1969-07-20', email: 'quillon.vastergaard@example.test' },
   answer: 'penicillin-allergy-zq7',
 };
-const PHI_STRINGS = ['Sample', '1980-04-12', 'Robin', '1975-06-30', 'Quillon', 'Vastergaard', '1969-07-20', 'quillon.vastergaard', PHI.answer, 'Intake questionnaire zq'];
+const PHI_STRINGS = [
+  'Sample',
+  '1980-04-12',
+  'Robin',
+  '1975-06-30',
+  'Quillon',
+  'Vastergaard',
+  '1969-07-20',
+  'quillon.vastergaard',
+  PHI.answer,
+  'Intake questionnaire zq',
+];
 
 let stack: LocalStack;
 let workers: LocalFormWorkers;
@@ -109,7 +120,10 @@ async function waitFor(packetId: string, done: (p: PacketView) => boolean, timeo
 }
 
 function route(packetId: string, patientId: string, key = INBOX_KEY): Promise<HttpResult> {
-  return call(stack, 'POST', `/interopInbox/${packetId}/route`, { headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ patientId }) });
+  return call(stack, 'POST', `/interopInbox/${packetId}/route`, {
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ patientId }),
+  });
 }
 
 function expectCommonHeaders(res: HttpResult) {
@@ -170,7 +184,9 @@ describe('POST /receiveFormIntakeScope routing', () => {
     const body = res.json<IntakeBody>();
     expect(body).toEqual({ status: 'accepted', packetId: expect.stringMatching(/^fp_[0-9a-f]{32}$/), requestId: 'forms-trace-1' });
 
-    const item = await dynamoDbClient().send(new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${body.packetId}` }, sk: { S: 'PACKET' } } }));
+    const item = await dynamoDbClient().send(
+      new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${body.packetId}` }, sk: { S: 'PACKET' } } }),
+    );
     expect(item.Item?.statePk?.S).toBe('PATIENT#demo-patient-1');
     expect(item.Item?.state?.S).toBe('routed');
     // never in the inbox, so the inbox does not show it
@@ -180,7 +196,9 @@ describe('POST /receiveFormIntakeScope routing', () => {
   it('accepts patientId leniently at payload.patient.patientId', async () => {
     const res = await post(packet({ patient: { ...PHI.alex, patientId: 'demo-patient-1' } }));
     expect(res.status).toBe(202);
-    const item = await dynamoDbClient().send(new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${res.json<IntakeBody>().packetId}` }, sk: { S: 'PACKET' } } }));
+    const item = await dynamoDbClient().send(
+      new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${res.json<IntakeBody>().packetId}` }, sk: { S: 'PACKET' } } }),
+    );
     expect(item.Item?.state?.S).toBe('routed');
     expect(item.Item?.patientId?.S).toBe('demo-patient-1');
   });
@@ -189,7 +207,9 @@ describe('POST /receiveFormIntakeScope routing', () => {
     const res = await post(packet({ patient: { ...PHI.stranger, externalPatientId: 'ext-plain-check' } }));
     expect(res.status).toBe(202);
     const { packetId } = res.json<IntakeBody>();
-    const item = (await dynamoDbClient().send(new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${packetId}` }, sk: { S: 'PACKET' } } }))).Item!;
+    const item = (
+      await dynamoDbClient().send(new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${packetId}` }, sk: { S: 'PACKET' } } }))
+    ).Item!;
     const { content, ...plain } = item;
     const plainText = JSON.stringify(plain);
     for (const phi of [...PHI_STRINGS, 'ext-plain-check']) expect(plainText).not.toContain(phi);
@@ -226,7 +246,9 @@ describe('POST /receiveFormIntakeScope routing', () => {
     expect(elapsed).toBeLessThan(5_000);
     process.stdout.write(`form-intake: post -> matched in ${elapsed} ms\n`);
     expect(matched).toMatchObject({ state: 'matched', reason: 'score', patientId: 'demo-patient-1' });
-    expect(matched.candidates).toEqual([{ patientId: 'demo-patient-1', score: 31.2, reasons: ['dob_exact:+14.6', 'first_name_exact:+7.8', 'last_name_exact:+8.8'] }]);
+    expect(matched.candidates).toEqual([
+      { patientId: 'demo-patient-1', score: 31.2, reasons: ['dob_exact:+14.6', 'first_name_exact:+7.8', 'last_name_exact:+8.8'] },
+    ]);
     expect(matched.history.map((h) => [h.action, h.state, h.actor])).toEqual([
       ['received', 'pending_match', 'api-key'],
       ['matched', 'matched', 'matcher'],
@@ -256,7 +278,13 @@ describe('ambiguous packets and the inbox', () => {
       ['demo-patient-3', 31.2],
       ['demo-patient-4', 31.2],
     ]);
-    expect(held.history.at(-1)).toMatchObject({ action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason: 'ambiguous' });
+    expect(held.history.at(-1)).toMatchObject({
+      action: 'held_for_review',
+      from: 'pending_match',
+      state: 'pending_review',
+      actor: 'matcher',
+      reason: 'ambiguous',
+    });
   });
 
   it('lists packets awaiting review newest first, paginated with an opaque cursor', async () => {
@@ -265,7 +293,12 @@ describe('ambiguous packets and the inbox', () => {
     const first = await call(stack, 'GET', '/interopInbox?limit=1', { headers: { 'x-api-key': INBOX_KEY } });
     expect(first.status).toBe(200);
     expectCommonHeaders(first);
-    const page1 = first.json<{ items: Array<{ packetId: string; receivedAt: string; state: string; candidateCount: number }>; nextCursor?: string; limit: number; state: string }>();
+    const page1 = first.json<{
+      items: Array<{ packetId: string; receivedAt: string; state: string; candidateCount: number }>;
+      nextCursor?: string;
+      limit: number;
+      state: string;
+    }>();
     expect(page1).toMatchObject({ state: 'pending_review', limit: 1 });
     expect(page1.items).toHaveLength(1);
     expect(page1.items[0]!.packetId).toBe(newer);
@@ -301,7 +334,10 @@ describe('ambiguous packets and the inbox', () => {
     expect((await route(packetIdFor('nobody', 'nobody', 'nothing'), 'demo-patient-4')).status).toBe(404);
     expect((await route('not-a-packet-id', 'demo-patient-4')).status).toBe(404);
     expect((await route(ambiguousId, 'no-such-patient')).status).toBe(404);
-    const bad = await call(stack, 'POST', `/interopInbox/${ambiguousId}/route`, { headers: { 'x-api-key': INBOX_KEY, 'content-type': 'application/json' }, body: '{"patientId":""}' });
+    const bad = await call(stack, 'POST', `/interopInbox/${ambiguousId}/route`, {
+      headers: { 'x-api-key': INBOX_KEY, 'content-type': 'application/json' },
+      body: '{"patientId":""}',
+    });
     expect(bad.status).toBe(400);
 
     const res = await route(ambiguousId, 'demo-patient-4');
@@ -315,13 +351,21 @@ describe('ambiguous packets and the inbox', () => {
 
     const seen = await view(ambiguousId);
     expect(seen).toMatchObject({ state: 'routed_manually', patientId: 'demo-patient-4' });
-    expect(seen.history.at(-1)).toMatchObject({ action: 'routed_manually', from: 'pending_review', state: 'routed_manually', actor: 'api-key', partnerId: 'demo-staff', keyId: expect.stringMatching(/^key_/), patientId: 'demo-patient-4' });
+    expect(seen.history.at(-1)).toMatchObject({
+      action: 'routed_manually',
+      from: 'pending_review',
+      state: 'routed_manually',
+      actor: 'api-key',
+      partnerId: 'demo-staff',
+      keyId: expect.stringMatching(/^key_/),
+      patientId: 'demo-patient-4',
+    });
 
     const list = await call(stack, 'GET', '/interopInbox?limit=100', { headers: { 'x-api-key': INBOX_KEY } });
     expect(list.json<{ items: Array<{ packetId: string }> }>().items.map((i) => i.packetId)).not.toContain(ambiguousId);
   });
 
-  it('remembers the reviewer\'s link: the next packet from the same form tool patient is matched', async () => {
+  it("remembers the reviewer's link: the next packet from the same form tool patient is matched", async () => {
     const res = await post(packet({ patient: { ...PHI.robin, externalPatientId } }));
     const matched = await waitFor(res.json<IntakeBody>().packetId, (p) => p.state !== 'pending_match');
     expect(matched).toMatchObject({ state: 'matched', reason: 'known_link', patientId: 'demo-patient-4' });
@@ -429,7 +473,12 @@ describe('the matching worker', () => {
       let attrs: Record<string, string> = {};
       do {
         await new Promise((r) => setTimeout(r, 50));
-        attrs = (await raw.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))).Attributes ?? {};
+        attrs =
+          (
+            await raw.send(
+              new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+            )
+          ).Attributes ?? {};
         // messages of earlier tests may still be in flight for a moment; ours never leaves
       } while (!(attrs.ApproximateNumberOfMessages === '0' && attrs.ApproximateNumberOfMessagesNotVisible === '1') && Date.now() < deadline);
       expect(logs.some((l) => l.includes('"forms.match.bad_message"'))).toBe(true);
@@ -447,8 +496,20 @@ describe('validation and access', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expectCommonHeaders(res);
-    const pointers = res.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer).sort();
-    expect(pointers).toEqual(['/payload/answers', '/payload/formId', '/payload/patient/firstName', '/payload/patient/lastName', '/payload/sourceSystemId', '/payload/submissionId'].sort());
+    const pointers = res
+      .json<{ errors: Array<{ pointer: string }> }>()
+      .errors.map((e) => e.pointer)
+      .sort();
+    expect(pointers).toEqual(
+      [
+        '/payload/answers',
+        '/payload/formId',
+        '/payload/patient/firstName',
+        '/payload/patient/lastName',
+        '/payload/sourceSystemId',
+        '/payload/submissionId',
+      ].sort(),
+    );
   });
 
   it('400 lists every malformed field without echoing values', async () => {
@@ -470,8 +531,13 @@ describe('validation and access', () => {
     const big = packet({ extra: { answers: { a: 'x'.repeat(90_000), b: 'y'.repeat(90_000), c: 'z'.repeat(90_000) } } });
     const tooLarge = await post(big);
     expect(tooLarge.status).toBe(413);
-    expect((await call(stack, 'GET', `/interopInbox/${packetIdFor('demo-forms', SOURCE, big.payload.submissionId)}`, { headers: { 'x-api-key': INBOX_KEY } })).status).toBe(404);
-    expect((await call(stack, 'POST', '/receiveFormIntakeScope', { headers: { 'x-api-key': FORMS_KEY, 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
+    expect(
+      (await call(stack, 'GET', `/interopInbox/${packetIdFor('demo-forms', SOURCE, big.payload.submissionId)}`, { headers: { 'x-api-key': INBOX_KEY } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call(stack, 'POST', '/receiveFormIntakeScope', { headers: { 'x-api-key': FORMS_KEY, 'content-type': 'text/plain' }, body: '{}' })).status,
+    ).toBe(415);
   });
 
   it.each([
@@ -507,7 +573,10 @@ describe('events/ (as npm run invoke replays them)', () => {
     const url = endpoint.path.replace(/\{(\w+)\}/g, (_m, p: string) => encodeURIComponent(event.pathParameters?.[p] ?? '')) + (query.size ? `?${query}` : '');
     const headers = Object.entries(event.headers ?? {}).map(([k, v]) => [k, String(v)] as [string, string]);
     const result = await dispatch({ method: endpoint.method, url, headers, body: event.body ? Buffer.from(event.body) : undefined, sourceIp: '127.0.0.1' });
-    checkContract({ method: endpoint.method, url }, { status: result.statusCode, headers: (result.headers ?? {}) as Record<string, string>, body: result.body });
+    checkContract(
+      { method: endpoint.method, url },
+      { status: result.statusCode, headers: (result.headers ?? {}) as Record<string, string>, body: result.body },
+    );
     return result;
   }
 

@@ -90,7 +90,10 @@ describe('HL7 exports of every demo record', () => {
         results: [{ testName: 'Glucose', result: '98', codeSystem: 'LN' }],
       },
     };
-    const posted = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const posted = await call(stack, 'POST', '/receiveTestData', {
+      headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(posted.status).toBe(400);
     expect(posted.text).toContain('codeSystem');
   });
@@ -106,7 +109,7 @@ describe('HL7 exports of every demo record', () => {
     expect(res.headers.get('content-type')).toBe('application/problem+json');
   });
 
-  it('includes the patient\'s lab results in the summary, newest first, still valid', async () => {
+  it("includes the patient's lab results in the summary, newest first, still valid", async () => {
     const body = {
       data: {
         senderID: 'demo-lab',
@@ -121,7 +124,10 @@ describe('HL7 exports of every demo record', () => {
         ],
       },
     };
-    const posted = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const posted = await call(stack, 'POST', '/receiveTestData', {
+      headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(posted.status).toBe(200);
     const res = await call(stack, 'GET', '/exportHl7PatientSummary?patientId=demo-patient-5', { headers: { 'x-api-key': 'demo-export-key' } });
     expect(res.status).toBe(200);

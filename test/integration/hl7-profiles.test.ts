@@ -95,23 +95,27 @@ describe('issue 12 item 5: the summary never exceeds its byte budget', () => {
     }
   }, 120_000);
 
-  test.each(profiles)('70 long results at limit=200 for $key: at most 5,000,000 bytes, newest first, cut said in HL7 and headers', async (profile) => {
-    const res = await exportAs(profile.key, '/exportHl7PatientSummary?patientId=demo-patient-4&limit=200');
-    const wireBytes = Buffer.byteLength(JSON.stringify(res.text), 'utf8');
-    expect(wireBytes).toBeLessThanOrEqual(5_000_000);
-    expect(res.headers.get('x-summary-truncated')).toBe('true');
-    const [included, available] = (res.headers.get('x-summary-records') ?? '').split('/').map(Number);
-    expect(available).toBeGreaterThanOrEqual(RESULTS);
-    expect(included).toBeGreaterThan(0);
-    expect(included).toBeLessThan(available!);
-    expect(res.text).toContain('SUMMARY_CUT^Summary cut at its size budget^L');
-    expect(res.text).toContain(`This summary holds the ${included} newest of ${available} records`);
-    // newest first: the latest accession number comes first
-    const accessions = [...res.text.matchAll(/\|(BUDGET-\d{3})\^/g)].map((match) => match[1]);
-    expect(accessions[0]).toBe('BUDGET-069');
-    expect(accessions).toEqual([...accessions].sort().reverse());
-    // long text travels as TX
-    expect(res.text).toMatch(/\|TX\|NARRATIVE\^Narrative\^L\|/);
-    expect(validateExport(res.text).issues).toEqual([]);
-  }, 60_000);
+  test.each(profiles)(
+    '70 long results at limit=200 for $key: at most 5,000,000 bytes, newest first, cut said in HL7 and headers',
+    async (profile) => {
+      const res = await exportAs(profile.key, '/exportHl7PatientSummary?patientId=demo-patient-4&limit=200');
+      const wireBytes = Buffer.byteLength(JSON.stringify(res.text), 'utf8');
+      expect(wireBytes).toBeLessThanOrEqual(5_000_000);
+      expect(res.headers.get('x-summary-truncated')).toBe('true');
+      const [included, available] = (res.headers.get('x-summary-records') ?? '').split('/').map(Number);
+      expect(available).toBeGreaterThanOrEqual(RESULTS);
+      expect(included).toBeGreaterThan(0);
+      expect(included).toBeLessThan(available!);
+      expect(res.text).toContain('SUMMARY_CUT^Summary cut at its size budget^L');
+      expect(res.text).toContain(`This summary holds the ${included} newest of ${available} records`);
+      // newest first: the latest accession number comes first
+      const accessions = [...res.text.matchAll(/\|(BUDGET-\d{3})\^/g)].map((match) => match[1]);
+      expect(accessions[0]).toBe('BUDGET-069');
+      expect(accessions).toEqual([...accessions].sort().reverse());
+      // long text travels as TX
+      expect(res.text).toMatch(/\|TX\|NARRATIVE\^Narrative\^L\|/);
+      expect(validateExport(res.text).issues).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -89,7 +89,14 @@ describe('chart search from an inbox packet', () => {
     expect(body.packetId).toBe(packetId);
     expect(body.more).toBe(false);
     expect(body.charts).toEqual([
-      expect.objectContaining({ patientId: IMPORTED.patientId, role: 'search', mrn: IMPORTED.mrn, assigningAuthority: 'SEARCH-HOSP', birthDate: IMPORTED.birthDate, sex: 'F' }),
+      expect.objectContaining({
+        patientId: IMPORTED.patientId,
+        role: 'search',
+        mrn: IMPORTED.mrn,
+        assigningAuthority: 'SEARCH-HOSP',
+        birthDate: IMPORTED.birthDate,
+        sex: 'F',
+      }),
     ]);
     expect((await search(packetId, { mrn: 'SRCH-0000' })).json<{ charts: Chart[] }>().charts).toEqual([]);
   });
@@ -97,11 +104,18 @@ describe('chart search from an inbox packet', () => {
   it('by last name + birth date (accents, case and hyphens do not count); a first name narrows', async () => {
     const byName = await search(packetId, { lastName: 'okonkwo laurent', birthDate: IMPORTED.birthDate });
     expect(ids(byName.json<{ charts: Chart[] }>().charts)).toEqual([IMPORTED.patientId]);
-    expect(ids((await search(packetId, { lastName: 'Okonkwo-Laurent', firstName: 'adaeze', birthDate: IMPORTED.birthDate })).json<{ charts: Chart[] }>().charts)).toEqual([IMPORTED.patientId]);
-    expect((await search(packetId, { lastName: 'Okonkwo-Laurent', firstName: 'Bola', birthDate: IMPORTED.birthDate })).json<{ charts: Chart[] }>().charts).toEqual([]);
+    expect(
+      ids((await search(packetId, { lastName: 'Okonkwo-Laurent', firstName: 'adaeze', birthDate: IMPORTED.birthDate })).json<{ charts: Chart[] }>().charts),
+    ).toEqual([IMPORTED.patientId]);
+    expect(
+      (await search(packetId, { lastName: 'Okonkwo-Laurent', firstName: 'Bola', birthDate: IMPORTED.birthDate })).json<{ charts: Chart[] }>().charts,
+    ).toEqual([]);
     expect((await search(packetId, { lastName: 'Okonkwo-Laurent', birthDate: '1988-11-03' })).json<{ charts: Chart[] }>().charts).toEqual([]);
     // the demo namesakes: both Robin Examples born 1975-06-30
-    expect(ids((await search(packetId, { lastName: 'Example', birthDate: '1975-06-30' })).json<{ charts: Chart[] }>().charts)).toEqual(['demo-patient-3', 'demo-patient-4']);
+    expect(ids((await search(packetId, { lastName: 'Example', birthDate: '1975-06-30' })).json<{ charts: Chart[] }>().charts)).toEqual([
+      'demo-patient-3',
+      'demo-patient-4',
+    ]);
   });
 
   it('then routes there; the audit trail names the reviewer and every patient the search showed', async () => {
@@ -123,7 +137,15 @@ describe('chart search from an inbox packet', () => {
   it('a viewer may not search (403); bad bodies are 400 naming the fields; an unknown packet is 404', async () => {
     const other = await postPacket({ externalPatientId: 'ft-search-2', firstName: 'Nobody', lastName: 'Known', dob: '1901-01-01' });
     expect((await search(other, { mrn: IMPORTED.mrn }, viewer)).status).toBe(403);
-    for (const body of [{}, { mrn: '' }, { mrn: IMPORTED.mrn, lastName: 'X', birthDate: '1988-11-02' }, { lastName: 'Okonkwo' }, { lastName: 'Okonkwo', birthDate: '1988-02-30' }, { lastName: '12', birthDate: '1988-11-02' }, { mrn: 'x'.repeat(65) }]) {
+    for (const body of [
+      {},
+      { mrn: '' },
+      { mrn: IMPORTED.mrn, lastName: 'X', birthDate: '1988-11-02' },
+      { lastName: 'Okonkwo' },
+      { lastName: 'Okonkwo', birthDate: '1988-02-30' },
+      { lastName: '12', birthDate: '1988-11-02' },
+      { mrn: 'x'.repeat(65) },
+    ]) {
       const res = await search(other, body);
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');

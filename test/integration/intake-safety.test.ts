@@ -40,7 +40,9 @@ function post(body: unknown, key = 'demo-results-key'): Promise<HttpResult> {
 }
 
 function summary(patientId: string): Promise<HttpResult> {
-  return call(stack, 'GET', `/exportHl7PatientSummary?patientId=${patientId}&limit=200`, { headers: { 'x-api-key': 'demo-export-key', accept: 'application/hl7-v2' } });
+  return call(stack, 'GET', `/exportHl7PatientSummary?patientId=${patientId}&limit=200`, {
+    headers: { 'x-api-key': 'demo-export-key', accept: 'application/hl7-v2' },
+  });
 }
 
 /** OBX-5 values of a summary message. */
@@ -75,16 +77,34 @@ describe('item 4: the current version is decided by status precedence and receip
       const res = await post(labBody({ status: 'preliminary', ResultedDateUTC: iso(offset) }));
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect(res.json<{ errors: Array<{ pointer: string }> }>().errors).toEqual([{ pointer: '/data/ResultedDateUTC', message: 'must not be more than 5 minutes in the future' }]);
+      expect(res.json<{ errors: Array<{ pointer: string }> }>().errors).toEqual([
+        { pointer: '/data/ResultedDateUTC', message: 'must not be more than 5 minutes in the future' },
+      ]);
     }
     expect((await post(labBody({ ResultedDateUTC: iso(4 * 60_000) }))).status).toBe(200);
   });
 
   it('a correction received after a preliminary dated in the future is current, and the summary shows it', async () => {
     const accessionNumber = unique('SKEW');
-    const prelim = await post(labBody({ patientID: 'demo-patient-2', accessionNumber, status: 'preliminary', ResultedDateUTC: iso(4 * 60_000), results: { testName: 'Potassium', result: '7.9', units: 'mmol/L' } }));
+    const prelim = await post(
+      labBody({
+        patientID: 'demo-patient-2',
+        accessionNumber,
+        status: 'preliminary',
+        ResultedDateUTC: iso(4 * 60_000),
+        results: { testName: 'Potassium', result: '7.9', units: 'mmol/L' },
+      }),
+    );
     expect(prelim.json()).toMatchObject({ current: true });
-    const corrected = await post(labBody({ patientID: 'demo-patient-2', accessionNumber, status: 'corrected', ResultedDateUTC: iso(-HOUR), results: { testName: 'Potassium', result: '4.1', units: 'mmol/L' } }));
+    const corrected = await post(
+      labBody({
+        patientID: 'demo-patient-2',
+        accessionNumber,
+        status: 'corrected',
+        ResultedDateUTC: iso(-HOUR),
+        results: { testName: 'Potassium', result: '4.1', units: 'mmol/L' },
+      }),
+    );
     expect(corrected.status).toBe(200);
     expect(corrected.json()).toMatchObject({ current: true, duplicate: false });
     const res = await summary('demo-patient-2');
@@ -105,7 +125,10 @@ describe('item 4: the current version is decided by status precedence and receip
 
   it('the full order: preliminary < final < corrected = amended = cancelled (latest received among those wins)', async () => {
     const accessionNumber = unique('ORDER');
-    const send = async (status: string, hoursAgo: number) => (await post(labBody({ accessionNumber, status, ResultedDateUTC: iso(-hoursAgo * HOUR), results: { testName: 'Hb', result: `${status}-${hoursAgo}` } }))).json<{ current: boolean }>().current;
+    const send = async (status: string, hoursAgo: number) =>
+      (
+        await post(labBody({ accessionNumber, status, ResultedDateUTC: iso(-hoursAgo * HOUR), results: { testName: 'Hb', result: `${status}-${hoursAgo}` } }))
+      ).json<{ current: boolean }>().current;
     expect(await send('final', 5)).toBe(true);
     expect(await send('preliminary', 1)).toBe(false); // a late preliminary never replaces a final
     expect(await send('cancelled', 6)).toBe(true); // an explicit cancellation replaces the final
@@ -121,7 +144,15 @@ describe('item 4: the current version is decided by status precedence and receip
 describe('item 7: line separators, repeated parameters, wrong methods, rate window', () => {
   it('NEL, U+2028 and U+2029 in a lab value never split a segment of the summary', async () => {
     const value = 'line one\u0085line two\u2028line three\u2029line four';
-    const res0 = await post(labBody({ patientID: 'demo-patient-1', results: [{ testName: 'Comment', result: value }, { testName: 'Other\u2028name', result: '1' }] }));
+    const res0 = await post(
+      labBody({
+        patientID: 'demo-patient-1',
+        results: [
+          { testName: 'Comment', result: value },
+          { testName: 'Other\u2028name', result: '1' },
+        ],
+      }),
+    );
     expect(res0.status).toBe(200);
     const res = await summary('demo-patient-1');
     expect(res.status).toBe(200);
@@ -160,7 +191,10 @@ describe('item 7: line separators, repeated parameters, wrong methods, rate wind
     ['PATCH', '/interopInbox/fp_x', 'GET'],
     ['GET', '/interopInbox/fp_x/route', 'POST'],
   ])('%s %s answers 405 with Allow: %s', async (method, url, allow) => {
-    const res = await call(stack, method, url, { headers: { 'x-api-key': 'demo-all-key', 'content-type': 'application/json' }, body: method === 'PUT' || method === 'PATCH' ? '{}' : undefined });
+    const res = await call(stack, method, url, {
+      headers: { 'x-api-key': 'demo-all-key', 'content-type': 'application/json' },
+      body: method === 'PUT' || method === 'PATCH' ? '{}' : undefined,
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -175,7 +209,8 @@ describe('item 7: line separators, repeated parameters, wrong methods, rate wind
     const get = async () => (await call(stack, 'GET', '/exportHl7PatientAdt?patientId=demo-patient-1', { headers: { 'x-api-key': secret } })).status;
     // the old fixed window restarted at multiples of the window: 5 just before a boundary, 5 just after
     const msToBoundary = () => windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
-    if (msToBoundary() < 1500 || msToBoundary() > 2500) await new Promise((r) => setTimeout(r, (msToBoundary() + windowSeconds * 1000 - 2000) % (windowSeconds * 1000)));
+    if (msToBoundary() < 1500 || msToBoundary() > 2500)
+      await new Promise((r) => setTimeout(r, (msToBoundary() + windowSeconds * 1000 - 2000) % (windowSeconds * 1000)));
     const started = Date.now();
     const before = [];
     for (let i = 0; i < 5; i++) before.push(await get());

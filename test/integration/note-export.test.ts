@@ -77,7 +77,13 @@ describe('GET /exportHl7Note', () => {
     if (status !== 200) {
       const body = res.json();
       expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect(body).toMatchObject({ status, type: expect.stringMatching(/^\/problems\//), title: expect.any(String), detail: expect.any(String), requestId: res.headers.get('x-request-id') });
+      expect(body).toMatchObject({
+        status,
+        type: expect.stringMatching(/^\/problems\//),
+        title: expect.any(String),
+        detail: expect.any(String),
+        requestId: res.headers.get('x-request-id'),
+      });
     }
   });
 
@@ -100,7 +106,7 @@ describe('GET /exportHl7Note', () => {
     expect(last!.headers.get('x-ratelimit-limit')).toBe('5');
   });
 
-  it('answers 404 alike for an unknown note and for another patient\'s note', async () => {
+  it("answers 404 alike for an unknown note and for another patient's note", async () => {
     const unknown = await call(stack, 'GET', notePath('demo-patient-1', 'no-such-note'), { headers: { 'x-api-key': 'demo-export-key' } });
     const foreign = await call(stack, 'GET', notePath('demo-patient-1', 'demo-note-2'), { headers: { 'x-api-key': 'demo-export-key' } });
     const unknownPatient = await call(stack, 'GET', notePath('no-such-patient', 'demo-note-1'), { headers: { 'x-api-key': 'demo-export-key' } });
@@ -134,14 +140,24 @@ describe('GET /exportHl7Note', () => {
   });
 
   it('appends an audit record (ids only) for each export served or not found', async () => {
-    const ok = await call(stack, 'GET', notePath('demo-patient-2', 'demo-note-2'), { headers: { 'x-api-key': 'demo-export-key', 'x-request-id': 'audit-ok-1' } });
-    const missing = await call(stack, 'GET', notePath('demo-patient-2', 'demo-note-1'), { headers: { 'x-api-key': 'demo-export-key', 'x-request-id': 'audit-404-1' } });
+    const ok = await call(stack, 'GET', notePath('demo-patient-2', 'demo-note-2'), {
+      headers: { 'x-api-key': 'demo-export-key', 'x-request-id': 'audit-ok-1' },
+    });
+    const missing = await call(stack, 'GET', notePath('demo-patient-2', 'demo-note-1'), {
+      headers: { 'x-api-key': 'demo-export-key', 'x-request-id': 'audit-404-1' },
+    });
     expect([ok.status, missing.status]).toEqual([200, 404]);
     const db = new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const records = await new AuditTrail(db, stack.tables.audit).forPatient('demo-patient-2');
     db.destroy();
     const byRequest = Object.fromEntries(records.map((r) => [r.requestId, r]));
-    expect(byRequest['audit-ok-1']).toMatchObject({ action: 'export.note', outcome: 'success', status: 200, partnerId: 'demo-ehr', resourceIds: { noteId: 'demo-note-2' } });
+    expect(byRequest['audit-ok-1']).toMatchObject({
+      action: 'export.note',
+      outcome: 'success',
+      status: 200,
+      partnerId: 'demo-ehr',
+      resourceIds: { noteId: 'demo-note-2' },
+    });
     // a request whose ids did not resolve keeps no ids (they are unverified caller text)
     expect(byRequest['audit-404-1']).toBeUndefined();
     expect(JSON.stringify(records)).not.toMatch(/Zoë|Ødegård|DEMO-000002|1992/);

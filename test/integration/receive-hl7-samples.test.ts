@@ -15,7 +15,11 @@ import { call, startTestStack } from '../support/local-stack';
 const SAMPLES = join(__dirname, '..', 'hl7', 'samples');
 const files = readdirSync(SAMPLES, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(join(SAMPLES, d.name)).filter((f) => f.endsWith('.hl7')).map((f) => join(d.name, f)))
+  .flatMap((d) =>
+    readdirSync(join(SAMPLES, d.name))
+      .filter((f) => f.endsWith('.hl7'))
+      .map((f) => join(d.name, f)),
+  )
   .sort();
 const KEY = 'sample-senders-key';
 
@@ -23,9 +27,20 @@ let stack: LocalStack;
 beforeAll(async () => {
   stack = await startTestStack();
   const store = new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
-  await store.putPartner({ partnerId: 'sample-senders', name: 'Public sample senders', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['*'] }, { ifMissing: true });
+  await store.putPartner(
+    { partnerId: 'sample-senders', name: 'Public sample senders', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['*'] },
+    { ifMissing: true },
+  );
   const keyHash = hashApiKey(KEY);
-  await store.putKey({ keyHash, keyId: keyIdFromHash(keyHash), partnerId: 'sample-senders', label: KEY, scopes: ['interop:ingest:hl7'], status: 'active', createdAt: new Date().toISOString() });
+  await store.putKey({
+    keyHash,
+    keyId: keyIdFromHash(keyHash),
+    partnerId: 'sample-senders',
+    label: KEY,
+    scopes: ['interop:ingest:hl7'],
+    status: 'active',
+    createdAt: new Date().toISOString(),
+  });
 });
 afterAll(async () => {
   await stack?.close();
@@ -48,9 +63,7 @@ it.each(files)('%s -> AA', async (file) => {
   const body = readFileSync(join(SAMPLES, file));
   const res = await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': KEY, 'content-type': 'application/hl7-v2' }, body });
   expect(res.status).toBe(200);
-  const msas = res.text
-    .split('\r')
-    .filter((line) => line.startsWith('MSA|') || line.startsWith('ERR|'));
+  const msas = res.text.split('\r').filter((line) => line.startsWith('MSA|') || line.startsWith('ERR|'));
   expect(msas.filter((l) => l.startsWith('ERR|') || !l.startsWith('MSA|AA'))).toEqual([]);
   expect(msas.filter((l) => l.startsWith('MSA|')).map((l) => l.split('|')[1])).toEqual(expect.arrayContaining(['AA']));
 });

@@ -179,7 +179,13 @@ describe('ACKs, idempotency, errors', () => {
     ['a bad escape', (id: string) => oru(id, unique('ACC')).replace('|98|', '|9\\Q\\8|'), 'AR', '102'],
     ['a truncated segment id', (id: string) => oru(id, unique('ACC')) + 'OB\r', 'AR', '100'],
     ['wrong delimiters', (id: string) => oru(id, unique('ACC')).replace('MSH|^~\\&|', 'MSH|^^\\&|'), 'AR', '102'],
-    ['a note for an unknown patient', (id: string) => `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||MDM^T02|${id}|P|2.5.1\rPID|1||NOPE-${id}^^^X^MR||A^B\rTXA|1|PN|TEXT|20240301|||||1^Doc^A|||n-${id}\rOBX|1|TX|NOTE||text\r`, 'AE', '204'],
+    [
+      'a note for an unknown patient',
+      (id: string) =>
+        `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||MDM^T02|${id}|P|2.5.1\rPID|1||NOPE-${id}^^^X^MR||A^B\rTXA|1|PN|TEXT|20240301|||||1^Doc^A|||n-${id}\rOBX|1|TX|NOTE||text\r`,
+      'AE',
+      '204',
+    ],
   ])('%s -> %s with ERR %s, never a 5xx', async (_name, build, code, errCode) => {
     const controlId = unique('E');
     const reply = ack(await post(build(controlId)));
@@ -209,7 +215,11 @@ describe('ACKs, idempotency, errors', () => {
   });
 
   it('ADT^A40 is held for review, not applied', async () => {
-    const reply = ack(await post(`MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||ADT^A40^ADT_A39|${unique('M')}|P|2.5.1\rEVN|A40\rPID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex\rMRG|OLD-1^^^DEMO-HOSP^MR\r`));
+    const reply = ack(
+      await post(
+        `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||ADT^A40^ADT_A39|${unique('M')}|P|2.5.1\rEVN|A40\rPID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex\rMRG|OLD-1^^^DEMO-HOSP^MR\r`,
+      ),
+    );
     expect(msa(reply)).toBe('AA');
     expect(await patientIdOf('DEMO-000001', 'DEMO-HOSP')).toBe('demo-patient-1');
   });

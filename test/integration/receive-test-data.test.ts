@@ -117,7 +117,10 @@ async function drainQueue(): Promise<void> {
     if (messages.length === 0) return;
     for (const m of messages) notifications.push({ raw: m.Body!, body: JSON.parse(m.Body!) as ResultNotification });
     await sqsClient().send(
-      new DeleteMessageBatchCommand({ QueueUrl: stack.queues.notifications.url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+      new DeleteMessageBatchCommand({
+        QueueUrl: stack.queues.notifications.url,
+        Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+      }),
     );
   }
 }
@@ -314,8 +317,10 @@ describe('POST /receiveTestData: data key reuse and timing', () => {
     expect(operations.filter((o) => o === 'DecryptCommand')).toHaveLength(0);
     expect(LAB_RESULT_DATA_KEY_MAX_USES).toBeGreaterThanOrEqual(2 * n);
     timings.sort((a, b) => a - b);
-     
-    console.log(`${n} sequential submissions: p50 ${timings[Math.floor(n / 2)]} ms, p95 ${timings[Math.floor(n * 0.95)]} ms, max ${timings[n - 1]} ms; KMS calls: ${operations.length}`);
+
+    console.log(
+      `${n} sequential submissions: p50 ${timings[Math.floor(n / 2)]} ms, p95 ${timings[Math.floor(n * 0.95)]} ms, max ${timings[n - 1]} ms; KMS calls: ${operations.length}`,
+    );
   });
 });
 
@@ -325,7 +330,12 @@ describe('POST /receiveTestData: large documents', () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n% Patient Jane Zebra PDFMARK\n'), randomBytes((5 * 1024 * 1024 * 3) / 4 - 39)]);
     const data64 = pdf.toString('base64');
     expect(data64.length).toBe(5 * 1024 * 1024);
-    const body = labBody({ reports: [{ source: 'base64', type: 'application/pdf', name: 'report.pdf', data: data64 }, { source: 'text', type: 'note', name: 'short.txt', data: 'short' }] });
+    const body = labBody({
+      reports: [
+        { source: 'base64', type: 'application/pdf', name: 'report.pdf', data: data64 },
+        { source: 'text', type: 'note', name: 'short.txt', data: 'short' },
+      ],
+    });
     const started = Date.now();
     const res = await post(body);
     const elapsed = Date.now() - started;
@@ -340,18 +350,27 @@ describe('POST /receiveTestData: large documents', () => {
     const stored = await object.Body!.transformToString('utf8');
     expect(stored).not.toContain('PDFMARK');
     expect(stored).not.toContain(data64.slice(1000, 1100));
-    expect(JSON.parse(stored)).toMatchObject({ v: 1, alg: 'AES-256-GCM', ctx: { part: 'report-0', recordType: RECORD_TYPES.document, resultId: out.resultId, versionId: out.version } });
+    expect(JSON.parse(stored)).toMatchObject({
+      v: 1,
+      alg: 'AES-256-GCM',
+      ctx: { part: 'report-0', recordType: RECORD_TYPES.document, resultId: out.resultId, versionId: out.version },
+    });
 
     const version = await labResultStore().readCurrent(out.resultId);
     expect(version!.submission.data.reports![0]!.data === data64).toBe(true);
     expect(version!.submission).toEqual(body);
-     
-    console.log(`5 MB base64 report: request ${elapsed} ms, item ${(itemBytes / 1024).toFixed(1)} KB, S3 object ${(stored.length / 1024 / 1024).toFixed(2)} MB`);
+
+    console.log(
+      `5 MB base64 report: request ${elapsed} ms, item ${(itemBytes / 1024).toFixed(1)} KB, S3 object ${(stored.length / 1024 / 1024).toFixed(2)} MB`,
+    );
   });
 
   it('moves a body too large for one item to S3 as a whole', async () => {
     const results = Array.from({ length: 120 }, (_, i) => ({ testName: `Panel item ${i}`, result: 'r'.repeat(3000), units: '' }));
-    const body = labBody({ results, reports: Array.from({ length: 6 }, (_, i) => ({ source: 'text', type: 'note', name: `n${i}.txt`, data: 'n'.repeat(15_000) })) });
+    const body = labBody({
+      results,
+      reports: Array.from({ length: 6 }, (_, i) => ({ source: 'text', type: 'note', name: `n${i}.txt`, data: 'n'.repeat(15_000) })),
+    });
     const res = await post(body);
     expect(res.status).toBe(200);
     const out = res.json<Success>();
@@ -379,7 +398,10 @@ describe('POST /receiveTestData: validation and access', () => {
         status: 'done',
         ResultedDateUTC: '2024-03-01T09:30:00+01:00',
         results: [{ testName: 'A', result: '1' }, { testName: 'B' }],
-        reports: [{ source: 'base64', type: 'pdf', name: 'a.pdf', data: '%%%' }, { source: 'text', type: 'x', data: 'y' }],
+        reports: [
+          { source: 'base64', type: 'pdf', name: 'a.pdf', data: '%%%' },
+          { source: 'text', type: 'x', data: 'y' },
+        ],
       },
     });
     expect(res.status).toBe(400);
@@ -604,7 +626,12 @@ describe('POST /receiveTestData: idempotency', () => {
 });
 
 describe('POST /receiveTestData: failures', () => {
-  const queueDown = () => failCommands(sqsClient(), (c) => c.constructor.name === SendMessageCommand.name || c.constructor.name === SendMessageBatchCommand.name, 'ServiceUnavailable');
+  const queueDown = () =>
+    failCommands(
+      sqsClient(),
+      (c) => c.constructor.name === SendMessageCommand.name || c.constructor.name === SendMessageBatchCommand.name,
+      'ServiceUnavailable',
+    );
 
   it('a queue failure still answers 200; the notification stays pending and the retry function sends it', async () => {
     const spy = queueDown();
@@ -649,7 +676,10 @@ describe('POST /receiveTestData: failures', () => {
   it('DynamoDB throttling on the version write: 503 with Retry-After, nothing visible, the retry succeeds once', async () => {
     const body = labBody();
     const requestId = unique('req-throttle');
-    const spy = failCommands(db(), (c) => c.constructor.name === 'PutItemCommand' && (c.input.Item as Record<string, { S?: string }> | undefined)?.kind?.S === 'version');
+    const spy = failCommands(
+      db(),
+      (c) => c.constructor.name === 'PutItemCommand' && (c.input.Item as Record<string, { S?: string }> | undefined)?.kind?.S === 'version',
+    );
     const res = await post(body, { 'x-request-id': requestId });
     spy.mockRestore();
     expect(res.status).toBe(503);

@@ -62,11 +62,19 @@ describe('staff sign-in on the inbox routes', () => {
     expect(routed.status).toBe(200);
     const after = await call(stack, 'GET', `/interopInbox/${packetId}`, { headers: bearer(idToken) });
     expect(after.json<{ state: string; history: Array<{ actor: string; staffUsername?: string }> }>()).toMatchObject({ state: 'routed_manually' });
-    expect(after.json<{ history: Array<{ actor: string; staffUsername?: string }> }>().history.at(-1)).toMatchObject({ actor: 'staff', staffUsername: 'demo-reviewer' });
+    expect(after.json<{ history: Array<{ actor: string; staffUsername?: string }> }>().history.at(-1)).toMatchObject({
+      actor: 'staff',
+      staffUsername: 'demo-reviewer',
+    });
     const db = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const records = await new AuditTrail(db, stack.tables.audit).forPatient('demo-patient-5');
     db.destroy();
-    expect(records.find((r) => r.action === 'inbox.route')).toMatchObject({ staffUsername: 'demo-reviewer', staffSubject: 'staff-0001', partnerId: 'clinic-staff', outcome: 'success' });
+    expect(records.find((r) => r.action === 'inbox.route')).toMatchObject({
+      staffUsername: 'demo-reviewer',
+      staffSubject: 'staff-0001',
+      partnerId: 'clinic-staff',
+      outcome: 'success',
+    });
   });
 
   it('a viewer reads but cannot route (403)', async () => {

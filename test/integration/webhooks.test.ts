@@ -39,7 +39,10 @@ const servers: http.Server[] = [];
 
 beforeAll(async () => {
   setLogSink((line) => logLines.push(line));
-  stack = await startTestStack({ backgroundWorkers: true, env: { [Env.webhookRetryScale]: String(1 / 21_600), [Env.webhookTimeoutMs]: '400', LOG_LEVEL: 'debug' } });
+  stack = await startTestStack({
+    backgroundWorkers: true,
+    env: { [Env.webhookRetryScale]: String(1 / 21_600), [Env.webhookTimeoutMs]: '400', LOG_LEVEL: 'debug' },
+  });
 });
 afterAll(async () => {
   await stack?.close();
@@ -184,7 +187,12 @@ describe('webhook subscriptions and signed deliveries', () => {
     const delivered = await until('delivered state', async () => (await webhookStore().listDeliveries(id, 5)).find((d) => d.delivery.state === 'delivered'));
     const deliveryId = delivered.delivery.deliveryId;
     // SQS delivers at least once: the same message three more times, at once
-    const records = [1, 2, 3].map((i) => ({ messageId: `dup${i}`, receiptHandle: 'not-a-handle', body: deliveryMessageBody(deliveryId), attributes: { ApproximateReceiveCount: '1' } }));
+    const records = [1, 2, 3].map((i) => ({
+      messageId: `dup${i}`,
+      receiptHandle: 'not-a-handle',
+      body: deliveryMessageBody(deliveryId),
+      attributes: { ApproximateReceiveCount: '1' },
+    }));
     await Promise.all(records.map((record) => deliverWebhooks({ Records: [record] } as unknown as SQSEvent)));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.requests).toHaveLength(1);
@@ -260,7 +268,9 @@ describe('webhook subscriptions and signed deliveries', () => {
     expect(dead.attempts.at(-1)!.outcome).toBe('dead-lettered');
     // the message itself is in the deliveries DLQ (SQS redrive after maxReceiveCount)
     const dlqBody = await until('the DLQ message', async () => {
-      const out = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: stack.queues.webhookDeliveries.dlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+      const out = await sqsClient().send(
+        new ReceiveMessageCommand({ QueueUrl: stack.queues.webhookDeliveries.dlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+      );
       return out.Messages?.find((m) => m.Body?.includes(dead.delivery.deliveryId))?.Body;
     });
     expect(JSON.parse(dlqBody)).toEqual({ v: 1, deliveryId: dead.delivery.deliveryId });
@@ -356,10 +366,22 @@ describe('webhook subscriptions and signed deliveries', () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [['add', '--partner', 'demo-ehr', '--url', 'not a url', '--events', 'lab-result.saved'], {}, /not a valid absolute URL/],
       [['add', '--partner', 'demo-ehr', '--url', 'http://example.org/hook', '--events', 'lab-result.saved'], {}, /must be https/],
-      [['add', '--partner', 'demo-ehr', '--url', 'http://127.0.0.1:9/hook', '--events', 'lab-result.saved'], { STAGE: 'prod' }, /must be https:\/\/ \(stage prod\)/],
-      [['add', '--partner', 'demo-ehr', '--url', 'https://169.254.169.254/latest', '--events', 'lab-result.saved'], { STAGE: 'prod' }, /private, loopback, link-local/],
+      [
+        ['add', '--partner', 'demo-ehr', '--url', 'http://127.0.0.1:9/hook', '--events', 'lab-result.saved'],
+        { STAGE: 'prod' },
+        /must be https:\/\/ \(stage prod\)/,
+      ],
+      [
+        ['add', '--partner', 'demo-ehr', '--url', 'https://169.254.169.254/latest', '--events', 'lab-result.saved'],
+        { STAGE: 'prod' },
+        /private, loopback, link-local/,
+      ],
       [['add', '--partner', 'nobody', '--url', 'https://partner.example/hook', '--events', 'lab-result.saved'], {}, /unknown partner nobody/],
-      [['add', '--partner', 'demo-ehr', '--url', 'https://partner.example/hook', '--events', 'lab-result.deleted'], {}, /unknown event type lab-result.deleted/],
+      [
+        ['add', '--partner', 'demo-ehr', '--url', 'https://partner.example/hook', '--events', 'lab-result.deleted'],
+        {},
+        /unknown event type lab-result.deleted/,
+      ],
       [['disable', 'wh_doesnotexist'], {}, /no subscription wh_doesnotexist/],
       [['redeliver', 'dl_doesnotexist'], {}, /no delivery dl_doesnotexist/],
     ];

@@ -52,15 +52,31 @@ const repeatChar = (min: number, max: number, chars = 'aZ9-') =>
 const withInside = (bad: fc.Arbitrary<string>, inner = visibleAscii(0, 20)) => fc.tuple(inner, bad, inner).map(([a, b, c]) => a + b + c);
 
 const CHART_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-export const validChartId = fc.oneof(fc.constantFrom('demo-patient-1', 'demo-patient-2', 'no-such-id', 'a', 'A.b_c:d-9'), fc.stringMatching(/^[A-Za-z0-9._:-]{1,40}$/));
+export const validChartId = fc.oneof(
+  fc.constantFrom('demo-patient-1', 'demo-patient-2', 'no-such-id', 'a', 'A.b_c:d-9'),
+  fc.stringMatching(/^[A-Za-z0-9._:-]{1,40}$/),
+);
 
 /** Query values a chart id parameter must refuse (the server sees them decoded). */
 export const badChartId = fc.oneof(
   fc.constant(''),
   repeatChar(129, 10_000),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).filter((s) => !CHART_ID.test(s)),
-  withInside(fc.oneof(controlChar, nonAsciiChar, fc.constantFrom(' ', '#', '/', '?', '&', '=', '%', '+', '"', "'", '<', '\\', '*', '!', '~'))).filter((s) => !CHART_ID.test(s)),
-  fc.constantFrom(' demo-patient-1', 'demo-patient-1 ', 'demo patient', 'demo/patient-1', 'PATIENT#demo-patient-1', "' OR 1=1 --", '../../etc/passwd', '${jndi:x}', 'demo-patient-1\n', '\u0000'),
+  withInside(fc.oneof(controlChar, nonAsciiChar, fc.constantFrom(' ', '#', '/', '?', '&', '=', '%', '+', '"', "'", '<', '\\', '*', '!', '~'))).filter(
+    (s) => !CHART_ID.test(s),
+  ),
+  fc.constantFrom(
+    ' demo-patient-1',
+    'demo-patient-1 ',
+    'demo patient',
+    'demo/patient-1',
+    'PATIENT#demo-patient-1',
+    "' OR 1=1 --",
+    '../../etc/passwd',
+    '${jndi:x}',
+    'demo-patient-1\n',
+    '\u0000',
+  ),
 );
 
 export const validRequestId = visibleAscii(1, 64);
@@ -117,7 +133,12 @@ export const headerAbuse = (validKey: string): fc.Arbitrary<HeaderAbuse | undefi
     { weight: 8, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: requestIdAbuse },
     { weight: 1, arbitrary: apiKeyAbuse(validKey) },
-    { weight: 1, arbitrary: fc.tuple(requestIdAbuse, apiKeyAbuse(validKey)).map(([r, k]) => ({ kind: `${r.kind} + ${k.kind}`, requestIds: r.requestIds, apiKeys: k.apiKeys, expect: 400 as const })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(requestIdAbuse, apiKeyAbuse(validKey))
+        .map(([r, k]) => ({ kind: `${r.kind} + ${k.kind}`, requestIds: r.requestIds, apiKeys: k.apiKeys, expect: 400 as const })),
+    },
   );
 
 /** Applies the abuse to a case: header abuse is answered before the endpoint's own checks. */
@@ -125,7 +146,8 @@ export function withAbuse(c: BadCase, abuse: HeaderAbuse | undefined): BadCase {
   if (!abuse) return c;
   let headers = c.headers;
   if (abuse.apiKeys) headers = [...headers.filter(([n]) => n.toLowerCase() !== 'x-api-key'), ...abuse.apiKeys.map((k): [string, string] => ['x-api-key', k])];
-  if (abuse.requestIds) headers = [...headers.filter(([n]) => n.toLowerCase() !== 'x-request-id'), ...abuse.requestIds.map((r): [string, string] => ['X-Request-Id', r])];
+  if (abuse.requestIds)
+    headers = [...headers.filter(([n]) => n.toLowerCase() !== 'x-request-id'), ...abuse.requestIds.map((r): [string, string] => ['X-Request-Id', r])];
   if (c.gateway) return { ...c, headers, category: `${c.category} + ${abuse.kind}`, assignRequestId: false, format: undefined };
   return { ...c, headers, category: `${c.category} + ${abuse.kind}`, expect: abuse.expect, audit: undefined, assignRequestId: false };
 }
@@ -133,7 +155,10 @@ export function withAbuse(c: BadCase, abuse: HeaderAbuse | undefined): BadCase {
 /** Headers nobody reads, with odd names (Object.prototype members among them) and values. */
 export const noiseHeaders: fc.Arbitrary<Pairs> = fc.array(
   fc.tuple(
-    fc.oneof(fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'x-forwarded-for', 'X-Amzn-Trace-Id', 'user-agent', 'x-empty'), fc.stringMatching(/^x-[a-z0-9-]{1,12}$/)),
+    fc.oneof(
+      fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'x-forwarded-for', 'X-Amzn-Trace-Id', 'user-agent', 'x-empty'),
+      fc.stringMatching(/^x-[a-z0-9-]{1,12}$/),
+    ),
     fc.oneof(fc.constantFrom('', '1', 'null', '{}', '__proto__'), visibleAscii(1, 40), repeatChar(1000, 8000)),
   ),
   { maxLength: 3 },
@@ -144,8 +169,31 @@ export const noiseParams = (exclude: readonly string[]) =>
   fc.array(
     fc.tuple(
       // names of Object.prototype members included: they once crashed the local gateway (fixed in ebaed43)
-      fc.oneof(fc.constantFrom('limit', 'foo', 'patientid', 'PatientId', '', 'a[]', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'noteId', 'state', 'cursor'), fc.string({ maxLength: 12 })).filter((n) => !exclude.includes(n)),
-      fc.oneof(fc.constantFrom('', '-1', '1.5', 'NaN', '1e309', '%', 'null', 'undefined', '[]'), fc.string({ unit: 'binary', maxLength: 30 }), repeatChar(1000, 10_000)),
+      fc
+        .oneof(
+          fc.constantFrom(
+            'limit',
+            'foo',
+            'patientid',
+            'PatientId',
+            '',
+            'a[]',
+            '__proto__',
+            'constructor',
+            'toString',
+            'hasOwnProperty',
+            'noteId',
+            'state',
+            'cursor',
+          ),
+          fc.string({ maxLength: 12 }),
+        )
+        .filter((n) => !exclude.includes(n)),
+      fc.oneof(
+        fc.constantFrom('', '-1', '1.5', 'NaN', '1e309', '%', 'null', 'undefined', '[]'),
+        fc.string({ unit: 'binary', maxLength: 30 }),
+        repeatChar(1000, 10_000),
+      ),
     ),
     { maxLength: 3 },
   );
@@ -160,7 +208,15 @@ const rawSuffix = fc.constantFrom('', '', '', '&', '&&', '&=', '&=x', '#frag', '
 // ------------------------------------------------------------------ exports (GET, query parameters)
 
 export const ACCEPT_OK = ['*/*', 'application/*', 'application/hl7-v2', 'APPLICATION/HL7-V2', 'text/html, */*;q=0.1'];
-export const ACCEPT_REFUSED = ['application/json', 'text/plain', 'application/hl7-v2;q=0', '*/*;q=0', 'application/xml, text/*', 'application/fhir+json', 'image/png'];
+export const ACCEPT_REFUSED = [
+  'application/json',
+  'text/plain',
+  'application/hl7-v2;q=0',
+  '*/*;q=0',
+  'application/xml, text/*',
+  'application/fhir+json',
+  'image/png',
+];
 
 const ID_RULE = /^[A-Za-z0-9._:-]{1,128}$/;
 const INT_RULE = /^-?\d{1,10}$/;
@@ -195,7 +251,10 @@ const badLimit = fc.oneof(
   fc.constantFrom('', '0', '-1', '201', '1.5', '1e2', '0x10', ' 5', '5 ', '+5', 'NaN', 'Infinity', '٣', '99999999999', '-0.0', '20abc', '１０'),
   fc.integer({ min: -1_000_000_000, max: 0 }).map(String),
   fc.integer({ min: 201, max: 2_000_000_000 }).map(String),
-  fc.double({ noNaN: true }).map(String).filter((s) => !INT_RULE.test(s) || Number(s) < 1 || Number(s) > 200),
+  fc
+    .double({ noNaN: true })
+    .map(String)
+    .filter((s) => !INT_RULE.test(s) || Number(s) < 1 || Number(s) > 200),
   repeatChar(10_000, 10_000, '9'),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((s) => !INT_RULE.test(s)),
 );
@@ -226,9 +285,21 @@ export function exportCases(path: string, required: readonly string[], demo: Rec
     .record({
       forced: fc.constantFrom(...slots),
       values: fc.tuple(...required.map((n) => slotValues(n))),
-      limit: hasLimit ? fc.oneof(fc.constant([] as string[]), fc.integer({ min: 1, max: 200 }).map((n) => [String(n)]), badLimit.map((v) => [v])) : fc.constant([] as string[]),
+      limit: hasLimit
+        ? fc.oneof(
+            fc.constant([] as string[]),
+            fc.integer({ min: 1, max: 200 }).map((n) => [String(n)]),
+            badLimit.map((v) => [v]),
+          )
+        : fc.constant([] as string[]),
       badRequired: fc.tuple(...required.map((n) => forcedBad(n))),
-      badLimit: fc.oneof(badLimit.map((v) => ({ values: [v], kind: 'limit invalid' })), fc.tuple(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 })).filter(([a, b]) => a !== b).map(([a, b]) => ({ values: [String(a), String(b)], kind: 'limit repeated' }))),
+      badLimit: fc.oneof(
+        badLimit.map((v) => ({ values: [v], kind: 'limit invalid' })),
+        fc
+          .tuple(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 }))
+          .filter(([a, b]) => a !== b)
+          .map(([a, b]) => ({ values: [String(a), String(b)], kind: 'limit repeated' })),
+      ),
       accept: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...ACCEPT_OK, ...ACCEPT_REFUSED) }),
       refused: fc.constantFrom(...ACCEPT_REFUSED),
       noise: noiseParams(names),
@@ -271,7 +342,21 @@ export function exportCases(path: string, required: readonly string[], demo: Rec
 export const MAX_JSON_BYTES = 6 * 1024 * 1024;
 export const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 
-const WRONG_CONTENT_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'json', 'text/json', 'application/json-seq', 'application/ld+xml', '', 'application/octet-stream', '*/*', 'application/json, text/plain'];
+const WRONG_CONTENT_TYPES = [
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/jsonp',
+  'json',
+  'text/json',
+  'application/json-seq',
+  'application/ld+xml',
+  '',
+  'application/octet-stream',
+  '*/*',
+  'application/json, text/plain',
+];
 
 function isMalformed(text: string): boolean {
   try {
@@ -304,16 +389,30 @@ export interface RawMutation {
  */
 export function rawMutations(validBody: fc.Arbitrary<unknown>, deepAt: (body: unknown, deep: unknown) => unknown): fc.Arbitrary<RawMutation> {
   return fc.oneof(
-    { weight: 60, arbitrary: fc.tuple(validBody, fc.constantFrom<string | null>(...WRONG_CONTENT_TYPES, null)).map(([b, ct]) => ({ kind: `content-type ${ct === null ? 'absent' : JSON.stringify(ct)}`, body: Buffer.from(JSON.stringify(b)), contentType: ct, expect: 415 })) },
+    {
+      weight: 60,
+      arbitrary: fc.tuple(validBody, fc.constantFrom<string | null>(...WRONG_CONTENT_TYPES, null)).map(([b, ct]) => ({
+        kind: `content-type ${ct === null ? 'absent' : JSON.stringify(ct)}`,
+        body: Buffer.from(JSON.stringify(b)),
+        contentType: ct,
+        expect: 415,
+      })),
+    },
     { weight: 20, arbitrary: fc.constant({ kind: 'empty body', body: Buffer.alloc(0), expect: 400 }) },
     {
       weight: 60,
       arbitrary: fc
-        .tuple(validBody, fc.nat(), fc.constantFrom('truncate', 'insert', 'replace'), fc.constantFrom(',', ':', '{', '}', '[', ']', '"', '\\', 'x', "'", 'NaN', '//', '/*', '\uFEFF', ',}', 'undefined'))
+        .tuple(
+          validBody,
+          fc.nat(),
+          fc.constantFrom('truncate', 'insert', 'replace'),
+          fc.constantFrom(',', ':', '{', '}', '[', ']', '"', '\\', 'x', "'", 'NaN', '//', '/*', '\uFEFF', ',}', 'undefined'),
+        )
         .map(([b, pos, op, junk]) => {
           const text = JSON.stringify(b);
           const at = 1 + (pos % Math.max(1, text.length - 1));
-          const out = op === 'truncate' ? text.slice(0, at) : op === 'insert' ? text.slice(0, at) + junk + text.slice(at) : text.slice(0, at) + junk + text.slice(at + 1);
+          const out =
+            op === 'truncate' ? text.slice(0, at) : op === 'insert' ? text.slice(0, at) + junk + text.slice(at) : text.slice(0, at) + junk + text.slice(at + 1);
           return out;
         })
         .filter(isMalformed)
@@ -322,7 +421,10 @@ export function rawMutations(validBody: fc.Arbitrary<unknown>, deepAt: (body: un
     {
       weight: 20,
       arbitrary: fc
-        .oneof(fc.string({ minLength: 1, maxLength: 200 }), fc.constantFrom('   ', '\n', 'null null', '{}{}', '[1,]', "{'a':1}", '{"a":1,}', '\uFEFF{}', 'true false', '{"payload":', '{"data":'))
+        .oneof(
+          fc.string({ minLength: 1, maxLength: 200 }),
+          fc.constantFrom('   ', '\n', 'null null', '{}{}', '[1,]', "{'a':1}", '{"a":1,}', '\uFEFF{}', 'true false', '{"payload":', '{"data":'),
+        )
         .filter(isMalformed)
         .map((text) => ({ kind: 'not JSON', body: Buffer.from(text, 'utf8'), expect: 400 })),
     },
@@ -342,7 +444,12 @@ export function rawMutations(validBody: fc.Arbitrary<unknown>, deepAt: (body: un
         expect: 400,
       })),
     },
-    { weight: 3, arbitrary: fc.integer({ min: 1, max: 3 * 1024 * 1024 }).map((extra) => ({ kind: 'body over 6 MB', body: Buffer.alloc(MAX_JSON_BYTES + extra, 0x20), expect: 413 })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .integer({ min: 1, max: 3 * 1024 * 1024 })
+        .map((extra) => ({ kind: 'body over 6 MB', body: Buffer.alloc(MAX_JSON_BYTES + extra, 0x20), expect: 413 })),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: 'body over 10 MB', body: Buffer.alloc(GATEWAY_MAX_BYTES + 1, 0x20), expect: 413, gateway: true }) },
   );
 }
@@ -354,7 +461,14 @@ export const extraProps = fc.dictionary(
   { maxKeys: 3 },
 );
 
-const nonString = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }));
+const nonString = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }),
+);
 
 // ------------------------------------------------------------------ POST /receiveTestData
 
@@ -367,12 +481,27 @@ const STRICT_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 const isCanonicalBase64 = (s: string) => s.length % 4 === 0 && Buffer.from(s, 'base64').toString('base64') === s;
 
 const testResult = fc.record(
-  { testName: fc.string({ minLength: 1, maxLength: 30 }), result: fc.string({ maxLength: 30 }), units: fc.string({ maxLength: 10 }), referenceRange: fc.string({ maxLength: 20 }) },
+  {
+    testName: fc.string({ minLength: 1, maxLength: 30 }),
+    result: fc.string({ maxLength: 30 }),
+    units: fc.string({ maxLength: 10 }),
+    referenceRange: fc.string({ maxLength: 20 }),
+  },
   { requiredKeys: ['testName', 'result'] },
 );
 const report = fc.oneof(
-  fc.record({ source: fc.constantFrom('base64', 'BASE64', 'Base64'), type: fc.constantFrom('pdf', 'narrative'), name: fc.constantFrom('r.pdf', 'report.txt'), data: fc.uint8Array({ minLength: 1, maxLength: 60 }).map((b) => Buffer.from(b).toString('base64')) }),
-  fc.record({ source: fc.constantFrom('text', 'utf8', 'hl7'), type: fc.constantFrom('narrative'), name: fc.constantFrom('n.txt'), data: fc.string({ minLength: 1, maxLength: 60 }) }),
+  fc.record({
+    source: fc.constantFrom('base64', 'BASE64', 'Base64'),
+    type: fc.constantFrom('pdf', 'narrative'),
+    name: fc.constantFrom('r.pdf', 'report.txt'),
+    data: fc.uint8Array({ minLength: 1, maxLength: 60 }).map((b) => Buffer.from(b).toString('base64')),
+  }),
+  fc.record({
+    source: fc.constantFrom('text', 'utf8', 'hl7'),
+    type: fc.constantFrom('narrative'),
+    name: fc.constantFrom('n.txt'),
+    data: fc.string({ minLength: 1, maxLength: 60 }),
+  }),
 );
 const pastInstant = fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2025-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
 
@@ -394,13 +523,15 @@ export const validLabBody = validLabData.map((data) => ({ data: data as Record<s
 const LAB_REQUIRED = ['senderID', 'patientID', 'accessionNumber', 'status', 'ResultedDateUTC', 'results'] as const;
 const LAB_IDS = ['senderID', 'patientID', 'accessionNumber', 'recordNo'] as const;
 
-const badLabId = fc.oneof(
-  fc.constant(''),
-  repeatChar(129, 2000),
-  withInside(fc.oneof(controlChar, nonAsciiChar)),
-  visibleAscii(1, 20).map((s) => ` ${s}`),
-  visibleAscii(1, 20).map((s) => `${s} `),
-).filter((s) => !isLabId(s));
+const badLabId = fc
+  .oneof(
+    fc.constant(''),
+    repeatChar(129, 2000),
+    withInside(fc.oneof(controlChar, nonAsciiChar)),
+    visibleAscii(1, 20).map((s) => ` ${s}`),
+    visibleAscii(1, 20).map((s) => `${s} `),
+  )
+  .filter((s) => !isLabId(s));
 
 const badInstant = fc.oneof(
   fc.string({ maxLength: 40 }).filter((s) => !STRICT_INSTANT.test(s)),
@@ -456,7 +587,11 @@ const badReport = fc.oneof(
       fc.oneof(
         fc.string({ minLength: 1, maxLength: 80 }),
         fc.uint8Array({ minLength: 1, maxLength: 60 }).map((b) => Buffer.from(b).toString('base64').replace(/=+$/, '')),
-        fc.uint8Array({ minLength: 3, maxLength: 60 }).map((b) => Buffer.from(b).toString('base64').replace(/(.{4})/, '$1\n')),
+        fc.uint8Array({ minLength: 3, maxLength: 60 }).map((b) =>
+          Buffer.from(b)
+            .toString('base64')
+            .replace(/(.{4})/, '$1\n'),
+        ),
         fc.uint8Array({ minLength: 1, maxLength: 60 }).map((b) => Buffer.from(b).toString('base64url') + '!'),
         fc.constantFrom('QQ=', 'QR==', 'Q===', '====', 'QUJD RA==', 'QUJD\r\nRA==', 'QUJDRA', '*AAA'),
       ),
@@ -483,15 +618,24 @@ const labDataMutations: fc.Arbitrary<BodyMutation> = fc.oneof(
       return { data: out };
     },
   })),
-  fc.tuple(fc.constantFrom(...LAB_IDS, 'status', 'ResultedDateUTC'), nonString).map(([f, v]) => ({ kind: `${f} wrong type`, expect: 400, apply: (d: LabData) => ({ data: { ...d, [f]: v } }) })),
-  fc.tuple(fc.constantFrom(...LAB_IDS), badLabId).map(([f, v]) => ({ kind: `${f} invalid id`, expect: 400, apply: (d: LabData) => ({ data: { ...d, [f]: v } }) })),
-  fc.string({ maxLength: 60 }).filter((s) => !isStatus(s)).map((s) => ({ kind: 'status not in vocabulary', expect: 400, apply: (d: LabData) => ({ data: { ...d, status: s } }) })),
+  fc
+    .tuple(fc.constantFrom(...LAB_IDS, 'status', 'ResultedDateUTC'), nonString)
+    .map(([f, v]) => ({ kind: `${f} wrong type`, expect: 400, apply: (d: LabData) => ({ data: { ...d, [f]: v } }) })),
+  fc
+    .tuple(fc.constantFrom(...LAB_IDS), badLabId)
+    .map(([f, v]) => ({ kind: `${f} invalid id`, expect: 400, apply: (d: LabData) => ({ data: { ...d, [f]: v } }) })),
+  fc
+    .string({ maxLength: 60 })
+    .filter((s) => !isStatus(s))
+    .map((s) => ({ kind: 'status not in vocabulary', expect: 400, apply: (d: LabData) => ({ data: { ...d, status: s } }) })),
   badInstant.map((s) => ({ kind: 'ResultedDateUTC invalid', expect: 400, apply: (d: LabData) => ({ data: { ...d, ResultedDateUTC: s } }) })),
   fc
     .oneof(
       fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)).map((v) => ({ v, k: 'results not object/array' })),
       fc.constant({ v: [] as unknown, k: 'results empty array' }),
-      fc.integer({ min: 201, max: 260 }).map((n) => ({ v: Array.from({ length: n }, () => ({ testName: 't', result: 'r' })) as unknown, k: 'results over 200' })),
+      fc
+        .integer({ min: 201, max: 260 })
+        .map((n) => ({ v: Array.from({ length: n }, () => ({ testName: 't', result: 'r' })) as unknown, k: 'results over 200' })),
       fc.tuple(fc.array(testResult, { maxLength: 3 }), badTestResult, fc.nat()).map(([list, bad, at]) => {
         const arr: unknown[] = [...list];
         arr.splice(at % (list.length + 1), 0, bad);
@@ -502,7 +646,9 @@ const labDataMutations: fc.Arbitrary<BodyMutation> = fc.oneof(
     .map(({ v, k }) => ({ kind: k, expect: 400, apply: (d: LabData) => ({ data: { ...d, results: v } }) })),
   fc
     .oneof(
-      fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }))).map((v) => ({ v: v as unknown, k: 'reports not an array' })),
+      fc
+        .oneof(fc.string(), fc.integer(), fc.constant(null), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 })))
+        .map((v) => ({ v: v as unknown, k: 'reports not an array' })),
       fc.tuple(fc.array(report, { maxLength: 3 }), badReport, fc.nat()).map(([list, bad, at]) => {
         const arr: unknown[] = [...list];
         arr.splice(at % (list.length + 1), 0, bad);
@@ -516,7 +662,17 @@ const labDataMutations: fc.Arbitrary<BodyMutation> = fc.oneof(
     .map((s) => ({ kind: 'senderID not allowed for the partner', expect: 403, apply: (d: LabData) => ({ data: { ...d, senderID: s } }) })),
   fc
     .jsonValue({ maxDepth: 3 })
-    .filter((v) => !(typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Record<string, unknown>).data === 'object' && (v as Record<string, unknown>).data !== null && !Array.isArray((v as Record<string, unknown>).data)))
+    .filter(
+      (v) =>
+        !(
+          typeof v === 'object' &&
+          v !== null &&
+          !Array.isArray(v) &&
+          typeof (v as Record<string, unknown>).data === 'object' &&
+          (v as Record<string, unknown>).data !== null &&
+          !Array.isArray((v as Record<string, unknown>).data)
+        ),
+    )
     .map((v) => ({ kind: 'no data object', expect: 400, apply: () => v })),
 );
 
@@ -524,7 +680,8 @@ function withExtras(body: unknown, top: Record<string, unknown>, inner: Record<s
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const b = body as Record<string, unknown>;
   const innerValue = b[innerKey];
-  const withInner = typeof innerValue === 'object' && innerValue !== null && !Array.isArray(innerValue) ? { ...b, [innerKey]: { ...(innerValue as object), ...inner } } : b;
+  const withInner =
+    typeof innerValue === 'object' && innerValue !== null && !Array.isArray(innerValue) ? { ...b, [innerKey]: { ...(innerValue as object), ...inner } } : b;
   return { ...withInner, ...top };
 }
 
@@ -552,7 +709,9 @@ function jsonCase(path: string, key: string, m: RawMutation | { kind: string; bo
 
 export function labCases(): fc.Arbitrary<BadCase> {
   const deepAt = (b: unknown, deep: unknown) => ({ ...(b as object), data: { ...((b as { data: object }).data ?? {}), x_deep: deep } });
-  const semantic = fc.tuple(validLabData, labDataMutations, extraProps, extraProps).map(([data, m, top, inner]) => ({ kind: m.kind, body: withExtras(m.apply(data as LabData), top, inner, 'data'), expect: m.expect }));
+  const semantic = fc
+    .tuple(validLabData, labDataMutations, extraProps, extraProps)
+    .map(([data, m, top, inner]) => ({ kind: m.kind, body: withExtras(m.apply(data as LabData), top, inner, 'data'), expect: m.expect }));
   return fc
     .tuple(
       fc.oneof({ weight: 5, arbitrary: semantic }, { weight: 2, arbitrary: rawMutations(validLabBody, deepAt) }),
@@ -570,9 +729,20 @@ export function labCases(): fc.Arbitrary<BadCase> {
 
 const EXTERNAL_ID = /^[!-~]{1,128}$/;
 export const externalId = visibleAscii(1, 30);
-const personName = fc.oneof(fc.constantFrom('Casey', 'Zoë', "O'Brien", 'Ana María', '李'), fc.string({ minLength: 1, maxLength: 30 }).filter((s) => /\S/.test(s)));
-const pastDate = fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2020-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-const answerValue = fc.oneof(fc.string({ maxLength: 30 }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.boolean(), fc.constant(null)), { maxLength: 4 }));
+const personName = fc.oneof(
+  fc.constantFrom('Casey', 'Zoë', "O'Brien", 'Ana María', '李'),
+  fc.string({ minLength: 1, maxLength: 30 }).filter((s) => /\S/.test(s)),
+);
+const pastDate = fc
+  .date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2020-12-31T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString().slice(0, 10));
+const answerValue = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.boolean(), fc.constant(null)), { maxLength: 4 }),
+);
 
 export const validFormPayload = fc.record(
   {
@@ -582,7 +752,13 @@ export const validFormPayload = fc.record(
     formName: fc.string({ maxLength: 40 }),
     submissionId: fc.uuid().map((u) => `sub-${u}`),
     patient: fc.record(
-      { externalPatientId: externalId, firstName: personName, lastName: personName, dob: pastDate, email: fc.constantFrom('casey@example.test', 'a.b+c@example.org') },
+      {
+        externalPatientId: externalId,
+        firstName: personName,
+        lastName: personName,
+        dob: pastDate,
+        email: fc.constantFrom('casey@example.test', 'a.b+c@example.org'),
+      },
       { requiredKeys: ['firstName', 'lastName'] },
     ),
     answers: fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), answerValue, { maxKeys: 5 }),
@@ -591,15 +767,44 @@ export const validFormPayload = fc.record(
 );
 export const validFormBody = validFormPayload.map((payload) => ({ payload: payload as Record<string, unknown> }));
 
-const badExternalId = fc.oneof(fc.constant(''), repeatChar(129, 2000), withInside(fc.oneof(controlChar, nonAsciiChar, fc.constant(' ')))).filter((s) => !EXTERNAL_ID.test(s));
+const badExternalId = fc
+  .oneof(fc.constant(''), repeatChar(129, 2000), withInside(fc.oneof(controlChar, nonAsciiChar, fc.constant(' '))))
+  .filter((s) => !EXTERNAL_ID.test(s));
 const badPersonName = fc.oneof(fc.constantFrom('', ' ', '\t\n', '   '), repeatChar(101, 1000));
 const badDate = fc.oneof(
-  fc.constantFrom('1990-13-01', '1990-00-10', '1990-02-30', '2023-02-29', '1990-04-31', '90-01-01', '1990/01/01', '01-02-1990', '1990-1-1', '1990-01-01T00:00:00Z', '', 'yesterday', '19900101', '1990-01-32'),
+  fc.constantFrom(
+    '1990-13-01',
+    '1990-00-10',
+    '1990-02-30',
+    '2023-02-29',
+    '1990-04-31',
+    '90-01-01',
+    '1990/01/01',
+    '01-02-1990',
+    '1990-1-1',
+    '1990-01-01T00:00:00Z',
+    '',
+    'yesterday',
+    '19900101',
+    '1990-01-32',
+  ),
   fc.string({ maxLength: 20 }).filter((s) => !/^\d{4}-\d{2}-\d{2}$/.test(s)),
   fc.integer({ min: 2, max: 20_000 }).map((days) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10)),
 );
 const badEmail = fc.oneof(
-  fc.constantFrom('plainaddress', '@example.com', 'a@', 'a@@example.com', 'a b@example.com', 'a@example..com', '', 'a@-example.com', '"a"@', 'quillon@', `${'a'.repeat(250)}@example.com`),
+  fc.constantFrom(
+    'plainaddress',
+    '@example.com',
+    'a@',
+    'a@@example.com',
+    'a b@example.com',
+    'a@example..com',
+    '',
+    'a@-example.com',
+    '"a"@',
+    'quillon@',
+    `${'a'.repeat(250)}@example.com`,
+  ),
   fc.string({ maxLength: 40 }).filter((s) => !s.includes('@')),
 );
 
@@ -630,30 +835,68 @@ const formMutations: fc.Arbitrary<BodyMutation> = fc.oneof(
     expect: 400,
     apply: (p: FormPayload) => ({ payload: { ...p, [f]: f === 'patient' && typeof v === 'object' && v !== null && !Array.isArray(v) ? 'not a patient' : v } }),
   })),
-  fc.tuple(fc.constantFrom('externalPatientId', 'firstName', 'lastName', 'dob', 'email', 'patientId'), nonString).map(([f, v]) => ({ kind: `patient.${f} wrong type`, expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), [f]: v } } }) })),
-  fc.tuple(fc.constantFrom('sourceSystemId', 'formId', 'submissionId'), badExternalId).map(([f, v]) => ({ kind: `${f} invalid`, expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, [f]: v } }) })),
-  badExternalId.map((v) => ({ kind: 'patient.externalPatientId invalid', expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), externalPatientId: v } } }) })),
+  fc.tuple(fc.constantFrom('externalPatientId', 'firstName', 'lastName', 'dob', 'email', 'patientId'), nonString).map(([f, v]) => ({
+    kind: `patient.${f} wrong type`,
+    expect: 400,
+    apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), [f]: v } } }),
+  })),
+  fc
+    .tuple(fc.constantFrom('sourceSystemId', 'formId', 'submissionId'), badExternalId)
+    .map(([f, v]) => ({ kind: `${f} invalid`, expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, [f]: v } }) })),
+  badExternalId.map((v) => ({
+    kind: 'patient.externalPatientId invalid',
+    expect: 400,
+    apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), externalPatientId: v } } }),
+  })),
   fc.tuple(fc.boolean(), badChartId).map(([nested, v]) => ({
     kind: `${nested ? 'patient.' : ''}patientId invalid`,
     expect: 400,
     apply: (p: FormPayload) => (nested ? { payload: { ...p, patient: { ...(p.patient as object), patientId: v } } } : { payload: { ...p, patientId: v } }),
   })),
-  fc.tuple(fc.constantFrom('firstName', 'lastName'), badPersonName).map(([f, v]) => ({ kind: `patient.${f} invalid`, expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), [f]: v } } }) })),
-  badDate.map((v) => ({ kind: 'patient.dob invalid or future', expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), dob: v } } }) })),
-  badEmail.map((v) => ({ kind: 'patient.email invalid', expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), email: v } } }) })),
+  fc.tuple(fc.constantFrom('firstName', 'lastName'), badPersonName).map(([f, v]) => ({
+    kind: `patient.${f} invalid`,
+    expect: 400,
+    apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), [f]: v } } }),
+  })),
+  badDate.map((v) => ({
+    kind: 'patient.dob invalid or future',
+    expect: 400,
+    apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), dob: v } } }),
+  })),
+  badEmail.map((v) => ({
+    kind: 'patient.email invalid',
+    expect: 400,
+    apply: (p: FormPayload) => ({ payload: { ...p, patient: { ...(p.patient as object), email: v } } }),
+  })),
   repeatChar(501, 3000).map((v) => ({ kind: 'formName over 500', expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, formName: v } }) })),
   fc
     .tuple(validChartId, validChartId)
     .filter(([a, b]) => a !== b)
-    .map(([a, b]) => ({ kind: 'two different patientIds', expect: 400, apply: (p: FormPayload) => ({ payload: { ...p, patientId: a, patient: { ...(p.patient as object), patientId: b } } }) })),
+    .map(([a, b]) => ({
+      kind: 'two different patientIds',
+      expect: 400,
+      apply: (p: FormPayload) => ({ payload: { ...p, patientId: a, patient: { ...(p.patient as object), patientId: b } } }),
+    })),
   fc
     .oneof(
-      fc.oneof(fc.array(fc.string(), { maxLength: 3 }), fc.string(), fc.integer(), fc.constant(null), fc.boolean()).map((v) => ({ v: v as unknown, k: 'answers not an object' })),
-      fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.oneof(fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 })), fc.array(fc.array(fc.string(), { maxLength: 2 }), { minLength: 1, maxLength: 2 }))).map(([k, v]) => ({ v: { [k]: v } as unknown, k: 'answer of a wrong type' })),
+      fc
+        .oneof(fc.array(fc.string(), { maxLength: 3 }), fc.string(), fc.integer(), fc.constant(null), fc.boolean())
+        .map((v) => ({ v: v as unknown, k: 'answers not an object' })),
+      fc
+        .tuple(
+          fc.string({ minLength: 1, maxLength: 10 }),
+          fc.oneof(
+            fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 })),
+            fc.array(fc.array(fc.string(), { maxLength: 2 }), { minLength: 1, maxLength: 2 }),
+          ),
+        )
+        .map(([k, v]) => ({ v: { [k]: v } as unknown, k: 'answer of a wrong type' })),
       fc.integer({ min: 501, max: 600 }).map((n) => ({ v: { many: Array.from({ length: n }, () => 'x') } as unknown, k: 'answer list over 500' })),
       fc.integer({ min: 100_001, max: 150_000 }).map((n) => ({ v: { long: 'a'.repeat(n) } as unknown, k: 'answer over 100000 chars' })),
       fc.integer({ min: 10_001, max: 20_000 }).map((n) => ({ v: { list: ['a'.repeat(n)] } as unknown, k: 'answer list item over 10000 chars' })),
-      fc.integer({ min: 2001, max: 2100 }).map((n) => ({ v: Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, 'a'])) as unknown, k: 'over 2000 answers' })),
+      fc
+        .integer({ min: 2001, max: 2100 })
+        .map((n) => ({ v: Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, 'a'])) as unknown, k: 'over 2000 answers' })),
       fc.constant({ v: { '': 'empty question key' } as unknown, k: 'empty answer key' }),
       fc.integer({ min: 257, max: 1000 }).map((n) => ({ v: { ['q'.repeat(n)]: 'a' } as unknown, k: 'answer key over 256' })),
     )
@@ -665,13 +908,25 @@ const formMutations: fc.Arbitrary<BodyMutation> = fc.oneof(
   })),
   fc
     .jsonValue({ maxDepth: 3 })
-    .filter((v) => !(typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Record<string, unknown>).payload === 'object' && (v as Record<string, unknown>).payload !== null && !Array.isArray((v as Record<string, unknown>).payload)))
+    .filter(
+      (v) =>
+        !(
+          typeof v === 'object' &&
+          v !== null &&
+          !Array.isArray(v) &&
+          typeof (v as Record<string, unknown>).payload === 'object' &&
+          (v as Record<string, unknown>).payload !== null &&
+          !Array.isArray((v as Record<string, unknown>).payload)
+        ),
+    )
     .map((v) => ({ kind: 'no payload object', expect: 400, apply: () => v })),
 );
 
 export function formCases(): fc.Arbitrary<BadCase> {
   const deepAt = (b: unknown, deep: unknown) => ({ ...(b as object), payload: { ...((b as { payload: object }).payload ?? {}), x_deep: deep } });
-  const semantic = fc.tuple(validFormPayload, formMutations, extraProps, extraProps).map(([payload, m, top, inner]) => ({ kind: m.kind, body: withExtras(m.apply(payload as FormPayload), top, inner, 'payload'), expect: m.expect }));
+  const semantic = fc
+    .tuple(validFormPayload, formMutations, extraProps, extraProps)
+    .map(([payload, m, top, inner]) => ({ kind: m.kind, body: withExtras(m.apply(payload as FormPayload), top, inner, 'payload'), expect: m.expect }));
   return fc
     .tuple(
       fc.oneof({ weight: 5, arbitrary: semantic }, { weight: 2, arbitrary: rawMutations(validFormBody, deepAt) }),
@@ -688,13 +943,29 @@ export function formCases(): fc.Arbitrary<BadCase> {
 // ------------------------------------------------------------------ inbox: path ids
 
 /** Packet ids that are not inbox packets: random text, valid-looking ids, huge, unicode. */
-export const badPacketId = fc.oneof(
-  fc.stringMatching(/^fp_[0-9a-f]{32}$/),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
-  repeatChar(129, 10_000),
-  fc.tuple(repeatChar(127, 127, 'a'), fc.constantFrom('😀', '中', 'é')).map(([a, b]) => a + b + 'tail'),
-  fc.constantFrom('fp_', 'FP_0123456789ABCDEF0123456789ABCDEF', 'fp_0123456789abcdef0123456789abcde', 'PACKET#fp_x', 'null', 'undefined', '%', '%25', '?', '#', ' ', '\u0000', 'route'),
-).filter((s) => s !== '' && s !== '.' && s !== '..');
+export const badPacketId = fc
+  .oneof(
+    fc.stringMatching(/^fp_[0-9a-f]{32}$/),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
+    repeatChar(129, 10_000),
+    fc.tuple(repeatChar(127, 127, 'a'), fc.constantFrom('😀', '中', 'é')).map(([a, b]) => a + b + 'tail'),
+    fc.constantFrom(
+      'fp_',
+      'FP_0123456789ABCDEF0123456789ABCDEF',
+      'fp_0123456789abcdef0123456789abcde',
+      'PACKET#fp_x',
+      'null',
+      'undefined',
+      '%',
+      '%25',
+      '?',
+      '#',
+      ' ',
+      '\u0000',
+      'route',
+    ),
+  )
+  .filter((s) => s !== '' && s !== '.' && s !== '..');
 
 /** Encodes a path segment as a client would (lone surrogates become U+FFFD first). */
 export function encodeSegment(s: string): string {
@@ -715,7 +986,12 @@ export function serverSegment(s: string): string {
 /** Path segments that are not valid percent-encoding (API Gateway answers 400). */
 const undecodable = fc.oneof(
   fc.constantFrom('%zz', '%', '%E0%A4%A', '%C3', 'abc%2', '%FF%FE', '%ED%A0%80', 'fp_%G0'),
-  fc.tuple(visibleAscii(0, 10).map((s) => encodeURIComponent(s)), fc.constantFrom('%', '%1', '%zz', '%C3%', '%E2%82')).map(([a, b]) => a + b),
+  fc
+    .tuple(
+      visibleAscii(0, 10).map((s) => encodeURIComponent(s)),
+      fc.constantFrom('%', '%1', '%zz', '%C3%', '%E2%82'),
+    )
+    .map(([a, b]) => a + b),
 );
 
 const gatewayPaths = (prefix: string, suffix: string) => fc.constantFrom(`${prefix}/${suffix}`, `${prefix}/.${suffix}`, `${prefix}/..${suffix}`);
@@ -727,7 +1003,10 @@ export function getPacketCases(): fc.Arbitrary<BadCase> {
         { weight: 12, arbitrary: badPacketId.map((id) => ({ id, gateway: false })) },
         { weight: 1, arbitrary: gatewayPaths('/interopInbox', '').map((p) => ({ id: p, gateway: true })) },
         { weight: 1, arbitrary: undecodable.map((raw) => ({ id: raw, gateway: true, undecodable: true })) },
-        { weight: 1, arbitrary: fc.tuple(badPacketId, fc.constantFrom('PUT', 'DELETE', 'PATCH', 'POST', 'OPTIONS')).map(([id, m]) => ({ id, gateway: true, method: m })) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(badPacketId, fc.constantFrom('PUT', 'DELETE', 'PATCH', 'POST', 'OPTIONS')).map(([id, m]) => ({ id, gateway: true, method: m })),
+        },
       ),
       noiseParams([]),
       headerAbuse(BULK_KEYS.inbox.secret),
@@ -736,10 +1015,26 @@ export function getPacketCases(): fc.Arbitrary<BadCase> {
     .map(([p, noise, abuse, rid]) => {
       const headers: Pairs = [['x-api-key', BULK_KEYS.inbox.secret]];
       if ('method' in p) {
-        return withAbuse({ category: `method ${p.method}`, method: p.method!, url: buildUrl(`/interopInbox/${encodeSegment(p.id)}`, noise), headers, expect: 405, gateway: true, assignRequestId: rid }, abuse);
+        return withAbuse(
+          {
+            category: `method ${p.method}`,
+            method: p.method!,
+            url: buildUrl(`/interopInbox/${encodeSegment(p.id)}`, noise),
+            headers,
+            expect: 405,
+            gateway: true,
+            assignRequestId: rid,
+          },
+          abuse,
+        );
       }
-      if ('undecodable' in p) return withAbuse({ category: 'undecodable path', method: 'GET', url: `/interopInbox/${p.id}`, headers, expect: 400, gateway: true, assignRequestId: rid }, abuse);
-      if (p.gateway) return withAbuse({ category: `no route ${p.id}`, method: 'GET', url: p.id, headers, expect: 404, gateway: true, assignRequestId: rid }, abuse);
+      if ('undecodable' in p)
+        return withAbuse(
+          { category: 'undecodable path', method: 'GET', url: `/interopInbox/${p.id}`, headers, expect: 400, gateway: true, assignRequestId: rid },
+          abuse,
+        );
+      if (p.gateway)
+        return withAbuse({ category: `no route ${p.id}`, method: 'GET', url: p.id, headers, expect: 404, gateway: true, assignRequestId: rid }, abuse);
       const c: BadCase = {
         category: 'unknown packet id',
         method: 'GET',
@@ -762,11 +1057,29 @@ export function routeCases(): fc.Arbitrary<BadCase> {
       weight: 4,
       arbitrary: fc.oneof(
         fc.constant({ kind: 'empty object', body: {} as unknown, expect: 400 }),
-        fc.tuple(validChartId, fc.dictionary(fc.string({ maxLength: 10 }).filter((k) => k !== 'patientId'), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 3 })).map(([id, extra]) => ({ kind: 'extra property', body: { ...extra, patientId: id } as unknown, expect: 400 })),
+        fc
+          .tuple(
+            validChartId,
+            fc.dictionary(
+              fc.string({ maxLength: 10 }).filter((k) => k !== 'patientId'),
+              fc.jsonValue({ maxDepth: 2 }),
+              { minKeys: 1, maxKeys: 3 },
+            ),
+          )
+          .map(([id, extra]) => ({ kind: 'extra property', body: { ...extra, patientId: id } as unknown, expect: 400 })),
         nonString.map((v) => ({ kind: 'patientId wrong type', body: { patientId: v } as unknown, expect: 400 })),
         badChartId.map((v) => ({ kind: 'patientId invalid', body: { patientId: v } as unknown, expect: 400 })),
-        fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => ({ kind: 'not an object', body: v as unknown, expect: 400 })),
-        fc.dictionary(fc.string({ maxLength: 10 }).filter((k) => k !== 'patientId'), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 3 }).map((v) => ({ kind: 'patientId missing', body: v as unknown, expect: 400 })),
+        fc
+          .jsonValue({ maxDepth: 2 })
+          .filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))
+          .map((v) => ({ kind: 'not an object', body: v as unknown, expect: 400 })),
+        fc
+          .dictionary(
+            fc.string({ maxLength: 10 }).filter((k) => k !== 'patientId'),
+            fc.jsonValue({ maxDepth: 2 }),
+            { minKeys: 1, maxKeys: 3 },
+          )
+          .map((v) => ({ kind: 'patientId missing', body: v as unknown, expect: 400 })),
       ),
     },
   );
@@ -781,7 +1094,12 @@ export function routeCases(): fc.Arbitrary<BadCase> {
         { weight: 6, arbitrary: fc.tuple(bodyMutation, badPacketId).map(([m, id]): Plan => ({ kind: 'body', m, id })) },
         { weight: 6, arbitrary: fc.tuple(validChartId, badPacketId).map(([patientId, id]): Plan => ({ kind: 'path', patientId, id })) },
         { weight: 1, arbitrary: fc.tuple(validChartId, fc.constantFrom('', '.', '..')).map(([patientId, id]): Plan => ({ kind: 'gateway', patientId, id })) },
-        { weight: 1, arbitrary: fc.tuple(validChartId, badPacketId, fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH')).map(([patientId, id, method]): Plan => ({ kind: 'method', patientId, id, method })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(validChartId, badPacketId, fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH'))
+            .map(([patientId, id, method]): Plan => ({ kind: 'method', patientId, id, method })),
+        },
         { weight: 1, arbitrary: fc.tuple(validChartId, undecodable).map(([patientId, id]): Plan => ({ kind: 'undecodable', patientId, id })) },
       ),
       noiseParams([]),
@@ -801,13 +1119,40 @@ export function routeCases(): fc.Arbitrary<BadCase> {
       const body = Buffer.from(JSON.stringify({ patientId: p.patientId }));
       if (p.kind === 'gateway') {
         // '' and '..' leave no route (404); '.' normalises to /interopInbox/route, a GET-only path (405)
-        return withAbuse({ category: `no route (packet id ${JSON.stringify(p.id)})`, method: 'POST', url: `/interopInbox/${p.id}/route`, headers, body, expect: p.id === '.' ? 405 : 404, gateway: true, assignRequestId: rid }, abuse);
+        return withAbuse(
+          {
+            category: `no route (packet id ${JSON.stringify(p.id)})`,
+            method: 'POST',
+            url: `/interopInbox/${p.id}/route`,
+            headers,
+            body,
+            expect: p.id === '.' ? 405 : 404,
+            gateway: true,
+            assignRequestId: rid,
+          },
+          abuse,
+        );
       }
       if (p.kind === 'undecodable') {
-        return withAbuse({ category: 'undecodable path', method: 'POST', url: `/interopInbox/${p.id}/route`, headers, body, expect: 400, gateway: true, assignRequestId: rid }, abuse);
+        return withAbuse(
+          { category: 'undecodable path', method: 'POST', url: `/interopInbox/${p.id}/route`, headers, body, expect: 400, gateway: true, assignRequestId: rid },
+          abuse,
+        );
       }
       if (p.kind === 'method') {
-        return withAbuse({ category: `method ${p.method}`, method: p.method, url: `/interopInbox/${encodeSegment(p.id)}/route`, headers, body, expect: 405, gateway: true, assignRequestId: rid }, abuse);
+        return withAbuse(
+          {
+            category: `method ${p.method}`,
+            method: p.method,
+            url: `/interopInbox/${encodeSegment(p.id)}/route`,
+            headers,
+            body,
+            expect: 405,
+            gateway: true,
+            assignRequestId: rid,
+          },
+          abuse,
+        );
       }
       const c: BadCase = {
         category: 'unknown packet id, valid body',
@@ -888,15 +1233,58 @@ const badCursor = fc.oneof(
 export function listCases(): fc.Arbitrary<BadCase> {
   const stateValues: fc.Arbitrary<string[]> = fc.oneof<fc.MaybeWeightedArbitrary<string[]>[]>(
     { weight: 3, arbitrary: fc.constantFrom<string[]>([], ['pending_review'], ['pending_match'], ['pending_review', 'pending_review']) },
-    { weight: 1, arbitrary: fc.oneof(fc.constantFrom('', 'routed', 'matched', 'PENDING_REVIEW', 'pending_review ', 'all', '*'), fc.string({ unit: 'binary', maxLength: 30 }), repeatChar(1000, 10_000)).map((v) => [v]) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(
+          fc.constantFrom('', 'routed', 'matched', 'PENDING_REVIEW', 'pending_review ', 'all', '*'),
+          fc.string({ unit: 'binary', maxLength: 30 }),
+          repeatChar(1000, 10_000),
+        )
+        .map((v) => [v]),
+    },
     { weight: 1, arbitrary: fc.constant(['pending_review', 'pending_match']) },
   );
-  const limitValues: fc.Arbitrary<string[]> = fc.oneof<fc.MaybeWeightedArbitrary<string[]>[]>({ weight: 3, arbitrary: fc.oneof(fc.constant([] as string[]), fc.integer({ min: 1, max: 100 }).map((n) => [String(n)])) }, { weight: 1, arbitrary: badLimit.map((v) => [v]) }, { weight: 1, arbitrary: fc.constant(['5', '6']) });
-  const cursorValues: fc.Arbitrary<string[]> = fc.oneof<fc.MaybeWeightedArbitrary<string[]>[]>({ weight: 2, arbitrary: fc.constant([] as string[]) }, { weight: 3, arbitrary: badCursor.map((v) => [v]) }, { weight: 1, arbitrary: fc.tuple(badCursor, badCursor).filter(([a, b]) => a !== b).map(([a, b]) => [a, b]) });
+  const limitValues: fc.Arbitrary<string[]> = fc.oneof<fc.MaybeWeightedArbitrary<string[]>[]>(
+    {
+      weight: 3,
+      arbitrary: fc.oneof(
+        fc.constant([] as string[]),
+        fc.integer({ min: 1, max: 100 }).map((n) => [String(n)]),
+      ),
+    },
+    { weight: 1, arbitrary: badLimit.map((v) => [v]) },
+    { weight: 1, arbitrary: fc.constant(['5', '6']) },
+  );
+  const cursorValues: fc.Arbitrary<string[]> = fc.oneof<fc.MaybeWeightedArbitrary<string[]>[]>(
+    { weight: 2, arbitrary: fc.constant([] as string[]) },
+    { weight: 3, arbitrary: badCursor.map((v) => [v]) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(badCursor, badCursor)
+        .filter(([a, b]) => a !== b)
+        .map(([a, b]) => [a, b]),
+    },
+  );
   return fc
-    .record({ state: stateValues, limit: limitValues, cursor: cursorValues, noise: noiseParams(['state', 'limit', 'cursor']), suffix: rawSuffix, abuse: headerAbuse(BULK_KEYS.inbox.secret), rid: fc.boolean(), forceCursor: badCursor })
+    .record({
+      state: stateValues,
+      limit: limitValues,
+      cursor: cursorValues,
+      noise: noiseParams(['state', 'limit', 'cursor']),
+      suffix: rawSuffix,
+      abuse: headerAbuse(BULK_KEYS.inbox.secret),
+      rid: fc.boolean(),
+      forceCursor: badCursor,
+    })
     .map((g) => {
-      const pairs: Array<[string, string]> = [...g.state.map((v): [string, string] => ['state', v]), ...g.limit.map((v): [string, string] => ['limit', v]), ...g.cursor.map((v): [string, string] => ['cursor', v]), ...g.noise];
+      const pairs: Array<[string, string]> = [
+        ...g.state.map((v): [string, string] => ['state', v]),
+        ...g.limit.map((v): [string, string] => ['limit', v]),
+        ...g.cursor.map((v): [string, string] => ['cursor', v]),
+        ...g.noise,
+      ];
       let url = buildUrl('/interopInbox', pairs, g.suffix);
       let oracle = listOracle(url);
       if (oracle.status === 200) {
@@ -920,8 +1308,24 @@ export function listCases(): fc.Arbitrary<BadCase> {
 
 // ------------------------------------------------------------------ FHIR routes (GET, path id + query)
 
-export const FHIR_ACCEPT_OK = ['*/*', 'application/*', 'application/fhir+json', 'application/json', 'APPLICATION/FHIR+JSON', 'application/fhir+json; fhirVersion=4.0', 'text/html, */*;q=0.1'];
-export const FHIR_ACCEPT_REFUSED = ['application/hl7-v2', 'text/plain', 'application/fhir+json;q=0', '*/*;q=0', 'application/xml, text/*', 'application/fhir+xml', 'image/png'];
+export const FHIR_ACCEPT_OK = [
+  '*/*',
+  'application/*',
+  'application/fhir+json',
+  'application/json',
+  'APPLICATION/FHIR+JSON',
+  'application/fhir+json; fhirVersion=4.0',
+  'text/html, */*;q=0.1',
+];
+export const FHIR_ACCEPT_REFUSED = [
+  'application/hl7-v2',
+  'text/plain',
+  'application/fhir+json;q=0',
+  '*/*;q=0',
+  'application/xml, text/*',
+  'application/fhir+xml',
+  'image/png',
+];
 const FORMAT_OK = ['json', 'application/json', 'application/fhir+json', 'JSON'];
 const FORMAT_REFUSED = ['xml', 'application/fhir+xml', 'html', 'ttl', '', 'jsonp'];
 const FHIR_ID_RULE = /^[A-Za-z0-9\-.]{1,800}$/;
@@ -942,18 +1346,29 @@ export interface FhirRoute {
 }
 
 /** Path ids a FHIR route must refuse with 400 (decoded by the gateway; never one that changes the route). */
-const badFhirId = fc.oneof(
-  withInside(fc.oneof(controlChar, nonAsciiChar, fc.constantFrom('_', ':', ' ', '#', '?', '%', '+', '"', "'", '<', '\\', '*', '!', '~', '/', '$', '&', '='))),
-  fc.integer({ min: 801, max: 5000 }).map((n) => 'a'.repeat(n)),
-  fc.constantFrom('demo_patient_1', 'demo-patient-1:x', 'Patient/demo-patient-1', ' demo-patient-1', 'demo-patient-1 ', "' OR 1=1 --", '${jndi:x}', 'PATIENT#demo-patient-1'),
-).filter((s) => {
-  try {
-    encodeURIComponent(s);
-    return !FHIR_ID_RULE.test(s);
-  } catch {
-    return false; // an unpaired surrogate cannot be put in a URL
-  }
-});
+const badFhirId = fc
+  .oneof(
+    withInside(fc.oneof(controlChar, nonAsciiChar, fc.constantFrom('_', ':', ' ', '#', '?', '%', '+', '"', "'", '<', '\\', '*', '!', '~', '/', '$', '&', '='))),
+    fc.integer({ min: 801, max: 5000 }).map((n) => 'a'.repeat(n)),
+    fc.constantFrom(
+      'demo_patient_1',
+      'demo-patient-1:x',
+      'Patient/demo-patient-1',
+      ' demo-patient-1',
+      'demo-patient-1 ',
+      "' OR 1=1 --",
+      '${jndi:x}',
+      'PATIENT#demo-patient-1',
+    ),
+  )
+  .filter((s) => {
+    try {
+      encodeURIComponent(s);
+      return !FHIR_ID_RULE.test(s);
+    } catch {
+      return false; // an unpaired surrogate cannot be put in a URL
+    }
+  });
 
 /** Page tokens a route must refuse: bad syntax (400 before reading), or well-formed text it never issued (400 after the audit event). */
 const badTokenSyntax = fc.oneof(
@@ -963,7 +1378,17 @@ const badTokenSyntax = fc.oneof(
 );
 const unissuedToken = fc.oneof(
   fc.stringMatching(/^[A-Za-z0-9_-]{1,60}$/),
-  fc.constantFrom('{"k":"z"}', 'null', '[]', '{"k":"e","c":1}', '{"k":"s","a":"x y"}', '{"k":"l","l":"$$"}', '{"k":"e","c":"2024-01-01T00:00:00.000Z#note#x","x":1}').map((json) => Buffer.from(json).toString('base64url')),
+  fc
+    .constantFrom(
+      '{"k":"z"}',
+      'null',
+      '[]',
+      '{"k":"e","c":1}',
+      '{"k":"s","a":"x y"}',
+      '{"k":"l","l":"$$"}',
+      '{"k":"e","c":"2024-01-01T00:00:00.000Z#note#x","x":1}',
+    )
+    .map((json) => Buffer.from(json).toString('base64url')),
 );
 
 const badCount = fc.oneof(
@@ -1023,7 +1448,10 @@ export function fhirCases(route: FhirRoute): fc.Arbitrary<BadCase> {
   const okValue = (name: string): fc.Arbitrary<string[]> => {
     switch (name) {
       case '_count':
-        return fc.oneof(fc.constant([] as string[]), fc.integer({ min: 1, max: 200 }).map((n) => [String(n)]));
+        return fc.oneof(
+          fc.constant([] as string[]),
+          fc.integer({ min: 1, max: 200 }).map((n) => [String(n)]),
+        );
       case 'patient':
         return fc.constantFrom(['demo-patient-1'], ['Patient/demo-patient-2'], ['no-such-patient']);
       default:
@@ -1035,10 +1463,15 @@ export function fhirCases(route: FhirRoute): fc.Arbitrary<BadCase> {
       case '_count':
         return fc.oneof(
           badCount.map((v) => ({ values: [v], kind: '_count invalid' })),
-          fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 101, max: 200 })).map(([a, b]) => ({ values: [String(a), String(b)], kind: '_count repeated' })),
+          fc
+            .tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 101, max: 200 }))
+            .map(([a, b]) => ({ values: [String(a), String(b)], kind: '_count repeated' })),
         );
       case '_page_token':
-        return fc.oneof(badTokenSyntax.map((v) => ({ values: [v], kind: '_page_token malformed' })), unissuedToken.map((v) => ({ values: [v], kind: '_page_token not issued' })));
+        return fc.oneof(
+          badTokenSyntax.map((v) => ({ values: [v], kind: '_page_token malformed' })),
+          unissuedToken.map((v) => ({ values: [v], kind: '_page_token not issued' })),
+        );
       case 'patient':
         return fc.oneof(
           fc.constant({ values: [] as string[], kind: 'patient missing' }),
@@ -1049,14 +1482,36 @@ export function fhirCases(route: FhirRoute): fc.Arbitrary<BadCase> {
         return fc.constant({ values: [] as string[], kind: name });
     }
   };
-  const unknownParams = fc
-    .array(
-      fc.tuple(
-        fc.oneof(fc.constantFrom('date', '_include', '_revinclude', '_sort', 'subject', 'limit', 'foo', '', 'a[]', '__proto__', 'constructor', 'toString', 'cursor', '_summary', '_elements', 'Patient', '_COUNT'), fc.string({ maxLength: 12 })).filter((n) => !route.accepted.includes(n as never) && n !== '_format'),
-        fc.oneof(fc.constantFrom('', '1', 'eq2024', 'null', '%'), fc.string({ unit: 'binary', maxLength: 30 }), repeatChar(1000, 10_000)),
-      ),
-      { minLength: 1, maxLength: 3 },
-    );
+  const unknownParams = fc.array(
+    fc.tuple(
+      fc
+        .oneof(
+          fc.constantFrom(
+            'date',
+            '_include',
+            '_revinclude',
+            '_sort',
+            'subject',
+            'limit',
+            'foo',
+            '',
+            'a[]',
+            '__proto__',
+            'constructor',
+            'toString',
+            'cursor',
+            '_summary',
+            '_elements',
+            'Patient',
+            '_COUNT',
+          ),
+          fc.string({ maxLength: 12 }),
+        )
+        .filter((n) => !route.accepted.includes(n as never) && n !== '_format'),
+      fc.oneof(fc.constantFrom('', '1', 'eq2024', 'null', '%'), fc.string({ unit: 'binary', maxLength: 30 }), repeatChar(1000, 10_000)),
+    ),
+    { minLength: 1, maxLength: 3 },
+  );
   return fc
     .record({
       forced: fc.constantFrom(...slots),
@@ -1068,7 +1523,10 @@ export function fhirCases(route: FhirRoute): fc.Arbitrary<BadCase> {
       accept: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...FHIR_ACCEPT_OK, ...FHIR_ACCEPT_REFUSED) }),
       refused: fc.constantFrom(...FHIR_ACCEPT_REFUSED),
       format: fc.oneof({ weight: 4, arbitrary: fc.constant([] as string[]) }, { weight: 1, arbitrary: fc.constantFrom(...FORMAT_OK).map((f) => [f]) }),
-      badFormat: fc.oneof(fc.constantFrom(...FORMAT_REFUSED).map((f) => [f]), fc.constant(['json', 'json'] as string[])),
+      badFormat: fc.oneof(
+        fc.constantFrom(...FORMAT_REFUSED).map((f) => [f]),
+        fc.constant(['json', 'json'] as string[]),
+      ),
       suffix: fc.constantFrom('', '', '&', '&&', '#frag'),
       shuffle: fc.boolean(),
       abuse: headerAbuse(BULK_KEYS.fhir.secret),

@@ -73,7 +73,12 @@ interface Expected {
 const expectations: Expected[] = [];
 const silent: Array<{ what: string; requestId: string }> = [];
 
-async function audited(what: string, secret: string, req: { method: string; url: string; body?: unknown }, expect: Omit<Expected, 'what' | 'requestId' | 'secret' | 'startedAt' | 'status'> & { status?: number }): Promise<Res> {
+async function audited(
+  what: string,
+  secret: string,
+  req: { method: string; url: string; body?: unknown },
+  expect: Omit<Expected, 'what' | 'requestId' | 'secret' | 'startedAt' | 'status'> & { status?: number },
+): Promise<Res> {
   const requestId = unique('audit');
   const startedAt = new Date().toISOString();
   const res = await send({
@@ -95,25 +100,48 @@ describe('audit trail: one record per PHI access or change', () => {
         { url: `/exportHl7PatientAdt?patientId=${p}`, action: 'export.patient_adt', resourceIds: undefined },
         { url: `/exportHl7PatientSummary?patientId=${p}&limit=7`, action: 'export.patient_summary', resourceIds: { limit: '7' } },
         { url: `/exportHl7PatientSummary?patientId=${p}`, action: 'export.patient_summary', resourceIds: { limit: '20' } },
-        { url: `/exportHl7Encounter?patientId=${p}&encounterId=demo-encounter-${n}`, action: 'export.encounter', resourceIds: { encounterId: `demo-encounter-${n}` } },
+        {
+          url: `/exportHl7Encounter?patientId=${p}&encounterId=demo-encounter-${n}`,
+          action: 'export.encounter',
+          resourceIds: { encounterId: `demo-encounter-${n}` },
+        },
         { url: `/exportHl7Note?patientId=${p}&noteId=demo-note-${n}`, action: 'export.note', resourceIds: { noteId: `demo-note-${n}` } },
-        { url: `/exportHl7Assessment?patientId=${p}&assessmentId=demo-assessment-${n}`, action: 'export.assessment', resourceIds: { assessmentId: `demo-assessment-${n}` } },
+        {
+          url: `/exportHl7Assessment?patientId=${p}&assessmentId=demo-assessment-${n}`,
+          action: 'export.assessment',
+          resourceIds: { assessmentId: `demo-assessment-${n}` },
+        },
       ];
       for (const c of cases) {
-        const res = await audited(`${c.action} ${p}`, exportKey, { method: 'GET', url: c.url }, { action: c.action, outcome: 'success', patientId: p, resourceIds: c.resourceIds });
+        const res = await audited(
+          `${c.action} ${p}`,
+          exportKey,
+          { method: 'GET', url: c.url },
+          { action: c.action, outcome: 'success', patientId: p, resourceIds: c.resourceIds },
+        );
         expect(res.status).toBe(200);
       }
     }
     // an export of an unknown record, and another patient's record: not_found
     for (const url of ['/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-2', '/exportHl7PatientAdt?patientId=no-such-patient']) {
-      const res = await audited(`export not found ${url}`, exportKey, { method: 'GET', url }, { action: url.includes('Note') ? 'export.note' : 'export.patient_adt', outcome: 'not_found' });
+      const res = await audited(
+        `export not found ${url}`,
+        exportKey,
+        { method: 'GET', url },
+        { action: url.includes('Note') ? 'export.note' : 'export.patient_adt', outcome: 'not_found' },
+      );
       expect(res.status).toBe(404);
     }
 
     // lab results: stored, replayed (same x-request-id), resubmitted byte-identical (new x-request-id)
     const resultsKey = 'demo-results-key';
     const lab = labBody({ patientID: LAB_PHI.patientID, results: { testName: LAB_PHI.testName, result: LAB_PHI.result } });
-    const first = await audited('results.store', resultsKey, { method: 'POST', url: '/receiveTestData', body: lab }, { action: 'results.store', outcome: 'success' });
+    const first = await audited(
+      'results.store',
+      resultsKey,
+      { method: 'POST', url: '/receiveTestData', body: lab },
+      { action: 'results.store', outcome: 'success' },
+    );
     expect(first.status).toBe(200);
     const { resultId, version } = first.json<{ resultId: string; version: string }>();
     expectations[expectations.length - 1]!.resourceIds = { resultId, version };
@@ -125,32 +153,122 @@ describe('audit trail: one record per PHI access or change', () => {
     // the replay serves the stored answer again: it is audited too, under the same request id
     expectations.push({ ...expectations[expectations.length - 1]!, what: 'results.store replay', startedAt: replayStartedAt });
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    const again = await audited('results.store_duplicate', resultsKey, { method: 'POST', url: '/receiveTestData', body: lab }, { action: 'results.store_duplicate', outcome: 'success', resourceIds: { resultId, version } });
+    const again = await audited(
+      'results.store_duplicate',
+      resultsKey,
+      { method: 'POST', url: '/receiveTestData', body: lab },
+      { action: 'results.store_duplicate', outcome: 'success', resourceIds: { resultId, version } },
+    );
     expect(again.status).toBe(200);
 
     // packets: queued, routed at intake, duplicate
     const formsKey = 'demo-forms-key';
     const queuedBody = formBody({}, { firstName: FORM_PHI.firstName, lastName: FORM_PHI.lastName, dob: FORM_PHI.dob, email: FORM_PHI.email });
-    const queued = await audited('forms.receive queued', formsKey, { method: 'POST', url: '/receiveFormIntakeScope', body: queuedBody }, { action: 'forms.receive', outcome: 'success' });
+    const queued = await audited(
+      'forms.receive queued',
+      formsKey,
+      { method: 'POST', url: '/receiveFormIntakeScope', body: queuedBody },
+      { action: 'forms.receive', outcome: 'success' },
+    );
     expect(queued.status).toBe(202);
     const queuedId = queued.json<{ packetId: string }>().packetId;
     expectations[expectations.length - 1]!.resourceIds = { packetId: queuedId };
-    const dup = await audited('forms.receive_duplicate', formsKey, { method: 'POST', url: '/receiveFormIntakeScope', body: queuedBody }, { action: 'forms.receive_duplicate', outcome: 'success', resourceIds: { packetId: queuedId } });
+    const dup = await audited(
+      'forms.receive_duplicate',
+      formsKey,
+      { method: 'POST', url: '/receiveFormIntakeScope', body: queuedBody },
+      { action: 'forms.receive_duplicate', outcome: 'success', resourceIds: { packetId: queuedId } },
+    );
     expect(dup.status).toBe(202);
-    const routed = await audited('forms.receive routed', formsKey, { method: 'POST', url: '/receiveFormIntakeScope', body: formBody({ patientId: 'demo-patient-2' }, { firstName: 'Zoë', lastName: 'Ødegård', dob: '1992-11-03' }) }, { action: 'forms.receive', outcome: 'success', patientId: 'demo-patient-2' });
+    const routed = await audited(
+      'forms.receive routed',
+      formsKey,
+      {
+        method: 'POST',
+        url: '/receiveFormIntakeScope',
+        body: formBody({ patientId: 'demo-patient-2' }, { firstName: 'Zoë', lastName: 'Ødegård', dob: '1992-11-03' }),
+      },
+      { action: 'forms.receive', outcome: 'success', patientId: 'demo-patient-2' },
+    );
     expect(routed.status).toBe(202);
     expectations[expectations.length - 1]!.resourceIds = { packetId: routed.json<{ packetId: string }>().packetId };
 
     // the inbox: list, read, route, route again (a retry: success), route elsewhere (conflict), bad cursor (invalid)
     const inboxKey = 'demo-inbox-key';
-    expect((await audited('inbox.list', inboxKey, { method: 'GET', url: '/interopInbox?state=pending_match' }, { action: 'inbox.list', outcome: 'success', resourceIds: { state: 'pending_match' } })).status).toBe(200);
-    expect((await audited('inbox.list default', inboxKey, { method: 'GET', url: '/interopInbox' }, { action: 'inbox.list', outcome: 'success', resourceIds: { state: 'pending_review' } })).status).toBe(200);
-    expect((await audited('inbox.list bad cursor', inboxKey, { method: 'GET', url: '/interopInbox?cursor=abc' }, { action: 'inbox.list', outcome: 'invalid' })).status).toBe(400);
-    expect((await audited('inbox.read', inboxKey, { method: 'GET', url: `/interopInbox/${queuedId}` }, { action: 'inbox.read', outcome: 'success', resourceIds: { packetId: queuedId } })).status).toBe(200);
-    expect((await audited('inbox.route', inboxKey, { method: 'POST', url: `/interopInbox/${queuedId}/route`, body: { patientId: 'demo-patient-5' } }, { action: 'inbox.route', outcome: 'success', patientId: 'demo-patient-5', resourceIds: { packetId: queuedId } })).status).toBe(200);
-    expect((await audited('inbox.route again', inboxKey, { method: 'POST', url: `/interopInbox/${queuedId}/route`, body: { patientId: 'demo-patient-5' } }, { action: 'inbox.route', outcome: 'success', patientId: 'demo-patient-5', resourceIds: { packetId: queuedId } })).status).toBe(200);
-    expect((await audited('inbox.route elsewhere', inboxKey, { method: 'POST', url: `/interopInbox/${queuedId}/route`, body: { patientId: 'demo-patient-4' } }, { action: 'inbox.route', outcome: 'conflict' })).status).toBe(409);
-    expect((await audited('inbox.read after routing', inboxKey, { method: 'GET', url: `/interopInbox/${queuedId}` }, { action: 'inbox.read', outcome: 'success', resourceIds: { packetId: queuedId } })).status).toBe(200);
+    expect(
+      (
+        await audited(
+          'inbox.list',
+          inboxKey,
+          { method: 'GET', url: '/interopInbox?state=pending_match' },
+          { action: 'inbox.list', outcome: 'success', resourceIds: { state: 'pending_match' } },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await audited(
+          'inbox.list default',
+          inboxKey,
+          { method: 'GET', url: '/interopInbox' },
+          { action: 'inbox.list', outcome: 'success', resourceIds: { state: 'pending_review' } },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await audited('inbox.list bad cursor', inboxKey, { method: 'GET', url: '/interopInbox?cursor=abc' }, { action: 'inbox.list', outcome: 'invalid' }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await audited(
+          'inbox.read',
+          inboxKey,
+          { method: 'GET', url: `/interopInbox/${queuedId}` },
+          { action: 'inbox.read', outcome: 'success', resourceIds: { packetId: queuedId } },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await audited(
+          'inbox.route',
+          inboxKey,
+          { method: 'POST', url: `/interopInbox/${queuedId}/route`, body: { patientId: 'demo-patient-5' } },
+          { action: 'inbox.route', outcome: 'success', patientId: 'demo-patient-5', resourceIds: { packetId: queuedId } },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await audited(
+          'inbox.route again',
+          inboxKey,
+          { method: 'POST', url: `/interopInbox/${queuedId}/route`, body: { patientId: 'demo-patient-5' } },
+          { action: 'inbox.route', outcome: 'success', patientId: 'demo-patient-5', resourceIds: { packetId: queuedId } },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await audited(
+          'inbox.route elsewhere',
+          inboxKey,
+          { method: 'POST', url: `/interopInbox/${queuedId}/route`, body: { patientId: 'demo-patient-4' } },
+          { action: 'inbox.route', outcome: 'conflict' },
+        )
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await audited(
+          'inbox.read after routing',
+          inboxKey,
+          { method: 'GET', url: `/interopInbox/${queuedId}` },
+          { action: 'inbox.read', outcome: 'success', resourceIds: { packetId: queuedId } },
+        )
+      ).status,
+    ).toBe(200);
 
     // refused: nothing is recorded (the endpoint never ran)
     for (const [secret, url] of [
@@ -191,7 +309,11 @@ describe('audit trail: one record per PHI access or change', () => {
         if (phi.length) issues.push(`PHI: ${phi.join(',')}`);
         if (SECRETS.some((s) => text.includes(s))) issues.push('an API key secret');
         const firstId = Object.entries(e.resourceIds ?? {})[0];
-        const expectedPk = e.patientId ? `PATIENT#${e.patientId}` : firstId ? `RESOURCE#${firstId[0]}#${firstId[1]}` : `UNRESOLVED#${String(r.at).slice(0, 10)}`;
+        const expectedPk = e.patientId
+          ? `PATIENT#${e.patientId}`
+          : firstId
+            ? `RESOURCE#${firstId[0]}#${firstId[1]}`
+            : `UNRESOLVED#${String(r.at).slice(0, 10)}`;
         if (r.pk !== expectedPk) issues.push(`pk ${String(r.pk)}`);
       }
       tally.record(issues, () => e.what);
@@ -246,7 +368,11 @@ describe('audit trail: one record per PHI access or change', () => {
     faults.install();
     faults.arm(1, 'internal');
     const requestId = unique('audit-failed');
-    const res = await send({ method: 'GET', url: '/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1', headers: { 'x-api-key': 'demo-export-key', 'x-request-id': requestId } });
+    const res = await send({
+      method: 'GET',
+      url: '/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1',
+      headers: { 'x-api-key': 'demo-export-key', 'x-request-id': requestId },
+    });
     faults.restore();
     expect(res.status).toBe(503);
     const records = (await scanAll(stack.tables.audit)).map((i) => unmarshall(i)).filter((r) => r.requestId === requestId);

@@ -52,14 +52,44 @@ const FHIR = { validKey: 'demo-fhir-key', withoutScope: 'demo-export-key', succe
 const endpoints: EndpointCase[] = [
   { name: 'exportHl7PatientAdt', method: 'GET', request: async () => ({ path: '/exportHl7PatientAdt?patientId=demo-patient-1' }), ...EXPORT },
   { name: 'exportHl7PatientSummary', method: 'GET', request: async () => ({ path: '/exportHl7PatientSummary?patientId=demo-patient-1&limit=5' }), ...EXPORT },
-  { name: 'exportHl7Encounter', method: 'GET', request: async () => ({ path: '/exportHl7Encounter?patientId=demo-patient-1&encounterId=demo-encounter-1' }), ...EXPORT },
+  {
+    name: 'exportHl7Encounter',
+    method: 'GET',
+    request: async () => ({ path: '/exportHl7Encounter?patientId=demo-patient-1&encounterId=demo-encounter-1' }),
+    ...EXPORT,
+  },
   { name: 'exportHl7Note', method: 'GET', request: async () => ({ path: '/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1' }), ...EXPORT },
-  { name: 'exportHl7Assessment', method: 'GET', request: async () => ({ path: '/exportHl7Assessment?patientId=demo-patient-1&assessmentId=demo-assessment-1' }), ...EXPORT },
-  { name: 'receiveTestData', method: 'POST', request: async () => ({ path: '/receiveTestData', body: labBody() }), validKey: 'demo-results-key', withoutScope: 'demo-export-key', success: [200] },
-  { name: 'receiveFormIntakeScope', method: 'POST', request: async () => ({ path: '/receiveFormIntakeScope', body: formBody() }), validKey: 'demo-forms-key', withoutScope: 'demo-results-key', success: [202] },
+  {
+    name: 'exportHl7Assessment',
+    method: 'GET',
+    request: async () => ({ path: '/exportHl7Assessment?patientId=demo-patient-1&assessmentId=demo-assessment-1' }),
+    ...EXPORT,
+  },
+  {
+    name: 'receiveTestData',
+    method: 'POST',
+    request: async () => ({ path: '/receiveTestData', body: labBody() }),
+    validKey: 'demo-results-key',
+    withoutScope: 'demo-export-key',
+    success: [200],
+  },
+  {
+    name: 'receiveFormIntakeScope',
+    method: 'POST',
+    request: async () => ({ path: '/receiveFormIntakeScope', body: formBody() }),
+    validKey: 'demo-forms-key',
+    withoutScope: 'demo-results-key',
+    success: [202],
+  },
   { name: 'listInteropInbox', method: 'GET', request: async () => ({ path: '/interopInbox?state=pending_match&limit=5' }), ...INBOX, success: [200] },
   { name: 'getInboxPacket', method: 'GET', request: async () => ({ path: `/interopInbox/${await inboxPacket()}` }), ...INBOX, success: [200] },
-  { name: 'routeInboxPacket', method: 'POST', request: async () => ({ path: `/interopInbox/${await inboxPacket()}/route`, body: { patientId: 'demo-patient-2' } }), ...INBOX, success: [200] },
+  {
+    name: 'routeInboxPacket',
+    method: 'POST',
+    request: async () => ({ path: `/interopInbox/${await inboxPacket()}/route`, body: { patientId: 'demo-patient-2' } }),
+    ...INBOX,
+    success: [200],
+  },
   { name: 'fhirPatientRead', method: 'GET', request: async () => ({ path: '/fhir/Patient/demo-patient-1' }), ...FHIR },
   { name: 'fhirPatientEverything', method: 'GET', request: async () => ({ path: '/fhir/Patient/demo-patient-1/$everything?_count=5' }), ...FHIR },
   { name: 'fhirEncounterRead', method: 'GET', request: async () => ({ path: '/fhir/Encounter/demo-patient-1..demo-encounter-1' }), ...FHIR },
@@ -75,10 +105,13 @@ const endpoints: EndpointCase[] = [
 let labReport: string | undefined;
 async function labReportId(): Promise<string> {
   if (labReport) return labReport;
-  const res = await call(stack, 'POST', '/receiveTestData', { headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' }, body: JSON.stringify(labBody()) });
+  const res = await call(stack, 'POST', '/receiveTestData', {
+    headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+    body: JSON.stringify(labBody()),
+  });
   if (res.status !== 200) throw new Error(`lab result not stored: ${res.status}`);
   const search = await call(stack, 'GET', '/fhir/DiagnosticReport?patient=demo-patient-1&_count=1', { headers: { 'x-api-key': 'demo-fhir-key' } });
-  labReport = (search.json<{ entry: Array<{ resource: { id: string } }> }>()).entry[0]!.resource.id;
+  labReport = search.json<{ entry: Array<{ resource: { id: string } }> }>().entry[0]!.resource.id;
   return labReport;
 }
 
@@ -148,15 +181,34 @@ describe('auth matrix: GET /fhir/metadata is public but counted', () => {
 
 describe('auth matrix: existence of another patient’s records is not revealed', () => {
   async function problem(path: string, key = 'demo-export-key', method: 'GET' | 'POST' = 'GET', body?: unknown): Promise<{ res: Res; comparable: string }> {
-    const res = asRes(await call(stack, method, path, { headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }));
+    const res = asRes(
+      await call(stack, method, path, {
+        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      }),
+    );
     const { requestId: _r, ...rest } = res.json();
     return { res, comparable: JSON.stringify({ status: res.status, contentType: res.headers['content-type'], body: rest }) };
   }
 
   const idExports = [
     { name: 'exportHl7Note', param: 'noteId', mine: 'demo-note-1', theirs: 'demo-note-2', theirsOwner: 'demo-patient-2', mineOwner: 'demo-patient-1' },
-    { name: 'exportHl7Encounter', param: 'encounterId', mine: 'demo-encounter-1', theirs: 'demo-encounter-2', theirsOwner: 'demo-patient-2', mineOwner: 'demo-patient-1' },
-    { name: 'exportHl7Assessment', param: 'assessmentId', mine: 'demo-assessment-1', theirs: 'demo-assessment-2', theirsOwner: 'demo-patient-2', mineOwner: 'demo-patient-1' },
+    {
+      name: 'exportHl7Encounter',
+      param: 'encounterId',
+      mine: 'demo-encounter-1',
+      theirs: 'demo-encounter-2',
+      theirsOwner: 'demo-patient-2',
+      mineOwner: 'demo-patient-1',
+    },
+    {
+      name: 'exportHl7Assessment',
+      param: 'assessmentId',
+      mine: 'demo-assessment-1',
+      theirs: 'demo-assessment-2',
+      theirsOwner: 'demo-patient-2',
+      mineOwner: 'demo-patient-1',
+    },
   ];
 
   for (const x of idExports) {
@@ -182,7 +234,11 @@ describe('auth matrix: existence of another patient’s records is not revealed'
   it('exportHl7PatientAdt and exportHl7PatientSummary: every unknown patient answers the same 404', async () => {
     const issues: string[] = [];
     for (const name of ['exportHl7PatientAdt', 'exportHl7PatientSummary']) {
-      const variants = [await problem(`/${name}?patientId=no-such-patient`), await problem(`/${name}?patientId=demo-patient-999`), await problem(`/${name}?patientId=DEMO-000001`)];
+      const variants = [
+        await problem(`/${name}?patientId=no-such-patient`),
+        await problem(`/${name}?patientId=demo-patient-999`),
+        await problem(`/${name}?patientId=DEMO-000001`),
+      ];
       for (const v of variants) issues.push(...problemIssues(v.res, 404));
       if (new Set(variants.map((v) => v.comparable)).size !== 1) issues.push(`${name} answers differ`);
     }
@@ -191,12 +247,19 @@ describe('auth matrix: existence of another patient’s records is not revealed'
   });
 
   it('the inbox: a packet routed at intake (never in the inbox) looks like an unknown id, to reading and to routing', async () => {
-    const routed = await call(stack, 'POST', '/receiveFormIntakeScope', { headers: { 'x-api-key': 'demo-forms-key', 'content-type': 'application/json' }, body: JSON.stringify(formBody({ patientId: 'demo-patient-1' }, { firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12' })) });
+    const routed = await call(stack, 'POST', '/receiveFormIntakeScope', {
+      headers: { 'x-api-key': 'demo-forms-key', 'content-type': 'application/json' },
+      body: JSON.stringify(formBody({ patientId: 'demo-patient-1' }, { firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12' })),
+    });
     expect(routed.status).toBe(202);
     const routedId = routed.json<{ packetId: string }>().packetId;
     const unknownId = 'fp_0123456789abcdef0123456789abcdef';
     const issues: string[] = [];
-    const reads = [await problem(`/interopInbox/${routedId}`, 'demo-inbox-key'), await problem(`/interopInbox/${unknownId}`, 'demo-inbox-key'), await problem('/interopInbox/not-a-packet-id', 'demo-inbox-key')];
+    const reads = [
+      await problem(`/interopInbox/${routedId}`, 'demo-inbox-key'),
+      await problem(`/interopInbox/${unknownId}`, 'demo-inbox-key'),
+      await problem('/interopInbox/not-a-packet-id', 'demo-inbox-key'),
+    ];
     for (const v of reads) issues.push(...problemIssues(v.res, 404));
     if (new Set(reads.map((v) => v.comparable)).size !== 1) issues.push(`reads differ: ${reads.map((v) => v.comparable).join(' | ')}`);
     const routes = [

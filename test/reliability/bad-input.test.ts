@@ -170,14 +170,25 @@ function keyIdOf(secret: string): string {
 }
 
 async function liveness(): Promise<string[]> {
-  const res = await send({ method: 'GET', url: '/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1', headers: { 'x-api-key': BULK_KEYS.export.secret } });
+  const res = await send({
+    method: 'GET',
+    url: '/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1',
+    headers: { 'x-api-key': BULK_KEYS.export.secret },
+  });
   return res.status === 200 && res.body.startsWith('MSH|') ? [] : [`liveness check answered ${res.status}`];
 }
 
 /** One batch takes 40-120 s on 2 shared cores; jest's default 60 s is for ordinary tests. */
 const BATCH_TIMEOUT_MS = 300_000;
 
-async function runBatch(endpoint: string, arbitrary: fc.Arbitrary<BadCase>, seedOffset: number, auditKey: string, auditPartner: string = BULK_KEYS.inbox.partnerId, count = CASES_PER_ENDPOINT): Promise<Tally> {
+async function runBatch(
+  endpoint: string,
+  arbitrary: fc.Arbitrary<BadCase>,
+  seedOffset: number,
+  auditKey: string,
+  auditPartner: string = BULK_KEYS.inbox.partnerId,
+  count = CASES_PER_ENDPOINT,
+): Promise<Tally> {
   const tally = new Tally(`bad-input ${endpoint}`);
   const started = Date.now();
   const cases = fc.sample(arbitrary, { seed: SEED + seedOffset, numRuns: count });
@@ -242,7 +253,13 @@ async function runBatch(endpoint: string, arbitrary: fc.Arbitrary<BadCase>, seed
 
   const batchIssues: string[] = [];
   const unclaimed = appended.filter((r) => !claimed.has(String(r.requestId)));
-  if (unclaimed.length) batchIssues.push(`${unclaimed.length} audit records belong to no case: ${unclaimed.slice(0, 3).map((r) => `${String(r.action)}/${String(r.outcome)}/${String(r.requestId)}`).join(', ')}`);
+  if (unclaimed.length)
+    batchIssues.push(
+      `${unclaimed.length} audit records belong to no case: ${unclaimed
+        .slice(0, 3)
+        .map((r) => `${String(r.action)}/${String(r.outcome)}/${String(r.requestId)}`)
+        .join(', ')}`,
+    );
   const expectedAudits = outcomes.filter((o) => o.c.audit).length;
   if (appended.length !== expectedAudits) batchIssues.push(`audit table grew by ${appended.length}, expected ${expectedAudits}`);
 
@@ -258,7 +275,10 @@ async function runBatch(endpoint: string, arbitrary: fc.Arbitrary<BadCase>, seed
   const categories = new Set(cases.map((c) => c.category.replace(/ \+ .*/, '').replace(/\d+/g, 'N')));
   const statuses = new Map<number, number>();
   for (const o of outcomes) if (o.res) statuses.set(o.res.status, (statuses.get(o.res.status) ?? 0) + 1);
-  const histogram = [...statuses.entries()].sort(([a], [b]) => a - b).map(([k, n]) => `${k}x${n}`).join(' ');
+  const histogram = [...statuses.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([k, n]) => `${k}x${n}`)
+    .join(' ');
   tally.print(`${categories.size} categories, statuses ${histogram}, ${expectedAudits} audited, ${Date.now() - started} ms`);
   overall.passed += tally.passed;
   overall.failed += tally.failed;
@@ -279,53 +299,80 @@ describe('bad input: every endpoint answers 4xx problem+json, writes nothing, st
   const demo = { patientId: 'demo-patient-1', encounterId: 'demo-encounter-1', noteId: 'demo-note-1', assessmentId: 'demo-assessment-1' };
 
   exportsUnderTest.forEach((e, i) => {
-    it(`GET ${e.path}: ${CASES_PER_ENDPOINT} invalid requests`, async () => {
-      const tally = await runBatch(e.name, exportCases(e.path, e.required, demo, e.limit), i, inboxKeyId());
+    it(
+      `GET ${e.path}: ${CASES_PER_ENDPOINT} invalid requests`,
+      async () => {
+        const tally = await runBatch(e.name, exportCases(e.path, e.required, demo, e.limit), i, inboxKeyId());
+        expect(tally.report()).toEqual([]);
+        expect(tally.failed).toBe(0);
+        expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
+      },
+      BATCH_TIMEOUT_MS,
+    );
+  });
+
+  it(
+    `POST /receiveTestData: ${CASES_PER_ENDPOINT} invalid requests`,
+    async () => {
+      const tally = await runBatch('receiveTestData', labCases(), 10, inboxKeyId());
       expect(tally.report()).toEqual([]);
       expect(tally.failed).toBe(0);
       expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
-    }, BATCH_TIMEOUT_MS);
-  });
+    },
+    BATCH_TIMEOUT_MS,
+  );
 
-  it(`POST /receiveTestData: ${CASES_PER_ENDPOINT} invalid requests`, async () => {
-    const tally = await runBatch('receiveTestData', labCases(), 10, inboxKeyId());
-    expect(tally.report()).toEqual([]);
-    expect(tally.failed).toBe(0);
-    expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
-  }, BATCH_TIMEOUT_MS);
+  it(
+    `POST /receiveFormIntakeScope: ${CASES_PER_ENDPOINT} invalid requests`,
+    async () => {
+      const tally = await runBatch('receiveFormIntakeScope', formCases(), 11, inboxKeyId());
+      expect(tally.report()).toEqual([]);
+      expect(tally.failed).toBe(0);
+      expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
+    },
+    BATCH_TIMEOUT_MS,
+  );
 
-  it(`POST /receiveFormIntakeScope: ${CASES_PER_ENDPOINT} invalid requests`, async () => {
-    const tally = await runBatch('receiveFormIntakeScope', formCases(), 11, inboxKeyId());
-    expect(tally.report()).toEqual([]);
-    expect(tally.failed).toBe(0);
-    expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
-  }, BATCH_TIMEOUT_MS);
+  it(
+    `GET /interopInbox: ${CASES_PER_ENDPOINT} invalid requests`,
+    async () => {
+      const tally = await runBatch('listInteropInbox', listCases(), 12, inboxKeyId());
+      expect(tally.report()).toEqual([]);
+      expect(tally.failed).toBe(0);
+      expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
+    },
+    BATCH_TIMEOUT_MS,
+  );
 
-  it(`GET /interopInbox: ${CASES_PER_ENDPOINT} invalid requests`, async () => {
-    const tally = await runBatch('listInteropInbox', listCases(), 12, inboxKeyId());
-    expect(tally.report()).toEqual([]);
-    expect(tally.failed).toBe(0);
-    expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
-  }, BATCH_TIMEOUT_MS);
+  it(
+    `GET /interopInbox/{packetId}: ${CASES_PER_ENDPOINT} invalid requests`,
+    async () => {
+      const tally = await runBatch('getInboxPacket', getPacketCases(), 13, inboxKeyId());
+      expect(tally.report()).toEqual([]);
+      expect(tally.failed).toBe(0);
+      expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
+    },
+    BATCH_TIMEOUT_MS,
+  );
 
-  it(`GET /interopInbox/{packetId}: ${CASES_PER_ENDPOINT} invalid requests`, async () => {
-    const tally = await runBatch('getInboxPacket', getPacketCases(), 13, inboxKeyId());
-    expect(tally.report()).toEqual([]);
-    expect(tally.failed).toBe(0);
-    expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
-  }, BATCH_TIMEOUT_MS);
-
-  it(`POST /interopInbox/{packetId}/route: ${CASES_PER_ENDPOINT} invalid requests`, async () => {
-    const tally = await runBatch('routeInboxPacket', routeCases(), 14, inboxKeyId());
-    expect(tally.report()).toEqual([]);
-    expect(tally.failed).toBe(0);
-    expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
-  }, BATCH_TIMEOUT_MS);
+  it(
+    `POST /interopInbox/{packetId}/route: ${CASES_PER_ENDPOINT} invalid requests`,
+    async () => {
+      const tally = await runBatch('routeInboxPacket', routeCases(), 14, inboxKeyId());
+      expect(tally.report()).toEqual([]);
+      expect(tally.failed).toBe(0);
+      expect(tally.total).toBeGreaterThanOrEqual(CASES_PER_ENDPOINT);
+    },
+    BATCH_TIMEOUT_MS,
+  );
 
   const fhirRoutes: Array<[string, FhirRoute]> = [
     ['fhirMetadata', { path: '/fhir/metadata', accepted: [], public: true }],
     ['fhirPatientRead', { path: '/fhir/Patient/{id}', accepted: [], validId: 'demo-patient-1' }],
-    ['fhirPatientEverything', { path: '/fhir/Patient/{id}/$everything', accepted: ['_count', '_page_token'], validId: 'demo-patient-1', auditAction: 'fhir.patient.everything' }],
+    [
+      'fhirPatientEverything',
+      { path: '/fhir/Patient/{id}/$everything', accepted: ['_count', '_page_token'], validId: 'demo-patient-1', auditAction: 'fhir.patient.everything' },
+    ],
     ['fhirEncounterRead', { path: '/fhir/Encounter/{id}', accepted: [], validId: 'demo-patient-1..demo-encounter-1' }],
     ['fhirEncounterSearch', { path: '/fhir/Encounter', accepted: ['patient', '_count', '_page_token'], auditAction: 'fhir.encounter.search' }],
     ['fhirDocumentReferenceRead', { path: '/fhir/DocumentReference/{id}', accepted: [], validId: 'demo-patient-1..demo-note-1' }],
@@ -335,56 +382,79 @@ describe('bad input: every endpoint answers 4xx problem+json, writes nothing, st
     ['fhirDiagnosticReportSearch', { path: '/fhir/DiagnosticReport', accepted: ['patient', '_count', '_page_token'], auditAction: 'fhir.result.search' }],
   ];
   fhirRoutes.forEach(([name, route], i) => {
-    it(`GET ${route.path}: ${FHIR_CASES_PER_ROUTE} invalid requests (OperationOutcome)`, async () => {
-      const tally = await runBatch(name, fhirCases(route), 20 + i, keyIdOf(BULK_KEYS.fhir.secret), BULK_KEYS.fhir.partnerId, FHIR_CASES_PER_ROUTE);
-      expect(tally.report()).toEqual([]);
-      expect(tally.failed).toBe(0);
-      expect(tally.total).toBeGreaterThanOrEqual(FHIR_CASES_PER_ROUTE);
-    }, BATCH_TIMEOUT_MS);
+    it(
+      `GET ${route.path}: ${FHIR_CASES_PER_ROUTE} invalid requests (OperationOutcome)`,
+      async () => {
+        const tally = await runBatch(name, fhirCases(route), 20 + i, keyIdOf(BULK_KEYS.fhir.secret), BULK_KEYS.fhir.partnerId, FHIR_CASES_PER_ROUTE);
+        expect(tally.report()).toEqual([]);
+        expect(tally.failed).toBe(0);
+        expect(tally.total).toBeGreaterThanOrEqual(FHIR_CASES_PER_ROUTE);
+      },
+      BATCH_TIMEOUT_MS,
+    );
   });
 
-  it(`POST /receiveHl7: ${HL7_CASES} malformed HL7 messages -> ACK AR/AE or a 4xx problem, never AA, never 5xx, nothing stored`, async () => {
-    const tally = new Tally('bad-input receiveHl7');
-    const cases = fc.sample(badHl7Case, { seed: SEED + 40, numRuns: HL7_CASES });
-    const before = await snapshot(stack);
-    const outcomes = await mapLimit(cases, CONCURRENCY, async (c, index) => {
-      try {
-        return { c, index, res: await send({ method: 'POST', url: '/receiveHl7', headers: [['x-api-key', BULK_KEYS.all.secret], ['content-type', c.contentType]], body: c.body }) };
-      } catch (error) {
-        return { c, index, error };
+  it(
+    `POST /receiveHl7: ${HL7_CASES} malformed HL7 messages -> ACK AR/AE or a 4xx problem, never AA, never 5xx, nothing stored`,
+    async () => {
+      const tally = new Tally('bad-input receiveHl7');
+      const cases = fc.sample(badHl7Case, { seed: SEED + 40, numRuns: HL7_CASES });
+      const before = await snapshot(stack);
+      const outcomes = await mapLimit(cases, CONCURRENCY, async (c, index) => {
+        try {
+          return {
+            c,
+            index,
+            res: await send({
+              method: 'POST',
+              url: '/receiveHl7',
+              headers: [
+                ['x-api-key', BULK_KEYS.all.secret],
+                ['content-type', c.contentType],
+              ],
+              body: c.body,
+            }),
+          };
+        } catch (error) {
+          return { c, index, error };
+        }
+      });
+      const statuses = new Map<string, number>();
+      for (const o of outcomes) {
+        const issues: string[] = [];
+        if ('error' in o) issues.push(`dispatch threw ${(o.error as Error)?.name}`);
+        else {
+          const res = o.res;
+          const msa = /\rMSA\|(A[AER])\|/.exec(res.body)?.[1];
+          const label = res.status === 200 ? `ACK ${msa}` : String(res.status);
+          statuses.set(label, (statuses.get(label) ?? 0) + 1);
+          if (res.status >= 500) issues.push(`5xx: ${res.status}`);
+          else if (res.status === 200) {
+            if (!(res.headers['content-type'] ?? '').startsWith('application/hl7-v2')) issues.push(`ACK content type ${res.headers['content-type']}`);
+            if (msa !== 'AE' && msa !== 'AR') issues.push(`ACK ${msa ?? 'without MSA'}`);
+            if (!/\rERR\|/.test(res.body)) issues.push('ACK without ERR');
+            // the ACK names what is wrong, never a submitted value
+            for (const value of ['Example^Jamie', 'Jamie', '98.4']) if (res.body.includes(value)) issues.push(`ACK quotes "${value}"`);
+          } else issues.push(...problemIssues(res, res.status >= 400 && res.status < 500 ? res.status : 400, 'problem'));
+        }
+        tally.record(issues, () => `#${o.index} [${o.c.category}] (got ${'res' in o ? o.res?.status : 'error'})`);
       }
-    });
-    const statuses = new Map<string, number>();
-    for (const o of outcomes) {
-      const issues: string[] = [];
-      if ('error' in o) issues.push(`dispatch threw ${(o.error as Error)?.name}`);
-      else {
-        const res = o.res;
-        const msa = /\rMSA\|(A[AER])\|/.exec(res.body)?.[1];
-        const label = res.status === 200 ? `ACK ${msa}` : String(res.status);
-        statuses.set(label, (statuses.get(label) ?? 0) + 1);
-        if (res.status >= 500) issues.push(`5xx: ${res.status}`);
-        else if (res.status === 200) {
-          if (!(res.headers['content-type'] ?? '').startsWith('application/hl7-v2')) issues.push(`ACK content type ${res.headers['content-type']}`);
-          if (msa !== 'AE' && msa !== 'AR') issues.push(`ACK ${msa ?? 'without MSA'}`);
-          if (!/\rERR\|/.test(res.body)) issues.push('ACK without ERR');
-          // the ACK names what is wrong, never a submitted value
-          for (const value of ['Example^Jamie', 'Jamie', '98.4']) if (res.body.includes(value)) issues.push(`ACK quotes "${value}"`);
-        } else issues.push(...problemIssues(res, res.status >= 400 && res.status < 500 ? res.status : 400, 'problem'));
-      }
-      tally.record(issues, () => `#${o.index} [${o.c.category}] (got ${'res' in o ? o.res?.status : 'error'})`);
-    }
-    const after = await snapshot(stack);
-    const batchIssues = diffSnapshots(before, after, ['rateLimit', 'audit']);
-    batchIssues.push(...(await liveness()));
-    const histogram = [...statuses.entries()].sort().map(([k, n]) => `${k} x${n}`).join(', ');
-    tally.print(`${new Set(cases.map((c) => c.category)).size} categories: ${histogram}`);
-    overall.passed += tally.passed;
-    overall.failed += tally.failed;
-    expect(batchIssues).toEqual([]);
-    expect(tally.report()).toEqual([]);
-    expect(tally.total).toBe(HL7_CASES);
-  }, BATCH_TIMEOUT_MS);
+      const after = await snapshot(stack);
+      const batchIssues = diffSnapshots(before, after, ['rateLimit', 'audit']);
+      batchIssues.push(...(await liveness()));
+      const histogram = [...statuses.entries()]
+        .sort()
+        .map(([k, n]) => `${k} x${n}`)
+        .join(', ');
+      tally.print(`${new Set(cases.map((c) => c.category)).size} categories: ${histogram}`);
+      overall.passed += tally.passed;
+      overall.failed += tally.failed;
+      expect(batchIssues).toEqual([]);
+      expect(tally.report()).toEqual([]);
+      expect(tally.total).toBe(HL7_CASES);
+    },
+    BATCH_TIMEOUT_MS,
+  );
 
   it('prints the suite summary', () => {
     overall.print();
@@ -432,7 +502,10 @@ describe('bad input over real HTTP (node http server in front of dispatch)', () 
           continue;
         }
         const asRes = httpRes(res);
-        tally.record(problemIssues(asRes, c.expect, c.format), () => `${name} [${c.category}] ${c.method} ${c.url.slice(0, 100)} expected ${c.expect} got ${res.status}`);
+        tally.record(
+          problemIssues(asRes, c.expect, c.format),
+          () => `${name} [${c.category}] ${c.method} ${c.url.slice(0, 100)} expected ${c.expect} got ${res.status}`,
+        );
       }
     }
     tally.print(`${skipped} cases fetch cannot send left to dispatch`);
@@ -474,7 +547,10 @@ describe('bad input over real HTTP (node http server in front of dispatch)', () 
   it('a malformed percent-escape in a path parameter is a 400 problem+json, not a 500 (was a BUG: api-gateway matchRoute decodeURIComponent)', async () => {
     for (const path of ['/interopInbox/%zz', '/interopInbox/%E0%A4%A', '/interopInbox/%/route']) {
       const method = path.endsWith('/route') ? 'POST' : 'GET';
-      const res = await call(stack, method, path, { headers: { 'x-api-key': BULK_KEYS.inbox.secret, 'content-type': 'application/json' }, body: method === 'POST' ? '{"patientId":"demo-patient-1"}' : undefined });
+      const res = await call(stack, method, path, {
+        headers: { 'x-api-key': BULK_KEYS.inbox.secret, 'content-type': 'application/json' },
+        body: method === 'POST' ? '{"patientId":"demo-patient-1"}' : undefined,
+      });
       const asRes = httpRes(res);
       expect(problemIssues(asRes, 400)).toEqual([]);
     }

@@ -48,7 +48,9 @@ async function drain(url: string): Promise<Array<Record<string, unknown>>> {
     const messages = out.Messages ?? [];
     if (messages.length === 0) return bodies;
     for (const m of messages) bodies.push(JSON.parse(m.Body ?? '{}') as Record<string, unknown>);
-    await sqsClient().send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+    await sqsClient().send(
+      new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+    );
   }
 }
 
@@ -74,7 +76,9 @@ describe('concurrency: idempotent writes', () => {
     await drain(stack.queues.notifications.url);
     const body = labBody({ accessionNumber: unique('CONC') });
     const requestId = unique('conc-lab');
-    const answers = await Promise.all(Array.from({ length: PARALLEL }, () => post('/receiveTestData', BULK_KEYS.results.secret, body, { 'x-request-id': requestId })));
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, () => post('/receiveTestData', BULK_KEYS.results.secret, body, { 'x-request-id': requestId })),
+    );
     console.log(`concurrency lab, same x-request-id: statuses ${histogram(answers.map((a) => a.status))}`);
     const issues: string[] = [];
     for (const a of answers) {
@@ -128,7 +132,11 @@ describe('concurrency: idempotent writes', () => {
     await drain(stack.queues.matching.url);
     const body = formBody();
     const packetId = packetIdFor(BULK_KEYS.forms.partnerId, String(body.payload.sourceSystemId), String(body.payload.submissionId));
-    const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => post('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body, { 'x-request-id': `conc-form-${i}-${packetId}` })));
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) =>
+        post('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body, { 'x-request-id': `conc-form-${i}-${packetId}` }),
+      ),
+    );
     console.log(`concurrency forms: statuses ${histogram(answers.map((a) => a.status))}`);
     const issues: string[] = [];
     // every copy gets the same answer (intake never tells which copy was stored first)
@@ -148,7 +156,9 @@ describe('concurrency: idempotent writes', () => {
 
   it(`${PARALLEL} parallel routings of one inbox packet to one patient: all 200 (the same routing), one history entry`, async () => {
     const packetId = await inboxPacket();
-    const answers = await Promise.all(Array.from({ length: PARALLEL }, () => post(`/interopInbox/${packetId}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-5' })));
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, () => post(`/interopInbox/${packetId}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-5' })),
+    );
     console.log(`concurrency route, one patient: statuses ${histogram(answers.map((a) => a.status))}`);
     const issues: string[] = [];
     // repeating a routing that already happened (same packet, same patient) is answered 200 (docs/forms.md)
@@ -186,7 +196,9 @@ describe('concurrency: rate limits', () => {
     const secret = unique('rel-limit20');
     await createKey(stack, { secret, partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], rateLimit: 20, rateWindowSeconds: 3600 });
     await awayFromBoundary(3600, 15);
-    const answers = await Promise.all(Array.from({ length: BURST }, () => call(stack, 'GET', '/exportHl7PatientAdt?patientId=demo-patient-1', { headers: { 'x-api-key': secret } })));
+    const answers = await Promise.all(
+      Array.from({ length: BURST }, () => call(stack, 'GET', '/exportHl7PatientAdt?patientId=demo-patient-1', { headers: { 'x-api-key': secret } })),
+    );
     const allowed = answers.filter((a) => a.status !== 429);
     const limited = answers.filter((a) => a.status === 429);
     console.log(`concurrency rate limit 20: statuses ${histogram(answers.map((a) => a.status))}`);
@@ -196,7 +208,15 @@ describe('concurrency: rate limits', () => {
     if (allowed.some((a) => a.status !== 200)) issues.push(`allowed statuses ${histogram(allowed.map((a) => a.status))}`);
     const remaining = allowed.map((a) => Number(a.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b);
     if (remaining.join() !== Array.from({ length: 20 }, (_, i) => i).join()) issues.push(`remaining values ${remaining.join(',')}`);
-    if (limited.some((a) => !/^\d+$/.test(a.headers.get('retry-after') ?? '') || a.headers.get('x-ratelimit-remaining') !== '0' || a.headers.get('content-type') !== 'application/problem+json')) issues.push('a 429 lacks Retry-After / remaining 0 / problem+json');
+    if (
+      limited.some(
+        (a) =>
+          !/^\d+$/.test(a.headers.get('retry-after') ?? '') ||
+          a.headers.get('x-ratelimit-remaining') !== '0' ||
+          a.headers.get('content-type') !== 'application/problem+json',
+      )
+    )
+      issues.push('a 429 lacks Retry-After / remaining 0 / problem+json');
     tally.record(issues, () => 'key limit 20');
     expect(issues).toEqual([]);
   });
@@ -209,7 +229,9 @@ describe('concurrency: rate limits', () => {
     try {
       await awayFromBoundary(3600, 15);
       const sourceIp = '198.51.100.7';
-      const answers = await Promise.all(Array.from({ length: BURST }, () => send({ method: 'GET', url: '/exportHl7PatientAdt?patientId=demo-patient-1', headers: {}, sourceIp })));
+      const answers = await Promise.all(
+        Array.from({ length: BURST }, () => send({ method: 'GET', url: '/exportHl7PatientAdt?patientId=demo-patient-1', headers: {}, sourceIp })),
+      );
       console.log(`concurrency anonymous limit 20: statuses ${histogram(answers.map((a) => a.status))}`);
       const issues: string[] = [];
       const unauth = answers.filter((a) => a.status === 401).length;
@@ -225,7 +247,11 @@ describe('concurrency: rate limits', () => {
 
   it(`demo-limited-key (5 per 60 s): ${BURST} parallel requests get at most 5 non-429 answers`, async () => {
     await awayFromBoundary(60, 5);
-    const answers = await Promise.all(Array.from({ length: BURST }, () => call(stack, 'GET', '/exportHl7PatientAdt?patientId=demo-patient-1', { headers: { 'x-api-key': 'demo-limited-key' } })));
+    const answers = await Promise.all(
+      Array.from({ length: BURST }, () =>
+        call(stack, 'GET', '/exportHl7PatientAdt?patientId=demo-patient-1', { headers: { 'x-api-key': 'demo-limited-key' } }),
+      ),
+    );
     const allowed = answers.filter((a) => a.status !== 429).length;
     console.log(`concurrency demo-limited-key: statuses ${histogram(answers.map((a) => a.status))}`);
     const issues = allowed <= 5 ? [] : [`${allowed} requests got through a limit of 5`];

@@ -24,15 +24,36 @@ const attempts: Array<{ name: string; succeeded: boolean }> = [];
 beforeAll(async () => {
   stack = await startTestStack({ backgroundWorkers: true });
   const keys = new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
-  await keys.putPartner({ partnerId: 'rival-forms', name: 'Rival Forms', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], allowedFormSourceIds: ['demo-form-tool', 'rival-tool'] }, { ifMissing: true });
+  await keys.putPartner(
+    {
+      partnerId: 'rival-forms',
+      name: 'Rival Forms',
+      policy: 'active',
+      rateLimit: 1000,
+      rateWindowSeconds: 60,
+      allowedSenderIds: [],
+      allowedFormSourceIds: ['demo-form-tool', 'rival-tool'],
+    },
+    { ifMissing: true },
+  );
   const keyHash = hashApiKey(RIVAL);
-  await keys.putKey({ keyHash, keyId: keyIdFromHash(keyHash), partnerId: 'rival-forms', label: RIVAL, scopes: [Scopes.ingestForms], status: 'active', createdAt: new Date().toISOString() });
+  await keys.putKey({
+    keyHash,
+    keyId: keyIdFromHash(keyHash),
+    partnerId: 'rival-forms',
+    label: RIVAL,
+    scopes: [Scopes.ingestForms],
+    status: 'active',
+    createdAt: new Date().toISOString(),
+  });
 });
 
 afterAll(async () => {
   await stack?.close();
   const succeeded = attempts.filter((a) => a.succeeded);
-  console.log(`cross-partner forms: ${attempts.length} attempts, ${succeeded.length} succeeded${succeeded.length ? `: ${succeeded.map((a) => a.name).join(', ')}` : ''}`);
+  console.log(
+    `cross-partner forms: ${attempts.length} attempts, ${succeeded.length} succeeded${succeeded.length ? `: ${succeeded.map((a) => a.name).join(', ')}` : ''}`,
+  );
 });
 
 function post(key: string, payload: Record<string, unknown>): Promise<HttpResult> {
@@ -69,14 +90,14 @@ const alex = { firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12', email: 
 const stranger = { firstName: 'Harriet', lastName: 'Unrelated', dob: '1961-01-01' };
 
 describe('cross-partner: form intake', () => {
-  it('overwrite: another partner resending the owner\'s submission with other content changes nothing', async () => {
+  it("overwrite: another partner resending the owner's submission with other content changes nothing", async () => {
     const submissionId = `own-${randomUUID()}`;
     const first = await post(OWNER, { sourceSystemId: 'demo-form-tool', submissionId, patient: stranger, answers: { q: 'owner' } });
     const ownerId = first.json<{ packetId: string }>().packetId;
     const a = await post(ATTACKER, { sourceSystemId: 'demo-form-tool', submissionId, patient: alex, answers: { q: 'attacker' } });
     record('overwrite via unowned source (403 expected)', a.status !== 403);
     const b = await post(RIVAL, { sourceSystemId: 'demo-form-tool', submissionId, patient: alex, answers: { q: 'rival' } });
-    record('overwrite via co-owned source lands on the owner\'s packet', b.status < 300 && b.json<{ packetId: string }>().packetId === ownerId);
+    record("overwrite via co-owned source lands on the owner's packet", b.status < 300 && b.json<{ packetId: string }>().packetId === ownerId);
     const seen = await view(ownerId, () => true);
     record('owner packet content changed', seen.answers.q !== 'owner' || seen.partnerId !== 'demo-forms');
   });
@@ -89,10 +110,10 @@ describe('cross-partner: form intake', () => {
     expect(b.status).toBe(202);
     const owner = await post(OWNER, { sourceSystemId: 'demo-form-tool', submissionId, patient: stranger });
     record('owner refused after a shadowing submission', owner.status !== 202);
-    record('owner answered with the rival\'s packet', owner.json<{ packetId: string }>().packetId === b.json<{ packetId: string }>().packetId);
+    record("owner answered with the rival's packet", owner.json<{ packetId: string }>().packetId === b.json<{ packetId: string }>().packetId);
   });
 
-  it('link-poison: another partner\'s link never routes the owner\'s packets; a contradicted link goes to review', async () => {
+  it("link-poison: another partner's link never routes the owner's packets; a contradicted link goes to review", async () => {
     const externalPatientId = `ft-${randomUUID().slice(0, 8)}`;
     const a = await post(ATTACKER, { sourceSystemId: 'demo-form-tool', patient: { ...alex, externalPatientId } });
     record('link-poison via unowned source accepted', a.status !== 403);
@@ -102,7 +123,7 @@ describe('cross-partner: form intake', () => {
     // the owner's packet for a different person with the same external id is not routed by that link
     const owner = await post(OWNER, { sourceSystemId: 'demo-form-tool', patient: { ...stranger, externalPatientId }, answers: { followUp: 'HIV test' } });
     const seen = await view(owner.json<{ packetId: string }>().packetId);
-    record('owner packet routed by another partner\'s link', seen.state === 'matched');
+    record("owner packet routed by another partner's link", seen.state === 'matched');
     // even the owner's own link does not override a different name and birth date
     const own = await post(OWNER, { sourceSystemId: 'demo-forms', patient: { ...alex, externalPatientId } });
     expect((await view(own.json<{ packetId: string }>().packetId)).state).toBe('matched');

@@ -30,8 +30,26 @@ const ROGUE_EHR = 'rel-rogue-ehr-export-key';
 beforeAll(async () => {
   stack = await startReliabilityStack();
   const store = keyStore(stack);
-  await store.putPartner({ partnerId: 'rel-rogue-lab', name: 'Rogue Lab', policy: 'active', rateLimit: 100_000, rateWindowSeconds: 60, allowedSenderIds: ['rogue-lab'], receivingApplication: 'ROGUE-LIS', receivingFacility: 'ROGUE-LAB' });
-  await store.putPartner({ partnerId: 'rel-rogue-ehr', name: 'Rogue EHR', policy: 'active', rateLimit: 100_000, rateWindowSeconds: 60, allowedSenderIds: [], receivingApplication: 'ROGUE-EHR', receivingFacility: 'ROGUE-CLINIC' });
+  await store.putPartner({
+    partnerId: 'rel-rogue-lab',
+    name: 'Rogue Lab',
+    policy: 'active',
+    rateLimit: 100_000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: ['rogue-lab'],
+    receivingApplication: 'ROGUE-LIS',
+    receivingFacility: 'ROGUE-LAB',
+  });
+  await store.putPartner({
+    partnerId: 'rel-rogue-ehr',
+    name: 'Rogue EHR',
+    policy: 'active',
+    rateLimit: 100_000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: [],
+    receivingApplication: 'ROGUE-EHR',
+    receivingFacility: 'ROGUE-CLINIC',
+  });
   await createKey(stack, { secret: ROGUE_RESULTS, partnerId: 'rel-rogue-lab', scopes: [Scopes.ingestResults], rateLimit: 100_000, rateWindowSeconds: 60 });
   await createKey(stack, { secret: ROGUE_EXPORT, partnerId: 'rel-rogue-lab', scopes: [Scopes.exportHl7], rateLimit: 100_000, rateWindowSeconds: 60 });
   await createKey(stack, { secret: ROGUE_EHR, partnerId: 'rel-rogue-ehr', scopes: [Scopes.exportHl7], rateLimit: 100_000, rateWindowSeconds: 60 });
@@ -95,7 +113,10 @@ describe('cross-partner: lab intake', () => {
     const data = first.body.data;
     const attempts: Array<[string, Record<string, unknown>]> = [
       ['same body', {}],
-      ...['preliminary', 'final', 'corrected', 'amended', 'cancelled', 'C', 'X'].map((status): [string, Record<string, unknown>] => [`status ${status}`, { status, results: { testName: 'Potassium', result: '7.9' } }]),
+      ...['preliminary', 'final', 'corrected', 'amended', 'cancelled', 'C', 'X'].map((status): [string, Record<string, unknown>] => [
+        `status ${status}`,
+        { status, results: { testName: 'Potassium', result: '7.9' } },
+      ]),
       ['sender upper case', { senderID: String(data.senderID).toUpperCase() }],
       ['the first partner second sender id', { senderID: 'DEMO-LAB-LIS' }],
       ['sender *', { senderID: '*' }],
@@ -116,7 +137,15 @@ describe('cross-partner: lab intake', () => {
     const first = await firstPartnerResult({ patientID: 'demo-patient-2' });
     const before = await stateOf(first.resultId);
     for (const status of ['preliminary', 'final', 'corrected', 'amended', 'cancelled']) {
-      const body = { data: { ...first.body.data, senderID: 'rogue-lab', status, ResultedDateUTC: new Date().toISOString(), results: { testName: 'Potassium', result: '7.9' } } };
+      const body = {
+        data: {
+          ...first.body.data,
+          senderID: 'rogue-lab',
+          status,
+          ResultedDateUTC: new Date().toISOString(),
+          results: { testName: 'Potassium', result: '7.9' },
+        },
+      };
       const res = await send(jsonPost('/receiveTestData', ROGUE_RESULTS, body));
       const issues: string[] = [];
       if (res.status !== 200) issues.push(`status ${res.status} for its own sender id`);
@@ -142,7 +171,9 @@ describe('cross-partner: lab intake', () => {
       'x-request-id: first body, second key',
     );
     // 2. its own body under the first partner's id: processed as its own request
-    const own = await send(jsonPost('/receiveTestData', ROGUE_RESULTS, labBody({ senderID: 'rogue-lab', accessionNumber: unique('XP-OWN') }), { 'x-request-id': first.requestId }));
+    const own = await send(
+      jsonPost('/receiveTestData', ROGUE_RESULTS, labBody({ senderID: 'rogue-lab', accessionNumber: unique('XP-OWN') }), { 'x-request-id': first.requestId }),
+    );
     record(
       [
         ...(own.status === 200 ? [] : [`status ${own.status} (want 200: a fresh request of its own)`]),
@@ -156,13 +187,21 @@ describe('cross-partner: lab intake', () => {
     await send(jsonPost('/receiveTestData', ROGUE_RESULTS, labBody({ senderID: 'rogue-lab', accessionNumber: unique('XP-TAKE') }), { 'x-request-id': rid }));
     const mine = await send(jsonPost('/receiveTestData', FIRST, labBody({ accessionNumber: unique('XP-MINE') }), { 'x-request-id': rid }));
     record(
-      [...(mine.status === 200 && !mine.headers['idempotent-replayed'] ? [] : [`first partner got ${mine.status} ${mine.headers['idempotent-replayed'] ?? ''}`])],
+      [
+        ...(mine.status === 200 && !mine.headers['idempotent-replayed']
+          ? []
+          : [`first partner got ${mine.status} ${mine.headers['idempotent-replayed'] ?? ''}`]),
+      ],
       'x-request-id: taken first by the second partner',
     );
     // 4. the first partner's replay still answers its own first response
     const replay = await send(jsonPost('/receiveTestData', FIRST, first.body, { 'x-request-id': first.requestId }));
     record(
-      [...(replay.status === 200 && replay.headers['idempotent-replayed'] === 'true' && replay.json().version === first.version ? [] : [`first partner replay ${replay.status}`])],
+      [
+        ...(replay.status === 200 && replay.headers['idempotent-replayed'] === 'true' && replay.json().version === first.version
+          ? []
+          : [`first partner replay ${replay.status}`]),
+      ],
       'x-request-id: first partner replay intact',
     );
     record((await stateOf(first.resultId)) === before ? [] : ["the first partner's result changed"], 'x-request-id: first result unchanged');
@@ -180,7 +219,10 @@ describe('cross-partner: lab intake', () => {
     for (const [label, change, key] of cases) {
       const existing = await send(jsonPost('/receiveTestData', key, { data: change(first.body.data) }));
       const never = await send(jsonPost('/receiveTestData', key, { data: change({ ...fresh, accessionNumber: unique('XP-NEVER') }) }));
-      record(shape(existing) === shape(never) ? [] : [`answers differ: ${shape(existing).slice(0, 200)} vs ${shape(never).slice(0, 200)}`], `probe accession: ${label}`);
+      record(
+        shape(existing) === shape(never) ? [] : [`answers differ: ${shape(existing).slice(0, 200)} vs ${shape(never).slice(0, 200)}`],
+        `probe accession: ${label}`,
+      );
     }
     // known vs unknown patient under its own sender: same answer (item 2)
     const known = await send(jsonPost('/receiveTestData', ROGUE_RESULTS, labBody({ senderID: 'rogue-lab', patientID: 'demo-patient-1' })));
@@ -202,7 +244,11 @@ describe('cross-partner: HL7 exports', () => {
     for (const url of exports) {
       for (const key of [ROGUE_RESULTS, FIRST]) {
         const res = await send({ method: 'GET', url, headers: { 'x-api-key': key } });
-        const unknown = await send({ method: 'GET', url: url.replace(/demo-(patient|note|encounter|assessment)-\d/g, 'demo-$1-404'), headers: { 'x-api-key': key } });
+        const unknown = await send({
+          method: 'GET',
+          url: url.replace(/demo-(patient|note|encounter|assessment)-\d/g, 'demo-$1-404'),
+          headers: { 'x-api-key': key },
+        });
         const issues: string[] = [];
         if (res.status !== 403) issues.push(`status ${res.status} (want 403)`);
         if (res.body.includes('MSH|')) issues.push('answered an HL7 message');
@@ -236,7 +282,10 @@ describe('cross-partner: HL7 exports', () => {
       const b = await send({ method: 'GET', url, headers: { 'x-api-key': ROGUE_EHR, 'x-request-id': 'xp-same-id' } });
       // the first MSH (the summary is an FHS/BHS batch by default)
       const control = (r: Res) => (r.body.split('\r').find((segment) => segment.startsWith('MSH|')) ?? '').split('|')[9];
-      record(a.status === 200 && b.status === 200 && control(a) !== control(b) ? [] : [`statuses ${a.status}/${b.status}, MSH-10 ${control(a)}/${control(b)}`], `export x-request-id reuse: ${url.split('?')[0]}`);
+      record(
+        a.status === 200 && b.status === 200 && control(a) !== control(b) ? [] : [`statuses ${a.status}/${b.status}, MSH-10 ${control(a)}/${control(b)}`],
+        `export x-request-id reuse: ${url.split('?')[0]}`,
+      );
     }
   });
 

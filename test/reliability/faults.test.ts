@@ -103,7 +103,9 @@ async function drain(url: string, keyOf: (body: Record<string, unknown>) => stri
       const key = keyOf(JSON.parse(m.Body ?? '{}') as Record<string, unknown>);
       if (key) messagesByKey.set(key, (messagesByKey.get(key) ?? 0) + 1);
     }
-    await sqsClient().send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+    await sqsClient().send(
+      new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+    );
   }
 }
 const drainNotifications = () => drain(stack.queues.notifications.url, (b) => (typeof b.versionId === 'string' ? `lv:${b.versionId}` : undefined));
@@ -133,9 +135,11 @@ async function resultsInvariants(options: { allowOrphanParts: boolean }): Promis
     const current = pointer !== undefined && String(pointer.rank) >= String(v.rank);
     const pendingForRetry = v.notificationState === 'pending' && v.patientPk === 'NOTIFY#PENDING';
     if (!current && !pendingForRetry) issues.push(`version ${String(v.versionId)} is neither current nor queued for the retry job`);
-    if (v.notificationState === 'pending' && v.patientPk !== 'NOTIFY#PENDING') issues.push(`pending version ${String(v.versionId)} missing from the retry index`);
+    if (v.notificationState === 'pending' && v.patientPk !== 'NOTIFY#PENDING')
+      issues.push(`pending version ${String(v.versionId)} missing from the retry index`);
   }
-  for (const p of pointers.values()) if (!versionKeys.has(`${String(p.pk)}|${String(p.versionSk)}`)) issues.push(`pointer of ${String(p.resultId)} names a missing version`);
+  for (const p of pointers.values())
+    if (!versionKeys.has(`${String(p.pk)}|${String(p.versionSk)}`)) issues.push(`pointer of ${String(p.resultId)} names a missing version`);
   if (!options.allowOrphanParts) {
     for (const key of objects) if (key.startsWith('lab-results/') && !referenced.has(key)) issues.push(`orphan S3 part ${key}`);
   }
@@ -165,7 +169,8 @@ async function formsInvariants(): Promise<string[]> {
     if (p.statePk !== expectedPk) issues.push(`packet ${id} in ${state} indexed under ${String(p.statePk)}`);
     if (!String(p.stateSk).endsWith(`#${id}`)) issues.push(`packet ${id} stateSk malformed`);
     const history = (p.history as Array<{ action: string }> | undefined) ?? [];
-    if (history.filter((h) => h.action === 'received').length !== 1) issues.push(`packet ${id} has ${history.filter((h) => h.action === 'received').length} received entries`);
+    if (history.filter((h) => h.action === 'received').length !== 1)
+      issues.push(`packet ${id} has ${history.filter((h) => h.action === 'received').length} received entries`);
     if (history.filter((h) => h.action === 'routed_manually').length > 1) issues.push(`packet ${id} routed manually more than once`);
   }
   return issues;
@@ -242,7 +247,12 @@ async function runCase(scenario: Scenario, step: number, kind: FaultKind, refere
   const hl7InProgress = (r: Res) => r.status === 200 && /\rMSA\|AE\|/.test(r.body) && /\rERR\|[^\r]*\|206\^/.test(r.body);
   if (hl7InProgress(retry) && res.status === 200 && claims.length === 1) {
     await dynamoDbClient().send(
-      new UpdateItemCommand({ TableName: stack.tables.idempotency, Key: { pk: { S: String(claims[0]!.pk) } }, UpdateExpression: 'SET leaseUntil = :past', ExpressionAttributeValues: { ':past': { N: '0' } } }),
+      new UpdateItemCommand({
+        TableName: stack.tables.idempotency,
+        Key: { pk: { S: String(claims[0]!.pk) } },
+        UpdateExpression: 'SET leaseUntil = :past',
+        ExpressionAttributeValues: { ':past': { N: '0' } },
+      }),
     );
     retry = await req.send();
   }
@@ -251,7 +261,12 @@ async function runCase(scenario: Scenario, step: number, kind: FaultKind, refere
     // waits for the lease (Retry-After), then takes the claim over and replays the stored work
     if (!/^\d+$/.test(retry.headers['retry-after'] ?? '')) issues.push('409 in progress without Retry-After');
     await dynamoDbClient().send(
-      new UpdateItemCommand({ TableName: stack.tables.idempotency, Key: { pk: { S: String(claims[0]!.pk) } }, UpdateExpression: 'SET leaseUntil = :past', ExpressionAttributeValues: { ':past': { N: '0' } } }),
+      new UpdateItemCommand({
+        TableName: stack.tables.idempotency,
+        Key: { pk: { S: String(claims[0]!.pk) } },
+        UpdateExpression: 'SET leaseUntil = :past',
+        ExpressionAttributeValues: { ':past': { N: '0' } },
+      }),
     );
     retry = await req.send();
   }
@@ -277,7 +292,9 @@ function labScenario(name: string, options: { cold?: boolean; bootstrap?: boolea
     name,
     async prepare() {
       if (options.bootstrap) {
-        await dynamoDbClient().send(new DeleteItemCommand({ TableName: stack.tables.results, Key: { pk: { S: LOOKUP_KEY_ITEM.pk }, sk: { S: LOOKUP_KEY_ITEM.sk } } }));
+        await dynamoDbClient().send(
+          new DeleteItemCommand({ TableName: stack.tables.results, Key: { pk: { S: LOOKUP_KEY_ITEM.pk }, sk: { S: LOOKUP_KEY_ITEM.sk } } }),
+        );
       }
       if (options.cold || options.bootstrap) coldCaches();
     },
@@ -393,7 +410,9 @@ function hl7Scenario(name: string, options: { cold?: boolean }): Scenario {
       const versions = items.filter((i) => String(i.sk).startsWith('VERSION#'));
       if (versions.length !== 1) issues.push(`${versions.length} versions stored (want exactly 1)`);
       if (!items.some((i) => i.sk === 'CURRENT')) issues.push('no current pointer');
-      const audits = await auditRecordsFor((r) => r.action === 'hl7.oru.results_store' && r.outcome === 'success' && (r.resourceIds as Record<string, string> | undefined)?.resultIds === resultId);
+      const audits = await auditRecordsFor(
+        (r) => r.action === 'hl7.oru.results_store' && r.outcome === 'success' && (r.resourceIds as Record<string, string> | undefined)?.resultIds === resultId,
+      );
       if (audits.length === 0) issues.push('no success audit record for the stored result');
       await retryNotifications({}, { getRemainingTimeInMillis: () => 60_000 });
       await drainNotifications();
@@ -404,7 +423,15 @@ function hl7Scenario(name: string, options: { cold?: boolean }): Scenario {
 
 describe('faults: POST /receiveHl7', () => {
   beforeAll(async () => {
-    const res = await send({ method: 'POST', url: '/receiveHl7', headers: [['x-api-key', BULK_KEYS.all.secret], ['content-type', 'application/hl7-v2']], body: oruMessage(`W${Date.now().toString(36)}`, unique('HWM')) });
+    const res = await send({
+      method: 'POST',
+      url: '/receiveHl7',
+      headers: [
+        ['x-api-key', BULK_KEYS.all.secret],
+        ['content-type', 'application/hl7-v2'],
+      ],
+      body: oruMessage(`W${Date.now().toString(36)}`, unique('HWM')),
+    });
     expect(res.status).toBe(200);
   });
 
@@ -443,14 +470,20 @@ function formScenario(name: string, route: 'match' | 'known' | 'unknown'): Scena
       const expectedState = route === 'known' ? 'routed' : route === 'unknown' ? 'pending_review' : 'pending_match';
       const packets = (await scanAll(stack.tables.forms)).map((i) => unmarshall(i)).filter((i) => i.packetId === ctx.packetId && i.sk === 'PACKET');
       if (packets.length !== 1) issues.push(`${packets.length} packets stored`);
-      else if (packets[0]!.state !== expectedState && !(route === 'match' && packets[0]!.state !== 'routed')) issues.push(`stored state ${String(packets[0]!.state)}, want ${expectedState}`);
+      else if (packets[0]!.state !== expectedState && !(route === 'match' && packets[0]!.state !== 'routed'))
+        issues.push(`stored state ${String(packets[0]!.state)}, want ${expectedState}`);
       await drainMatching();
       const queued = messagesByKey.get(`fp:${ctx.packetId}`) ?? 0;
       const sendFailed = first.failedCall === 'sqs:SendMessageCommand';
       if (route === 'known' && queued !== 0) issues.push('a routed packet was queued');
       if (route !== 'known' && queued > 1) issues.push(`${queued} matching messages for one packet`);
       if (route !== 'known' && queued === 0 && !sendFailed) issues.push('the packet was never queued and the queue send did not fail');
-      const audits = await auditRecordsFor((r) => (r.resourceIds as Record<string, string> | undefined)?.packetId === ctx.packetId && r.outcome === 'success' && String(r.action).startsWith('forms.receive'));
+      const audits = await auditRecordsFor(
+        (r) =>
+          (r.resourceIds as Record<string, string> | undefined)?.packetId === ctx.packetId &&
+          r.outcome === 'success' &&
+          String(r.action).startsWith('forms.receive'),
+      );
       if (audits.length === 0) issues.push('no success audit record for the packet');
       return issues;
     },
@@ -458,7 +491,11 @@ function formScenario(name: string, route: 'match' | 'known' | 'unknown'): Scena
 }
 
 describe('faults: POST /receiveFormIntakeScope', () => {
-  const scenarios = [formScenario('forms, no patientId (pending_match, queued)', 'match'), formScenario('forms, known patientId (routed)', 'known'), formScenario('forms, unknown patientId (pending_review, queued)', 'unknown')];
+  const scenarios = [
+    formScenario('forms, no patientId (pending_match, queued)', 'match'),
+    formScenario('forms, known patientId (routed)', 'known'),
+    formScenario('forms, unknown patientId (pending_review, queued)', 'unknown'),
+  ];
   for (const scenario of scenarios) {
     it(`${scenario.name}: every step x every fault -> 503 + Retry-After or success; retry completes exactly once`, async () => {
       const tally = await runScenario(scenario);
@@ -508,7 +545,10 @@ function routeScenario(name: string, withLink: boolean): Scenario {
       const packetId = withLink ? await packetWithLink() : await plainPacket();
       const requestId = unique('flt-route');
       const patientId = 'demo-patient-4';
-      return { send: () => send(jsonPost(`/interopInbox/${packetId}/route`, BULK_KEYS.inbox.secret, { patientId }, { 'x-request-id': requestId })), ctx: { packetId, patientId } };
+      return {
+        send: () => send(jsonPost(`/interopInbox/${packetId}/route`, BULK_KEYS.inbox.secret, { patientId }, { 'x-request-id': requestId })),
+        ctx: { packetId, patientId },
+      };
     },
     invariants: () => formsInvariants(),
     async verify(ctx, _first, retry) {
@@ -524,7 +564,9 @@ function routeScenario(name: string, withLink: boolean): Scenario {
         const link = items.find((i) => i.pk === `LINK#${String(packet.linkKey)}`);
         if (link?.patientId !== ctx.patientId) issues.push('the reviewer decision (known link) was not remembered');
       } else if (withLink) issues.push('the scenario packet has no link key');
-      const audits = await auditRecordsFor((r) => (r.resourceIds as Record<string, string> | undefined)?.packetId === ctx.packetId && r.action === 'inbox.route' && r.outcome === 'success');
+      const audits = await auditRecordsFor(
+        (r) => (r.resourceIds as Record<string, string> | undefined)?.packetId === ctx.packetId && r.action === 'inbox.route' && r.outcome === 'success',
+      );
       if (audits.length === 0) issues.push('no success audit record for the routing');
       return issues;
     },
@@ -595,7 +637,9 @@ describe('faults: a dependency slower than the function deadline', () => {
     const retry = await retryUntilDone(req);
     expect(retry.status).toBe(200);
     const out = retry.json<{ resultId: string; version: string }>();
-    const versions = (await scanAll(stack.tables.results)).map((i) => unmarshall(i)).filter((i) => i.pk === `RESULT#${out.resultId}` && String(i.sk).startsWith('VERSION#'));
+    const versions = (await scanAll(stack.tables.results))
+      .map((i) => unmarshall(i))
+      .filter((i) => i.pk === `RESULT#${out.resultId}` && String(i.sk).startsWith('VERSION#'));
     expect(versions).toHaveLength(1);
     expect(await resultsInvariants({ allowOrphanParts: false })).toEqual([]);
     suiteTally.record([], () => '');
@@ -659,7 +703,10 @@ describe('faults: a slow audit append near the deadline', () => {
     expect(trace[trace.length - 1]).toBe('dynamodb:PutItemCommand'); // the audit append
     faults.armHang(trace.length, 2000);
     const started = Date.now();
-    const res = await invokeWithDeadline(jsonPost('/receiveTestData', BULK_KEYS.results.secret, labBody({ accessionNumber: unique('SLOW') }), { 'x-request-id': unique('slow-audit') }), 1500);
+    const res = await invokeWithDeadline(
+      jsonPost('/receiveTestData', BULK_KEYS.results.secret, labBody({ accessionNumber: unique('SLOW') }), { 'x-request-id': unique('slow-audit') }),
+      1500,
+    );
     const elapsed = Date.now() - started;
     faults.disarm();
     console.log(`faults slow audit append: answered ${res.status} after ${elapsed} ms (deadline 1500 ms)`);

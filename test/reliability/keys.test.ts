@@ -169,7 +169,11 @@ describe('keys: lookup by hash, the secret goes nowhere', () => {
     const authorizer = await loadHandler('authorizer');
     const all: string[] = [];
     for (const secret of ['demo-export-key', 'demo-limited-key', BULK_KEYS.export.secret, ' demo-export-key ']) {
-      const result = (await authorizer(authorizerEvent([['x-api-key', secret]]), lambdaContext('authorizer', 5), () => undefined)) as APIGatewayAuthorizerResult;
+      const result = (await authorizer(
+        authorizerEvent([['x-api-key', secret]]),
+        lambdaContext('authorizer', 5),
+        () => undefined,
+      )) as APIGatewayAuthorizerResult;
       const issues: string[] = [];
       if (result.usageIdentifierKey !== sha256(secret.trim())) issues.push(`usageIdentifierKey ${String(result.usageIdentifierKey)}`);
       if (JSON.stringify(result).includes(secret.trim())) issues.push('the secret is in the authorizer result');
@@ -238,7 +242,8 @@ describe('keys: revocation takes effect on the very next request', () => {
       const after = await get(ENDPOINT_URLS.exportHl7PatientAdt, [['x-api-key', key.secret]]);
       const issues: string[] = [];
       if (before.status !== 200) issues.push(`before revocation ${before.status}`);
-      if (after.status !== 401 || !/revoked/.test(after.json<{ detail: string }>().detail)) issues.push(`after revocation ${after.status} ${after.body.slice(0, 120)}`);
+      if (after.status !== 401 || !/revoked/.test(after.json<{ detail: string }>().detail))
+        issues.push(`after revocation ${after.status} ${after.body.slice(0, 120)}`);
       tally.record(issues, () => `revoke ${i}`);
       all.push(...issues.map((x) => `key ${i}: ${x}`));
     }
@@ -267,8 +272,13 @@ describe('keys: revocation takes effect on the very next request', () => {
     const late = results.filter((r) => r.started > revokedAt);
     const leaked = late.filter((r) => r.status !== 401);
     const early = results.filter((r) => r.started <= revokedAt);
-    console.log(`keys revocation under load: ${early.length} requests before (${early.filter((r) => r.status === 200).length} ok), ${late.length} after (${leaked.length} not refused)`);
-    const issues = [...(late.length < 10 ? [`only ${late.length} requests after revocation`] : []), ...(leaked.length ? [`${leaked.length} requests got through after revocation`] : [])];
+    console.log(
+      `keys revocation under load: ${early.length} requests before (${early.filter((r) => r.status === 200).length} ok), ${late.length} after (${leaked.length} not refused)`,
+    );
+    const issues = [
+      ...(late.length < 10 ? [`only ${late.length} requests after revocation`] : []),
+      ...(leaked.length ? [`${leaked.length} requests got through after revocation`] : []),
+    ];
     tally.record(issues, () => 'revocation under load');
     expect(issues).toEqual([]);
   });
@@ -278,7 +288,8 @@ describe('keys: secrets are never logged, answered or stored', () => {
   it('no log line, answer or stored key record (demo keys aside) contains a secret', async () => {
     const issues: string[] = [];
     for (const line of logs.lines) for (const s of secretsUsed) if (line.includes(s)) issues.push(`log: ${line.slice(0, 160)}`);
-    for (const res of answers) for (const s of secretsUsed) if (res.body.includes(s) || JSON.stringify(res.headers).includes(s)) issues.push(`answer ${res.status} carries a secret`);
+    for (const res of answers)
+      for (const s of secretsUsed) if (res.body.includes(s) || JSON.stringify(res.headers).includes(s)) issues.push(`answer ${res.status} carries a secret`);
     // demo keys (local stack only, public by design) are stored with their secret as label: see lib/local/demo-keys.ts
     const demo = new Set(DEMO_KEYS.map((k) => k.secret));
     for (const item of await scanAll(stack.tables.keys)) {

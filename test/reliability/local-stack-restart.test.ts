@@ -41,6 +41,8 @@ it('a restarted local stack serves exports, intake and the inbox (was a BUG: mod
     (await send(jsonPost('/receiveTestData', 'demo-results-key', labBody()))).status,
     (await send({ method: 'GET', url: '/interopInbox', headers: { 'x-api-key': 'demo-inbox-key' } })).status,
   ];
-  console.log(`local-stack-restart: ${statuses.filter((x) => x === 200).length} passed, ${statuses.filter((x) => x !== 200).length} failed (statuses after a restart ${statuses.join(', ')})`);
+  console.log(
+    `local-stack-restart: ${statuses.filter((x) => x === 200).length} passed, ${statuses.filter((x) => x !== 200).length} failed (statuses after a restart ${statuses.join(', ')})`,
+  );
   expect(statuses).toEqual([200, 200, 200]);
 });

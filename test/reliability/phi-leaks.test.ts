@@ -96,17 +96,35 @@ const labPhiBody = (over: Record<string, unknown> = {}) =>
 const formPhiBody = (over: Record<string, unknown> = {}, patient: Record<string, unknown> = {}) =>
   formBody(
     { formName: FORM_PHI.formName, answers: { allergies: FORM_PHI.answer, smoker: 'no', notes: [FORM_PHI.answer, 1, true] }, ...over },
-    { firstName: FORM_PHI.firstName, lastName: FORM_PHI.lastName, dob: FORM_PHI.dob, email: FORM_PHI.email, externalPatientId: FORM_PHI.externalPatientId, ...patient },
+    {
+      firstName: FORM_PHI.firstName,
+      lastName: FORM_PHI.lastName,
+      dob: FORM_PHI.dob,
+      email: FORM_PHI.email,
+      externalPatientId: FORM_PHI.externalPatientId,
+      ...patient,
+    },
   );
 
 async function receiveAll(url: string, options: { remove: boolean }): Promise<Message[]> {
   const all: Message[] = [];
   for (let i = 0; i < 100; i++) {
-    const out = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }));
+    const out = await sqsClient().send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
     const messages = out.Messages ?? [];
     if (messages.length === 0) break;
     all.push(...messages);
-    if (options.remove) await sqsClient().send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle! })) }));
+    if (options.remove)
+      await sqsClient().send(
+        new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle! })) }),
+      );
   }
   return all;
 }
@@ -133,8 +151,11 @@ describe('PHI never leaks', () => {
       labPhiBody({ senderID: LAB_PHI.patientID }),
       { data: { ...labPhiBody().data, results: [] }, [LAB_PHI.extra]: LAB_PHI.reportText },
     ];
-    for (const [i, b] of invalidLab.entries()) expect((await exchange(`lab invalid ${i}`, jsonPost('/receiveTestData', BULK_KEYS.results.secret, b))).status).toBeGreaterThanOrEqual(400);
-    expect((await exchange('lab malformed', jsonPost('/receiveTestData', BULK_KEYS.results.secret, JSON.stringify(labPhiBody()).slice(0, -3)))).status).toBe(400);
+    for (const [i, b] of invalidLab.entries())
+      expect((await exchange(`lab invalid ${i}`, jsonPost('/receiveTestData', BULK_KEYS.results.secret, b))).status).toBeGreaterThanOrEqual(400);
+    expect((await exchange('lab malformed', jsonPost('/receiveTestData', BULK_KEYS.results.secret, JSON.stringify(labPhiBody()).slice(0, -3)))).status).toBe(
+      400,
+    );
 
     // ---- form packets: queued, routed, unknown patient, duplicate, invalid with PHI in the failing fields, too large
     for (const [what, body, status] of [
@@ -147,7 +168,8 @@ describe('PHI never leaks', () => {
       const res = await exchange(what, jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body));
       expect(res.status).toBe(status);
       packetIds.push(res.json<{ packetId: string }>().packetId);
-      if (what === 'form queued') expect((await exchange('form duplicate', jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body))).status).toBe(202);
+      if (what === 'form queued')
+        expect((await exchange('form duplicate', jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, body))).status).toBe(202);
     }
     const invalidForms = [
       formPhiBody({}, { dob: '1969-02-30' }),
@@ -158,12 +180,21 @@ describe('PHI never leaks', () => {
       formPhiBody({ submissionId: `${FORM_PHI.externalPatientId} ${FORM_PHI.email}` }),
       formPhiBody({ answers: { a: FORM_PHI.answer.repeat(20_000), b: FORM_PHI.answer.repeat(5_000) } }),
     ];
-    for (const [i, b] of invalidForms.entries()) expect((await exchange(`form invalid ${i}`, jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, b))).status).toBeGreaterThanOrEqual(400);
+    for (const [i, b] of invalidForms.entries())
+      expect((await exchange(`form invalid ${i}`, jsonPost('/receiveFormIntakeScope', BULK_KEYS.forms.secret, b))).status).toBeGreaterThanOrEqual(400);
 
     // ---- exports (their 200 bodies carry PHI by design; their errors must not)
     for (const [name, url] of Object.entries(ENDPOINT_URLS)) {
       expect((await exchange(name, { method: 'GET', url, headers: exportKey }, { bodyMayCarryPhi: true })).status).toBe(200);
-      expect((await exchange(`${name} patient 2`, { method: 'GET', url: url.replace(/demo-(patient|encounter|note|assessment)-1/g, 'demo-$1-2'), headers: exportKey }, { bodyMayCarryPhi: true })).status).toBe(200);
+      expect(
+        (
+          await exchange(
+            `${name} patient 2`,
+            { method: 'GET', url: url.replace(/demo-(patient|encounter|note|assessment)-1/g, 'demo-$1-2'), headers: exportKey },
+            { bodyMayCarryPhi: true },
+          )
+        ).status,
+      ).toBe(200);
     }
     for (const url of [
       '/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-2',
@@ -173,7 +204,10 @@ describe('PHI never leaks', () => {
     ]) {
       expect((await exchange(`export error ${url}`, { method: 'GET', url, headers: exportKey })).status).toBeGreaterThanOrEqual(400);
     }
-    expect((await exchange('export not acceptable', { method: 'GET', url: ENDPOINT_URLS.exportHl7Note, headers: { ...exportKey, accept: 'application/json' } })).status).toBe(406);
+    expect(
+      (await exchange('export not acceptable', { method: 'GET', url: ENDPOINT_URLS.exportHl7Note, headers: { ...exportKey, accept: 'application/json' } }))
+        .status,
+    ).toBe(406);
 
     // ---- a dependency fault: the 503 and its log lines
     const faults = new FaultInjector();
@@ -190,33 +224,94 @@ describe('PHI never leaks', () => {
     const region = process.env.AWS_REGION ?? 'us-east-1';
     await matchHandler({ Records: messages.map((m) => sqsRecordOf(m, 'arn:aws:sqs:us-east-1:000000000000:matching', region)) });
     for (const state of ['pending_review', 'pending_match']) {
-      expect((await exchange(`inbox list ${state}`, { method: 'GET', url: `/interopInbox?state=${state}&limit=100`, headers: { 'x-api-key': BULK_KEYS.inbox.secret } })).status).toBe(200);
+      expect(
+        (
+          await exchange(`inbox list ${state}`, {
+            method: 'GET',
+            url: `/interopInbox?state=${state}&limit=100`,
+            headers: { 'x-api-key': BULK_KEYS.inbox.secret },
+          })
+        ).status,
+      ).toBe(200);
     }
-    expect((await exchange('inbox bad cursor', { method: 'GET', url: '/interopInbox?cursor=Sample', headers: { 'x-api-key': BULK_KEYS.inbox.secret } })).status).toBe(400);
-    for (const id of packetIds) await exchange(`inbox read ${id}`, { method: 'GET', url: `/interopInbox/${id}`, headers: { 'x-api-key': BULK_KEYS.inbox.secret } }, { bodyMayCarryPhi: true });
-    expect((await exchange('inbox read unknown', { method: 'GET', url: '/interopInbox/fp_00000000000000000000000000000000', headers: { 'x-api-key': BULK_KEYS.inbox.secret } })).status).toBe(404);
-    expect((await exchange('inbox route', jsonPost(`/interopInbox/${packetIds[2]}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-3' }))).status).toBe(200);
-    expect((await exchange('inbox route again', jsonPost(`/interopInbox/${packetIds[2]}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-3' }))).status).toBe(200);
-    expect((await exchange('inbox route elsewhere', jsonPost(`/interopInbox/${packetIds[2]}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-4' }))).status).toBe(409);
-    expect((await exchange('inbox route invalid', jsonPost(`/interopInbox/${packetIds[0]}/route`, BULK_KEYS.inbox.secret, { patientId: FORM_PHI.email, note: FORM_PHI.answer }))).status).toBe(400);
+    expect(
+      (await exchange('inbox bad cursor', { method: 'GET', url: '/interopInbox?cursor=Sample', headers: { 'x-api-key': BULK_KEYS.inbox.secret } })).status,
+    ).toBe(400);
+    for (const id of packetIds)
+      await exchange(
+        `inbox read ${id}`,
+        { method: 'GET', url: `/interopInbox/${id}`, headers: { 'x-api-key': BULK_KEYS.inbox.secret } },
+        { bodyMayCarryPhi: true },
+      );
+    expect(
+      (
+        await exchange('inbox read unknown', {
+          method: 'GET',
+          url: '/interopInbox/fp_00000000000000000000000000000000',
+          headers: { 'x-api-key': BULK_KEYS.inbox.secret },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await exchange('inbox route', jsonPost(`/interopInbox/${packetIds[2]}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-3' }))).status,
+    ).toBe(200);
+    expect(
+      (await exchange('inbox route again', jsonPost(`/interopInbox/${packetIds[2]}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-3' }))).status,
+    ).toBe(200);
+    expect(
+      (await exchange('inbox route elsewhere', jsonPost(`/interopInbox/${packetIds[2]}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-4' })))
+        .status,
+    ).toBe(409);
+    expect(
+      (
+        await exchange(
+          'inbox route invalid',
+          jsonPost(`/interopInbox/${packetIds[0]}/route`, BULK_KEYS.inbox.secret, { patientId: FORM_PHI.email, note: FORM_PHI.answer }),
+        )
+      ).status,
+    ).toBe(400);
 
     // ---- the other background functions
     await sweep({ thresholdSeconds: 0 });
     await retryNotifications({}, { getRemainingTimeInMillis: () => 60_000 });
     // a summary now reads the stored lab result (decrypted) too
-    expect((await exchange('summary with lab', { method: 'GET', url: '/exportHl7PatientSummary?patientId=demo-patient-1&limit=50', headers: exportKey }, { bodyMayCarryPhi: true })).status).toBe(200);
+    expect(
+      (
+        await exchange(
+          'summary with lab',
+          { method: 'GET', url: '/exportHl7PatientSummary?patientId=demo-patient-1&limit=50', headers: exportKey },
+          { bodyMayCarryPhi: true },
+        )
+      ).status,
+    ).toBe(200);
 
     // ---- webhooks: a subscriber on loopback gets every stored result's event through the real fan-out and
     // delivery handlers; the result read back through GET /exportHl7LabResult (that body is PHI by design)
-    const services = { store: webhookStore(), partnerExists: async () => true, encryptor: webhookSecretEncryptor(), enqueue: enqueueDelivery, stage: 'local', now: () => new Date() };
+    const services = {
+      store: webhookStore(),
+      partnerExists: async () => true,
+      encryptor: webhookSecretEncryptor(),
+      enqueue: enqueueDelivery,
+      stage: 'local',
+      now: () => new Date(),
+    };
     const placeholder = await startWebhookSink({ port: 0, secret: 'whsec_' + Buffer.alloc(32).toString('base64') });
     await placeholder.close();
     const { subscription: live, secret } = await addSubscription({ partnerId: 'demo-ehr', url: placeholder.url, events: 'lab-result.saved' }, services);
     const sink = await startWebhookSink({ port: Number(new URL(placeholder.url).port), secret });
     try {
-      const notifications = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: stack.queues.notifications.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+      const notifications = await sqsClient().send(
+        new ReceiveMessageCommand({
+          QueueUrl: stack.queues.notifications.url,
+          MaxNumberOfMessages: 10,
+          VisibilityTimeout: 0,
+          MessageSystemAttributeNames: ['All'],
+        }),
+      );
       expect(notifications.Messages?.length).toBeGreaterThan(0);
-      await fanOutWebhookEvents({ Records: (notifications.Messages ?? []).map((m) => sqsRecordOf(m, 'arn:aws:sqs:us-east-1:000000000000:notifications', region)) });
+      await fanOutWebhookEvents({
+        Records: (notifications.Messages ?? []).map((m) => sqsRecordOf(m, 'arn:aws:sqs:us-east-1:000000000000:notifications', region)),
+      });
       const deliveries = await receiveAll(stack.queues.webhookDeliveries.url, { remove: true });
       expect(deliveries.length).toBeGreaterThan(0);
       await deliverWebhooks({ Records: deliveries.map((m) => sqsRecordOf(m, 'arn:aws:sqs:us-east-1:000000000000:webhook-deliveries', region)) });
@@ -224,8 +319,19 @@ describe('PHI never leaks', () => {
       expect(sink.requests.every((r) => r.verified)).toBe(true);
       webhookBodies.push(...sink.requests.map((r) => `${r.body} ${JSON.stringify(r.headers)}`));
       const resultId = JSON.parse(sink.requests[0]!.body).data.resultId as string;
-      expect((await exchange('lab result export', { method: 'GET', url: `/exportHl7LabResult?resultId=${resultId}`, headers: exportKey }, { bodyMayCarryPhi: true })).status).toBe(200);
-      expect((await exchange('lab result export unknown', { method: 'GET', url: `/exportHl7LabResult?resultId=${encodeURIComponent(LAB_PHI.patientID)}`, headers: exportKey })).status).toBe(404);
+      expect(
+        (await exchange('lab result export', { method: 'GET', url: `/exportHl7LabResult?resultId=${resultId}`, headers: exportKey }, { bodyMayCarryPhi: true }))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await exchange('lab result export unknown', {
+            method: 'GET',
+            url: `/exportHl7LabResult?resultId=${encodeURIComponent(LAB_PHI.patientID)}`,
+            headers: exportKey,
+          })
+        ).status,
+      ).toBe(404);
     } finally {
       await webhookStore().removeSubscription(live.subscriptionId);
       await sink.close();
@@ -245,7 +351,10 @@ describe('PHI never leaks', () => {
 
   it('no log line carries PHI', () => {
     const leaks = logs.lines.map((line) => ({ line, hits: phiIn(line) })).filter((l) => l.hits.length > 0);
-    tally.record(leaks.map((l) => `${l.hits.join(',')} in ${l.line.slice(0, 200)}`), () => `${logs.lines.length} log lines`);
+    tally.record(
+      leaks.map((l) => `${l.hits.join(',')} in ${l.line.slice(0, 200)}`),
+      () => `${logs.lines.length} log lines`,
+    );
     console.log(`phi-leaks: ${logs.lines.length} log lines checked against ${ALL_PHI_STRINGS.length} PHI strings`);
     expect(leaks).toEqual([]);
   });
@@ -254,7 +363,10 @@ describe('PHI never leaks', () => {
     const leaks: string[] = [];
     for (const { what, res } of checkedBodies) {
       const hits = phiIn(res.body);
-      tally.record(hits.map((h) => `${h} in ${res.status}`), () => what);
+      tally.record(
+        hits.map((h) => `${h} in ${res.status}`),
+        () => what,
+      );
       if (hits.length) leaks.push(`${what} (${res.status}): ${hits.join(', ')} in ${res.body.slice(0, 300)}`);
     }
     console.log(`phi-leaks: ${checkedBodies.length} answer bodies checked`);
@@ -265,7 +377,8 @@ describe('PHI never leaks', () => {
     // push one message through to the matching DLQ: receive it past maxReceiveCount without deleting
     await sqsClient().send(new SetQueueAttributesCommand({ QueueUrl: stack.queues.matching.url, Attributes: { VisibilityTimeout: '0' } }));
     await sqsClient().send(new SendMessageCommand({ QueueUrl: stack.queues.matching.url, MessageBody: matchingMessageBody(packetIds[0]!) }));
-    for (let i = 0; i < 7; i++) await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: stack.queues.matching.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    for (let i = 0; i < 7; i++)
+      await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: stack.queues.matching.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
     const all: Array<{ queue: string; m: Message }> = [];
     for (const [id, q] of Object.entries(stack.queues)) {
       for (const m of await receiveAll(q.url, { remove: false })) all.push({ queue: id, m });
@@ -310,7 +423,6 @@ describe('PHI never leaks', () => {
     }
     expect(leaks).toEqual([]);
   });
-
 });
 
 /*
@@ -344,7 +456,9 @@ describe('PHI never leaks', () => {
 describe('PHI misplaced into identifiers by a caller', () => {
   it('problem bodies do not echo a caller-supplied property name the schema forbids (was FINDING 1: validation pointers)', async () => {
     const packetId = packetIds[0] ?? (await inboxPacket());
-    const res = await send(jsonPost(`/interopInbox/${packetId}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-1', [`${FORM_PHI.firstName} ${FORM_PHI.lastName}`]: 1 }));
+    const res = await send(
+      jsonPost(`/interopInbox/${packetId}/route`, BULK_KEYS.inbox.secret, { patientId: 'demo-patient-1', [`${FORM_PHI.firstName} ${FORM_PHI.lastName}`]: 1 }),
+    );
     expect(res.status).toBe(400);
     expect(phiIn(res.body)).toEqual([]);
     tally.record([], () => 'additional property name not echoed');

@@ -170,7 +170,18 @@ export function problemIssues(res: Res, expected?: number | readonly number[], f
   return issues.concat(format === 'fhir' ? outcomeShapeIssues(res) : problemShapeIssues(res));
 }
 
-const ISSUE_CODE_FOR_STATUS: Record<number, string> = { 400: 'invalid', 401: 'login', 403: 'forbidden', 404: 'not-found', 406: 'not-supported', 413: 'too-costly', 415: 'not-supported', 429: 'throttled', 500: 'exception', 503: 'transient' };
+const ISSUE_CODE_FOR_STATUS: Record<number, string> = {
+  400: 'invalid',
+  401: 'login',
+  403: 'forbidden',
+  404: 'not-found',
+  406: 'not-supported',
+  413: 'too-costly',
+  415: 'not-supported',
+  429: 'throttled',
+  500: 'exception',
+  503: 'transient',
+};
 
 /** The FHIR routes' error shape: an OperationOutcome whose issue code says the status, same headers. */
 export function outcomeShapeIssues(res: Res): string[] {
@@ -188,12 +199,17 @@ export function outcomeShapeIssues(res: Res): string[] {
     if (!first) issues.push('no issue');
     else {
       if (first.severity !== 'error' && first.severity !== 'fatal') issues.push(`severity ${String(first.severity)}`);
-      if (ISSUE_CODE_FOR_STATUS[res.status] && first.code !== ISSUE_CODE_FOR_STATUS[res.status]) issues.push(`issue code ${String(first.code)} for status ${res.status}`);
+      if (ISSUE_CODE_FOR_STATUS[res.status] && first.code !== ISSUE_CODE_FOR_STATUS[res.status])
+        issues.push(`issue code ${String(first.code)} for status ${res.status}`);
       if (typeof first.diagnostics !== 'string' || first.diagnostics === '') issues.push('diagnostics missing');
     }
     const requestId = res.headers['x-request-id'];
     if (!requestId) issues.push('x-request-id missing');
-    else if (typeof body.text?.div !== 'string' || !body.text.div.includes(requestId.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'))) issues.push('requestId not in the narrative');
+    else if (
+      typeof body.text?.div !== 'string' ||
+      !body.text.div.includes(requestId.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'))
+    )
+      issues.push('requestId not in the narrative');
   }
   if (res.headers['cache-control'] !== 'no-store') issues.push('cache-control is not no-store');
   return issues;
@@ -258,7 +274,10 @@ export async function listObjectKeys(stack: LocalStack): Promise<string[]> {
 
 export async function queueDepth(url: string): Promise<number> {
   const out = await sqsClient().send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
   );
   const a = out.Attributes ?? {};
   return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
@@ -320,14 +339,27 @@ export const FAULT_KINDS: readonly FaultKind[] = ['throttling', 'timeout', 'inte
 export function faultError(kind: FaultKind): Error {
   switch (kind) {
     case 'throttling':
-      return Object.assign(new Error('Rate exceeded (injected)'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 }, $retryable: { throttling: true } });
+      return Object.assign(new Error('Rate exceeded (injected)'), {
+        name: 'ThrottlingException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+        $retryable: { throttling: true },
+      });
     case 'timeout':
       // what @smithy/node-http-handler raises when the socket or request times out
       return Object.assign(new Error('Connection timed out after 1000 ms (injected)'), { name: 'TimeoutError', code: 'ETIMEDOUT', $metadata: {} });
     case 'internal':
-      return Object.assign(new Error('We encountered an internal error (injected)'), { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } });
+      return Object.assign(new Error('We encountered an internal error (injected)'), {
+        name: 'InternalServerError',
+        $fault: 'server',
+        $metadata: { httpStatusCode: 500 },
+      });
     case 'denied':
-      return Object.assign(new Error('User is not authorized to perform this action (injected)'), { name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+      return Object.assign(new Error('User is not authorized to perform this action (injected)'), {
+        name: 'AccessDeniedException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      });
   }
 }
 

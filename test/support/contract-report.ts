@@ -41,7 +41,8 @@ export function contractCoverage(): CoverageReport | undefined {
   }
   const document = JSON.parse(readFileSync(path.join(ROOT, 'docs', 'openapi.json'), 'utf8')) as Json;
   const ops: Array<{ id: string; statuses: string[] }> = [];
-  for (const item of Object.values(document.paths as Json)) for (const op of Object.values(item as Json)) ops.push({ id: (op as Json).operationId, statuses: Object.keys((op as Json).responses) });
+  for (const item of Object.values(document.paths as Json))
+    for (const op of Object.values(item as Json)) ops.push({ id: (op as Json).operationId, statuses: Object.keys((op as Json).responses) });
   const columns = [...new Set(ops.flatMap((o) => o.statuses))].sort();
   const width = Math.max(...ops.map((o) => o.id.length), UNMATCHED.length);
   const lines = [`${'operation'.padEnd(width)} ${columns.map((c) => c.padStart(6)).join('')}`];

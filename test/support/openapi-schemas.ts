@@ -29,8 +29,7 @@ export class OpenApiSchemas {
     }
     if (validate(value)) return [];
     return (validate.errors ?? []).map(
-      (e) =>
-        `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.params && 'allowedValues' in e.params ? ` (${String(e.params.allowedValues)})` : ''}`,
+      (e) => `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.params && 'allowedValues' in e.params ? ` (${String(e.params.allowedValues)})` : ''}`,
     );
   }
 }

@@ -71,7 +71,13 @@ export async function signInStaff(stack: LocalStack, username: string, password:
   const token = await fetch(env[Env.staffTokenUrl]!, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: env[Env.staffClientId]!, code_verifier: verifier }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: env[Env.staffClientId]!,
+      code_verifier: verifier,
+    }).toString(),
   });
   if (token.status !== 200) throw new Error(`token endpoint answered ${token.status}`);
   const tokens = (await token.json()) as { id_token: string };

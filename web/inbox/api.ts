@@ -83,12 +83,18 @@ export function inboxApi(base: string, token: () => string) {
     return json as T;
   };
   return {
-    list: (cursor?: string) => request<{ items: PacketSummary[]; nextCursor?: string }>('GET', `interopInbox?state=pending_review&limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+    list: (cursor?: string) =>
+      request<{ items: PacketSummary[]; nextCursor?: string }>(
+        'GET',
+        `interopInbox?state=pending_review&limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ),
     packet: (id: string) => request<PacketDetail>('GET', `interopInbox/${encodeURIComponent(id)}`),
     candidates: (id: string) => request<{ charts: CandidateChart[] }>('GET', `interopInbox/${encodeURIComponent(id)}/candidates`),
     // a POST: the MRN, name and birth date searched for travel in the body, never in a URL
-    search: (id: string, query: PatientSearchQuery) => request<{ charts: CandidateChart[]; more: boolean }>('POST', `interopInbox/${encodeURIComponent(id)}/patientSearch`, query),
-    route: (id: string, patientId: string) => request<{ routedTo: string; state: string }>('POST', `interopInbox/${encodeURIComponent(id)}/route`, { patientId }),
+    search: (id: string, query: PatientSearchQuery) =>
+      request<{ charts: CandidateChart[]; more: boolean }>('POST', `interopInbox/${encodeURIComponent(id)}/patientSearch`, query),
+    route: (id: string, patientId: string) =>
+      request<{ routedTo: string; state: string }>('POST', `interopInbox/${encodeURIComponent(id)}/route`, { patientId }),
   };
 }
 export type InboxApi = ReturnType<typeof inboxApi>;

@@ -24,7 +24,11 @@ export interface StaffSession {
 export const REVIEWER_GROUP = 'interop-reviewers';
 const PENDING_KEY = 'interop-inbox.sign-in';
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 function randomString(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
@@ -83,7 +87,13 @@ export async function completeSignIn(config: PageConfig): Promise<StaffSession |
   const response = await fetch(config.tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: redirectUri(), client_id: config.clientId, code_verifier: expected.verifier }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: redirectUri(),
+      client_id: config.clientId,
+      code_verifier: expected.verifier,
+    }).toString(),
   });
   if (!response.ok) throw new Error('The sign-in could not be completed. Sign in again.');
   const tokens = (await response.json()) as { id_token?: string };

@@ -250,10 +250,12 @@ function FindPatient({ api, packetId, onRoute }: { api: InboxApi; packetId: stri
         ) : (
           <>
             <label>
-              Last name <input name="lastName" value={lastName} required maxLength={128} autoComplete="off" onInput={(e) => setLastName(e.currentTarget.value)} />
+              Last name{' '}
+              <input name="lastName" value={lastName} required maxLength={128} autoComplete="off" onInput={(e) => setLastName(e.currentTarget.value)} />
             </label>
             <label>
-              First name (optional) <input name="firstName" value={firstName} maxLength={128} autoComplete="off" onInput={(e) => setFirstName(e.currentTarget.value)} />
+              First name (optional){' '}
+              <input name="firstName" value={firstName} maxLength={128} autoComplete="off" onInput={(e) => setFirstName(e.currentTarget.value)} />
             </label>
             <label>
               Birth date <input name="birthDate" type="date" value={birthDate} required onInput={(e) => setBirthDate(e.currentTarget.value)} />
@@ -270,7 +272,9 @@ function FindPatient({ api, packetId, onRoute }: { api: InboxApi; packetId: stri
       {found && (
         <div role="status">
           <p>
-            {found.charts.length === 0 ? 'No chart patient fits this search.' : `${found.charts.length} chart patient${found.charts.length === 1 ? '' : 's'} found.`}
+            {found.charts.length === 0
+              ? 'No chart patient fits this search.'
+              : `${found.charts.length} chart patient${found.charts.length === 1 ? '' : 's'} found.`}
             {found.more ? ' More fit: narrow the search.' : ''}
           </p>
         </div>
@@ -286,7 +290,19 @@ function FindPatient({ api, packetId, onRoute }: { api: InboxApi; packetId: stri
   );
 }
 
-function PacketView({ api, packetId, canRoute, onBack, onRouted }: { api: InboxApi; packetId: string; canRoute: boolean; onBack: () => void; onRouted: (message: string) => void }) {
+function PacketView({
+  api,
+  packetId,
+  canRoute,
+  onBack,
+  onRouted,
+}: {
+  api: InboxApi;
+  packetId: string;
+  canRoute: boolean;
+  onBack: () => void;
+  onRouted: (message: string) => void;
+}) {
   const [packet, setPacket] = useState<PacketDetail>();
   const [charts, setCharts] = useState<CandidateChart[]>();
   const [error, setError] = useState<string>();
@@ -308,7 +324,9 @@ function PacketView({ api, packetId, canRoute, onBack, onRouted }: { api: InboxA
       onRouted(`The packet was routed to ${chartName(chart)} (MRN ${chart.mrn}).`);
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) {
-        setError(`Someone else routed this packet first${typeof e.body.routedTo === 'string' ? ` (to chart ${e.body.routedTo})` : ''}. It is no longer waiting for review.`);
+        setError(
+          `Someone else routed this packet first${typeof e.body.routedTo === 'string' ? ` (to chart ${e.body.routedTo})` : ''}. It is no longer waiting for review.`,
+        );
       } else setError((e as Error).message);
     }
   };
@@ -332,7 +350,8 @@ function PacketView({ api, packetId, canRoute, onBack, onRouted }: { api: InboxA
           </h2>
           <p>
             State <strong>{packet.state}</strong>
-            {packet.reason ? ` — ${REASONS[packet.reason] ?? packet.reason}` : ''}. Received <time dateTime={packet.receivedAt}>{new Date(packet.receivedAt).toLocaleString()}</time>.
+            {packet.reason ? ` — ${REASONS[packet.reason] ?? packet.reason}` : ''}. Received{' '}
+            <time dateTime={packet.receivedAt}>{new Date(packet.receivedAt).toLocaleString()}</time>.
           </p>
           <div class="compare">
             <article class="card submitted" aria-labelledby="submitted-title">
@@ -410,7 +429,8 @@ function App({ config }: { config: PageConfig }) {
       .finally(() => setBooting(false));
   }, []);
   if (booting) return <p role="status">Loading…</p>;
-  if (!session || session.expiresAt < Date.now()) return <SignIn config={config} error={error ?? (session ? 'Your session has ended. Sign in again.' : undefined)} />;
+  if (!session || session.expiresAt < Date.now())
+    return <SignIn config={config} error={error ?? (session ? 'Your session has ended. Sign in again.' : undefined)} />;
   const api = inboxApi(new URL('.', location.href).toString(), () => session.idToken);
   const canRoute = session.groups.includes(REVIEWER_GROUP);
   return (
@@ -438,7 +458,14 @@ function App({ config }: { config: PageConfig }) {
             }}
           />
         ) : (
-          <Queue api={api} notice={notice} onOpen={(id) => { setNotice(undefined); setOpen(id); }} />
+          <Queue
+            api={api}
+            notice={notice}
+            onOpen={(id) => {
+              setNotice(undefined);
+              setOpen(id);
+            }}
+          />
         )}
       </main>
     </>

@@ -54,7 +54,9 @@ export function httpResponses() {
       if (error instanceof HttpProblem) {
         problem = error;
       } else if (error instanceof InvalidParameterError) {
-        problem = new HttpProblem('validation', 'query parameters are missing or invalid', { errors: [{ parameter: error.parameter, message: error.problem }] });
+        problem = new HttpProblem('validation', 'query parameters are missing or invalid', {
+          errors: [{ parameter: error.parameter, message: error.problem }],
+        });
       } else if (error instanceof RecordNotFoundError) {
         // one answer for "no such record" and "not this patient's record": existence is not revealed
         problem = new HttpProblem('notFound', `no ${error.what} with these ids was found`);
@@ -63,7 +65,10 @@ export function httpResponses() {
           headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
         });
       } else {
-        problem = new HttpProblem('internal', 'the request failed; it may have been partly applied: retry the same request (same x-request-id) to learn its outcome');
+        problem = new HttpProblem(
+          'internal',
+          'the request failed; it may have been partly applied: retry the same request (same x-request-id) to learn its outcome',
+        );
       }
       const expected = error instanceof HttpProblem || error instanceof RecordNotFoundError || error instanceof InvalidParameterError;
       if (!expected) {
@@ -77,7 +82,11 @@ export function httpResponses() {
         : JSON.stringify(body);
       request.response = decorate(
         request,
-        { statusCode: problem.status, headers: { 'content-type': fhir ? FHIR_CONTENT_TYPE : PROBLEM_CONTENT_TYPE, ...(problem.extras.headers ?? {}) }, body: rendered },
+        {
+          statusCode: problem.status,
+          headers: { 'content-type': fhir ? FHIR_CONTENT_TYPE : PROBLEM_CONTENT_TYPE, ...(problem.extras.headers ?? {}) },
+          body: rendered,
+        },
         expected ? undefined : (error as Error | undefined)?.name,
       );
     },
