@@ -4,7 +4,10 @@
  * against lib/config/service.ts: functions, least privilege, encryption, tables, queues, API,
  * alarms, outputs, and cdk-nag (AwsSolutions + HIPAA Security) with zero unacknowledged findings.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 import { CfnElement, CfnResource, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -13,6 +16,7 @@ import {
   AuthorizerFunction,
   BackgroundFunctions,
   Env,
+  BundledFiles,
   HttpEndpoints,
   KmsPurposes,
   Queues,
@@ -24,13 +28,14 @@ import {
 } from '../lib/config/service';
 import { createTableInput } from '../lib/local/dynamo-tables';
 import { PARTNER_TIERS } from '../lib/keys/api-key';
+import { encodeDecision } from '../lib/keys/authorizer-context';
 import { usagePlanParameterName } from '../lib/config/stage-parameters';
 import { AnonymousTier, PartnerTiers, anonymousUsageIdentifier } from './config';
 import { pascal } from './data-stores';
 import { DynamoAppendActions, DynamoReadActions, DynamoWriteActions, SqsConsumeActions, SqsSendActions } from './least-privilege';
 import { nagPacks } from './nag';
 import { ACCESS_LOG_FORMAT } from './partner-api';
-import { ESM_REQUIRE_BANNER } from './service-function';
+import { ESM_REQUIRE_BANNER, REPO_ROOT, assertBundledFilesExist } from './service-function';
 import { asArray, refOf, refsIn, removeAssembly, resourcesOfType, synthesize, type CfnResourceJson, type Synthesized } from './testing';
 
 let s: Synthesized;
@@ -583,6 +588,102 @@ test('outputs: API URL, table names, queue URLs, key ARN, usage plan ids, bucket
     ...Object.keys(Queues).map((q) => `Queue${pascal(q)}Url`),
   ];
   expect(outputs).toEqual(expect.arrayContaining(expected));
+});
+
+describe('issue 17: the stage publishes its API reference', () => {
+  const packageDir = (name: string) => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(s.outdir, `${PREFIX}.assets.json`), 'utf8'));
+    const code = resource(fnId(name)).Properties!.Code;
+    return path.join(s.outdir, manifest.files[String(code.S3Key).replace(/\.zip$/, '')].source.path);
+  };
+
+  test('GET /openapi.json and GET /docs are routes of the API, each its own function behind the same authorizer', () => {
+    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').map(([, r]) => r.Properties!);
+    for (const name of ['serveOpenApiDocument', 'serveApiReference']) {
+      const method = methods.find((m) => JSON.stringify(m.Integration?.Uri ?? '').includes(fnId(name)));
+      expect(method).toBeDefined();
+      expect(method!.HttpMethod).toBe('GET');
+      expect(method!.AuthorizationType).toBe('CUSTOM');
+    }
+  });
+
+  test('their packages carry the committed docs/openapi.json byte for byte, and the page also the Redoc bundle', () => {
+    const committed = fs.readFileSync(path.join(REPO_ROOT, BundledFiles.openApiDocument.source));
+    for (const name of ['serveOpenApiDocument', 'serveApiReference'])
+      expect(fs.readFileSync(path.join(packageDir(name), BundledFiles.openApiDocument.name)).equals(committed)).toBe(true);
+    const redoc = fs.readFileSync(path.join(packageDir('serveApiReference'), BundledFiles.redocBundle.name), 'utf8');
+    expect(redoc).toContain('Redoc');
+    expect(fs.existsSync(path.join(packageDir('serveOpenApiDocument'), BundledFiles.redocBundle.name))).toBe(false);
+    // no other function carries them
+    expect(fs.existsSync(path.join(packageDir('exportHl7Note'), BundledFiles.openApiDocument.name))).toBe(false);
+  });
+
+  test('the deployed packages serve them: each bundle, run by node from its own directory, answers 200 from its bundled files', () => {
+    const decision = encodeDecision({
+      outcome: 'allow',
+      reason: 'anonymous',
+      principal: { keyId: 'anonymous', partnerId: 'anonymous', scopes: [], allowedSenderIds: [] },
+      rateLimit: { limit: 20, remaining: 19, reset: 1_900_000_000, exceeded: false },
+    });
+    const committed = fs.readFileSync(path.join(REPO_ROOT, BundledFiles.openApiDocument.source), 'utf8');
+    for (const [name, resourcePath] of [
+      ['serveOpenApiDocument', '/openapi.json'],
+      ['serveApiReference', '/docs'],
+    ] as const) {
+      const dir = packageDir(name);
+      const event = {
+        resource: resourcePath,
+        path: resourcePath,
+        httpMethod: 'GET',
+        headers: {},
+        multiValueHeaders: {},
+        queryStringParameters: null,
+        multiValueQueryStringParameters: null,
+        pathParameters: null,
+        body: null,
+        isBase64Encoded: false,
+        requestContext: { requestId: 'r1', identity: { sourceIp: '192.0.2.1' }, authorizer: { ...decision, principalId: 'anonymous' } },
+      };
+      const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(path.join(dir, 'index.mjs')).href)});
+const r = await handler(${JSON.stringify(event)}, { functionName: '${name}', awsRequestId: 'a1', getRemainingTimeInMillis: () => 5000 });
+process.stdout.write('\\n@@answer@@' + JSON.stringify({ status: r.statusCode, type: r.headers['content-type'], csp: r.headers['content-security-policy'] ?? '', body: r.body }));`;
+      // run outside the repository, as Lambda does: nothing may be read from the source tree
+      const out = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], {
+        cwd: os.tmpdir(),
+        env: { PATH: process.env.PATH, LAMBDA_TASK_ROOT: dir, STAGE: 'dev', LOG_LEVEL: 'ERROR' },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const answer = JSON.parse(out.slice(out.lastIndexOf('@@answer@@') + '@@answer@@'.length)) as { status: number; type: string; csp: string; body: string };
+      expect(answer.status).toBe(200);
+      if (name === 'serveOpenApiDocument') expect(answer.body).toBe(committed);
+      else {
+        expect(answer.type).toBe('text/html; charset=utf-8');
+        expect(answer.csp).toContain("default-src 'none'");
+        expect(answer.body).toContain('Redoc.init(');
+        expect(answer.body.length).toBeGreaterThan(1_000_000);
+      }
+    }
+  }, 60_000);
+
+  test('the stack outputs both URLs, under the stage', () => {
+    const outputs = s.json.Outputs ?? {};
+    for (const [id, suffix] of [
+      ['ApiReferenceUrl', '/docs'],
+      ['OpenApiDocumentUrl', '/openapi.json'],
+    ] as const) {
+      const value = JSON.stringify(outputs[id]?.Value);
+      expect(value).toContain(logicalId(s.stack.partnerApi.api));
+      expect(value).toContain(logicalId(s.stack.partnerApi.api.deploymentStage));
+      expect(value).toContain(suffix);
+    }
+  });
+
+  test('synthesis fails naming a bundled file that is missing', () => {
+    expect(() => assertBundledFilesExist([{ name: 'serveX', bundledFiles: [{ name: 'x.json', source: 'docs/no-such-file.json' }] }])).toThrow(
+      /serveX: docs\/no-such-file\.json/,
+    );
+  });
 });
 
 describe('issue 15: alarms reach someone, least privilege holds, redeploy works', () => {

@@ -28,7 +28,7 @@ import { PartnerTiers, anonymousUsageIdentifier, type PartnerTier, type StageCon
 import { DataStores, pascal } from './data-stores';
 import { acknowledge } from './nag';
 import { PartnerApi } from './partner-api';
-import { DEFAULT_FUNCTIONS_DIR, ServiceFunction, assertEntriesExist, entryPath, type FunctionSpec } from './service-function';
+import { DEFAULT_FUNCTIONS_DIR, ServiceFunction, assertBundledFilesExist, assertEntriesExist, entryPath, type FunctionSpec } from './service-function';
 
 /**
  * Reserved concurrency of background functions (HTTP functions and the authorizer have none: the
@@ -119,6 +119,7 @@ export class InteropStack extends Stack {
 
     validateFunctionLists(http, authorizerDef.name, background, overrides, config.prefix);
     assertEntriesExist([...http, authorizerDef, ...background], entryFor);
+    assertBundledFilesExist(http);
 
     Tags.of(this).add('Service', 'clinical-interop');
     Tags.of(this).add('Stage', config.stage);
@@ -149,7 +150,14 @@ export class InteropStack extends Stack {
     });
     const endpoints = http.map((endpoint) => ({
       endpoint,
-      fn: build({ name: endpoint.name, kind: 'http', needs: endpoint.needs, memoryMb: endpoint.memoryMb, timeoutSeconds: endpoint.timeoutSeconds }).fn,
+      fn: build({
+        name: endpoint.name,
+        kind: 'http',
+        needs: endpoint.needs,
+        memoryMb: endpoint.memoryMb,
+        timeoutSeconds: endpoint.timeoutSeconds,
+        bundledFiles: endpoint.bundledFiles,
+      }).fn,
     }));
 
     // ---- background functions ---------------------------------------------------------------
@@ -297,6 +305,9 @@ export class InteropStack extends Stack {
     out('StageName', config.stage, 'Deployment stage');
     out('ApiUrl', this.partnerApi.api.url, 'Base URL of the partner API (stage included)');
     out('RestApiId', this.partnerApi.api.restApiId, 'REST API id');
+    // the API reference (serveApiReference, serveOpenApiDocument): published with the stage, no key
+    out('ApiReferenceUrl', this.partnerApi.api.urlForPath('/docs'), 'The browsable API reference (Redoc page of the OpenAPI document); no key needed');
+    out('OpenApiDocumentUrl', this.partnerApi.api.urlForPath('/openapi.json'), 'The OpenAPI 3.1 document of this stage; no key needed');
     out('InboxPageUrl', pageUrl, 'The interop inbox page for clinic staff (sign-in through the staff user pool)');
     out('StaffUserPoolId', this.staffSignIn.userPool.userPoolId, 'Cognito user pool of clinic staff (add reviewers to the group interop-reviewers)');
     for (const def of Object.values(Tables)) out(`Table${pascal(def.id)}Name`, data.tables[def.id].tableName, `DynamoDB table ${def.id} (${def.env})`);

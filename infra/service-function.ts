@@ -12,7 +12,7 @@ import { NodejsFunction, OutputFormat, SourceMapMode, LogLevel as EsbuildLogLeve
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Env, Queues, Tables, type EnvName, type QueueId, type ResourceNeeds, type TableId } from '../lib/config/service';
+import { Env, Queues, Tables, type BundledFile, type EnvName, type QueueId, type ResourceNeeds, type TableId } from '../lib/config/service';
 import type { StageConfig } from './config';
 import { FunctionRole, statementsForNeeds, type DataResources } from './least-privilege';
 
@@ -46,6 +46,8 @@ export interface FunctionSpec {
   consumes?: QueueId;
   /** async-invocation dead-letter queue (scheduled functions) */
   deadLetterQueue?: sqs.IQueue;
+  /** files copied beside the bundle (read from $LAMBDA_TASK_ROOT at run time) */
+  bundledFiles?: BundledFile[];
 }
 
 export function entryPath(functionsDir: string, name: string): string {
@@ -58,6 +60,19 @@ export function assertEntriesExist(specs: Array<Pick<FunctionSpec, 'name'>>, ent
   if (missing.length) {
     throw new Error(`missing Lambda entry file(s) (each must export \`handler\`):\n  ${missing.map((f) => path.relative(REPO_ROOT, f)).join('\n  ')}`);
   }
+}
+
+/** Fails synthesis naming every bundled file that is not in the repository (e.g. `npm ci` not run). */
+export function assertBundledFilesExist(specs: Array<Pick<FunctionSpec, 'name' | 'bundledFiles'>>): void {
+  const missing = specs.flatMap((s) =>
+    (s.bundledFiles ?? []).filter((f) => !fs.existsSync(path.join(REPO_ROOT, f.source))).map((f) => `${s.name}: ${f.source}`),
+  );
+  if (missing.length) throw new Error(`missing bundled file(s) (run npm ci; npm run openapi):\n  ${missing.join('\n  ')}`);
+}
+
+/** Shell commands copying a function's bundled files into its package (NodejsFunction afterBundling). */
+export function copyBundledFilesCommands(files: BundledFile[], inputDir: string, outputDir: string): string[] {
+  return files.map((f) => `cp "${path.join(inputDir, f.source)}" "${path.join(outputDir, f.name)}"`);
 }
 
 /** The environment a function gets: names from `Env`, values only for the resources it needs. */
@@ -142,6 +157,15 @@ export class ServiceFunction extends Construct {
         // bundle everything, AWS SDK v3 included: the versions in package-lock.json are what runs
         externalModules: [],
         logLevel: EsbuildLogLevel.WARNING,
+        ...(spec.bundledFiles?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => copyBundledFilesCommands(spec.bundledFiles!, inputDir, outputDir),
+              },
+            }
+          : {}),
       },
     });
     // the policy must exist before the function (the event source mapping is validated on create)

@@ -225,6 +225,23 @@ export interface ResourceNeeds {
   documentsBucket?: Access;
 }
 
+/**
+ * A file a function reads at run time, copied beside its bundle when the stack is synthesized
+ * (infra/service-function.ts) and read from the repository by the local stack and the tests
+ * (lib/openapi/published-files.ts). `source` is relative to the repository root.
+ */
+export interface BundledFile {
+  /** file name in the function's package (`$LAMBDA_TASK_ROOT/<name>`) */
+  name: string;
+  source: string;
+}
+
+/** The files of the published API reference (GET /openapi.json, GET /docs). */
+export const BundledFiles = {
+  openApiDocument: { name: 'openapi.json', source: 'docs/openapi.json' },
+  redocBundle: { name: 'redoc.standalone.js', source: 'node_modules/redoc/bundles/redoc.standalone.js' },
+} as const satisfies Record<string, BundledFile>;
+
 export interface HttpEndpoint {
   kind: 'http';
   /** function name and file: functions/<name>.ts exporting `handler` */
@@ -245,6 +262,8 @@ export interface HttpEndpoint {
   timeoutSeconds: number;
   /** `fhir`: success and errors are FHIR R4 JSON (OperationOutcome); default: problem+json errors */
   format?: 'fhir';
+  /** files the function reads at run time, shipped beside its bundle */
+  bundledFiles?: BundledFile[];
 }
 
 export interface BackgroundFunction {
@@ -458,6 +477,32 @@ export const HttpEndpoints: HttpEndpoint[] = [
     needs: {},
     memoryMb: 256,
     timeoutSeconds: 5,
+  },
+  // the API reference, published with every stage (docs/openapi.json rendered by Redoc); the
+  // scope is never checked (anonymous), only the anonymous rate limit applies
+  {
+    kind: 'http',
+    name: 'serveOpenApiDocument',
+    method: 'GET',
+    path: '/openapi.json',
+    scope: Scopes.exportHl7,
+    anonymous: true,
+    needs: {},
+    memoryMb: 256,
+    timeoutSeconds: 5,
+    bundledFiles: [BundledFiles.openApiDocument],
+  },
+  {
+    kind: 'http',
+    name: 'serveApiReference',
+    method: 'GET',
+    path: '/docs',
+    scope: Scopes.exportHl7,
+    anonymous: true,
+    needs: {},
+    memoryMb: 512,
+    timeoutSeconds: 5,
+    bundledFiles: [BundledFiles.openApiDocument, BundledFiles.redocBundle],
   },
   // FHIR R4 read API (docs/fhir.md): ids carry their patient, `<patient>..<record>`
   fhir('fhirMetadata', '/fhir/metadata', {}, { anonymous: true, memoryMb: 256 }),

@@ -13,7 +13,6 @@ import { PROBLEM_CONTENT_TYPE } from '../http/middleware/http-responses';
 import { problemBody, type ProblemKind } from '../http/problem';
 import { isValidRequestId } from '../http/request-id';
 import { logger } from '../observability/logger';
-import { apiReferenceAnswer } from './api-reference';
 import { loadHandler } from './function-registry';
 import { lambdaContext } from './lambda-context';
 
@@ -239,12 +238,6 @@ export async function startApiServer(options: { host: string; port: number }): P
       chunks.push(chunk);
     });
     req.on('end', () => {
-      const reference = apiReferenceAnswer(req.method ?? 'GET', new URL(req.url ?? '/', 'http://localhost').pathname);
-      if (reference) {
-        res.writeHead(reference.status, { ...reference.headers, 'content-length': String(reference.body.length) });
-        res.end(req.method === 'HEAD' ? undefined : reference.body);
-        return;
-      }
       const headers: Array<[string, string]> = [];
       for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
       const body = tooLarge ? Buffer.alloc(GATEWAY_MAX_BODY_BYTES + 1) : Buffer.concat(chunks);

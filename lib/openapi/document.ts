@@ -526,6 +526,7 @@ const tagDescriptions: Record<string, string> = {
   'Interop inbox': 'Staff review of form packets that could not be routed automatically.',
   'HL7 intake': 'HL7 v2 messages from partners (ORU, ADT, MDM), answered with HL7 ACKs.',
   'FHIR R4': 'Read-only FHIR R4 views of the chart (`application/fhir+json`); refusals are OperationOutcome.',
+  'API reference': 'This document and its rendered page, published with every stage; no key needed.',
 };
 
 /** The file `npm run openapi` writes: 2-space JSON and a final newline. */

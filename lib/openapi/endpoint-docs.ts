@@ -14,7 +14,7 @@ import { MAX_JSON_BODY_BYTES } from '../http/json-body';
 import type { FieldError } from '../http/problem';
 import { ResponseSchemas } from './response-schemas';
 
-export type Tag = 'HL7 exports' | 'HL7 intake' | 'Lab results' | 'Form intake' | 'Interop inbox' | 'FHIR R4';
+export type Tag = 'HL7 exports' | 'HL7 intake' | 'Lab results' | 'Form intake' | 'Interop inbox' | 'FHIR R4' | 'API reference';
 
 export interface ParameterDoc {
   name: string;
@@ -776,6 +776,65 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
           kind: 'validation',
           detail: 'the patient search failed validation',
           errors: [{ pointer: '/birthDate', message: 'is required' }],
+        },
+      },
+    },
+  },
+  serveOpenApiDocument: {
+    summary: 'This OpenAPI document',
+    description:
+      "The OpenAPI 3.1 document of this API as JSON, byte for byte the docs/openapi.json of the deployed version. Counted against the anonymous limit of the caller's address.",
+    tag: 'API reference',
+    parameters: [],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The document.',
+        schema: 'OpenApiDocument',
+        examples: {
+          document: {
+            summary: 'the document (shortened)',
+            value: { openapi: '3.1.0', info: { title: 'Clinical interoperability partner API', version: '1.0.0' }, paths: {} },
+          },
+        },
+      },
+    },
+    problems: {},
+    badRequest: {
+      description: 'The x-request-id header is malformed.',
+      examples: {
+        requestId: {
+          summary: 'bad x-request-id',
+          kind: 'validation',
+          detail: 'the x-request-id header is invalid',
+          errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }],
+        },
+      },
+    },
+  },
+  serveApiReference: {
+    summary: 'The API reference page (HTML)',
+    description:
+      "This document rendered by Redoc as one self-contained HTML page (script and document inline, nothing fetched from elsewhere, strict Content-Security-Policy). Counted against the anonymous limit of the caller's address.",
+    tag: 'API reference',
+    parameters: [],
+    success: {
+      200: {
+        kind: 'html',
+        description: 'The page.',
+        example:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Clinical interoperability partner API - API reference</title>...</head><body>...</body></html>',
+      },
+    },
+    problems: {},
+    badRequest: {
+      description: 'The x-request-id header is malformed.',
+      examples: {
+        requestId: {
+          summary: 'bad x-request-id',
+          kind: 'validation',
+          detail: 'the x-request-id header is invalid',
+          errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }],
         },
       },
     },

@@ -1,29 +1,33 @@
 /**
- * The browsable API reference: one HTML page rendering docs/openapi.json with Redoc's standalone
- * bundle (from the `redoc` npm package, served beside the page: no CDN, works offline). The spec
- * is inlined, so the page needs exactly one other file. Served by the local stack (GET /docs) and
- * published with each deployed stage (infra/api-reference.ts).
+ * The browsable API reference: one self-contained HTML page rendering docs/openapi.json with
+ * Redoc's standalone bundle (the `redoc` npm package), both inline: no CDN, no second request, the
+ * page works offline and can be saved as one file. Served by the serveApiReference function
+ * (GET /docs) locally and on every deployed stage.
+ *
+ * Content-Security-Policy: the two inline scripts by hash, styles inline (Redoc renders with
+ * styled-components), nothing may be fetched or framed; the page holds no credentials.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { OPENAPI_FILE } from './document';
+import { createHash } from 'node:crypto';
 
-/** Where the page loads the bundle from, relative to the page (GET /docs -> /docs/redoc.standalone.js). */
-export const REDOC_SCRIPT_PATH = 'docs/redoc.standalone.js';
-
-export function redocBundleFile(): string {
-  return path.join(path.dirname(require.resolve('redoc/package.json')), 'bundles', 'redoc.standalone.js');
+export interface ReferencePage {
+  html: string;
+  contentSecurityPolicy: string;
 }
 
-export function openApiText(): string {
-  return readFileSync(OPENAPI_FILE, 'utf8');
+const cspHash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+export class UnsafeInlineScriptError extends Error {
+  override readonly name = 'UnsafeInlineScriptError';
 }
 
-export function referencePage(specText: string = openApiText()): string {
+export function referencePage(specText: string, redocScript: string): ReferencePage {
   const spec = JSON.parse(specText) as { info: { title: string } };
+  // a literal closing tag would end the inline script early; the Redoc bundle has none (checked)
+  if (/<\/script/i.test(redocScript)) throw new UnsafeInlineScriptError('the Redoc bundle contains a closing script tag');
   // `<` escaped so no string in the document can close the script element
   const inline = JSON.stringify(spec).replace(/</g, '\\u003c');
-  return `<!doctype html>
+  const init = `Redoc.init(${inline}, { expandResponses: '200,201,202', jsonSampleExpandLevel: 3, hideDownloadButton: false, disableSearch: false, nativeScrollbars: true }, document.getElementById('redoc-container'));`;
+  const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -33,11 +37,30 @@ export function referencePage(specText: string = openApiText()): string {
 </head>
 <body>
 <div id="redoc-container"></div>
-<script src="${REDOC_SCRIPT_PATH}"></script>
-<script>
-  Redoc.init(${inline}, { expandResponses: '200,201,202', jsonSampleExpandLevel: 3, hideDownloadButton: false, disableSearch: false, nativeScrollbars: true }, document.getElementById('redoc-container'));
-</script>
+<script>${redocScript}</script>
+<script>${init}</script>
 </body>
 </html>
 `;
+  const contentSecurityPolicy = [
+    "default-src 'none'",
+    `script-src ${cspHash(redocScript)} ${cspHash(init)}`,
+    "style-src 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    'worker-src blob:',
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { html, contentSecurityPolicy };
+}
+
+let last: { specText: string; redocScript: string; page: ReferencePage } | undefined;
+
+/** `referencePage`, built again only when a file changed (a warm function builds it once). */
+export function cachedReferencePage(specText: string, redocScript: string): ReferencePage {
+  if (last?.specText !== specText || last.redocScript !== redocScript) last = { specText, redocScript, page: referencePage(specText, redocScript) };
+  return last.page;
 }

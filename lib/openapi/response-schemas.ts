@@ -212,4 +212,14 @@ export const ResponseSchemas = {
       requestId: text,
     },
   },
+  OpenApiDocument: {
+    type: 'object',
+    description: 'An OpenAPI 3.1 document (this one).',
+    required: ['openapi', 'info', 'paths'],
+    properties: {
+      openapi: { type: 'string', pattern: '^3\\.1\\.' },
+      info: { type: 'object', required: ['title', 'version'] },
+      paths: { type: 'object' },
+    },
+  },
 } as const satisfies Record<string, Record<string, unknown>>;

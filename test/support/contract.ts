@@ -21,8 +21,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const COVERAGE_DIR = path.join(ROOT, '.local', 'contract-coverage');
-/** Routes of the local stack that are not partner operations (the documentation itself). */
-export const DOCUMENTATION_ROUTES = new Set(['/openapi.json', '/docs']);
 export const UNMATCHED = '(no operation: unknown route or method)';
 
 export interface ContractRequest {
@@ -164,8 +162,6 @@ function bodyIssues(schemas: OpenApiSchemas, schema: unknown, body: string, medi
 
 /** Checks one answer and records it for the coverage table; throws when it breaks the contract. */
 export function checkContract(req: ContractRequest, res: ContractResponse): void {
-  const pathname = new URL(req.url, 'http://localhost').pathname;
-  if (DOCUMENTATION_ROUTES.has(pathname)) return;
   testFile ??= currentTestFile();
   const { operation, issues } = contractIssues(req, res);
   const key = `${operation} ${res.status}`;
