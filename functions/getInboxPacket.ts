@@ -8,13 +8,13 @@
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
 import { packetCipher } from '../lib/forms/kms-dependencies';
-import { formsDependenciesWith, patientDirectory } from '../lib/forms/table-dependencies';
+import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
 import { getInboxPacket } from '../lib/forms/inbox';
 
 export const handler = httpEndpoint('getInboxPacket', async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.read', resourceIds: { packetId: packetId.slice(0, 128) } });
-  const packet = await getInboxPacket(formsDependenciesWith('getInboxPacket', { cipher: packetCipher, patients: patientDirectory }), packetId);
+  const packet = await getInboxPacket({ store: formsStore, cipher: packetCipher, patients: patientDirectory }, packetId);
   if (!packet) throw new HttpProblem('notFound', 'no inbox packet with this id');
   return jsonResponse(200, { ...packet, requestId: request.requestId });
 });

@@ -8,7 +8,7 @@
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
 import { optionalIntegerParameter, optionalSingleParameter } from '../lib/http/query';
-import { formsDependenciesWith } from '../lib/forms/table-dependencies';
+import { formsStore } from '../lib/forms/table-dependencies';
 import { DEFAULT_INBOX_LIMIT, InvalidCursorError, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
 import type { PacketState } from '../lib/forms/types';
 
@@ -24,7 +24,7 @@ export const handler = httpEndpoint('listInteropInbox', async (request) => {
   const cursor = optionalSingleParameter(event, 'cursor');
   request.audit({ action: 'inbox.list', resourceIds: { state } });
   try {
-    const page = await listInbox(formsDependenciesWith('listInteropInbox'), { state, limit, cursor });
+    const page = await listInbox({ store: formsStore }, { state, limit, cursor });
     return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });
   } catch (error) {
     if (error instanceof InvalidCursorError)

@@ -9,11 +9,11 @@ import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda
 import { matchKeys, packetCipher } from '../lib/forms/kms-dependencies';
 import { matchPacket } from '../lib/forms/matching';
 import { parseMatchingMessage } from '../lib/forms/matching-queue';
-import { auditTrail, formsDependenciesWith, patientDirectory } from '../lib/forms/table-dependencies';
+import { auditTrail, formsStore, patientDirectory } from '../lib/forms/table-dependencies';
 import { logger } from '../lib/observability/logger';
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const deps = formsDependenciesWith('matchFormPackets', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, audit: auditTrail });
+  const deps = { store: formsStore, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, audit: auditTrail };
   const failures: SQSBatchItemFailure[] = [];
   await Promise.all(
     (event.Records ?? []).map(async (record) => {

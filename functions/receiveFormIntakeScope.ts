@@ -16,7 +16,7 @@ import { readJsonBody } from '../lib/http/json-body';
 import { HttpProblem } from '../lib/http/problem';
 import { matchKeys, packetCipher } from '../lib/forms/kms-dependencies';
 import { matchingQueue } from '../lib/forms/queue-dependencies';
-import { formsDependenciesWith, patientDirectory } from '../lib/forms/table-dependencies';
+import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
 import { receiveFormPacket, validateIntakeBody } from '../lib/forms/intake';
 import type { PacketRecord } from '../lib/forms/types';
 
@@ -30,12 +30,13 @@ export const handler = httpEndpoint('receiveFormIntakeScope', async (request) =>
   const validation = validateIntakeBody(value, request.now);
   if (!validation.ok) throw new HttpProblem('validation', 'the form packet failed validation', { errors: validation.errors });
 
-  const result = await receiveFormPacket(
-    validation.body,
-    request.principal,
-    request.now,
-    formsDependenciesWith('receiveFormIntakeScope', { patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue }),
-  );
+  const result = await receiveFormPacket(validation.body, request.principal, request.now, {
+    store: formsStore,
+    patients: patientDirectory,
+    cipher: packetCipher,
+    keys: matchKeys,
+    queue: matchingQueue,
+  });
   if (result.kind === 'created' || result.kind === 'duplicate') {
     request.audit({
       action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate',

@@ -10,7 +10,7 @@ import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { HttpProblem } from '../lib/http/problem';
 import { assertValid } from '../lib/http/validation';
-import { formsDependenciesWith, patientDirectory } from '../lib/forms/table-dependencies';
+import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
 import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
 import { routeInboxPacket } from '../lib/forms/inbox';
 
@@ -19,12 +19,15 @@ export const handler = httpEndpoint('routeInboxPacket', async (request) => {
   const { value } = readJsonBody(request.event);
   const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');
   request.audit({ action: 'inbox.route', patientId: body.patientId, resourceIds: { packetId: packetId.slice(0, 128) } });
-  const result = await routeInboxPacket(formsDependenciesWith('routeInboxPacket', { patients: patientDirectory }), {
-    packetId,
-    patientId: body.patientId,
-    reviewer: request.principal,
-    now: request.now,
-  });
+  const result = await routeInboxPacket(
+    { store: formsStore, patients: patientDirectory },
+    {
+      packetId,
+      patientId: body.patientId,
+      reviewer: request.principal,
+      now: request.now,
+    },
+  );
   switch (result.kind) {
     case 'packet_not_found':
       throw new HttpProblem('notFound', 'no inbox packet with this id');

@@ -5,7 +5,7 @@
  * Query on the GSI byState, never a Scan. See lib/forms/sweeper.ts.
  */
 import { matchingQueue } from '../lib/forms/queue-dependencies';
-import { formsDependenciesWith } from '../lib/forms/table-dependencies';
+import { formsStore } from '../lib/forms/table-dependencies';
 import { DEFAULT_SWEEP_THRESHOLD_MS, sweepPendingPackets, type SweepResult } from '../lib/forms/sweeper';
 
 export interface SweepEvent {
@@ -15,5 +15,5 @@ export interface SweepEvent {
 export const handler = async (event?: SweepEvent | null): Promise<SweepResult> => {
   const seconds = event?.thresholdSeconds;
   const thresholdMs = typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_SWEEP_THRESHOLD_MS;
-  return sweepPendingPackets(formsDependenciesWith('sweepPendingPackets', { queue: matchingQueue }), { now: new Date(), thresholdMs });
+  return sweepPendingPackets({ store: formsStore, queue: matchingQueue }, { now: new Date(), thresholdMs });
 };

@@ -1,21 +1,94 @@
 /**
- * Errors the domain modules raise for conditions a caller caused. The HTTP pipeline maps them to
- * problem responses (lib/http/middleware/http-responses.ts); their messages are client-safe.
+ * What the domain says went wrong, in its own words: a small typed family (Powertools style: a
+ * stable `name`, the underlying error as `cause`) that knows nothing of HTTP. lib/http holds the
+ * only mapping from these to problem+json and status codes (lib/http/domain-problems.ts), used by
+ * the response middleware and the audit middleware alike. Messages are client-safe: fixed text and
+ * ids, never a value from the request (it may be PHI).
  */
-export class RecordNotFoundError extends Error {
+
+/** One failing field: a body field by JSON pointer (RFC 6901), or a query parameter / header by name. */
+export type FieldError = { pointer: string; message: string } | { parameter: string; message: string } | { header: string; message: string };
+
+/** The base of the family: `detail` is the client-safe sentence the caller is answered with. */
+export abstract class DomainError extends Error {
+  abstract override readonly name: string;
+  constructor(
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options);
+  }
+}
+
+/** No such record, or not this caller's / this patient's record: existence is not revealed. */
+export class RecordNotFoundError extends DomainError {
   override readonly name = 'RecordNotFoundError';
   constructor(readonly what: string) {
     super(`${what} not found`);
   }
 }
 
-/** A request parameter the domain found unusable (e.g. a page token it did not issue): a 400 naming it. */
-export class InvalidParameterError extends Error {
+/** A request parameter the domain found unusable (e.g. a page token it did not issue): names it. */
+export class InvalidParameterError extends DomainError {
   override readonly name = 'InvalidParameterError';
   constructor(
     readonly parameter: string,
     readonly problem: string,
   ) {
     super(`${parameter} ${problem}`);
+  }
+}
+
+/** A submitted document failed its rules: every failing field. */
+export class ValidationFailedError extends DomainError {
+  override readonly name = 'ValidationFailedError';
+  constructor(
+    detail: string,
+    readonly errors: FieldError[],
+  ) {
+    super(detail);
+  }
+}
+
+/** The request cannot be read at all (e.g. an HL7 body without an MSH segment). */
+export class MalformedRequestError extends DomainError {
+  override readonly name = 'MalformedRequestError';
+}
+
+/** The request contradicts what is stored (e.g. an idempotency key reused with another body). */
+export class ConflictError extends DomainError {
+  override readonly name = 'ConflictError';
+}
+
+/** The same request is still being processed elsewhere: retry it after `retryAfterSeconds`. */
+export class RequestInProgressError extends DomainError {
+  override readonly name = 'RequestInProgressError';
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+  }
+}
+
+/** The caller is known but its partner policy does not allow this (e.g. a foreign sender id). */
+export class ForbiddenByPolicyError extends DomainError {
+  override readonly name = 'ForbiddenByPolicyError';
+  constructor(
+    detail: string,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(detail);
+  }
+}
+
+/** A dependency failed in a way a retry can fix (throttling, timeouts, 5xx, network). */
+export class DependencyUnavailableError extends Error {
+  override readonly name = 'DependencyUnavailableError';
+  constructor(
+    readonly dependency: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${dependency} unavailable`, options);
   }
 }

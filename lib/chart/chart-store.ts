@@ -30,7 +30,8 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { DependencyUnavailableError, isRetryableDependencyError } from '../http/problem';
+import { awsCall } from '../aws/dependency-calls';
+import { DependencyUnavailableError } from '../domain-errors';
 import { Tables } from '../config/service';
 import type { Assessment, ChartRecord, ChartRecordKind, Encounter, Note, Patient } from './types';
 
@@ -501,15 +502,7 @@ export class ChartStore {
   }
 
   /** Runs one DynamoDB call; "try again later" failures become DependencyUnavailableError. */
-  private async call<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (isRetryableDependencyError(error)) {
-        if (error instanceof DependencyUnavailableError) throw error;
-        throw new DependencyUnavailableError(DEPENDENCY, { cause: error });
-      }
-      throw error;
-    }
+  private call<T>(run: () => Promise<T>): Promise<T> {
+    return awsCall(DEPENDENCY, run);
   }
 }

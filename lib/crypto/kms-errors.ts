@@ -5,49 +5,13 @@
  * reaches us, so a transient error here means "the key service is not answering now": 503.
  */
 
+import { isTransientAwsError, networkCode, TRANSIENT_NETWORK_CODES } from '../aws/dependency-calls';
 import { EnvelopeDecryptError, KeyServiceError, KeyServiceUnavailableError } from './errors';
-
-/** AWS error names that mean "try again later". */
-const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'TooManyRequestsException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'ProvisionedThroughputExceededException',
-  'KMSInternalException',
-  'DependencyTimeoutException',
-  'InternalFailure',
-  'InternalError',
-  'ServiceUnavailable',
-  'ServiceUnavailableException',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'TimeoutError',
-  'AbortError',
-]);
-
-/** Node network error codes that mean the endpoint could not be reached or dropped us. */
-const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
 
 /** Decrypt errors that mean "this ciphertext is not valid for this key / context". */
 const CIPHERTEXT_REJECTED_NAMES: ReadonlySet<string> = new Set(['InvalidCiphertextException', 'IncorrectKeyException']);
 
 const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
-const NETWORK_CODE_IN_MESSAGE = new RegExp(`\\b(${[...TRANSIENT_NETWORK_CODES].join('|')})\\b`);
 
 interface ErrorLike {
   name?: unknown;
@@ -55,17 +19,6 @@ interface ErrorLike {
   message?: unknown;
   $metadata?: { httpStatusCode?: unknown };
   $retryable?: unknown;
-}
-
-/**
- * The node network error code of `err`, from `code` or else from the message: the SDK's retry
- * middleware re-wraps errors that fail `instanceof Error` (errors from another realm, e.g. under
- * jest) as `new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED ...')`.
- */
-function networkCode(e: ErrorLike): string | undefined {
-  if (typeof e.code === 'string' && TRANSIENT_NETWORK_CODES.has(e.code)) return e.code;
-  if (typeof e.message === 'string') return NETWORK_CODE_IN_MESSAGE.exec(e.message)?.[1];
-  return undefined;
 }
 
 /** A short, log safe identifier of an error: its AWS name or node code, else 'Unknown'. */
@@ -81,16 +34,8 @@ export function errorCode(err: unknown): string {
   return 'Unknown';
 }
 
-export function isTransientKmsError(err: unknown): boolean {
-  if (!err || typeof err !== 'object') return false;
-  const e = err as ErrorLike;
-  if (typeof e.name === 'string' && TRANSIENT_ERROR_NAMES.has(e.name)) return true;
-  if (networkCode(e)) return true;
-  if (e.$retryable) return true;
-  const status = e.$metadata?.httpStatusCode;
-  if (typeof status === 'number' && (status >= 500 || status === 429)) return true;
-  return false;
-}
+/** The shared classifier (lib/aws/dependency-calls.ts): throttling, 5xx, 429, network. */
+export const isTransientKmsError = isTransientAwsError;
 
 /**
  * Maps an error thrown by a KMS call. `operation` is the KMS operation name.

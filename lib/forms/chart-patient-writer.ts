@@ -13,7 +13,7 @@
 import type { ChartEntry, ChartStore } from '../chart/chart-store';
 import type { ChartEntryWriter, ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
-import type { FormsDeps } from './dependencies';
+import type { FormsDeps } from './forms-deps';
 import { indexPatientsForMatching } from './match-index';
 
 export class ChartPatientWriter implements ChartEntryWriter {

@@ -5,8 +5,8 @@
  * variables it needs, so a function that never queues does not need MATCHING_QUEUE_URL.
  *
  * The wiring is split by SDK client so a function bundles only the clients its `needs` list:
- *   table-dependencies.ts  store, patients (DynamoDB) and formsDependenciesWith(), the builder
- *                          the functions use with exactly the parts their `needs` list
+ *   forms-deps.ts          the parts' types (FormsDeps); each domain operation takes a Pick of it
+ *   table-dependencies.ts  store, patients, audit (DynamoDB)
  *   kms-dependencies.ts    cipher, keys (KMS)
  *   queue-dependencies.ts  queue (SQS)
  * This module puts every part together (formsDependencies(): CLIs, the local stack, the match
@@ -16,45 +16,23 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ChartStore } from '../chart/chart-store';
-import type { Patient } from '../chart/types';
-import { AuditTrail, type AuditRecord } from '../audit/audit-trail';
+import { AuditTrail } from '../audit/audit-trail';
+import type { FormsDeps } from './forms-deps';
 import { formsEncryptor, matchKeys, packetCipher } from './kms-dependencies';
 import { MatchKeys } from './match-keys';
 import { MatchingQueue } from './matching-queue';
 import { PacketCipher } from './packet-crypto';
 import { FormsStore } from './packet-store';
-import { auditTrail, formsDependenciesWith, patientDirectory } from './table-dependencies';
+import { auditTrail, formsStore, patientDirectory } from './table-dependencies';
 import { matchingQueue } from './queue-dependencies';
 
 export { formsEncryptor } from './kms-dependencies';
 
-export interface PatientDirectory {
-  getPatient(patientId: string): Promise<Patient | undefined>;
-}
-
-/** Where the matcher appends the audit record of each packet it routes (lib/audit/audit-trail.ts). */
-export interface RoutingAuditSink {
-  append(record: AuditRecord): Promise<void>;
-}
-
-export interface FormsDeps {
-  store(): FormsStore;
-  audit(): RoutingAuditSink;
-  patients(): PatientDirectory;
-  cipher(): PacketCipher;
-  keys(): MatchKeys;
-  queue(): MatchingQueue;
-}
+export type { FormsDeps, PatientDirectory, RoutingAuditSink } from './forms-deps';
 
 /** The deployed wiring with every part: every call builds cheap wrappers around the per-container clients. */
 export function formsDependencies(): FormsDeps {
-  return formsDependenciesWith('formsDependencies', {
-    patients: patientDirectory,
-    cipher: packetCipher,
-    keys: matchKeys,
-    queue: matchingQueue,
-    audit: auditTrail,
-  });
+  return { store: formsStore, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue, audit: auditTrail };
 }
 
 export interface ExplicitFormsConfig {

@@ -5,7 +5,7 @@
  * staff only (scope interop:inbox:read); every patient shown is named in the audit trail.
  */
 import type { Address, Patient, PersonName } from '../chart/types';
-import type { FormsDeps } from './dependencies';
+import type { FormsDeps } from './forms-deps';
 import { isPacketId } from './packet-id';
 
 export interface CandidateChart {

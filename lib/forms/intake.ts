@@ -17,11 +17,11 @@
  * The packet is stored before the queue message is sent. If the send fails the request still
  * succeeds: the packet sits in pending_match and the sweeper (sweeper.ts) queues it again.
  */
-import type { FieldError } from '../http/problem';
+import type { FieldError } from '../domain-errors';
 import type { CompiledValidator } from '../schemas/compiled-validator';
-import { fieldErrors } from '../http/validation';
+import { fieldErrors } from '../schemas/field-errors';
 import { logger } from '../observability/logger';
-import type { FormsDeps } from './dependencies';
+import type { FormsDeps } from './forms-deps';
 import validateFormPacketBody from './generated/form-packet.validator';
 import { canonicalJson } from '../results/canonical-json';
 import { contentFingerprintOf } from './match-keys';
@@ -89,7 +89,12 @@ function replay(existing: PacketRecord, submitter: Submitter, fingerprint: strin
   return { kind: 'duplicate', packet: existing };
 }
 
-export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitter, now: Date, deps: FormsDeps): Promise<IntakeResult> {
+export async function receiveFormPacket(
+  body: FormIntakeBody,
+  submitter: Submitter,
+  now: Date,
+  deps: Pick<FormsDeps, 'store' | 'patients' | 'cipher' | 'keys' | 'queue'>,
+): Promise<IntakeResult> {
   const p = body.payload;
   if (!formSourceAllowed(submitter, p.sourceSystemId)) return { kind: 'forbidden_source' };
   const store = deps.store();

@@ -29,7 +29,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
-import { DependencyUnavailableError, isRetryableDependencyError } from '../http/problem';
+import { awsCall, isConditionalCheckFailed as conditionFailed } from '../aws/dependency-calls';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
 
@@ -71,7 +71,7 @@ export function stateSkFor(at: string, packetId: string): string {
 }
 
 export function isConditionalCheckFailed(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+  return error instanceof ConditionalCheckFailedException || conditionFailed(error);
 }
 
 export interface Transition {
@@ -489,13 +489,7 @@ export class FormsStore {
     }
   }
 
-  private async call<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (isRetryableDependencyError(error) && !(error instanceof DependencyUnavailableError))
-        throw new DependencyUnavailableError(DEPENDENCY, { cause: error });
-      throw error;
-    }
+  private call<T>(run: () => Promise<T>): Promise<T> {
+    return awsCall(DEPENDENCY, run);
   }
 }

@@ -11,7 +11,7 @@
  * patients are answered (the caller is told when there were more), each shown as the candidates
  * are (inbox-candidates.ts), and each named in the audit trail by the endpoint.
  */
-import type { FormsDeps } from './dependencies';
+import type { FormsDeps } from './forms-deps';
 import { type CandidateChart, chartOf } from './inbox-candidates';
 import { blockingKeys, mrnIndexKey } from './match-keys';
 import { nameTokens, normaliseIdentifier, normaliseName } from './normalize';

@@ -12,7 +12,7 @@
  */
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { ChartStore } from '../chart/chart-store';
-import type { FormsDeps } from './dependencies';
+import type { FormsDeps } from './forms-deps';
 import { indexPatientsForMatching } from './match-index';
 
 export interface ReindexOptions {

@@ -3,6 +3,8 @@
  * written for the partner and never carries PHI or internals. Anything else thrown inside a
  * handler becomes a generic 500 (or 503 when a dependency is unavailable).
  */
+import { isTransientAwsError } from '../aws/dependency-calls';
+import { DependencyUnavailableError, type FieldError } from '../domain-errors';
 
 export const ProblemTypes = {
   validation: { status: 400, slug: 'validation-error', title: 'Request validation failed' },
@@ -23,8 +25,8 @@ export const ProblemTypes = {
 
 export type ProblemKind = keyof typeof ProblemTypes;
 
-/** One failing field: a body field by JSON pointer (RFC 6901), or a query parameter / header by name. */
-export type FieldError = { pointer: string; message: string } | { parameter: string; message: string } | { header: string; message: string };
+export type { FieldError };
+export { DependencyUnavailableError };
 
 export interface ProblemBody {
   type: string;
@@ -69,44 +71,5 @@ export function problemBody(kind: ProblemKind, detail: string, requestId: string
   return new HttpProblem(kind, detail, { errors }).toBody(requestId);
 }
 
-/** Errors from a dependency that a retry can fix (throttling, timeouts, 5xx): the caller sees 503. */
-export class DependencyUnavailableError extends Error {
-  override readonly name = 'DependencyUnavailableError';
-  constructor(
-    readonly dependency: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${dependency} unavailable`, options);
-  }
-}
-
-const retryableNames = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'ServiceUnavailable',
-  'InternalServerError',
-  'InternalFailure',
-  'KMSInternalException',
-  'DependencyTimeoutException',
-  'KeyServiceUnavailableError',
-  'TimeoutError',
-  'RequestTimeout',
-  'AbortError',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'TransactionInProgressException',
-]);
-
-/** True for failures that say "try again later" rather than "this request is wrong". */
-export function isRetryableDependencyError(error: unknown): boolean {
-  if (error instanceof DependencyUnavailableError) return true;
-  if (!error || typeof error !== 'object') return false;
-  const e = error as { name?: string; code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
-  if (e.name && retryableNames.has(e.name)) return true;
-  if (e.code && retryableNames.has(e.code)) return true;
-  if (e.$retryable) return true;
-  const status = e.$metadata?.httpStatusCode;
-  return typeof status === 'number' && status >= 500;
-}
+/** True for failures that say "try again later" (the caller sees 503): the shared classifier. */
+export const isRetryableDependencyError = isTransientAwsError;

@@ -1,51 +1,9 @@
-import type { ErrorObject } from 'ajv';
-import { HttpProblem, type FieldError } from './problem';
+import { HttpProblem } from './problem';
+import { fieldErrors } from '../schemas/field-errors';
 import type { CompiledValidator } from '../schemas/compiled-validator';
 
 export type { CompiledValidator };
-
-/**
- * ajv errors as problem field errors: one per failing field, by JSON pointer. Missing properties
- * point at the property itself. Messages never echo the submitted value (it may be PHI).
- */
-export function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
-  const out = new Map<string, FieldError>();
-  for (const e of errors ?? []) {
-    let pointer = e.instancePath || '';
-    let message = e.message ?? 'is invalid';
-    const mapDepth = callerKeyDepth(e.schemaPath);
-    if (e.keyword === 'required') {
-      pointer = `${pointer}/${String((e.params as { missingProperty: string }).missingProperty)}`;
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      // the property's name is the caller's text (it may be PHI): point at its parent instead
-      message = 'has a property that is not allowed';
-    } else if (mapDepth !== undefined) {
-      // a value inside a free-form map: its key is the caller's text, so point at the map
-      pointer = pointer
-        .split('/')
-        .slice(0, mapDepth + 1)
-        .join('/');
-      message = `has an entry that ${message}`;
-    } else if (e.keyword === 'enum') {
-      message = `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
-    }
-    const key = `${pointer}|${message}`;
-    if (!out.has(key)) out.set(key, { pointer: pointer || '/', message });
-  }
-  return [...out.values()];
-}
-
-/**
- * When the failing schema sits under `additionalProperties`/`patternProperties` (a map whose keys
- * the caller chose), the number of instance path segments that are schema-defined; else undefined.
- */
-function callerKeyDepth(schemaPath: string): number | undefined {
-  const at = schemaPath.search(/\/(additionalProperties|patternProperties)\//);
-  if (at < 0) return undefined;
-  const prefix = schemaPath.slice(0, at);
-  return (prefix.match(/\/properties\//g) ?? []).length + (prefix.match(/\/items(\/|$)/g) ?? []).length;
-}
+export { fieldErrors };
 
 /** Runs a compiled validator and throws one 400 listing every failing field. */
 export function assertValid<T>(validate: CompiledValidator, value: unknown, what: string): T {

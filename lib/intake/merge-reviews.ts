@@ -8,7 +8,7 @@
  * One conditional put per request: a resend of the same merge message does not add a second review.
  */
 import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { awsCall, isConditionalCheckFailed } from '../results/aws-calls';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import type { MergeReviews } from './message-handlers';
 
 export class ChartMergeReviews implements MergeReviews {

@@ -15,7 +15,7 @@ import type { AckError } from '../hl7/ack';
 import { ErrorCodes, type ErrorCode, type ErrorLocation } from '../hl7/parse-error';
 import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
 import type { Note, Patient } from '../chart/types';
-import { HttpProblem } from '../http/problem';
+import { ValidationFailedError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
 import { receiveLabResult, senderAllowed, type ReceiveServices } from '../results/receive';
 import { normalizeStatus } from '../results/status';
@@ -347,8 +347,8 @@ async function handleOru(message: ParsedMessage, services: HandlerServices, cont
     try {
       acceptLabResult(body, context.now);
     } catch (error) {
-      if (!(error instanceof HttpProblem)) throw error;
-      const errors = (error.extras.errors ?? []).slice(0, 20).map((fieldError) => {
+      if (!(error instanceof ValidationFailedError)) throw error;
+      const errors = error.errors.slice(0, 20).map((fieldError) => {
         const pointer = 'pointer' in fieldError ? fieldError.pointer : '';
         return {
           code: pointer.startsWith('/data/status') ? ErrorCodes.tableValueNotFound : ErrorCodes.dataType,

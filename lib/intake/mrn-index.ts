@@ -8,23 +8,11 @@
  * concurrent ADT messages for a new MRN end up on one chart patient.
  */
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DependencyUnavailableError, isRetryableDependencyError } from '../http/problem';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 
 export const MRN_INDEX_SK = 'MRN';
 
-function isConditionalCheckFailed(error: unknown): boolean {
-  return (error as { name?: string })?.name === 'ConditionalCheckFailedException';
-}
-
-async function call<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof DependencyUnavailableError) throw error;
-    if (isRetryableDependencyError(error)) throw new DependencyUnavailableError('chart-table', { cause: error });
-    throw error;
-  }
-}
+const call = <T>(run: () => Promise<T>): Promise<T> => awsCall('chart-table', run);
 
 export class MrnIndex {
   constructor(

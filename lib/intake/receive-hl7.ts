@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { encodeAck, encodeBatchAck, SUPPORTED_VERSIONS, type AckCode, type AckError } from '../hl7/ack';
 import { ErrorCodes, Hl7ParseError } from '../hl7/parse-error';
 import { headerForAck, parseHl7, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
-import { HttpProblem } from '../http/problem';
+import { ConflictError, MalformedRequestError, RequestInProgressError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
 import { logger } from '../observability/logger';
 import type { IdempotencyStore, StoredResponse } from '../results/idempotency';
@@ -63,7 +63,7 @@ function hasMsh(body: Buffer): boolean {
 
 export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Services): Promise<ReceiveHl7Outcome> {
   if (!hasMsh(input.body)) {
-    throw new HttpProblem('badRequest', 'the body holds no MSH segment: send one HL7 v2 message (or an FHS/BHS batch) with segments ended by CR');
+    throw new MalformedRequestError('the body holds no MSH segment: send one HL7 v2 message (or an FHS/BHS batch) with segments ended by CR');
   }
   const ack = (received: ParsedSegment | undefined, code: AckCode, errors: AckError[] = []) =>
     encodeAck({
@@ -188,7 +188,7 @@ async function receiveOne(
     }
     token = begun.token;
   } catch (error) {
-    if (error instanceof HttpProblem && error.kind === 'conflict') {
+    if (error instanceof ConflictError) {
       return rejected(
         new AckRejection('AR', [
           {
@@ -199,7 +199,7 @@ async function receiveOne(
         ]),
       );
     }
-    if (error instanceof HttpProblem && error.kind === 'inProgress') {
+    if (error instanceof RequestInProgressError) {
       return rejected(
         new AckRejection('AE', [
           {

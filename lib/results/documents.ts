@@ -10,7 +10,7 @@
  * the same plaintext under the same context), so nothing is duplicated.
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { awsCall } from './aws-calls';
+import { awsCall } from '../aws/dependency-calls';
 
 const DEPENDENCY = 'documents-bucket';
 

@@ -18,8 +18,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { HttpProblem } from '../http/problem';
-import { awsCall, isConditionalCheckFailed } from './aws-calls';
+import { ConflictError, RequestInProgressError } from '../domain-errors';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 
 /** How long a request id is remembered. */
 export const RECORD_TTL_SECONDS = 24 * 60 * 60;
@@ -44,7 +44,7 @@ export class IdempotencyStore {
 
   /**
    * Claims `key` for this attempt, or answers from the record: replay (completed, same body),
-   * HttpProblem conflict (another body) or inProgress (same body, still running).
+   * ConflictError (another body) or RequestInProgressError (same body, still running).
    */
   async begin(key: string, fingerprint: string, now: Date): Promise<BeginOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -84,7 +84,7 @@ export class IdempotencyStore {
       if (!item) continue; // released meanwhile: claim again
       if (Number(item.expiresAt?.N ?? 0) < Math.floor(now.getTime() / 1000)) continue;
       if (item.fingerprint?.S !== fingerprint) {
-        throw new HttpProblem('conflict', 'this x-request-id was already used with a different request body; send a new x-request-id for a new submission');
+        throw new ConflictError('this x-request-id was already used with a different request body; send a new x-request-id for a new submission');
       }
       if (item.state?.S === 'completed' && item.response?.S) {
         return { kind: 'replay', response: JSON.parse(item.response.S) as StoredResponse };
@@ -92,13 +92,12 @@ export class IdempotencyStore {
       const leaseLeftMs = Number(item.leaseUntil?.N ?? 0) - now.getTime();
       if (leaseLeftMs < 0) continue; // crashed attempt: take it over
       const retryAfter = Math.max(1, Math.min(IN_PROGRESS_RETRY_AFTER_SECONDS, Math.ceil(leaseLeftMs / 1000)));
-      throw new HttpProblem('inProgress', 'a request with this x-request-id is still being processed; retry the same request later', {
-        headers: { 'retry-after': String(retryAfter) },
-      });
+      throw new RequestInProgressError('a request with this x-request-id is still being processed; retry the same request later', retryAfter);
     }
-    throw new HttpProblem('inProgress', 'a request with this x-request-id is still being processed; retry the same request later', {
-      headers: { 'retry-after': String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
-    });
+    throw new RequestInProgressError(
+      'a request with this x-request-id is still being processed; retry the same request later',
+      IN_PROGRESS_RETRY_AFTER_SECONDS,
+    );
   }
 
   /** Records the first response. Loses silently to an attempt that took the record over. */

@@ -20,7 +20,7 @@ import { createHmac } from 'node:crypto';
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { mapKmsError } from '../crypto/kms-errors';
-import { awsCall, isConditionalCheckFailed } from './aws-calls';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 
 export const LOOKUP_KEY_ITEM = { pk: 'CONFIG#results-lookup-key', sk: 'v1' } as const;
 export const LOOKUP_KEY_CONTEXT = { service: 'interop', purpose: 'results-lookup-hmac' } as const;

@@ -13,8 +13,8 @@
 import { GetItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
-import { awsCall, isConditionalCheckFailed } from './aws-calls';
-import type { VersionRecord } from './result-store';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
+import type { VersionRecord } from './types';
 import { statusRank } from './status';
 import type { LabResultStatus, NotificationState } from './types';
 

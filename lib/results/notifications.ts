@@ -12,7 +12,7 @@
  */
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { LabResultStatus } from './types';
-import type { VersionRecord } from './result-store';
+import type { VersionRecord } from './types';
 
 export interface ResultNotification {
   type: 'lab-result.saved';

@@ -3,7 +3,7 @@
  * idempotency, store the version encrypted, move the current pointer, notify.
  */
 import type { Principal } from '../keys/access-decision';
-import { HttpProblem } from '../http/problem';
+import { ForbiddenByPolicyError } from '../domain-errors';
 import { logger } from '../observability/logger';
 import { canonicalJson } from './canonical-json';
 import type { IdempotencyStore, StoredResponse } from './idempotency';
@@ -80,9 +80,9 @@ export async function receiveLabResult(input: ReceiveInput, services: ReceiveSer
   const accepted = acceptLabResult(input.body, input.now);
   const data = accepted.body.data;
   if (!senderAllowed(input.principal, data.senderID)) {
-    throw new HttpProblem('forbidden', 'this API key may not submit results for this senderID', {
-      errors: [{ pointer: '/data/senderID', message: 'is not a sender this partner may submit for' }],
-    });
+    throw new ForbiddenByPolicyError('this API key may not submit results for this senderID', [
+      { pointer: '/data/senderID', message: 'is not a sender this partner may submit for' },
+    ]);
   }
 
   const keys = await services.keys();

@@ -49,12 +49,15 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
 import type { EnvelopeEncryptor } from '../crypto/envelope';
-import { awsCall, isConditionalCheckFailed } from './aws-calls';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { documentKey } from './document-key';
 import type { ResultDocumentStore } from './documents';
 import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
 import { NotificationLedger, PENDING_PARTITION, pendingSortKey, versionRecordOf } from './notification-ledger';
+import type { VersionRecord } from './types';
+
+export type { VersionRecord };
 import type {
   AcceptedSubmission,
   LabReport,
@@ -99,25 +102,6 @@ export function versionRank(status: LabResultStatus, receivedAt: Date, versionId
 /** The sort key of a version item: identifies it (resends find it), orders listVersions by ResultedDateUTC. */
 export function versionSortKey(resultedAtKey: string, status: LabResultStatus, versionId: string): string {
   return `${VERSION_PREFIX}${resultedAtKey}#${statusRank(status)}#${versionId}`;
-}
-
-/** The plain (non-PHI) facts of a version item; enough to move the pointer and notify without KMS. */
-export interface VersionRecord {
-  resultId: string;
-  versionId: string;
-  versionSk: string;
-  senderId: string;
-  partnerId: string;
-  status: LabResultStatus;
-  resultedAtKey: string;
-  rank: string;
-  receivedAt: string;
-  patientKey: string;
-  patientMatched: boolean;
-  summary: string;
-  documentKeys: string[];
-  notificationState: NotificationState;
-  notificationAttempts: number;
 }
 
 export interface SaveVersionInput {

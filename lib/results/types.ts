@@ -102,3 +102,22 @@ export interface StoredLabResultSummary extends LabResultSummary {
   /** true when long result values or results beyond the summary budget were left out (the full version has them) */
   truncated?: boolean;
 }
+
+/** The plain (non-PHI) facts of a version item; enough to move the pointer and notify without KMS. */
+export interface VersionRecord {
+  resultId: string;
+  versionId: string;
+  versionSk: string;
+  senderId: string;
+  partnerId: string;
+  status: LabResultStatus;
+  resultedAtKey: string;
+  rank: string;
+  receivedAt: string;
+  patientKey: string;
+  patientMatched: boolean;
+  summary: string;
+  documentKeys: string[];
+  notificationState: NotificationState;
+  notificationAttempts: number;
+}

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { HttpProblem } from '../http/problem';
+import { ValidationFailedError } from '../domain-errors';
+import { problemForError } from '../http/domain-problems';
 import { canonicalJson } from './canonical-json';
 import { ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
@@ -148,14 +149,17 @@ describe('lab result validation', () => {
     expect(pointers(report('text', 'not base64 at all'))).toEqual([]);
   });
 
-  it('throws one 400 problem with every error', () => {
+  it('throws one ValidationFailedError with every error, answered as one 400 problem', () => {
     try {
       acceptLabResult({ data: { status: 'nope' } }, NOW);
-      throw new Error('expected a problem');
+      throw new Error('expected a validation error');
     } catch (error) {
-      expect(error).toBeInstanceOf(HttpProblem);
-      expect((error as HttpProblem).status).toBe(400);
-      expect((error as HttpProblem).extras.errors!.length).toBe(6);
+      expect(error).toBeInstanceOf(ValidationFailedError);
+      expect((error as ValidationFailedError).errors.length).toBe(6);
+      const { problem } = problemForError(error);
+      expect(problem.status).toBe(400);
+      expect(problem.toBody('r1')).toMatchObject({ type: '/problems/validation-error', detail: 'the lab result failed validation' });
+      expect(problem.extras.errors!.length).toBe(6);
     }
   });
 });

@@ -14,8 +14,8 @@
  */
 import type { ErrorObject } from 'ajv';
 import { decodeBase64Strict } from '../crypto/envelope-format';
-import { HttpProblem, type FieldError } from '../http/problem';
-import { fieldErrors } from '../http/validation';
+import { ValidationFailedError, type FieldError } from '../domain-errors';
+import { fieldErrors } from '../schemas/field-errors';
 import validateSchema from './generated/lab-result.validator';
 import { ACCEPTED_STATUS_VALUES, normalizeStatus } from './status';
 import type { AcceptedSubmission, LabResultSubmission, LabTestResult } from './types';
@@ -120,11 +120,11 @@ export function labResultErrors(body: unknown, now: Date): FieldError[] {
 
 /**
  * Validates a parsed request body. Returns the submission with its normalised status, instant key
- * and results array; throws HttpProblem('validation') listing every failing field.
+ * and results array; throws ValidationFailedError listing every failing field.
  */
 export function acceptLabResult(body: unknown, now: Date): AcceptedSubmission {
   const errors = labResultErrors(body, now);
-  if (errors.length > 0) throw new HttpProblem('validation', 'the lab result failed validation', { errors });
+  if (errors.length > 0) throw new ValidationFailedError('the lab result failed validation', errors);
   const submission = body as LabResultSubmission;
   const data = submission.data;
   const results: LabTestResult[] = Array.isArray(data.results) ? data.results : [data.results];

@@ -24,6 +24,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { isConditionalCheckFailed } from '../aws/dependency-calls';
 import { Tables } from '../config/service';
 import type { Delivery, DeliveryAttempt, DeliveryState, Subscription, WebhookEvent } from './types';
 
@@ -40,8 +41,6 @@ export interface StoredSubscription {
   /** the signing secret as a serialized KMS envelope */
   secretEnvelope: string;
 }
-
-const isConditionalCheckFailed = (error: unknown) => (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
 
 function subscriptionOf(item: Record<string, AttributeValue>): StoredSubscription {
   const v = unmarshall(item) as Record<string, unknown>;

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { AuditTrail, outcomeForStatus } from '../../audit/audit-trail';
 import { dynamoDbClient } from '../../aws/clients';
-import { InvalidParameterError, RecordNotFoundError } from '../../domain-errors';
 import { tableName } from '../../dynamo/table-names';
 import { logger } from '../../observability/logger';
-import { DependencyUnavailableError, HttpProblem, isRetryableDependencyError } from '../problem';
+import { statusForError } from '../domain-problems';
+import { DependencyUnavailableError } from '../problem';
 
 /** Same margin as the handler's early timeout (lib/http/endpoint.ts). */
 const AUDIT_TIMEOUT_MARGIN_MS = 1000;
@@ -17,14 +17,6 @@ function auditTrail(): AuditTrail {
   const table = tableName('audit');
   if (!trail || trail.client !== client || trail.table !== table) trail = { client, table, trail: new AuditTrail(client, table) };
   return trail.trail;
-}
-
-function statusOfError(error: unknown): number {
-  if (error instanceof HttpProblem) return error.status;
-  if (error instanceof RecordNotFoundError) return 404;
-  if (error instanceof InvalidParameterError) return 400;
-  // the same mapping http-responses applies: what the caller was answered
-  return isRetryableDependencyError(error) ? 503 : 500;
 }
 
 /**
@@ -77,7 +69,7 @@ export function auditRecording() {
     },
     onError: async (request: MiddyRequest) => {
       try {
-        await write(request, statusOfError(request.error));
+        await write(request, statusForError(request.error));
       } catch (error) {
         logger.warn('audit.append_failed', { requestId: requestState(request)?.requestId, errorName: (error as Error).name });
       }

@@ -1,14 +1,14 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { InvalidParameterError, RecordNotFoundError } from '../../domain-errors';
 import { logger } from '../../observability/logger';
 import { operationOutcome } from '../../fhir/operation-outcome';
 import { FHIR_CONTENT_TYPE } from '../fhir';
-import { HttpProblem, isRetryableDependencyError, type FieldError, type ProblemBody } from '../problem';
+import { problemForError } from '../domain-problems';
+import type { FieldError, ProblemBody } from '../problem';
 import { newRequestId } from '../request-id';
 import { requestState, type MiddyRequest } from '../request-state';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
+export { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../domain-problems';
 
 /**
  * Last in the pipeline: turns errors into problem+json (a generic 500/503 for anything that is not
@@ -50,27 +50,7 @@ export function httpResponses() {
       const state = requestState(request);
       const requestId = state?.requestId ?? newRequestId();
       const error = request.error;
-      let problem: HttpProblem;
-      if (error instanceof HttpProblem) {
-        problem = error;
-      } else if (error instanceof InvalidParameterError) {
-        problem = new HttpProblem('validation', 'query parameters are missing or invalid', {
-          errors: [{ parameter: error.parameter, message: error.problem }],
-        });
-      } else if (error instanceof RecordNotFoundError) {
-        // one answer for "no such record" and "not this patient's record": existence is not revealed
-        problem = new HttpProblem('notFound', `no ${error.what} with these ids was found`);
-      } else if (isRetryableDependencyError(error)) {
-        problem = new HttpProblem('unavailable', 'a dependency is temporarily unavailable; retry the same request', {
-          headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
-        });
-      } else {
-        problem = new HttpProblem(
-          'internal',
-          'the request failed; it may have been partly applied: retry the same request (same x-request-id) to learn its outcome',
-        );
-      }
-      const expected = error instanceof HttpProblem || error instanceof RecordNotFoundError || error instanceof InvalidParameterError;
+      const { problem, expected } = problemForError(error);
       if (!expected) {
         logger.error('request.failed', { requestId, function: state?.endpoint.name, errorName: (error as Error | undefined)?.name ?? 'unknown' });
       }

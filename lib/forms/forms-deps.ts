@@ -1,0 +1,30 @@
+/**
+ * What the forms domain works with, as parts: each domain operation takes exactly the parts it
+ * uses (`Pick<FormsDeps, ...>`), so a function's wiring (an object literal in its functions/ file)
+ * is checked complete by the compiler. Built by table-dependencies.ts (DynamoDB parts),
+ * kms-dependencies.ts (KMS), queue-dependencies.ts (SQS); dependencies.ts wires every part.
+ */
+import type { AuditRecord } from '../audit/audit-trail';
+import type { Patient } from '../chart/types';
+import type { MatchKeys } from './match-keys';
+import type { MatchingQueue } from './matching-queue';
+import type { PacketCipher } from './packet-crypto';
+import type { FormsStore } from './packet-store';
+
+export interface PatientDirectory {
+  getPatient(patientId: string): Promise<Patient | undefined>;
+}
+
+/** Where the matcher appends the audit record of each packet it routes (lib/audit/audit-trail.ts). */
+export interface RoutingAuditSink {
+  append(record: AuditRecord): Promise<void>;
+}
+
+export interface FormsDeps {
+  store(): FormsStore;
+  audit(): RoutingAuditSink;
+  patients(): PatientDirectory;
+  cipher(): PacketCipher;
+  keys(): MatchKeys;
+  queue(): MatchingQueue;
+}
