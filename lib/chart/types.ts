@@ -117,3 +117,24 @@ export type ChartRecordKind = 'encounter' | 'note' | 'assessment';
 
 export type ChartRecord =
   { kind: 'encounter'; at: string; record: Encounter } | { kind: 'note'; at: string; record: Note } | { kind: 'assessment'; at: string; record: Assessment };
+
+/** One test of a lab result as the summary export sees it. */
+export interface LabTestSummary {
+  testName: string;
+  result: string;
+  units?: string;
+  referenceRange?: string;
+  /** the test's code as the lab sent it (e.g. a LOINC code), with its coding system (`LN`) */
+  code?: string;
+  codeSystem?: string;
+}
+
+/** A lab result as the chart exports see it (HL7 summary and ORU, FHIR DiagnosticReport): decrypted, no PHI beyond the tests. */
+export interface LabResultSummary {
+  resultId: string;
+  accessionNumber: string;
+  status: 'preliminary' | 'final' | 'corrected' | 'amended' | 'cancelled';
+  /** ISO 8601 date-time */
+  resultedAt: string;
+  results: LabTestSummary[];
+}

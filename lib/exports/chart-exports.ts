@@ -4,17 +4,11 @@
  * message with lib/hl7. Not-found never says which part was missing.
  */
 import type { ChartStore } from '../chart/chart-store';
+import { mergeNewestFirst } from '../chart/timeline';
+import type { LabResultSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
-import {
-  encodeAssessmentMessage,
-  encodeEncounterMessage,
-  encodeNoteMessage,
-  encodePatientAdtMessage,
-  encodePatientSummary,
-  type LabResultSummary,
-  type PatientSummary,
-} from '../hl7';
+import { encodeAssessmentMessage, encodeEncounterMessage, encodeNoteMessage, encodePatientAdtMessage, encodePatientSummary, type PatientSummary } from '../hl7';
 import { hl7ProfileOf, messageHeaderFor } from './message-header';
 
 export interface ExportContext {
@@ -79,16 +73,19 @@ export async function exportPatientSummary(
     deps.recentLabResults ? deps.recentLabResults(ids.patientId, ids.limit) : Promise.resolve([] as LabResultSummary[]),
   ]);
   if (!patient) throw new RecordNotFoundError('patient');
-  // merge both newest-first lists and keep the newest `limit` entries overall
-  const stamped = [...records.map((r) => ({ at: Date.parse(r.at), chart: r })), ...labResults.map((l) => ({ at: Date.parse(l.resultedAt), lab: l }))]
-    .sort((a, b) => b.at - a.at)
-    .slice(0, ids.limit);
+  // the newest `limit` entries of both newest-first lists (the same merge the message applies)
+  const newest = mergeNewestFirst(
+    records,
+    (record) => record.at,
+    labResults,
+    (lab) => lab.resultedAt,
+  ).slice(0, ids.limit);
   const profile = hl7ProfileOf(ctx.principal);
   return encodePatientSummary({
     header: messageHeaderFor(ctx.principal, ctx.now),
     patient,
-    records: stamped.flatMap((s) => ('chart' in s && s.chart ? [s.chart] : [])),
-    labResults: stamped.flatMap((s) => ('lab' in s && s.lab ? [s.lab] : [])),
+    records: newest.flatMap((entry) => (entry.kind === 'record' ? [entry.record] : [])),
+    labResults: newest.flatMap((entry) => (entry.kind === 'lab' ? [entry.lab] : [])),
     style: profile.summaryStyle,
     noteDocumentType: profile.noteDocumentType,
     ...(ctx.maxBytes !== undefined ? { maxBytes: ctx.maxBytes } : {}),

@@ -1,14 +1,12 @@
 import { dynamoDbClient } from '../aws/clients';
+import { ContainerCache } from '../aws/container-cache';
 import { ChartStore } from '../chart/chart-store';
 import { tableName } from '../dynamo/table-names';
 import type { ChartExportDependencies } from './chart-exports';
 
-let cached: { client: unknown; table: string; deps: ChartExportDependencies } | undefined;
+const cache = new ContainerCache<ChartExportDependencies>();
 
-/** The chart store wired from the environment; rebuilt only when the SDK client was replaced. */
+/** The chart store wired from the environment, kept per container. */
 export function chartExportDependencies(): ChartExportDependencies {
-  const client = dynamoDbClient();
-  const table = tableName('chart');
-  if (!cached || cached.client !== client || cached.table !== table) cached = { client, table, deps: { chart: new ChartStore(client, table) } };
-  return cached.deps;
+  return cache.get([dynamoDbClient(), tableName('chart')], ([client, table]) => ({ chart: new ChartStore(client, table) }));
 }

@@ -1,3 +1,4 @@
+import { ContainerCache } from '../aws/container-cache';
 import { labResultSummaryReader } from '../results/reader-services';
 import { chartExportDependencies } from './export-dependencies';
 import type { FhirExportDependencies } from './fhir-exports';
@@ -7,24 +8,15 @@ export function fhirChartDependencies(): FhirExportDependencies {
   return chartExportDependencies();
 }
 
-let cached: { chart: unknown; results: unknown; deps: FhirExportDependencies } | undefined;
+const cache = new ContainerCache<FhirExportDependencies>();
 
 /** FHIR reads that include lab results ($everything, DiagnosticReport): results table + KMS Decrypt, no S3. */
 export function fhirLabDependencies(): FhirExportDependencies {
-  const chart = chartExportDependencies();
-  const results = labResultSummaryReader();
-  if (!cached || cached.chart !== chart || cached.results !== results) {
-    cached = {
-      chart,
-      results,
-      deps: {
-        chart: chart.chart,
-        labs: {
-          page: (patientId, limit, before) => results.resultsForPatientPage(patientId, limit, before),
-          one: (patientId, resultId) => results.currentSummaryForPatient(patientId, resultId),
-        },
-      },
-    };
-  }
-  return cached.deps;
+  return cache.get([chartExportDependencies(), labResultSummaryReader()], ([chart, results]) => ({
+    chart: chart.chart,
+    labs: {
+      page: (patientId, limit, before) => results.resultsForPatientPage(patientId, limit, before),
+      one: (patientId, resultId) => results.currentSummaryForPatient(patientId, resultId),
+    },
+  }));
 }

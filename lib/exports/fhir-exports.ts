@@ -4,6 +4,7 @@
  * with lib/fhir. An id of another patient's record, an id that names no record and an id of the
  * wrong shape all give the same RecordNotFoundError: existence is never revealed.
  */
+import { mergeNewestFirst } from '../chart/timeline';
 import type { Bundle, DiagnosticReport, DocumentReference, Encounter, Observation, Patient, Resource } from '@medplum/fhirtypes';
 import type { ChartStore } from '../chart/chart-store';
 import type { ChartRecord } from '../chart/types';
@@ -119,19 +120,21 @@ export async function patientEverything(deps: FhirExportDependencies, request: S
   ]);
   const patient = token ? patientAgain : timeline.patient;
   if (!patient) throw new RecordNotFoundError('Patient');
-  const merged = [
-    ...timeline.entries.map((e, i) => ({ at: Date.parse(e.record.at), source: 0, order: i, chart: e })),
-    ...labs.map((l, i) => ({ at: Date.parse(l.summary.resultedAt), source: 1, order: i, lab: l })),
-  ].sort((a, b) => b.at - a.at || a.source - b.source || a.order - b.order);
+  const merged = mergeNewestFirst(
+    timeline.entries,
+    (entry) => entry.record.at,
+    labs,
+    (lab) => lab.summary.resultedAt,
+  );
   const page = merged.slice(0, request.count);
   let c = token?.c;
   let l = token?.l;
   const resources: Resource[] = token ? [] : [patientResource(patient)];
   for (const entry of page) {
-    if ('chart' in entry && entry.chart) {
-      resources.push(chartResource(entry.chart.record));
-      c = entry.chart.position;
-    } else if ('lab' in entry && entry.lab) {
+    if (entry.kind === 'record') {
+      resources.push(chartResource(entry.record.record));
+      c = entry.record.position;
+    } else {
       resources.push(labDiagnosticReport(patientId, entry.lab.summary));
       l = entry.lab.position;
     }

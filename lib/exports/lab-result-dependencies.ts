@@ -3,6 +3,7 @@
  * the item) and KMS Decrypt, and the chart store. No SQS client (the export publishes nothing).
  */
 import { dynamoDbClient, kmsClient, s3Client } from '../aws/clients';
+import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv, requireEnv } from '../aws/environment';
 import { ChartStore } from '../chart/chart-store';
 import { Env } from '../config/service';
@@ -12,24 +13,19 @@ import { ResultDocumentStore } from '../results/documents';
 import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from '../results/result-store';
 import type { LabResultExportDependencies } from './lab-result-export';
 
-let cached: { clients: unknown[]; deps: LabResultExportDependencies } | undefined;
+const cache = new ContainerCache<LabResultExportDependencies>();
 
 export function labResultExportDependencies(): LabResultExportDependencies {
-  const db = dynamoDbClient();
-  const kms = kmsClient();
-  const s3 = s3Client();
-  const clients = [db, kms, s3, tableName('results'), tableName('chart'), requireEnv(Env.documentsBucket)];
-  if (!cached || cached.clients.some((c, i) => c !== clients[i])) {
+  const inputs = [dynamoDbClient(), kmsClient(), s3Client(), tableName('results'), tableName('chart'), requireEnv(Env.documentsBucket)] as const;
+  return cache.get(inputs, ([db, kms, s3, table, chartTable, bucket]) => {
     const keyId = optionalEnv(Env.kmsKeyId, 'unset');
-    const table = tableName('results');
     const store = new LabResultStore({
       db,
       table,
       encryptor: new EnvelopeEncryptor({ kms, keyId, purpose: LAB_RESULT_KEY_PURPOSE }),
-      documents: new ResultDocumentStore(s3, requireEnv(Env.documentsBucket)),
+      documents: new ResultDocumentStore(s3, bucket),
       lookupKeys: { db, table, kms, kmsKeyId: keyId === 'unset' ? undefined : keyId },
     });
-    cached = { clients, deps: { results: store, chart: new ChartStore(db, tableName('chart')) } };
-  }
-  return cached.deps;
+    return { results: store, chart: new ChartStore(db, chartTable) };
+  });
 }

@@ -7,6 +7,7 @@
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { kmsClient } from '../aws/clients';
+import { ContainerCache } from '../aws/container-cache';
 import { requireEnv } from '../aws/environment';
 import { Env } from '../config/service';
 import { EnvelopeEncryptor } from '../crypto/envelope';
@@ -15,14 +16,11 @@ import { MatchKeys } from './match-keys';
 import { PACKET_PURPOSE, PacketCipher } from './packet-crypto';
 import { formsStore } from './table-dependencies';
 
-const encryptors = new WeakMap<KMSClient, Map<string, EnvelopeEncryptor>>();
+const encryptors = new ContainerCache<EnvelopeEncryptor>();
 
+/** The forms envelope encryptor (purpose form-packet), kept per container for its data key cache. */
 export function formsEncryptor(kms: KMSClient = kmsClient(), keyId: string = requireEnv(Env.kmsKeyId)): EnvelopeEncryptor {
-  let byKey = encryptors.get(kms);
-  if (!byKey) encryptors.set(kms, (byKey = new Map()));
-  let encryptor = byKey.get(keyId);
-  if (!encryptor) byKey.set(keyId, (encryptor = new EnvelopeEncryptor({ kms, keyId, purpose: PACKET_PURPOSE })));
-  return encryptor;
+  return encryptors.get([kms, keyId], () => new EnvelopeEncryptor({ kms, keyId, purpose: PACKET_PURPOSE }));
 }
 
 /** Seals and opens packet contents (KMS GenerateDataKey / Decrypt). */

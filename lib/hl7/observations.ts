@@ -1,4 +1,6 @@
-import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, Note } from '../chart/types';
+import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, LabResultSummary, LabTestSummary, Note } from '../chart/types';
+
+export type { LabResultSummary, LabTestSummary } from '../chart/types';
 import { ceFromCodedValue, eiFromIdentifier, isNumericText, nmFromNumber, tsFromDateTime, xcnFromClinician } from './datatypes';
 import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, hasLineBreak } from './escape';
 import { Hl7EncodingError } from './errors';
@@ -539,27 +541,6 @@ export function assessmentObservationGroup(assessment: Assessment, inputPath: st
     );
   }
   return group;
-}
-
-/** One test of a lab result as the summary export sees it. */
-export interface LabTestSummary {
-  testName: string;
-  result: string;
-  units?: string;
-  referenceRange?: string;
-  /** the test's code as the lab sent it (e.g. a LOINC code), with its coding system (`LN`) */
-  code?: string;
-  codeSystem?: string;
-}
-
-/** The HL7-facing shape of a lab result for the patient summary. */
-export interface LabResultSummary {
-  resultId: string;
-  accessionNumber: string;
-  status: 'preliminary' | 'final' | 'corrected' | 'amended' | 'cancelled';
-  /** ISO 8601 date-time */
-  resultedAt: string;
-  results: LabTestSummary[];
 }
 
 /** Lab status -> OBX-11 (table 0085) and OBR-25 (table 0123). Amended is a correction in both tables. */

@@ -1,3 +1,4 @@
+import { mergeNewestFirst, type TimelineEntry } from '../chart/timeline';
 import type { ChartRecord, Encounter, Patient } from '../chart/types';
 import { assessmentMessageSegments } from './assessment-message';
 import { batchClosing, batchMessageControlId, batchOpening } from './batch';
@@ -120,26 +121,7 @@ function segmentsBytes(segments: readonly Segment[]): number {
   return bytes;
 }
 
-type SummaryEntry = { kind: 'record'; record: ChartRecord; index: number } | { kind: 'lab'; lab: LabResultSummary; index: number };
-
-/** Stable merge of the two newest-first lists (a time that does not parse never counts as newer). */
-function mergeNewestFirst(records: readonly ChartRecord[], labResults: readonly LabResultSummary[]): SummaryEntry[] {
-  const recordTimes = records.map((record) => Date.parse(record.at));
-  const labTimes = labResults.map((lab) => Date.parse(lab.resultedAt));
-  const merged: SummaryEntry[] = [];
-  let r = 0;
-  let l = 0;
-  while (r < records.length || l < labResults.length) {
-    if (l < labResults.length && (r >= records.length || labTimes[l]! > recordTimes[r]!)) {
-      merged.push({ kind: 'lab', lab: labResults[l]!, index: l });
-      l += 1;
-    } else {
-      merged.push({ kind: 'record', record: records[r]!, index: r });
-      r += 1;
-    }
-  }
-  return merged;
-}
+type SummaryEntry = TimelineEntry<ChartRecord, LabResultSummary>;
 
 /** The ORDER_OBSERVATION groups of one entry in the `oru` style. */
 function entryGroups(entry: SummaryEntry, namespaces: IdentifierNamespaces): ObservationGroup[] {
@@ -316,7 +298,12 @@ function batchSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[]
 export function encodePatientSummary(input: PatientSummaryMessageInput): PatientSummary {
   const { patient, records } = input;
   records.forEach((record, index) => assertSamePatient(patient, record.record.patientId, `records[${index}].record.patientId`));
-  const entries = mergeNewestFirst(records, input.labResults ?? []);
+  const entries = mergeNewestFirst(
+    records,
+    (record) => record.at,
+    input.labResults ?? [],
+    (lab) => lab.resultedAt,
+  );
   const maxBytes = input.maxBytes ?? DEFAULT_SUMMARY_MAX_BYTES;
   return (input.style ?? 'batch') === 'oru' ? oruSummary(input, entries, maxBytes) : batchSummary(input, entries, maxBytes);
 }

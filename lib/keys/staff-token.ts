@@ -5,6 +5,7 @@
  * signature, expiry and issuer are checked by aws-jwt-verify. Group membership comes from the
  * `cognito:groups` claim (the local provider issues the same claim).
  */
+import { ContainerCache } from '../aws/container-cache';
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { Fetcher } from 'aws-jwt-verify/https';
@@ -89,12 +90,10 @@ export function staffTokenVerifier(config: StaffTokenConfig): StaffTokenVerifier
   };
 }
 
-let cached: { key: string; verifier: StaffTokenVerifier } | undefined;
+const verifiers = new ContainerCache<StaffTokenVerifier>();
 /** The verifier for the environment's configuration, built once per container. */
 export function staffTokenVerifierFromEnv(): StaffTokenVerifier | undefined {
   const config = staffTokenConfigFromEnv();
   if (!config) return undefined;
-  const key = `${config.issuer} ${config.clientId} ${config.jwksUri}`;
-  if (!cached || cached.key !== key) cached = { key, verifier: staffTokenVerifier(config) };
-  return cached.verifier;
+  return verifiers.get([config.issuer, config.clientId, config.jwksUri], () => staffTokenVerifier(config));
 }

@@ -4,21 +4,19 @@
  */
 import { Env } from '../config/service';
 import { dynamoDbClient, kmsClient } from '../aws/clients';
+import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
 import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from './result-store';
 
-let cached: { db: unknown; kms: unknown; store: LabResultStore } | undefined;
+const cache = new ContainerCache<LabResultStore>();
 
 export function labResultSummaryReader(): LabResultStore {
-  const db = dynamoDbClient();
-  const kms = kmsClient();
-  if (!cached || cached.db !== db || cached.kms !== kms) {
+  return cache.get([dynamoDbClient(), kmsClient()], ([db, kms]) => {
     const keyId = optionalEnv(Env.kmsKeyId, 'unset');
     const table = tableName('results');
     const encryptor = new EnvelopeEncryptor({ kms, keyId, purpose: LAB_RESULT_KEY_PURPOSE });
-    cached = { db, kms, store: new LabResultStore({ db, table, encryptor, lookupKeys: { db, table, kms, kmsKeyId: keyId === 'unset' ? undefined : keyId } }) };
-  }
-  return cached.store;
+    return new LabResultStore({ db, table, encryptor, lookupKeys: { db, table, kms, kmsKeyId: keyId === 'unset' ? undefined : keyId } });
+  });
 }

@@ -8,6 +8,7 @@
  */
 import { Env } from '../config/service';
 import { dynamoDbClient, kmsClient, s3Client } from '../aws/clients';
+import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv, requireEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
@@ -27,30 +28,19 @@ import type { ReceiveServices } from './receive';
 export const LAB_RESULT_DATA_KEY_MAX_USES = 1000;
 export const LAB_RESULT_DATA_KEY_MAX_AGE_MS = 5 * 60 * 1000;
 
-type Slot = { current?: { clients: unknown[]; value: unknown } };
-const same = (a: unknown[], b: unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-function once<T>(clients: unknown[], build: () => T, slot: Slot): T {
-  if (!slot.current || !same(slot.current.clients, clients)) slot.current = { clients, value: build() };
-  return slot.current.value as T;
-}
-
-const encryptorSlot: Slot = {};
+const encryptors = new ContainerCache<EnvelopeEncryptor>();
 
 /** The lab result encryptor (purpose lab-result), one per KMS client. */
 export function labResultEncryptor(): EnvelopeEncryptor {
-  const kms = kmsClient();
-  const keyId = optionalEnv(Env.kmsKeyId, '');
-  return once(
-    [kms, keyId],
-    () =>
+  return encryptors.get(
+    [kmsClient(), optionalEnv(Env.kmsKeyId, '')],
+    ([kms, keyId]) =>
       new EnvelopeEncryptor({
         kms,
         keyId: keyId || 'unset',
         purpose: LAB_RESULT_KEY_PURPOSE,
         cache: { maxUses: LAB_RESULT_DATA_KEY_MAX_USES, maxAgeMs: LAB_RESULT_DATA_KEY_MAX_AGE_MS },
       }),
-    encryptorSlot,
   );
 }
 
@@ -58,8 +48,8 @@ function lookupKeySource(): LookupKeySource {
   return { db: dynamoDbClient(), table: tableName('results'), kms: kmsClient(), kmsKeyId: process.env[Env.kmsKeyId] || undefined };
 }
 
-const storeSlot: Slot = {};
-const readerSlot: Slot = {};
+const stores = new ContainerCache<LabResultStore>();
+const readers = new ContainerCache<LabResultStore>();
 
 /**
  * The result store for readers and writers. Readers without S3 access (the summary export) may
@@ -75,7 +65,7 @@ export function labResultStore(options: { documents?: boolean } = {}): LabResult
   const s3 = withDocuments ? s3Client() : undefined;
   const table = tableName('results');
   const bucket = withDocuments ? requireEnv(Env.documentsBucket) : '';
-  return once(
+  return (withDocuments ? stores : readers).get(
     [db, encryptor, s3, table, bucket],
     () =>
       new LabResultStore({
@@ -85,7 +75,6 @@ export function labResultStore(options: { documents?: boolean } = {}): LabResult
         documents: s3 ? new ResultDocumentStore(s3, bucket) : undefined,
         lookupKeys: lookupKeySource(),
       }),
-    withDocuments ? storeSlot : readerSlot,
   );
 }
 

@@ -2,7 +2,7 @@
  * Shapes of lab result intake: the request body as validated, the stored version as read back,
  * the summaries the patient summary export consumes.
  */
-import type { LabResultSummary } from '../hl7';
+import type { LabResultSummary } from '../chart/types';
 
 export type { LabResultSummary };
 

@@ -1,5 +1,6 @@
 /** What the deliveries worker needs, wired from the environment (DynamoDB, KMS Decrypt; SQS is in queue-services). */
 import { kmsClient } from '../aws/clients';
+import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv } from '../aws/environment';
 import { Env } from '../config/service';
 import { EnvelopeEncryptor } from '../crypto/envelope';
@@ -9,14 +10,13 @@ import { retryScaleOf } from './retry-schedule';
 import { openSigningSecret, WEBHOOK_SECRET_KEY_PURPOSE } from './signing-secret';
 import { webhookStore } from './store-services';
 
-let cached: { kms: unknown; keyId: string; encryptor: EnvelopeEncryptor } | undefined;
+const encryptors = new ContainerCache<EnvelopeEncryptor>();
 
 export function webhookSecretEncryptor(): EnvelopeEncryptor {
-  const kms = kmsClient();
-  const keyId = optionalEnv(Env.kmsKeyId, 'unset') || 'unset';
-  if (!cached || cached.kms !== kms || cached.keyId !== keyId)
-    cached = { kms, keyId, encryptor: new EnvelopeEncryptor({ kms, keyId, purpose: WEBHOOK_SECRET_KEY_PURPOSE }) };
-  return cached.encryptor;
+  return encryptors.get(
+    [kmsClient(), optionalEnv(Env.kmsKeyId, 'unset') || 'unset'],
+    ([kms, keyId]) => new EnvelopeEncryptor({ kms, keyId, purpose: WEBHOOK_SECRET_KEY_PURPOSE }),
+  );
 }
 
 function timeoutMs(): number {

@@ -1,13 +1,11 @@
 /** The webhooks table store, wired from the environment (DynamoDB only). */
 import { dynamoDbClient } from '../aws/clients';
+import { ContainerCache } from '../aws/container-cache';
 import { tableName } from '../dynamo/table-names';
 import { WebhookStore } from './subscription-store';
 
-let cached: { db: unknown; table: string; store: WebhookStore } | undefined;
+const cache = new ContainerCache<WebhookStore>();
 
 export function webhookStore(): WebhookStore {
-  const db = dynamoDbClient();
-  const table = tableName('webhooks');
-  if (!cached || cached.db !== db || cached.table !== table) cached = { db, table, store: new WebhookStore(db, table) };
-  return cached.store;
+  return cache.get([dynamoDbClient(), tableName('webhooks')], ([db, table]) => new WebhookStore(db, table));
 }

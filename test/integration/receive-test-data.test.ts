@@ -3,6 +3,7 @@
  * the local API Gateway and the real authorizer. Mocks only inject faults (jest spies on the
  * shared SDK clients).
  */
+import { ConflictError, RequestInProgressError } from '../../lib/domain-errors';
 import { randomBytes } from 'node:crypto';
 import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -614,9 +615,9 @@ describe('POST /receiveTestData: idempotency', () => {
     const key = unique('lease-test');
     const t0 = new Date();
     expect((await store.begin(key, 'fp-1', t0)).kind).toBe('claimed');
-    await expect(store.begin(key, 'fp-1', new Date(t0.getTime() + 1000))).rejects.toMatchObject({ kind: 'inProgress' });
-    await expect(store.begin(key, 'fp-2', new Date(t0.getTime() + 1000))).rejects.toMatchObject({ kind: 'conflict' });
-    await expect(store.begin(key, 'fp-2', new Date(t0.getTime() + LEASE_MS + 1000))).rejects.toMatchObject({ kind: 'conflict' });
+    await expect(store.begin(key, 'fp-1', new Date(t0.getTime() + 1000))).rejects.toBeInstanceOf(RequestInProgressError);
+    await expect(store.begin(key, 'fp-2', new Date(t0.getTime() + 1000))).rejects.toBeInstanceOf(ConflictError);
+    await expect(store.begin(key, 'fp-2', new Date(t0.getTime() + LEASE_MS + 1000))).rejects.toBeInstanceOf(ConflictError);
     const taken = await store.begin(key, 'fp-1', new Date(t0.getTime() + LEASE_MS + 1000));
     expect(taken.kind).toBe('claimed');
     if (taken.kind !== 'claimed') return;

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { AuditTrail, outcomeForStatus } from '../../audit/audit-trail';
 import { dynamoDbClient } from '../../aws/clients';
+import { ContainerCache } from '../../aws/container-cache';
 import { tableName } from '../../dynamo/table-names';
 import { logger } from '../../observability/logger';
 import { statusForError } from '../domain-problems';
@@ -10,13 +11,10 @@ import { DependencyUnavailableError } from '../problem';
 const AUDIT_TIMEOUT_MARGIN_MS = 1000;
 import { requestState, type MiddyRequest } from '../request-state';
 
-let trail: { client: unknown; table: string; trail: AuditTrail } | undefined;
-/** Rebuilt when the SDK client was replaced (local stack restart in one process). */
+const trails = new ContainerCache<AuditTrail>();
+/** Kept per container; rebuilt when the SDK client was replaced (local stack restart in one process). */
 function auditTrail(): AuditTrail {
-  const client = dynamoDbClient();
-  const table = tableName('audit');
-  if (!trail || trail.client !== client || trail.table !== table) trail = { client, table, trail: new AuditTrail(client, table) };
-  return trail.trail;
+  return trails.get([dynamoDbClient(), tableName('audit')], ([client, table]) => new AuditTrail(client, table));
 }
 
 /**
