@@ -50,7 +50,8 @@ export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
 
 const NETWORK_CODE_IN_MESSAGE = new RegExp(`\\b(${[...TRANSIENT_NETWORK_CODES].join('|')})\\b`);
 
-interface ErrorLike {
+/** The fields of an AWS SDK or node error this module reads. */
+export interface ErrorLike {
   name?: unknown;
   code?: unknown;
   message?: unknown;

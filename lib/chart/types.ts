@@ -118,7 +118,7 @@ export type ChartRecordKind = 'encounter' | 'note' | 'assessment';
 export type ChartRecord =
   { kind: 'encounter'; at: string; record: Encounter } | { kind: 'note'; at: string; record: Note } | { kind: 'assessment'; at: string; record: Assessment };
 
-/** One test of a lab result as the summary export sees it. */
+/** One test of a lab result (as submitted, and as the exports see it); `code`/`codeSystem` become OBX-3 (table 0396, default L). */
 export interface LabTestSummary {
   testName: string;
   result: string;
@@ -129,7 +129,7 @@ export interface LabTestSummary {
   codeSystem?: string;
 }
 
-/** A lab result as the chart exports see it (HL7 summary and ORU, FHIR DiagnosticReport): decrypted, no PHI beyond the tests. */
+/** A lab result as the chart exports see it (HL7 summary and ORU, FHIR DiagnosticReport), decrypted. */
 export interface LabResultSummary {
   resultId: string;
   accessionNumber: string;

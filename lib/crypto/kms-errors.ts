@@ -5,21 +5,13 @@
  * reaches us, so a transient error here means "the key service is not answering now": 503.
  */
 
-import { isTransientAwsError, networkCode, TRANSIENT_NETWORK_CODES } from '../aws/dependency-calls';
+import { isTransientAwsError, networkCode, TRANSIENT_NETWORK_CODES, type ErrorLike } from '../aws/dependency-calls';
 import { EnvelopeDecryptError, KeyServiceError, KeyServiceUnavailableError } from './errors';
 
 /** Decrypt errors that mean "this ciphertext is not valid for this key / context". */
 const CIPHERTEXT_REJECTED_NAMES: ReadonlySet<string> = new Set(['InvalidCiphertextException', 'IncorrectKeyException']);
 
 const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
-
-interface ErrorLike {
-  name?: unknown;
-  code?: unknown;
-  message?: unknown;
-  $metadata?: { httpStatusCode?: unknown };
-  $retryable?: unknown;
-}
 
 /** A short, log safe identifier of an error: its AWS name or node code, else 'Unknown'. */
 export function errorCode(err: unknown): string {

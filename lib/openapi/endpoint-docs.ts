@@ -177,6 +177,19 @@ const fhirPageToken: ParameterDoc = {
   example: 'eyJ2IjoxfQ',
 };
 
+/** The 400 of an endpoint that reads nothing from the request but the x-request-id header. */
+const requestIdBadRequest: ProblemDoc = {
+  description: 'The x-request-id header is malformed.',
+  examples: {
+    requestId: {
+      summary: 'bad x-request-id',
+      kind: 'validation',
+      detail: 'the x-request-id header is invalid',
+      errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }],
+    },
+  },
+};
+
 export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7PatientAdt: {
     summary: 'Export patient demographics (ADT^A08)',
@@ -602,17 +615,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         examples: { notConfigured: { summary: 'sign-in not configured', kind: 'unavailable', detail: 'staff sign-in is not configured' } },
       },
     },
-    badRequest: {
-      description: 'The x-request-id header is malformed.',
-      examples: {
-        requestId: {
-          summary: 'bad x-request-id',
-          kind: 'validation',
-          detail: 'the x-request-id header is invalid',
-          errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }],
-        },
-      },
-    },
+    badRequest: requestIdBadRequest,
   },
   routeInboxPacket: {
     summary: 'Route an inbox packet to a patient',
@@ -800,17 +803,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       },
     },
     problems: {},
-    badRequest: {
-      description: 'The x-request-id header is malformed.',
-      examples: {
-        requestId: {
-          summary: 'bad x-request-id',
-          kind: 'validation',
-          detail: 'the x-request-id header is invalid',
-          errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }],
-        },
-      },
-    },
+    badRequest: requestIdBadRequest,
   },
   serveApiReference: {
     summary: 'The API reference page (HTML)',
@@ -827,17 +820,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       },
     },
     problems: {},
-    badRequest: {
-      description: 'The x-request-id header is malformed.',
-      examples: {
-        requestId: {
-          summary: 'bad x-request-id',
-          kind: 'validation',
-          detail: 'the x-request-id header is invalid',
-          errors: [{ header: 'x-request-id', message: 'must be 1-128 visible ASCII characters' }],
-        },
-      },
-    },
+    badRequest: requestIdBadRequest,
   },
   fhirMetadata: fhirDoc({
     summary: 'FHIR CapabilityStatement',

@@ -2,21 +2,14 @@
  * Shapes of lab result intake: the request body as validated, the stored version as read back,
  * the summaries the patient summary export consumes.
  */
-import type { LabResultSummary } from '../chart/types';
+import type { LabResultSummary, LabTestSummary } from '../chart/types';
 
 export type { LabResultSummary };
 
 export type LabResultStatus = LabResultSummary['status'];
 
 /** One test result as submitted (all strings; units may be empty). Unknown extra fields are kept. */
-export interface LabTestResult {
-  testName: string;
-  result: string;
-  units?: string;
-  referenceRange?: string;
-  /** the test's code (e.g. LOINC) and its coding system (table 0396, default L); OBX-3 of the exports */
-  code?: string;
-  codeSystem?: string;
+export interface LabTestResult extends LabTestSummary {
   [extra: string]: unknown;
 }
 
