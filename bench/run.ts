@@ -307,7 +307,7 @@ async function main(): Promise<void> {
         ...(loadKms !== undefined ? { loadRun: { kmsPerRequest: round(loadKms, 5), per1000: round(loadKms * 1000, 2) } } : {}),
         coldPaths: labColdKms,
         resultsPerSubmission: ((labResultBody(0).data as { results: unknown[] }).results ?? []).length,
-        dataKeyBound: 'LAB_RESULT_DATA_KEY_MAX_USES = 1000 encryptions or 5 minutes per data key (lib/results/services.ts); 2 encryptions per submission',
+        dataKeyBound: 'LAB_RESULT_DATA_KEY_MAX_USES = 1000 encryptions or 5 minutes per data key (lib/results/result-wiring.ts); 2 encryptions per submission',
       };
     }
   } finally {

@@ -14,7 +14,7 @@ import { headerValues } from '../lib/http/headers';
 import { decideAccess } from '../lib/keys/access-decision';
 import { hashApiKey } from '../lib/keys/api-key';
 import { encodeDecision } from '../lib/keys/authorizer-context';
-import { accessDependencies } from '../lib/keys/access-dependencies';
+import { accessDependencies } from '../lib/keys/access-wiring';
 import { decideAnonymousRoute, decideStaffAccess } from '../lib/keys/staff-access';
 import { staffTokenVerifierFromEnv } from '../lib/keys/staff-token';
 import { logger } from '../lib/observability/logger';

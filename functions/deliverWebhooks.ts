@@ -15,16 +15,16 @@ import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda
 import { Env } from '../lib/config/service';
 import { logger } from '../lib/observability/logger';
 import { attemptDelivery } from '../lib/webhooks/delivery';
-import { deliveryServices } from '../lib/webhooks/delivery-services';
+import { deliveryDependencies } from '../lib/webhooks/delivery-wiring';
 import { parseDeliveryMessage } from '../lib/webhooks/events';
-import { hideMessage } from '../lib/webhooks/queue-services';
+import { hideMessage } from '../lib/webhooks/delivery-queue';
 
 const FUNCTION = 'deliverWebhooks';
 const QUEUE = Env.webhookDeliveriesQueueUrl;
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures: SQSBatchItemFailure[] = [];
-  const services = deliveryServices();
+  const services = deliveryDependencies();
   await Promise.all(
     (event.Records ?? []).map(async (record) => {
       const started = Date.now();

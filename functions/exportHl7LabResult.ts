@@ -9,7 +9,7 @@
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
-import { labResultExportDependencies } from '../lib/exports/lab-result-dependencies';
+import { labResultExportDependencies } from '../lib/exports/lab-result-export-wiring';
 import { exportLabResultMessage } from '../lib/exports/lab-result-export';
 
 export const handler = httpEndpoint('exportHl7LabResult', async (request) => {

@@ -6,7 +6,7 @@ import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
 import { exportPatientAdtMessage } from '../lib/exports/chart-exports';
-import { chartExportDependencies } from '../lib/exports/export-dependencies';
+import { chartExportDependencies } from '../lib/exports/chart-export-wiring';
 
 export const handler = httpEndpoint('exportHl7PatientAdt', async (request) => {
   const ids = requireIdParameters(request.event, ['patientId'] as const);

@@ -11,7 +11,7 @@ import { HL7_CONTENT_TYPE, httpEndpoint } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { optionalIntegerParameter, requireIdParameters } from '../lib/http/query';
 import { SUMMARY_LIMIT, exportPatientSummary } from '../lib/exports/chart-exports';
-import { summaryExportDependencies } from '../lib/exports/summary-dependencies';
+import { summaryExportDependencies } from '../lib/exports/summary-export-wiring';
 
 export const handler = httpEndpoint('exportHl7PatientSummary', async (request) => {
   const { patientId } = requireIdParameters(request.event, ['patientId'] as const);

@@ -11,8 +11,8 @@ import { Env } from '../lib/config/service';
 import { logger } from '../lib/observability/logger';
 import { eventFromNotification } from '../lib/webhooks/events';
 import { fanOutEvent } from '../lib/webhooks/fan-out';
-import { enqueueDelivery, hideMessage } from '../lib/webhooks/queue-services';
-import { webhookStore } from '../lib/webhooks/store-services';
+import { enqueueDelivery, hideMessage } from '../lib/webhooks/delivery-queue';
+import { webhookStore } from '../lib/webhooks/store-wiring';
 
 const FUNCTION = 'fanOutWebhookEvents';
 

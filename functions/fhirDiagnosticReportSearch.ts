@@ -6,7 +6,7 @@
  */
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
-import { fhirLabDependencies } from '../lib/exports/fhir-dependencies';
+import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchDiagnosticReports } from '../lib/exports/fhir-exports';
 
 export const handler = httpEndpoint('fhirDiagnosticReportSearch', async (request) => {

@@ -6,7 +6,7 @@
  */
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
-import { fhirChartDependencies } from '../lib/exports/fhir-dependencies';
+import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchChartRecords } from '../lib/exports/fhir-exports';
 
 export const handler = httpEndpoint('fhirDocumentReferenceSearch', async (request) => {

@@ -6,7 +6,7 @@
  */
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
-import { fhirChartDependencies } from '../lib/exports/fhir-dependencies';
+import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readPatient } from '../lib/exports/fhir-exports';
 
 export const handler = httpEndpoint('fhirPatientRead', async (request) => {

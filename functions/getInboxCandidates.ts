@@ -10,7 +10,7 @@
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
 import { inboxCandidateCharts } from '../lib/forms/inbox-candidates';
-import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
+import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 
 export const handler = httpEndpoint('getInboxCandidates', async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';

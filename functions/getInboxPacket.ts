@@ -7,8 +7,8 @@
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
-import { packetCipher } from '../lib/forms/kms-dependencies';
-import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
+import { packetCipher } from '../lib/forms/kms-wiring';
+import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import { getInboxPacket } from '../lib/forms/inbox';
 
 export const handler = httpEndpoint('getInboxPacket', async (request) => {

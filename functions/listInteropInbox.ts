@@ -8,7 +8,7 @@
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
 import { optionalIntegerParameter, optionalSingleParameter } from '../lib/http/query';
-import { formsStore } from '../lib/forms/table-dependencies';
+import { formsStore } from '../lib/forms/table-wiring';
 import { DEFAULT_INBOX_LIMIT, InvalidCursorError, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
 import type { PacketState } from '../lib/forms/types';
 

@@ -6,10 +6,10 @@
  * and comes back; the others are deleted. Re-delivery is harmless: the packet's state decides.
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { matchKeys, packetCipher } from '../lib/forms/kms-dependencies';
+import { matchKeys, packetCipher } from '../lib/forms/kms-wiring';
 import { matchPacket } from '../lib/forms/matching';
 import { parseMatchingMessage } from '../lib/forms/matching-queue';
-import { auditTrail, formsStore, patientDirectory } from '../lib/forms/table-dependencies';
+import { auditTrail, formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import { logger } from '../lib/observability/logger';
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {

@@ -14,9 +14,9 @@
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { HttpProblem } from '../lib/http/problem';
-import { matchKeys, packetCipher } from '../lib/forms/kms-dependencies';
-import { matchingQueue } from '../lib/forms/queue-dependencies';
-import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
+import { matchKeys, packetCipher } from '../lib/forms/kms-wiring';
+import { matchingQueue } from '../lib/forms/queue-wiring';
+import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import { receiveFormPacket, validateIntakeBody } from '../lib/forms/intake';
 import type { PacketRecord } from '../lib/forms/types';
 

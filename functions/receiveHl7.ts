@@ -13,11 +13,14 @@
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { readHl7Body } from '../lib/http/hl7-body';
 import { receiveHl7 } from '../lib/intake/receive-hl7';
-import { ownNames, receiveHl7Services } from '../lib/intake/services';
+import { ownNames, receiveHl7Dependencies } from '../lib/intake/receive-hl7-wiring';
 
 export const handler = httpEndpoint('receiveHl7', async (request) => {
   const body = readHl7Body(request.event);
-  const outcome = await receiveHl7({ body, principal: request.principal, requestId: request.requestId, now: request.now, ...ownNames() }, receiveHl7Services());
+  const outcome = await receiveHl7(
+    { body, principal: request.principal, requestId: request.requestId, now: request.now, ...ownNames() },
+    receiveHl7Dependencies(),
+  );
   const counts = { AA: 0, AE: 0, AR: 0 };
   for (const o of outcome.outcomes) counts[o.code] += 1;
   const single = outcome.outcomes.length === 1 ? outcome.outcomes[0]!.audit : undefined;

@@ -14,13 +14,13 @@
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { receiveLabResult } from '../lib/results/receive';
-import { receiveServices } from '../lib/results/services';
+import { receiveDependencies } from '../lib/results/result-wiring';
 
 export const handler = httpEndpoint('receiveTestData', async (request) => {
   const { value } = readJsonBody(request.event);
   const outcome = await receiveLabResult(
     { body: value, principal: request.principal, requestId: request.requestId, requestIdSupplied: request.requestIdSupplied, now: request.now },
-    receiveServices(),
+    receiveDependencies(),
   );
   // the trail names the result, and the chart patient when the lab's patient id is one (a lab's own
   // ids for unknown patients stay out of plain storage: docs/lab-results.md)

@@ -4,9 +4,12 @@
  * pending partition of the results table's byPatient index; never scans. See lib/results/retry.ts.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { notificationRetryServices } from '../lib/results/retry-services';
+import { notificationRetryDependencies } from '../lib/results/retry-wiring';
 import { retryPendingNotifications, type RetrySummary } from '../lib/results/retry';
 
 export async function handler(_event: ScheduledEvent | Record<string, unknown>, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<RetrySummary> {
-  return retryPendingNotifications(notificationRetryServices(), { now: () => new Date(), remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 });
+  return retryPendingNotifications(notificationRetryDependencies(), {
+    now: () => new Date(),
+    remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000,
+  });
 }

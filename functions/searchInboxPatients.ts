@@ -13,9 +13,9 @@ import { readJsonBody } from '../lib/http/json-body';
 import { HttpProblem } from '../lib/http/problem';
 import { assertValid } from '../lib/http/validation';
 import validateSearchBody from '../lib/forms/generated/inbox-patient-search.validator';
-import { matchKeysForLookup } from '../lib/forms/match-key-dependencies';
+import { matchKeysForLookup } from '../lib/forms/match-key-wiring';
 import { searchChartForPacket, type PatientSearchQuery } from '../lib/forms/patient-search';
-import { formsStore, patientDirectory } from '../lib/forms/table-dependencies';
+import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 
 export const handler = httpEndpoint('searchInboxPatients', async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';

@@ -4,8 +4,8 @@
  * and hands packets queued 20 times without a decision to staff (pending_review, matching_failed).
  * Query on the GSI byState, never a Scan. See lib/forms/sweeper.ts.
  */
-import { matchingQueue } from '../lib/forms/queue-dependencies';
-import { formsStore } from '../lib/forms/table-dependencies';
+import { matchingQueue } from '../lib/forms/queue-wiring';
+import { formsStore } from '../lib/forms/table-wiring';
 import { DEFAULT_SWEEP_THRESHOLD_MS, sweepPendingPackets, type SweepResult } from '../lib/forms/sweeper';
 
 export interface SweepEvent {

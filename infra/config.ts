@@ -5,7 +5,7 @@
  * that differ per deployment (stage, account, region, limits, retention).
  */
 import type { Node } from 'constructs';
-import { DEFAULT_ANONYMOUS_LIMIT } from '../lib/keys/access-dependencies';
+import { DEFAULT_ANONYMOUS_LIMIT } from '../lib/keys/access-wiring';
 
 export const DEFAULT_STAGE = 'dev';
 /** Region used when neither `-c region=` nor CDK_DEFAULT_REGION is set (offline synth, CI). */

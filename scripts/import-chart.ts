@@ -24,9 +24,9 @@ import { ChartStore } from '../lib/chart/chart-store';
 import { DependencyUnavailableError } from '../lib/http/problem';
 import { KeyServiceError } from '../lib/crypto/errors';
 import { ChartPatientWriter } from '../lib/forms/chart-patient-writer';
-import { explicitFormsDependencies } from '../lib/forms/dependencies';
+import { explicitFormsDependencies } from '../lib/forms/forms-wiring';
 import { MrnIndex } from '../lib/intake/mrn-index';
-import { MrnPatientIndex } from '../lib/intake/services';
+import { MrnPatientIndex } from '../lib/intake/receive-hl7-wiring';
 import { loadResultKeys } from '../lib/results/lookup-keys';
 
 const DEFAULT_ENDPOINTS_FILE = path.resolve(__dirname, '..', '.local', 'endpoints.json');

@@ -5,11 +5,11 @@
  * running local stack (.local/endpoints.json).
  */
 import { MrnIndex } from '../lib/intake/mrn-index';
-import { MrnPatientIndex } from '../lib/intake/services';
+import { MrnPatientIndex } from '../lib/intake/receive-hl7-wiring';
 import { loadResultKeys } from '../lib/results/lookup-keys';
 import { parseArgs } from 'node:util';
 import { ChartStore } from '../lib/chart/chart-store';
-import { explicitFormsDependencies } from '../lib/forms/dependencies';
+import { explicitFormsDependencies } from '../lib/forms/forms-wiring';
 import { reindexMatchIndex } from '../lib/forms/reindex';
 import { clientFor, kmsClientFor, MissingTargetError, resolveTarget, type CliIo } from './import-chart';
 

@@ -43,7 +43,7 @@ export class UnfinishedKeyError extends Error {
   }
 }
 
-export interface KeyAdminDeps {
+export interface KeyAdminDependencies {
   store: ApiKeyStore;
   /** undefined on the local stack (no API Gateway there) */
   gateway?: GatewayKeys;
@@ -75,7 +75,7 @@ export function keyState(key: ApiKeyRecord, now: Date): KeyState {
 }
 
 export class KeyAdmin {
-  constructor(private readonly deps: KeyAdminDeps) {}
+  constructor(private readonly deps: KeyAdminDependencies) {}
 
   /** The partner's staff-only rule and existence, checked before anything is written. */
   private async partnerFor(partnerId: string, scopes: Scope[]): Promise<PartnerRecord> {

@@ -127,13 +127,13 @@ function oneKeyId(command: string, positionals: string[]): string {
   return keyId;
 }
 
-export interface KeysCliDeps {
+export interface KeysCliDependencies {
   /** `--stage` (or undefined: the local stack) -> where to act; scripts pass lib/admin/target.ts resolveTarget */
   resolveTarget: (stage: string | undefined) => AdminTarget;
   now?: () => Date;
 }
 
-export function keysCli(argv: string[], io: CliIo, deps: KeysCliDeps): Promise<number> {
+export function keysCli(argv: string[], io: CliIo, deps: KeysCliDependencies): Promise<number> {
   const now = deps.now ?? (() => new Date());
   const resolve = deps.resolveTarget;
   return runCli('keys', io, async (setTarget) => {

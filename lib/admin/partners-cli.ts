@@ -98,13 +98,13 @@ function onePartnerId(command: string, positionals: string[]): string {
   return positionals[0]!;
 }
 
-export interface PartnersCliDeps {
+export interface PartnersCliDependencies {
   /** `--stage` (or undefined: the local stack) -> where to act; scripts pass lib/admin/target.ts resolveTarget */
   resolveTarget: (stage: string | undefined) => AdminTarget;
   now?: () => Date;
 }
 
-export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDeps): Promise<number> {
+export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependencies): Promise<number> {
   const resolve = deps.resolveTarget;
   const now = deps.now ?? (() => new Date());
   return runCli('partners', io, async (setTarget) => {

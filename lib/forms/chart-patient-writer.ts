@@ -13,13 +13,13 @@
 import type { ChartEntry, ChartStore } from '../chart/chart-store';
 import type { ChartEntryWriter, ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 import { indexPatientsForMatching } from './match-index';
 
 export class ChartPatientWriter implements ChartEntryWriter {
   constructor(
     private readonly chart: Pick<ChartStore, 'putAll'>,
-    private readonly deps: Pick<FormsDeps, 'store' | 'keys'>,
+    private readonly deps: Pick<FormsDependencies, 'store' | 'keys'>,
     private readonly now: () => Date = () => new Date(),
     /** more indexes of chart patients to keep in step (the HL7 intake's MRN index) */
     private readonly indexes: readonly ChartPatientIndex[] = [],
@@ -48,6 +48,6 @@ export class ChartPatientWriter implements ChartEntryWriter {
   }
 }
 
-export function chartPatientWriter(chart: Pick<ChartStore, 'putAll'>, deps: Pick<FormsDeps, 'store' | 'keys'>): ChartPatientWriter {
+export function chartPatientWriter(chart: Pick<ChartStore, 'putAll'>, deps: Pick<FormsDependencies, 'store' | 'keys'>): ChartPatientWriter {
   return new ChartPatientWriter(chart, deps);
 }

@@ -5,7 +5,7 @@
  * staff only (scope interop:inbox:read); every patient shown is named in the audit trail.
  */
 import type { Address, Patient, PersonName } from '../chart/types';
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 import { isPacketId } from './packet-id';
 
 export interface CandidateChart {
@@ -25,7 +25,7 @@ export interface CandidateChart {
 export const MAX_CANDIDATE_CHARTS = 11;
 
 /** undefined for an unknown packet or one that never waited in the inbox (like getInboxPacket). */
-export async function inboxCandidateCharts(deps: Pick<FormsDeps, 'store' | 'patients'>, packetId: string): Promise<CandidateChart[] | undefined> {
+export async function inboxCandidateCharts(deps: Pick<FormsDependencies, 'store' | 'patients'>, packetId: string): Promise<CandidateChart[] | undefined> {
   if (!isPacketId(packetId)) return undefined;
   // the full item: candidates are outside the no-content projection (the content stays encrypted, unread)
   const packet = await deps.store().getPacket(packetId);

@@ -6,7 +6,7 @@
  *   routeInboxPacket staff routes a packet to a patient: routed_manually (conditional update, so a
  *                    packet routed meanwhile by the matcher or another reviewer answers 409)
  */
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 import { isPacketId } from './packet-id';
 import { statePkFor } from './packet-store';
 import type { AnswerValue, CandidateRecord, FormPatient, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
@@ -70,7 +70,7 @@ export interface InboxPage {
   nextCursor?: string;
 }
 
-export async function listInbox(deps: Pick<FormsDeps, 'store'>, options: { state: PacketState; limit: number; cursor?: string }): Promise<InboxPage> {
+export async function listInbox(deps: Pick<FormsDependencies, 'store'>, options: { state: PacketState; limit: number; cursor?: string }): Promise<InboxPage> {
   const start = options.cursor !== undefined ? decodeCursor(options.state, options.cursor) : undefined;
   const page = await deps.store().queryByState(options.state, { limit: options.limit, exclusiveStartKey: start, newestFirst: true });
   return { items: page.rows.map((r) => r.summary), ...(page.lastKey ? { nextCursor: encodeCursor(options.state, page.lastKey) } : {}) };
@@ -104,7 +104,7 @@ export interface PacketDetail {
  * A packet that is or was in the inbox, decrypted. Packets routed directly at intake were never
  * in the inbox and are not shown here (undefined, like an unknown id).
  */
-export async function getInboxPacket(deps: Pick<FormsDeps, 'store' | 'cipher' | 'patients'>, packetId: string): Promise<PacketDetail | undefined> {
+export async function getInboxPacket(deps: Pick<FormsDependencies, 'store' | 'cipher' | 'patients'>, packetId: string): Promise<PacketDetail | undefined> {
   if (!isPacketId(packetId)) return undefined;
   const packet = await deps.store().getPacket(packetId);
   if (!packet || packet.state === 'routed') return undefined;
@@ -149,7 +149,7 @@ export type RouteResult =
   | { kind: 'already_routed'; state: PacketState; patientId?: string };
 
 export async function routeInboxPacket(
-  deps: Pick<FormsDeps, 'store' | 'patients'>,
+  deps: Pick<FormsDependencies, 'store' | 'patients'>,
   input: { packetId: string; patientId: string; reviewer: { keyId: string; partnerId: string; staff?: { username: string } }; now: Date },
 ): Promise<RouteResult> {
   if (!isPacketId(input.packetId)) return { kind: 'packet_not_found' };
@@ -193,7 +193,7 @@ export async function routeInboxPacket(
 
 /** The work after the state change; safe to repeat (the link write is an upsert of the same value). */
 async function completeManualRouting(
-  deps: Pick<FormsDeps, 'store' | 'patients'>,
+  deps: Pick<FormsDependencies, 'store' | 'patients'>,
   packet: { packetId: string; linkKey?: string; sourceSystemId: string; partnerId?: string },
   input: { patientId: string; reviewer: { keyId: string }; now: Date },
 ): Promise<RouteResult> {

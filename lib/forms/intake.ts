@@ -21,7 +21,7 @@ import type { FieldError } from '../domain-errors';
 import type { CompiledValidator } from '../schemas/compiled-validator';
 import { fieldErrors } from '../schemas/field-errors';
 import { logger } from '../observability/logger';
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 import validateFormPacketBody from './generated/form-packet.validator';
 import { canonicalJson } from '../results/canonical-json';
 import { contentFingerprintOf } from './match-keys';
@@ -93,7 +93,7 @@ export async function receiveFormPacket(
   body: FormIntakeBody,
   submitter: Submitter,
   now: Date,
-  deps: Pick<FormsDeps, 'store' | 'patients' | 'cipher' | 'keys' | 'queue'>,
+  deps: Pick<FormsDependencies, 'store' | 'patients' | 'cipher' | 'keys' | 'queue'>,
 ): Promise<IntakeResult> {
   const p = body.payload;
   if (!formSourceAllowed(submitter, p.sourceSystemId)) return { kind: 'forbidden_source' };

@@ -17,11 +17,11 @@
  * Needs: forms table read/write, KMS GenerateDataKey + Decrypt (the HMAC key is created on first use).
  */
 import type { Patient } from '../chart/types';
-import { formsDependencies, type FormsDeps } from './dependencies';
+import { formsDependencies, type FormsDependencies } from './forms-wiring';
 import { blockingKeys, mrnIndexKey } from './match-keys';
 
 export interface IndexOptions {
-  deps?: Pick<FormsDeps, 'store' | 'keys'>;
+  deps?: Pick<FormsDependencies, 'store' | 'keys'>;
   now?: Date;
 }
 

@@ -21,10 +21,10 @@
  * (matching_error) instead of cycling through the queue.
  */
 import { EnvelopeDecryptError, KeyServiceError } from '../crypto/errors';
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 
 /** The parts the matcher uses. */
-export type MatcherDeps = Pick<FormsDeps, 'store' | 'patients' | 'cipher' | 'keys' | 'audit'>;
+export type MatcherDependencies = Pick<FormsDependencies, 'store' | 'patients' | 'cipher' | 'keys' | 'audit'>;
 import { blockingKeys, linkKeyOf, packetBlockingKeys } from './match-keys';
 import { candidateFromPatient, contradicts, decideMatch, scoreCandidate, type MatchSubject, type ScoredCandidate } from './matcher';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord } from './types';
@@ -47,7 +47,7 @@ interface Assessment {
   linkKey?: string;
 }
 
-async function readCandidates(ids: readonly string[], subject: MatchSubject, deps: MatcherDeps): Promise<ScoredCandidate[]> {
+async function readCandidates(ids: readonly string[], subject: MatchSubject, deps: MatcherDependencies): Promise<ScoredCandidate[]> {
   const patients = deps.patients();
   const found = await Promise.all(ids.map((id) => patients.getPatient(id)));
   const scored: ScoredCandidate[] = [];
@@ -59,7 +59,7 @@ async function readCandidates(ids: readonly string[], subject: MatchSubject, dep
   return scored;
 }
 
-async function assess(packet: PacketRecord, subject: MatchSubject, deps: MatcherDeps): Promise<Assessment> {
+async function assess(packet: PacketRecord, subject: MatchSubject, deps: MatcherDependencies): Promise<Assessment> {
   const store = deps.store();
   const patients = deps.patients();
   const key = await deps.keys().key({ create: false });
@@ -117,7 +117,7 @@ async function auditRouting(
   patientId: string,
   rule: PacketReason,
   at: string,
-  deps: MatcherDeps,
+  deps: MatcherDependencies,
 ): Promise<void> {
   await deps.audit().append({
     at,
@@ -138,7 +138,7 @@ function subjectOf(content: { patient: MatchSubject }): MatchSubject {
   return { firstName: p.firstName, lastName: p.lastName, dob: p.dob, email: p.email, externalPatientId: p.externalPatientId };
 }
 
-export async function matchPacket(packetId: string, deps: MatcherDeps, now: () => Date = () => new Date()): Promise<MatchResult> {
+export async function matchPacket(packetId: string, deps: MatcherDependencies, now: () => Date = () => new Date()): Promise<MatchResult> {
   const store = deps.store();
   const packet = await store.getPacket(packetId);
   if (!packet) return { outcome: 'not_found' };

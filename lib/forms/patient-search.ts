@@ -11,7 +11,7 @@
  * patients are answered (the caller is told when there were more), each shown as the candidates
  * are (inbox-candidates.ts), and each named in the audit trail by the endpoint.
  */
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 import { type CandidateChart, chartOf } from './inbox-candidates';
 import { blockingKeys, mrnIndexKey } from './match-keys';
 import { nameTokens, normaliseIdentifier, normaliseName } from './normalize';
@@ -29,7 +29,7 @@ export interface PatientSearchResult {
 
 /** undefined for an unknown packet or one no longer in the inbox (like the candidates read). */
 export async function searchChartForPacket(
-  deps: Pick<FormsDeps, 'store' | 'patients' | 'keys'>,
+  deps: Pick<FormsDependencies, 'store' | 'patients' | 'keys'>,
   packetId: string,
   query: PatientSearchQuery,
 ): Promise<PatientSearchResult | undefined> {

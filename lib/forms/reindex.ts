@@ -12,14 +12,14 @@
  */
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { ChartStore } from '../chart/chart-store';
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 import { indexPatientsForMatching } from './match-index';
 
 export interface ReindexOptions {
   /** more indexes of chart patients to rebuild page by page (the HL7 intake's MRN index) */
   indexes?: readonly ChartPatientIndex[];
   chart: Pick<ChartStore, 'scanPatients'>;
-  deps: Pick<FormsDeps, 'store' | 'keys'>;
+  deps: Pick<FormsDependencies, 'store' | 'keys'>;
   /** chart items read per Scan page (default 200) */
   pageSize?: number;
   /** ignore a saved position and start from the beginning */

@@ -10,7 +10,7 @@
  * DLQ) is handed to staff instead: pending_review, reason matching_failed.
  */
 import { logger } from '../observability/logger';
-import type { FormsDeps } from './forms-deps';
+import type { FormsDependencies } from './forms-dependencies';
 import type { HistoryEntry } from './types';
 
 export const DEFAULT_SWEEP_THRESHOLD_MS = 2 * 60 * 1000;
@@ -33,7 +33,7 @@ export interface SweepResult {
   escalated: number;
 }
 
-export async function sweepPendingPackets(deps: Pick<FormsDeps, 'store' | 'queue'>, options: SweepOptions): Promise<SweepResult> {
+export async function sweepPendingPackets(deps: Pick<FormsDependencies, 'store' | 'queue'>, options: SweepOptions): Promise<SweepResult> {
   const store = deps.store();
   const queue = deps.queue();
   const threshold = options.thresholdMs ?? DEFAULT_SWEEP_THRESHOLD_MS;

@@ -17,7 +17,7 @@ import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSe
 import type { Note, Patient } from '../chart/types';
 import { ValidationFailedError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
-import { receiveLabResult, senderAllowed, type ReceiveServices } from '../results/receive';
+import { receiveLabResult, senderAllowed, type ReceiveDependencies } from '../results/receive';
 import { normalizeStatus } from '../results/status';
 import { acceptLabResult } from '../results/validation';
 import type { ResultKeys } from '../results/lookup-keys';
@@ -65,11 +65,11 @@ export interface MergeReviews {
   }): Promise<boolean>;
 }
 
-export interface HandlerServices {
+export interface HandlerDependencies {
   keys(): Promise<ResultKeys>;
   mrnIndex: { find(identifierKey: string): Promise<string | undefined>; claim(identifierKey: string, patientId: string, now: Date): Promise<string> };
   chart: ChartAccess;
-  labResults: ReceiveServices;
+  labResults: ReceiveDependencies;
   merges: MergeReviews;
 }
 
@@ -87,7 +87,7 @@ export const SUPPORTED_EVENTS: Readonly<Record<string, readonly string[]>> = {
   MDM: ['T02'],
 };
 
-export async function handleMessage(message: ParsedMessage, services: HandlerServices, context: HandlerContext): Promise<HandledMessage> {
+export async function handleMessage(message: ParsedMessage, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
   const msh = message.segments[0]!;
   const code = valueAt(msh, 9, 1);
   const event = valueAt(msh, 9, 2) || valueAt(firstSegment(message, 'EVN'), 1);
@@ -320,7 +320,7 @@ function locate(pointer: string, group: ObservationGroup): ErrorLocation {
   return obr(1);
 }
 
-async function handleOru(message: ParsedMessage, services: HandlerServices, context: HandlerContext): Promise<HandledMessage> {
+async function handleOru(message: ParsedMessage, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
   const msh = message.segments[0]!;
   const sender = valueAt(msh, 4);
   const ownExport = valueAt(msh, 3) === context.ownApplication;
@@ -429,7 +429,7 @@ function checkSender(message: ParsedMessage, context: HandlerContext): void {
   }
 }
 
-async function handleAdt(message: ParsedMessage, services: HandlerServices, context: HandlerContext): Promise<HandledMessage> {
+async function handleAdt(message: ParsedMessage, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
   const pid = firstSegment(message, 'PID');
   const identifier = patientIdentifier(pid);
   const name = personName(pid?.fields[5]?.[0]);
@@ -452,7 +452,7 @@ async function handleAdt(message: ParsedMessage, services: HandlerServices, cont
   return { audit: { action: `hl7.adt.patient_upsert`, patientId, resourceIds: { event, created: String(!existing) } } };
 }
 
-async function handleMerge(message: ParsedMessage, services: HandlerServices, context: HandlerContext): Promise<HandledMessage> {
+async function handleMerge(message: ParsedMessage, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
   const identifier = patientIdentifier(firstSegment(message, 'PID'));
   const mrg = firstSegment(message, 'MRG');
   const priorMrn = present(valueAt(mrg, 1, 1));
@@ -481,7 +481,7 @@ async function handleMerge(message: ParsedMessage, services: HandlerServices, co
 
 // ---- MDM^T02 ----
 
-async function handleMdm(message: ParsedMessage, services: HandlerServices, _context: HandlerContext): Promise<HandledMessage> {
+async function handleMdm(message: ParsedMessage, services: HandlerDependencies, _context: HandlerContext): Promise<HandledMessage> {
   const identifier = patientIdentifier(firstSegment(message, 'PID'));
   const txa = firstSegment(message, 'TXA');
   if (!txa) reject('AE', ErrorCodes.segmentSequence, 'MDM^T02 requires a TXA segment', { segmentId: 'TXA' });

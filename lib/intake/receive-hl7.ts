@@ -16,7 +16,7 @@ import { ConflictError, MalformedRequestError, RequestInProgressError } from '..
 import type { Principal } from '../keys/access-decision';
 import { logger } from '../observability/logger';
 import type { IdempotencyStore, StoredResponse } from '../results/idempotency';
-import { AckRejection, checkSender, handleMessage, type HandlerServices, type IntakeAudit } from './message-handlers';
+import { AckRejection, checkSender, handleMessage, type HandlerDependencies, type IntakeAudit } from './message-handlers';
 
 /** What an accepted message's idempotency record keeps: the ACK and the audit facts (ids only). */
 interface StoredAck extends StoredResponse {
@@ -25,7 +25,7 @@ interface StoredAck extends StoredResponse {
 
 export const RECEIVE_HL7_ENDPOINT = 'receiveHl7';
 
-export interface ReceiveHl7Services extends HandlerServices {
+export interface ReceiveHl7Dependencies extends HandlerDependencies {
   idempotency: IdempotencyStore;
 }
 
@@ -61,7 +61,7 @@ function hasMsh(body: Buffer): boolean {
   return /(^|[\r\n\x0b])MSH/.test(body.subarray(0, 1024 * 1024).toString('latin1'));
 }
 
-export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Services): Promise<ReceiveHl7Outcome> {
+export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dependencies): Promise<ReceiveHl7Outcome> {
   if (!hasMsh(input.body)) {
     throw new MalformedRequestError('the body holds no MSH segment: send one HL7 v2 message (or an FHS/BHS batch) with segments ended by CR');
   }
@@ -156,7 +156,7 @@ function canonicalMessage(message: ParsedMessage): string {
 async function receiveOne(
   message: ParsedMessage,
   input: ReceiveHl7Input,
-  services: ReceiveHl7Services,
+  services: ReceiveHl7Dependencies,
   ack: AckFactory,
 ): Promise<{ ack: string; outcome: MessageOutcome }> {
   const msh = message.segments[0]!;

@@ -21,10 +21,10 @@ import { startKmsServer } from './kms-server';
 import { ChartStore } from '../chart/chart-store';
 import { loadDemoChart } from '../chart/demo-data';
 import { MrnIndex } from '../intake/mrn-index';
-import { MrnPatientIndex } from '../intake/services';
-import { receiveServices } from '../results/services';
+import { MrnPatientIndex } from '../intake/receive-hl7-wiring';
+import { receiveDependencies } from '../results/result-wiring';
 import { ChartPatientWriter } from '../forms/chart-patient-writer';
-import { explicitFormsDependencies } from '../forms/dependencies';
+import { explicitFormsDependencies } from '../forms/forms-wiring';
 import { startLocalFormWorkers } from './form-workers';
 import { startLocalWebhookWorkers } from './webhook-workers';
 import { startStaffSignIn } from './staff-sign-in';
@@ -179,7 +179,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       try {
         const forms = explicitFormsDependencies({ db, kms, kmsKeyId: LOCAL_KMS_KEY_ALIAS, formsTable: tables.forms, chartTable: tables.chart });
         // and the HL7 intake's MRN index (PID-3 -> chart patient), as the import CLI does
-        const mrnIndex = new MrnPatientIndex(() => receiveServices().keys(), new MrnIndex(db, tables.chart));
+        const mrnIndex = new MrnPatientIndex(() => receiveDependencies().keys(), new MrnIndex(db, tables.chart));
         await loadDemoChart(new ChartPatientWriter(new ChartStore(db, tables.chart), forms, () => now, [mrnIndex]));
       } finally {
         kms.destroy();

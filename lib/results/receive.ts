@@ -63,7 +63,7 @@ export interface ReceiveOutcome {
   chartPatientId?: string;
 }
 
-export interface ReceiveServices {
+export interface ReceiveDependencies {
   store: LabResultStore;
   keys(): Promise<ResultKeys>;
   idempotency: IdempotencyStore;
@@ -76,7 +76,7 @@ export function senderAllowed(principal: Pick<Principal, 'allowedSenderIds'>, se
   return allowed.includes('*') || allowed.includes(senderId);
 }
 
-export async function receiveLabResult(input: ReceiveInput, services: ReceiveServices): Promise<ReceiveOutcome> {
+export async function receiveLabResult(input: ReceiveInput, services: ReceiveDependencies): Promise<ReceiveOutcome> {
   const accepted = acceptLabResult(input.body, input.now);
   const data = accepted.body.data;
   if (!senderAllowed(input.principal, data.senderID)) {
@@ -120,7 +120,7 @@ export async function receiveLabResult(input: ReceiveInput, services: ReceiveSer
 
 async function save(
   input: ReceiveInput,
-  services: ReceiveServices,
+  services: ReceiveDependencies,
   keys: ResultKeys,
   fingerprint: string,
   accepted: ReturnType<typeof acceptLabResult>,
@@ -169,7 +169,7 @@ async function save(
 }
 
 /** Publishes the notification; a failure leaves it pending for the retry job and does not fail the request. */
-async function notify(version: VersionRecord, services: ReceiveServices, input: ReceiveInput): Promise<NotificationState> {
+async function notify(version: VersionRecord, services: ReceiveDependencies, input: ReceiveInput): Promise<NotificationState> {
   try {
     await services.notifier.publish(notificationFor(version));
   } catch (error) {

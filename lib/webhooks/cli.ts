@@ -5,7 +5,7 @@ import { optionalEnv } from '../aws/environment';
 import { Env } from '../config/service';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from '../keys/api-key-store';
-import { webhookSecretEncryptor } from './delivery-services';
+import { webhookSecretEncryptor } from './delivery-wiring';
 import {
   addSubscription,
   redeliver,
@@ -13,10 +13,10 @@ import {
   sendPing,
   setSubscriptionEnabled,
   SubscriptionInputError,
-  type ManagementServices,
+  type ManagementDependencies,
 } from './management';
-import { enqueueDelivery } from './queue-services';
-import { webhookStore } from './store-services';
+import { enqueueDelivery } from './delivery-queue';
+import { webhookStore } from './store-wiring';
 
 const USAGE =
   'usage: npm run webhooks -- add --partner ID --url URL --events lab-result.saved | list [--partner ID] | disable|enable|remove SUB_ID | test SUB_ID | redeliver DELIVERY_ID | deliveries SUB_ID [--limit N]';
@@ -45,7 +45,7 @@ export async function runWebhooksCli(argv: string[], io: CliOutput = processOutp
   }
   const { values, positionals } = parsed;
   const keys = new ApiKeyStore(dynamoDbClient(), tableName('keys'));
-  const services: ManagementServices = {
+  const services: ManagementDependencies = {
     store: webhookStore(),
     partnerExists: async (id) => (await keys.getPartner(id)) !== undefined,
     encryptor: webhookSecretEncryptor(),

@@ -18,7 +18,7 @@ import type { WebhookStore } from './subscription-store';
 import { checkTargetUrl } from './target-url';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryState } from './types';
 
-export interface DeliveryServices {
+export interface DeliveryDependencies {
   store: Pick<WebhookStore, 'getDelivery' | 'getSubscription' | 'claimAttempt' | 'recordAttempt' | 'setDeliveryState' | 'setEnabled'>;
   /** the plaintext `whsec_` secret of a subscription */
   openSecret(subscriptionId: string, envelope: string): Promise<string>;
@@ -47,7 +47,7 @@ export const LEASE_MARGIN_MS = 5_000;
 /**
  * @param receiveCount the message's ApproximateReceiveCount: its position in the retry schedule
  */
-export async function attemptDelivery(deliveryId: string, receiveCount: number, services: DeliveryServices): Promise<AttemptReport> {
+export async function attemptDelivery(deliveryId: string, receiveCount: number, services: DeliveryDependencies): Promise<AttemptReport> {
   const { store } = services;
   const delivery = await store.getDelivery(deliveryId);
   if (!delivery) return { decision: { kind: 'delete' }, reason: 'unknown-delivery' };

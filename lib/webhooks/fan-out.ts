@@ -9,7 +9,7 @@ import type { WebhookStore } from './subscription-store';
 import { deliveryIdFor } from './delivery-id';
 import type { Delivery, Subscription, WebhookEvent } from './types';
 
-export interface FanOutServices {
+export interface FanOutDependencies {
   store: Pick<WebhookStore, 'listSubscriptions' | 'createDelivery' | 'getDelivery' | 'markQueued'>;
   /** puts one delivery message on the deliveries queue */
   enqueue(deliveryId: string): Promise<void>;
@@ -35,7 +35,7 @@ export function newDelivery(event: WebhookEvent, subscription: Pick<Subscription
 }
 
 /** Creates the delivery when new and queues it unless its message is known to be queued. */
-export async function queueDelivery(delivery: Delivery, services: FanOutServices): Promise<boolean> {
+export async function queueDelivery(delivery: Delivery, services: FanOutDependencies): Promise<boolean> {
   const created = await services.store.createDelivery(delivery);
   if (!created) {
     const existing = await services.store.getDelivery(delivery.deliveryId);
@@ -46,7 +46,7 @@ export async function queueDelivery(delivery: Delivery, services: FanOutServices
   return true;
 }
 
-export async function fanOutEvent(event: WebhookEvent, services: FanOutServices): Promise<FanOutSummary> {
+export async function fanOutEvent(event: WebhookEvent, services: FanOutDependencies): Promise<FanOutSummary> {
   const subscriptions = (await services.store.listSubscriptions()).filter((s) => s.enabled && (s.events as string[]).includes(event.type));
   let queued = 0;
   for (const subscription of subscriptions) {

@@ -15,7 +15,7 @@ export class SubscriptionInputError extends Error {
   override readonly name = 'SubscriptionInputError';
 }
 
-export interface ManagementServices {
+export interface ManagementDependencies {
   store: WebhookStore;
   partnerExists(partnerId: string): Promise<boolean>;
   encryptor: EnvelopeEncryptor;
@@ -32,7 +32,7 @@ export interface AddSubscriptionInput {
 }
 
 /** Creates an enabled subscription; returns it with its secret (shown once, never stored in clear). */
-export async function addSubscription(input: AddSubscriptionInput, services: ManagementServices): Promise<{ subscription: Subscription; secret: string }> {
+export async function addSubscription(input: AddSubscriptionInput, services: ManagementDependencies): Promise<{ subscription: Subscription; secret: string }> {
   const partnerId = input.partnerId?.trim();
   if (!partnerId) throw new SubscriptionInputError('--partner is required');
   if (!input.url) throw new SubscriptionInputError('--url is required');
@@ -62,7 +62,7 @@ export async function addSubscription(input: AddSubscriptionInput, services: Man
   return { subscription, secret };
 }
 
-async function requireSubscription(subscriptionId: string | undefined, services: ManagementServices): Promise<Subscription> {
+async function requireSubscription(subscriptionId: string | undefined, services: ManagementDependencies): Promise<Subscription> {
   if (!subscriptionId) throw new SubscriptionInputError('a subscription id is required');
   const stored = await services.store.getSubscription(subscriptionId);
   if (!stored) throw new SubscriptionInputError(`no subscription ${subscriptionId}`);
@@ -70,7 +70,7 @@ async function requireSubscription(subscriptionId: string | undefined, services:
 }
 
 /** Queues a `ping` event to one subscription (enabled or not is checked by the worker); returns the delivery id. */
-export async function sendPing(subscriptionId: string | undefined, services: ManagementServices): Promise<string> {
+export async function sendPing(subscriptionId: string | undefined, services: ManagementDependencies): Promise<string> {
   const subscription = await requireSubscription(subscriptionId, services);
   if (!subscription.enabled) throw new SubscriptionInputError(`subscription ${subscription.subscriptionId} is disabled; enable it first`);
   const now = services.now();
@@ -80,7 +80,7 @@ export async function sendPing(subscriptionId: string | undefined, services: Man
 }
 
 /** Sends a delivery again (same event, same webhook-id, a fresh retry schedule). */
-export async function redeliver(deliveryId: string | undefined, services: ManagementServices): Promise<void> {
+export async function redeliver(deliveryId: string | undefined, services: ManagementDependencies): Promise<void> {
   if (!deliveryId) throw new SubscriptionInputError('a delivery id is required');
   const delivery = await services.store.getDelivery(deliveryId);
   if (!delivery) throw new SubscriptionInputError(`no delivery ${deliveryId} (the log keeps 30 days)`);
@@ -90,13 +90,13 @@ export async function redeliver(deliveryId: string | undefined, services: Manage
   await services.enqueue(deliveryId);
 }
 
-export async function setSubscriptionEnabled(subscriptionId: string | undefined, enabled: boolean, services: ManagementServices): Promise<void> {
+export async function setSubscriptionEnabled(subscriptionId: string | undefined, enabled: boolean, services: ManagementDependencies): Promise<void> {
   if (!subscriptionId) throw new SubscriptionInputError('a subscription id is required');
   if (!(await services.store.setEnabled(subscriptionId, enabled, enabled ? undefined : 'operator', services.now())))
     throw new SubscriptionInputError(`no subscription ${subscriptionId}`);
 }
 
-export async function removeSubscription(subscriptionId: string | undefined, services: ManagementServices): Promise<void> {
+export async function removeSubscription(subscriptionId: string | undefined, services: ManagementDependencies): Promise<void> {
   if (!subscriptionId) throw new SubscriptionInputError('a subscription id is required');
   if (!(await services.store.removeSubscription(subscriptionId))) throw new SubscriptionInputError(`no subscription ${subscriptionId}`);
 }

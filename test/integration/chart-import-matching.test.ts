@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { ChartStore } from '../../lib/chart/chart-store';
 import type { Patient } from '../../lib/chart/types';
-import { formsDependencies } from '../../lib/forms/dependencies';
+import { formsDependencies } from '../../lib/forms/forms-wiring';
 import { blockingKeys } from '../../lib/forms/match-keys';
 import { FormsStore } from '../../lib/forms/packet-store';
 import type { LocalStack } from '../../lib/local/stack';

@@ -10,7 +10,7 @@ import { dynamoDbClient } from '../../lib/aws/clients';
 import { importChart } from '../../lib/chart/chart-import';
 import { ChartStore } from '../../lib/chart/chart-store';
 import { ChartPatientWriter } from '../../lib/forms/chart-patient-writer';
-import { formsDependencies } from '../../lib/forms/dependencies';
+import { formsDependencies } from '../../lib/forms/forms-wiring';
 import type { LocalStack } from '../../lib/local/stack';
 import { call, startTestStack } from '../support/local-stack';
 import { signInStaff } from '../support/staff-sign-in';

@@ -7,7 +7,7 @@ import { MrnIndex } from '../../lib/intake/mrn-index';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { parseHl7Message, firstSegment, valueAt, type ParsedMessage } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
-import { receiveServices } from '../../lib/results/services';
+import { receiveDependencies } from '../../lib/results/result-wiring';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -53,7 +53,7 @@ function asPartnerMessage(exported: string, fromMrn: string, toMrn: string): { t
 }
 
 async function patientIdOf(mrn: string, authority: string): Promise<string | undefined> {
-  const keys = await receiveServices().keys();
+  const keys = await receiveDependencies().keys();
   return new MrnIndex(dynamoDbClient(), stack.tables.chart).find(keys.patientIdentifierKey(authority, mrn));
 }
 

@@ -16,7 +16,7 @@ import { lambdaContext } from '../../lib/local/lambda-context';
 import { IdempotencyStore, LEASE_MS } from '../../lib/results/idempotency';
 import type { ResultNotification } from '../../lib/results/notifications';
 import { LAB_RESULT_KEY_PURPOSE, RECORD_TYPES } from '../../lib/results/result-store';
-import { labResultStore } from '../../lib/results/services';
+import { labResultStore } from '../../lib/results/result-wiring';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 import { handler as retryHandler } from '../../functions/retryResultNotifications';
 
@@ -297,7 +297,7 @@ describe('POST /receiveTestData: storage', () => {
 
 describe('POST /receiveTestData: data key reuse and timing', () => {
   it('one KMS data key protects many results (cache bounds), measured', async () => {
-    const { labResultEncryptor, LAB_RESULT_DATA_KEY_MAX_USES } = await import('../../lib/results/services');
+    const { labResultEncryptor, LAB_RESULT_DATA_KEY_MAX_USES } = await import('../../lib/results/result-wiring');
     labResultEncryptor().clearCache();
     const kms = kmsClient();
     const original = kms.send.bind(kms) as (...args: unknown[]) => Promise<unknown>;
@@ -668,7 +668,7 @@ describe('POST /receiveTestData: failures', () => {
     const later = new Date(Date.now() + 3 * 60 * 1000);
     expect((await store.pendingNotifications(later, 100)).map((v) => v.versionId)).toContain(out.version);
     const { retryPendingNotifications } = await import('../../lib/results/retry');
-    const { resultNotifier } = await import('../../lib/results/services');
+    const { resultNotifier } = await import('../../lib/results/result-wiring');
     const sent = await retryPendingNotifications({ store, notifier: resultNotifier() }, { now: () => later, remainingMs: () => 60_000 });
     expect(sent.sent).toBeGreaterThanOrEqual(1);
     expect(await notificationsFor(out.version)).toHaveLength(1);
@@ -715,7 +715,7 @@ describe('POST /receiveTestData: failures', () => {
 
   it('KMS throttling: 503 with Retry-After', async () => {
     const { clearResultKeysCache } = await import('../../lib/results/lookup-keys');
-    const { labResultEncryptor } = await import('../../lib/results/services');
+    const { labResultEncryptor } = await import('../../lib/results/result-wiring');
     labResultEncryptor().clearCache();
     clearResultKeysCache();
     const spy = failCommands(kmsClient(), () => true);

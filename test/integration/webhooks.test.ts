@@ -21,7 +21,7 @@ import { Env } from '../../lib/config/service';
 import { startWebhookSink, type WebhookSink } from '../../lib/local/webhook-sink';
 import type { LocalStack } from '../../lib/local/stack';
 import { setLogSink } from '../../lib/observability/logger';
-import { webhookStore } from '../../lib/webhooks/store-services';
+import { webhookStore } from '../../lib/webhooks/store-wiring';
 import { deliveryMessageBody } from '../../lib/webhooks/events';
 import { runWebhooksCli } from '../../lib/webhooks/cli';
 import { MAX_ATTEMPTS } from '../../lib/webhooks/retry-schedule';
@@ -407,7 +407,7 @@ describe('webhook subscriptions and signed deliveries', () => {
 });
 
 async function secretOf(subscriptionId: string): Promise<string> {
-  const { webhookSecretEncryptor } = await import('../../lib/webhooks/delivery-services');
+  const { webhookSecretEncryptor } = await import('../../lib/webhooks/delivery-wiring');
   const { openSigningSecret } = await import('../../lib/webhooks/signing-secret');
   const stored = await webhookStore().getSubscription(subscriptionId);
   return openSigningSecret(webhookSecretEncryptor(), subscriptionId, stored!.secretEnvelope);

@@ -16,7 +16,7 @@
  */
 import { Scopes } from '../../lib/config/service';
 import type { LocalStack } from '../../lib/local/stack';
-import { labResultStore } from '../../lib/results/services';
+import { labResultStore } from '../../lib/results/result-wiring';
 import { BULK_KEYS, createKey, jsonPost, keyStore, labBody, send, startReliabilityStack, Tally, type Res } from './support';
 
 let stack: LocalStack;

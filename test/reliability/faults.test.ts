@@ -32,15 +32,15 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/clien
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { dynamoDbClient, sqsClient } from '../../lib/aws/clients';
-import { formsDependencies, formsEncryptor } from '../../lib/forms/dependencies';
+import { formsDependencies, formsEncryptor } from '../../lib/forms/forms-wiring';
 import { matchPacket } from '../../lib/forms/matching';
 import { packetIdFor } from '../../lib/forms/packet-id';
 import { INBOX_STATES, type PacketState } from '../../lib/forms/types';
 import type { LocalStack } from '../../lib/local/stack';
 import { clearResultKeysCache, LOOKUP_KEY_ITEM } from '../../lib/results/lookup-keys';
 import { clearMatchKeyCache } from '../../lib/forms/match-keys';
-import { receiveServices } from '../../lib/results/services';
-import { labResultEncryptor } from '../../lib/results/services';
+import { receiveDependencies } from '../../lib/results/result-wiring';
+import { labResultEncryptor } from '../../lib/results/result-wiring';
 import { handler as retryNotifications } from '../../functions/retryResultNotifications';
 import { handler as sweep } from '../../functions/sweepPendingPackets';
 import {
@@ -405,7 +405,7 @@ function hl7Scenario(name: string, options: { cold?: boolean }): Scenario {
       if (msa(retry) !== `MSA|AA|${ctx.controlId}`) issues.push(`retry ACK ${msa(retry).slice(0, 60)}`);
       if (first.res.status === 200 && !msa(first.res).startsWith('MSA|A')) issues.push(`first 200 without an ACK: ${first.res.body.slice(0, 80)}`);
       // the stored result (its id from the sender, MSH-4, and the accession): exactly one version, current, audited
-      const resultId = (await receiveServices().keys()).resultId('DEMO-LAB-LIS', ctx.accession!);
+      const resultId = (await receiveDependencies().keys()).resultId('DEMO-LAB-LIS', ctx.accession!);
       const items = (await scanAll(stack.tables.results)).map((i) => unmarshall(i)).filter((i) => i.pk === `RESULT#${resultId}`);
       const versions = items.filter((i) => String(i.sk).startsWith('VERSION#'));
       if (versions.length !== 1) issues.push(`${versions.length} versions stored (want exactly 1)`);

@@ -3,8 +3,8 @@
  * was closed) must serve requests like the first.
  *
  * Was a BUG, fixed in ebaed43 (regression test) (lib/http/middleware/audit-recording.ts line 11 `trail ??= new AuditTrail(dynamoDbClient(), ...)`,
- * lib/exports/export-dependencies.ts line 10 `cached ??= { chart: new ChartStore(dynamoDbClient(), ...) }`,
- * lib/exports/summary-dependencies.ts line 12 `cached`): these module-level caches keep the SDK client of the
+ * lib/exports/chart-export-wiring.ts line 10 `cached ??= { chart: new ChartStore(dynamoDbClient(), ...) }`,
+ * lib/exports/summary-export-wiring.ts line 12 `cached`): these module-level caches keep the SDK client of the
  * first stack. startLocalStack/close call resetClients(), which destroys that client and points new
  * ones at the new ports ("so the next call builds fresh clients", lib/aws/clients.ts), but the cached
  * objects keep using the destroyed client. After a restart every audited request answers 500 (the
@@ -12,7 +12,7 @@
  * read the old endpoint. Reproduce: start a stack, GET /exportHl7PatientAdt?patientId=demo-patient-1,
  * close it, start another, repeat the GET: 500. No effect in Lambda (clients are never reset), but any
  * test file or CLI that restarts the local stack in one process breaks. Fix: key the caches on the
- * client (as lib/results/services.ts `once` does) or clear them in resetClients. Fixed by rebuilding the
+ * client (as lib/results/result-wiring.ts `once` does) or clear them in resetClients. Fixed by rebuilding the
  * caches when the client changed.
  */
 import type { LocalStack } from '../../lib/local/stack';

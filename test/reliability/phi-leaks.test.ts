@@ -29,10 +29,10 @@ import { handler as sweep } from '../../functions/sweepPendingPackets';
 import { handler as deliverWebhooks } from '../../functions/deliverWebhooks';
 import { handler as fanOutWebhookEvents } from '../../functions/fanOutWebhookEvents';
 import { startWebhookSink } from '../../lib/local/webhook-sink';
-import { webhookSecretEncryptor } from '../../lib/webhooks/delivery-services';
+import { webhookSecretEncryptor } from '../../lib/webhooks/delivery-wiring';
 import { addSubscription } from '../../lib/webhooks/management';
-import { enqueueDelivery } from '../../lib/webhooks/queue-services';
-import { webhookStore } from '../../lib/webhooks/store-services';
+import { enqueueDelivery } from '../../lib/webhooks/delivery-queue';
+import { webhookStore } from '../../lib/webhooks/store-wiring';
 import {
   ALL_PHI_STRINGS,
   BULK_KEYS,

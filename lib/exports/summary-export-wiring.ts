@@ -1,7 +1,7 @@
 import { ContainerCache } from '../aws/container-cache';
-import { labResultSummaryReader } from '../results/reader-services';
+import { labResultSummaryReader } from '../results/summary-reader-wiring';
 import type { ChartExportDependencies } from './chart-exports';
-import { chartExportDependencies } from './export-dependencies';
+import { chartExportDependencies } from './chart-export-wiring';
 
 const cache = new ContainerCache<ChartExportDependencies>();
 

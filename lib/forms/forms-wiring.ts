@@ -5,10 +5,10 @@
  * variables it needs, so a function that never queues does not need MATCHING_QUEUE_URL.
  *
  * The wiring is split by SDK client so a function bundles only the clients its `needs` list:
- *   forms-deps.ts          the parts' types (FormsDeps); each domain operation takes a Pick of it
- *   table-dependencies.ts  store, patients, audit (DynamoDB)
- *   kms-dependencies.ts    cipher, keys (KMS)
- *   queue-dependencies.ts  queue (SQS)
+ *   forms-dependencies.ts  the parts' types (FormsDependencies); each operation takes a Pick of it
+ *   table-wiring.ts        store, patients, audit (DynamoDB)
+ *   kms-wiring.ts          cipher, keys (KMS)
+ *   queue-wiring.ts        queue (SQS)
  * This module puts every part together (formsDependencies(): CLIs, the local stack, the match
  * index) and holds the explicit wiring (tests). Functions must not import it: it pulls every client.
  */
@@ -17,21 +17,21 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ChartStore } from '../chart/chart-store';
 import { AuditTrail } from '../audit/audit-trail';
-import type { FormsDeps } from './forms-deps';
-import { formsEncryptor, matchKeys, packetCipher } from './kms-dependencies';
+import type { FormsDependencies } from './forms-dependencies';
+import { formsEncryptor, matchKeys, packetCipher } from './kms-wiring';
 import { MatchKeys } from './match-keys';
 import { MatchingQueue } from './matching-queue';
 import { PacketCipher } from './packet-crypto';
 import { FormsStore } from './packet-store';
-import { auditTrail, formsStore, patientDirectory } from './table-dependencies';
-import { matchingQueue } from './queue-dependencies';
+import { auditTrail, formsStore, patientDirectory } from './table-wiring';
+import { matchingQueue } from './queue-wiring';
 
-export { formsEncryptor } from './kms-dependencies';
+export { formsEncryptor } from './kms-wiring';
 
-export type { FormsDeps, PatientDirectory, RoutingAuditSink } from './forms-deps';
+export type { FormsDependencies, PatientDirectory, RoutingAuditSink } from './forms-dependencies';
 
 /** The deployed wiring with every part: every call builds cheap wrappers around the per-container clients. */
-export function formsDependencies(): FormsDeps {
+export function formsDependencies(): FormsDependencies {
   return { store: formsStore, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue, audit: auditTrail };
 }
 
@@ -49,7 +49,7 @@ export interface ExplicitFormsConfig {
 }
 
 /** The same wiring from explicit clients and names (CLIs, the local stack, tests). */
-export function explicitFormsDependencies(config: ExplicitFormsConfig): FormsDeps {
+export function explicitFormsDependencies(config: ExplicitFormsConfig): FormsDependencies {
   const store = () => new FormsStore(config.db, config.formsTable);
   return {
     store,

@@ -1,6 +1,6 @@
 /**
- * The notifications queue publisher, wired from the environment. Apart from services.ts so the
- * notification retry (retry-services.ts) gets it without the KMS and S3 wiring there.
+ * The notifications queue publisher, wired from the environment. Apart from result-wiring.ts so the
+ * notification retry (retry-wiring.ts) gets it without the KMS and S3 wiring there.
  */
 import { sqsClient } from '../aws/clients';
 import { requireEnv } from '../aws/environment';

@@ -1,14 +1,14 @@
-/** What the deliveries worker needs, wired from the environment (DynamoDB, KMS Decrypt; SQS is in queue-services). */
+/** What the deliveries worker needs, wired from the environment (DynamoDB, KMS Decrypt; SQS is in delivery-queue.ts). */
 import { kmsClient } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv } from '../aws/environment';
 import { Env } from '../config/service';
 import { EnvelopeEncryptor } from '../crypto/envelope';
-import type { DeliveryServices } from './delivery';
+import type { DeliveryDependencies } from './delivery';
 import { DEFAULT_TIMEOUT_MS, postWebhook } from './http-delivery';
 import { retryScaleOf } from './retry-schedule';
 import { openSigningSecret, WEBHOOK_SECRET_KEY_PURPOSE } from './signing-secret';
-import { webhookStore } from './store-services';
+import { webhookStore } from './store-wiring';
 
 const encryptors = new ContainerCache<EnvelopeEncryptor>();
 
@@ -24,7 +24,7 @@ function timeoutMs(): number {
   return Number.isInteger(n) && n > 0 && n <= DEFAULT_TIMEOUT_MS ? n : DEFAULT_TIMEOUT_MS;
 }
 
-export function deliveryServices(): DeliveryServices {
+export function deliveryDependencies(): DeliveryDependencies {
   const encryptor = webhookSecretEncryptor();
   return {
     store: webhookStore(),

@@ -1,22 +1,22 @@
 /**
  * The DynamoDB parts of the forms wiring (forms table, chart, audit trail). This module imports
  * the DynamoDB client only. A function's wiring is an object literal of exactly the parts its
- * domain operation takes (`Pick<FormsDeps, ...>`, checked by the compiler), taking the KMS parts
- * (kms-dependencies.ts) or the queue (queue-dependencies.ts) only when its `needs`
+ * domain operation takes (`Pick<FormsDependencies, ...>`, checked by the compiler), taking the KMS parts
+ * (kms-wiring.ts) or the queue (queue-wiring.ts) only when its `needs`
  * (lib/config/service.ts) list them, so its bundle carries no other SDK client:
  *
  *   listInteropInbox     { store: formsStore }
  *   getInboxPacket       { store: formsStore, cipher: packetCipher, patients: patientDirectory }
  *   sweepPendingPackets  { store: formsStore, queue: matchingQueue }
  *
- * dependencies.ts keeps the wiring with every part (formsDependencies(), for the CLIs, the local
+ * forms-wiring.ts keeps the wiring with every part (formsDependencies(), for the CLIs, the local
  * stack and the match index) and the explicit wiring for tests.
  */
 import { dynamoDbClient } from '../aws/clients';
 import { AuditTrail } from '../audit/audit-trail';
 import { ChartStore } from '../chart/chart-store';
 import { tableName } from '../dynamo/table-names';
-import type { PatientDirectory } from './forms-deps';
+import type { PatientDirectory } from './forms-dependencies';
 import { FormsStore } from './packet-store';
 
 /** The forms table, from the per-container DynamoDB client. */

@@ -1,8 +1,8 @@
 /**
  * What the forms domain works with, as parts: each domain operation takes exactly the parts it
- * uses (`Pick<FormsDeps, ...>`), so a function's wiring (an object literal in its functions/ file)
- * is checked complete by the compiler. Built by table-dependencies.ts (DynamoDB parts),
- * kms-dependencies.ts (KMS), queue-dependencies.ts (SQS); dependencies.ts wires every part.
+ * uses (`Pick<FormsDependencies, ...>`), so a function's wiring (an object literal in its functions/ file)
+ * is checked complete by the compiler. Built by table-wiring.ts (DynamoDB parts),
+ * kms-wiring.ts (KMS), queue-wiring.ts (SQS); forms-wiring.ts wires every part.
  */
 import type { AuditRecord } from '../audit/audit-trail';
 import type { Patient } from '../chart/types';
@@ -20,7 +20,7 @@ export interface RoutingAuditSink {
   append(record: AuditRecord): Promise<void>;
 }
 
-export interface FormsDeps {
+export interface FormsDependencies {
   store(): FormsStore;
   audit(): RoutingAuditSink;
   patients(): PatientDirectory;

@@ -7,17 +7,17 @@
 import { dynamoDbClient } from '../aws/clients';
 import { tableName } from '../dynamo/table-names';
 import { NotificationLedger, type NotificationBookkeeping } from './notification-ledger';
-import { resultNotifier } from './notifier-services';
+import { resultNotifier } from './notifier-wiring';
 import type { ResultNotifier } from './notifications';
 
-export interface NotificationRetryServices {
+export interface NotificationRetryDependencies {
   /** the plain notification bookkeeping (no KMS, no S3) */
   store: NotificationBookkeeping;
   notifier: ResultNotifier;
 }
 
 /** Cheap wrappers around the per-container clients (lib/aws/clients.ts); the ledger keeps no state. */
-export function notificationRetryServices(): NotificationRetryServices {
+export function notificationRetryDependencies(): NotificationRetryDependencies {
   const ledger = new NotificationLedger(dynamoDbClient(), tableName('results'));
   return { store: ledger, notifier: resultNotifier() };
 }

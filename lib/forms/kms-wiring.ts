@@ -2,7 +2,7 @@
  * The KMS half of the forms wiring: the packet cipher and the match index keys, both built on the
  * forms envelope encryptor. Imported only by the functions whose `needs` list KMS
  * (receiveFormIntakeScope, getInboxPacket, matchFormPackets) and by the full wiring in
- * dependencies.ts. The encryptor is kept per KMS client and key id, so its data key cache
+ * forms-wiring.ts. The encryptor is kept per KMS client and key id, so its data key cache
  * survives across invocations.
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
@@ -14,7 +14,7 @@ import { EnvelopeEncryptor } from '../crypto/envelope';
 import { tableName } from '../dynamo/table-names';
 import { MatchKeys } from './match-keys';
 import { PACKET_PURPOSE, PacketCipher } from './packet-crypto';
-import { formsStore } from './table-dependencies';
+import { formsStore } from './table-wiring';
 
 const encryptors = new ContainerCache<EnvelopeEncryptor>();
 

@@ -1,7 +1,7 @@
 /**
  * The match index HMAC key alone, for a function that only reads it (the inbox chart search): an
  * encryptor whose purpose is the match key's, so the bundle holds no packet-cipher code and IAM
- * grants it KMS Decrypt for purpose `match-index-key` only (kms-dependencies.ts wires both halves
+ * grants it KMS Decrypt for purpose `match-index-key` only (kms-wiring.ts wires both halves
  * for the functions that also seal or open packets).
  */
 import { kmsClient } from '../aws/clients';
@@ -11,7 +11,7 @@ import { Env } from '../config/service';
 import { EnvelopeEncryptor } from '../crypto/envelope';
 import { tableName } from '../dynamo/table-names';
 import { MATCH_KEY_PURPOSE, MatchKeys } from './match-keys';
-import { formsStore } from './table-dependencies';
+import { formsStore } from './table-wiring';
 
 const encryptors = new ContainerCache<EnvelopeEncryptor>();
 

@@ -11,12 +11,12 @@ import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
 import { ChartPatientWriter } from '../forms/chart-patient-writer';
-import { formsDependencies } from '../forms/dependencies';
+import { formsDependencies } from '../forms/forms-wiring';
 import { IdempotencyStore } from '../results/idempotency';
 import type { ResultKeys } from '../results/lookup-keys';
-import { receiveServices } from '../results/services';
+import { receiveDependencies } from '../results/result-wiring';
 import { ChartMergeReviews } from './merge-reviews';
-import type { ReceiveHl7Services } from './receive-hl7';
+import type { ReceiveHl7Dependencies } from './receive-hl7';
 
 export const DEFAULT_OWN_APPLICATION = 'INTEROP';
 export const DEFAULT_OWN_FACILITY = 'INTEROP';
@@ -28,10 +28,10 @@ export function ownNames(): { ownApplication: string; ownFacility: string } {
   };
 }
 
-export function receiveHl7Services(): ReceiveHl7Services {
+export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
   const db = dynamoDbClient();
   const chart = new ChartStore(db, tableName('chart'));
-  const labResults = receiveServices();
+  const labResults = receiveDependencies();
   return {
     keys: labResults.keys,
     labResults,

@@ -4,7 +4,7 @@
  * (resetClients in tests), so the data key cache lives across invocations.
  *
  * This module wires every client (DynamoDB, KMS, S3, SQS). The notification retry, which needs
- * DynamoDB and SQS only, is wired apart in retry-services.ts.
+ * DynamoDB and SQS only, is wired apart in retry-wiring.ts.
  */
 import { Env } from '../config/service';
 import { dynamoDbClient, kmsClient, s3Client } from '../aws/clients';
@@ -16,9 +16,9 @@ import { ChartStore } from '../chart/chart-store';
 import { ResultDocumentStore } from './documents';
 import { IdempotencyStore } from './idempotency';
 import { loadResultKeys, type LookupKeySource } from './lookup-keys';
-import { resultNotifier } from './notifier-services';
+import { resultNotifier } from './notifier-wiring';
 import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from './result-store';
-import type { ReceiveServices } from './receive';
+import type { ReceiveDependencies } from './receive';
 
 /**
  * Data key reuse bounds for lab results (the EnvelopeEncryptor cache): one KMS GenerateDataKey
@@ -56,7 +56,7 @@ const readers = new ContainerCache<LabResultStore>();
  * pass { documents: false }; reading a version with parts in S3 then fails, summaries do not.
  * { documents: false } avoids S3 calls, not the S3 client: this module imports it (and KMS), so
  * every bundle that imports labResultStore carries both. A function whose `needs` lack them needs
- * its own wiring module, as the notification retry has (retry-services.ts).
+ * its own wiring module, as the notification retry has (retry-wiring.ts).
  */
 export function labResultStore(options: { documents?: boolean } = {}): LabResultStore {
   const withDocuments = options.documents !== false;
@@ -78,10 +78,10 @@ export function labResultStore(options: { documents?: boolean } = {}): LabResult
   );
 }
 
-export { resultNotifier } from './notifier-services';
+export { resultNotifier } from './notifier-wiring';
 
 /** Everything POST /receiveTestData needs. */
-export function receiveServices(): ReceiveServices {
+export function receiveDependencies(): ReceiveDependencies {
   const db = dynamoDbClient();
   const chart = new ChartStore(db, tableName('chart'));
   return {

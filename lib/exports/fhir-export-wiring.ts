@@ -1,6 +1,6 @@
 import { ContainerCache } from '../aws/container-cache';
-import { labResultSummaryReader } from '../results/reader-services';
-import { chartExportDependencies } from './export-dependencies';
+import { labResultSummaryReader } from '../results/summary-reader-wiring';
+import { chartExportDependencies } from './chart-export-wiring';
 import type { FhirExportDependencies } from './fhir-exports';
 
 /** Chart-only FHIR reads (Patient, Encounter, DocumentReference, Observation): no KMS client. */

@@ -1,6 +1,6 @@
 /**
  * The SQS half of the forms wiring: the matching queue. Imported only by the functions that send
- * to it (receiveFormIntakeScope, sweepPendingPackets) and by the full wiring in dependencies.ts.
+ * to it (receiveFormIntakeScope, sweepPendingPackets) and by the full wiring in forms-wiring.ts.
  * MATCHING_QUEUE_URL is read when the queue is built, so a function that never queues does not
  * need the variable.
  */
