@@ -2,6 +2,8 @@
  * GET /exportHl7Assessment?patientId=&assessmentId=  (scope interop:export:hl7)
  * One assessment as HL7 v2.5.1 ORU^R01^ORU_R01: one OBX per item (NM/ST/TX/CWE), total and
  * interpretation when present, OBX-11 F.
+ * 200 the message | 400 missing/invalid parameter | 404 unknown patient or assessment, or one of
+ * another patient (RecordNotFoundError) | 406 when Accept excludes HL7.
  */
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';

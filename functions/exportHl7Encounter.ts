@@ -1,6 +1,8 @@
 /**
  * GET /exportHl7Encounter?patientId=&encounterId=  (scope interop:export:hl7)
  * One encounter (visit, diagnoses, orders) as HL7 v2.5.1 ORU^R01^ORU_R01.
+ * 200 the message | 400 missing/invalid parameter | 404 unknown patient or encounter, or one of
+ * another patient (RecordNotFoundError) | 406 when Accept excludes HL7.
  */
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';

@@ -1,6 +1,8 @@
 /**
  * GET /exportHl7PatientAdt?patientId=  (scope interop:export:hl7)
  * The patient's demographics as HL7 v2.5.1 ADT^A08^ADT_A01 (update patient information).
+ * 200 the message | 400 missing/invalid patientId | 404 unknown patient (RecordNotFoundError) |
+ * 406 when Accept excludes HL7.
  */
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';

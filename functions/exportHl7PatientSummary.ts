@@ -6,6 +6,8 @@
  * The summary never exceeds its byte budget (5,000,000 bytes): records beyond it are left out, oldest
  * first, the HL7 says so (SUMMARY_CUT group with an NTE) and so do the headers
  * `X-Summary-Truncated: true|false` and `X-Summary-Records: <included>/<available>`.
+ * 200 the batch or message | 400 missing/invalid patientId or limit | 404 unknown patient
+ * (RecordNotFoundError) | 406 when Accept excludes HL7 | 503 when DynamoDB or KMS is unavailable.
  */
 import { HL7_CONTENT_TYPE, httpEndpoint } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';

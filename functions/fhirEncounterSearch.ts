@@ -3,6 +3,8 @@
  * A searchset Bundle of the patient's Encounter resources, in id order, `_count` per page (1-200,
  * default 20), a `next` link while more remain. `patient` is required (`<id>` or `Patient/<id>`);
  * an unknown patient has no matches (an empty Bundle). Any other parameter is a 400.
+ * 200 the Bundle | 400 missing `patient`, a bad `_count` or `_page_token`, another parameter |
+ * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';

@@ -2,6 +2,7 @@
  * GET /fhir/metadata — the FHIR R4 CapabilityStatement. No key needed (a FHIR client asks before it
  * has one): an `anonymous` route, counted against the caller's address by the authorizer, 429 past
  * the anonymous limit. Lists exactly the FHIR routes of the endpoint list.
+ * 200 the CapabilityStatement | 400 malformed x-request-id | 406 when Accept excludes FHIR JSON | 429.
  */
 import { HttpEndpoints } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';

@@ -3,6 +3,8 @@
  * A searchset Bundle: the Patient (first page), then the same records as the HL7 patient summary
  * (Encounter, DocumentReference, assessment Observation, lab DiagnosticReport), newest first,
  * `_count` per page (1-200, default 20), a `next` link while more remain.
+ * 200 the Bundle | 400 malformed id, `_count` or `_page_token` (InvalidParameterError) | 404 unknown
+ * patient (RecordNotFoundError) | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';

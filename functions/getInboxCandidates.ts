@@ -5,10 +5,9 @@
  * The chart demographics (name, birth date, sex, MRN and assigning authority, address) of every
  * candidate the matcher recorded for the packet and of the patient the sender named, for the
  * reviewer to compare with the packet. Audited per patient shown.
- * 200 { packetId, charts: [...] } | 404 unknown packet (or one never in the inbox).
+ * 200 { packetId, charts: [...] } | 404 unknown packet, or one never in the inbox (InboxPacketNotFoundError).
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
-import { HttpProblem } from '../lib/http/problem';
 import { inboxCandidateCharts } from '../lib/forms/inbox-candidates';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 
@@ -16,7 +15,6 @@ export const handler = httpEndpoint('getInboxCandidates', async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.candidates', resourceIds: { packetId: packetId.slice(0, 128) } });
   const charts = await inboxCandidateCharts({ store: formsStore, patients: patientDirectory }, packetId);
-  if (!charts) throw new HttpProblem('notFound', 'no inbox packet with this id');
   request.audit({ action: 'inbox.candidates', resourceIds: { packetId }, relatedPatientIds: charts.map((c) => c.patientId) });
   return jsonResponse(200, { packetId, charts, requestId: request.requestId });
 });

@@ -3,10 +3,10 @@
  *
  * One packet that is or was in the interop inbox, decrypted: form, patient as the form tool
  * described them, answers, candidates with scores, and the state history (time, actor, action).
- * 404 for an unknown id and for packets routed directly at intake (never in the inbox).
+ * 200 the packet | 404 an unknown id, or a packet routed directly at intake (never in the inbox):
+ * InboxPacketNotFoundError.
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
-import { HttpProblem } from '../lib/http/problem';
 import { packetCipher } from '../lib/forms/kms-wiring';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import { getInboxPacket } from '../lib/forms/inbox';
@@ -15,6 +15,5 @@ export const handler = httpEndpoint('getInboxPacket', async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.read', resourceIds: { packetId: packetId.slice(0, 128) } });
   const packet = await getInboxPacket({ store: formsStore, cipher: packetCipher, patients: patientDirectory }, packetId);
-  if (!packet) throw new HttpProblem('notFound', 'no inbox packet with this id');
   return jsonResponse(200, { ...packet, requestId: request.requestId });
 });

@@ -4,12 +4,13 @@
  * Packets waiting in the interop inbox, newest first: state pending_review (default) or
  * pending_match; limit 1-100 (default 25); cursor = nextCursor of the previous page (opaque).
  * Summaries only (ids, states, reason codes, times, candidate counts): no PHI, no decryption.
+ * 200 a page | 400 a bad state, limit or cursor (InvalidParameterError, InvalidCursorError).
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
-import { HttpProblem } from '../lib/http/problem';
+import { InvalidParameterError } from '../lib/domain-errors';
 import { optionalIntegerParameter, optionalSingleParameter } from '../lib/http/query';
 import { formsStore } from '../lib/forms/table-wiring';
-import { DEFAULT_INBOX_LIMIT, InvalidCursorError, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
+import { DEFAULT_INBOX_LIMIT, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
 import type { PacketState } from '../lib/forms/types';
 
 export const handler = httpEndpoint('listInteropInbox', async (request) => {
@@ -17,18 +18,12 @@ export const handler = httpEndpoint('listInteropInbox', async (request) => {
   const stateParam = optionalSingleParameter(event, 'state') ?? 'pending_review';
   if (!LISTABLE_STATES.includes(stateParam as PacketState)) {
     const message = `must be one of: ${LISTABLE_STATES.join(', ')}`;
-    throw new HttpProblem('validation', `state ${message}`, { errors: [{ parameter: 'state', message }] });
+    throw new InvalidParameterError('state', message, `state ${message}`);
   }
   const state = stateParam as PacketState;
   const limit = optionalIntegerParameter(event, 'limit', { min: 1, max: MAX_INBOX_LIMIT, fallback: DEFAULT_INBOX_LIMIT });
   const cursor = optionalSingleParameter(event, 'cursor');
   request.audit({ action: 'inbox.list', resourceIds: { state } });
-  try {
-    const page = await listInbox({ store: formsStore }, { state, limit, cursor });
-    return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });
-  } catch (error) {
-    if (error instanceof InvalidCursorError)
-      throw new HttpProblem('validation', error.message, { errors: [{ parameter: 'cursor', message: 'is not a cursor returned by this list' }] });
-    throw error;
-  }
+  const page = await listInbox({ store: formsStore }, { state, limit, cursor });
+  return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });
 });

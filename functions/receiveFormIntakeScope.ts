@@ -8,12 +8,13 @@
  * 202 { status: "accepted", packetId, requestId } whatever happens next: routed to the named
  * patient, held in the inbox, queued for matching, or the same submission again (nothing stored).
  * The answer never says whether a patient exists or where the packet went (docs/forms.md).
- * 400 every bad field | 403 sourceSystemId not owned by the key's partner | 409 the same
- * submission id with different content | 413 content over 200 KiB.
+ * 400 every bad field (ValidationFailedError) | 403 sourceSystemId not owned by the key's partner
+ * (ForbiddenByPolicyError) | 409 the same submission id with different content, or one first used
+ * by another partner (ConflictError) | 413 content over 200 KiB (ContentTooLargeError).
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
-import { HttpProblem } from '../lib/http/problem';
+import { ValidationFailedError } from '../lib/domain-errors';
 import { matchKeys, packetCipher } from '../lib/forms/kms-wiring';
 import { matchingQueue } from '../lib/forms/queue-wiring';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
@@ -28,7 +29,7 @@ function accepted(packet: PacketRecord, requestId: string) {
 export const handler = httpEndpoint('receiveFormIntakeScope', async (request) => {
   const { value } = readJsonBody(request.event);
   const validation = validateIntakeBody(value, request.now);
-  if (!validation.ok) throw new HttpProblem('validation', 'the form packet failed validation', { errors: validation.errors });
+  if (!validation.ok) throw new ValidationFailedError('the form packet failed validation', validation.errors);
 
   const result = await receiveFormPacket(validation.body, request.principal, request.now, {
     store: formsStore,
@@ -37,24 +38,10 @@ export const handler = httpEndpoint('receiveFormIntakeScope', async (request) =>
     keys: matchKeys,
     queue: matchingQueue,
   });
-  if (result.kind === 'created' || result.kind === 'duplicate') {
-    request.audit({
-      action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate',
-      patientId: result.packet.patientId,
-      resourceIds: { packetId: result.packet.packetId },
-    });
-  }
-  switch (result.kind) {
-    case 'created':
-    case 'duplicate':
-      return accepted(result.packet, request.requestId);
-    case 'forbidden_source':
-      throw new HttpProblem('forbidden', "this API key's partner does not own this sourceSystemId");
-    case 'changed':
-      throw new HttpProblem('conflict', 'this submissionId was already received with different content; send a changed form with a new submissionId');
-    case 'conflict':
-      throw new HttpProblem('conflict', 'this sourceSystemId and submissionId were already submitted by another partner');
-    case 'too_large':
-      throw new HttpProblem('payloadTooLarge', `the packet content (patient, answers, form name) exceeds ${result.limit} bytes`);
-  }
+  request.audit({
+    action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate',
+    patientId: result.packet.patientId,
+    resourceIds: { packetId: result.packet.packetId },
+  });
+  return accepted(result.packet, request.requestId);
 });

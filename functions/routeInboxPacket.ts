@@ -4,11 +4,12 @@
  * Body { "patientId": "..." } (schemas/inbox-route.schema.json). Routes a packet waiting in the
  * inbox (pending_review or pending_match) to the patient: state routed_manually, recorded in the
  * history with the reviewer's keyId and partnerId; the (sourceSystemId, externalPatientId) link is
- * remembered for the matcher. 200 routed | 404 unknown packet or patient | 409 already routed.
+ * remembered for the matcher.
+ * 200 routed | 400 bad body (ValidationFailed) | 404 unknown packet (InboxPacketNotFoundError) or
+ * patient (RecordNotFoundError) | 409 already routed (AlreadyRoutedError, with state and routedTo).
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
-import { HttpProblem } from '../lib/http/problem';
 import { assertValid } from '../lib/http/validation';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
@@ -28,22 +29,11 @@ export const handler = httpEndpoint('routeInboxPacket', async (request) => {
       now: request.now,
     },
   );
-  switch (result.kind) {
-    case 'packet_not_found':
-      throw new HttpProblem('notFound', 'no inbox packet with this id');
-    case 'patient_not_found':
-      throw new HttpProblem('notFound', 'no patient with this patientId');
-    case 'already_routed':
-      throw new HttpProblem('conflict', 'the packet has already been routed to a patient', {
-        extensions: { state: result.state, ...(result.patientId ? { routedTo: result.patientId } : {}) },
-      });
-    case 'routed':
-      return jsonResponse(200, {
-        status: 'routed',
-        packetId: result.packet.packetId,
-        routedTo: result.packet.patientId,
-        state: result.packet.state,
-        requestId: request.requestId,
-      });
-  }
+  return jsonResponse(200, {
+    status: 'routed',
+    packetId: result.packet.packetId,
+    routedTo: result.packet.patientId,
+    state: result.packet.state,
+    requestId: request.requestId,
+  });
 });

@@ -6,11 +6,11 @@
  * "birthDate": "YYYY-MM-DD", "firstName"?: "..." }; a POST so that no MRN, name or birth date is in
  * a URL. Finds chart patients to route the packet to when none of the matcher's candidates is the
  * patient (lib/forms/patient-search.ts: exact hits only, at most 20). Audited per patient shown.
- * 200 { packetId, charts: [...], more } | 400 bad body | 404 unknown packet (or one never in the inbox).
+ * 200 { packetId, charts: [...], more } | 400 bad body | 404 unknown packet, or one never in the inbox
+ * (InboxPacketNotFoundError).
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
-import { HttpProblem } from '../lib/http/problem';
 import { assertValid } from '../lib/http/validation';
 import validateSearchBody from '../lib/forms/generated/inbox-patient-search.validator';
 import { matchKeysForLookup } from '../lib/forms/match-key-wiring';
@@ -23,7 +23,6 @@ export const handler = httpEndpoint('searchInboxPatients', async (request) => {
   const { value } = readJsonBody(request.event);
   const query = assertValid<PatientSearchQuery>(validateSearchBody, value, 'the patient search');
   const result = await searchChartForPacket({ store: formsStore, patients: patientDirectory, keys: matchKeysForLookup }, packetId, query);
-  if (!result) throw new HttpProblem('notFound', 'no inbox packet with this id');
   request.audit({ action: 'inbox.patient-search', resourceIds: { packetId }, relatedPatientIds: result.charts.map((c) => c.patientId) });
   return jsonResponse(200, { packetId, charts: result.charts, more: result.more, requestId: request.requestId });
 });

@@ -22,26 +22,30 @@ export abstract class DomainError extends Error {
 
 /** No such record, or not this caller's / this patient's record: existence is not revealed. */
 export class RecordNotFoundError extends DomainError {
-  override readonly name = 'RecordNotFoundError';
-  constructor(readonly what: string) {
-    super(`${what} not found`);
+  override readonly name: string = 'RecordNotFoundError';
+  constructor(
+    readonly what: string,
+    detail = `no ${what} with these ids was found`,
+  ) {
+    super(detail);
   }
 }
 
-/** A request parameter the domain found unusable (e.g. a page token it did not issue): names it. */
+/** A request parameter the domain found unusable (e.g. a cursor or page token it did not issue): names it. */
 export class InvalidParameterError extends DomainError {
-  override readonly name = 'InvalidParameterError';
+  override readonly name: string = 'InvalidParameterError';
   constructor(
     readonly parameter: string,
     readonly problem: string,
+    detail = 'query parameters are missing or invalid',
   ) {
-    super(`${parameter} ${problem}`);
+    super(detail);
   }
 }
 
 /** A submitted document failed its rules: every failing field. */
 export class ValidationFailedError extends DomainError {
-  override readonly name = 'ValidationFailedError';
+  override readonly name: string = 'ValidationFailedError';
   constructor(
     detail: string,
     readonly errors: FieldError[],
@@ -52,17 +56,29 @@ export class ValidationFailedError extends DomainError {
 
 /** The request cannot be read at all (e.g. an HL7 body without an MSH segment). */
 export class MalformedRequestError extends DomainError {
-  override readonly name = 'MalformedRequestError';
+  override readonly name: string = 'MalformedRequestError';
 }
 
 /** The request contradicts what is stored (e.g. an idempotency key reused with another body). */
 export class ConflictError extends DomainError {
-  override readonly name = 'ConflictError';
+  override readonly name: string = 'ConflictError';
+  constructor(
+    detail: string,
+    /** non-PHI facts for the caller, e.g. the state a packet is in */
+    readonly extensions: Record<string, unknown> = {},
+  ) {
+    super(detail);
+  }
+}
+
+/** The submitted content is larger than the domain keeps (e.g. a form packet over its byte limit). */
+export class ContentTooLargeError extends DomainError {
+  override readonly name: string = 'ContentTooLargeError';
 }
 
 /** The same request is still being processed elsewhere: retry it after `retryAfterSeconds`. */
 export class RequestInProgressError extends DomainError {
-  override readonly name = 'RequestInProgressError';
+  override readonly name: string = 'RequestInProgressError';
   constructor(
     detail: string,
     readonly retryAfterSeconds: number,
@@ -73,7 +89,7 @@ export class RequestInProgressError extends DomainError {
 
 /** The caller is known but its partner policy does not allow this (e.g. a foreign sender id). */
 export class ForbiddenByPolicyError extends DomainError {
-  override readonly name = 'ForbiddenByPolicyError';
+  override readonly name: string = 'ForbiddenByPolicyError';
   constructor(
     detail: string,
     readonly errors: FieldError[] = [],
@@ -84,7 +100,7 @@ export class ForbiddenByPolicyError extends DomainError {
 
 /** A dependency failed in a way a retry can fix (throttling, timeouts, 5xx, network). */
 export class DependencyUnavailableError extends Error {
-  override readonly name = 'DependencyUnavailableError';
+  override readonly name: string = 'DependencyUnavailableError';
   constructor(
     readonly dependency: string,
     options?: { cause?: unknown },

@@ -6,7 +6,7 @@
  */
 import type { Address, Patient, PersonName } from '../chart/types';
 import type { FormsDependencies } from './forms-dependencies';
-import { isPacketId } from './packet-id';
+import { inboxPacket } from './inbox';
 
 export interface CandidateChart {
   patientId: string;
@@ -24,12 +24,10 @@ export interface CandidateChart {
 /** At most this many charts are read for one packet (the matcher records at most 10 candidates). */
 export const MAX_CANDIDATE_CHARTS = 11;
 
-/** undefined for an unknown packet or one that never waited in the inbox (like getInboxPacket). */
-export async function inboxCandidateCharts(deps: Pick<FormsDependencies, 'store' | 'patients'>, packetId: string): Promise<CandidateChart[] | undefined> {
-  if (!isPacketId(packetId)) return undefined;
+/** The charts of a packet's candidates; InboxPacketNotFoundError like getInboxPacket. */
+export async function inboxCandidateCharts(deps: Pick<FormsDependencies, 'store' | 'patients'>, packetId: string): Promise<CandidateChart[]> {
   // the full item: candidates are outside the no-content projection (the content stays encrypted, unread)
-  const packet = await deps.store().getPacket(packetId);
-  if (!packet || packet.state === 'routed') return undefined;
+  const packet = await inboxPacket(deps.store(), packetId);
   const wanted = new Map<string, { role: CandidateChart['role']; score?: number }>();
   if (packet.requestedPatientId) wanted.set(packet.requestedPatientId, { role: 'requested' });
   for (const candidate of packet.candidates ?? []) {

@@ -7,8 +7,9 @@
  *                    packet routed meanwhile by the matcher or another reviewer answers 409)
  */
 import type { FormsDependencies } from './forms-dependencies';
+import { ConflictError, InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import { isPacketId } from './packet-id';
-import { statePkFor } from './packet-store';
+import { statePkFor, type FormsStore } from './packet-store';
 import type { AnswerValue, CandidateRecord, FormPatient, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
 
@@ -18,11 +19,29 @@ export const MAX_INBOX_LIMIT = 100;
 export const LISTABLE_STATES: readonly PacketState[] = INBOX_STATES;
 const MAX_CURSOR_LENGTH = 2048;
 
-export class InvalidCursorError extends Error {
+export class InvalidCursorError extends InvalidParameterError {
   override readonly name = 'InvalidCursorError';
   constructor() {
-    super('cursor is not a cursor returned by this list');
+    super('cursor', 'is not a cursor returned by this list', 'cursor is not a cursor returned by this list');
   }
+}
+
+/** The one answer for an unknown packet id and for a packet that never waited in the inbox. */
+export class InboxPacketNotFoundError extends RecordNotFoundError {
+  override readonly name = 'InboxPacketNotFoundError';
+  constructor() {
+    super('inbox packet', 'no inbox packet with this id');
+  }
+}
+
+/**
+ * The packet `packetId` if it is or was in the inbox; packets routed directly at intake were never
+ * in the inbox and are not found, like an unknown id (InboxPacketNotFoundError).
+ */
+export async function inboxPacket(store: FormsStore, packetId: string, options: { withContent?: boolean } = {}): Promise<PacketRecord> {
+  const packet = isPacketId(packetId) ? await store.getPacket(packetId, options) : undefined;
+  if (!packet || packet.state === 'routed') throw new InboxPacketNotFoundError();
+  return packet;
 }
 
 interface CursorBody {
@@ -100,14 +119,9 @@ export interface PacketDetail {
   history: HistoryEntry[];
 }
 
-/**
- * A packet that is or was in the inbox, decrypted. Packets routed directly at intake were never
- * in the inbox and are not shown here (undefined, like an unknown id).
- */
-export async function getInboxPacket(deps: Pick<FormsDependencies, 'store' | 'cipher' | 'patients'>, packetId: string): Promise<PacketDetail | undefined> {
-  if (!isPacketId(packetId)) return undefined;
-  const packet = await deps.store().getPacket(packetId);
-  if (!packet || packet.state === 'routed') return undefined;
+/** A packet that is or was in the inbox, decrypted (InboxPacketNotFoundError otherwise). */
+export async function getInboxPacket(deps: Pick<FormsDependencies, 'store' | 'cipher' | 'patients'>, packetId: string): Promise<PacketDetail> {
+  const packet = await inboxPacket(deps.store(), packetId);
   const content = await deps.cipher().open(packet);
   const contradicted =
     packet.reason === 'demographics_mismatch' ? packet.requestedPatientId : packet.reason === 'link_conflict' ? packet.candidates?.[0]?.patientId : undefined;
@@ -142,25 +156,33 @@ export async function getInboxPacket(deps: Pick<FormsDependencies, 'store' | 'ci
   };
 }
 
-export type RouteResult =
-  | { kind: 'routed'; packet: Pick<PacketRecord, 'packetId' | 'state' | 'patientId'> }
-  | { kind: 'packet_not_found' }
-  | { kind: 'patient_not_found' }
-  | { kind: 'already_routed'; state: PacketState; patientId?: string };
+export interface RouteResult {
+  packet: Pick<PacketRecord, 'packetId' | 'state' | 'patientId'>;
+}
 
+/** The packet left the inbox before this routing (another reviewer, or the matcher). */
+export class AlreadyRoutedError extends ConflictError {
+  override readonly name = 'AlreadyRoutedError';
+  constructor(state: PacketState, patientId?: string) {
+    super('the packet has already been routed to a patient', { state, ...(patientId ? { routedTo: patientId } : {}) });
+  }
+}
+
+/**
+ * Routes an inbox packet to a chart patient: InboxPacketNotFoundError, RecordNotFoundError for an
+ * unknown patient, AlreadyRoutedError when it left the inbox meanwhile.
+ */
 export async function routeInboxPacket(
   deps: Pick<FormsDependencies, 'store' | 'patients'>,
   input: { packetId: string; patientId: string; reviewer: { keyId: string; partnerId: string; staff?: { username: string } }; now: Date },
 ): Promise<RouteResult> {
-  if (!isPacketId(input.packetId)) return { kind: 'packet_not_found' };
   const store = deps.store();
-  const packet = await store.getPacket(input.packetId, { withContent: false });
-  if (!packet || packet.state === 'routed') return { kind: 'packet_not_found' };
+  const packet = await inboxPacket(store, input.packetId, { withContent: false });
   // a retry of a routing that already changed the state (e.g. the caller saw a 503 after it):
   // finish the remaining work (the remembered link) and answer as the first call would have
   if (packet.state === 'routed_manually' && packet.patientId === input.patientId) return completeManualRouting(deps, packet, input);
-  if (!INBOX_STATES.includes(packet.state)) return { kind: 'already_routed', state: packet.state, patientId: packet.patientId };
-  if (!(await deps.patients().getPatient(input.patientId))) return { kind: 'patient_not_found' };
+  if (!INBOX_STATES.includes(packet.state)) throw new AlreadyRoutedError(packet.state, packet.patientId);
+  if (!(await deps.patients().getPatient(input.patientId))) throw new RecordNotFoundError('patient', 'no patient with this patientId');
 
   const at = input.now.toISOString();
   const entry: HistoryEntry = {
@@ -186,7 +208,7 @@ export async function routeInboxPacket(
   if (!moved) {
     const now = await store.getPacket(packet.packetId, { withContent: false });
     if (now && now.state === 'routed_manually' && now.patientId === input.patientId) return completeManualRouting(deps, now, input);
-    return { kind: 'already_routed', state: now?.state ?? packet.state, patientId: now?.patientId };
+    throw new AlreadyRoutedError(now?.state ?? packet.state, now?.patientId);
   }
   return completeManualRouting(deps, packet, input);
 }
@@ -212,5 +234,5 @@ async function completeManualRouting(
       { onlyIfAbsent: false },
     );
   }
-  return { kind: 'routed', packet: { packetId: packet.packetId, state: 'routed_manually', patientId: input.patientId } };
+  return { packet: { packetId: packet.packetId, state: 'routed_manually', patientId: input.patientId } };
 }

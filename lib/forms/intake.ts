@@ -17,7 +17,7 @@
  * The packet is stored before the queue message is sent. If the send fails the request still
  * succeeds: the packet sits in pending_match and the sweeper (sweeper.ts) queues it again.
  */
-import type { FieldError } from '../domain-errors';
+import { ConflictError, ContentTooLargeError, ForbiddenByPolicyError, type FieldError } from '../domain-errors';
 import type { CompiledValidator } from '../schemas/compiled-validator';
 import { fieldErrors } from '../schemas/field-errors';
 import { logger } from '../observability/logger';
@@ -71,21 +71,19 @@ export function formSourceAllowed(submitter: Pick<Submitter, 'allowedFormSourceI
   return allowed.includes('*') || allowed.includes(sourceSystemId);
 }
 
-export type IntakeResult =
-  | { kind: 'created'; packet: PacketRecord }
-  | { kind: 'duplicate'; packet: PacketRecord }
-  /** the submission id was first used by another partner (packets stored before ids were partner-scoped) */
-  | { kind: 'conflict' }
-  /** the same submission id again with different content */
-  | { kind: 'changed' }
-  /** the partner does not own the sourceSystemId */
-  | { kind: 'forbidden_source' }
-  | { kind: 'too_large'; limit: number };
+/**
+ * What intake did with an accepted packet. Refusals are thrown: ForbiddenByPolicyError (the
+ * partner does not own the sourceSystemId), ContentTooLargeError, ConflictError (the same
+ * submission id with other content, or first used by another partner).
+ */
+export type IntakeResult = { kind: 'created'; packet: PacketRecord } | { kind: 'duplicate'; packet: PacketRecord };
 
 function replay(existing: PacketRecord, submitter: Submitter, fingerprint: string): IntakeResult {
-  if (existing.partnerId !== submitter.partnerId) return { kind: 'conflict' };
+  // packets stored before ids were partner-scoped: the submission id was first used by another partner
+  if (existing.partnerId !== submitter.partnerId) throw new ConflictError('this sourceSystemId and submissionId were already submitted by another partner');
   // packets stored before fingerprints existed have none: treated as the same content
-  if (existing.contentHash && existing.contentHash !== fingerprint) return { kind: 'changed' };
+  if (existing.contentHash && existing.contentHash !== fingerprint)
+    throw new ConflictError('this submissionId was already received with different content; send a changed form with a new submissionId');
   return { kind: 'duplicate', packet: existing };
 }
 
@@ -96,7 +94,7 @@ export async function receiveFormPacket(
   deps: Pick<FormsDependencies, 'store' | 'patients' | 'cipher' | 'keys' | 'queue'>,
 ): Promise<IntakeResult> {
   const p = body.payload;
-  if (!formSourceAllowed(submitter, p.sourceSystemId)) return { kind: 'forbidden_source' };
+  if (!formSourceAllowed(submitter, p.sourceSystemId)) throw new ForbiddenByPolicyError("this API key's partner does not own this sourceSystemId");
   const store = deps.store();
   const packetId = packetIdFor(submitter.partnerId, p.sourceSystemId, p.submissionId);
   const requested = p.patientId ?? p.patient.patientId;
@@ -114,7 +112,8 @@ export async function receiveFormPacket(
   };
   const plaintext = JSON.stringify(content);
   const contentBytes = Buffer.byteLength(plaintext, 'utf8');
-  if (contentBytes > MAX_PACKET_CONTENT_BYTES) return { kind: 'too_large', limit: MAX_PACKET_CONTENT_BYTES };
+  if (contentBytes > MAX_PACKET_CONTENT_BYTES)
+    throw new ContentTooLargeError(`the packet content (patient, answers, form name) exceeds ${MAX_PACKET_CONTENT_BYTES} bytes`);
 
   // keyed fingerprint of what was submitted (the match-index HMAC key, cached per container)
   const key = await deps.keys().key({ create: true, now });

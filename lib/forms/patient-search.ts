@@ -15,7 +15,7 @@ import type { FormsDependencies } from './forms-dependencies';
 import { type CandidateChart, chartOf } from './inbox-candidates';
 import { blockingKeys, mrnIndexKey } from './match-keys';
 import { nameTokens, normaliseIdentifier, normaliseName } from './normalize';
-import { isPacketId } from './packet-id';
+import { inboxPacket } from './inbox';
 
 export const MAX_SEARCH_RESULTS = 20;
 
@@ -27,16 +27,14 @@ export interface PatientSearchResult {
   more: boolean;
 }
 
-/** undefined for an unknown packet or one no longer in the inbox (like the candidates read). */
+/** Chart patients for a packet's reviewer; InboxPacketNotFoundError like the candidates read. */
 export async function searchChartForPacket(
   deps: Pick<FormsDependencies, 'store' | 'patients' | 'keys'>,
   packetId: string,
   query: PatientSearchQuery,
-): Promise<PatientSearchResult | undefined> {
-  if (!isPacketId(packetId)) return undefined;
+): Promise<PatientSearchResult> {
   const store = deps.store();
-  const packet = await store.getPacket(packetId, { withContent: false });
-  if (!packet || packet.state === 'routed') return undefined;
+  await inboxPacket(store, packetId, { withContent: false });
   const key = await deps.keys().key({ create: false });
   // no key yet: nothing was ever indexed, so nobody can be found
   if (!key) return { charts: [], more: false };

@@ -7,6 +7,7 @@
  */
 import {
   ConflictError,
+  ContentTooLargeError,
   DomainError,
   ForbiddenByPolicyError,
   InvalidParameterError,
@@ -27,13 +28,15 @@ export interface MappedProblem {
 
 function domainProblem(error: DomainError): HttpProblem | undefined {
   if (error instanceof InvalidParameterError) {
-    return new HttpProblem('validation', 'query parameters are missing or invalid', { errors: [{ parameter: error.parameter, message: error.problem }] });
+    return new HttpProblem('validation', error.detail, { errors: [{ parameter: error.parameter, message: error.problem }] });
   }
   // one answer for "no such record" and "not this patient's record": existence is not revealed
-  if (error instanceof RecordNotFoundError) return new HttpProblem('notFound', `no ${error.what} with these ids was found`);
+  if (error instanceof RecordNotFoundError) return new HttpProblem('notFound', error.detail);
   if (error instanceof ValidationFailedError) return new HttpProblem('validation', error.detail, { errors: error.errors });
   if (error instanceof MalformedRequestError) return new HttpProblem('badRequest', error.detail);
-  if (error instanceof ConflictError) return new HttpProblem('conflict', error.detail);
+  if (error instanceof ConflictError)
+    return new HttpProblem('conflict', error.detail, Object.keys(error.extensions).length > 0 ? { extensions: error.extensions } : {});
+  if (error instanceof ContentTooLargeError) return new HttpProblem('payloadTooLarge', error.detail);
   if (error instanceof RequestInProgressError)
     return new HttpProblem('inProgress', error.detail, { headers: { 'retry-after': String(error.retryAfterSeconds) } });
   if (error instanceof ForbiddenByPolicyError) return new HttpProblem('forbidden', error.detail, error.errors.length > 0 ? { errors: error.errors } : {});
