@@ -84,6 +84,33 @@ export function toolHelp(tool: string, summary: string, commands: CommandSpec[],
 }
 
 /** A whole number >= min (default 1); "abc", "1.5", "0", "1e3", " 5" are refused. */
+/** A tool's command line, read: help was printed (with its exit code), or a command to run. */
+export type ToolCommand = { exitCode: number } | ({ command: string } & ParsedCommand);
+
+/**
+ * Reads `<tool> <command> [options]`: no command or --help prints the tool's help (exit 2 without
+ * a command, 0 when asked), `<command> --help` the command's; an unknown command is a UsageError.
+ */
+export function readToolCommand(
+  tool: { name: string; summary: string; commands: CommandSpec[]; footer?: string[] },
+  argv: string[],
+  io: { out(text: string): void },
+): ToolCommand {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    io.out(toolHelp(tool.name, tool.summary, tool.commands, tool.footer));
+    return { exitCode: command ? 0 : 2 };
+  }
+  const spec = tool.commands.find((c) => c.name === command);
+  if (!spec) throw new UsageError(`unknown command "${command}" (${tool.commands.map((c) => c.name).join(', ')})`);
+  const parsed = parseCommand(spec, rest);
+  if (parsed.values.help) {
+    io.out(commandHelp(tool.name, spec));
+    return { exitCode: 0 };
+  }
+  return { command, ...parsed };
+}
+
 export function wholeNumber(option: string, raw: string, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(raw)) throw new UsageError(`--${option} must be a whole number, got "${raw}"`);
   const value = Number(raw);

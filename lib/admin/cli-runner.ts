@@ -39,3 +39,10 @@ export async function runCli(tool: string, io: CliIo, body: (setTarget: (t: Admi
     return 1;
   }
 }
+
+/** What the admin CLIs (keys, partners) are given: where to act, and a clock for tests. */
+export interface AdminCliDependencies {
+  /** `--stage` (or undefined: the local stack) -> where to act; scripts pass lib/admin/target.ts resolveTarget */
+  resolveTarget: (stage: string | undefined) => AdminTarget;
+  now?: () => Date;
+}

@@ -4,10 +4,9 @@
  */
 import { ALL_SCOPES, type Scope } from '../config/service';
 import { PARTNER_TIERS, type ApiKeyRecord, type PartnerTier } from '../keys/api-key';
-import { commandHelp, durationOption, listOption, parseCommand, rateLimitOption, table, toolHelp, UsageError, type CommandSpec } from './cli-options';
-import { runCli, type CliIo } from './cli-runner';
+import { durationOption, listOption, rateLimitOption, readToolCommand, table, UsageError, type CommandSpec } from './cli-options';
+import { runCli, type AdminCliDependencies, type CliIo } from './cli-runner';
 import { KeyAdmin, keyState } from './key-admin';
-import type { AdminTarget } from './target';
 
 const stageOption = {
   type: 'string',
@@ -127,32 +126,22 @@ function oneKeyId(command: string, positionals: string[]): string {
   return keyId;
 }
 
-export interface KeysCliDependencies {
-  /** `--stage` (or undefined: the local stack) -> where to act; scripts pass lib/admin/target.ts resolveTarget */
-  resolveTarget: (stage: string | undefined) => AdminTarget;
-  now?: () => Date;
-}
+export type KeysCliDependencies = AdminCliDependencies;
+
+const KEYS_TOOL = {
+  name: 'keys',
+  summary: 'Partner API keys on the local stack (default) or a deployed stage (--stage).',
+  commands: KeyCommands,
+  footer: ['The secret is printed once, by create and rotate; keys are stored as SHA-256 hashes.'],
+};
 
 export function keysCli(argv: string[], io: CliIo, deps: KeysCliDependencies): Promise<number> {
   const now = deps.now ?? (() => new Date());
   const resolve = deps.resolveTarget;
   return runCli('keys', io, async (setTarget) => {
-    const [command, ...rest] = argv;
-    if (!command || command === '--help' || command === '-h' || command === 'help') {
-      io.out(
-        toolHelp('keys', 'Partner API keys on the local stack (default) or a deployed stage (--stage).', KeyCommands, [
-          'The secret is printed once, by create and rotate; keys are stored as SHA-256 hashes.',
-        ]),
-      );
-      return command ? 0 : 2;
-    }
-    const command_ = KeyCommands.find((c) => c.name === command);
-    if (!command_) throw new UsageError(`unknown command "${command}" (${KeyCommands.map((c) => c.name).join(', ')})`);
-    const { values, positionals } = parseCommand(command_, rest);
-    if (values.help) {
-      io.out(commandHelp('keys', command_));
-      return 0;
-    }
+    const read = readToolCommand(KEYS_TOOL, argv, io);
+    if ('exitCode' in read) return read.exitCode;
+    const { command, values, positionals } = read;
     const json = values.json === true;
     const stage = values.stage as string | undefined;
 

@@ -3,11 +3,10 @@
  * (lib/admin/partner-admin.ts does the work; this file is the command line).
  */
 import { PARTNER_KINDS, PARTNER_TIERS, partnerKind, partnerTier, type PartnerKind, type PartnerRecord } from '../keys/api-key';
-import { commandHelp, listOption, parseCommand, rateLimitOption, table, toolHelp, UsageError, type CommandSpec } from './cli-options';
-import { runCli, type CliIo } from './cli-runner';
+import { listOption, rateLimitOption, readToolCommand, table, UsageError, type CommandSpec } from './cli-options';
+import { runCli, type AdminCliDependencies, type CliIo } from './cli-runner';
 import { keyRow, KEY_LIST_HEADER, parseTier } from './keys-cli';
 import { PartnerAdmin } from './partner-admin';
-import type { AdminTarget } from './target';
 
 const stageOption = {
   type: 'string',
@@ -98,32 +97,22 @@ function onePartnerId(command: string, positionals: string[]): string {
   return positionals[0]!;
 }
 
-export interface PartnersCliDependencies {
-  /** `--stage` (or undefined: the local stack) -> where to act; scripts pass lib/admin/target.ts resolveTarget */
-  resolveTarget: (stage: string | undefined) => AdminTarget;
-  now?: () => Date;
-}
+export type PartnersCliDependencies = AdminCliDependencies;
+
+const PARTNERS_TOOL = {
+  name: 'partners',
+  summary: 'Partner records on the local stack (default) or a deployed stage (--stage).',
+  commands: PartnerCommands,
+  footer: ['Keys for a partner: npm run keys -- create --partner ID --scopes ...'],
+};
 
 export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependencies): Promise<number> {
   const resolve = deps.resolveTarget;
   const now = deps.now ?? (() => new Date());
   return runCli('partners', io, async (setTarget) => {
-    const [command, ...rest] = argv;
-    if (!command || command === '--help' || command === '-h' || command === 'help') {
-      io.out(
-        toolHelp('partners', 'Partner records on the local stack (default) or a deployed stage (--stage).', PartnerCommands, [
-          'Keys for a partner: npm run keys -- create --partner ID --scopes ...',
-        ]),
-      );
-      return command ? 0 : 2;
-    }
-    const spec = PartnerCommands.find((c) => c.name === command);
-    if (!spec) throw new UsageError(`unknown command "${command}" (${PartnerCommands.map((c) => c.name).join(', ')})`);
-    const { values, positionals } = parseCommand(spec, rest);
-    if (values.help) {
-      io.out(commandHelp('partners', spec));
-      return 0;
-    }
+    const read = readToolCommand(PARTNERS_TOOL, argv, io);
+    if ('exitCode' in read) return read.exitCode;
+    const { command, values, positionals } = read;
     const json = values.json === true;
     const connect = () => {
       const target = resolve(values.stage as string | undefined);

@@ -24,12 +24,12 @@ import {
   GetItemCommand,
   ScanCommand,
   PutItemCommand,
-  QueryCommand,
   type AttributeValue,
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { queryPages } from '../aws/query-pages';
 import { awsCall } from '../aws/dependency-calls';
 import { DependencyUnavailableError } from '../domain-errors';
 import { Tables } from '../config/service';
@@ -262,40 +262,8 @@ export class ChartStore {
   async getPatientSummary(patientId: string, limit: number): Promise<PatientSummary> {
     if (!Number.isInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
     if (!isChartId(patientId)) return { records: [] };
-    let patient: Patient | undefined;
-    const records: ChartRecord[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    let first = true;
-    do {
-      // the patient item, when it exists, is the first item of the first page
-      const pageLimit = limit - records.length + (first ? 1 : 0);
-      const out = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: TIMELINE_INDEX,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { ...RECORD_PROJECTION.ExpressionAttributeNames, '#pk': 'pk' },
-            ExpressionAttributeValues: { ':pk': { S: patientPk(patientId) } },
-            ProjectionExpression: RECORD_PROJECTION.ProjectionExpression,
-            ScanIndexForward: false,
-            Limit: pageLimit,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      first = false;
-      for (const item of out.Items ?? []) {
-        if (item.kind?.S === 'patient') {
-          patient = recordOf<Patient>(item);
-          continue;
-        }
-        const record = chartRecordOf(item);
-        if (record && records.length < limit) records.push(record);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start && records.length < limit);
-    return { patient, records };
+    const { patient, entries } = await this.timelinePage(patientId, Math.max(limit, 1));
+    return { patient, records: entries.slice(0, limit).map((entry) => entry.record) };
   }
 
   /** Up to `limit` of the patient's encounters, notes and assessments, newest first. */
@@ -315,33 +283,31 @@ export class ChartStore {
     if (!isChartId(patientId)) return { entries: [] };
     let patient: Patient | undefined;
     const entries: TimelineEntry[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: TIMELINE_INDEX,
-            KeyConditionExpression: before === undefined ? '#pk = :pk' : '#pk = :pk AND #timeline < :before',
-            ExpressionAttributeNames: { ...RECORD_PROJECTION.ExpressionAttributeNames, '#pk': 'pk', '#timeline': 'timeline' },
-            ExpressionAttributeValues: { ':pk': { S: patientPk(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
-            ProjectionExpression: `${RECORD_PROJECTION.ProjectionExpression}, #timeline`,
-            ScanIndexForward: false,
-            Limit: limit - entries.length + (before === undefined && !patient ? 1 : 0),
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of out.Items ?? []) {
-        if (item.kind?.S === 'patient') {
-          patient = recordOf<Patient>(item);
-          continue;
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        IndexName: TIMELINE_INDEX,
+        KeyConditionExpression: before === undefined ? '#pk = :pk' : '#pk = :pk AND #timeline < :before',
+        ExpressionAttributeNames: { ...RECORD_PROJECTION.ExpressionAttributeNames, '#pk': 'pk', '#timeline': 'timeline' },
+        ExpressionAttributeValues: { ':pk': { S: patientPk(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
+        ProjectionExpression: `${RECORD_PROJECTION.ProjectionExpression}, #timeline`,
+        ScanIndexForward: false,
+        Limit: limit - entries.length + (before === undefined && !patient ? 1 : 0),
+      }),
+      async (items) => {
+        for (const item of items) {
+          if (item.kind?.S === 'patient') {
+            patient = recordOf<Patient>(item);
+            continue;
+          }
+          const record = chartRecordOf(item);
+          if (record && item.timeline?.S && entries.length < limit) entries.push({ record, position: item.timeline.S });
         }
-        const record = chartRecordOf(item);
-        if (record && item.timeline?.S && entries.length < limit) entries.push({ record, position: item.timeline.S });
-      }
-      start = out.LastEvaluatedKey;
-    } while (start && entries.length < limit);
+        return entries.length < limit;
+      },
+    );
     return { patient, entries };
   }
 
@@ -353,27 +319,26 @@ export class ChartStore {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     if (!isChartId(patientId) || (after !== undefined && !isChartId(after))) return [];
     const records: Array<ChartRecordOf<K>> = [];
-    let start: Record<string, AttributeValue> | undefined = after === undefined ? undefined : keyOf(patientId, recordSk(kind, after));
-    do {
-      const out = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-            ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#record': 'record' },
-            ExpressionAttributeValues: { ':pk': { S: patientPk(patientId) }, ':prefix': { S: SK_PREFIX[kind] } },
-            ProjectionExpression: '#record',
-            Limit: limit - records.length,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of out.Items ?? []) {
-        const record = recordOf<ChartRecordOf<K>>(item);
-        if (record && records.length < limit) records.push(record);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start && records.length < limit);
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#record': 'record' },
+        ExpressionAttributeValues: { ':pk': { S: patientPk(patientId) }, ':prefix': { S: SK_PREFIX[kind] } },
+        ProjectionExpression: '#record',
+        Limit: limit - records.length,
+      }),
+      async (items) => {
+        for (const item of items) {
+          const record = recordOf<ChartRecordOf<K>>(item);
+          if (record && records.length < limit) records.push(record);
+        }
+        return records.length < limit;
+      },
+      after === undefined ? undefined : keyOf(patientId, recordSk(kind, after)),
+    );
     return records;
   }
 

@@ -138,6 +138,26 @@ function subjectOf(content: { patient: MatchSubject }): MatchSubject {
   return { firstName: p.firstName, lastName: p.lastName, dob: p.dob, email: p.email, externalPatientId: p.externalPatientId };
 }
 
+/** pending_match -> pending_review for a person to decide, with the reason (and what the matcher found). */
+async function holdForReview(
+  store: ReturnType<MatcherDependencies['store']>,
+  packet: { packetId: string; receivedAt: string },
+  at: string,
+  reason: PacketReason,
+  found: { candidates?: CandidateRecord[]; linkKey?: string } = {},
+): Promise<boolean> {
+  return store.transition({
+    packetId: packet.packetId,
+    from: ['pending_match'],
+    to: 'pending_review',
+    at,
+    sortTime: packet.receivedAt,
+    reason,
+    ...found,
+    entry: { at, action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason },
+  });
+}
+
 export async function matchPacket(packetId: string, deps: MatcherDependencies, now: () => Date = () => new Date()): Promise<MatchResult> {
   const store = deps.store();
   const packet = await store.getPacket(packetId);
@@ -158,16 +178,7 @@ export async function matchPacket(packetId: string, deps: MatcherDependencies, n
   } catch (error) {
     if (!(error instanceof EnvelopeDecryptError) && !(error instanceof KeyServiceError)) throw error;
     if (annotateOnly) return { outcome: 'already_done', reason: 'matching_error' };
-    const at = now().toISOString();
-    const moved = await store.transition({
-      packetId,
-      from: ['pending_match'],
-      to: 'pending_review',
-      at,
-      sortTime: packet.receivedAt,
-      reason: 'matching_error',
-      entry: { at, action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason: 'matching_error' },
-    });
+    const moved = await holdForReview(store, packet, now().toISOString(), 'matching_error');
     return { outcome: moved ? 'held_for_review' : 'already_done', reason: 'matching_error' };
   }
 
@@ -207,16 +218,6 @@ export async function matchPacket(packetId: string, deps: MatcherDependencies, n
     return { outcome: 'matched', reason: decision.reason, patientId: decision.patientId, candidateCount: candidates.length };
   }
 
-  const moved = await store.transition({
-    packetId,
-    from: ['pending_match'],
-    to: 'pending_review',
-    at,
-    sortTime: packet.receivedAt,
-    reason: decision.reason,
-    candidates,
-    linkKey,
-    entry: { at, action: 'held_for_review', from: 'pending_match', state: 'pending_review', actor: 'matcher', reason: decision.reason },
-  });
+  const moved = await holdForReview(store, packet, at, decision.reason, { candidates, linkKey });
   return moved ? { outcome: 'held_for_review', reason: decision.reason, candidateCount: candidates.length } : { outcome: 'already_done' };
 }

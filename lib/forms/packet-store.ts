@@ -29,6 +29,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
+import { queryPages } from '../aws/query-pages';
 import { awsCall, isConditionalCheckFailed as conditionFailed } from '../aws/dependency-calls';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
@@ -413,22 +414,20 @@ export class FormsStore {
   /** Patient ids under one index key (one Query; more pages only past 1 MB). */
   async queryMatchIndex(indexKey: string): Promise<string[]> {
     const ids: string[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': { S: matchIndexPk(indexKey) } },
-            ProjectionExpression: 'patientId',
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of out.Items ?? []) if (item.patientId?.S) ids.push(item.patientId.S);
-      start = out.LastEvaluatedKey;
-    } while (start);
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: matchIndexPk(indexKey) } },
+        ProjectionExpression: 'patientId',
+      }),
+      async (items) => {
+        for (const item of items) if (item.patientId?.S) ids.push(item.patientId.S);
+        return true;
+      },
+    );
     return ids;
   }
 

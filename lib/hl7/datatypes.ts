@@ -18,15 +18,12 @@ export const IDENTIFIER_TYPE_PROVIDER_NUMBER = 'PRN';
 
 /** XPN (person name): FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^TYPE, XPN-7 name type `L` (legal, table 0200). */
 export function xpnFromPersonName(name: PersonName): Components {
-  return [
-    escapeText(name.family),
-    escapeText(name.given),
-    escapeText(name.middle),
-    escapeText(name.suffix),
-    escapeText(name.prefix),
-    escapeText(''),
-    escapeText(NAME_TYPE_LEGAL),
-  ];
+  return [...nameParts(name), escapeText(''), escapeText(NAME_TYPE_LEGAL)];
+}
+
+/** FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX, the name part XPN and XCN share (XCN after its id). */
+function nameParts(name: PersonName): Components {
+  return [escapeText(name.family), escapeText(name.given), escapeText(name.middle), escapeText(name.suffix), escapeText(name.prefix)];
 }
 
 /**
@@ -40,11 +37,7 @@ export function xcnFromClinician(clinician: Clinician, assigningAuthority: strin
   const hasId = typeof clinician.id === 'string' && clinician.id.trim() !== '';
   return [
     escapeText(hasId ? shortIdentifier(clinician.id!, IDENTIFIER_LENGTH.xcn) : undefined),
-    escapeText(name.family),
-    escapeText(name.given),
-    escapeText(name.middle),
-    escapeText(name.suffix),
-    escapeText(name.prefix),
+    ...nameParts(name),
     escapeText(''),
     escapeText(''),
     escapeText(hasId ? assigningAuthority : undefined),

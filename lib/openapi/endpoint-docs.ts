@@ -190,6 +190,18 @@ const requestIdBadRequest: ProblemDoc = {
   },
 };
 
+/** The 404 of the read-only packet operations (InboxPacketNotFoundError). */
+const inboxPacketNotFound: ProblemDoc = {
+  description: 'No packet with this id, or a packet routed directly at intake (never in the inbox).',
+  examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
+};
+
+/** The 400 of an operation that reads only its path and the x-request-id header. */
+const packetPathBadRequest: ProblemDoc = {
+  description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
+  examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
+};
+
 export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7PatientAdt: {
     summary: 'Export patient demographics (ADT^A08)',
@@ -526,16 +538,8 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         },
       },
     },
-    problems: {
-      404: {
-        description: 'No packet with this id, or a packet routed directly at intake (never in the inbox).',
-        examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
-      },
-    },
-    badRequest: {
-      description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
-      examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
-    },
+    problems: { 404: inboxPacketNotFound },
+    badRequest: packetPathBadRequest,
   },
   getInboxCandidates: {
     summary: "Compare a packet's candidates with their charts",
@@ -585,16 +589,8 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         },
       },
     },
-    problems: {
-      404: {
-        description: 'No packet with this id, or a packet routed directly at intake (never in the inbox).',
-        examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
-      },
-    },
-    badRequest: {
-      description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
-      examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
-    },
+    problems: { 404: inboxPacketNotFound },
+    badRequest: packetPathBadRequest,
   },
   serveInboxPage: {
     summary: 'The staff inbox page (HTML)',

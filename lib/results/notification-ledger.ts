@@ -10,52 +10,31 @@
  * here (one implementation); this module never imports LabResultStore at run time, because that
  * pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
-import { GetItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
-import type { VersionRecord } from './types';
+import { CURRENT_SK, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, resultPk } from './result-items';
 import { statusRank } from './status';
-import type { LabResultStatus, NotificationState } from './types';
+import type { VersionRecord } from './types';
 
 /** The byPatient index partition of versions whose notification is owed. */
 export const PENDING_PARTITION = 'NOTIFY#PENDING';
 const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
-const CURRENT_SK = 'CURRENT';
-const DEPENDENCY = 'results-table';
-
-const resultPk = (resultId: string) => `RESULT#${resultId}`;
-
-export function versionRecordOf(item: Record<string, AttributeValue>): VersionRecord {
-  const v = unmarshall(item) as Record<string, unknown>;
-  return {
-    resultId: v.resultId as string,
-    versionId: v.versionId as string,
-    versionSk: v.sk as string,
-    senderId: v.senderId as string,
-    partnerId: v.partnerId as string,
-    status: v.status as LabResultStatus,
-    resultedAtKey: v.resultedAtKey as string,
-    rank: v.rank as string,
-    receivedAt: v.receivedAt as string,
-    patientKey: v.patientKey as string,
-    patientMatched: v.patientMatched === true,
-    summary: v.summary as string,
-    documentKeys: (v.documentKeys as string[] | undefined) ?? [],
-    notificationState: v.notificationState as NotificationState,
-    notificationAttempts: typeof v.notificationAttempts === 'number' ? v.notificationAttempts : 0,
-  };
-}
 
 export function pendingSortKey(at: Date, resultId: string, versionId: string): string {
   return `${at.toISOString()}#${resultId}#${versionId}`;
 }
 
 export class NotificationLedger {
+  private readonly items: ResultItems;
+
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
-  ) {}
+  ) {
+    this.items = new ResultItems(db, table);
+  }
 
   /**
    * Moves the current pointer to `version` when it outranks the current one (conditional
@@ -95,7 +74,7 @@ export class NotificationLedger {
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
-    const pointer = await this.getPointer(version.resultId);
+    const pointer = await this.items.getPointer(version.resultId);
     return pointer?.versionId === version.versionId;
   }
 
@@ -169,29 +148,10 @@ export class NotificationLedger {
       const pk = item.pk?.S;
       const sk = item.sk?.S;
       if (!pk || !sk) continue;
-      const record = await this.getVersionRecord(pk.slice('RESULT#'.length), sk);
+      const record = await this.items.getVersionRecord(pk.slice('RESULT#'.length), sk);
       if (record && record.notificationState === 'pending') records.push(record);
     }
     return records;
-  }
-
-  private async getPointer(resultId: string): Promise<{ versionId: string; versionSk: string } | undefined> {
-    const item = await this.getItem(resultPk(resultId), CURRENT_SK);
-    const versionId = item?.versionId?.S;
-    const versionSk = item?.versionSk?.S;
-    return versionId && versionSk ? { versionId, versionSk } : undefined;
-  }
-
-  private async getVersionRecord(resultId: string, versionSk: string): Promise<VersionRecord | undefined> {
-    const item = await this.getItem(resultPk(resultId), versionSk);
-    return item ? versionRecordOf(item) : undefined;
-  }
-
-  private async getItem(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
-    const out = await awsCall(DEPENDENCY, () =>
-      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })),
-    );
-    return out.Item;
   }
 }
 

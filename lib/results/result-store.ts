@@ -44,17 +44,19 @@
  * version whose later steps did not happen stays pending; a retry of the request or the
  * scheduled retry job finishes the pointer and the notification.
  */
-import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
 import type { EnvelopeEncryptor } from '../crypto/envelope';
+import { queryPages } from '../aws/query-pages';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { documentKey } from './document-key';
 import type { ResultDocumentStore } from './documents';
 import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
-import { NotificationLedger, PENDING_PARTITION, pendingSortKey, versionRecordOf } from './notification-ledger';
+import { NotificationLedger, PENDING_PARTITION, pendingSortKey } from './notification-ledger';
+import { CURRENT_SK, RESULTS_DEPENDENCY, ResultItems, resultPk, versionRecordOf } from './result-items';
 import type { VersionRecord } from './types';
 
 export type { VersionRecord };
@@ -78,12 +80,10 @@ export const BODY_INLINE_MAX_BYTES = 240 * 1024;
 export const SUMMARY_MAX_BYTES = 32 * 1024;
 const SUMMARY_VALUE_MAX_CHARS = 1024;
 const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
-const CURRENT_SK = 'CURRENT';
 const VERSION_PREFIX = 'VERSION#';
-const DEPENDENCY = 'results-table';
+const DEPENDENCY = RESULTS_DEPENDENCY;
 export const MAX_SUMMARY_LIMIT = 1000;
 
-const resultPk = (resultId: string) => `RESULT#${resultId}`;
 const PLAIN_VERSION_ATTRIBUTES =
   'resultId, versionId, senderId, #status, resultedAtKey, receivedAt, patientMatched, notificationState, notificationAttempts, documentKeys';
 
@@ -196,6 +196,7 @@ function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
 
 export class LabResultStore {
   private readonly db: DynamoDBClient;
+  private readonly items: ResultItems;
   private readonly table: string;
   private readonly encryptor: EnvelopeEncryptor;
   private readonly documents?: ResultDocumentStore;
@@ -205,6 +206,7 @@ export class LabResultStore {
   constructor(options: LabResultStoreOptions) {
     this.db = options.db;
     this.ledger = new NotificationLedger(options.db, options.table);
+    this.items = new ResultItems(options.db, options.table);
     this.table = options.table;
     this.encryptor = options.encryptor;
     this.documents = options.documents;
@@ -316,7 +318,7 @@ export class LabResultStore {
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
-    const existing = await this.getVersionRecord(resultId, versionSk);
+    const existing = await this.items.getVersionRecord(resultId, versionSk);
     if (!existing) throw new Error('version item vanished after a conditional put conflict');
     return { created: false, version: existing };
   }
@@ -332,13 +334,8 @@ export class LabResultStore {
   }
 
   /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async recordNotificationFailure(
-    version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>,
-    attempts: number,
-    nextAttemptAt: Date,
-    errorName: string,
-  ): Promise<void> {
-    return this.ledger.recordNotificationFailure(version, attempts, nextAttemptAt, errorName);
+  async recordNotificationFailure(...args: Parameters<NotificationLedger['recordNotificationFailure']>): Promise<void> {
+    return this.ledger.recordNotificationFailure(...args);
   }
 
   // ---------------------------------------------------------------- plain reads
@@ -370,16 +367,16 @@ export class LabResultStore {
 
   /** The version id the current pointer names, if the result exists. */
   async currentVersionId(resultId: string): Promise<string | undefined> {
-    return (await this.getPointer(resultId))?.versionId;
+    return (await this.items.getPointer(resultId))?.versionId;
   }
 
   // ---------------------------------------------------------------- decrypting reads
 
   /** The current version of a result, decrypted, documents restored from S3. */
   async readCurrent(resultId: string): Promise<LabResultVersion | undefined> {
-    const pointer = await this.getPointer(resultId);
+    const pointer = await this.items.getPointer(resultId);
     if (!pointer) return undefined;
-    const item = await this.getItem(resultPk(resultId), pointer.versionSk);
+    const item = await this.items.getItem(resultPk(resultId), pointer.versionSk);
     return item ? this.decryptVersion(item) : undefined;
   }
 
@@ -402,33 +399,8 @@ export class LabResultStore {
    */
   async recentResultsForPatient(patientId: string, limit: number): Promise<StoredLabResultSummary[]> {
     if (!Number.isInteger(limit) || limit < 0 || limit > MAX_SUMMARY_LIMIT) throw new RangeError(`limit must be an integer from 0 to ${MAX_SUMMARY_LIMIT}`);
-    if (limit === 0 || typeof patientId !== 'string' || patientId.length === 0) return [];
-    const keys = await this.keys();
-    if (!keys) return [];
-    const summaries: StoredLabResultSummary[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: BY_PATIENT,
-            KeyConditionExpression: 'patientPk = :pk',
-            ExpressionAttributeValues: { ':pk': { S: keys.patientKey(patientId) } },
-            ScanIndexForward: false,
-            Limit: limit - summaries.length,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const indexed of out.Items ?? []) {
-        // the index may project keys only: fall back to the pointer item
-        const item = indexed.summary?.S ? indexed : await this.getItem(indexed.pk!.S!, CURRENT_SK);
-        if (item?.summary?.S) summaries.push(await this.decryptSummary(item));
-      }
-      start = out.LastEvaluatedKey;
-    } while (start && summaries.length < limit);
-    return summaries;
+    if (limit === 0) return [];
+    return (await this.resultsForPatientPage(patientId, limit)).map((entry) => entry.summary);
   }
 
   /**
@@ -442,28 +414,26 @@ export class LabResultStore {
     const keys = await this.keys();
     if (!keys) return [];
     const page: Array<{ summary: StoredLabResultSummary; position: string }> = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: BY_PATIENT,
-            KeyConditionExpression: before === undefined ? 'patientPk = :pk' : 'patientPk = :pk AND patientSk < :before',
-            ExpressionAttributeValues: { ':pk': { S: keys.patientKey(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
-            ScanIndexForward: false,
-            Limit: limit - page.length,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const indexed of out.Items ?? []) {
-        const item = indexed.summary?.S ? indexed : await this.getItem(indexed.pk!.S!, CURRENT_SK);
-        const position = indexed.patientSk?.S;
-        if (item?.summary?.S && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
-      }
-      start = out.LastEvaluatedKey;
-    } while (start && page.length < limit);
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        IndexName: BY_PATIENT,
+        KeyConditionExpression: before === undefined ? 'patientPk = :pk' : 'patientPk = :pk AND patientSk < :before',
+        ExpressionAttributeValues: { ':pk': { S: keys.patientKey(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
+        ScanIndexForward: false,
+        Limit: limit - page.length,
+      }),
+      async (items) => {
+        for (const indexed of items) {
+          const item = indexed.summary?.S ? indexed : await this.items.getItem(indexed.pk!.S!, CURRENT_SK);
+          const position = indexed.patientSk?.S;
+          if (item?.summary?.S && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
+        }
+        return page.length < limit;
+      },
+    );
     return page;
   }
 
@@ -476,7 +446,7 @@ export class LabResultStore {
     if (typeof patientId !== 'string' || patientId.length === 0 || !/^lr_[0-9a-f]{32}$/.test(resultId)) return undefined;
     const keys = await this.keys();
     if (!keys) return undefined;
-    const item = await this.getItem(resultPk(resultId), CURRENT_SK);
+    const item = await this.items.getItem(resultPk(resultId), CURRENT_SK);
     if (!item?.summary?.S || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
     return this.decryptSummary(item);
   }
@@ -557,48 +527,27 @@ export class LabResultStore {
     };
   }
 
-  private async getPointer(resultId: string): Promise<{ versionId: string; versionSk: string } | undefined> {
-    const item = await this.getItem(resultPk(resultId), CURRENT_SK);
-    const versionId = item?.versionId?.S;
-    const versionSk = item?.versionSk?.S;
-    return versionId && versionSk ? { versionId, versionSk } : undefined;
-  }
-
-  private async getVersionRecord(resultId: string, versionSk: string): Promise<VersionRecord | undefined> {
-    const item = await this.getItem(resultPk(resultId), versionSk);
-    return item ? versionRecordOf(item) : undefined;
-  }
-
-  private async getItem(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
-    const out = await awsCall(DEPENDENCY, () =>
-      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })),
-    );
-    return out.Item;
-  }
-
   /** Version items of a result (one partition), optionally one version or the plain attributes only. */
   private async queryVersions(resultId: string, options: { versionId?: string; plainOnly?: boolean } = {}): Promise<Record<string, AttributeValue>[]> {
-    const items: Record<string, AttributeValue>[] = [];
-    let start: Record<string, AttributeValue> | undefined;
+    const found: Record<string, AttributeValue>[] = [];
     const values: Record<string, AttributeValue> = { ':pk': { S: resultPk(resultId) }, ':prefix': { S: VERSION_PREFIX } };
     if (options.versionId) values[':versionId'] = { S: options.versionId };
-    do {
-      const out = await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ...(options.versionId ? { FilterExpression: 'versionId = :versionId' } : {}),
-            ...(options.plainOnly ? { ProjectionExpression: PLAIN_VERSION_ATTRIBUTES, ExpressionAttributeNames: { '#status': 'status' } } : {}),
-            ExpressionAttributeValues: values,
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ...(options.versionId ? { FilterExpression: 'versionId = :versionId' } : {}),
+        ...(options.plainOnly ? { ProjectionExpression: PLAIN_VERSION_ATTRIBUTES, ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: values,
+        ConsistentRead: true,
+      }),
+      (page) => {
+        found.push(...page);
+        return true;
+      },
+    );
+    return found;
   }
 }
