@@ -5,18 +5,8 @@
  * Retry-After, anything else to a generic 500. The response middleware renders the result; the
  * audit middleware records its status.
  */
-import {
-  ConflictError,
-  ContentTooLargeError,
-  DomainError,
-  ForbiddenByPolicyError,
-  InvalidParameterError,
-  MalformedRequestError,
-  RecordNotFoundError,
-  RequestInProgressError,
-  ValidationFailedError,
-} from '../domain-errors';
-import { HttpProblem, isRetryableDependencyError } from './problem';
+import { DomainError, type DomainErrorKind } from '../domain-errors';
+import { HttpProblem, isRetryableDependencyError, type ProblemKind } from './problem';
 
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
 
@@ -26,29 +16,31 @@ export interface MappedProblem {
   expected: boolean;
 }
 
-function domainProblem(error: DomainError): HttpProblem | undefined {
-  if (error instanceof InvalidParameterError) {
-    return new HttpProblem('validation', error.detail, { errors: [{ parameter: error.parameter, message: error.problem }] });
-  }
-  // one answer for "no such record" and "not this patient's record": existence is not revealed
-  if (error instanceof RecordNotFoundError) return new HttpProblem('notFound', error.detail);
-  if (error instanceof ValidationFailedError) return new HttpProblem('validation', error.detail, { errors: error.errors });
-  if (error instanceof MalformedRequestError) return new HttpProblem('badRequest', error.detail);
-  if (error instanceof ConflictError)
-    return new HttpProblem('conflict', error.detail, Object.keys(error.extensions).length > 0 ? { extensions: error.extensions } : {});
-  if (error instanceof ContentTooLargeError) return new HttpProblem('payloadTooLarge', error.detail);
-  if (error instanceof RequestInProgressError)
-    return new HttpProblem('inProgress', error.detail, { headers: { 'retry-after': String(error.retryAfterSeconds) } });
-  if (error instanceof ForbiddenByPolicyError) return new HttpProblem('forbidden', error.detail, error.errors.length > 0 ? { errors: error.errors } : {});
-  return undefined;
+/** Each outcome the domain states, as the problem the caller is answered with. */
+const PROBLEM_OF_KIND = {
+  notFound: 'notFound',
+  invalidParameter: 'validation',
+  validationFailed: 'validation',
+  malformedRequest: 'badRequest',
+  conflict: 'conflict',
+  inProgress: 'inProgress',
+  forbiddenByPolicy: 'forbidden',
+  contentTooLarge: 'payloadTooLarge',
+} as const satisfies Record<DomainErrorKind, ProblemKind>;
+
+// "no such record" and "not this patient's record" are one answer (RecordNotFoundError's detail):
+// existence is not revealed
+function domainProblem(error: DomainError): HttpProblem {
+  return new HttpProblem(PROBLEM_OF_KIND[error.kind], error.detail, {
+    ...(error.fieldErrors.length > 0 ? { errors: error.fieldErrors } : {}),
+    ...(Object.keys(error.extensions).length > 0 ? { extensions: error.extensions } : {}),
+    ...(error.retryAfterSeconds !== undefined ? { headers: { 'retry-after': String(error.retryAfterSeconds) } } : {}),
+  });
 }
 
 export function problemForError(error: unknown): MappedProblem {
   if (error instanceof HttpProblem) return { problem: error, expected: true };
-  if (error instanceof DomainError) {
-    const problem = domainProblem(error);
-    if (problem) return { problem, expected: true };
-  }
+  if (error instanceof DomainError) return { problem: domainProblem(error), expected: true };
   if (isRetryableDependencyError(error)) {
     return {
       problem: new HttpProblem('unavailable', 'a dependency is temporarily unavailable; retry the same request', {
