@@ -2,7 +2,7 @@
  * Form intake (POST /receiveFormIntakeScope): validate, check the partner owns the form source,
  * route, store once, queue.
  *
- *   sourceSystemId not owned by the partner  -> forbidden_source (403), nothing stored
+ *   sourceSystemId not owned by the partner  -> ForbiddenByPolicyError (403), nothing stored
  *   patientId given, patient exists and the packet's birth date / last name do not contradict it
  *                                     -> state routed, stored under the patient
  *   patientId given, contradicted     -> state pending_review, reason demographics_mismatch
@@ -10,7 +10,8 @@
  *                                        (both queued too: the matcher records candidates for staff)
  *   patientId absent                  -> state pending_match, queued for the matcher
  *   same (partner, sourceSystemId, submissionId) again, same content -> the first packet, nothing stored
- *   same again with different content -> changed (409), nothing stored
+ *   same again with different content -> ConflictError (409), nothing stored
+ *   content over MAX_PACKET_CONTENT_BYTES -> ContentTooLargeError (413), nothing stored
  * The sender's answer is the same whatever happened (the endpoint answers 202 + packet id): intake
  * never tells a sender whether a patient exists or where a packet went.
  *
