@@ -155,6 +155,46 @@ describe('the Done-when demo on the local stack', () => {
   });
 });
 
+describe('a form tool onboarded with the CLIs', () => {
+  async function postPacket(secret: string, sourceSystemId: string): Promise<number> {
+    const payload = {
+      sourceSystemId,
+      formId: 'intake-v1',
+      submissionId: `sub-${++seq}`,
+      patient: { firstName: 'Ada', lastName: 'Nguyen', dob: '1990-02-03' },
+      answers: { q1: 'yes' },
+    };
+    const res = await call(stack, 'POST', '/receiveFormIntakeScope', {
+      headers: { 'x-api-key': secret, 'content-type': 'application/json' },
+      body: JSON.stringify({ payload }),
+    });
+    return res.status;
+  }
+
+  it('partners create --form-source gives it its sourceSystemIds: its packets are accepted, any other source is 403', async () => {
+    const partner = await run('partners', ['create', 'acme-forms', '--tier', 'standard', '--form-source', 'acme-intake,acme-kiosk']);
+    expect(partner.code).toBe(0);
+    const shown = await run('partners', ['show', 'acme-forms']);
+    expect(shown.out).toContain('acme-intake,acme-kiosk');
+    // the same settings again are idempotent; another source list is refused
+    expect((await run('partners', ['create', 'acme-forms', '--tier', 'standard', '--form-source', 'acme-kiosk,acme-intake'])).out).toContain('exists');
+    const changed = await run('partners', ['create', 'acme-forms', '--tier', 'standard', '--form-source', 'other']);
+    expect(changed.code).not.toBe(0);
+    expect(changed.err).toContain('form-source');
+
+    const secret = secretOf(await run('keys', ['create', '--partner', 'acme-forms', '--scopes', Scopes.ingestForms]));
+    expect(await postPacket(secret, 'acme-intake')).toBe(202);
+    expect(await postPacket(secret, 'acme-kiosk')).toBe(202);
+    expect(await postPacket(secret, 'demo-form-tool')).toBe(403); // another partner's source
+  });
+
+  it('without --form-source a form tool owns no source: every packet is 403', async () => {
+    await run('partners', ['create', 'bare-forms', '--tier', 'standard']);
+    const secret = secretOf(await run('keys', ['create', '--partner', 'bare-forms', '--scopes', Scopes.ingestForms]));
+    expect(await postPacket(secret, 'bare-intake')).toBe(403);
+  });
+});
+
 describe('against a stage: the exact API Gateway calls', () => {
   beforeAll(async () => {
     expect((await run('partners', ['create', 'stage-lab', '--tier', 'high', '--sender-id', 'STG', '--stage', 'test'])).code).toBe(0);

@@ -24,6 +24,8 @@ export interface CreatePartnerRequest {
   tier: PartnerTier;
   kind: PartnerKind;
   senderIds: string[];
+  /** form tool sourceSystemIds the partner owns ('*' = any) */
+  formSourceIds?: string[];
   receivingApplication?: string;
   receivingFacility?: string;
   rateLimit?: number;
@@ -41,6 +43,7 @@ export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord
     rateLimit: request.rateLimit ?? DEFAULT_RATE_LIMIT,
     rateWindowSeconds: request.rateWindowSeconds ?? DEFAULT_RATE_WINDOW_SECONDS,
     allowedSenderIds: [...new Set(request.senderIds)],
+    allowedFormSourceIds: [...new Set(request.formSourceIds ?? [])],
     receivingApplication: request.receivingApplication,
     receivingFacility: request.receivingFacility,
     kind: request.kind,
@@ -55,6 +58,7 @@ export function partnerDifferences(existing: PartnerRecord, wanted: PartnerRecor
     tier: partnerTier(p),
     kind: partnerKind(p),
     'sender-id': [...p.allowedSenderIds].sort().join(','),
+    'form-source': [...(p.allowedFormSourceIds ?? [])].sort().join(','),
     'receiving-application': p.receivingApplication ?? '',
     'receiving-facility': p.receivingFacility ?? '',
     'rate-limit': `${p.rateLimit}/${p.rateWindowSeconds}s`,

@@ -34,6 +34,12 @@ export const PartnerCommands: CommandSpec[] = [
         description: 'lab sender id (senderID) it may submit results for; comma-separated',
         multiple: true,
       },
+      'form-source': {
+        type: 'string',
+        value: 'ID',
+        description: 'form tool sourceSystemId it owns (its form packets carry it); comma-separated. Without one its packets are refused (403)',
+        multiple: true,
+      },
       'receiving-application': { type: 'string', value: 'A', description: 'MSH-5 of messages it receives' },
       'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives' },
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys (default 1000/60s)' },
@@ -43,6 +49,7 @@ export const PartnerCommands: CommandSpec[] = [
     examples: [
       'npm run partners -- create acme-lab --tier standard --sender-id ACME',
       'npm run partners -- create acme-ehr --tier high --receiving-application ACME-EHR --receiving-facility ACME-CLINIC --stage prod',
+      'npm run partners -- create acme-forms --tier standard --form-source acme-intake',
       'npm run partners -- create clinic-staff --tier standard --kind internal',
     ],
   },
@@ -75,7 +82,7 @@ export const PartnerCommands: CommandSpec[] = [
   },
 ];
 
-export const PARTNER_LIST_HEADER = ['PARTNER', 'POLICY', 'KIND', 'TIER', 'RATE LIMIT', 'SENDER IDS', 'RECEIVING APP/FACILITY', 'NAME'];
+export const PARTNER_LIST_HEADER = ['PARTNER', 'POLICY', 'KIND', 'TIER', 'RATE LIMIT', 'SENDER IDS', 'FORM SOURCES', 'RECEIVING APP/FACILITY', 'NAME'];
 
 function partnerRow(p: PartnerRecord): string[] {
   return [
@@ -85,6 +92,7 @@ function partnerRow(p: PartnerRecord): string[] {
     partnerTier(p),
     `${p.rateLimit}/${p.rateWindowSeconds}s`,
     p.allowedSenderIds.join(',') || '-',
+    (p.allowedFormSourceIds ?? []).join(',') || '-',
     p.receivingApplication || p.receivingFacility ? `${p.receivingApplication ?? '-'}/${p.receivingFacility ?? '-'}` : '-',
     p.name,
   ];
@@ -134,6 +142,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
           kind: kind as PartnerKind,
           name: values.name as string | undefined,
           senderIds: listOption(values['sender-id']),
+          formSourceIds: listOption(values['form-source']),
           receivingApplication: values['receiving-application'] as string | undefined,
           receivingFacility: values['receiving-facility'] as string | undefined,
           ...limits,
