@@ -10,7 +10,7 @@
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
-import { assertValid } from '../lib/http/validation';
+import { assertValid } from '../lib/schemas/field-errors';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
 import { routeInboxPacket } from '../lib/forms/inbox';

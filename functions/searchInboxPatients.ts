@@ -11,7 +11,7 @@
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
-import { assertValid } from '../lib/http/validation';
+import { assertValid } from '../lib/schemas/field-errors';
 import validateSearchBody from '../lib/forms/generated/inbox-patient-search.validator';
 import { matchKeysForLookup } from '../lib/forms/match-key-wiring';
 import { searchChartForPacket, type PatientSearchQuery } from '../lib/forms/patient-search';

@@ -21,7 +21,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { Env } from '../lib/config/service';
 import { importChart, validateChartImport } from '../lib/chart/chart-import';
 import { ChartStore } from '../lib/chart/chart-store';
-import { DependencyUnavailableError } from '../lib/http/problem';
+import { DependencyUnavailableError } from '../lib/domain-errors';
 import { KeyServiceError } from '../lib/crypto/errors';
 import { ChartPatientWriter } from '../lib/forms/chart-patient-writer';
 import { explicitFormsDependencies } from '../lib/forms/forms-wiring';

@@ -7,7 +7,7 @@ import {
   ProvisionedThroughputExceededException,
   type BatchWriteItemCommandOutput,
 } from '@aws-sdk/client-dynamodb';
-import { DependencyUnavailableError } from '../http/problem';
+import { DependencyUnavailableError } from '../domain-errors';
 import { ChartStore, InvalidChartRecordError, chartItem, timelineInstant } from './chart-store';
 import { startLocalDynamoDb, type LocalDynamoDb } from './testing/local-dynamodb';
 import type { Assessment, ChartRecord, Encounter, Note, Patient } from './types';

@@ -1,6 +1,7 @@
 import { KMSServiceException } from '@aws-sdk/client-kms';
 import { EnvelopeDecryptError, KeyServiceError, KeyServiceUnavailableError } from './errors';
-import { errorCode, isTransientKmsError, mapKmsError } from './kms-errors';
+import { isTransientAwsError } from '../aws/dependency-calls';
+import { errorCode, mapKmsError } from './kms-errors';
 
 const aws = (name: string, httpStatusCode: number, fault: 'client' | 'server' = 'client') =>
   new KMSServiceException({ name, $fault: fault, $metadata: { httpStatusCode }, message: `${name} message` });
@@ -19,7 +20,7 @@ describe('KMS error mapping', () => {
     ['ECONNRESET', new Error('AWS SDK error wrapper for Error: read ECONNRESET')],
     ['TimeoutError', Object.assign(new Error('timed out'), { name: 'TimeoutError' })],
   ])('%s is transient -> KeyServiceUnavailableError', (code, err) => {
-    expect(isTransientKmsError(err)).toBe(true);
+    expect(isTransientAwsError(err)).toBe(true);
     const mapped = mapKmsError('GenerateDataKey', err);
     expect(mapped).toBeInstanceOf(KeyServiceUnavailableError);
     expect(mapped).toMatchObject({ operation: 'GenerateDataKey', code, cause: err });

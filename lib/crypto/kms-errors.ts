@@ -26,16 +26,13 @@ export function errorCode(err: unknown): string {
   return 'Unknown';
 }
 
-/** The shared classifier (lib/aws/dependency-calls.ts): throttling, 5xx, 429, network. */
-export const isTransientKmsError = isTransientAwsError;
-
 /**
  * Maps an error thrown by a KMS call. `operation` is the KMS operation name.
  * Decrypt's "not your ciphertext" answers become EnvelopeDecryptError('data-key-rejected').
  */
 export function mapKmsError(operation: string, err: unknown): Error {
   const code = errorCode(err);
-  if (isTransientKmsError(err)) return new KeyServiceUnavailableError(operation, code, { cause: err });
+  if (isTransientAwsError(err)) return new KeyServiceUnavailableError(operation, code, { cause: err });
   if (operation === 'Decrypt' && CIPHERTEXT_REJECTED_NAMES.has(code)) {
     return new EnvelopeDecryptError('data-key-rejected', `KMS rejected the encrypted data key (${code})`, { cause: err });
   }

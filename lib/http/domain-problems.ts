@@ -6,7 +6,8 @@
  * audit middleware records its status.
  */
 import { DomainError, type DomainErrorKind } from '../domain-errors';
-import { HttpProblem, isRetryableDependencyError, type ProblemKind } from './problem';
+import { isTransientAwsError } from '../aws/dependency-calls';
+import { HttpProblem, type ProblemKind } from './problem';
 
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
 
@@ -41,7 +42,7 @@ function domainProblem(error: DomainError): HttpProblem {
 export function problemForError(error: unknown): MappedProblem {
   if (error instanceof HttpProblem) return { problem: error, expected: true };
   if (error instanceof DomainError) return { problem: domainProblem(error), expected: true };
-  if (isRetryableDependencyError(error)) {
+  if (isTransientAwsError(error)) {
     return {
       problem: new HttpProblem('unavailable', 'a dependency is temporarily unavailable; retry the same request', {
         headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },

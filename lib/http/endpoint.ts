@@ -6,7 +6,7 @@ import { accessControl } from './middleware/access-control';
 import { auditRecording } from './middleware/audit-recording';
 import { httpResponses } from './middleware/http-responses';
 import { requestTracing } from './middleware/request-tracing';
-import { DependencyUnavailableError } from './problem';
+import { DependencyUnavailableError } from '../domain-errors';
 import { stateFromContext, type AuthorizedRequest } from './request-state';
 
 export interface EndpointResponse {

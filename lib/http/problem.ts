@@ -3,8 +3,7 @@
  * written for the partner and never carries PHI or internals. Anything else thrown inside a
  * handler becomes a generic 500 (or 503 when a dependency is unavailable).
  */
-import { isTransientAwsError } from '../aws/dependency-calls';
-import { DependencyUnavailableError, type FieldError } from '../domain-errors';
+import type { FieldError } from '../domain-errors';
 
 export const ProblemTypes = {
   validation: { status: 400, slug: 'validation-error', title: 'Request validation failed' },
@@ -26,7 +25,6 @@ export const ProblemTypes = {
 export type ProblemKind = keyof typeof ProblemTypes;
 
 export type { FieldError };
-export { DependencyUnavailableError };
 
 export interface ProblemBody {
   type: string;
@@ -70,6 +68,3 @@ export class HttpProblem extends Error {
 export function problemBody(kind: ProblemKind, detail: string, requestId: string, errors?: FieldError[]): ProblemBody {
   return new HttpProblem(kind, detail, { errors }).toBody(requestId);
 }
-
-/** True for failures that say "try again later" (the caller sees 503): the shared classifier. */
-export const isRetryableDependencyError = isTransientAwsError;

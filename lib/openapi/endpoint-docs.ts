@@ -11,7 +11,7 @@ import { DEFAULT_INBOX_LIMIT, LISTABLE_STATES, MAX_INBOX_LIMIT } from '../forms/
 import { MAX_PACKET_CONTENT_BYTES } from '../forms/intake';
 import { ID_PATTERN } from '../http/query';
 import { MAX_JSON_BODY_BYTES } from '../http/json-body';
-import type { FieldError } from '../http/problem';
+import type { FieldError } from '../domain-errors';
 import { ResponseSchemas } from './response-schemas';
 
 export type Tag = 'HL7 exports' | 'HL7 intake' | 'Lab results' | 'Form intake' | 'Interop inbox' | 'FHIR R4' | 'API reference';

@@ -3,7 +3,8 @@
  * pointer; lib/http renders them in problem+json `errors`, HL7 intake in ACK ERR segments.
  */
 import type { ErrorObject } from 'ajv';
-import type { FieldError } from '../domain-errors';
+import { ValidationFailedError, type FieldError } from '../domain-errors';
+import type { CompiledValidator } from './compiled-validator';
 
 /**
  * One field error per failing field, by JSON pointer. Missing properties
@@ -46,4 +47,10 @@ function callerKeyDepth(schemaPath: string): number | undefined {
   if (at < 0) return undefined;
   const prefix = schemaPath.slice(0, at);
   return (prefix.match(/\/properties\//g) ?? []).length + (prefix.match(/\/items(\/|$)/g) ?? []).length;
+}
+
+/** Runs a compiled validator; a failure is one ValidationFailedError listing every failing field (a 400). */
+export function assertValid<T>(validate: CompiledValidator, value: unknown, what: string): T {
+  if (!validate(value)) throw new ValidationFailedError(`${what} failed validation`, fieldErrors(validate.errors));
+  return value as T;
 }

@@ -433,7 +433,7 @@ describe('PHI never leaks', () => {
  * Both were addressed in ebaed43: finding 2 is fixed; finding 1 is fixed for forbidden property names
  * but not for the keys of the form answers map (see the BUG below).
  *
- * FINDING / BUG 1 (lib/http/validation.ts fieldErrors, line 17 `instancePath` and line 22 the
+ * FINDING / BUG 1 (lib/schemas/field-errors.ts fieldErrors, line 17 `instancePath` and line 22 the
  * `additionalProperties` branch): problem bodies name failing fields by JSON pointer built from the caller's own
  * property names, e.g. POST /interopInbox/{id}/route {"patientId":"x","Quillon Vastergaard":1} answers
  * errors[0].pointer "/Quillon Vastergaard"; a form answer keyed by a name with an invalid value
@@ -465,7 +465,7 @@ describe('PHI misplaced into identifiers by a caller', () => {
   });
 
   /*
-   * BUG, the fix in ebaed43 is incomplete (lib/http/validation.ts, callerKeyDepth line 43, used at line
+   * BUG, the fix in ebaed43 is incomplete (lib/schemas/field-errors.ts, callerKeyDepth line 43, used at line
    * 19): it recognises a value inside a caller-keyed map by `/additionalProperties/` in the error's
    * schemaPath, but the form answers map is `additionalProperties: { "$ref": "#/definitions/answer" }`
    * and ajv reports errors inside a $ref'd schema with the definition's own path

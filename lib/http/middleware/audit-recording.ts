@@ -5,7 +5,7 @@ import { ContainerCache } from '../../aws/container-cache';
 import { tableName } from '../../dynamo/table-names';
 import { logger } from '../../observability/logger';
 import { statusForError } from '../domain-problems';
-import { DependencyUnavailableError } from '../problem';
+import { DependencyUnavailableError } from '../../domain-errors';
 
 /** Same margin as the handler's early timeout (lib/http/endpoint.ts). */
 const AUDIT_TIMEOUT_MARGIN_MS = 1000;

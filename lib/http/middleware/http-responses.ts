@@ -8,7 +8,6 @@ import { newRequestId } from '../request-id';
 import { requestState, type MiddyRequest } from '../request-state';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-export { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../domain-problems';
 
 /**
  * Last in the pipeline: turns errors into problem+json (a generic 500/503 for anything that is not
