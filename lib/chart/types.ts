@@ -4,6 +4,19 @@
  * every date of birth is `YYYY-MM-DD`.
  */
 
+/**
+ * Where a record came from (docs/write-authority.md): the partner whose API key sent it, the sender
+ * it named (MSH-4, senderID, sourceSystemId), the source message (MSH-10 or x-request-id) and when it
+ * was received. Records of the chart itself (import, demo load) have none.
+ */
+export interface Provenance {
+  partnerId: string;
+  sender: string;
+  sourceMessageId: string;
+  /** ISO 8601 UTC */
+  receivedAt: string;
+}
+
 export interface CodedValue {
   /** code, e.g. "E11.9" */
   code: string;

@@ -47,6 +47,8 @@ export const Env = {
   hl7SendingFacility: 'HL7_SENDING_FACILITY',
   /** EI-2 / XCN-9 / CX-4 namespace of the ids the HL7 exports write (default INTEROP) */
   hl7IdentifierNamespace: 'HL7_IDENTIFIER_NAMESPACE',
+  /** CX-4 assigning authority of the chart's own MRNs (owned by the chart, never by a partner); local DEMO-HOSP */
+  chartAssigningAuthority: 'CHART_ASSIGNING_AUTHORITY',
   anonRateLimit: 'ANON_RATE_LIMIT',
   anonRateWindowSeconds: 'ANON_RATE_WINDOW_SECONDS',
   logLevel: 'LOG_LEVEL',
