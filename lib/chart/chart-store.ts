@@ -30,7 +30,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { queryPages } from '../aws/query-pages';
-import { awsCall } from '../aws/dependency-calls';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { DependencyUnavailableError } from '../domain-errors';
 import { Tables } from '../config/service';
 import type { Assessment, ChartRecord, ChartRecordKind, Encounter, Note, Patient } from './types';
@@ -380,6 +380,57 @@ export class ChartStore {
 
   putNote(note: Note): Promise<void> {
     return this.putEntry({ kind: 'note', record: note });
+  }
+
+  /**
+   * Intake's note write (docs/write-authority.md): the note is written only when no note has its id
+   * under the patient. False when one has (nothing written). Never an unconditional put.
+   */
+  async putNoteIfAbsent(note: Note): Promise<boolean> {
+    const Item = chartItem({ kind: 'note', record: note });
+    try {
+      await this.call(() => this.db.send(new PutItemCommand({ TableName: this.table, Item, ConditionExpression: 'attribute_not_exists(pk)' })));
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * A new version of a partner's own note: the stored version is first copied to
+   * `NOTEVERSION#<noteId>#<version>` (kept, outside the timeline), then the note is replaced on
+   * condition that it still is that version and belongs to `partnerId`. False when there is no note of
+   * that partner with this id, or another write came first (nothing replaced).
+   */
+  async replacePartnerNote(note: Note, partnerId: string): Promise<boolean> {
+    const stored = await this.getNote(note.patientId, note.noteId);
+    if (!stored || stored.provenance?.partnerId !== partnerId) return false;
+    const previous = stored.version ?? 1;
+    const copy = marshall(
+      { pk: patientPk(note.patientId), sk: `NOTEVERSION#${note.noteId}#${String(previous).padStart(6, '0')}`, kind: 'note-version', record: stored },
+      { removeUndefinedValues: true },
+    );
+    await this.call(() => this.db.send(new PutItemCommand({ TableName: this.table, Item: copy })));
+    const Item = chartItem({ kind: 'note', record: { ...note, version: previous + 1 } });
+    try {
+      await this.call(() =>
+        this.db.send(
+          new PutItemCommand({
+            TableName: this.table,
+            Item,
+            ConditionExpression:
+              'attribute_exists(pk) AND #record.#provenance.#partnerId = :partnerId AND (#record.#version = :version OR attribute_not_exists(#record.#version))',
+            ExpressionAttributeNames: { '#record': 'record', '#provenance': 'provenance', '#partnerId': 'partnerId', '#version': 'version' },
+            ExpressionAttributeValues: { ':partnerId': { S: partnerId }, ':version': { N: String(previous) } },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   putAssessment(assessment: Assessment): Promise<void> {

@@ -104,6 +104,17 @@ export interface Note {
   author: Clinician;
   createdAt: string;
   text: string;
+  /** a partner's document: who sent it (absent for the chart's own notes) */
+  provenance?: Provenance;
+  /** the sender's document number (TXA-12) as sent; `noteId` is `<partnerId>:<documentNumber>` */
+  documentNumber?: string;
+  /** TXA-17 (table 0271) as the sender gave it; absent: the chart's own note (AU) or, for a partner's, DO */
+  completionStatus?: string;
+  /** TXA-22 as the sender gave it (who authenticated, when) */
+  authenticatedBy?: Clinician;
+  authenticatedAt?: string;
+  /** 1 for the first version; a replacement (MDM^T08/T10 of the owner) counts up */
+  version?: number;
 }
 
 export interface AssessmentItem {

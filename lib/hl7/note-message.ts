@@ -1,13 +1,19 @@
 import type { Encounter, Note, Patient } from '../chart/types';
 import { ceFromCodedValue, eiFromIdentifier, tsFromDateTime, xcnFromClinician } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { escapeText, escapeTextLines } from './escape';
+import { escapeText, escapeTextLines, type EscapedText } from './escape';
 import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext, namespacesOf } from './header';
-import type { IdentifierNamespaces } from './identifiers';
 import { documentNumberLength, LOCAL_CODES } from './observations';
 import { type Component, Hl7Message, Segment } from './segment';
 import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstComponent } from './segments';
-import { CONTENT_PRESENTATION_TEXT, DOCUMENT_AVAILABLE, DOCUMENT_COMPLETION_AUTHENTICATED, DOCUMENT_TYPE_PROGRESS_NOTE } from './tables';
+import {
+  CONTENT_PRESENTATION_TEXT,
+  DOCUMENT_AVAILABLE,
+  DOCUMENT_COMPLETION_AUTHENTICATED,
+  DOCUMENT_COMPLETION_DOCUMENTED,
+  DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED,
+  DOCUMENT_TYPE_PROGRESS_NOTE,
+} from './tables';
 
 /*
  * MDM^T02^MDM_T02 (original document notification and content), exactly as hl7-notes.md maps the service
@@ -23,6 +29,10 @@ import { CONTENT_PRESENTATION_TEXT, DOCUMENT_AVAILABLE, DOCUMENT_COMPLETION_AUTH
  *        note's creation time, TXA-5 and TXA-9 the author, TXA-12 the document number (note id short
  *        form ^ entity namespace, at most 30 characters), TXA-17 AU, TXA-19 AV, TXA-22 the author and
  *        the creation time (PPN: who authenticated, when; required with AU)
+ *        A partner's document (note.provenance, docs/write-authority.md): TXA-12 the sender's document
+ *        number ^ its MSH-4; XCN-9 of the author the sender's MSH-4; TXA-17 as the sender gave it (DO
+ *        when it gave none, never upgraded); TXA-22 only with AU/LA, as the sender gave it; OBX-23 the
+ *        sender (performing organization)
  *   OBX  OBX-1 1, OBX-2 TX, OBX-3 NOTE^ChartNote^L, OBX-5 the note text, OBX-11 F
  *
  * The note text goes into ONE OBX as TX, one repetition of OBX-5 per line (v2.5.1 chapter 2: in TX the
@@ -46,8 +56,8 @@ export interface NoteMessageInput {
 const PPN_TIME_COMPONENT = 15;
 
 /** TXA-22 (PPN): the authenticating clinician as an XCN, and when they authenticated. */
-function authenticationPerson(author: Note['author'], at: ReturnType<typeof tsFromDateTime>, namespaces: IdentifierNamespaces): Component[] {
-  const components: Component[] = [...xcnFromClinician(author, namespaces.clinician)];
+function authenticationPerson(author: Note['author'], at: EscapedText, assigningAuthority: string): Component[] {
+  const components: Component[] = [...xcnFromClinician(author, assigningAuthority)];
   while (components.length < PPN_TIME_COMPONENT - 1) {
     components.push(escapeText(''));
   }
@@ -72,7 +82,26 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
   }
   const namespaces = namespacesOf(header);
   const createdAt = tsFromDateTime(note.createdAt, 'note.createdAt');
-  const author = xcnFromClinician(note.author, namespaces.clinician);
+  // a partner's document: the ids are the sender's (its MSH-4 as the namespace), not the chart's, so the
+  // author is never exported as one of the chart's clinicians and TXA-12 is the sender's own number
+  const source = note.provenance;
+  const author = xcnFromClinician(note.author, source ? source.sender : namespaces.clinician);
+  const completion = note.completionStatus ?? (source ? DOCUMENT_COMPLETION_DOCUMENTED : DOCUMENT_COMPLETION_AUTHENTICATED);
+  const authenticated = completion === DOCUMENT_COMPLETION_AUTHENTICATED || completion === DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED;
+  const documentNumber =
+    source && note.documentNumber
+      ? eiFromIdentifier(note.documentNumber, source.sender, documentNumberLength({ ...namespaces, entity: source.sender }))
+      : eiFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces));
+  const authentication = !authenticated
+    ? undefined
+    : source
+      ? note.authenticatedBy &&
+        authenticationPerson(
+          note.authenticatedBy,
+          note.authenticatedAt ? tsFromDateTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
+          source.sender,
+        )
+      : authenticationPerson(note.author, createdAt, namespaces.clinician);
 
   const transcriptionHeader = new Segment('TXA')
     .set(1, escapeText('1'))
@@ -82,10 +111,10 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     .set(5, author)
     .set(6, createdAt)
     .set(9, author)
-    .set(12, requireFirstComponent(eiFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces)), 'note.noteId'))
-    .set(17, escapeText(DOCUMENT_COMPLETION_AUTHENTICATED))
-    .set(19, escapeText(DOCUMENT_AVAILABLE))
-    .set(22, authenticationPerson(note.author, createdAt, namespaces));
+    .set(12, requireFirstComponent(documentNumber, 'note.noteId'))
+    .set(17, escapeText(completion))
+    .set(19, escapeText(DOCUMENT_AVAILABLE));
+  if (authentication) transcriptionHeader.set(22, authentication);
 
   const noteText = new Segment('OBX')
     .set(1, escapeText('1'))
@@ -93,6 +122,8 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     .set(3, ceFromCodedValue(LOCAL_CODES.note))
     .setLines(5, escapeTextLines(note.text))
     .set(11, escapeText('F'));
+  // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
+  if (source) noteText.set(23, [escapeText(source.sender)]);
 
   return [
     eventTypeSegment('T02', header.timestamp),

@@ -33,6 +33,10 @@ export type ObservationValueType = 'NM' | 'SN' | 'ST' | 'TX' | 'CE' | 'XCN';
 
 /** Table 0271 document completion status: authenticated. */
 export const DOCUMENT_COMPLETION_AUTHENTICATED = 'AU';
+/** table 0271: legally authenticated */
+export const DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED = 'LA';
+/** table 0271: documented (the status of a partner's document that gave none) */
+export const DOCUMENT_COMPLETION_DOCUMENTED = 'DO';
 /** Table 0273 document availability status: available for patient care. */
 export const DOCUMENT_AVAILABLE = 'AV';
 /**

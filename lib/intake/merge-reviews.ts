@@ -2,7 +2,7 @@
  * ADT^A40 merge requests, recorded and held for a person to review (never applied automatically).
  *
  *   chart table item   pk MERGE#<reviewId>   sk REVIEW
- *                      attributes: state held, survivingPatientId, priorPatientId?, priorIdentifierKey
+ *                      attributes: state held, survivingPatientId? (when resolved), priorPatientId?, priorIdentifierKey
  *                      (keyed hash, no MRN), partnerId, receivedAt
  *
  * One conditional put per request: a resend of the same merge message does not add a second review.
@@ -27,7 +27,7 @@ export class ChartMergeReviews implements MergeReviews {
               pk: { S: `MERGE#${request.reviewId}` },
               sk: { S: 'REVIEW' },
               state: { S: 'held' },
-              survivingPatientId: { S: request.survivingPatientId },
+              ...(request.survivingPatientId ? { survivingPatientId: { S: request.survivingPatientId } } : {}),
               ...(request.priorPatientId ? { priorPatientId: { S: request.priorPatientId } } : {}),
               priorIdentifierKey: { S: request.priorIdentifierKey },
               partnerId: { S: request.partnerId },

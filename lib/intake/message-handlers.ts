@@ -1,41 +1,48 @@
 /**
- * What each supported HL7 message does to the service's data:
+ * What each supported HL7 message does to the service's data (docs/write-authority.md: partners write
+ * only what they own; the chart's patients and notes are never changed by a partner):
  *
  *   ORU^R01                    each OBR with its OBX -> one lab result through receiveLabResult (the code path
  *                              of POST /receiveTestData: validation, encryption, versions, current pointer,
- *                              notification)
- *   ADT^A01/A04/A08/A28/A31    PID (+PD1, NK1) upserted as the chart patient; MRN index and match index updated
- *   ADT^A40                    recorded and held for review (never applied)
- *   MDM^T02                    TXA + OBX text stored as a chart note of the patient
+ *                              notification), filed to the resolved chart patient, else held for review
+ *   ADT^A01/A04/A08/A28/A31    PID (+PD1, NK1) -> the sender's own view of the person (a partner identity),
+ *                              linked to a chart patient when the chart MRN and the demographics agree, else
+ *                              held for review; never the chart patient, the MRN index or the match index
+ *   ADT^A40                    held for review (never applied)
+ *   MDM^T02                    a new document of the sender (`<partnerId>:<TXA-12>`), filed to the resolved
+ *                              chart patient, else held for review
+ *   MDM^T08/T10                a new version of the sender's own document (the earlier version kept)
  *
- * A handler answers AA, or throws {@link AckRejection} (AE/AR with ERR entries) before writing anything.
- * Error texts name the rule and the location, never a submitted value.
+ * Patient resolution (lib/intake/patient-resolution.ts) never changes the answer: AA whether or not
+ * the patient is known. A handler answers AA, or throws {@link AckRejection} (AE/AR with ERR entries)
+ * before writing anything. Error texts name the rule and the location, never a submitted value.
  */
-import type { AckError } from '../hl7/ack';
-import { ErrorCodes, type ErrorCode, type ErrorLocation } from '../hl7/parse-error';
-import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
-import type { Note, Patient } from '../chart/types';
+import { checkNoteValues, checkPatientValues } from '../chart/record-rules';
+import type { Clinician, Note, Patient, Provenance } from '../chart/types';
 import { ValidationFailedError } from '../domain-errors';
+import { ErrorCodes, type ErrorLocation } from '../hl7/parse-error';
+import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
 import type { Principal } from '../keys/access-decision';
 import { receiveLabResult, senderAllowed, type ReceiveDependencies } from '../results/receive';
 import { normalizeStatus } from '../results/status';
 import { acceptLabResult } from '../results/validation';
-import type { ResultKeys } from '../results/lookup-keys';
+import { AckRejection, reject } from './ack-rejection';
+import { heldIdFor, type HeldRecord } from './held-records';
 import { address, clinician, codedValue, compact, dateFromDt, instantFromTs, personName, present, telecoms } from './hl7-values';
+import type { PartnerIdentity } from './partner-identities';
+import {
+  chartIdentifierKey,
+  checkNamespaces,
+  claimedPerson,
+  demographicsAgree,
+  pidIdentifiers,
+  resolvePatient,
+  senderIdentityKey,
+  type Resolution,
+  type ResolutionDependencies,
+} from './patient-resolution';
 
-export class AckRejection extends Error {
-  constructor(
-    readonly code: 'AE' | 'AR',
-    readonly errors: AckError[],
-  ) {
-    super(errors[0]?.message ?? 'rejected');
-    this.name = 'AckRejection';
-  }
-}
-
-export function reject(code: 'AE' | 'AR', errorCode: ErrorCode, message: string, location?: ErrorLocation): never {
-  throw new AckRejection(code, [{ code: errorCode, message, location }]);
-}
+export { AckRejection, reject };
 
 export interface IntakeAudit {
   action: string;
@@ -47,17 +54,18 @@ export interface HandledMessage {
   audit: IntakeAudit;
 }
 
+/** What intake may do to the chart: read patients and notes, add a partner's note, replace the partner's own. */
 export interface ChartAccess {
   getPatient(patientId: string): Promise<Patient | undefined>;
-  /** the chart-patient writer: chart item + match index (TODO(forms): the forms helper's writer replaces this) */
-  writePatient(patient: Patient, now: Date): Promise<void>;
-  putNote(note: Note): Promise<void>;
+  getNote(patientId: string, noteId: string): Promise<Note | undefined>;
+  putNoteIfAbsent(note: Note): Promise<boolean>;
+  replacePartnerNote(note: Note, partnerId: string): Promise<boolean>;
 }
 
 export interface MergeReviews {
   hold(request: {
     reviewId: string;
-    survivingPatientId: string;
+    survivingPatientId?: string;
     priorPatientId?: string;
     priorIdentifierKey: string;
     partnerId: string;
@@ -65,10 +73,10 @@ export interface MergeReviews {
   }): Promise<boolean>;
 }
 
-export interface HandlerDependencies {
-  keys(): Promise<ResultKeys>;
-  mrnIndex: { find(identifierKey: string): Promise<string | undefined>; claim(identifierKey: string, patientId: string, now: Date): Promise<string> };
+export interface HandlerDependencies extends ResolutionDependencies {
   chart: ChartAccess;
+  identities: ResolutionDependencies['identities'] & { put(identity: PartnerIdentity): Promise<PartnerIdentity> };
+  held: { hold(record: Omit<HeldRecord, 'state'>): Promise<boolean> };
   labResults: ReceiveDependencies;
   merges: MergeReviews;
 }
@@ -84,7 +92,7 @@ export interface HandlerContext {
 export const SUPPORTED_EVENTS: Readonly<Record<string, readonly string[]>> = {
   ORU: ['R01'],
   ADT: ['A01', 'A04', 'A08', 'A28', 'A31', 'A40'],
-  MDM: ['T02'],
+  MDM: ['T02', 'T08', 'T10'],
 };
 
 export async function handleMessage(message: ParsedMessage, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
@@ -94,38 +102,45 @@ export async function handleMessage(message: ParsedMessage, services: HandlerDep
   if (code === 'ORU' && event === 'R01') return handleOru(message, services, context);
   if (code === 'ADT' && event === 'A40') return handleMerge(message, services, context);
   if (code === 'ADT' && SUPPORTED_EVENTS.ADT!.includes(event)) return handleAdt(message, services, context);
-  if (code === 'MDM' && event === 'T02') return handleMdm(message, services, context);
-  return reject('AR', ErrorCodes.unsupportedMessageType, 'unsupported message type: this endpoint takes ORU^R01, ADT^A01/A04/A08/A28/A31/A40 and MDM^T02', {
-    segmentId: 'MSH',
-    segmentSequence: 1,
-    field: 9,
-  });
+  if (code === 'MDM' && SUPPORTED_EVENTS.MDM!.includes(event)) return handleMdm(message, event, services, context);
+  return reject(
+    'AR',
+    ErrorCodes.unsupportedMessageType,
+    'unsupported message type: this endpoint takes ORU^R01, ADT^A01/A04/A08/A28/A31/A40 and MDM^T02/T08/T10',
+    {
+      segmentId: 'MSH',
+      segmentSequence: 1,
+      field: 9,
+    },
+  );
 }
 
-// ---- patient identity ----
-
-interface PatientIdentifier {
-  mrn: string;
-  authority: string;
+/** The record's provenance: the key's partner, MSH-4, MSH-10, the receipt time. */
+function provenanceOf(message: ParsedMessage, context: HandlerContext): Provenance {
+  const msh = message.segments[0]!;
+  return { partnerId: context.principal.partnerId, sender: valueAt(msh, 4), sourceMessageId: valueAt(msh, 10), receivedAt: context.now.toISOString() };
 }
 
-function patientIdentifier(pid: ParsedSegment | undefined): PatientIdentifier {
-  const location = { segmentId: 'PID', segmentSequence: pid?.sequence ?? 1, field: 3 };
-  if (!pid) reject('AE', ErrorCodes.segmentSequence, 'the message has no PID segment', { segmentId: 'PID' });
-  // PID-3 (v2.3+); PID-2 and PID-4 only as fallbacks for senders that still fill the old external/alternate ids
-  const reps = [3, 2, 4].map((field) => repetitionsOf(pid, field).filter((rep) => present(rep[0]?.[0]))).find((found) => found.length > 0) ?? [];
-  const chosen = reps.find((rep) => rep[4]?.[0] === 'MR') ?? reps[0];
-  const mrn = present(chosen?.[0]?.[0]);
-  if (!mrn) reject('AE', ErrorCodes.requiredFieldMissing, 'PID-3 must carry the patient identifier (CX-1)', location);
-  const authority = present(chosen?.[3]?.[0]) ?? '';
-  if (mrn.length > 128 || authority.length > 128)
-    reject('AE', ErrorCodes.valueTooLong, 'PID-3 identifier or assigning authority is longer than 128 characters', location);
-  return { mrn, authority };
+/** Record-rule problems as an AE located in the message (`locate` maps a record path to a field). */
+function refuseProblems(problems: ReadonlyArray<{ path: string; message: string }>, locate: (path: string) => ErrorLocation): void {
+  if (problems.length === 0) return;
+  throw new AckRejection(
+    'AE',
+    problems
+      .slice(0, 20)
+      .map((problem) => ({ code: ErrorCodes.dataType, message: `${problem.path}: ${problem.message}`.slice(0, 200), location: locate(problem.path) })),
+  );
 }
 
-/** `hl7-` + 128 bits of the keyed identifier hash: the id of a chart patient first seen in an HL7 message. */
-export function patientIdFor(identifierKey: string): string {
-  return `hl7-${identifierKey.slice(0, 32)}`;
+/** `hl7-` + 128 bits of the sender's keyed identity: the result patient id of a person not resolved to the chart. */
+export function patientIdFor(identityKey: string): string {
+  return `hl7-${identityKey.slice(identityKey.indexOf('#') + 1).slice(0, 32)}`;
+}
+
+/** A held id for a record: receipt time + a keyed hash of what makes it one record. */
+async function heldId(services: HandlerDependencies, context: HandlerContext, parts: string[]): Promise<string> {
+  const keys = await services.keys();
+  return heldIdFor(context.now.toISOString(), keys.patientIdentifierKey('held', parts.join('\u0000')));
 }
 
 // ---- ORU^R01 ----
@@ -332,18 +347,15 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
     return !(ownExport && serviceCode !== 'LAB');
   });
   if (groups.length === 0) reject('AE', ErrorCodes.segmentSequence, 'the message holds no OBR with OBX observations', { segmentId: 'OBR' });
-  const keys = await services.keys();
-  const bodies: Array<{ group: ObservationGroup; body: unknown }> = [];
-  const identifiers = new Map<ParsedSegment | undefined, string>();
+  const bodies: Array<{ group: ObservationGroup; body: unknown; resolution: Resolution }> = [];
+  const resolutions = new Map<ParsedSegment | undefined, Resolution>();
   for (const group of groups) {
-    let patientId = identifiers.get(group.pid);
-    if (!patientId) {
-      const identifier = patientIdentifier(group.pid);
-      const identifierKey = keys.patientIdentifierKey(identifier.authority, identifier.mrn);
-      patientId = (await services.mrnIndex.find(identifierKey)) ?? patientIdFor(identifierKey);
-      identifiers.set(group.pid, patientId);
+    let resolution = resolutions.get(group.pid);
+    if (!resolution) {
+      resolution = await resolvePatient(group.pid, context.principal.partnerId, services);
+      resolutions.set(group.pid, resolution);
     }
-    const body = labBody(group, sender, patientId, message);
+    const body = labBody(group, sender, resolution.patientId ?? patientIdFor(resolution.identityKey), message);
     try {
       acceptLabResult(body, context.now);
     } catch (error) {
@@ -361,24 +373,38 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
         errors.length > 0 ? errors : [{ code: ErrorCodes.dataType, message: 'the lab result failed validation', location: locate('', group) }],
       );
     }
-    bodies.push({ group, body });
+    bodies.push({ group, body, resolution });
   }
   const resultIds: string[] = [];
+  const heldResults = new Map<Resolution, string[]>();
   let patientId: string | undefined;
-  for (const { body } of bodies) {
+  for (const { body, resolution } of bodies) {
     const outcome = await receiveLabResult(
       { body, principal: context.principal, requestId: context.requestId, requestIdSupplied: false, now: context.now },
       services.labResults,
     );
     resultIds.push(outcome.body.resultId);
-    // the chart patient (found by PID-3) names the record in the audit trail; an unknown MRN's keyed id does not
-    patientId ??= outcome.chartPatientId;
+    if (resolution.patientId) patientId ??= resolution.patientId;
+    else heldResults.set(resolution, [...(heldResults.get(resolution) ?? []), outcome.body.resultId]);
+  }
+  // results of a person not resolved to the chart wait for a reviewer (stored, encrypted, under the sender's patient id)
+  let held = 0;
+  for (const [resolution, ids] of heldResults) {
+    const id = await heldId(services, context, ['lab-result', context.principal.partnerId, valueAt(msh, 10), resolution.identityKey]);
+    await services.held.hold({
+      heldId: id,
+      provenance: provenanceOf(message, context),
+      person: resolution.person,
+      body: { kind: 'lab-result', resultIds: ids },
+      reason: resolution.reason ?? 'patient-unresolved',
+    });
+    held += ids.length;
   }
   return {
     audit: {
       action: 'hl7.oru.results_store',
       ...(patientId ? { patientId } : {}),
-      resourceIds: { resultIds: resultIds.join(','), count: String(resultIds.length) },
+      resourceIds: { resultIds: resultIds.slice(0, 20).join(','), count: String(resultIds.length), held: String(held) },
     },
   };
 }
@@ -429,82 +455,200 @@ function checkSender(message: ParsedMessage, context: HandlerContext): void {
   }
 }
 
+/** ADT demographics with a problem path -> the PID/NK1 field it came from. */
+function locateDemographics(path: string): ErrorLocation {
+  const field = path.startsWith('name')
+    ? 5
+    : path.startsWith('birthDate')
+      ? 7
+      : path.startsWith('address')
+        ? 11
+        : path.startsWith('nextOfKin')
+          ? 2
+          : path.startsWith('phone') || path.startsWith('email')
+            ? 13
+            : 3;
+  return { segmentId: path.startsWith('nextOfKin') ? 'NK1' : 'PID', segmentSequence: 1, field };
+}
+
 async function handleAdt(message: ParsedMessage, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
   const pid = firstSegment(message, 'PID');
-  const identifier = patientIdentifier(pid);
-  const name = personName(pid?.fields[5]?.[0]);
+  const identifiers = pidIdentifiers(pid);
+  const partnerId = context.principal.partnerId;
+  const own = await checkNamespaces(identifiers, partnerId, services, pid!);
   const keys = await services.keys();
-  const identifierKey = keys.patientIdentifierKey(identifier.authority, identifier.mrn);
-  const known = await services.mrnIndex.find(identifierKey);
-  const existing = known ? await services.chart.getPatient(known) : undefined;
+  const identityKey = senderIdentityKey(keys, partnerId, own, identifiers);
+  const existing = await services.identities.get(identityKey);
+  const chosen = own[0] ?? identifiers[0]!;
+  const name = personName(pid?.fields[5]?.[0]);
   if (!existing && !name)
     reject('AE', ErrorCodes.requiredFieldMissing, 'PID-5 patient name (family name) is required for a new patient', {
       segmentId: 'PID',
       segmentSequence: 1,
       field: 5,
     });
-  const patientId = known ?? (await services.mrnIndex.claim(identifierKey, patientIdFor(identifierKey), context.now));
-  const base: Patient = existing ??
-    (await services.chart.getPatient(patientId)) ?? { patientId, mrn: identifier.mrn, assigningAuthority: identifier.authority, name: name! };
-  const patient = patientFrom(message, { ...base, patientId, mrn: identifier.mrn, assigningAuthority: identifier.authority });
-  await services.chart.writePatient(patient, context.now);
+  const base: Patient = existing
+    ? { patientId: 'partner-identity', ...existing.demographics }
+    : { patientId: 'partner-identity', mrn: chosen.value, assigningAuthority: chosen.authority, name: name! };
+  const { patientId: _placeholder, ...demographics } = patientFrom(message, { ...base, mrn: chosen.value, assigningAuthority: chosen.authority });
+  refuseProblems(checkPatientValues({ ...demographics, patientId: 'partner-identity' }, context.now), locateDemographics);
+
+  // linked only when the chart MRN is named and the demographics (birth date included) agree
+  let linkedPatientId: string | undefined;
+  let reason: Resolution['reason'] = 'patient-unresolved';
+  const chartMrn = identifiers.find((id) => id.authority === services.authorities.chart);
+  if (chartMrn) {
+    const chartPatientId = await services.mrnIndex.find(chartIdentifierKey(keys, chartMrn.authority, chartMrn.value));
+    const chartPatient = chartPatientId ? await services.chart.getPatient(chartPatientId) : undefined;
+    if (chartPatient && demographicsAgree(chartPatient, demographics, true)) linkedPatientId = chartPatient.patientId;
+    else if (chartPatient) reason = 'demographics-differ';
+  }
+  const stored = await services.identities.put({
+    identityKey,
+    partnerId,
+    demographics,
+    provenance: provenanceOf(message, context),
+    ...(linkedPatientId ? { linkedPatientId, linkedBy: 'matched' as const } : {}),
+  });
+  if (!stored.linkedPatientId) {
+    await services.held.hold({
+      heldId: await heldId(services, context, ['identity', identityKey, valueAt(message.segments[0], 10)]),
+      provenance: provenanceOf(message, context),
+      person: claimedPerson(pid, identifiers),
+      body: { kind: 'identity', identityKey },
+      reason,
+    });
+  }
   const event = valueAt(message.segments[0], 9, 2) || valueAt(firstSegment(message, 'EVN'), 1);
-  return { audit: { action: `hl7.adt.patient_upsert`, patientId, resourceIds: { event, created: String(!existing) } } };
+  return {
+    audit: {
+      action: 'hl7.adt.partner_identity',
+      ...(stored.linkedPatientId ? { patientId: stored.linkedPatientId } : {}),
+      resourceIds: { event, linked: String(Boolean(stored.linkedPatientId)), created: String(!existing) },
+    },
+  };
 }
 
 async function handleMerge(message: ParsedMessage, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
-  const identifier = patientIdentifier(firstSegment(message, 'PID'));
+  const pid = firstSegment(message, 'PID');
   const mrg = firstSegment(message, 'MRG');
   const priorMrn = present(valueAt(mrg, 1, 1));
   if (!priorMrn)
     reject('AE', ErrorCodes.requiredFieldMissing, 'MRG-1 prior patient identifier is required for a merge', { segmentId: 'MRG', segmentSequence: 1, field: 1 });
+  const resolution = await resolvePatient(pid, context.principal.partnerId, services);
   const keys = await services.keys();
-  const survivingKey = keys.patientIdentifierKey(identifier.authority, identifier.mrn);
-  const survivingPatientId = await services.mrnIndex.find(survivingKey);
-  if (!survivingPatientId)
-    reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 names no patient known to the chart', { segmentId: 'PID', segmentSequence: 1, field: 3 });
-  const priorIdentifierKey = keys.patientIdentifierKey(present(valueAt(mrg, 1, 4)) ?? identifier.authority, priorMrn);
-  const priorPatientId = await services.mrnIndex.find(priorIdentifierKey);
+  const priorIdentifierKey = chartIdentifierKey(keys, present(valueAt(mrg, 1, 4)) ?? '', priorMrn);
   const reviewId = `merge-${keys.patientIdentifierKey(valueAt(message.segments[0], 4), valueAt(message.segments[0], 10)).slice(0, 24)}`;
+  // never applied, whoever sends it: a person reviews every merge (and the answer is AA whether or not the patients are known)
   await services.merges.hold({
     reviewId,
-    survivingPatientId,
-    priorPatientId,
+    survivingPatientId: resolution.patientId,
     priorIdentifierKey,
     partnerId: context.principal.partnerId,
     receivedAt: context.now,
   });
-  return {
-    audit: { action: 'hl7.adt.merge_held', patientId: survivingPatientId, resourceIds: compact({ reviewId, priorPatientId }) as Record<string, string> },
-  };
+  return { audit: { action: 'hl7.adt.merge_held', ...(resolution.patientId ? { patientId: resolution.patientId } : {}), resourceIds: { reviewId } } };
 }
 
-// ---- MDM^T02 ----
+// ---- MDM^T02 / T08 / T10 ----
 
-async function handleMdm(message: ParsedMessage, services: HandlerDependencies, _context: HandlerContext): Promise<HandledMessage> {
-  const identifier = patientIdentifier(firstSegment(message, 'PID'));
+/** Table 0271 document completion status. */
+const COMPLETION_STATUSES = new Set(['DI', 'DO', 'IP', 'IN', 'PA', 'AU', 'LA']);
+const DOCUMENT_NUMBER = /^[A-Za-z0-9._-]{1,64}$/;
+
+function locateNote(path: string): ErrorLocation {
+  if (path.startsWith('text')) return { segmentId: 'OBX', segmentSequence: 1, field: 5 };
+  if (path.startsWith('author')) return { segmentId: 'TXA', segmentSequence: 1, field: 9 };
+  if (path.startsWith('createdAt')) return { segmentId: 'TXA', segmentSequence: 1, field: 6 };
+  if (path.startsWith('authenticated')) return { segmentId: 'TXA', segmentSequence: 1, field: 22 };
+  return { segmentId: 'TXA', segmentSequence: 1, field: 12 };
+}
+
+/** The note an MDM carries (without the patient), checked against the record rules. */
+function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, 'patientId'> {
   const txa = firstSegment(message, 'TXA');
-  if (!txa) reject('AE', ErrorCodes.segmentSequence, 'MDM^T02 requires a TXA segment', { segmentId: 'TXA' });
-  const noteId = present(valueAt(txa, 12, 1));
-  if (!noteId) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-12 unique document number is required', { segmentId: 'TXA', segmentSequence: 1, field: 12 });
-  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(noteId))
-    reject('AE', ErrorCodes.dataType, 'TXA-12 must be 1-128 letters, digits or . _ : -', { segmentId: 'TXA', segmentSequence: 1, field: 12 });
+  if (!txa) reject('AE', ErrorCodes.segmentSequence, 'MDM requires a TXA segment', { segmentId: 'TXA' });
+  const at = (field: number): ErrorLocation => ({ segmentId: 'TXA', segmentSequence: 1, field });
+  const documentNumber = present(valueAt(txa, 12, 1));
+  if (!documentNumber) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-12 unique document number is required', at(12));
+  if (!DOCUMENT_NUMBER.test(documentNumber)) reject('AE', ErrorCodes.dataType, 'TXA-12 must be 1-64 letters, digits or . _ -', at(12));
   const author = clinician(txa.fields[9]?.[0]) ?? clinician(txa.fields[5]?.[0]);
-  if (!author) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-9 (or TXA-5) author name is required', { segmentId: 'TXA', segmentSequence: 1, field: 9 });
+  if (!author) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-9 (or TXA-5) author name is required', at(9));
   const createdAt = instantFromTs(
     present(valueAt(txa, 6)) ?? present(valueAt(txa, 4)) ?? present(valueAt(firstSegment(message, 'EVN'), 2)) ?? valueAt(message.segments[0], 7),
   );
-  if (!createdAt)
-    reject('AE', ErrorCodes.dataType, 'TXA-6 origination date-time must be a valid HL7 date-time', { segmentId: 'TXA', segmentSequence: 1, field: 6 });
-  const lines = message.segments.filter((segment) => segment.name === 'OBX').map(obxText);
-  const text = lines.join('\n');
+  if (!createdAt) reject('AE', ErrorCodes.dataType, 'TXA-6 origination date-time must be a valid HL7 date-time', at(6));
+  const completionStatus = present(valueAt(txa, 17));
+  if (completionStatus !== undefined && !COMPLETION_STATUSES.has(completionStatus))
+    reject('AE', ErrorCodes.tableValueNotFound, 'TXA-17 document completion status must be a table 0271 value', at(17));
+  // TXA-22 (PPN): who authenticated and when (component 15); required with AU / LA, taken as sent, never made up
+  const authenticator = txa.fields[22]?.[0];
+  const authenticatedBy: Clinician | undefined = clinician(authenticator);
+  const authenticatedAt = authenticator ? instantFromTs(authenticator[14]?.[0] ?? '') : undefined;
+  if ((completionStatus === 'AU' || completionStatus === 'LA') && !authenticatedBy)
+    reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-22 authentication person is required when TXA-17 is AU or LA', at(22));
+  const text = message.segments
+    .filter((segment) => segment.name === 'OBX')
+    .map(obxText)
+    .join('\n');
   if (text.trim() === '') reject('AE', ErrorCodes.requiredFieldMissing, 'the note text (OBX-5) is empty', { segmentId: 'OBX', segmentSequence: 1, field: 5 });
-  const keys = await services.keys();
-  const patientId = await services.mrnIndex.find(keys.patientIdentifierKey(identifier.authority, identifier.mrn));
-  if (!patientId)
-    reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 names no patient known to the chart', { segmentId: 'PID', segmentSequence: 1, field: 3 });
-  await services.chart.putNote({ patientId, noteId, author, createdAt, text });
-  return { audit: { action: 'hl7.mdm.note_store', patientId, resourceIds: { noteId } } };
+  const note = compact({
+    noteId: `${context.principal.partnerId}:${documentNumber}`,
+    documentNumber,
+    author,
+    createdAt,
+    text,
+    completionStatus,
+    authenticatedBy: completionStatus === 'AU' || completionStatus === 'LA' ? authenticatedBy : undefined,
+    authenticatedAt: completionStatus === 'AU' || completionStatus === 'LA' ? authenticatedAt : undefined,
+    provenance: provenanceOf(message, context),
+    version: 1,
+  });
+  refuseProblems(checkNoteValues({ ...note, patientId: 'partner-note' }, context.now), locateNote);
+  return note;
+}
+
+/** Same document content (what a resend of the same document would carry). */
+function sameDocument(a: Note, b: Note): boolean {
+  const content = (n: Note) =>
+    JSON.stringify([n.text, n.author, n.createdAt, n.completionStatus ?? null, n.authenticatedBy ?? null, n.authenticatedAt ?? null]);
+  return content(a) === content(b);
+}
+
+async function handleMdm(message: ParsedMessage, event: string, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
+  const pid = firstSegment(message, 'PID');
+  const resolution = await resolvePatient(pid, context.principal.partnerId, services);
+  const draft = noteFrom(message, context);
+  if (!resolution.patientId) {
+    const id = await heldId(services, context, ['document', draft.noteId, valueAt(message.segments[0], 10)]);
+    await services.held.hold({
+      heldId: id,
+      provenance: draft.provenance!,
+      person: resolution.person,
+      body: { kind: 'document', note: draft },
+      reason: resolution.reason ?? 'patient-unresolved',
+    });
+    return { audit: { action: 'hl7.mdm.document_held', resourceIds: { heldId: id, event } } };
+  }
+  const note: Note = { ...draft, patientId: resolution.patientId };
+  const txa12 = { segmentId: 'TXA', segmentSequence: 1, field: 12 };
+  if (event === 'T02') {
+    if (!(await services.chart.putNoteIfAbsent(note))) {
+      const stored = await services.chart.getNote(note.patientId, note.noteId);
+      if (!stored || !sameDocument(stored, note))
+        reject(
+          'AE',
+          ErrorCodes.duplicateKeyIdentifier,
+          'TXA-12 document number was already used by this sender for another document: send MDM^T10 to replace it',
+          txa12,
+        );
+    }
+  } else if (!(await services.chart.replacePartnerNote(note, context.principal.partnerId))) {
+    reject('AE', ErrorCodes.unknownKeyIdentifier, 'TXA-12 names no document of this sender for this patient (send MDM^T02 for a new document)', txa12);
+  }
+  return {
+    audit: { action: event === 'T02' ? 'hl7.mdm.note_store' : 'hl7.mdm.note_replace', patientId: note.patientId, resourceIds: { noteId: note.noteId } },
+  };
 }
 
 export { checkSender };

@@ -10,8 +10,10 @@ import { ChartStore } from '../chart/chart-store';
 import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
-import { ChartPatientWriter } from '../forms/chart-patient-writer';
-import { formsDependencies } from '../forms/forms-wiring';
+import { normaliseAuthority } from '../chart/identifiers';
+import { HeldRecordStore } from './held-records';
+import { PartnerIdentityStore } from './partner-identities';
+import { chartIdentifierKey } from './patient-resolution';
 import { IdempotencyStore } from '../results/idempotency';
 import type { ResultKeys } from '../results/lookup-keys';
 import { receiveDependencies } from '../results/result-wiring';
@@ -20,6 +22,7 @@ import type { ReceiveHl7Dependencies } from './receive-hl7';
 
 export const DEFAULT_OWN_APPLICATION = 'INTEROP';
 export const DEFAULT_OWN_FACILITY = 'INTEROP';
+export const DEFAULT_CHART_ASSIGNING_AUTHORITY = 'DEMO-HOSP';
 
 export function ownNames(): { ownApplication: string; ownFacility: string } {
   return {
@@ -38,13 +41,18 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
     idempotency: new IdempotencyStore(db, tableName('idempotency')),
     mrnIndex: new MrnIndex(db, tableName('chart')),
     merges: new ChartMergeReviews(db, tableName('chart')),
+    // intake reads chart patients and notes; it writes only partner notes, conditionally (docs/write-authority.md)
     chart: {
       getPatient: (patientId) => chart.getPatient(patientId),
-      // the chart-patient writer every chart writer uses: it keeps the form-matching index in step
-      writePatient: async (patient, now) => {
-        await new ChartPatientWriter(chart, formsDependencies(), () => now).putPatient(patient);
-      },
-      putNote: (note) => chart.putNote(note),
+      getNote: (patientId, noteId) => chart.getNote(patientId, noteId),
+      putNoteIfAbsent: (note) => chart.putNoteIfAbsent(note),
+      replacePartnerNote: (note, partnerId) => chart.replacePartnerNote(note, partnerId),
+    },
+    identities: new PartnerIdentityStore(db, tableName('chart')),
+    held: new HeldRecordStore(db, tableName('chart')),
+    authorities: {
+      chart: normaliseAuthority(optionalEnv(Env.chartAssigningAuthority, DEFAULT_CHART_ASSIGNING_AUTHORITY)),
+      ownerOf: async () => undefined,
     },
   };
 }
@@ -57,7 +65,7 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
 export async function indexPatientsByMrn(patients: readonly Patient[], keys: ResultKeys, index: MrnIndex, now: Date): Promise<string[]> {
   const conflicts: string[] = [];
   for (const patient of patients) {
-    const holder = await index.claim(keys.patientIdentifierKey(patient.assigningAuthority ?? '', patient.mrn), patient.patientId, now);
+    const holder = await index.claim(chartIdentifierKey(keys, patient.assigningAuthority ?? '', patient.mrn), patient.patientId, now);
     if (holder !== patient.patientId) conflicts.push(patient.patientId);
   }
   return conflicts;

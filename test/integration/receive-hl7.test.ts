@@ -3,7 +3,9 @@
  * and the real authorizer: round trips of the service's own exports, ACK shapes, idempotency,
  * concurrency, malformed input.
  */
+import { ChartStore } from '../../lib/chart/chart-store';
 import { MrnIndex } from '../../lib/intake/mrn-index';
+import { identityKeyOf, PartnerIdentityStore } from '../../lib/intake/partner-identities';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { parseHl7Message, firstSegment, valueAt, type ParsedMessage } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
@@ -57,38 +59,64 @@ async function patientIdOf(mrn: string, authority: string): Promise<string | und
   return new MrnIndex(dynamoDbClient(), stack.tables.chart).find(keys.patientIdentifierKey(authority, mrn));
 }
 
+/** demo-lab's own view of a person (what its ADT said), read from the chart table. */
+async function partnerIdentityOf(mrn: string, authority: string, partnerId = 'demo-lab') {
+  const keys = await receiveDependencies().keys();
+  return new PartnerIdentityStore(dynamoDbClient(), stack.tables.chart).get(identityKeyOf(partnerId, keys.patientIdentifierKey(authority, mrn)));
+}
+
 const segmentsNamed = (text: string, names: string[]) =>
   text
     .split('\r')
     .filter((s) => names.includes(s.slice(0, 3)))
     .join('\r');
 
-describe('round trip of the service exports for a fresh patient', () => {
+describe('round trip of the service exports through a partner (docs/write-authority.md)', () => {
   const freshMrn = unique('RT');
-  let freshPatientId: string | undefined;
 
-  it('ADT^A08 export -> AA, the re-export carries the same demographics', async () => {
+  it("ADT^A08 export with a new MRN -> AA; the partner's own view holds the same demographics, the chart is not written", async () => {
     const exported = await get('/exportHl7PatientAdt?patientId=demo-patient-1');
     const { text, controlId } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
     const reply = ack(await post(text));
     expect(msa(reply)).toBe('AA');
     expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
     expect(valueAt(reply.segments[0], 5)).toBe('INTEROP');
-    freshPatientId = await patientIdOf(freshMrn, 'DEMO-HOSP');
-    expect(freshPatientId).toMatch(/^hl7-/);
-    const again = await get(`/exportHl7PatientAdt?patientId=${freshPatientId}`);
-    expect(segmentsNamed(again, ['PID', 'PD1', 'NK1']).split(freshMrn).join('DEMO-000001')).toBe(segmentsNamed(exported, ['PID', 'PD1', 'NK1']));
+    expect(await patientIdOf(freshMrn, 'DEMO-HOSP')).toBeUndefined();
+    const identity = await partnerIdentityOf(freshMrn, 'DEMO-HOSP');
+    const chart = await new ChartStore(dynamoDbClient(), stack.tables.chart).getPatient('demo-patient-1');
+    const { patientId: _id, mrn: _mrn, ...chartDemographics } = chart!;
+    const { mrn, ...demographics } = identity!.demographics;
+    expect(mrn).toBe(freshMrn);
+    // the clinician id is written in its short form (XCN-1 length), as every export writes it
+    expect(demographics).toEqual({ ...chartDemographics, primaryCareProvider: { ...chartDemographics.primaryCareProvider, id: expect.any(String) } });
+    expect(identity!.linkedPatientId).toBeUndefined(); // a new MRN in the chart's namespace names no chart patient: held
+    expect(identity!.provenance).toMatchObject({ partnerId: 'demo-lab', sender: 'DEMO-LAB-LIS', sourceMessageId: controlId });
   });
 
-  it.each(['demo-note-1', 'demo-note-3'])('MDM^T02 export of %s -> AA, the re-export carries the same note', async (noteId) => {
+  it.each(['demo-note-1', 'demo-note-3'])("MDM^T02 export of %s -> AA; filed as the partner's own document with the same content", async (noteId) => {
     const exported = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${noteId}`);
-    const { text } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
+    const { text } = asPartnerMessage(exported, 'DEMO-000001', 'DEMO-000001');
     expect(msa(ack(await post(text)))).toBe('AA');
-    const again = await get(`/exportHl7Note?patientId=${freshPatientId}&noteId=${noteId}`);
-    expect(segmentsNamed(again, ['TXA', 'OBX'])).toBe(segmentsNamed(exported, ['TXA', 'OBX']));
+    const documentNumber = valueAt(firstSegment(parseHl7Message(exported), 'TXA'), 12, 1);
+    const again = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${encodeURIComponent(`demo-lab:${documentNumber}`)}`);
+    const txa = (m: string) => firstSegment(parseHl7Message(m), 'TXA');
+    const obx = (m: string) => firstSegment(parseHl7Message(m), 'OBX');
+    // the same document: text, author name, times, status, authenticator name; the ids now name the sender
+    expect(obx(again).fields[5]).toEqual(obx(exported).fields[5]);
+    for (const field of [2, 3, 4, 6, 17, 19]) expect(txa(again).fields[field]).toEqual(txa(exported).fields[field]);
+    expect(valueAt(txa(again), 9, 2)).toBe(valueAt(txa(exported), 9, 2));
+    expect(valueAt(txa(again), 22, 2)).toBe(valueAt(txa(exported), 22, 2));
+    expect(valueAt(txa(again), 12, 1)).toBe(documentNumber);
+    expect(valueAt(txa(again), 12, 2)).toBe('DEMO-LAB-LIS');
+    expect(valueAt(txa(again), 9, 9)).not.toBe(valueAt(txa(exported), 9, 9));
+    expect(valueAt(obx(again), 23, 1)).toBe('DEMO-LAB-LIS');
+    // the chart's note is unchanged
+    expect(segmentsNamed(await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${noteId}`), ['PID', 'TXA', 'OBX'])).toBe(
+      segmentsNamed(exported, ['PID', 'TXA', 'OBX']),
+    );
   });
 
-  it('ORU^R01 summary with lab results -> AA, the re-export carries the same lab results', async () => {
+  it('ORU^R01 summary with lab results -> AA, the re-export carries the same lab results under the sender', async () => {
     const accession = unique('ACC');
     const stored = await call(stack, 'POST', '/receiveTestData', {
       headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
@@ -109,22 +137,29 @@ describe('round trip of the service exports for a fresh patient', () => {
     expect(stored.status).toBe(200);
     // the partner profile of demo-export-oru-key exports the summary as one ORU^R01 (demo-export-key's is an FHS/BHS batch)
     const exported = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-oru-key');
-    const { text } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
+    const { text } = asPartnerMessage(exported, 'DEMO-000001', 'DEMO-000001');
     const reply = ack(await post(text));
     expect(msa(reply)).toBe('AA');
-    const again = await get(`/exportHl7PatientSummary?patientId=${freshPatientId}&limit=200`, 'demo-export-oru-key');
-    const labGroup = (summary: string) => {
+    const again = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-oru-key');
+    const labGroups = (summary: string) => {
       const segments = summary.split('\r');
-      const start = segments.findIndex((s) => s.startsWith('OBR') && s.includes(`|${accession}^`));
-      expect(start).toBeGreaterThan(0);
-      const group = [segments[start]!.split('|').slice(3).join('|')];
-      for (const s of segments.slice(start + 1)) {
-        if (!s.startsWith('OBX')) break;
-        group.push(s);
-      }
-      return group;
+      const groups: string[][] = [];
+      segments.forEach((s, start) => {
+        if (!(s.startsWith('OBR') && s.includes(`|${accession}^`))) return;
+        const group: string[] = [];
+        for (const obx of segments.slice(start + 1)) {
+          if (!obx.startsWith('OBX')) break;
+          group.push(obx);
+        }
+        groups.push(group);
+      });
+      return groups;
     };
-    expect(labGroup(again)).toEqual(labGroup(exported));
+    // the lab's own result and the partner's copy (sender DEMO-LAB-LIS): two results, the same observations
+    const groups = labGroups(again);
+    expect(groups).toHaveLength(2);
+    expect(groups[0]).toEqual(groups[1]);
+    expect(groups[0]).toEqual(labGroups(exported)[0]);
   });
 });
 
@@ -179,13 +214,6 @@ describe('ACKs, idempotency, errors', () => {
     ['a bad escape', (id: string) => oru(id, unique('ACC')).replace('|98|', '|9\\Q\\8|'), 'AR', '102'],
     ['a truncated segment id', (id: string) => oru(id, unique('ACC')) + 'OB\r', 'AR', '100'],
     ['wrong delimiters', (id: string) => oru(id, unique('ACC')).replace('MSH|^~\\&|', 'MSH|^^\\&|'), 'AR', '102'],
-    [
-      'a note for an unknown patient',
-      (id: string) =>
-        `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||MDM^T02|${id}|P|2.5.1\rPID|1||NOPE-${id}^^^X^MR||A^B\rTXA|1|PN|TEXT|20240301|||||1^Doc^A|||n-${id}\rOBX|1|TX|NOTE||text\r`,
-      'AE',
-      '204',
-    ],
   ])('%s -> %s with ERR %s, never a 5xx', async (_name, build, code, errCode) => {
     const controlId = unique('E');
     const reply = ack(await post(build(controlId)));
@@ -193,6 +221,16 @@ describe('ACKs, idempotency, errors', () => {
     expect(errCodes(reply)).toContain(errCode);
     expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
     expect(valueAt(firstSegment(reply, 'ERR'), 2, 1)).toMatch(/^[A-Z][A-Z0-9]{2}$/);
+  });
+
+  it('a note for an unknown patient and one for a chart patient with other demographics -> AA (no existence oracle), held', async () => {
+    const note = (id: string, pid: string) =>
+      `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||MDM^T02|${id}|P|2.5.1\rPID|1||${pid}||A^B\rTXA|1|PN|TEXT|20240301|||||1^Doc^A|||n-${id}\rOBX|1|TX|NOTE||text\r`;
+    const unknown = ack(await post(note(unique('N'), `NOPE-${unique('X')}^^^X^MR`)));
+    const known = ack(await post(note(unique('N'), 'DEMO-000001^^^DEMO-HOSP^MR')));
+    expect(msa(unknown)).toBe('AA');
+    expect(msa(known)).toBe('AA');
+    expect(known.segments.map((s) => s.name)).toEqual(unknown.segments.map((s) => s.name));
   });
 
   it('ACK text never quotes a submitted value', async () => {
@@ -237,8 +275,7 @@ describe('ACKs, idempotency, errors', () => {
     const head = `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||ADT^A04^ADT_A01|${unique('L')}|P|2.5||||||8859/1\rEVN|A04\rPID|1||${mrn}^^^LATIN^MR||M`;
     const body = Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from([0xfc]), Buffer.from('ller^J\xfcrgen\r', 'latin1')]);
     expect(msa(ack(await post(body)))).toBe('AA');
-    const patientId = await patientIdOf(mrn, 'LATIN');
-    const adt = await get(`/exportHl7PatientAdt?patientId=${patientId}`);
-    expect(adt).toContain('Müller^Jürgen');
+    const identity = await partnerIdentityOf(mrn, 'LATIN');
+    expect(identity!.demographics.name).toEqual({ family: 'Müller', given: 'Jürgen' });
   });
 });

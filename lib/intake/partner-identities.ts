@@ -1,0 +1,101 @@
+/**
+ * A partner's own view of a person (docs/write-authority.md): what its ADT messages said, kept beside
+ * the chart and never written into it. One item per (partner, assigning authority, MRN):
+ *
+ *   chart table item   pk SRCID#<partnerId>#<keyed hash of authority + MRN>   sk IDENTITY
+ *                      attributes: partnerId, linkedPatientId?, linkedBy? (matched | staff), record (map)
+ *
+ * The key starts with the partner, so no other partner can reach the item. Writes are conditional on
+ * the owner (`partnerId = :partnerId`) and never drop a staff link: a later ADT of the same partner
+ * replaces the demographics it sent, the link stays unless the new demographics no longer agree and
+ * the link was made by matching (then it is cleared and the identity held again).
+ */
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
+import type { Patient, Provenance } from '../chart/types';
+
+export type IdentityLink = 'matched' | 'staff';
+
+/** The demographics a partner sent: a Patient without the chart's id. */
+export type PartnerDemographics = Omit<Patient, 'patientId'>;
+
+export interface PartnerIdentity {
+  identityKey: string;
+  partnerId: string;
+  demographics: PartnerDemographics;
+  provenance: Provenance;
+  linkedPatientId?: string;
+  linkedBy?: IdentityLink;
+}
+
+const DEPENDENCY = 'chart-table';
+const SK = 'IDENTITY';
+
+/** The item key of a partner identity; `identityKey` = `<partnerId>#<keyed hash>`. */
+export function identityKeyOf(partnerId: string, identifierKey: string): string {
+  return `${partnerId}#${identifierKey}`;
+}
+
+export class PartnerIdentityStore {
+  constructor(
+    private readonly db: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  private key(identityKey: string) {
+    return { pk: { S: `SRCID#${identityKey}` }, sk: { S: SK } };
+  }
+
+  async get(identityKey: string): Promise<PartnerIdentity | undefined> {
+    const out = await awsCall(DEPENDENCY, () => this.db.send(new GetItemCommand({ TableName: this.table, Key: this.key(identityKey), ConsistentRead: true })));
+    return out.Item ? (unmarshall(out.Item).record as PartnerIdentity) : undefined;
+  }
+
+  /**
+   * Writes the partner's identity (its latest demographics and provenance) with the link decided by
+   * the caller; only the owning partner's item is ever written. A staff link is kept whatever the
+   * caller decided. Returns the identity as stored.
+   */
+  async put(identity: PartnerIdentity): Promise<PartnerIdentity> {
+    const existing = await this.get(identity.identityKey);
+    if (existing && existing.partnerId !== identity.partnerId) throw new Error('partner identity owned by another partner'); // unreachable: the key holds the partner
+    const stored: PartnerIdentity = existing?.linkedBy === 'staff' ? { ...identity, linkedPatientId: existing.linkedPatientId, linkedBy: 'staff' } : identity;
+    await awsCall(DEPENDENCY, () =>
+      this.db.send(
+        new PutItemCommand({
+          TableName: this.table,
+          Item: {
+            ...this.key(identity.identityKey),
+            ...marshall({ partnerId: identity.partnerId, record: stored }, { removeUndefinedValues: true }),
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR partnerId = :partnerId',
+          ExpressionAttributeValues: { ':partnerId': { S: identity.partnerId } },
+        }),
+      ),
+    );
+    return stored;
+  }
+
+  /** A staff member links the identity to a chart patient. False when there is no such identity. */
+  async linkByStaff(identityKey: string, patientId: string): Promise<boolean> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: this.key(identityKey),
+            UpdateExpression: 'SET #record.linkedPatientId = :p, #record.linkedBy = :staff',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#record': 'record' },
+            ExpressionAttributeValues: { ':p': { S: patientId }, ':staff': { S: 'staff' } },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Who a partner's HL7 message is about (docs/write-authority.md, "Patient resolution"):
+ *
+ *   1. a PID-3 identifier in a namespace the sender may use -> the sender's partner identity -> its
+ *      linked chart patient;
+ *   2. the chart's MRN (chart assigning authority) in PID-3 and agreeing demographics -> that chart
+ *      patient;
+ *   3. otherwise unresolved: the caller holds the record for review.
+ *
+ * The outcome never changes the answer to the sender (no existence oracle). Identifiers in an
+ * assigning authority another partner owns are refused (AE 204) before anything is read or stored.
+ * MRNs and authorities are compared normalised (lib/chart/identifiers.ts).
+ */
+import { normaliseAuthority, normaliseMrn } from '../chart/identifiers';
+import type { Patient, PersonName } from '../chart/types';
+import { normaliseName } from '../forms/normalize';
+import { ErrorCodes } from '../hl7/parse-error';
+import { repetitionsOf, type ParsedSegment } from '../hl7/parser';
+import type { ResultKeys } from '../results/lookup-keys';
+import type { ClaimedPerson } from './held-records';
+import { dateFromDt, personName, present } from './hl7-values';
+import { reject } from './ack-rejection';
+import { identityKeyOf, type PartnerIdentity } from './partner-identities';
+
+export interface Identifier {
+  /** normalised MRN */
+  value: string;
+  /** normalised assigning authority ('' when the sender gave none) */
+  authority: string;
+  /** CX-5 identifier type code */
+  type: string;
+}
+
+export interface ResolutionDependencies {
+  keys(): Promise<ResultKeys>;
+  mrnIndex: { find(identifierKey: string): Promise<string | undefined> };
+  chart: { getPatient(patientId: string): Promise<Patient | undefined> };
+  identities: { get(identityKey: string): Promise<PartnerIdentity | undefined> };
+  authorities: {
+    /** the chart's own assigning authority, normalised */
+    chart: string;
+    /** the partner owning an assigning authority, if any */
+    ownerOf(authority: string): Promise<string | undefined>;
+  };
+}
+
+export interface Resolution {
+  /** the chart patient, when resolved */
+  patientId?: string;
+  reason?: 'patient-unresolved' | 'demographics-differ';
+  person: ClaimedPerson;
+  /** the sender's identity key for this person (partner + keyed identifier): stable per sender */
+  identityKey: string;
+  /** the chart MRN of PID-3, when the message named one (its index key) */
+  chartIdentifierKey?: string;
+}
+
+const MAX_IDENTIFIER_LENGTH = 128;
+
+/** The chart's MRN index key of (authority, MRN), both normalised. */
+export function chartIdentifierKey(keys: ResultKeys, authority: string, mrn: string): string {
+  return keys.patientIdentifierKey(normaliseAuthority(authority), normaliseMrn(mrn));
+}
+
+/** PID-3 (PID-2 and PID-4 as fallbacks for old senders): every identifier with a value, normalised. */
+export function pidIdentifiers(pid: ParsedSegment | undefined): Identifier[] {
+  if (!pid) reject('AE', ErrorCodes.segmentSequence, 'the message has no PID segment', { segmentId: 'PID' });
+  const location = { segmentId: 'PID', segmentSequence: pid.sequence, field: 3 };
+  const reps = [3, 2, 4].map((field) => repetitionsOf(pid, field).filter((rep) => present(rep[0]?.[0]))).find((found) => found.length > 0) ?? [];
+  const identifiers = reps.map((rep) => ({
+    value: normaliseMrn(rep[0]?.[0] ?? ''),
+    authority: normaliseAuthority(rep[3]?.[0] ?? ''),
+    type: (rep[4]?.[0] ?? '').trim(),
+  }));
+  if (identifiers.length === 0 || identifiers.every((id) => id.value === ''))
+    reject('AE', ErrorCodes.requiredFieldMissing, 'PID-3 must carry the patient identifier (CX-1)', location);
+  if (identifiers.some((id) => id.value.length > MAX_IDENTIFIER_LENGTH || id.authority.length > MAX_IDENTIFIER_LENGTH))
+    reject('AE', ErrorCodes.valueTooLong, 'PID-3 identifier or assigning authority is longer than 128 characters', location);
+  // MR first: the medical record number is the identifier of record
+  return identifiers.filter((id) => id.value !== '').sort((a, b) => Number(b.type === 'MR') - Number(a.type === 'MR'));
+}
+
+/** The person as PID describes them (for the reviewer and the demographics check). */
+export function claimedPerson(pid: ParsedSegment | undefined, identifiers: Identifier[]): ClaimedPerson {
+  const name = personName(pid?.fields[5]?.[0]);
+  const birthDate = dateFromDt(pid?.fields[7]?.[0]?.[0]?.[0] ?? '');
+  const sex = present(pid?.fields[8]?.[0]?.[0]?.[0]);
+  return {
+    ...(name ? { name } : {}),
+    ...(birthDate ? { birthDate } : {}),
+    ...(sex ? { sex } : {}),
+    identifiers: identifiers.map((id) => ({ value: id.value, authority: id.authority })),
+  };
+}
+
+/**
+ * Family name, given name (and birth date: when the message has one, or always with
+ * `requireBirthDate`) agree with the chart, normalised as the form matcher normalises.
+ */
+export function demographicsAgree(chart: Patient, claimed: { name?: PersonName; birthDate?: string }, requireBirthDate: boolean): boolean {
+  const same = (a: string | undefined, b: string | undefined) => normaliseName(a) !== '' && normaliseName(a) === normaliseName(b);
+  if (!claimed.name || !same(chart.name.family, claimed.name.family) || !same(chart.name.given, claimed.name.given)) return false;
+  if (claimed.birthDate === undefined) return !requireBirthDate;
+  return chart.birthDate === claimed.birthDate;
+}
+
+/** Refuses identifiers in an authority another partner owns; returns those the sender may use (not the chart's). */
+export async function checkNamespaces(
+  identifiers: Identifier[],
+  partnerId: string,
+  deps: Pick<ResolutionDependencies, 'authorities'>,
+  pid: ParsedSegment,
+): Promise<Identifier[]> {
+  const own: Identifier[] = [];
+  for (const id of identifiers) {
+    if (id.authority !== '' && id.authority === deps.authorities.chart) continue;
+    const owner = id.authority === '' ? undefined : await deps.authorities.ownerOf(id.authority);
+    if (owner !== undefined && owner !== partnerId)
+      reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 assigning authority (CX-4) belongs to another partner', {
+        segmentId: 'PID',
+        segmentSequence: pid.sequence,
+        field: 3,
+      });
+    own.push(id);
+  }
+  return own;
+}
+
+/** The sender's identity key for the person: its own identifier first, else the chart MRN it named. */
+export function senderIdentityKey(keys: ResultKeys, partnerId: string, own: Identifier[], identifiers: Identifier[]): string {
+  const chosen = own[0] ?? identifiers[0]!;
+  return identityKeyOf(partnerId, keys.patientIdentifierKey(chosen.authority, chosen.value));
+}
+
+/** Resolves the patient of an ORU or MDM (the birth date is compared when the message has one). */
+export async function resolvePatient(pid: ParsedSegment | undefined, partnerId: string, deps: ResolutionDependencies): Promise<Resolution> {
+  const identifiers = pidIdentifiers(pid);
+  const own = await checkNamespaces(identifiers, partnerId, deps, pid!);
+  const keys = await deps.keys();
+  const person = claimedPerson(pid, identifiers);
+  const identityKey = senderIdentityKey(keys, partnerId, own, identifiers);
+  for (const id of own) {
+    const identity = await deps.identities.get(identityKeyOf(partnerId, keys.patientIdentifierKey(id.authority, id.value)));
+    if (identity?.linkedPatientId) return { patientId: identity.linkedPatientId, person, identityKey };
+  }
+  const chartMrn = identifiers.find((id) => id.authority === deps.authorities.chart);
+  if (!chartMrn) return { reason: 'patient-unresolved', person, identityKey };
+  const indexKey = chartIdentifierKey(keys, chartMrn.authority, chartMrn.value);
+  const patientId = await deps.mrnIndex.find(indexKey);
+  const patient = patientId ? await deps.chart.getPatient(patientId) : undefined;
+  if (!patient) return { reason: 'patient-unresolved', person, identityKey, chartIdentifierKey: indexKey };
+  if (!demographicsAgree(patient, person, false)) return { reason: 'demographics-differ', person, identityKey, chartIdentifierKey: indexKey };
+  return { patientId: patient.patientId, person, identityKey, chartIdentifierKey: indexKey };
+}
