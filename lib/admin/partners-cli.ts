@@ -162,6 +162,9 @@ function partnerIdOf(command: string, positionals: string[], option: string | bo
   return option;
 }
 
+/** The options of `update` that change a field. */
+const UPDATE_FIELDS = ['name', 'tier', 'sender-id', 'form-source', 'assigning-authority', 'receiving-application', 'receiving-facility', 'rate-limit'];
+
 /** A repeatable list option: undefined when absent (keep), else the list ('' gives the empty list). */
 const listIfGiven = (raw: string | boolean | string[] | undefined): string[] | undefined => (raw === undefined ? undefined : listOption(raw));
 
@@ -220,6 +223,8 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
       }
       case 'update': {
         const partnerId = partnerIdOf(command, positionals, values['partner-id']);
+        if (!UPDATE_FIELDS.some((f) => values[f] !== undefined))
+          throw new UsageError(`update needs at least one of ${UPDATE_FIELDS.map((f) => `--${f}`).join(', ')}`);
         const tier = parseTier(values.tier as string | undefined);
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
         const { target, admin } = connect();
