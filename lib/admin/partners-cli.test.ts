@@ -209,7 +209,7 @@ describe('partners update', () => {
     await run('partners', ['create', 'keep-lab', '--tier', 'standard', '--assigning-authority', 'KEEP-1']);
     await run('partners', ['create', 'taken-lab', '--tier', 'standard', '--assigning-authority', 'TAKEN-1']);
     const before = await store().getPartner('keep-lab');
-    const taken = await run('partners', ['update', 'keep-lab', '--name', 'Renamed', '--assigning-authority', 'KEEP-NEW,TAKEN-1']);
+    const taken = await run('partners', ['update', 'keep-lab', '--name', 'Renamed', '--assigning-authority', 'KEEP-1,KEEP-NEW,TAKEN-1']);
     expect(taken).toMatchObject({ code: 1, err: 'assigning authority TAKEN-1 is owned by partner taken-lab; an authority has one owner; nothing changed\n' });
     const chart = await run('partners', ['update', 'keep-lab', '--assigning-authority', 'DEMO-HOSP']);
     expect(chart.code).toBe(1);
