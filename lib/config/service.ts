@@ -410,7 +410,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/receiveHl7',
     scope: Scopes.ingestHl7,
     needs: {
-      tables: { chart: 'readwrite', results: 'readwrite', idempotency: 'readwrite', forms: 'readwrite', audit: 'write' },
+      tables: { chart: 'readwrite', results: 'readwrite', idempotency: 'readwrite', keys: 'read', audit: 'write' },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.matchIndexKey, KmsPurposes.formPacket],

@@ -35,6 +35,7 @@ import {
   checkNamespaces,
   claimedPerson,
   demographicsAgree,
+  findChartPatient,
   pidIdentifiers,
   resolvePatient,
   senderIdentityKey,
@@ -491,18 +492,19 @@ async function handleAdt(message: ParsedMessage, services: HandlerDependencies, 
     ? { patientId: 'partner-identity', ...existing.demographics }
     : { patientId: 'partner-identity', mrn: chosen.value, assigningAuthority: chosen.authority, name: name! };
   const { patientId: _placeholder, ...demographics } = patientFrom(message, { ...base, mrn: chosen.value, assigningAuthority: chosen.authority });
-  refuseProblems(checkPatientValues({ ...demographics, patientId: 'partner-identity' }, context.now), locateDemographics);
+  // a partner may send an MRN without an assigning authority (its local namespace): nothing to check then
+  const { assigningAuthority, ...checked } = demographics;
+  refuseProblems(
+    checkPatientValues({ ...checked, ...(assigningAuthority ? { assigningAuthority } : {}), patientId: 'partner-identity' }, context.now),
+    locateDemographics,
+  );
 
   // linked only when the chart MRN is named and the demographics (birth date included) agree
   let linkedPatientId: string | undefined;
   let reason: Resolution['reason'] = 'patient-unresolved';
-  const chartMrn = identifiers.find((id) => id.authority === services.authorities.chart);
-  if (chartMrn) {
-    const chartPatientId = await services.mrnIndex.find(chartIdentifierKey(keys, chartMrn.authority, chartMrn.value));
-    const chartPatient = chartPatientId ? await services.chart.getPatient(chartPatientId) : undefined;
-    if (chartPatient && demographicsAgree(chartPatient, demographics, true)) linkedPatientId = chartPatient.patientId;
-    else if (chartPatient) reason = 'demographics-differ';
-  }
+  const { patient: chartPatient } = await findChartPatient(identifiers, keys, services);
+  if (chartPatient && demographicsAgree(chartPatient, demographics, true)) linkedPatientId = chartPatient.patientId;
+  else if (chartPatient) reason = 'demographics-differ';
   const stored = await services.identities.put({
     identityKey,
     partnerId,

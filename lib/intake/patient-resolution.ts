@@ -132,6 +132,26 @@ export function senderIdentityKey(keys: ResultKeys, partnerId: string, own: Iden
   return identityKeyOf(partnerId, keys.patientIdentifierKey(chosen.authority, chosen.value));
 }
 
+/**
+ * The chart patient a PID-3 identifier names: the chart's MRN index holds only what the chart import
+ * put there (the chart's own authority, and any other authority the chart owner imported), never
+ * what a partner sent. Identifiers are tried in order (MR first); the first indexed one wins.
+ */
+export async function findChartPatient(
+  identifiers: Identifier[],
+  keys: ResultKeys,
+  deps: Pick<ResolutionDependencies, 'mrnIndex' | 'chart'>,
+): Promise<{ patient?: Patient; indexKey?: string }> {
+  for (const id of identifiers) {
+    if (id.authority === '') continue;
+    const indexKey = chartIdentifierKey(keys, id.authority, id.value);
+    const patientId = await deps.mrnIndex.find(indexKey);
+    if (!patientId) continue;
+    return { patient: await deps.chart.getPatient(patientId), indexKey };
+  }
+  return {};
+}
+
 /** Resolves the patient of an ORU or MDM (the birth date is compared when the message has one). */
 export async function resolvePatient(pid: ParsedSegment | undefined, partnerId: string, deps: ResolutionDependencies): Promise<Resolution> {
   const identifiers = pidIdentifiers(pid);
@@ -143,12 +163,9 @@ export async function resolvePatient(pid: ParsedSegment | undefined, partnerId: 
     const identity = await deps.identities.get(identityKeyOf(partnerId, keys.patientIdentifierKey(id.authority, id.value)));
     if (identity?.linkedPatientId) return { patientId: identity.linkedPatientId, person, identityKey };
   }
-  const chartMrn = identifiers.find((id) => id.authority === deps.authorities.chart);
-  if (!chartMrn) return { reason: 'patient-unresolved', person, identityKey };
-  const indexKey = chartIdentifierKey(keys, chartMrn.authority, chartMrn.value);
-  const patientId = await deps.mrnIndex.find(indexKey);
-  const patient = patientId ? await deps.chart.getPatient(patientId) : undefined;
-  if (!patient) return { reason: 'patient-unresolved', person, identityKey, chartIdentifierKey: indexKey };
+  const chart = await findChartPatient(identifiers, keys, deps);
+  if (!chart.patient) return { reason: 'patient-unresolved', person, identityKey, ...(chart.indexKey ? { chartIdentifierKey: chart.indexKey } : {}) };
+  const { patient, indexKey } = chart;
   if (!demographicsAgree(patient, person, false)) return { reason: 'demographics-differ', person, identityKey, chartIdentifierKey: indexKey };
   return { patientId: patient.patientId, person, identityKey, chartIdentifierKey: indexKey };
 }

@@ -10,7 +10,8 @@ import { ChartStore } from '../chart/chart-store';
 import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
-import { normaliseAuthority } from '../chart/identifiers';
+import { ApiKeyStore } from '../keys/api-key-store';
+import { chartAssigningAuthority } from '../keys/chart-authority';
 import { HeldRecordStore } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
 import { chartIdentifierKey } from './patient-resolution';
@@ -22,7 +23,6 @@ import type { ReceiveHl7Dependencies } from './receive-hl7';
 
 export const DEFAULT_OWN_APPLICATION = 'INTEROP';
 export const DEFAULT_OWN_FACILITY = 'INTEROP';
-export const DEFAULT_CHART_ASSIGNING_AUTHORITY = 'DEMO-HOSP';
 
 export function ownNames(): { ownApplication: string; ownFacility: string } {
   return {
@@ -35,6 +35,7 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
   const db = dynamoDbClient();
   const chart = new ChartStore(db, tableName('chart'));
   const labResults = receiveDependencies();
+  const keyStore = new ApiKeyStore(db, tableName('keys'));
   return {
     keys: labResults.keys,
     labResults,
@@ -51,8 +52,8 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
     identities: new PartnerIdentityStore(db, tableName('chart')),
     held: new HeldRecordStore(db, tableName('chart')),
     authorities: {
-      chart: normaliseAuthority(optionalEnv(Env.chartAssigningAuthority, DEFAULT_CHART_ASSIGNING_AUTHORITY)),
-      ownerOf: async () => undefined,
+      chart: chartAssigningAuthority(),
+      ownerOf: (authority) => keyStore.authorityOwner(authority),
     },
   };
 }

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dynamoDbClient } from '../../lib/aws/clients';
+import { Env } from '../../lib/config/service';
 import { parseHl7, valueAt } from '../../lib/hl7/parser';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import { ApiKeyStore } from '../../lib/keys/api-key-store';
@@ -25,6 +26,8 @@ const KEY = 'sample-senders-key';
 
 let stack: LocalStack;
 beforeAll(async () => {
+  // many public samples are MSH-11 T (training) or D (debugging): this stage is configured to take them
+  process.env[Env.hl7AcceptProcessingIds] = 'P,T,D';
   stack = await startTestStack();
   const store = new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
   await store.putPartner(
@@ -43,6 +46,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  delete process.env[Env.hl7AcceptProcessingIds];
   await stack?.close();
 });
 

@@ -99,8 +99,8 @@ describe('round trip of the service exports through a partner (docs/write-author
     expect(msa(ack(await post(text)))).toBe('AA');
     const documentNumber = valueAt(firstSegment(parseHl7Message(exported), 'TXA'), 12, 1);
     const again = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${encodeURIComponent(`demo-lab:${documentNumber}`)}`);
-    const txa = (m: string) => firstSegment(parseHl7Message(m), 'TXA');
-    const obx = (m: string) => firstSegment(parseHl7Message(m), 'OBX');
+    const txa = (m: string) => firstSegment(parseHl7Message(m), 'TXA')!;
+    const obx = (m: string) => firstSegment(parseHl7Message(m), 'OBX')!;
     // the same document: text, author name, times, status, authenticator name; the ids now name the sender
     expect(obx(again).fields[5]).toEqual(obx(exported).fields[5]);
     for (const field of [2, 3, 4, 6, 17, 19]) expect(txa(again).fields[field]).toEqual(txa(exported).fields[field]);
