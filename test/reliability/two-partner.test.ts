@@ -493,6 +493,24 @@ describe('two partners: the second partner writes only what it owns (issue 26)',
     });
   });
 
+  it('onboarding: `partners show rel-second` lists its sender id, form source and the two keys the CLI issued', async () => {
+    await runCase('onboarding with the CLIs', async (issues) => {
+      const shown = await operator('partners', ['show', 'rel-second', '--json']);
+      if (shown.code !== 0) issues.push(`partners show: exit ${shown.code} ${shown.err}`);
+      else {
+        const { partner, keys } = JSON.parse(shown.out) as {
+          partner: { allowedSenderIds: string[]; allowedFormSourceIds?: string[]; policy: string };
+          keys: Array<{ scopes: string[]; status: string }>;
+        };
+        if (partner.allowedSenderIds.join(',') !== SENDER) issues.push(`sender ids ${partner.allowedSenderIds.join(',')}`);
+        if ((partner.allowedFormSourceIds ?? []).join(',') !== FORM_SOURCE) issues.push(`form sources ${(partner.allowedFormSourceIds ?? []).join(',')}`);
+        const scopes = keys.map((k) => `${k.status}:${[...k.scopes].sort().join(',')}`).sort();
+        const want = ['active:interop:export:fhir,interop:export:hl7', 'active:interop:ingest:forms,interop:ingest:hl7,interop:ingest:results'];
+        if (scopes.join(' ') !== want.join(' ')) issues.push(`keys ${scopes.join(' ')}`);
+      }
+    });
+  });
+
   it("1. ADT^A08 naming another patient's MRN with invented demographics -> AA, the chart is unchanged, form matching unaffected", async () => {
     await runCase('ADT A08 with invented demographics', async (issues) => {
       // control: the real person's packet is auto-matched before the ADT
