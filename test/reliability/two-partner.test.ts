@@ -231,7 +231,7 @@ interface Ack {
   status: number;
   msa1: string;
   errCodes: string[];
-  /** the ACK with MSH-7, MSH-10 and MSA-2 blanked (for "same answer" comparisons) */
+  /** the ACK with MSH-7, MSH-10 and MSA-2 blanked, or a JSON answer without its requestId (for "same answer" comparisons) */
   shape: string;
   text: string;
 }
@@ -249,11 +249,21 @@ function readAck(res: HttpResult): Ack {
   });
   const msa = segments.find((s) => s.startsWith('MSA|'))?.split('|') ?? [];
   const errCodes = segments.filter((s) => s.startsWith('ERR|')).map((s) => (s.split('|')[3] ?? '').split('^')[0]!);
+  const type = res.headers.get('content-type') ?? '';
+  let body: unknown = normalised;
+  if (type.includes('json')) {
+    try {
+      const { requestId: _r, ...rest } = res.json<Record<string, unknown>>();
+      body = rest;
+    } catch {
+      // not JSON: the text as is
+    }
+  }
   return {
     status: res.status,
     msa1: msa[1] ?? '',
     errCodes,
-    shape: JSON.stringify({ status: res.status, type: res.headers.get('content-type'), segments: normalised }),
+    shape: JSON.stringify({ status: res.status, type, body }),
     text: res.text,
   };
 }
@@ -608,6 +618,24 @@ describe('two partners: the second partner writes only what it owns (issue 26)',
       });
     });
 
+    it('refusals answer the same for a known and an unknown MRN', async () => {
+      await runCase('oracle in refusals', async (issues) => {
+        const refusals: Array<[string, (p: Pid) => string]> = [
+          ['ADT with a NUL family name', (p) => adt({ ...p, family: '\\X00\\' })],
+          ['MDM dated 9999 -1400', (p) => mdm(p, unique('doc-'), { time: '99991231235959-1400' })],
+          ['MDM without TXA-12', (p) => mdm(p, '')],
+          ['ORU in training (MSH-11 T)', (p) => oru(p).replace('|P|2.5.1', '|T|2.5.1')],
+          ['ORU without OBR-25', (p) => oru(p).replace(/\|F\r/, '|\r')],
+        ];
+        for (const [label, build] of refusals) {
+          const known = readAck(await postHl7(build(alex)));
+          const other = readAck(await postHl7(build(unknown(alex))));
+          if (known.shape !== other.shape)
+            issues.push(`${label}: answers differ (${known.status} ${known.msa1} ${known.errCodes} vs ${other.status} ${other.msa1} ${other.errCodes})`);
+        }
+      });
+    });
+
     it('an ADT for demo-000002 (lower case) creates no decoy: staff MRN search finds only the real patient; her packets stay unambiguous', async () => {
       await runCase('oracle lower-case MRN decoy', async (issues) => {
         const control = await postPacket(zoeForm);
@@ -793,6 +821,37 @@ describe('two partners: the second partner writes only what it owns (issue 26)',
           if (reply.msa1 !== 'AE' || !reply.errCodes.includes('204')) issues.push(`${name}: MSA-1 ${reply.msa1} ERR ${reply.errCodes.join(',')} (want AE 204)`);
           issues.push(...countDiff(counts, await storedCounts()).map((d) => `${name}: ${d}`));
         }
+      });
+    });
+
+    it("demo-lab's own message replayed with the second partner's key is refused (AR 204), never answered with demo-lab's stored ACK", async () => {
+      await runCase("replay of demo-lab's message", async (issues) => {
+        const message = oru(alex, unique('LAB'), 1, { sender: 'DEMO-LAB-LIS' });
+        const first = await postHl7(message, FIRST_LAB_HL7);
+        if (readAck(first).msa1 !== 'AA') issues.push(`precondition: demo-lab got ${readAck(first).msa1}`);
+        const counts = await storedCounts();
+        const replay = await postHl7(message);
+        const reply = readAck(replay);
+        if (reply.msa1 !== 'AR' || !reply.errCodes.includes('204')) issues.push(`MSA-1 ${reply.msa1} ERR ${reply.errCodes.join(',')} (want AR 204)`);
+        if (replay.text === first.text) issues.push("answered with demo-lab's stored ACK");
+        issues.push(...countDiff(counts, await storedCounts()));
+      });
+    });
+
+    it("a batch mixing its own sender and demo-lab's: one ACK per message, AR 204 for the foreign one, only its own stored", async () => {
+      await runCase('batch with a foreign MSH-4', async (issues) => {
+        const ids = [unique('B'), unique('B')];
+        const body = `FHS|^~\\&|SECOND-APP|${SENDER}\rBHS|^~\\&|SECOND-APP|${SENDER}\r${oru(alex, ids[0])}${oru(alex, ids[1], 1, { sender: 'DEMO-LAB-LIS' })}BTS|2\rFTS|1\r`;
+        const before = await countItems(stack.tables.results);
+        const res = await postHl7(body);
+        const lines = res.text.split('\r').filter(Boolean);
+        const msas = lines.filter((l) => l.startsWith('MSA')).map((l) => `${l.split('|')[1]}:${l.split('|')[2]}`);
+        if (msas.join(' ') !== `AA:${ids[0]} AR:${ids[1]}`) issues.push(`MSAs ${msas.join(' ')}`);
+        const added = (await countItems(stack.tables.results)) - before;
+        const single = await countItems(stack.tables.results);
+        const control = await postHl7(oru(alex));
+        const perResult = (await countItems(stack.tables.results)) - single;
+        if (readAck(control).msa1 !== 'AA' || added !== perResult) issues.push(`results items +${added}, one result is +${perResult}`);
       });
     });
 
