@@ -1,7 +1,7 @@
 /**
  * Webhook fan-out — consumer of the notifications queue (Queues.notifications). Each message is a
  * lab result notification (lib/results/notifications.ts); for each, one delivery per enabled
- * subscription of its event type goes onto the webhook deliveries queue (lib/webhooks/fan-out.ts).
+ * subscription of its event type that may read the result (fan-out.ts mayHearOf) goes onto the webhook deliveries queue (lib/webhooks/fan-out.ts).
  * Idempotent per (event, subscription). A malformed message is reported in `batchItemFailures` and
  * made visible again at once, so it reaches the DLQ (alarmed) after maxReceiveCount receives; a
  * message whose fan-out failed (DynamoDB, SQS) is reported and comes back after the visibility timeout.
@@ -23,15 +23,16 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     (event.Records ?? []).map(async (record) => {
       const started = Date.now();
       const attempt = Number(record.attributes?.ApproximateReceiveCount ?? '1');
-      const webhookEvent = eventFromNotification(record.body, new Date());
-      if (!webhookEvent) {
+      const parsed = eventFromNotification(record.body, new Date());
+      if (!parsed) {
         logger.warn('webhooks.fan_out.bad_message', { function: FUNCTION, attempt });
         failures.push({ itemIdentifier: record.messageId });
         await hideMessage(Env.notificationsQueueUrl, record.receiptHandle, 0).catch(() => undefined);
         return;
       }
+      const webhookEvent = parsed.event;
       try {
-        const summary = await fanOutEvent(webhookEvent, services);
+        const summary = await fanOutEvent(webhookEvent, parsed.resultPartnerId, services);
         logger.info('webhooks.fan_out.done', {
           function: FUNCTION,
           resultId: webhookEvent.data.resultId,

@@ -14,6 +14,26 @@ const stageOption = {
   description: 'act on a deployed stage (default: the local stack; also INTEROP_STAGE). Uses AWS_REGION and the usual AWS credentials',
 } as const;
 const jsonOption = { type: 'boolean', description: 'print JSON instead of text' } as const;
+const partnerIdOption = { type: 'string', value: 'ID', description: 'the partner id (instead of the positional <partnerId>)' } as const;
+const senderIdOption = {
+  type: 'string',
+  value: 'ID',
+  description: 'lab sender id (senderID) it may submit results for; comma-separated',
+  multiple: true,
+} as const;
+const formSourceOption = {
+  type: 'string',
+  value: 'ID',
+  description: 'form tool sourceSystemId it owns (its form packets carry it); comma-separated. Without one its packets are refused (403)',
+  multiple: true,
+} as const;
+const assigningAuthorityOption = {
+  type: 'string',
+  value: 'NAME',
+  description:
+    "HL7 assigning authority (CX-4) it owns, trimmed and upper-cased; comma-separated. One owner per authority; never the chart's own (CHART_ASSIGNING_AUTHORITY)",
+  multiple: true,
+} as const;
 
 export const PartnerCommands: CommandSpec[] = [
   {
@@ -28,29 +48,45 @@ export const PartnerCommands: CommandSpec[] = [
         description: "external (default) or internal: the clinic's own staff, the only partners whose keys may review the inbox",
       },
       name: { type: 'string', value: 'TEXT', description: 'display name (default: the id)' },
-      'sender-id': {
-        type: 'string',
-        value: 'ID',
-        description: 'lab sender id (senderID) it may submit results for; comma-separated',
-        multiple: true,
-      },
-      'form-source': {
-        type: 'string',
-        value: 'ID',
-        description: 'form tool sourceSystemId it owns (its form packets carry it); comma-separated. Without one its packets are refused (403)',
-        multiple: true,
-      },
+      'sender-id': senderIdOption,
+      'form-source': formSourceOption,
+      'assigning-authority': assigningAuthorityOption,
       'receiving-application': { type: 'string', value: 'A', description: 'MSH-5 of messages it receives' },
       'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives' },
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys (default 1000/60s)' },
+      'partner-id': partnerIdOption,
       stage: stageOption,
       json: jsonOption,
     },
     examples: [
-      'npm run partners -- create acme-lab --tier standard --sender-id ACME',
+      'npm run partners -- create acme-lab --tier standard --sender-id ACME --assigning-authority ACME-LAB',
       'npm run partners -- create acme-ehr --tier high --receiving-application ACME-EHR --receiving-facility ACME-CLINIC --stage prod',
       'npm run partners -- create acme-forms --tier standard --form-source acme-intake',
       'npm run partners -- create clinic-staff --tier standard --kind internal',
+    ],
+  },
+  {
+    name: 'update',
+    args: '<partnerId>',
+    summary:
+      'change the given settings of a partner (absent options keep theirs; a list option replaces the list, "" empties it). New authorities are claimed first, dropped ones released',
+    options: {
+      tier: { type: 'string', value: PARTNER_TIERS.join('|'), description: 'usage plan of keys created from now on' },
+      name: { type: 'string', value: 'TEXT', description: 'display name' },
+      'sender-id': senderIdOption,
+      'form-source': formSourceOption,
+      'assigning-authority': assigningAuthorityOption,
+      'receiving-application': { type: 'string', value: 'A', description: 'MSH-5 of messages it receives ("" removes it)' },
+      'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives ("" removes it)' },
+      'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys' },
+      'partner-id': partnerIdOption,
+      stage: stageOption,
+      json: jsonOption,
+    },
+    examples: [
+      'npm run partners -- update --partner-id acme-lab --assigning-authority ACME-LAB,ACME-LAB-2',
+      'npm run partners -- update acme-lab --sender-id ACME,ACME-2 --rate-limit 500/60s',
+      "npm run partners -- update acme-ehr --receiving-facility '' --stage prod",
     ],
   },
   {
@@ -82,7 +118,18 @@ export const PartnerCommands: CommandSpec[] = [
   },
 ];
 
-export const PARTNER_LIST_HEADER = ['PARTNER', 'POLICY', 'KIND', 'TIER', 'RATE LIMIT', 'SENDER IDS', 'FORM SOURCES', 'RECEIVING APP/FACILITY', 'NAME'];
+export const PARTNER_LIST_HEADER = [
+  'PARTNER',
+  'POLICY',
+  'KIND',
+  'TIER',
+  'RATE LIMIT',
+  'SENDER IDS',
+  'FORM SOURCES',
+  'AUTHORITIES',
+  'RECEIVING APP/FACILITY',
+  'NAME',
+];
 
 function partnerRow(p: PartnerRecord): string[] {
   return [
@@ -93,6 +140,7 @@ function partnerRow(p: PartnerRecord): string[] {
     `${p.rateLimit}/${p.rateWindowSeconds}s`,
     p.allowedSenderIds.join(',') || '-',
     (p.allowedFormSourceIds ?? []).join(',') || '-',
+    (p.assigningAuthorities ?? []).join(',') || '-',
     p.receivingApplication || p.receivingFacility ? `${p.receivingApplication ?? '-'}/${p.receivingFacility ?? '-'}` : '-',
     p.name,
   ];
@@ -104,6 +152,21 @@ function onePartnerId(command: string, positionals: string[]): string {
   if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one partner id`);
   return positionals[0]!;
 }
+
+/** `<partnerId>` or `--partner-id ID` (both: they must agree). */
+function partnerIdOf(command: string, positionals: string[], option: string | boolean | string[] | undefined): string {
+  if (typeof option !== 'string') return onePartnerId(command, positionals);
+  if (positionals.length > 1 || (positionals.length === 1 && positionals[0] !== option)) {
+    throw new UsageError(`${command} takes one partner id: the positional one or --partner-id, not two different ones`);
+  }
+  return option;
+}
+
+/** The options of `update` that change a field. */
+const UPDATE_FIELDS = ['name', 'tier', 'sender-id', 'form-source', 'assigning-authority', 'receiving-application', 'receiving-facility', 'rate-limit'];
+
+/** A repeatable list option: undefined when absent (keep), else the list ('' gives the empty list). */
+const listIfGiven = (raw: string | boolean | string[] | undefined): string[] | undefined => (raw === undefined ? undefined : listOption(raw));
 
 export type PartnersCliDependencies = AdminCliDependencies;
 
@@ -129,29 +192,68 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
     };
     switch (command) {
       case 'create': {
-        const partnerId = onePartnerId(command, positionals);
+        const partnerId = partnerIdOf(command, positionals, values['partner-id']);
         const tier = parseTier(values.tier as string | undefined);
         if (!tier) throw new UsageError(`--tier is required (${PARTNER_TIERS.join(' or ')})`);
         const kind = (values.kind as string | undefined) ?? 'external';
         if (!PARTNER_KINDS.includes(kind as PartnerKind)) throw new UsageError(`--kind must be ${PARTNER_KINDS.join(' or ')}, got "${kind}"`);
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
         const { target, admin } = connect();
-        const { outcome, partner } = await admin.create({
-          partnerId,
-          tier,
-          kind: kind as PartnerKind,
-          name: values.name as string | undefined,
-          senderIds: listOption(values['sender-id']),
-          formSourceIds: listOption(values['form-source']),
-          receivingApplication: values['receiving-application'] as string | undefined,
-          receivingFacility: values['receiving-facility'] as string | undefined,
-          ...limits,
-        });
+        const { outcome, partner } = await admin.create(
+          {
+            partnerId,
+            tier,
+            kind: kind as PartnerKind,
+            name: values.name as string | undefined,
+            senderIds: listOption(values['sender-id']),
+            formSourceIds: listOption(values['form-source']),
+            assigningAuthorities: listOption(values['assigning-authority']),
+            receivingApplication: values['receiving-application'] as string | undefined,
+            receivingFacility: values['receiving-facility'] as string | undefined,
+            ...limits,
+          },
+          now(),
+        );
         if (json) io.out(JSON.stringify({ outcome, partner: partnerJson(partner) }) + '\n');
         else
           io.out(
-            `${outcome === 'created' ? 'created' : 'exists (same settings, nothing changed):'} partner ${partnerId} on ${target.description} (tier ${partnerTier(partner)}, ${partnerKind(partner)})\n`,
+            `${outcome === 'created' ? 'created' : 'exists (same settings, nothing changed):'} partner ${partnerId} on ${target.description} (tier ${partnerTier(partner)}, ${partnerKind(partner)}${partner.assigningAuthorities?.length ? `; assigning authority ${partner.assigningAuthorities.join(', ')}` : ''})\n`,
           );
+        return 0;
+      }
+      case 'update': {
+        const partnerId = partnerIdOf(command, positionals, values['partner-id']);
+        if (!UPDATE_FIELDS.some((f) => values[f] !== undefined))
+          throw new UsageError(`update needs at least one of ${UPDATE_FIELDS.map((f) => `--${f}`).join(', ')}`);
+        const tier = parseTier(values.tier as string | undefined);
+        const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
+        const { target, admin } = connect();
+        const result = await admin.update(
+          {
+            partnerId,
+            tier,
+            name: values.name as string | undefined,
+            senderIds: listIfGiven(values['sender-id']),
+            formSourceIds: listIfGiven(values['form-source']),
+            assigningAuthorities: listIfGiven(values['assigning-authority']),
+            receivingApplication: (values['receiving-application'] as string | undefined)?.trim(),
+            receivingFacility: (values['receiving-facility'] as string | undefined)?.trim(),
+            ...limits,
+          },
+          now(),
+        );
+        const outcome = result.changes.length ? 'updated' : 'unchanged';
+        if (json)
+          io.out(
+            JSON.stringify({ outcome, partner: partnerJson(result.partner), changes: result.changes, claimed: result.claimed, released: result.released }) +
+              '\n',
+          );
+        else if (!result.changes.length) io.out(`partner ${partnerId} on ${target.description}: same settings, nothing changed\n`);
+        else {
+          io.out(`updated partner ${partnerId} on ${target.description}: ${result.changes.join('; ')}\n`);
+          if (result.claimed.length) io.out(`claimed assigning authority ${result.claimed.join(', ')}\n`);
+          if (result.released.length) io.out(`released assigning authority ${result.released.join(', ')}\n`);
+        }
         return 0;
       }
       case 'list': {

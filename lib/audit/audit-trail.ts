@@ -7,7 +7,7 @@
  */
 import { PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export type AuditOutcome = 'success' | 'not_found' | 'refused' | 'invalid' | 'conflict' | 'failed';
 
@@ -46,11 +46,61 @@ export function outcomeForStatus(status: number): AuditOutcome {
   return 'failed';
 }
 
-function subjectKey(record: AuditRecord): string {
-  if (record.patientId) return `PATIENT#${record.patientId}`;
+/**
+ * Bounds of what one record keeps, so neither its key nor its item grows with a request's content
+ * (an ORU^R01 with 57 OBR groups once named every result id in the partition key, past DynamoDB's
+ * 2,048-byte key limit: the request failed with 500 and left no record).
+ */
+export const AUDIT_LIMITS = {
+  /** ids kept of a comma-separated list (e.g. resultIds); the rest is counted in `<name>Count` */
+  idsPerList: 100,
+  /** characters of one resourceIds value */
+  valueLength: 8192,
+  /** resourceIds entries */
+  entries: 32,
+  /** characters of a key part (patient id, resource name or id) written as it is; longer ones are hashed */
+  keyPart: 256,
+} as const;
+
+/** A key part as it is when short, else `sha256:<hex>` of it: keys never grow with the content. */
+function keyPart(value: string): string {
+  return value.length <= AUDIT_LIMITS.keyPart ? value : `sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}`;
+}
+
+/**
+ * The resource ids a record keeps: at most {@link AUDIT_LIMITS.entries} entries; a comma-separated list
+ * keeps its first ids (whole ids, at most {@link AUDIT_LIMITS.idsPerList} and
+ * {@link AUDIT_LIMITS.valueLength} characters) and, when cut, `<name>Count` the number it had.
+ */
+export function boundedResourceIds(resourceIds: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (resourceIds === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(resourceIds).slice(0, AUDIT_LIMITS.entries)) {
+    const ids = String(value).split(',');
+    // whole ids only, while the list stays within the value length
+    const kept: string[] = [];
+    let length = -1;
+    for (const id of ids.slice(0, AUDIT_LIMITS.idsPerList)) {
+      if (length + 1 + id.length > AUDIT_LIMITS.valueLength) break;
+      kept.push(id);
+      length += 1 + id.length;
+    }
+    out[name] = kept.length > 0 ? kept.join(',') : String(value).slice(0, AUDIT_LIMITS.valueLength);
+    if (kept.length > 0 && kept.length < ids.length) out[`${name}Count`] = String(ids.length);
+  }
+  return out;
+}
+
+/**
+ * The partition key: the patient, else the first resource named (its first id when the value is a
+ * list), else the day. Ids go in attributes; a key part is at most a few hundred bytes.
+ */
+export function subjectKey(record: Pick<AuditRecord, 'patientId' | 'resourceIds' | 'at'>): string {
+  if (record.patientId) return `PATIENT#${keyPart(record.patientId)}`;
   const first = Object.entries(record.resourceIds ?? {})[0];
   // requests that named no verified record are grouped by day
-  return first ? `RESOURCE#${first[0]}#${first[1]}` : `UNRESOLVED#${record.at.slice(0, 10)}`;
+  if (!first) return `UNRESOLVED#${record.at.slice(0, 10)}`;
+  return `RESOURCE#${keyPart(first[0])}#${keyPart(String(first[1]).split(',')[0]!)}`;
 }
 
 export class AuditTrail {
@@ -60,11 +110,12 @@ export class AuditTrail {
   ) {}
 
   async append(record: AuditRecord): Promise<void> {
-    const sk = `${record.at}#${record.requestId}#${randomBytes(4).toString('hex')}`;
+    const sk = `${record.at}#${keyPart(record.requestId)}#${randomBytes(4).toString('hex')}`;
+    const bounded: AuditRecord = { ...record, ...(record.resourceIds ? { resourceIds: boundedResourceIds(record.resourceIds) } : {}) };
     await this.db.send(
       new PutItemCommand({
         TableName: this.table,
-        Item: marshall({ pk: subjectKey(record), sk, ...record }, { removeUndefinedValues: true }),
+        Item: marshall({ pk: subjectKey(bounded), sk, ...bounded }, { removeUndefinedValues: true }),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

@@ -9,6 +9,7 @@ import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import chartImportSchema from '../../schemas/chart-import.schema.json';
 import { CHART_ID_PATTERN, isCalendarDate, timelineInstant, type ChartEntry } from './chart-store';
+import { checkAssessmentValues, checkEncounterValues, checkNoteValues, checkPatientValues, pointerOfPath, type RecordProblem } from './record-rules';
 import type { Assessment, Encounter, Note, Patient } from './types';
 
 type WithoutPatientId<T> = Omit<T, 'patientId'>;
@@ -139,6 +140,22 @@ function semanticErrors(doc: unknown, now: Date): ImportError[] {
       const [year, month, day] = birthDate.slice(1).map(Number);
       if (!isCalendarDate(year, month, day)) errors.push({ pointer: `${base}/birthDate`, message: MESSAGE_BY_DEF.date });
       else if (birthDate[0] > todayUtc(now)) errors.push({ pointer: `${base}/birthDate`, message: 'must not be in the future' });
+    }
+
+    // the record rules every intake path shares: the import refuses what the exports cannot write
+    const { encounters: _e, notes: _n, assessments: _a, ...patientRecord } = patient;
+    const recordErrors = (at: string, problems: RecordProblem[]) => {
+      for (const problem of problems) errors.push({ pointer: `${at}${pointerOfPath(problem.path)}`, message: problem.message });
+    };
+    recordErrors(base, checkPatientValues(patientRecord as Partial<Patient>, now));
+    for (const [listName, check] of [
+      ['encounters', (r: Record<string, unknown>) => checkEncounterValues(r as Partial<Encounter>, now)],
+      ['notes', (r: Record<string, unknown>) => checkNoteValues(r as Partial<Note>, now)],
+      ['assessments', (r: Record<string, unknown>) => checkAssessmentValues(r as Partial<Assessment>, now)],
+    ] as const) {
+      asArray(patient[listName]).forEach((record, i) => {
+        if (isObject(record)) recordErrors(`${base}/${listName}/${i}`, check(record));
+      });
     }
 
     const uniqueIds = (listName: string, idField: string): Set<string> => {

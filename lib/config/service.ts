@@ -47,6 +47,8 @@ export const Env = {
   hl7SendingFacility: 'HL7_SENDING_FACILITY',
   /** EI-2 / XCN-9 / CX-4 namespace of the ids the HL7 exports write (default INTEROP) */
   hl7IdentifierNamespace: 'HL7_IDENTIFIER_NAMESPACE',
+  /** MSH-11 processing ids POST /receiveHl7 files (comma-separated among P, T, D; default P): T and D get AR 202 otherwise */
+  hl7AcceptProcessingIds: 'HL7_ACCEPT_PROCESSING_IDS',
   /** CX-4 assigning authority of the chart's own MRNs (owned by the chart, never by a partner); local DEMO-HOSP */
   chartAssigningAuthority: 'CHART_ASSIGNING_AUTHORITY',
   anonRateLimit: 'ANON_RATE_LIMIT',

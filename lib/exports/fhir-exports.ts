@@ -3,6 +3,12 @@
  * results by keys that include the patient (a logical id carries it, lib/fhir/logical-id.ts), map
  * with lib/fhir. An id of another patient's record, an id that names no record and an id of the
  * wrong shape all give the same RecordNotFoundError: existence is never revealed.
+ *
+ * Only chart patients' records are served (issue 26). Lab results are stored under whatever patient
+ * id the lab sent, also one that is no chart patient (saved and held for review); a search or read
+ * of lab results first checks that the named patient is a chart patient (one GetItem) and otherwise
+ * answers exactly as for an unused id. Chart records (Encounter, DocumentReference, Observation)
+ * live only in chart patients' partitions, so their searches need no such check.
  */
 import { mergeNewestFirst } from '../chart/timeline';
 import type { Bundle, DiagnosticReport, DocumentReference, Encounter, Observation, Patient, Resource } from '@medplum/fhirtypes';
@@ -81,8 +87,9 @@ export async function readAssessmentObservation(deps: FhirExportDependencies, id
 
 export async function readDiagnosticReport(deps: FhirExportDependencies, id: string): Promise<ChartRead<DiagnosticReport>> {
   const ids = recordIdsOf(id);
-  const lab = ids && deps.labs ? await deps.labs.one(ids.patientId, ids.recordId) : undefined;
-  if (!ids || !lab) throw new RecordNotFoundError('DiagnosticReport');
+  // the result and the chart patient in parallel: a result filed under a non-chart patient id is not served
+  const [lab, patient] = ids && deps.labs ? await Promise.all([deps.labs.one(ids.patientId, ids.recordId), deps.chart.getPatient(ids.patientId)]) : [];
+  if (!ids || !lab || !patient) throw new RecordNotFoundError('DiagnosticReport');
   return { ...ids, resource: labDiagnosticReport(ids.patientId, lab) };
 }
 
@@ -184,7 +191,15 @@ export async function searchChartRecords(
   return { patientId, bundle, records: page.length };
 }
 
-/** DiagnosticReport?patient=: the patient's lab results, newest first. */
+/**
+ * DiagnosticReport?patient=: the patient's lab results, newest first; only for a chart patient.
+ * An id that is no chart patient (an unused id, or a lab's own patient id its results were stored
+ * under: LABMRN-777) answers the same empty Bundle, so a search never tells whether some lab sent
+ * results for an id. The check is one GetItem of the chart patient, made before the results are
+ * queried and decrypted (none of those for a non-chart id); filtering on the versions'
+ * patientMatched flag instead would cost no read but leave short or empty pages with a `next` link
+ * (itself an oracle) and keep hiding results of patients added to the chart later.
+ */
 export async function searchDiagnosticReports(
   deps: FhirExportDependencies,
   request: SearchRequest,
@@ -192,7 +207,8 @@ export async function searchDiagnosticReports(
   const patientId = patientIdOf(request.patient);
   const token = request.pageToken === undefined ? undefined : decodePageToken(request.pageToken, 'l');
   if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();
-  const found = patientId && deps.labs ? await deps.labs.page(patientId, request.count + 1, token?.l) : [];
+  const chartPatient = patientId && deps.labs ? await deps.chart.getPatient(patientId) : undefined;
+  const found = patientId && deps.labs && chartPatient ? await deps.labs.page(patientId, request.count + 1, token?.l) : [];
   const page = found.slice(0, request.count);
   const next = found.length > request.count && page.length > 0 ? encodePageToken({ k: 'l', l: page[page.length - 1]!.position }) : undefined;
   const patientParam = `patient=${request.patient}`;

@@ -3,9 +3,11 @@
  * route, store once, queue.
  *
  *   sourceSystemId not owned by the partner  -> ForbiddenByPolicyError (403), nothing stored
- *   patientId given, patient exists and the packet's birth date / last name do not contradict it
+ *   patientId given, patient exists and the packet's first name, last name and birth date agree
+ *   with it (normalised as the matcher does, matcher.ts demographicsAgree)
  *                                     -> state routed, stored under the patient
- *   patientId given, contradicted     -> state pending_review, reason demographics_mismatch
+ *   patientId given, anything else disagrees or is missing (no birth date, a nickname, a typo)
+ *                                     -> state pending_review, reason demographics_mismatch
  *   patientId given, patient unknown  -> state pending_review, reason unknown_patient_id
  *                                        (both queued too: the matcher records candidates for staff)
  *   patientId absent                  -> state pending_match, queued for the matcher
@@ -26,7 +28,7 @@ import type { FormsDependencies } from './forms-dependencies';
 import validateFormPacketBody from './generated/form-packet.validator';
 import { canonicalJson } from '../results/canonical-json';
 import { contentFingerprintOf } from './match-keys';
-import { candidateFromPatient, contradicts } from './matcher';
+import { candidateFromPatient, demographicsAgree } from './matcher';
 import { packetIdFor } from './packet-id';
 import { stateSkFor, statePkFor } from './packet-store';
 import type { FormIntakeBody, HistoryEntry, PacketContent, PacketReason, PacketRecord, PacketState } from './types';
@@ -131,7 +133,7 @@ export async function receiveFormPacket(
   if (requested !== undefined) {
     const patient = await deps.patients().getPatient(requested);
     const subject = { firstName: p.patient.firstName, lastName: p.patient.lastName, dob: p.patient.dob };
-    if (patient && !contradicts(subject, candidateFromPatient(patient))) {
+    if (patient && demographicsAgree(subject, candidateFromPatient(patient))) {
       state = 'routed';
       patientId = requested;
     } else {

@@ -7,6 +7,7 @@ import {
   compareLastNames,
   contradicts,
   decideMatch,
+  demographicsAgree,
   isAdjacentTransposition,
   isOneEditApart,
   matchSubject,
@@ -281,4 +282,26 @@ describe('contradicts (named patient / remembered link)', () => {
     [{ dob: '1980-04-13' }, true],
     [{ lastName: 'Y', firstName: 'X' }, true],
   ])('%j -> %s', (over, expected) => expect(contradicts(subject(over as Partial<MatchSubject>), alex)).toBe(expected));
+});
+
+describe('demographicsAgree (a packet naming patientId is routed directly only then)', () => {
+  const zoe: ChartCandidate = { patientId: 'demo-patient-2', given: 'Zoë', family: 'Ødegård', birthDate: '1992-11-03' };
+  const zoeSubject = (over: Partial<MatchSubject>): MatchSubject => ({ firstName: 'Zoë', lastName: 'Ødegård', dob: '1992-11-03', ...over });
+  it.each([
+    [{}, true],
+    [{ firstName: 'zoe', lastName: 'ODEGARD' }, true], // normalised as the matcher does
+    [{ firstName: ' Zo-e ', lastName: "O'degard" }, true],
+    [{ firstName: 'Mallory' }, false], // the right surname and birth date, another first name
+    [{ lastName: 'Odegaard' }, false], // a near variant is for the matcher and staff, not a direct route
+    [{ firstName: 'Ødegård', lastName: 'Zoë' }, false], // swapped
+    [{ dob: '1992-11-04' }, false],
+    [{ dob: undefined }, false], // no birth date: cannot agree
+  ])('%j -> %s', (over, expected) => expect(demographicsAgree(zoeSubject(over as Partial<MatchSubject>), zoe)).toBe(expected));
+
+  it('a chart patient without a birth date or given name never agrees', () => {
+    expect(demographicsAgree(zoeSubject({}), { ...zoe, birthDate: undefined })).toBe(false);
+    expect(demographicsAgree(zoeSubject({}), { ...zoe, given: undefined })).toBe(false);
+    expect(demographicsAgree(subject({}), alex)).toBe(true);
+    expect(demographicsAgree(subject({ firstName: 'Alexander' }), alex)).toBe(false);
+  });
 });

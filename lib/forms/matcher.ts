@@ -289,8 +289,29 @@ export function matchSubject(subject: MatchSubject, patients: readonly ChartCand
 }
 
 /**
- * Whether a packet's demographics contradict a chart patient (issue 12: a named patientId or a
- * remembered link routes only when they do not): the birth date differs, or neither the last name
+ * Whether a packet's demographics agree exactly with a chart patient (issue 26: a packet naming
+ * `patientId` is routed directly only then): first name, last name and birth date are all present
+ * on both sides and equal after normaliseName (diacritics folded, case, spaces, hyphens and
+ * apostrophes dropped: "Zoe Odegard" agrees with "Zoë Ødegård"). No near variants, nicknames or
+ * swapped names: those are for the matcher's score and a reviewer, never for a direct route.
+ */
+export function demographicsAgree(subject: MatchSubject, candidate: ChartCandidate): boolean {
+  const first = normaliseName(subject.firstName);
+  const last = normaliseName(subject.lastName);
+  return (
+    first !== '' &&
+    first === normaliseName(candidate.given) &&
+    last !== '' &&
+    last === normaliseName(candidate.family) &&
+    subject.dob !== undefined &&
+    subject.dob !== '' &&
+    subject.dob === candidate.birthDate
+  );
+}
+
+/**
+ * Whether a packet's demographics contradict a chart patient (issue 12: a remembered link routes
+ * only when they do not): the birth date differs, or neither the last name
  * (straight or swapped) nor a near variant of it agrees. A packet without a birth date is judged on
  * the name alone.
  */

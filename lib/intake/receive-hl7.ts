@@ -9,9 +9,11 @@
  * the idempotency claim is released).
  */
 import { randomUUID } from 'node:crypto';
+import { optionalEnv } from '../aws/environment';
 import { encodeAck, encodeBatchAck, SUPPORTED_VERSIONS, type AckCode, type AckError } from '../hl7/ack';
 import { ErrorCodes, Hl7ParseError } from '../hl7/parse-error';
 import { headerForAck, parseHl7, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
+import { Env } from '../config/service';
 import { ConflictError, MalformedRequestError, RequestInProgressError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
 import { logger } from '../observability/logger';
@@ -25,6 +27,36 @@ interface StoredAck extends StoredResponse {
 
 export const RECEIVE_HL7_ENDPOINT = 'receiveHl7';
 
+/**
+ * Bounded work (docs/hl7-intake.md "Caps"): a message beyond any of these is answered AE with ERR-3
+ * 100 (segment sequence error: the structure holds more repetitions than this receiver takes), ERR-2
+ * the first segment beyond the cap, before anything is claimed or stored. At the caps a message is
+ * processed well within the function's time limit (figures in docs/hl7-intake.md).
+ */
+export const HL7_INTAKE_LIMITS = {
+  /** segments of one message (MSH included) */
+  segmentsPerMessage: 2000,
+  /** OBR segments (order groups: one lab result each) of one message */
+  orderGroupsPerMessage: 50,
+  /** OBX segments after one OBR (the lab result body holds at most 200 results) */
+  observationsPerOrderGroup: 200,
+  /** NK1 segments of one message (the chart keeps at most 20 next of kin) */
+  nextOfKinPerMessage: 20,
+} as const;
+
+/** MSH-11 processing ids a stage may accept; P (production) always. */
+export const PROCESSING_IDS = ['P', 'T', 'D'] as const;
+export type ProcessingId = (typeof PROCESSING_IDS)[number];
+
+/** The processing ids this stage files (HL7_ACCEPT_PROCESSING_IDS, comma-separated; default P). */
+export function acceptedProcessingIds(): ProcessingId[] {
+  const configured = optionalEnv(Env.hl7AcceptProcessingIds, 'P')
+    .split(',')
+    .map((id) => id.trim().toUpperCase())
+    .filter((id): id is ProcessingId => (PROCESSING_IDS as readonly string[]).includes(id));
+  return configured.length > 0 ? configured : ['P'];
+}
+
 export interface ReceiveHl7Dependencies extends HandlerDependencies {
   idempotency: IdempotencyStore;
 }
@@ -37,6 +69,8 @@ export interface ReceiveHl7Input {
   /** MSH-3 / MSH-4 the service writes (its own exports; ACKs when the sender left MSH-5/6 empty) */
   ownApplication: string;
   ownFacility: string;
+  /** MSH-11 processing ids filed (default {@link acceptedProcessingIds}: the stage's setting) */
+  acceptProcessingIds?: readonly string[];
 }
 
 export interface MessageOutcome {
@@ -125,7 +159,7 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dep
 
 type AckFactory = (received: ParsedSegment | undefined, code: AckCode, errors?: AckError[]) => string;
 
-function headerRejection(message: ParsedMessage): AckRejection | undefined {
+function headerRejection(message: ParsedMessage, acceptProcessingIds: readonly string[]): AckRejection | undefined {
   const msh = message.segments[0]!;
   const at = (field: number) => ({ segmentId: 'MSH', segmentSequence: 1, field });
   const version = valueAt(msh, 12);
@@ -143,8 +177,50 @@ function headerRejection(message: ParsedMessage): AckRejection | undefined {
   if (!valueAt(msh, 9, 1))
     return new AckRejection('AR', [{ code: ErrorCodes.requiredFieldMissing, message: 'MSH-9 message type is required', location: at(9) }]);
   const processing = valueAt(msh, 11) || 'P';
-  if (!['P', 'T', 'D'].includes(processing))
+  if (!(PROCESSING_IDS as readonly string[]).includes(processing))
     return new AckRejection('AR', [{ code: ErrorCodes.unsupportedProcessingId, message: 'MSH-11 processing id must be P, T or D', location: at(11) }]);
+  // training and debugging messages are not filed into a production chart unless the stage takes them
+  if (!acceptProcessingIds.includes(processing)) {
+    return new AckRejection('AR', [
+      {
+        code: ErrorCodes.unsupportedProcessingId,
+        message: `MSH-11 processing id ${processing} is not accepted here (this receiver files ${acceptProcessingIds.join(', ')})`,
+        location: at(11),
+      },
+    ]);
+  }
+  return undefined;
+}
+
+/** The first cap of {@link HL7_INTAKE_LIMITS} the message goes beyond, as an AE (nothing is stored). */
+function capRejection(message: ParsedMessage): AckRejection | undefined {
+  const limits = HL7_INTAKE_LIMITS;
+  const occurrences = new Map<string, number>();
+  let orderGroups = 0;
+  let observationsInGroup = 0;
+  const beyond = (segmentId: string, what: string, cap: number) =>
+    new AckRejection('AE', [
+      {
+        code: ErrorCodes.segmentSequence,
+        message: `the message holds more than ${cap} ${what}: this receiver takes at most ${cap} (send several messages)`,
+        location: { segmentId, segmentSequence: occurrences.get(segmentId) },
+      },
+    ]);
+  for (const [index, segment] of message.segments.entries()) {
+    const name = segment.name;
+    occurrences.set(name, (occurrences.get(name) ?? 0) + 1);
+    if (index >= limits.segmentsPerMessage) return beyond(name, 'segments', limits.segmentsPerMessage);
+    if (name === 'OBR') {
+      orderGroups += 1;
+      observationsInGroup = 0;
+      if (orderGroups > limits.orderGroupsPerMessage) return beyond(name, 'OBR order groups', limits.orderGroupsPerMessage);
+    } else if (name === 'OBX' && orderGroups > 0) {
+      observationsInGroup += 1;
+      if (observationsInGroup > limits.observationsPerOrderGroup) return beyond(name, 'OBX observations in one OBR group', limits.observationsPerOrderGroup);
+    } else if (name === 'NK1' && occurrences.get(name)! > limits.nextOfKinPerMessage) {
+      return beyond(name, 'NK1 next of kin', limits.nextOfKinPerMessage);
+    }
+  }
   return undefined;
 }
 
@@ -164,7 +240,7 @@ async function receiveOne(
     log(input, rejection.code, rejection.errors[0]?.code);
     return { ack: ack(msh, rejection.code, rejection.errors), outcome: { code: rejection.code, replayed: false } };
   };
-  const headerProblem = headerRejection(message);
+  const headerProblem = headerRejection(message, input.acceptProcessingIds ?? acceptedProcessingIds());
   if (headerProblem) return rejected(headerProblem);
   try {
     checkSender(message, { principal: input.principal, requestId: input.requestId, now: input.now, ownApplication: input.ownApplication });
@@ -172,6 +248,9 @@ async function receiveOne(
     if (error instanceof AckRejection) return rejected(error);
     throw error;
   }
+  // bounded work: the caps are checked before anything is claimed or stored
+  const capProblem = capRejection(message);
+  if (capProblem) return rejected(capProblem);
 
   const keys = await services.keys();
   const idempotencyKey = keys.idempotencyKey(RECEIVE_HL7_ENDPOINT, valueAt(msh, 4), valueAt(msh, 10));

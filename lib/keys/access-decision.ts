@@ -20,6 +20,8 @@ export interface Principal {
   allowedSenderIds: string[];
   /** the form sourceSystemIds the partner owns (absent in decisions encoded by older authorizers) */
   allowedFormSourceIds?: string[];
+  /** the HL7 CX-4 assigning authorities the partner owns (absent in decisions encoded by older authorizers) */
+  assigningAuthorities?: string[];
   receivingApplication?: string;
   receivingFacility?: string;
   hl7Profile?: Hl7Profile;
@@ -113,6 +115,7 @@ export async function decideAccess(
     scopes: effectiveScopes(key.scopes),
     allowedSenderIds: partner?.allowedSenderIds ?? [],
     allowedFormSourceIds: partner?.allowedFormSourceIds ?? [],
+    assigningAuthorities: partner?.assigningAuthorities ?? [],
     receivingApplication: partner?.receivingApplication,
     receivingFacility: partner?.receivingFacility,
     ...(partner?.hl7Profile ? { hl7Profile: partner.hl7Profile } : {}),

@@ -1,9 +1,39 @@
-import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ApiKeyRecord, KeyStatus, PartnerPolicy, PartnerRecord } from './api-key';
+import { normaliseAssigningAuthority } from './chart-authority';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const partnerPk = (partnerId: string) => `PARTNER#${partnerId}`;
+/** claim item of an assigning authority: `{ pk, kind: 'authority', authority, partnerId, claimedAt }` */
+const authorityPk = (authority: string) => `AUTHORITY#${normaliseAssigningAuthority(authority)}`;
+
+/** A claim attempt: `claimed` (`created`: the claim item is new) or refused because `owner` holds it. */
+export type AuthorityClaim = { claimed: true; created: boolean } | { claimed: false; owner: string | undefined };
+
+/** Partner fields `partners update` may change (undefined: keep; '' for the receiving fields: remove). */
+export type PartnerUpdate = Partial<
+  Pick<
+    PartnerRecord,
+    | 'name'
+    | 'tier'
+    | 'allowedSenderIds'
+    | 'allowedFormSourceIds'
+    | 'assigningAuthorities'
+    | 'receivingApplication'
+    | 'receivingFacility'
+    | 'rateLimit'
+    | 'rateWindowSeconds'
+  >
+>;
 
 /**
  * Item attribute `kind` is the item type (`key` | `partner`); the partner's own kind
@@ -96,6 +126,104 @@ export class ApiKeyStore {
     }
   }
 
+  /**
+   * Sets the given fields of an existing partner and nothing else (its policy, kind and id stay);
+   * an empty receiving application/facility removes it. False when the partner does not exist.
+   */
+  async updatePartner(partnerId: string, fields: PartnerUpdate): Promise<boolean> {
+    const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
+    if (!entries.length) throw new TypeError('nothing to update');
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const set: string[] = [];
+    const remove: string[] = [];
+    entries.forEach(([name, value], i) => {
+      names[`#f${i}`] = name;
+      if (value === '') remove.push(`#f${i}`);
+      else {
+        values[`:v${i}`] = value;
+        set.push(`#f${i} = :v${i}`);
+      }
+    });
+    try {
+      await this.db.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: marshall({ pk: partnerPk(partnerId) }),
+          UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : ''].filter(Boolean).join(' '),
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ...(set.length ? { ExpressionAttributeValues: marshall(values) } : {}),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The partner that owns an assigning authority (HL7 CX-4), or undefined when none does. One
+   * consistent GetItem; the authority is normalised (trimmed, upper case) first.
+   */
+  async authorityOwner(authority: string): Promise<string | undefined> {
+    const out = await this.db.send(new GetItemCommand({ TableName: this.table, Key: marshall({ pk: authorityPk(authority) }), ConsistentRead: true }));
+    const owner = out.Item ? unmarshall(out.Item).partnerId : undefined;
+    return typeof owner === 'string' ? owner : undefined;
+  }
+
+  /**
+   * Claims an authority for a partner: one conditional PutItem (`attribute_not_exists(pk) OR
+   * partnerId = :p`), so an authority has at most one owner. Claiming one the partner holds
+   * already succeeds (`created: false`); one another partner holds is refused with its owner.
+   * Does not check the chart's own authority (lib/admin/partner-admin.ts refuses it).
+   */
+  async claimAuthority(authority: string, partnerId: string, at: Date): Promise<AuthorityClaim> {
+    const name = normaliseAssigningAuthority(authority);
+    try {
+      const out = await this.db.send(
+        new PutItemCommand({
+          TableName: this.table,
+          Item: marshall({ pk: authorityPk(name), kind: 'authority', authority: name, partnerId, claimedAt: at.toISOString() }),
+          ConditionExpression: 'attribute_not_exists(pk) OR partnerId = :p',
+          ExpressionAttributeValues: marshall({ ':p': partnerId }),
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      return { claimed: true, created: !out.Attributes };
+    } catch (error) {
+      if (conditionFailed(error)) return { claimed: false, owner: await this.authorityOwner(name) };
+      throw error;
+    }
+  }
+
+  /** Deletes a partner's claim on an authority, only if that partner holds it (false otherwise). */
+  async releaseAuthority(authority: string, partnerId: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new DeleteItemCommand({
+          TableName: this.table,
+          Key: marshall({ pk: authorityPk(authority) }),
+          ConditionExpression: 'partnerId = :p',
+          ExpressionAttributeValues: marshall({ ':p': partnerId }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Administrative listing (CLI only): every authority claim, by authority. */
+  async listAuthorityClaims(): Promise<Array<{ authority: string; partnerId: string }>> {
+    return (await this.scan('authority'))
+      .map((item) => unmarshall(item) as { authority: string; partnerId: string })
+      .map(({ authority, partnerId }) => ({ authority, partnerId }))
+      .sort((a, b) => a.authority.localeCompare(b.authority));
+  }
+
   /** Sets a partner's policy; false when the partner does not exist. */
   async setPartnerPolicy(partnerId: string, policy: PartnerPolicy): Promise<boolean> {
     return this.update(partnerPk(partnerId), { policy });
@@ -162,7 +290,7 @@ export class ApiKeyStore {
     return (await this.listKeys()).find((k) => k.keyId === keyId);
   }
 
-  private async scan(type: 'key' | 'partner'): Promise<Array<Record<string, AttributeValue>>> {
+  private async scan(type: 'key' | 'partner' | 'authority'): Promise<Array<Record<string, AttributeValue>>> {
     const items: Array<Record<string, AttributeValue>> = [];
     let start: Record<string, AttributeValue> | undefined;
     do {

@@ -84,6 +84,11 @@ export interface PartnerRecord {
   allowedSenderIds: string[];
   /** form tool `sourceSystemId`s this partner owns (form intake); '*' allows any; absent = none */
   allowedFormSourceIds?: string[];
+  /**
+   * HL7 CX-4 assigning authorities this partner owns (normalised: trimmed, upper case; absent = none).
+   * Each has at most one owner: the claim item `AUTHORITY#<name>` in the keys table (ApiKeyStore.claimAuthority).
+   */
+  assigningAuthorities?: string[];
   /** MSH-5 / MSH-6 for messages this partner receives */
   receivingApplication?: string;
   receivingFacility?: string;

@@ -14,6 +14,7 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     rateLimit: 1000,
     rateWindowSeconds: 60,
     allowedSenderIds: [],
+    assigningAuthorities: ['DEMO-EHR'],
     receivingApplication: 'DEMO-EHR',
     receivingFacility: 'DEMO-CLINIC',
   },
@@ -25,6 +26,7 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     rateWindowSeconds: 60,
     allowedSenderIds: ['demo-lab', 'DEMO-LAB-LIS'],
     allowedFormSourceIds: ['demo-lab-forms'],
+    assigningAuthorities: ['DEMO-LAB'],
     receivingApplication: 'DEMO-LIS',
     receivingFacility: 'DEMO-LAB',
   },
@@ -77,11 +79,25 @@ export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir], status: 'active' },
 ];
 
-/** Loads demo partners and keys that are missing; never overwrites (a revoked key stays revoked). */
+/**
+ * Loads demo partners, their assigning-authority claims and keys that are missing; never
+ * overwrites (a revoked key stays revoked, an authority another partner was given stays its). The
+ * claims follow the stored record (`partners update` may have changed it).
+ */
 export async function loadDemoKeys(store: ApiKeyStore, now: Date): Promise<{ partners: number; keys: number }> {
   let partners = 0;
   let keys = 0;
-  for (const partner of DEMO_PARTNERS) if (await store.putPartner(partner, { ifMissing: true })) partners++;
+  for (const partner of DEMO_PARTNERS) {
+    const created = await store.putPartner(partner, { ifMissing: true });
+    if (created) partners++;
+    const stored = created ? partner : await store.getPartner(partner.partnerId);
+    // a demo partner stored before partners had authorities: the demo's, where no one else owns them
+    const migrate = !created && stored !== undefined && stored.assigningAuthorities === undefined;
+    const authorities = migrate ? (partner.assigningAuthorities ?? []) : (stored?.assigningAuthorities ?? []);
+    const claimed: string[] = [];
+    for (const authority of authorities) if ((await store.claimAuthority(authority, partner.partnerId, now)).claimed) claimed.push(authority);
+    if (migrate && claimed.length) await store.updatePartner(partner.partnerId, { assigningAuthorities: claimed });
+  }
   for (const key of DEMO_KEYS) {
     const keyHash = hashApiKey(key.secret);
     const created = await store.putKey({

@@ -1,11 +1,14 @@
 /**
  * Notification events for saved lab results, on the notifications SQS queue. A message carries
- * ids and the status only (no patient id, no accession number, no values, no dates): a consumer
- * that needs more reads the result through the service.
+ * ids and the status only (no patient id, no accession number, no values, no dates, and since
+ * issue 26 no `patientMatched`: whether a patient id is a chart patient is for the service to know,
+ * not for subscribers; it stays in the result store): a consumer that needs more reads the result
+ * through the service. `partnerId` (the partner whose result version it is) decides which webhook
+ * subscriptions hear of it (lib/webhooks/fan-out.ts mayHearOf); it is not in the webhook event.
  *
  *   { "type": "lab-result.saved", "schemaVersion": 1, "notificationId": "<versionId>",
  *     "resultId": "lr_...", "versionId": "lv_...", "status": "final",
- *     "senderId": "demo-lab", "partnerId": "demo-lab", "patientMatched": true }
+ *     "senderId": "demo-lab", "partnerId": "demo-lab" }
  *
  * Delivery is at least once: the same notificationId can arrive twice (a retry after a publish
  * whose bookkeeping failed); consumers deduplicate on it.
@@ -23,12 +26,9 @@ export interface ResultNotification {
   status: LabResultStatus;
   senderId: string;
   partnerId: string;
-  patientMatched: boolean;
 }
 
-export function notificationFor(
-  version: Pick<VersionRecord, 'resultId' | 'versionId' | 'status' | 'senderId' | 'partnerId' | 'patientMatched'>,
-): ResultNotification {
+export function notificationFor(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'status' | 'senderId' | 'partnerId'>): ResultNotification {
   return {
     type: 'lab-result.saved',
     schemaVersion: 1,
@@ -38,7 +38,6 @@ export function notificationFor(
     status: version.status,
     senderId: version.senderId,
     partnerId: version.partnerId,
-    patientMatched: version.patientMatched,
   };
 }
 

@@ -9,12 +9,15 @@
  *     5 minutes in the future (clock skew between the lab and us; a sender's clock never decides
  *     which version is current, see status.ts, but a future result time is wrong data)
  *   - data.reports[i].data canonical base64 when data.reports[i].source is "base64" (any case)
+ *   - the record rules every intake path shares (lib/chart/record-rules.ts checkLabResultValues):
+ *     printable test names, no control characters, lengths, the same time window
  *
  * Messages name the rule, never the submitted value (it may be PHI).
  */
 import type { ErrorObject } from 'ajv';
 import { decodeBase64Strict } from '../crypto/envelope-format';
 import { ValidationFailedError, type FieldError } from '../domain-errors';
+import { checkLabResultValues, pointerOfPath } from '../chart/record-rules';
 import { fieldErrors } from '../schemas/field-errors';
 import validateSchema from './generated/lab-result.validator';
 import { ACCEPTED_STATUS_VALUES, normalizeStatus } from './status';
@@ -98,6 +101,7 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
       }
     });
   }
+  for (const problem of checkLabResultValues(data, now)) errors.push({ pointer: `/data${pointerOfPath(problem.path)}`, message: problem.message });
   return errors;
 }
 

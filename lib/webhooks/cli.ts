@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { dynamoDbClient } from '../aws/clients';
 import { optionalEnv } from '../aws/environment';
-import { Env } from '../config/service';
+import { Env, Scopes, type Scope } from '../config/service';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from '../keys/api-key-store';
 import { webhookSecretEncryptor } from './delivery-wiring';
@@ -17,6 +17,9 @@ import {
 } from './management';
 import { enqueueDelivery } from './delivery-queue';
 import { webhookStore } from './store-wiring';
+
+/** A partner holding one of these may read every chart result, so its subscriptions hear of all of them. */
+const EXPORT_SCOPES: readonly Scope[] = [Scopes.exportHl7, Scopes.exportFhir];
 
 const USAGE =
   'usage: npm run webhooks -- add --partner ID --url URL --events lab-result.saved | list [--partner ID] | disable|enable|remove SUB_ID | test SUB_ID | redeliver DELIVERY_ID | deliveries SUB_ID [--limit N]';
@@ -48,6 +51,12 @@ export async function runWebhooksCli(argv: string[], io: CliOutput = processOutp
   const services: ManagementDependencies = {
     store: webhookStore(),
     partnerExists: async (id) => (await keys.getPartner(id)) !== undefined,
+    partnerHoldsExportScope: async (id) => {
+      const now = new Date().toISOString();
+      return (await keys.listKeys()).some(
+        (k) => k.partnerId === id && k.status === 'active' && (!k.expiresAt || k.expiresAt > now) && k.scopes.some((s) => EXPORT_SCOPES.includes(s)),
+      );
+    },
     encryptor: webhookSecretEncryptor(),
     enqueue: enqueueDelivery,
     stage: optionalEnv(Env.stage, 'unknown'),
@@ -58,13 +67,18 @@ export async function runWebhooksCli(argv: string[], io: CliOutput = processOutp
       case 'add': {
         const { subscription, secret } = await addSubscription({ partnerId: values.partner, url: values.url, events: values.events }, services);
         out(`created ${subscription.subscriptionId} for ${subscription.partnerId} -> ${subscription.url} (${subscription.events.join(',')})`);
+        out(
+          subscription.exportScope
+            ? "the partner holds an export scope: events of every partner's results"
+            : "the partner holds no export scope: events of the partner's own results only",
+        );
         out(`signing secret (shown once): ${secret}`);
         return 0;
       }
       case 'list': {
         for (const s of await services.store.listSubscriptions(values.partner)) {
           out(
-            `${s.subscriptionId}\t${s.enabled ? 'enabled' : `disabled(${s.disabledReason ?? 'operator'})`}\t${s.partnerId}\t${s.events.join(',')}\t${s.url}\t${s.createdAt}`,
+            `${s.subscriptionId}\t${s.enabled ? 'enabled' : `disabled(${s.disabledReason ?? 'operator'})`}\t${s.partnerId}\t${s.exportScope ? 'all-results' : 'own-results'}\t${s.events.join(',')}\t${s.url}\t${s.createdAt}`,
           );
         }
         return 0;

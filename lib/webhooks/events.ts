@@ -13,8 +13,20 @@ const STATUSES = new Set(['preliminary', 'final', 'corrected', 'amended', 'cance
 
 const isId = (value: unknown): value is string => typeof value === 'string' && ID.test(value);
 
-/** The thin `lab-result.saved` event of a notification message, or undefined when the message is malformed. */
-export function eventFromNotification(body: string, now: Date): WebhookEvent | undefined {
+/** A result event and whose result it is (never sent: it only decides who hears of the event). */
+export interface ResultEvent {
+  event: WebhookEvent;
+  /** the partner whose result version it is (the version's partnerId); undefined on a message without one */
+  resultPartnerId: string | undefined;
+}
+
+/**
+ * The thin `lab-result.saved` event of a notification message and the partner whose result it is,
+ * or undefined when the message is malformed. The event carries ids and the status only: no
+ * `patientMatched` (issue 26: it told a subscriber whether a patient id was a chart patient). A
+ * message still carrying `patientMatched` (published before issue 26) is accepted; it is ignored.
+ */
+export function eventFromNotification(body: string, now: Date): ResultEvent | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -25,11 +37,15 @@ export function eventFromNotification(body: string, now: Date): WebhookEvent | u
   const n = parsed as Record<string, unknown>;
   if (n.type !== 'lab-result.saved' || n.schemaVersion !== 1) return undefined;
   if (!isId(n.notificationId) || !isId(n.resultId) || !isId(n.versionId)) return undefined;
-  if (typeof n.status !== 'string' || !STATUSES.has(n.status) || typeof n.patientMatched !== 'boolean') return undefined;
+  if (typeof n.status !== 'string' || !STATUSES.has(n.status)) return undefined;
+  if (n.partnerId !== undefined && !isId(n.partnerId)) return undefined;
   return {
-    type: 'lab-result.saved',
-    timestamp: now.toISOString(),
-    data: { eventId: n.notificationId, resultId: n.resultId, versionId: n.versionId, status: n.status, patientMatched: n.patientMatched },
+    event: {
+      type: 'lab-result.saved',
+      timestamp: now.toISOString(),
+      data: { eventId: n.notificationId, resultId: n.resultId, versionId: n.versionId, status: n.status },
+    },
+    resultPartnerId: n.partnerId,
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * From one event to its deliveries: one per enabled subscription of the event's type, each its own
+ * From one event to its deliveries: one per enabled subscription of the event's type that may
+ * read the result (mayHearOf: the partner's own results, or any with an export scope), each its own
  * message on the webhook deliveries queue, so a slow or failing subscriber never holds up another
  * or a later event. Idempotent: the delivery id is derived from (event id, subscription id) and
  * written with a conditional put; a repeated event finds its deliveries and only re-queues one
@@ -46,8 +47,23 @@ export async function queueDelivery(delivery: Delivery, services: FanOutDependen
   return true;
 }
 
-export async function fanOutEvent(event: WebhookEvent, services: FanOutDependencies): Promise<FanOutSummary> {
-  const subscriptions = (await services.store.listSubscriptions()).filter((s) => s.enabled && (s.events as string[]).includes(event.type));
+/**
+ * Webhook events follow read access (issue 26): a subscription hears of a result its partner may
+ * read. Its own results (the result version's partnerId is the subscription's partner) always;
+ * other partners' results only when the partner held an export scope at subscription time
+ * (`exportScope`, set by addSubscription). A subscription without the flag (made before it
+ * existed) counts as without an export scope. A result whose partner is unknown is nobody's own.
+ */
+export function mayHearOf(subscription: Pick<Subscription, 'partnerId' | 'exportScope'>, resultPartnerId: string | undefined): boolean {
+  if (subscription.exportScope === true) return true;
+  return resultPartnerId !== undefined && subscription.partnerId === resultPartnerId;
+}
+
+/** Queues the event to every enabled subscription of its type that may hear of the result of `resultPartnerId`. */
+export async function fanOutEvent(event: WebhookEvent, resultPartnerId: string | undefined, services: FanOutDependencies): Promise<FanOutSummary> {
+  const subscriptions = (await services.store.listSubscriptions()).filter(
+    (s) => s.enabled && (s.events as string[]).includes(event.type) && mayHearOf(s, resultPartnerId),
+  );
   let queued = 0;
   for (const subscription of subscriptions) {
     if (await queueDelivery(newDelivery(event, subscription, services.now()), services)) queued += 1;

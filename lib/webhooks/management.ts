@@ -18,6 +18,11 @@ export class SubscriptionInputError extends Error {
 export interface ManagementDependencies {
   store: WebhookStore;
   partnerExists(partnerId: string): Promise<boolean>;
+  /**
+   * Whether the partner holds an export scope (interop:export:hl7 or interop:export:fhir) on an
+   * active key now; recorded on a new subscription as `exportScope`.
+   */
+  partnerHoldsExportScope(partnerId: string): Promise<boolean>;
   encryptor: EnvelopeEncryptor;
   enqueue(deliveryId: string): Promise<void>;
   stage: string;
@@ -31,7 +36,13 @@ export interface AddSubscriptionInput {
   events?: string;
 }
 
-/** Creates an enabled subscription; returns it with its secret (shown once, never stored in clear). */
+/**
+ * Creates an enabled subscription; returns it with its secret (shown once, never stored in clear).
+ * It records whether the partner holds an export scope now (`exportScope`): with it the
+ * subscription hears of every partner's results, without it only of the partner's own (fan-out.ts
+ * mayHearOf). The flag is fixed at creation: after a partner gains or loses an export scope, remove
+ * the subscription and add it again.
+ */
 export async function addSubscription(input: AddSubscriptionInput, services: ManagementDependencies): Promise<{ subscription: Subscription; secret: string }> {
   const partnerId = input.partnerId?.trim();
   if (!partnerId) throw new SubscriptionInputError('--partner is required');
@@ -47,6 +58,7 @@ export async function addSubscription(input: AddSubscriptionInput, services: Man
   if (unknown.length > 0) throw new SubscriptionInputError(`unknown event type ${unknown.join(', ')} (known: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')})`);
   if (!(await services.partnerExists(partnerId))) throw new SubscriptionInputError(`unknown partner ${partnerId}`);
 
+  const exportScope = (await services.partnerHoldsExportScope(partnerId)) === true;
   const now = services.now().toISOString();
   const subscription: Subscription = {
     subscriptionId: newSubscriptionId(),
@@ -54,6 +66,7 @@ export async function addSubscription(input: AddSubscriptionInput, services: Man
     url: target.url.href,
     events: [...new Set(events)] as SubscribableEventType[],
     enabled: true,
+    exportScope,
     createdAt: now,
     updatedAt: now,
   };

@@ -3,7 +3,8 @@
  *
  *   subscription  pk SUB#<subscriptionId>        sk SUB
  *                 listPk SUBSCRIPTIONS  listSk <partnerId>#<subscriptionId>
- *                 subscriptionId, partnerId, url, events, enabled, disabledReason, secret (envelope), createdAt, updatedAt
+ *                 subscriptionId, partnerId, url, events, enabled, disabledReason, exportScope, secret (envelope),
+ *                 createdAt, updatedAt
  *   delivery      pk DELIVERY#<deliveryId>       sk DELIVERY
  *                 listPk SUB#<subscriptionId>#DELIVERIES  listSk <createdAt>#<deliveryId>
  *                 deliveryId, subscriptionId, eventId, eventType, event (the thin event, JSON), state,
@@ -52,6 +53,8 @@ function subscriptionOf(item: Record<string, AttributeValue>): StoredSubscriptio
       events: v.events as Subscription['events'],
       enabled: v.enabled === true,
       ...(v.disabledReason ? { disabledReason: v.disabledReason as Subscription['disabledReason'] } : {}),
+      // absent on subscriptions made before issue 26: no export scope (the safe default)
+      exportScope: v.exportScope === true,
       createdAt: v.createdAt as string,
       updatedAt: v.updatedAt as string,
     },

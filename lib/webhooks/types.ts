@@ -17,6 +17,13 @@ export interface Subscription {
   enabled: boolean;
   /** why it was disabled: `operator` (CLI) or `gone` (the target answered 410) */
   disabledReason?: 'operator' | 'gone';
+  /**
+   * The partner held an export scope (interop:export:hl7 or interop:export:fhir) on an active key
+   * when the subscription was created: it may read every chart result, so it also receives events
+   * of other partners' results. Absent (subscriptions made before issue 26) = false. Without it a
+   * subscription receives only events of the partner's own results (docs/webhooks.md).
+   */
+  exportScope?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -32,7 +39,6 @@ export interface WebhookEvent {
     resultId?: string;
     versionId?: string;
     status?: string;
-    patientMatched?: boolean;
   };
 }
 

@@ -331,6 +331,70 @@ describe('values equal the HL7 export values for the same record', () => {
   });
 });
 
+describe('issue 26: a search by a patient id that is no chart patient answers as for an unused id', () => {
+  let labOnlyResultId: string;
+
+  beforeAll(async () => {
+    // a lab's own patient id, not a chart patient: the result is saved (held for review) under it
+    const res = await call(stack, 'POST', '/receiveTestData', {
+      headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        data: {
+          senderID: 'demo-lab',
+          patientID: 'LABMRN-777',
+          accessionNumber: 'FHIR-ORACLE-1',
+          status: 'final',
+          ResultedDateUTC: '2025-01-01T08:00:00Z',
+          results: { testName: 'Potassium', result: '4.1', units: 'mmol/L' },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    labOnlyResultId = res.json<{ resultId: string }>().resultId;
+  });
+
+  /** The answer without what differs per request anyway (time stamps, the searched id in the links). */
+  function comparable(res: HttpResult, searched: string): unknown {
+    const bundle = res.json<Bundle>();
+    expectValid(bundle as Resource, 'Bundle');
+    return {
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      bundle: {
+        ...bundle,
+        meta: undefined,
+        timestamp: undefined,
+        link: bundle.link?.map((l) => ({ relation: l.relation, url: l.url.split(encodeURIComponent(searched)).join('<id>').split(searched).join('<id>') })),
+      },
+    };
+  }
+
+  it.each(['DiagnosticReport', 'Encounter', 'DocumentReference'])('%s?patient=LABMRN-777 answers as ?patient=NOPE-unused: an empty searchset', async (type) => {
+    for (const form of ['', 'Patient/']) {
+      const labOnly = await get(`/fhir/${type}?patient=${form}LABMRN-777`);
+      const unused = await get(`/fhir/${type}?patient=${form}NOPE-unused`);
+      expectFhir(labOnly);
+      expectFhir(unused);
+      expect(comparable(labOnly, 'LABMRN-777')).toEqual(comparable(unused, 'NOPE-unused'));
+      expect(labOnly.json<Bundle>()).toMatchObject({ resourceType: 'Bundle', type: 'searchset' });
+      expect(labOnly.json<Bundle>().entry).toBeUndefined();
+      expect(labOnly.text).not.toContain('Potassium');
+      expect(labOnly.text).not.toContain(labOnlyResultId.slice(3));
+    }
+  });
+
+  it('the result read by its id answers the same 404 as an unknown id; a chart patient still gets its results', async () => {
+    const resultPart = labOnlyResultId.replace('_', '.5F');
+    const labOnly = await get(`/fhir/DiagnosticReport/LABMRN-777..${resultPart}`);
+    const unknown = await get(`/fhir/DiagnosticReport/NOPE-unused..${resultPart}`);
+    expectFhir(labOnly, 404);
+    expectFhir(unknown, 404);
+    expect(labOnly.json<OperationOutcome>().issue).toEqual(unknown.json<OperationOutcome>().issue);
+    const { resources } = await allPages('/fhir/DiagnosticReport?patient=demo-patient-1');
+    expect(resources.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('errors are OperationOutcome with the right status and the usual headers', () => {
   const outcome = (res: HttpResult) => {
     const body = res.json<OperationOutcome>();

@@ -118,17 +118,51 @@ describe('3. a packet naming a patientId is routed only when its demographics ag
     expect(view.patientId).toBeUndefined();
   });
 
-  it('a near variant of the last name with the same birth date is routed', async () => {
+  it('the same names spelled without diacritics or case (normalised as the matcher does) are routed', async () => {
     const res = await post('demo-forms-key', {
       sourceSystemId: 'demo-forms',
       patientId: 'demo-patient-2',
-      patient: { firstName: 'Zoe', lastName: 'Odegaard', dob: '1992-11-03' },
+      patient: { firstName: 'zoe', lastName: 'ODEGARD', dob: '1992-11-03' },
     });
     expect(res.status).toBe(202);
     // routed directly: never in the inbox
     expect(
       (await call(stack, 'GET', `/interopInbox/${res.json<{ packetId: string }>().packetId}`, { headers: { 'x-api-key': 'demo-inbox-key' } })).status,
     ).toBe(404);
+  });
+});
+
+describe('issue 26 item 5: a named patientId is routed only when first name, last name and birth date agree', () => {
+  async function heldAsMismatch(patient: Record<string, string>): Promise<HttpResult> {
+    const res = await post('demo-forms-key', { sourceSystemId: 'demo-forms', patientId: 'demo-patient-2', patient });
+    expect(res.status).toBe(202);
+    const view = await decided(res.json<{ packetId: string }>().packetId, () => true);
+    expect(view).toMatchObject({ state: 'pending_review', reason: 'demographics_mismatch' });
+    expect(view.patientId).toBeUndefined();
+    expect(view.chartPatient).toMatchObject({ patientId: 'demo-patient-2' });
+    return res;
+  }
+
+  it('the right surname and birth date with another first name ("Mallory") is held, not filed into the chart', async () => {
+    await heldAsMismatch({ firstName: 'Mallory', lastName: 'Ødegård', dob: '1992-11-03' });
+  });
+
+  it('a near variant of the last name, or no birth date, is held too (the matcher and staff decide)', async () => {
+    await heldAsMismatch({ firstName: 'Zoe', lastName: 'Odegaard', dob: '1992-11-03' });
+    await heldAsMismatch({ firstName: 'Zoë', lastName: 'Ødegård' });
+  });
+
+  it('the sender cannot tell a mismatching known patientId from an unknown one', async () => {
+    const patient = { firstName: 'Mallory', lastName: 'Ødegård', dob: '1992-11-03' };
+    const known = await heldAsMismatch(patient);
+    const unknown = await post('demo-forms-key', { sourceSystemId: 'demo-forms', patientId: 'demo-patient-404', patient });
+    expect(unknown.status).toBe(known.status);
+    const shape = (r: HttpResult) => {
+      const body = r.json<Record<string, unknown>>();
+      return { keys: Object.keys(body).sort(), status: body.status, contentType: r.headers.get('content-type') };
+    };
+    expect(shape(unknown)).toEqual(shape(known));
+    expect((await decided(unknown.json<{ packetId: string }>().packetId, () => true)).reason).toBe('unknown_patient_id');
   });
 });
 

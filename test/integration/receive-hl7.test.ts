@@ -279,3 +279,129 @@ describe('ACKs, idempotency, errors', () => {
     expect(identity!.demographics.name).toEqual({ family: 'Müller', given: 'Jürgen' });
   });
 });
+
+describe('processing ids (MSH-11): T and D are not filed unless the stage takes them', () => {
+  const oruWith = (controlId: string, accession: string, processing: string) =>
+    [
+      `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||ORU^R01^ORU_R01|${controlId}|${processing}|2.5.1`,
+      'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex',
+      `OBR|1|ORD1|${accession}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`,
+      'OBX|1|NM|2345-7^Glucose^LN||98|mg/dL^^UCUM|70-99|N|||F',
+    ].join('\r') + '\r';
+  const summaryHolds = async (accession: string) =>
+    (await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-oru-key')).includes(`|${accession}^`);
+  const saved = process.env.HL7_ACCEPT_PROCESSING_IDS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.HL7_ACCEPT_PROCESSING_IDS;
+    else process.env.HL7_ACCEPT_PROCESSING_IDS = saved;
+  });
+
+  it.each(['T', 'D', 'T^T', 'D^A'])('MSH-11 %s -> AR 202 at MSH-11, nothing stored; the same control id as P is then processed', async (processing) => {
+    delete process.env.HL7_ACCEPT_PROCESSING_IDS;
+    const controlId = unique('PT');
+    const accession = unique('ACC');
+    const reply = ack(await post(oruWith(controlId, accession, processing)));
+    expect(msa(reply)).toBe('AR');
+    expect(errCodes(reply)).toEqual(['202']);
+    expect(valueAt(firstSegment(reply, 'ERR'), 2, 1)).toBe('MSH');
+    expect(valueAt(firstSegment(reply, 'ERR'), 2, 3)).toBe('11');
+    expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
+    expect(await summaryHolds(accession)).toBe(false);
+    // no claim was kept: the production message under the same control id is filed
+    expect(msa(ack(await post(oruWith(controlId, accession, 'P'))))).toBe('AA');
+    expect(await summaryHolds(accession)).toBe(true);
+  });
+
+  it('P (and an empty MSH-11) as before', async () => {
+    delete process.env.HL7_ACCEPT_PROCESSING_IDS;
+    expect(msa(ack(await post(oruWith(unique('PP'), unique('ACC'), 'P'))))).toBe('AA');
+    expect(msa(ack(await post(oruWith(unique('PP'), unique('ACC'), ''))))).toBe('AA');
+  });
+
+  it('a stage configured with HL7_ACCEPT_PROCESSING_IDS=P,T files T messages and still refuses D', async () => {
+    process.env.HL7_ACCEPT_PROCESSING_IDS = 'P,T';
+    const accession = unique('ACC');
+    expect(msa(ack(await post(oruWith(unique('PC'), accession, 'T'))))).toBe('AA');
+    expect(await summaryHolds(accession)).toBe(true);
+    const debug = ack(await post(oruWith(unique('PC'), unique('ACC'), 'D')));
+    expect(msa(debug)).toBe('AR');
+    expect(errCodes(debug)).toEqual(['202']);
+  });
+
+  it('a processing id outside P, T, D is refused whatever the setting', async () => {
+    process.env.HL7_ACCEPT_PROCESSING_IDS = 'P,T,D,X';
+    const reply = ack(await post(oruWith(unique('PX'), unique('ACC'), 'X')));
+    expect(msa(reply)).toBe('AR');
+    expect(errCodes(reply)).toEqual(['202']);
+  });
+});
+
+describe('bounded work: the caps of HL7_INTAKE_LIMITS', () => {
+  const head = (controlId: string, type = 'ORU^R01^ORU_R01') =>
+    `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||${type}|${controlId}|P|2.5.1`;
+  /** An ORU for an MRN the chart does not know, with the given number of OBX in each OBR group. */
+  const oruGroups = (controlId: string, observations: number[], mrn = unique('CAP')) => {
+    const segments = [head(controlId), `PID|1||${mrn}^^^DEMO-HOSP^MR||Capped^Casey`];
+    observations.forEach((count, g) => {
+      segments.push(`OBR|${g + 1}|ORD${g + 1}|${controlId}-${g + 1}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`);
+      for (let o = 1; o <= count; o += 1) segments.push(`OBX|${o}|NM|T${o}^Test ${o}^L||${o}|mg/dL|1-${o + 10}|N|||F`);
+    });
+    return { text: segments.join('\r') + '\r', segments: segments.length };
+  };
+  const adtWithKin = (controlId: string, kin: number) =>
+    [
+      head(controlId, 'ADT^A04^ADT_A01'),
+      'EVN|A04',
+      `PID|1||${unique('KIN')}^^^DEMO-LAB-LIS^MR||Kinsman^Kim`,
+      ...Array.from({ length: kin }, (_, i) => `NK1|${i + 1}|Relative${i + 1}^Pat|SIB^Sibling^HL70063`),
+    ].join('\r') + '\r';
+
+  it('a message at every ORU cap (2,000 segments, 50 OBR groups, unknown MRN) -> AA; time recorded', async () => {
+    // 48 groups of 39 OBX and 2 of 38: MSH + PID + 50 OBR + 1,948 OBX = 2,000 segments
+    const observations = [...Array.from({ length: 48 }, () => 39), 38, 38];
+    const message = oruGroups(unique('AT'), observations);
+    expect(message.segments).toBe(2000);
+    const started = performance.now();
+    const reply = ack(await post(message.text));
+    const elapsed = performance.now() - started;
+    expect(msa(reply)).toBe('AA');
+    process.stdout.write(`receiveHl7 at the caps (2,000 segments, 50 OBR, 1,948 OBX, ${message.text.length} bytes): ${elapsed.toFixed(0)} ms\n`);
+  });
+
+  it('200 OBX in one OBR group -> AA', async () => {
+    const started = performance.now();
+    expect(msa(ack(await post(oruGroups(unique('AO'), [200]).text)))).toBe('AA');
+    process.stdout.write(`receiveHl7 one OBR with 200 OBX: ${(performance.now() - started).toFixed(0)} ms\n`);
+  });
+
+  it('20 NK1 -> AA', async () => {
+    expect(msa(ack(await post(adtWithKin(unique('AK'), 20))))).toBe('AA');
+  });
+
+  it.each([
+    ['2,001 segments', () => oruGroups(unique('CS'), [...Array.from({ length: 48 }, () => 39), 38, 38]).text + 'NTE|1||one too many\r', 'NTE', '1'],
+    [
+      '51 OBR groups',
+      () =>
+        oruGroups(
+          unique('CG'),
+          Array.from({ length: 51 }, () => 1),
+        ).text,
+      'OBR',
+      '51',
+    ],
+    ['201 OBX in one OBR group', () => oruGroups(unique('CO'), [1, 201]).text, 'OBX', '202'],
+    ['21 NK1', () => adtWithKin(unique('CK'), 21), 'NK1', '21'],
+  ])('%s -> AE 100 at the first segment beyond the cap, nothing stored', async (_what, build, segmentId, sequence) => {
+    const body = build();
+    const controlId = /\|([A-Z0-9]+)\|P\|2\.5\.1/.exec(body)![1]!;
+    const reply = ack(await post(body));
+    expect(msa(reply)).toBe('AE');
+    expect(errCodes(reply)).toEqual(['100']);
+    expect(valueAt(firstSegment(reply, 'ERR'), 2, 1)).toBe(segmentId);
+    expect(valueAt(firstSegment(reply, 'ERR'), 2, 2)).toBe(sequence);
+    expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
+    // nothing claimed: the same control id with a message within the caps is processed (not AR 205)
+    expect(msa(ack(await post(oruGroups(controlId, [1]).text)))).toBe('AA');
+  });
+});

@@ -21,6 +21,8 @@ import { Env } from '../../lib/config/service';
 import { startWebhookSink, type WebhookSink } from '../../lib/local/webhook-sink';
 import type { LocalStack } from '../../lib/local/stack';
 import { setLogSink } from '../../lib/observability/logger';
+import { ApiKeyStore } from '../../lib/keys/api-key-store';
+import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import { webhookStore } from '../../lib/webhooks/store-wiring';
 import { deliveryMessageBody } from '../../lib/webhooks/events';
 import { runWebhooksCli } from '../../lib/webhooks/cli';
@@ -160,7 +162,10 @@ describe('webhook subscriptions and signed deliveries', () => {
     // independent verification with the package and the secret the CLI printed
     const event = new Webhook(secret).verify(request.body, request.headers) as { type: string; data: Record<string, unknown> };
     expect(event.type).toBe('lab-result.saved');
-    expect(event.data).toMatchObject({ resultId, status: 'final', patientMatched: true });
+    expect(event.data).toMatchObject({ resultId, status: 'final' });
+    // issue 26: no existence oracle in the event
+    expect(event.data).not.toHaveProperty('patientMatched');
+    expect(request.body).not.toContain('patientMatched');
     expect(request.headers['webhook-signature']).toMatch(/^v1,/);
     expect(request.headers['webhook-id']).toMatch(/^dl_/);
     for (const phi of [PATIENT_ID, accession, 'Glucose', '98.4', '70-99', 'mg/dL']) expect(request.body).not.toContain(phi);
@@ -403,6 +408,101 @@ describe('webhook subscriptions and signed deliveries', () => {
     const text = logLines.join('\n');
     expect(text).toContain('webhooks.delivery.attempt');
     for (const phi of [PATIENT_ID, 'Glucose', 'mg/dL', '70-99', 'whsec_']) expect(text).not.toContain(phi);
+  });
+});
+
+describe('issue 26: webhook events follow read access', () => {
+  /** A lab partner with an intake scope only (no export scope), sending as `wh-own-lab`. */
+  const OWN_LAB_KEY = 'wh-own-lab-key';
+
+  beforeAll(async () => {
+    const keys = new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
+    await keys.putPartner(
+      {
+        partnerId: 'wh-own-lab',
+        name: 'Lab with an intake scope only',
+        policy: 'active',
+        rateLimit: 1000,
+        rateWindowSeconds: 60,
+        allowedSenderIds: ['wh-own-lab'],
+      },
+      { ifMissing: true },
+    );
+    const keyHash = hashApiKey(OWN_LAB_KEY);
+    await keys.putKey({
+      keyHash,
+      keyId: keyIdFromHash(keyHash),
+      partnerId: 'wh-own-lab',
+      label: OWN_LAB_KEY,
+      scopes: ['interop:ingest:results'],
+      status: 'active',
+      createdAt: new Date().toISOString(),
+    });
+  });
+
+  /** A subscription of `partner` with a sink that verifies its signatures; the CLI's `add` output too. */
+  async function subscribedSink(partner: string): Promise<{ id: string; receiver: WebhookSink; added: string }> {
+    const placeholder = await sink();
+    const port = Number(new URL(placeholder.url).port);
+    await placeholder.close();
+    const res = await cli(['add', '--partner', partner, '--url', `http://127.0.0.1:${port}/hooks`, '--events', 'lab-result.saved']);
+    expect(res.code).toBe(0);
+    const id = /created (wh_[0-9a-f]+)/.exec(res.stdout)![1]!;
+    const receiver = await startWebhookSink({ port, secret: await secretOf(id) });
+    sinks.push(receiver);
+    return { id, receiver, added: res.stdout };
+  }
+
+  const resultIdsOf = async (subscriptionId: string) =>
+    (await webhookStore().listDeliveries(subscriptionId, 20)).map((d) => d.delivery.event.data.resultId).sort();
+
+  it("an intake-only partner never hears of another partner's result; an export-scope partner does; a lab always hears of its own", async () => {
+    const exporter = await subscribedSink('demo-ehr'); // demo-export-key, demo-fhir-key: export scopes
+    const intakeOnly = await subscribedSink('demo-forms'); // demo-forms-key: interop:ingest:forms only
+    const ownLab = await subscribedSink('wh-own-lab'); // interop:ingest:results only
+    expect(exporter.added).toContain("events of every partner's results");
+    expect(intakeOnly.added).toContain("the partner's own results only");
+    expect(ownLab.added).toContain("the partner's own results only");
+    expect((await webhookStore().getSubscription(exporter.id))?.subscription.exportScope).toBe(true);
+    expect((await webhookStore().getSubscription(intakeOnly.id))?.subscription.exportScope).toBe(false);
+    const listed = await cli(['list']);
+    expect(listed.stdout).toMatch(new RegExp(`${exporter.id}\\tenabled\\tdemo-ehr\\tall-results`));
+    expect(listed.stdout).toMatch(new RegExp(`${ownLab.id}\\tenabled\\twh-own-lab\\town-results`));
+
+    // partner A = demo-lab (demo-results-key) submits a result
+    const fromDemoLab = await postLabResult();
+    // partner wh-own-lab submits its own result
+    const own = await call(stack, 'POST', '/receiveTestData', {
+      headers: { 'x-api-key': OWN_LAB_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        data: {
+          senderID: 'wh-own-lab',
+          patientID: PATIENT_ID,
+          accessionNumber: unique('OWN'),
+          status: 'final',
+          ResultedDateUTC: '2024-03-02T09:30:00Z',
+          results: { testName: 'Glucose', result: '101', units: 'mg/dL' },
+        },
+      }),
+    });
+    expect(own.status).toBe(200);
+    const ownResultId = own.json<{ resultId: string }>().resultId;
+
+    // the export-scope partner hears of both; the lab hears of its own
+    await until('both events at the exporter', () => (exporter.receiver.requests.length >= 2 ? true : undefined));
+    await until('its own event at the lab', () => ownLab.receiver.requests[0]);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // any further fan-out would have happened by now
+    expect(await resultIdsOf(exporter.id)).toEqual([fromDemoLab.resultId, ownResultId].sort());
+    expect(await resultIdsOf(ownLab.id)).toEqual([ownResultId]);
+    expect(ownLab.receiver.requests).toHaveLength(1);
+    expect(ownLab.receiver.requests[0]!.body).not.toContain(fromDemoLab.resultId);
+    // the intake-only partner: no delivery was even created, so nothing was sent
+    expect(await resultIdsOf(intakeOnly.id)).toEqual([]);
+    expect(intakeOnly.receiver.requests).toHaveLength(0);
+    for (const r of [...exporter.receiver.requests, ...ownLab.receiver.requests]) {
+      expect(r.verified).toBe(true);
+      expect(r.body).not.toContain('patientMatched');
+    }
   });
 });
 

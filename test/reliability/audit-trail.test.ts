@@ -396,6 +396,69 @@ describe('audit trail: one record per PHI access or change', () => {
     expect(issues).toEqual([]);
   });
 
+  /*
+   * Was a BUG: an ORU^R01 for an unknown MRN with 57+ OBR groups stored every result, answered 500 and
+   * left no audit record: the record's partition key named every resultId (RESOURCE#resultIds#a,b,...)
+   * and grew past DynamoDB's 2,048-byte key limit. Keys are now bounded (the first id; ids go in
+   * attributes, a list capped with a count). Regression tests.
+   */
+  it('an ORU^R01 with 50 OBR groups for an unknown MRN answers 200 AA and leaves its audit record', async () => {
+    const requestId = unique('audit-oru50');
+    const controlId = unique('O50')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(-20);
+    const segments = [
+      `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||ORU^R01^ORU_R01|${controlId}|P|2.5.1`,
+      `PID|1||${controlId}^^^DEMO-HOSP^MR||Unknown^Una`,
+    ];
+    for (let g = 1; g <= 50; g += 1) {
+      segments.push(`OBR|${g}|ORD${g}|${controlId}-${g}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`);
+      segments.push(`OBX|1|NM|2345-7^Glucose^LN||${g}|mg/dL|70-99|N|||F`);
+    }
+    const res = await send({
+      method: 'POST',
+      url: '/receiveHl7',
+      headers: { 'x-api-key': 'demo-hl7-key', 'x-request-id': requestId, 'content-type': 'application/hl7-v2' },
+      body: segments.join('\r') + '\r',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatch(/\rMSA\|AA\|/);
+    const records = (await scanAll(stack.tables.audit)).map((i) => unmarshall(i)).filter((r) => r.requestId === requestId);
+    expect(records).toHaveLength(1);
+    const record = records[0]!;
+    expect(record).toMatchObject({ action: 'hl7.oru.results_store', outcome: 'success', status: 200, partnerId: 'demo-lab' });
+    const ids = String((record.resourceIds as Record<string, string>).resultIds).split(',');
+    expect(ids).toHaveLength(50);
+    expect((record.resourceIds as Record<string, string>).count).toBe('50');
+    expect(record.pk).toBe(`RESOURCE#resultIds#${ids[0]}`);
+    tally.record([], () => 'ORU with 50 OBR groups audited');
+  });
+
+  it('no key grows with the content: 1,000 result ids keep a bounded key and the first ids with a count', async () => {
+    const trail = new AuditTrail(dynamoDbClient(), stack.tables.audit);
+    const requestId = unique('audit-bounded');
+    const resultIds = Array.from({ length: 1000 }, (_, i) => `r${String(i).padStart(4, '0')}${'x'.repeat(60)}`);
+    await trail.append({
+      action: 'hl7.oru.results_store',
+      resourceIds: { resultIds: resultIds.join(','), count: '1000' },
+      at: new Date().toISOString(),
+      requestId,
+      partnerId: 'demo-lab',
+      keyId: 'k',
+      outcome: 'success',
+      status: 200,
+    });
+    const record = (await scanAll(stack.tables.audit)).map((i) => unmarshall(i)).find((r) => r.requestId === requestId)!;
+    expect(Buffer.byteLength(String(record.pk))).toBeLessThan(400);
+    expect(record.pk).toBe(`RESOURCE#resultIds#${resultIds[0]}`);
+    const kept = String((record.resourceIds as Record<string, string>).resultIds).split(',');
+    expect(kept).toEqual(resultIds.slice(0, kept.length));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThanOrEqual(100);
+    expect((record.resourceIds as Record<string, string>).resultIdsCount).toBe('1000');
+    tally.record([], () => 'audit key bounded');
+  });
+
   it('prints the suite summary', () => {
     tally.print();
     expect(tally.failed).toBe(0);

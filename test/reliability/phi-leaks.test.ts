@@ -290,6 +290,8 @@ describe('PHI never leaks', () => {
     const services = {
       store: webhookStore(),
       partnerExists: async () => true,
+      // demo-ehr holds export keys: its subscription hears of every partner's results (issue 26)
+      partnerHoldsExportScope: async () => true,
       encryptor: webhookSecretEncryptor(),
       enqueue: enqueueDelivery,
       stage: 'local',

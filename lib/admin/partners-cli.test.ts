@@ -1,0 +1,271 @@
+/**
+ * `npm run partners` and assigning authorities (docs/write-authority.md, "Identity namespaces"):
+ * the CLI's code (partnersCli, as scripts/partners.ts calls it) against the local stack's real keys
+ * table; the claim items it writes; the principal the authorizer hands to the handlers.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
+import { AuthorizerFunction, HttpEndpoints, Scopes } from '../config/service';
+import { dynamoDbClient } from '../aws/clients';
+import { ApiKeyStore } from '../keys/api-key-store';
+import { decodeDecision } from '../keys/authorizer-context';
+import { chartAssigningAuthority } from '../keys/chart-authority';
+import { authorizerEventFor } from '../local/api-gateway';
+import { DEMO_PARTNERS, loadDemoKeys } from '../local/demo-keys';
+import { loadHandler } from '../local/function-registry';
+import { lambdaContext } from '../local/lambda-context';
+import type { LocalStack } from '../local/stack';
+import { startTestStack } from '../../test/support/local-stack';
+import { keysCli } from './keys-cli';
+import { partnersCli } from './partners-cli';
+import { localTarget } from './target';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function run(tool: 'keys' | 'partners', argv: string[]): Promise<Run> {
+  let out = '';
+  let err = '';
+  const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
+  const cli = tool === 'keys' ? keysCli : partnersCli;
+  const code = await cli(argv, io, { resolveTarget: () => localTarget() });
+  return { code, out, err };
+}
+
+const store = () => new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
+const owners = async (...authorities: string[]) => Promise.all(authorities.map((a) => store().authorityOwner(a)));
+
+/** The request as the local gateway hands it to the authorizer, and the principal the handler decodes. */
+async function principalFor(secret: string) {
+  const endpoint = HttpEndpoints.find((e) => e.scope === Scopes.ingestHl7)!;
+  const event = {
+    resource: endpoint.path,
+    path: endpoint.path,
+    httpMethod: endpoint.method,
+    headers: { 'x-api-key': secret },
+    multiValueHeaders: { 'x-api-key': [secret] },
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { identity: { sourceIp: '127.0.0.1' } },
+  } as unknown as APIGatewayProxyEvent;
+  const authorizer = await loadHandler(AuthorizerFunction.name);
+  const result = (await authorizer(authorizerEventFor(event), lambdaContext(AuthorizerFunction.name, 5), () => undefined)) as APIGatewayAuthorizerResult;
+  // what lib/local/api-gateway.ts dispatch puts on the event, decoded as the handler's pipeline does
+  const decision = decodeDecision({ ...(result.context ?? {}), principalId: result.principalId });
+  expect(decision?.outcome).toBe('allow');
+  return decision!.principal!;
+}
+
+describe('partners create --assigning-authority', () => {
+  it('normalises the authorities, claims them, shows them, and compares them for idempotence', async () => {
+    const created = await run('partners', [
+      'create',
+      'acme-lab',
+      '--tier',
+      'standard',
+      '--assigning-authority',
+      ' acme-lab ',
+      '--assigning-authority',
+      'ACME-2,Acme-Lab',
+    ]);
+    expect(created).toMatchObject({ code: 0, out: expect.stringContaining('assigning authority ACME-LAB, ACME-2') });
+    expect((await store().getPartner('acme-lab'))?.assigningAuthorities).toEqual(['ACME-LAB', 'ACME-2']);
+    expect(await owners('ACME-LAB', ' acme-2 ', 'ACME-3')).toEqual(['acme-lab', 'acme-lab', undefined]);
+    expect((await store().listAuthorityClaims()).filter((c) => c.partnerId === 'acme-lab')).toEqual([
+      { authority: 'ACME-2', partnerId: 'acme-lab' },
+      { authority: 'ACME-LAB', partnerId: 'acme-lab' },
+    ]);
+
+    const shown = await run('partners', ['show', 'acme-lab']);
+    expect(shown.out.split('\n')[0]).toMatch(/FORM SOURCES\s+AUTHORITIES\s+RECEIVING/);
+    expect(shown.out).toContain('ACME-LAB,ACME-2');
+    const listed = JSON.parse((await run('partners', ['list', '--json'])).out) as Array<{ partnerId: string; assigningAuthorities?: string[] }>;
+    expect(listed.find((p) => p.partnerId === 'acme-lab')?.assigningAuthorities).toEqual(['ACME-LAB', 'ACME-2']);
+
+    // the same set again (any order, any case) is idempotent; another set is refused
+    expect((await run('partners', ['create', '--partner-id', 'acme-lab', '--tier', 'standard', '--assigning-authority', 'acme-2,ACME-LAB'])).out).toContain(
+      'exists',
+    );
+    const other = await run('partners', ['create', 'acme-lab', '--tier', 'standard', '--assigning-authority', 'ACME-LAB']);
+    expect(other.code).toBe(1);
+    expect(other.err).toContain('assigning-authority is "ACME-2,ACME-LAB", not "ACME-LAB"');
+    expect(await owners('ACME-2')).toEqual(['acme-lab']);
+  });
+
+  it('an authority another partner owns is refused and nothing is written (no partner, no claim)', async () => {
+    await run('partners', ['create', 'owner-lab', '--tier', 'standard', '--assigning-authority', 'OWNED-1']);
+    const refused = await run('partners', ['create', 'rival-lab', '--tier', 'standard', '--assigning-authority', 'FREE-1,owned-1']);
+    expect(refused).toMatchObject({ code: 1, err: 'assigning authority OWNED-1 is owned by partner owner-lab; an authority has one owner; nothing changed\n' });
+    expect(await store().getPartner('rival-lab')).toBeUndefined();
+    expect(await owners('FREE-1', 'OWNED-1')).toEqual([undefined, 'owner-lab']);
+  });
+
+  it("the chart's own authority (CHART_ASSIGNING_AUTHORITY, default DEMO-HOSP) is never a partner's", async () => {
+    expect(chartAssigningAuthority({})).toBe('DEMO-HOSP');
+    expect(chartAssigningAuthority({ CHART_ASSIGNING_AUTHORITY: ' my-chart ' })).toBe('MY-CHART');
+    const refused = await run('partners', ['create', 'chart-thief', '--tier', 'standard', '--assigning-authority', 'demo-hosp']);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("DEMO-HOSP is the chart's own (CHART_ASSIGNING_AUTHORITY)");
+    expect(await store().getPartner('chart-thief')).toBeUndefined();
+    expect(await owners('DEMO-HOSP')).toEqual([undefined]);
+
+    const previous = process.env.CHART_ASSIGNING_AUTHORITY;
+    process.env.CHART_ASSIGNING_AUTHORITY = 'Other-Chart';
+    try {
+      expect((await run('partners', ['create', 'chart-thief', '--tier', 'standard', '--assigning-authority', 'OTHER-CHART'])).code).toBe(1);
+    } finally {
+      if (previous === undefined) delete process.env.CHART_ASSIGNING_AUTHORITY;
+      else process.env.CHART_ASSIGNING_AUTHORITY = previous;
+    }
+    expect(await store().getPartner('chart-thief')).toBeUndefined();
+  });
+
+  it('malformed authorities are refused', async () => {
+    for (const bad of ['*', 'A^B', 'A|B', 'X'.repeat(65)]) {
+      const r = await run('partners', ['create', 'bad-auth', '--tier', 'standard', '--assigning-authority', bad]);
+      expect(r.code).toBe(1);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    }
+    expect(await store().getPartner('bad-auth')).toBeUndefined();
+  });
+});
+
+describe('partners update', () => {
+  it('adds and removes authorities (claims follow), keeps every field not given, and never touches the policy', async () => {
+    await run('partners', [
+      'create',
+      'upd-lab',
+      '--tier',
+      'standard',
+      '--sender-id',
+      'UPD',
+      '--assigning-authority',
+      'UPD-1',
+      '--receiving-facility',
+      'UPD-FAC',
+    ]);
+    await run('partners', ['block', 'upd-lab']);
+    const updated = await run('partners', ['update', '--partner-id', 'upd-lab', '--assigning-authority', 'upd-2', '--assigning-authority', 'UPD-3']);
+    expect(updated.code).toBe(0);
+    expect(updated.out).toBe(
+      'updated partner upd-lab on local stack: assigning-authority is "UPD-1", now "UPD-2,UPD-3"\nclaimed assigning authority UPD-2, UPD-3\nreleased assigning authority UPD-1\n',
+    );
+    expect(await owners('UPD-1', 'UPD-2', 'UPD-3')).toEqual([undefined, 'upd-lab', 'upd-lab']);
+    expect(await store().getPartner('upd-lab')).toMatchObject({
+      policy: 'blocked',
+      tier: 'standard',
+      allowedSenderIds: ['UPD'],
+      receivingFacility: 'UPD-FAC',
+      assigningAuthorities: ['UPD-2', 'UPD-3'],
+    });
+
+    const more = await run('partners', [
+      'update',
+      'upd-lab',
+      '--tier',
+      'high',
+      '--rate-limit',
+      '10/30s',
+      '--receiving-facility',
+      '',
+      '--sender-id',
+      '',
+      '--json',
+    ]);
+    expect(more.code).toBe(0);
+    expect(JSON.parse(more.out)).toMatchObject({ outcome: 'updated', claimed: [], released: [] });
+    const after = await store().getPartner('upd-lab');
+    expect(after).toMatchObject({
+      policy: 'blocked',
+      tier: 'high',
+      rateLimit: 10,
+      rateWindowSeconds: 30,
+      allowedSenderIds: [],
+      assigningAuthorities: ['UPD-2', 'UPD-3'],
+    });
+    expect(after?.receivingFacility).toBeUndefined();
+
+    expect((await run('partners', ['update', 'upd-lab', '--tier', 'high'])).out).toBe('partner upd-lab on local stack: same settings, nothing changed\n');
+    // an empty list releases every authority
+    expect((await run('partners', ['update', 'upd-lab', '--assigning-authority', ''])).out).toContain('released assigning authority UPD-2, UPD-3');
+    expect(await owners('UPD-2', 'UPD-3')).toEqual([undefined, undefined]);
+  });
+
+  it("refuses, with nothing changed, an authority another partner owns or the chart's own", async () => {
+    await run('partners', ['create', 'keep-lab', '--tier', 'standard', '--assigning-authority', 'KEEP-1']);
+    await run('partners', ['create', 'taken-lab', '--tier', 'standard', '--assigning-authority', 'TAKEN-1']);
+    const before = await store().getPartner('keep-lab');
+    const taken = await run('partners', ['update', 'keep-lab', '--name', 'Renamed', '--assigning-authority', 'KEEP-1,KEEP-NEW,TAKEN-1']);
+    expect(taken).toMatchObject({ code: 1, err: 'assigning authority TAKEN-1 is owned by partner taken-lab; an authority has one owner; nothing changed\n' });
+    const chart = await run('partners', ['update', 'keep-lab', '--assigning-authority', 'DEMO-HOSP']);
+    expect(chart.code).toBe(1);
+    expect(chart.err).toContain("the chart's own");
+    expect(await store().getPartner('keep-lab')).toEqual(before);
+    expect(await owners('KEEP-1', 'KEEP-NEW', 'TAKEN-1', 'DEMO-HOSP')).toEqual(['keep-lab', undefined, 'taken-lab', undefined]);
+  });
+
+  it('usage: an unknown partner is exit 1; no field, or two different partner ids, is exit 2 with one line', async () => {
+    expect(await run('partners', ['update', 'nobody', '--tier', 'high'])).toMatchObject({ code: 1, err: 'unknown partner nobody\n' });
+    const none = await run('partners', ['update', 'acme-lab']);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/^update needs at least one of --name, --tier/);
+    const two = await run('partners', ['update', 'acme-lab', '--partner-id', 'other', '--tier', 'high']);
+    expect(two.code).toBe(2);
+    expect(two.err.trim().split('\n')).toHaveLength(1);
+    const help = await run('partners', ['update', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('--assigning-authority NAME');
+    expect(help.out).toContain('--partner-id ID');
+  });
+});
+
+describe('demo partners and the principal', () => {
+  it('demo-lab owns DEMO-LAB and demo-ehr DEMO-EHR; the chart authority has no owner', async () => {
+    expect(await owners('DEMO-LAB', 'demo-ehr', 'DEMO-HOSP')).toEqual(['demo-lab', 'demo-ehr', undefined]);
+  });
+
+  it('loading the demo keys again gives a demo partner stored without authorities its claims, and leaves an updated one as it is', async () => {
+    const demoEhr = DEMO_PARTNERS.find((p) => p.partnerId === 'demo-ehr')!;
+    const { assigningAuthorities: _a, ...older } = demoEhr;
+    await store().putPartner(older);
+    await store().releaseAuthority('DEMO-EHR', 'demo-ehr');
+    await loadDemoKeys(store(), new Date());
+    expect((await store().getPartner('demo-ehr'))?.assigningAuthorities).toEqual(['DEMO-EHR']);
+    expect(await owners('DEMO-EHR')).toEqual(['demo-ehr']);
+
+    expect((await run('partners', ['update', 'demo-ehr', '--assigning-authority', 'DEMO-EHR-2'])).code).toBe(0);
+    await loadDemoKeys(store(), new Date());
+    expect((await store().getPartner('demo-ehr'))?.assigningAuthorities).toEqual(['DEMO-EHR-2']);
+    expect(await owners('DEMO-EHR', 'DEMO-EHR-2')).toEqual([undefined, 'demo-ehr']);
+    expect((await run('partners', ['update', 'demo-ehr', '--assigning-authority', 'DEMO-EHR'])).code).toBe(0);
+  });
+
+  it('the principal carries the partner assigning authorities from the authorizer to the handler, and follows an update', async () => {
+    expect((await principalFor('demo-hl7-key')).assigningAuthorities).toEqual(['DEMO-LAB']);
+
+    await run('partners', ['create', 'hl7-lab', '--tier', 'standard', '--assigning-authority', 'HL7-LAB']);
+    const created = await run('keys', ['create', '--partner', 'hl7-lab', '--scopes', Scopes.ingestHl7]);
+    const secret = /secret \(shown once\): (\S+)/.exec(created.out)?.[1] ?? '';
+    expect((await principalFor(secret)).assigningAuthorities).toEqual(['HL7-LAB']);
+    await run('partners', ['update', 'hl7-lab', '--assigning-authority', 'HL7-LAB,HL7-LAB-2']);
+    expect((await principalFor(secret)).assigningAuthorities).toEqual(['HL7-LAB', 'HL7-LAB-2']);
+    // a partner without authorities: an empty list
+    await run('partners', ['create', 'noauth-lab', '--tier', 'standard']);
+    const bare = /secret \(shown once\): (\S+)/.exec((await run('keys', ['create', '--partner', 'noauth-lab', '--scopes', Scopes.ingestHl7])).out)?.[1] ?? '';
+    expect((await principalFor(bare)).assigningAuthorities).toEqual([]);
+  });
+});
