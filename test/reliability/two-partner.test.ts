@@ -85,6 +85,7 @@ beforeAll(async () => {
   });
   const created = await operator('partners', [
     'create',
+    '--partner-id',
     'rel-second',
     '--tier',
     'standard',
@@ -105,7 +106,17 @@ beforeAll(async () => {
   second.intake = await createKey('rel-second', ['interop:ingest:hl7', 'interop:ingest:results', 'interop:ingest:forms']);
   second.export = await createKey('rel-second', ['interop:export:hl7', 'interop:export:fhir']);
   // a third partner whose only key is an intake key (webhooks follow read access, case 9)
-  const third = await operator('partners', ['create', 'rel-intake-only', '--tier', 'standard', '--sender-id', 'INTAKE-ONLY-LIS', '--rate-limit', '100000/60s']);
+  const third = await operator('partners', [
+    'create',
+    '--partner-id',
+    'rel-intake-only',
+    '--tier',
+    'standard',
+    '--sender-id',
+    'INTAKE-ONLY-LIS',
+    '--rate-limit',
+    '100000/60s',
+  ]);
   if (third.code !== 0) throw new Error(`partners create failed (${third.code}): ${third.err}`);
   intakeOnlyResults = await createKey('rel-intake-only', ['interop:ingest:results']);
   // the first partner's results, part of the chart snapshot
@@ -672,7 +683,12 @@ describe('two partners: the second partner writes only what it owns (issue 26)',
         const res = await postJson('/receiveTestData', key, labData({ senderID, patientID: 'LABMRN-777' }));
         if (res.status !== 200) issues.push(`result for LABMRN-777 from ${senderID}: ${res.status}`);
       }
-      const norm = (res: HttpResult, id: string) => `${res.status} ${fhirNormalised(res.text).split(id).join('<id>')}`;
+      const norm = (res: HttpResult, id: string) =>
+        `${res.status} ${fhirNormalised(res.text)
+          .split(id)
+          .join('<id>')
+          .split(res.headers.get('x-request-id') ?? '\u0000')
+          .join('<request-id>')}`;
       for (const key of [second.export, OWNER_FHIR]) {
         const who = key === second.export ? 'rel-second' : 'demo-ehr';
         for (const [used, unused] of [
@@ -852,6 +868,21 @@ describe('two partners: the second partner writes only what it owns (issue 26)',
         const control = await postHl7(oru(alex));
         const perResult = (await countItems(stack.tables.results)) - single;
         if (readAck(control).msa1 !== 'AA' || added !== perResult) issues.push(`results items +${added}, one result is +${perResult}`);
+      });
+    });
+
+    it("no partner can be given the chart's assigning authority or one another partner owns (partners create refuses, nothing written)", async () => {
+      await runCase('authority claims with the CLI', async (issues) => {
+        for (const [partnerId, authority] of [
+          ['rel-squatter-chart', 'DEMO-HOSP'],
+          ['rel-squatter-chart-lc', ' demo-hosp '],
+          ['rel-squatter-lab', 'demo-lab'],
+        ] as const) {
+          const run = await operator('partners', ['create', '--partner-id', partnerId, '--tier', 'standard', '--assigning-authority', authority]);
+          if (run.code !== 1) issues.push(`${authority}: exit ${run.code} (want 1) ${run.err.trim()}`);
+          const shown = await operator('partners', ['show', partnerId]);
+          if (shown.code === 0) issues.push(`${authority}: partner ${partnerId} was written`);
+        }
       });
     });
 
