@@ -827,6 +827,10 @@ describe('two partners: the second partner writes only what it owns (issue 26)',
 
     it('a PID-3 identifier in an authority owned by another partner (DEMO-LAB) -> AE 204, nothing stored', async () => {
       await runCase("identifier in demo-lab's authority", async (issues) => {
+        const owner = await operator('partners', ['show', 'demo-lab', '--json']);
+        const authorities =
+          owner.code === 0 ? ((JSON.parse(owner.out) as { partner: { assigningAuthorities?: string[] } }).partner.assigningAuthorities ?? []) : [];
+        if (!authorities.includes('DEMO-LAB')) issues.push(`precondition: demo-lab owns [${authorities.join(',')}], not DEMO-LAB`);
         for (const [name, build] of [
           ['ADT', (p: Pid) => adt(p)],
           ['ORU', (p: Pid) => oru(p)],
@@ -835,6 +839,7 @@ describe('two partners: the second partner writes only what it owns (issue 26)',
           const counts = await storedCounts();
           const reply = readAck(await postHl7(build({ ...alex, cx: `${unique('LAB-')}^^^DEMO-LAB^MR` })));
           if (reply.msa1 !== 'AE' || !reply.errCodes.includes('204')) issues.push(`${name}: MSA-1 ${reply.msa1} ERR ${reply.errCodes.join(',')} (want AE 204)`);
+          else if (!/\nERR\|[^|]*\|PID\^1\^3(\^|\|)/.test(`\n${reply.text.replace(/\r/g, '\n')}`)) issues.push(`${name}: ERR-2 is not PID-3`);
           issues.push(...countDiff(counts, await storedCounts()).map((d) => `${name}: ${d}`));
         }
       });
