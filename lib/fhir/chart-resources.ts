@@ -231,19 +231,41 @@ export function encounterResource(encounter: Encounter): FhirEncounter {
 
 export const NOTE_CONTENT_TYPE = 'text/plain; charset=utf-8';
 
+/**
+ * A URI naming a partner (meta.source) or one of its identifier systems: ids a partner gave (its
+ * document numbers, its clinicians) are never written in the chart's own systems.
+ */
+export function partnerSystem(partnerId: string, what?: string): string {
+  return `urn:interop:partner:${encodeURIComponent(partnerId)}${what ? `:${what}` : ''}`;
+}
+
+/** TXA-17 (table 0271) -> DocumentReference.docStatus: authenticated is final, anything before it preliminary. */
+function docStatusOf(note: Note): 'final' | 'preliminary' {
+  if (note.completionStatus === undefined) return note.provenance ? 'preliminary' : 'final';
+  return note.completionStatus === 'AU' || note.completionStatus === 'LA' ? 'final' : 'preliminary';
+}
+
 export function documentReferenceResource(note: Note): DocumentReference {
-  const author = clinicianReference(note.author);
+  const source = note.provenance;
+  // a partner's document: its clinicians' ids are the partner's, its number is the partner's
+  const author = source ? partnerClinicianReference(note.author, source.partnerId) : clinicianReference(note.author);
+  const authenticator = source && note.authenticatedBy ? partnerClinicianReference(note.authenticatedBy, source.partnerId) : undefined;
   return {
     resourceType: 'DocumentReference',
     id: logicalId(note.patientId, note.noteId),
-    identifier: [{ value: note.noteId }],
+    ...(source ? { meta: { source: partnerSystem(source.partnerId) } } : {}),
+    identifier: [
+      { value: note.noteId },
+      ...(source && note.documentNumber ? [{ system: partnerSystem(source.partnerId, 'document'), value: note.documentNumber }] : []),
+    ],
     status: 'current',
-    docStatus: 'final',
+    docStatus: docStatusOf(note),
     type: { coding: [{ system: Systems.loinc, code: '11506-3', display: 'Progress note' }], text: 'Progress note' },
     category: [{ coding: [{ system: Systems.usCoreDocumentCategory, code: 'clinical-note', display: 'Clinical Note' }] }],
     subject: patientReference(note.patientId),
     date: note.createdAt,
-    ...nonEmpty('author', defined([author])),
+    ...nonEmpty('author', defined([author, ...(source ? [{ display: fhirString(source.sender) ?? source.partnerId }] : [])])),
+    ...(authenticator ? { authenticator } : {}),
     content: [
       {
         attachment: {
@@ -256,6 +278,13 @@ export function documentReferenceResource(note: Note): DocumentReference {
     ],
     ...(note.encounterId ? { context: { encounter: [encounterReference(note.patientId, note.encounterId)] } } : {}),
   };
+}
+
+/** A partner's clinician: the id in the partner's system, never the chart's. */
+function partnerClinicianReference(clinician: Clinician, partnerId: string): Reference<Practitioner> | undefined {
+  const reference = clinicianReference(clinician);
+  if (!reference?.identifier) return reference;
+  return { ...reference, identifier: { ...reference.identifier, system: partnerSystem(partnerId, 'clinician') } };
 }
 
 /** The note text back from a DocumentReference's attachment. */

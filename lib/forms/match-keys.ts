@@ -92,7 +92,7 @@ export function blockingKeys(key: Buffer, givenName: string | undefined, lastNam
 }
 
 /**
- * Index key of a chart MRN (trimmed, upper case), whatever its assigning authority: staff searching
+ * Index key of a chart MRN (white space removed, upper case: lib/chart/identifiers.ts), whatever its assigning authority: staff searching
  * the chart from the inbox type the MRN they see. Undefined for an empty MRN.
  */
 export function mrnIndexKey(key: Buffer, mrn: string | undefined): string | undefined {

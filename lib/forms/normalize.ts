@@ -3,6 +3,7 @@
  * "OBRIEN" compare equal and "Zoë Ødegård" equals "Zoe Odegard".
  */
 import { doubleMetaphone } from 'double-metaphone';
+import { normaliseMrn } from '../chart/identifiers';
 
 /** Letters that do not decompose under NFD, folded to their usual ASCII spelling. */
 const FOLD: Record<string, string> = {
@@ -46,9 +47,9 @@ export function normaliseEmail(value: string | undefined | null): string {
   return typeof value === 'string' ? value.trim().toLowerCase() : '';
 }
 
-/** External identifiers compare trimmed and case-insensitively. */
+/** External identifiers and MRNs compare as the chart compares MRNs (lib/chart/identifiers.ts): no white space, upper case. */
 export function normaliseIdentifier(value: string | undefined | null): string {
-  return typeof value === 'string' ? value.trim().toUpperCase() : '';
+  return typeof value === 'string' ? normaliseMrn(value) : '';
 }
 
 /**

@@ -381,7 +381,7 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
   let patientId: string | undefined;
   for (const { body, resolution } of bodies) {
     const outcome = await receiveLabResult(
-      { body, principal: context.principal, requestId: context.requestId, requestIdSupplied: false, now: context.now },
+      { body, principal: context.principal, requestId: context.requestId, requestIdSupplied: false, sourceMessageId: valueAt(msh, 10), now: context.now },
       services.labResults,
     );
     resultIds.push(outcome.body.resultId);
@@ -405,7 +405,7 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
     audit: {
       action: 'hl7.oru.results_store',
       ...(patientId ? { patientId } : {}),
-      resourceIds: { resultIds: resultIds.slice(0, 20).join(','), count: String(resultIds.length), held: String(held) },
+      resourceIds: { resultIds: resultIds.join(','), count: String(resultIds.length), held: String(held) },
     },
   };
 }

@@ -28,6 +28,8 @@ export interface ReceiveInput {
   requestId: string;
   /** true when the caller sent x-request-id: idempotency applies */
   requestIdSupplied: boolean;
+  /** provenance: the source message id (MSH-10 for HL7; default the x-request-id) */
+  sourceMessageId?: string;
   now: Date;
 }
 
@@ -139,6 +141,7 @@ async function save(
     partnerId: input.principal.partnerId,
     keyId: input.principal.keyId,
     receivedAt: input.now,
+    sourceMessageId: input.sourceMessageId ?? input.requestId,
     notificationNotBefore: new Date(input.now.getTime() + NOTIFICATION_GRACE_MS),
   });
   const current = await services.store.ensureCurrent(version, input.now);

@@ -25,6 +25,7 @@ export function versionRecordOf(item: Record<string, AttributeValue>): VersionRe
     resultedAtKey: v.resultedAtKey as string,
     rank: v.rank as string,
     receivedAt: v.receivedAt as string,
+    ...(typeof v.sourceMessageId === 'string' ? { sourceMessageId: v.sourceMessageId } : {}),
     patientKey: v.patientKey as string,
     patientMatched: v.patientMatched === true,
     summary: v.summary as string,

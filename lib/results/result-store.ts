@@ -113,6 +113,8 @@ export interface SaveVersionInput {
   partnerId: string;
   keyId: string;
   receivedAt: Date;
+  /** provenance: MSH-10 of an ORU, the x-request-id of a JSON submission */
+  sourceMessageId?: string;
   /** when the retry job may first pick up a notification the request did not get to send */
   notificationNotBefore: Date;
 }
@@ -276,6 +278,7 @@ export class LabResultStore {
       resultedAtKey: accepted.resultedAtKey,
       rank,
       receivedAt: input.receivedAt.toISOString(),
+      ...(input.sourceMessageId ? { sourceMessageId: input.sourceMessageId.slice(0, 199) } : {}),
       patientKey: input.patientKey,
       patientMatched: input.patientMatched,
       summary,
@@ -298,6 +301,7 @@ export class LabResultStore {
         resultedAtKey: accepted.resultedAtKey,
         rank,
         receivedAt: record.receivedAt,
+        sourceMessageId: record.sourceMessageId,
         patientKey: input.patientKey,
         patientMatched: input.patientMatched,
         envelope,

@@ -107,6 +107,8 @@ export interface VersionRecord {
   resultedAtKey: string;
   rank: string;
   receivedAt: string;
+  /** provenance: the source message (MSH-10 of an ORU, the x-request-id of a JSON submission) */
+  sourceMessageId?: string;
   patientKey: string;
   patientMatched: boolean;
   summary: string;

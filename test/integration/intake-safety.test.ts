@@ -142,8 +142,11 @@ describe('item 4: the current version is decided by status precedence and receip
 });
 
 describe('item 7: line separators, repeated parameters, wrong methods, rate window', () => {
-  it('NEL, U+2028 and U+2029 in a lab value never split a segment of the summary', async () => {
-    const value = 'line one\u0085line two\u2028line three\u2029line four';
+  it('NEL (a C1 control) in a lab value is refused (record rules); U+2028 and U+2029 are kept and never split a segment of the summary', async () => {
+    const refused = await post(labBody({ patientID: 'demo-patient-1', results: [{ testName: 'Comment', result: 'line one\u0085line two' }] }));
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toContain('/data/results/0/result');
+    const value = 'line one\u2028line two\u2029line three';
     const res0 = await post(
       labBody({
         patientID: 'demo-patient-1',
@@ -160,7 +163,7 @@ describe('item 7: line separators, repeated parameters, wrong methods, rate wind
     // a consumer splitting on any Unicode line break sees exactly the segments
     const lines = res.text.split(/\r\n|\r|\n|\u0085|\u2028|\u2029/).filter((s) => s !== '');
     expect(lines.length).toBe(segments.length);
-    expect(res.text).toMatch(/line one.+line two.+line three.+line four/);
+    expect(res.text).toMatch(/line one.+line two.+line three/);
   });
 
   it.each([
