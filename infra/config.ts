@@ -6,6 +6,7 @@
  */
 import type { Node } from 'constructs';
 import { DEFAULT_ANONYMOUS_LIMIT } from '../lib/keys/access-wiring';
+import { DEFAULT_CHART_ASSIGNING_AUTHORITY } from '../lib/keys/chart-authority';
 
 export const DEFAULT_STAGE = 'dev';
 /** Region used when neither `-c region=` nor CDK_DEFAULT_REGION is set (offline synth, CI). */
@@ -54,6 +55,10 @@ export interface StageConfig {
   hl7SendingFacility: string;
   /** EI-2 / XCN-9 / CX-4 of the ids in the HL7 exports (README, "Identifiers") */
   hl7IdentifierNamespace: string;
+  /** CX-4 of the chart's own MRNs: owned by the chart, never by a partner (docs/write-authority.md) */
+  chartAssigningAuthority: string;
+  /** MSH-11 processing ids HL7 intake files (comma list); default P: training and debugging messages are refused */
+  hl7AcceptProcessingIds: string;
   anonRateLimit: number;
   anonRateWindowSeconds: number;
   /** stage-wide throttle, above every usage plan */
@@ -127,6 +132,8 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
     hl7SendingApplication: str(node, 'hl7SendingApplication') ?? 'INTEROP',
     hl7SendingFacility: str(node, 'hl7SendingFacility') ?? 'INTEROP',
     hl7IdentifierNamespace: str(node, 'hl7IdentifierNamespace') ?? 'INTEROP',
+    chartAssigningAuthority: str(node, 'chartAssigningAuthority') ?? DEFAULT_CHART_ASSIGNING_AUTHORITY,
+    hl7AcceptProcessingIds: str(node, 'hl7AcceptProcessingIds') ?? 'P',
     anonRateLimit: int(node, 'anonRateLimit', DEFAULT_ANONYMOUS_LIMIT.limit),
     anonRateWindowSeconds: int(node, 'anonRateWindowSeconds', DEFAULT_ANONYMOUS_LIMIT.windowSeconds),
     stageRateLimit: int(node, 'stageRateLimit', 500),

@@ -91,6 +91,8 @@ export function environmentFor(spec: FunctionSpec, data: DataResources, config: 
     env[Env.hl7SendingApplication] = config.hl7SendingApplication;
     env[Env.hl7SendingFacility] = config.hl7SendingFacility;
     env[Env.hl7IdentifierNamespace] = config.hl7IdentifierNamespace;
+    env[Env.chartAssigningAuthority] = config.chartAssigningAuthority;
+    env[Env.hl7AcceptProcessingIds] = config.hl7AcceptProcessingIds;
   }
   for (const [name, value] of Object.entries(spec.extraEnvironment ?? {})) if (value !== undefined) env[name] = value;
   return env;

@@ -364,7 +364,9 @@ export function checkAssessmentValues(a: Partial<Assessment>, now: Date): Record
 export function checkLabResultValues(data: unknown, now: Date): RecordProblem[] {
   const problems = new Problems();
   if (!isObject(data)) return problems.list;
-  const id: TextRule = { max: 128, content: true };
+  // ids: the schema's printable-ASCII pattern already keeps them non-empty after escaping; no letter is required
+  // (a sender id the partner does not own must still be answered 403, not 400)
+  const id: TextRule = { max: 128 };
   for (const key of ['senderID', 'patientID', 'accessionNumber', 'recordNo'] as const) problems.text(key, data[key], id);
   if (typeof data.ResultedDateUTC === 'string') problems.instant('ResultedDateUTC', data.ResultedDateUTC, now);
   const results = Array.isArray(data.results) ? data.results : isObject(data.results) ? [data.results] : [];

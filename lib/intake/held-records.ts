@@ -43,8 +43,8 @@ export interface HeldRecord {
   provenance: Provenance;
   person: ClaimedPerson;
   body: HeldRecordBody;
-  /** why it was held: no patient resolved, or the demographics disagreed with the chart */
-  reason: 'patient-unresolved' | 'demographics-differ';
+  /** why it was held: no patient resolved, the demographics disagreed with the chart, or a replacement (MDM^T08/T10) named no document of the sender */
+  reason: 'patient-unresolved' | 'demographics-differ' | 'no-document-to-replace';
   routedTo?: string;
   routedBy?: string;
   routedAt?: string;

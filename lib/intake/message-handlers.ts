@@ -621,36 +621,29 @@ async function handleMdm(message: ParsedMessage, event: string, services: Handle
   const pid = firstSegment(message, 'PID');
   const resolution = await resolvePatient(pid, context.principal.partnerId, services);
   const draft = noteFrom(message, context);
-  if (!resolution.patientId) {
+  const hold = async (reason: HeldRecord['reason']): Promise<HandledMessage> => {
     const id = await heldId(services, context, ['document', draft.noteId, valueAt(message.segments[0], 10)]);
-    await services.held.hold({
-      heldId: id,
-      provenance: draft.provenance!,
-      person: resolution.person,
-      body: { kind: 'document', note: draft },
-      reason: resolution.reason ?? 'patient-unresolved',
-    });
+    await services.held.hold({ heldId: id, provenance: draft.provenance!, person: resolution.person, body: { kind: 'document', note: draft }, reason });
     return { audit: { action: 'hl7.mdm.document_held', resourceIds: { heldId: id, event } } };
-  }
+  };
+  if (!resolution.patientId) return hold(resolution.reason ?? 'patient-unresolved');
   const note: Note = { ...draft, patientId: resolution.patientId };
-  const txa12 = { segmentId: 'TXA', segmentSequence: 1, field: 12 };
   if (event === 'T02') {
     if (!(await services.chart.putNoteIfAbsent(note))) {
       const stored = await services.chart.getNote(note.patientId, note.noteId);
       if (!stored || !sameDocument(stored, note))
-        reject(
-          'AE',
-          ErrorCodes.duplicateKeyIdentifier,
-          'TXA-12 document number was already used by this sender for another document: send MDM^T10 to replace it',
-          txa12,
-        );
+        reject('AE', ErrorCodes.duplicateKeyIdentifier, 'TXA-12 document number was already used by this sender for another document: send MDM^T10 to replace it', {
+          segmentId: 'TXA',
+          segmentSequence: 1,
+          field: 12,
+        });
     }
   } else if (!(await services.chart.replacePartnerNote(note, context.principal.partnerId))) {
-    reject('AE', ErrorCodes.unknownKeyIdentifier, 'TXA-12 names no document of this sender for this patient (send MDM^T02 for a new document)', txa12);
+    // no document of this sender to replace under this patient: held for a reviewer, answered as any held document
+    // (an AE here would tell the sender the patient is known)
+    return hold('no-document-to-replace');
   }
-  return {
-    audit: { action: event === 'T02' ? 'hl7.mdm.note_store' : 'hl7.mdm.note_replace', patientId: note.patientId, resourceIds: { noteId: note.noteId } },
-  };
+  return { audit: { action: event === 'T02' ? 'hl7.mdm.note_store' : 'hl7.mdm.note_replace', patientId: note.patientId, resourceIds: { noteId: note.noteId } } };
 }
 
 export { checkSender };
