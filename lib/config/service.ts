@@ -468,6 +468,17 @@ export const HttpEndpoints: HttpEndpoint[] = [
   },
   {
     kind: 'http',
+    name: 'searchHeldPatients',
+    method: 'POST',
+    path: '/interopInbox/held/{heldId}/patientSearch',
+    // reviewers only, like the packet search (the match index lives in the forms table)
+    scope: Scopes.inboxReview,
+    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    kind: 'http',
     name: 'getInboxPacket',
     method: 'GET',
     path: '/interopInbox/{packetId}',

@@ -792,6 +792,61 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     problems: { 404: heldNotFound },
     badRequest: packetPathBadRequest,
   },
+  searchHeldPatients: {
+    summary: 'Search the chart from a held record (MRN, or name + birth date)',
+    description:
+      'The chart search of the packet view, for a reviewer routing a record held from a partner: chart patients with this MRN (any assigning authority, any case), or this last name and birth date (a first name narrows). Exact hits only, at most 20 (`more` when more fit). A POST so that no MRN, name or birth date is in a URL. Every patient shown is named in the audit trail.',
+    tag: 'Interop inbox',
+    parameters: [heldIdParameter],
+    requestBody: {
+      schemaFile: 'inbox-patient-search.schema.json',
+      description: 'An MRN, or a last name and a birth date (and optionally a first name).',
+      examples: {
+        mrn: { summary: 'by MRN', value: { mrn: 'DEMO-000001' } },
+        name: { summary: 'by last name and birth date', value: { lastName: 'Example', birthDate: '1975-06-30', firstName: 'Robin' } },
+      },
+    },
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The chart patients that fit (possibly none).',
+        schema: 'HeldPatientSearchResult',
+        examples: {
+          found: {
+            summary: 'one patient with this MRN',
+            value: {
+              heldId,
+              charts: [
+                {
+                  patientId: 'demo-patient-1',
+                  role: 'search',
+                  name: { family: 'Sample', given: 'Alex' },
+                  birthDate: '1980-04-12',
+                  sex: 'F',
+                  mrn: 'DEMO-000001',
+                  assigningAuthority: 'DEMO-HOSP',
+                },
+              ],
+              more: false,
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: { 404: heldNotFound, ...jsonBodyProblems('6 MB') },
+    badRequest: {
+      description: 'Invalid JSON, or neither an MRN nor a last name with a birth date; every failing field is listed (values are never echoed).',
+      examples: {
+        fields: {
+          summary: 'birth date missing',
+          kind: 'validation',
+          detail: 'the patient search failed validation',
+          errors: [{ pointer: '/birthDate', message: 'is required' }],
+        },
+      },
+    },
+  },
   routeHeldRecord: {
     summary: 'Route a record held from a partner to a patient',
     description:

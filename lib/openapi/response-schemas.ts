@@ -296,6 +296,16 @@ export const ResponseSchemas = {
       requestId: text,
     },
   },
+  HeldPatientSearchResult: {
+    type: 'object',
+    required: ['heldId', 'charts', 'more', 'requestId'],
+    properties: {
+      heldId: { type: 'string' },
+      charts: candidateCharts,
+      more: { type: 'boolean', description: 'more patients fit than the 20 answered: narrow the search' },
+      requestId: text,
+    },
+  },
   HeldRouteReceipt: {
     type: 'object',
     required: ['status', 'heldId', 'kind', 'routedTo', 'requestId'],

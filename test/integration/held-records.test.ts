@@ -117,6 +117,20 @@ describe('held documents', () => {
     expect((await call(stack, 'GET', '/interopInbox/held/not-a-held-id', { headers: INBOX })).status).toBe(404);
   });
 
+  it('the chart search of a held record finds demo-patient-1 by MRN; an unknown held id is 404', async () => {
+    const res = await call(stack, 'POST', `/interopInbox/held/${held.heldId}/patientSearch`, {
+      headers: { ...INBOX, 'content-type': 'application/json' },
+      body: JSON.stringify({ mrn: 'demo-000001' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ heldId: held.heldId, charts: [{ patientId: 'demo-patient-1', role: 'search' }], more: false });
+    const unknown = await call(stack, 'POST', '/interopInbox/held/held-20240101000000-000000000000000000000000/patientSearch', {
+      headers: { ...INBOX, 'content-type': 'application/json' },
+      body: JSON.stringify({ mrn: 'demo-000001' }),
+    });
+    expect(unknown.status).toBe(404);
+  });
+
   it('routed to demo-patient-1: the note is exported under the patient; the audit names the patient; again -> 409', async () => {
     expect((await exported(`/exportHl7Note?patientId=demo-patient-1&noteId=${encodeURIComponent(noteId)}`)).status).toBe(404);
     const requestId = unique('route-doc-');
