@@ -14,7 +14,7 @@ import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { assertValid } from '../lib/schemas/field-errors';
 import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
-import { routeHeld } from '../lib/intake/held-review';
+import { routeHeld } from '../lib/intake/held-route';
 import { heldRouteDependencies } from '../lib/intake/held-review-wiring';
 import { labResultWriterDependencies } from '../lib/results/result-wiring';
 

@@ -6,7 +6,8 @@
 import type { Note, Patient } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import type { HeldRecord } from './held-records';
-import { HeldAlreadyRoutedError, HeldNoteConflictError, listHeld, routeHeld, type HeldReviewDependencies } from './held-review';
+import { HeldAlreadyRoutedError, HeldNoteConflictError, listHeld, type HeldReviewDependencies } from './held-review';
+import { routeHeld } from './held-route';
 
 const heldId = 'held-20240305101500-3f2a9c0d1e4b5a6978877665';
 const provenance = { partnerId: 'demo-lab', sender: 'DEMO-LAB-LIS', sourceMessageId: 'M1', receivedAt: '2024-03-05T10:15:00.000Z' };

