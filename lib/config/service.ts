@@ -429,6 +429,56 @@ export const HttpEndpoints: HttpEndpoint[] = [
     memoryMb: 512,
     timeoutSeconds: 10,
   },
+  // records HL7 intake held for review (docs/write-authority.md): static `held` beside {packetId}
+  {
+    kind: 'http',
+    name: 'listHeldRecords',
+    method: 'GET',
+    path: '/interopInbox/held',
+    scope: Scopes.inboxRead,
+    needs: { tables: { chart: 'read', audit: 'write' } },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    kind: 'http',
+    name: 'getHeldRecord',
+    method: 'GET',
+    path: '/interopInbox/held/{heldId}',
+    scope: Scopes.inboxRead,
+    needs: { tables: { chart: 'read', audit: 'write' } },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    kind: 'http',
+    name: 'routeHeldRecord',
+    method: 'POST',
+    path: '/interopInbox/held/{heldId}/route',
+    scope: Scopes.inboxReview,
+    // a document -> a chart note (only if absent), an identity -> its staff link, lab results -> a new
+    // version for the chart patient (the result writer of receiveTestData, without its idempotency table)
+    needs: {
+      tables: { chart: 'readwrite', results: 'readwrite', audit: 'write' },
+      queues: { notifications: 'send' },
+      kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+      documentsBucket: 'readwrite',
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    kind: 'http',
+    name: 'searchHeldPatients',
+    method: 'POST',
+    path: '/interopInbox/held/{heldId}/patientSearch',
+    // reviewers only, like the packet search (the match index lives in the forms table)
+    scope: Scopes.inboxReview,
+    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
   {
     kind: 'http',
     name: 'getInboxPacket',

@@ -120,7 +120,8 @@ export class HeldRecordStore {
         TableName: this.table,
         KeyConditionExpression: after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
         FilterExpression: '#state = :state',
-        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#state': 'state' },
+        // DynamoDB refuses an unused attribute name: #sk only with `after`
+        ExpressionAttributeNames: { '#pk': 'pk', '#state': 'state', ...(after === undefined ? {} : { '#sk': 'sk' }) },
         ExpressionAttributeValues: { ':pk': { S: PK }, ':state': { S: state }, ...(after === undefined ? {} : { ':after': { S: after } }) },
       }),
       async (items) => {

@@ -44,9 +44,18 @@ function decodePathParameter(raw: string): string | undefined {
   }
 }
 
+/**
+ * The endpoint for a request. Like API Gateway, a static path segment wins over a path parameter at
+ * the same position (`/interopInbox/held` is not the packet `held` of `/interopInbox/{packetId}`).
+ */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
-  for (const endpoint of HttpEndpoints) {
-    if (endpoint.method !== method) continue;
+  const specificity = (template: string) =>
+    template
+      .split('/')
+      .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+      .join('');
+  const endpoints = HttpEndpoints.filter((e) => e.method === method).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+  for (const endpoint of endpoints) {
     const names: string[] = [];
     const pattern = endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
       names.push(name);

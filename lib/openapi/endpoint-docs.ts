@@ -11,6 +11,7 @@ import { DEFAULT_INBOX_LIMIT, LISTABLE_STATES, MAX_INBOX_LIMIT } from '../forms/
 import { MAX_PACKET_CONTENT_BYTES } from '../forms/intake';
 import { ID_PATTERN } from '../http/query';
 import { MAX_JSON_BODY_BYTES } from '../http/json-body';
+import { DEFAULT_HELD_LIMIT, HELD_STATES, MAX_HELD_LIMIT } from '../intake/held-review';
 import type { FieldError } from '../domain-errors';
 import { ResponseSchemas } from './response-schemas';
 
@@ -200,6 +201,31 @@ const inboxPacketNotFound: ProblemDoc = {
 const packetPathBadRequest: ProblemDoc = {
   description: 'The path is not valid percent-encoding, or the x-request-id header is malformed.',
   examples: { path: { summary: 'undecodable path', kind: 'badRequest', detail: 'the request path is not valid percent-encoding' } },
+};
+
+const heldId = 'held-20240305101500-3f2a9c0d1e4b5a6978877665';
+const heldIdParameter: ParameterDoc = {
+  name: 'heldId',
+  in: 'path',
+  required: true,
+  description: 'The held record id (`held-` + receipt time + 24 hex).',
+  schema: { type: 'string' },
+  example: heldId,
+};
+const heldNotFound: ProblemDoc = {
+  description: 'No held record with this id.',
+  examples: { notFound: { summary: 'unknown held record', kind: 'notFound', detail: 'no held record with this id' } },
+};
+const heldDocumentExample = {
+  heldId,
+  kind: 'document',
+  state: 'held',
+  reason: 'patient-unresolved',
+  receivedAt: '2024-03-05T10:15:00.000Z',
+  partnerId: 'demo-lab',
+  sender: 'DEMO-LAB-LIS',
+  person: { name: { family: 'Example', given: 'Sam' }, birthDate: '1975-01-02', sex: 'F', identifiers: [{ value: 'L-55012', authority: 'DEMO-LAB' }] },
+  description: { author: { id: '1001', name: { family: 'Doc', given: 'Ada' } }, createdAt: '2024-03-05T09:00:00.000Z', documentNumber: 'DOC-17' },
 };
 
 export const EndpointDocs: Record<string, EndpointDoc> = {
@@ -662,6 +688,212 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
             kind: 'conflict',
             detail: 'the packet has already been routed to a patient',
             extensions: { state: 'routed_manually', routedTo: 'demo-patient-1' },
+          },
+        },
+      },
+      ...jsonBodyProblems('6 MB'),
+    },
+    badRequest: {
+      description: 'Invalid JSON or failing fields.',
+      examples: {
+        fields: {
+          summary: 'patientId missing',
+          kind: 'validation',
+          detail: 'the route request failed validation',
+          errors: [{ pointer: '/patientId', message: 'is required' }],
+        },
+      },
+    },
+  },
+  listHeldRecords: {
+    summary: 'List records held from partners',
+    description:
+      "Lab results, documents and partner identities HL7 intake could not file to a chart patient (docs/write-authority.md), oldest first (the longest waiting first). Each item names the sender, the person as the sender described them (name, birth date, sex, PID-3 identifiers) and a short description: a document's author and time (never its text), the number of held results; nothing more for an identity.",
+    tag: 'Interop inbox',
+    parameters: [
+      {
+        name: 'state',
+        in: 'query',
+        required: false,
+        description: `Which records: ${HELD_STATES.join(' or ')} (default held). Sent at most once.`,
+        schema: { type: 'string', enum: [...HELD_STATES], default: 'held' },
+        example: 'held',
+      },
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: `Page size, 1-${MAX_HELD_LIMIT} (default ${DEFAULT_HELD_LIMIT}).`,
+        schema: { type: 'integer', minimum: 1, maximum: MAX_HELD_LIMIT, default: DEFAULT_HELD_LIMIT },
+        example: 25,
+      },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: '`nextCursor` of the previous page.',
+        schema: { type: 'string', minLength: 1 },
+        example: heldId,
+      },
+    ],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'One page of held records; `nextCursor` when there are more.',
+        schema: 'HeldPage',
+        examples: { page: { summary: 'one held document', value: { state: 'held', limit: 25, items: [heldDocumentExample], requestId } } },
+      },
+    },
+    problems: {},
+    badRequest: {
+      description: 'state, limit or cursor invalid.',
+      examples: {
+        state: {
+          summary: 'unknown state',
+          kind: 'validation',
+          detail: 'state must be one of: held, routed',
+          errors: [{ parameter: 'state', message: 'must be one of: held, routed' }],
+        },
+      },
+    },
+  },
+  getHeldRecord: {
+    summary: 'Read a record held from a partner',
+    description:
+      "One held record in full: what the list shows, the message id (MSH-10), and by kind the note with its text (document), the held result ids (lab-result) or the partner's latest view of the person (identity); once routed, where to, when and by whom.",
+    tag: 'Interop inbox',
+    parameters: [heldIdParameter],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The held record.',
+        schema: 'HeldRecord',
+        examples: {
+          document: {
+            summary: 'a held document',
+            value: {
+              ...heldDocumentExample,
+              sourceMessageId: 'MSG-00017',
+              note: {
+                noteId: 'demo-lab:DOC-17',
+                documentNumber: 'DOC-17',
+                author: { id: '1001', name: { family: 'Doc', given: 'Ada' } },
+                createdAt: '2024-03-05T09:00:00.000Z',
+                text: 'Seen for follow-up.',
+                provenance: { partnerId: 'demo-lab', sender: 'DEMO-LAB-LIS', sourceMessageId: 'MSG-00017', receivedAt: '2024-03-05T10:15:00.000Z' },
+                version: 1,
+              },
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: { 404: heldNotFound },
+    badRequest: packetPathBadRequest,
+  },
+  searchHeldPatients: {
+    summary: 'Search the chart from a held record (MRN, or name + birth date)',
+    description:
+      'The chart search of the packet view, for a reviewer routing a record held from a partner: chart patients with this MRN (any assigning authority, any case), or this last name and birth date (a first name narrows). Exact hits only, at most 20 (`more` when more fit). A POST so that no MRN, name or birth date is in a URL. Every patient shown is named in the audit trail.',
+    tag: 'Interop inbox',
+    parameters: [heldIdParameter],
+    requestBody: {
+      schemaFile: 'inbox-patient-search.schema.json',
+      description: 'An MRN, or a last name and a birth date (and optionally a first name).',
+      examples: {
+        mrn: { summary: 'by MRN', value: { mrn: 'DEMO-000001' } },
+        name: { summary: 'by last name and birth date', value: { lastName: 'Example', birthDate: '1975-06-30', firstName: 'Robin' } },
+      },
+    },
+    success: {
+      200: {
+        kind: 'json',
+        description: 'The chart patients that fit (possibly none).',
+        schema: 'HeldPatientSearchResult',
+        examples: {
+          found: {
+            summary: 'one patient with this MRN',
+            value: {
+              heldId,
+              charts: [
+                {
+                  patientId: 'demo-patient-1',
+                  role: 'search',
+                  name: { family: 'Sample', given: 'Alex' },
+                  birthDate: '1980-04-12',
+                  sex: 'F',
+                  mrn: 'DEMO-000001',
+                  assigningAuthority: 'DEMO-HOSP',
+                },
+              ],
+              more: false,
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: { 404: heldNotFound, ...jsonBodyProblems('6 MB') },
+    badRequest: {
+      description: 'Invalid JSON, or neither an MRN nor a last name with a birth date; every failing field is listed (values are never echoed).',
+      examples: {
+        fields: {
+          summary: 'birth date missing',
+          kind: 'validation',
+          detail: 'the patient search failed validation',
+          errors: [{ pointer: '/birthDate', message: 'is required' }],
+        },
+      },
+    },
+  },
+  routeHeldRecord: {
+    summary: 'Route a record held from a partner to a patient',
+    description:
+      "Files a held record under a chart patient, then marks it routed: a document becomes a note of the patient (only if the patient has no note with its id), a partner identity is linked to the patient (the partner's later ORU and MDM for that person are filed to the patient), held lab results get a new current version for the patient (same sender and partner). Audited under the chart patient. After a failure part way, the same request completes the route.",
+    tag: 'Interop inbox',
+    parameters: [heldIdParameter],
+    requestBody: {
+      schemaFile: 'inbox-route.schema.json',
+      description: 'The chart patient to route to.',
+      examples: { route: { summary: 'route to demo-patient-1', value: { patientId: 'demo-patient-1' } } },
+    },
+    success: {
+      200: {
+        kind: 'json',
+        description: 'Routed.',
+        schema: 'HeldRouteReceipt',
+        examples: {
+          routed: {
+            summary: 'a document routed',
+            value: { status: 'routed', heldId, kind: 'document', routedTo: 'demo-patient-1', noteId: 'demo-lab:DOC-17', requestId },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'No held record with this id, or no chart patient with this patientId.',
+        examples: {
+          held: { summary: 'unknown held record', kind: 'notFound', detail: 'no held record with this id' },
+          patient: { summary: 'unknown patient', kind: 'notFound', detail: 'no patient with this patientId' },
+        },
+      },
+      409: {
+        description:
+          'The record has already been routed (the patient is in the body), or the patient already has another note with the document id (nothing was changed).',
+        examples: {
+          routed: {
+            summary: 'already routed',
+            kind: 'conflict',
+            detail: 'the held record has already been routed to a patient',
+            extensions: { state: 'routed', routedTo: 'demo-patient-1' },
+          },
+          note: {
+            summary: 'another note with this id',
+            kind: 'conflict',
+            detail: 'the patient already has another note with this document id: nothing was changed',
+            extensions: { noteId: 'demo-lab:DOC-17' },
           },
         },
       },

@@ -10,6 +10,50 @@ const instant = { type: 'string', format: 'date-time' };
 const text = { type: 'string', minLength: 1 };
 const answerScalar = { type: ['string', 'number', 'boolean', 'null'] };
 
+const heldState = { type: 'string', enum: ['held', 'routed'] };
+const heldKind = { type: 'string', enum: ['document', 'identity', 'lab-result'] };
+const personName = {
+  type: 'object',
+  required: ['family'],
+  properties: { family: { type: 'string' }, given: { type: 'string' }, middle: { type: 'string' }, prefix: { type: 'string' }, suffix: { type: 'string' } },
+};
+const clinician = { type: 'object', required: ['name'], properties: { id: { type: 'string' }, name: personName } };
+/** A record HL7 intake held for review, as the list shows it (lib/intake/held-review.ts). */
+const heldSummary = {
+  type: 'object',
+  required: ['heldId', 'kind', 'state', 'reason', 'receivedAt', 'partnerId', 'sender', 'person', 'description'],
+  properties: {
+    heldId: { type: 'string', pattern: '^held-\\d{14}-[0-9a-f]{24}$' },
+    kind: heldKind,
+    state: heldState,
+    reason: { type: 'string', enum: ['patient-unresolved', 'demographics-differ'] },
+    receivedAt: instant,
+    partnerId: text,
+    sender: { type: 'string', description: 'MSH-4 sending facility' },
+    person: {
+      type: 'object',
+      description: 'the person as the sender described them (PID)',
+      required: ['identifiers'],
+      properties: {
+        name: personName,
+        birthDate: { type: 'string' },
+        sex: { type: 'string' },
+        identifiers: {
+          type: 'array',
+          items: { type: 'object', required: ['value', 'authority'], properties: { value: { type: 'string' }, authority: { type: 'string' } } },
+        },
+      },
+    },
+    description: {
+      type: 'object',
+      description: 'document: author, createdAt, documentNumber (never the text); lab-result: resultCount; identity: empty',
+      properties: { author: clinician, createdAt: { type: 'string' }, documentNumber: { type: 'string' }, resultCount: { type: 'integer', minimum: 1 } },
+    },
+    routedTo: text,
+    routedAt: instant,
+  },
+} as const;
+
 /** Chart demographics shown to a reviewer (the candidates read and the chart search). */
 const candidateCharts = {
   type: 'array',
@@ -209,6 +253,69 @@ export const ResponseSchemas = {
       packetId: { type: 'string' },
       routedTo: text,
       state: { const: 'routed_manually' },
+      requestId: text,
+    },
+  },
+  HeldPage: {
+    type: 'object',
+    required: ['state', 'limit', 'items', 'requestId'],
+    properties: {
+      state: heldState,
+      limit: { type: 'integer', minimum: 1 },
+      items: { type: 'array', items: heldSummary },
+      nextCursor: { type: 'string', description: 'pass as `cursor` for the next page' },
+      requestId: text,
+    },
+  },
+  HeldRecord: {
+    type: 'object',
+    required: [...heldSummary.required, 'sourceMessageId', 'requestId'],
+    properties: {
+      ...heldSummary.properties,
+      sourceMessageId: { type: 'string', description: 'MSH-10 of the message' },
+      routedBy: { type: 'string', description: 'the reviewer (staff username or key id)' },
+      note: {
+        type: 'object',
+        description: 'document: the note as the sender wrote it, text included',
+        required: ['noteId', 'author', 'createdAt', 'text'],
+        properties: {
+          noteId: text,
+          documentNumber: { type: 'string' },
+          author: clinician,
+          createdAt: { type: 'string' },
+          text: { type: 'string' },
+          completionStatus: { type: 'string' },
+          authenticatedBy: clinician,
+          authenticatedAt: { type: 'string' },
+          provenance: { type: 'object' },
+          version: { type: 'integer' },
+        },
+      },
+      resultIds: { type: 'array', items: { type: 'string' }, description: 'lab-result: the held results' },
+      demographics: { type: 'object', description: "identity: the partner's latest view of the person (a chart patient's fields without patientId)" },
+      requestId: text,
+    },
+  },
+  HeldPatientSearchResult: {
+    type: 'object',
+    required: ['heldId', 'charts', 'more', 'requestId'],
+    properties: {
+      heldId: { type: 'string' },
+      charts: candidateCharts,
+      more: { type: 'boolean', description: 'more patients fit than the 20 answered: narrow the search' },
+      requestId: text,
+    },
+  },
+  HeldRouteReceipt: {
+    type: 'object',
+    required: ['status', 'heldId', 'kind', 'routedTo', 'requestId'],
+    properties: {
+      status: { const: 'routed' },
+      heldId: { type: 'string' },
+      kind: heldKind,
+      routedTo: text,
+      noteId: { type: 'string', description: "document: the chart note's id" },
+      resultIds: { type: 'array', items: { type: 'string' }, description: 'lab-result: the results now filed under the patient' },
       requestId: text,
     },
   },

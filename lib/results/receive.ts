@@ -68,7 +68,8 @@ export interface ReceiveOutcome {
 export interface ReceiveDependencies {
   store: LabResultStore;
   keys(): Promise<ResultKeys>;
-  idempotency: IdempotencyStore;
+  /** used only for requests with x-request-id (requestIdSupplied) */
+  idempotency: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>;
   patientExists(patientId: string): Promise<boolean>;
   notifier: ResultNotifier;
 }

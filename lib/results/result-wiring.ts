@@ -82,12 +82,15 @@ export { resultNotifier } from './notifier-wiring';
 
 /** Everything POST /receiveTestData needs. */
 export function receiveDependencies(): ReceiveDependencies {
-  const db = dynamoDbClient();
-  const chart = new ChartStore(db, tableName('chart'));
+  return { ...labResultWriterDependencies(), idempotency: new IdempotencyStore(dynamoDbClient(), tableName('idempotency')) };
+}
+
+/** The result writer without the idempotency table: for writers that never pass a partner's x-request-id (routing held results). */
+export function labResultWriterDependencies(): Omit<ReceiveDependencies, 'idempotency'> {
+  const chart = new ChartStore(dynamoDbClient(), tableName('chart'));
   return {
     store: labResultStore(),
     keys: async () => (await loadResultKeys(lookupKeySource(), { create: true }))!,
-    idempotency: new IdempotencyStore(db, tableName('idempotency')),
     patientExists: async (patientId) => (await chart.getPatient(patientId)) !== undefined,
     notifier: resultNotifier(),
   };

@@ -194,6 +194,56 @@ describeWithBrowser('the inbox page in a browser', () => {
     await context.close();
   });
 
+  it('a reviewer routes a document held from a partner to a chart patient; it then shows as routed', async () => {
+    const controlId = `E2E${Date.now().toString(36).toUpperCase()}`;
+    const mdm =
+      [
+        `MSH|^~\\&|EHR|DEMO-LAB-LIS|||20240301||MDM^T02|${controlId}|P|2.5.1`,
+        `PID|1||L-${controlId}^^^DEMO-LAB^MR||Heldperson^Harriet||19610203|F`,
+        `TXA|1|PN|TEXT|20240301|||||1^Doc^Ada|||n-${controlId}`,
+        'OBX|1|TX|NOTE||Seen for a held follow-up.',
+      ].join('\r') + '\r';
+    const sent = await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' }, body: mdm });
+    expect(sent.text).toContain('MSA|AA');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, 'demo-reviewer', 'demo-reviewer-password');
+    await page.getByRole('navigation', { name: 'Inbox views' }).getByRole('button', { name: 'Held from partners' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'Harriet Heldperson' });
+    await row.waitFor();
+    await expect(row.textContent()).resolves.not.toContain('Seen for a held follow-up.');
+    await expectNoAxeViolations(page);
+    await page.screenshot({ path: path.join(docs, 'inbox-held.png'), fullPage: true });
+
+    await row.getByRole('button', { name: /^Open Document for Harriet Heldperson/ }).click();
+    await page.getByRole('heading', { name: 'Document from DEMO-LAB-LIS' }).waitFor();
+    await expect(page.getByText('Seen for a held follow-up.').isVisible()).resolves.toBe(true);
+    const find = page.getByRole('region', { name: 'Find the chart patient' });
+    await find.getByRole('textbox', { name: 'MRN' }).fill('demo-000001');
+    await find.getByRole('textbox', { name: 'MRN' }).press('Enter');
+    await find.getByRole('status').filter({ hasText: '1 chart patient found.' }).waitFor();
+    await expectNoAxeViolations(page);
+    await find.getByRole('button', { name: 'Route to Alex Quinn Sample (MRN DEMO-000001)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Route this record?' });
+    await expect(dialog.textContent()).resolves.toMatch(/Harriet Heldperson.*born 1961-02-03.*filed under Alex Quinn Sample.*MRN DEMO-000001/);
+    await dialog.getByRole('button', { name: 'Route to Alex Quinn Sample' }).click();
+    await page.getByRole('status').filter({ hasText: 'Routed to Alex Quinn Sample (MRN DEMO-000001).' }).waitFor();
+    await page.getByText('Routed to chart demo-patient-1 by demo-reviewer').waitFor();
+    await expect(page.getByRole('region', { name: 'Find the chart patient' }).count()).resolves.toBe(0);
+    await expectNoAxeViolations(page);
+    expect(page.url()).toBe(`${stack.urls.api}/inbox`);
+
+    const note = await call(stack, 'GET', `/exportHl7Note?patientId=demo-patient-1&noteId=${encodeURIComponent(`demo-lab:n-${controlId}`)}`, {
+      headers: { 'x-api-key': 'demo-export-key' },
+    });
+    expect(note.status).toBe(200);
+    const db = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const records = await new AuditTrail(db, stack.tables.audit).forPatient('demo-patient-1');
+    db.destroy();
+    expect(records.filter((r) => r.action === 'inbox.held_route' && r.staffUsername === 'demo-reviewer')).toHaveLength(1);
+    await context.close();
+  });
+
   it('a viewer reads the packet but has no route button; at 200 % zoom nothing scrolls sideways', async () => {
     await postAmbiguousPacket('viewer');
     // 200 % zoom of a 1280 px window: the page lays out in 640 CSS pixels

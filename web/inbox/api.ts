@@ -58,6 +58,41 @@ export interface CandidateChart {
   address?: { line1?: string; line2?: string; city?: string; state?: string; postalCode?: string; country?: string };
 }
 
+/** A record HL7 intake held for review (GET /interopInbox/held). */
+export interface HeldSummary {
+  heldId: string;
+  kind: 'document' | 'identity' | 'lab-result';
+  state: 'held' | 'routed';
+  reason: string;
+  receivedAt: string;
+  partnerId: string;
+  sender: string;
+  person: {
+    name?: { family: string; given?: string; middle?: string };
+    birthDate?: string;
+    sex?: string;
+    identifiers: Array<{ value: string; authority: string }>;
+  };
+  description: { author?: { name: { family: string; given?: string } }; createdAt?: string; documentNumber?: string; resultCount?: number };
+  routedTo?: string;
+  routedAt?: string;
+}
+
+export interface HeldDetail extends HeldSummary {
+  sourceMessageId: string;
+  routedBy?: string;
+  note?: { noteId: string; text: string; createdAt: string; author: { name: { family: string; given?: string } }; completionStatus?: string };
+  resultIds?: string[];
+  demographics?: {
+    name?: { family: string; given?: string; middle?: string };
+    birthDate?: string;
+    sex?: string;
+    mrn?: string;
+    assigningAuthority?: string;
+    address?: { line1?: string; line2?: string; city?: string; state?: string; postalCode?: string };
+  };
+}
+
 export type PatientSearchQuery = { mrn: string } | { lastName: string; birthDate: string; firstName?: string };
 
 export class ApiError extends Error {
@@ -95,6 +130,16 @@ export function inboxApi(base: string, token: () => string) {
       request<{ charts: CandidateChart[]; more: boolean }>('POST', `interopInbox/${encodeURIComponent(id)}/patientSearch`, query),
     route: (id: string, patientId: string) =>
       request<{ routedTo: string; state: string }>('POST', `interopInbox/${encodeURIComponent(id)}/route`, { patientId }),
+    heldList: (state: 'held' | 'routed', cursor?: string) =>
+      request<{ items: HeldSummary[]; nextCursor?: string }>(
+        'GET',
+        `interopInbox/held?state=${state}&limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ),
+    held: (id: string) => request<HeldDetail>('GET', `interopInbox/held/${encodeURIComponent(id)}`),
+    heldSearch: (id: string, query: PatientSearchQuery) =>
+      request<{ charts: CandidateChart[]; more: boolean }>('POST', `interopInbox/held/${encodeURIComponent(id)}/patientSearch`, query),
+    heldRoute: (id: string, patientId: string) =>
+      request<{ routedTo: string; kind: string }>('POST', `interopInbox/held/${encodeURIComponent(id)}/route`, { patientId }),
   };
 }
 export type InboxApi = ReturnType<typeof inboxApi>;

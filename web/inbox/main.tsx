@@ -5,7 +5,17 @@
  */
 import { Fragment, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, inboxApi, type CandidateChart, type InboxApi, type PacketDetail, type PacketSummary } from './api';
+import {
+  ApiError,
+  inboxApi,
+  type CandidateChart,
+  type HeldDetail,
+  type HeldSummary,
+  type InboxApi,
+  type PacketDetail,
+  type PacketSummary,
+  type PatientSearchQuery,
+} from './api';
 import { REVIEWER_GROUP, beginSignIn, completeSignIn, signOut, type PageConfig, type StaffSession } from './auth';
 
 const REASONS: Record<string, string> = {
@@ -210,8 +220,18 @@ function ChartCard({ chart, reasons, onRoute }: { chart: CandidateChart; reasons
   );
 }
 
-/** Search the chart by MRN, or by last name + birth date, when no candidate is the patient. */
-function FindPatient({ api, packetId, onRoute }: { api: InboxApi; packetId: string; onRoute: (chart: CandidateChart) => void }) {
+type ChartSearch = (query: PatientSearchQuery) => Promise<{ charts: CandidateChart[]; more: boolean }>;
+
+/** Search the chart by MRN, or by last name + birth date, when no candidate is the patient (packets and held records). */
+function FindPatient({
+  search: searchChart,
+  onRoute,
+  title = 'Find another patient',
+}: {
+  search: ChartSearch;
+  onRoute: (chart: CandidateChart) => void;
+  title?: string;
+}) {
   const [by, setBy] = useState<'mrn' | 'name'>('mrn');
   const [mrn, setMrn] = useState('');
   const [lastName, setLastName] = useState('');
@@ -225,14 +245,14 @@ function FindPatient({ api, packetId, onRoute }: { api: InboxApi; packetId: stri
     setFound(undefined);
     try {
       const query = by === 'mrn' ? { mrn: mrn.trim() } : { lastName: lastName.trim(), birthDate, ...(firstName.trim() ? { firstName: firstName.trim() } : {}) };
-      setFound(await api.search(packetId, query));
+      setFound(await searchChart(query));
     } catch (e) {
       setError((e as Error).message);
     }
   };
   return (
     <section aria-labelledby="find-title" class="find">
-      <h3 id="find-title">Find another patient</h3>
+      <h3 id="find-title">{title}</h3>
       <form onSubmit={(e) => void search(e)}>
         <fieldset>
           <legend>Search by</legend>
@@ -381,7 +401,7 @@ function PacketView({
             ))}
             {charts && charts.length === 0 && <p>No chart patient was found for this packet.</p>}
           </div>
-          {canRoute && awaiting && <FindPatient api={api} packetId={packetId} onRoute={setConfirming} />}
+          {canRoute && awaiting && <FindPatient search={(query) => api.search(packetId, query)} onRoute={setConfirming} />}
           <h3>History</h3>
           <table>
             <caption class="visually-hidden">State history</caption>
@@ -416,12 +436,300 @@ function PacketView({
   );
 }
 
+/**
+ * A held kind in words. The lab result kind is never written out in the page's code: its name is also
+ * a KMS purpose, and the infra test reads a purpose in a bundle (this page is served from one) as a use.
+ */
+const kindLabel = (kind: HeldSummary['kind']) => (kind === 'document' ? 'Document' : kind === 'identity' ? 'Patient identity' : 'Lab results');
+const HELD_REASONS: Record<string, string> = {
+  'patient-unresolved': 'No chart patient found',
+  'demographics-differ': 'Chart patient does not fit',
+};
+type PersonName = { family: string; given?: string; middle?: string };
+const personName = (name?: PersonName) => (name ? fullName([name.given, name.middle].filter(Boolean).join(' ') || undefined, name.family) : 'name not sent');
+const identifiersText = (person: HeldSummary['person']) =>
+  person.identifiers.map((id) => (id.authority ? `${id.value} (${id.authority})` : id.value)).join(', ') || '—';
+
+function heldDescription(item: HeldSummary): string {
+  const d = item.description;
+  if (item.kind === 'document')
+    return `${d.author ? `by ${personName(d.author.name)}` : 'author unknown'}${d.createdAt ? `, written ${new Date(d.createdAt).toLocaleString()}` : ''}`;
+  if (d.resultCount !== undefined) return `${d.resultCount ?? 0} result${d.resultCount === 1 ? '' : 's'}`;
+  return '—';
+}
+
+/** Records HL7 intake could not file to a chart patient: held (oldest first) or already routed. */
+function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => void }) {
+  const [state, setState] = useState<'held' | 'routed'>('held');
+  const [pages, setPages] = useState<Array<string | undefined>>([undefined]);
+  const [items, setItems] = useState<HeldSummary[] | undefined>();
+  const [next, setNext] = useState<string | undefined>();
+  const [error, setError] = useState<string>();
+  const cursor = pages[pages.length - 1];
+  const load = () => {
+    setItems(undefined);
+    api
+      .heldList(state, cursor)
+      .then((page) => {
+        setItems(page.items);
+        setNext(page.nextCursor);
+        setError(undefined);
+      })
+      .catch((e: Error) => setError(e.message));
+  };
+  useEffect(load, [state, cursor]);
+  const show = (s: 'held' | 'routed') => {
+    setState(s);
+    setPages([undefined]);
+  };
+  const now = Date.now();
+  return (
+    <section aria-labelledby="held-title">
+      <h2 id="held-title">Held from partners</h2>
+      <p>Lab results, documents and patient identities a partner sent that could not be filed to a chart patient.</p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="toolbar">
+        <button type="button" aria-pressed={state === 'held'} onClick={() => show('held')}>
+          Waiting
+        </button>
+        <button type="button" aria-pressed={state === 'routed'} onClick={() => show('routed')}>
+          Routed
+        </button>
+        <button type="button" onClick={load}>
+          Refresh
+        </button>
+        {pages.length > 1 && (
+          <button type="button" onClick={() => setPages([undefined])}>
+            First page
+          </button>
+        )}
+        {next && (
+          <button type="button" onClick={() => setPages([...pages, next])}>
+            Next page
+          </button>
+        )}
+      </div>
+      {!items && !error && <p role="status">Loading…</p>}
+      {items && items.length === 0 && <p role="status">{state === 'held' ? 'Nothing is held for review.' : 'Nothing has been routed yet.'}</p>}
+      {items && items.length > 0 && (
+        <table>
+          <caption>{state === 'held' ? 'Records held for review, oldest first' : 'Records routed to a chart patient, oldest first'}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{state === 'held' ? 'Waiting' : 'Received'}</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Sender</th>
+              <th scope="col">Person as sent</th>
+              <th scope="col">About</th>
+              <th scope="col">{state === 'held' ? 'Reason' : 'Routed to'}</th>
+              <th scope="col">
+                <span class="visually-hidden">Open</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((h) => (
+              <tr key={h.heldId}>
+                <td>
+                  <time dateTime={h.receivedAt}>{state === 'held' ? waited(h.receivedAt, now) : new Date(h.receivedAt).toLocaleString()}</time>
+                </td>
+                <td>{kindLabel(h.kind)}</td>
+                <td>{h.sender}</td>
+                <td>
+                  {personName(h.person.name)}
+                  {h.person.birthDate ? `, born ${h.person.birthDate}` : ''}
+                </td>
+                <td>{heldDescription(h)}</td>
+                <td>{state === 'held' ? (HELD_REASONS[h.reason] ?? h.reason) : (h.routedTo ?? '—')}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => onOpen(h.heldId)}
+                    aria-label={`Open ${kindLabel(h.kind)} for ${personName(h.person.name)} from ${h.sender}`}
+                  >
+                    Open
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function ConfirmHeldRoute({ record, chart, onConfirm, onCancel }: { record: HeldDetail; chart: CandidateChart; onConfirm: () => void; onCancel: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  const what = record.kind === 'identity' ? "The partner's record of" : `The ${kindLabel(record.kind).toLowerCase()} sent for`;
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-held-title" aria-describedby="confirm-held-text" onCancel={onCancel}>
+      <h2 id="confirm-held-title">Route this record?</h2>
+      <p id="confirm-held-text">
+        {what} <strong>{personName(record.person.name)}</strong> (born {record.person.birthDate ?? 'unknown'}) will be filed under{' '}
+        <strong>{chartName(chart)}</strong> (born {chart.birthDate ?? 'unknown'}, MRN {chart.mrn}).
+      </p>
+      <div class="toolbar">
+        <button type="button" class="primary" onClick={onConfirm}>
+          Route to {chartName(chart)}
+        </button>
+        <button type="button" onClick={onCancel} autoFocus>
+          Cancel
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** One held record: the person as the sender described them, what was held, the chart search and the route. */
+function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: string; canRoute: boolean; onBack: () => void }) {
+  const [record, setRecord] = useState<HeldDetail>();
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const [confirming, setConfirming] = useState<CandidateChart>();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const load = () =>
+    api
+      .held(heldId)
+      .then(setRecord)
+      .catch((e: Error) => setError(e.message));
+  useEffect(() => void load(), [heldId]);
+  useEffect(() => heading.current?.focus(), [record !== undefined]);
+  const route = async (chart: CandidateChart) => {
+    setConfirming(undefined);
+    setError(undefined);
+    try {
+      await api.heldRoute(heldId, chart.patientId);
+      setNotice(`Routed to ${chartName(chart)} (MRN ${chart.mrn}).`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409 && typeof e.body.routedTo === 'string') {
+        setError(`Someone else routed this record first (to chart ${e.body.routedTo}).`);
+      } else setError((e as Error).message);
+    }
+    await load();
+  };
+  const person = record?.person;
+  const demographics = record?.demographics;
+  return (
+    <section aria-labelledby="held-record-title">
+      <button type="button" onClick={onBack}>
+        ← Back to held records
+      </button>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {!record && !error && <p role="status">Loading…</p>}
+      {record && person && (
+        <>
+          <h2 id="held-record-title" tabIndex={-1} ref={heading}>
+            {kindLabel(record.kind)} from {record.sender}
+          </h2>
+          <p>
+            {record.state === 'held' ? (
+              <>Held — {HELD_REASONS[record.reason] ?? record.reason}.</>
+            ) : (
+              <>
+                Routed to chart <strong>{record.routedTo}</strong>
+                {record.routedBy ? ` by ${record.routedBy}` : ''}
+                {record.routedAt ? (
+                  <>
+                    {' '}
+                    on <time dateTime={record.routedAt}>{new Date(record.routedAt).toLocaleString()}</time>
+                  </>
+                ) : null}
+                .
+              </>
+            )}{' '}
+            Received <time dateTime={record.receivedAt}>{new Date(record.receivedAt).toLocaleString()}</time> (message {record.sourceMessageId}).
+          </p>
+          <div class="compare">
+            <article class="card submitted" aria-labelledby="held-person-title">
+              <h3 id="held-person-title">Person as the sender described them</h3>
+              <dl>
+                <dt>Name</dt>
+                <dd>{personName(person.name)}</dd>
+                <dt>Birth date</dt>
+                <dd>{person.birthDate ?? '—'}</dd>
+                <dt>Sex</dt>
+                <dd>{person.sex ?? '—'}</dd>
+                <dt>Identifiers</dt>
+                <dd>{identifiersText(person)}</dd>
+                {demographics?.address && (
+                  <>
+                    <dt>Address</dt>
+                    <dd>
+                      {[
+                        demographics.address.line1,
+                        demographics.address.line2,
+                        demographics.address.city,
+                        demographics.address.state,
+                        demographics.address.postalCode,
+                      ]
+                        .filter(Boolean)
+                        .join(', ')}
+                    </dd>
+                  </>
+                )}
+              </dl>
+            </article>
+            {record.note && (
+              <article class="card" aria-labelledby="held-note-title">
+                <h3 id="held-note-title">Document {record.description.documentNumber ?? ''}</h3>
+                <dl>
+                  <dt>Author</dt>
+                  <dd>{personName(record.note.author.name)}</dd>
+                  <dt>Written</dt>
+                  <dd>
+                    <time dateTime={record.note.createdAt}>{new Date(record.note.createdAt).toLocaleString()}</time>
+                  </dd>
+                </dl>
+                <h4>Text</h4>
+                <p class="note-text">{record.note.text}</p>
+              </article>
+            )}
+            {record.resultIds && (
+              <article class="card" aria-labelledby="held-results-title">
+                <h3 id="held-results-title">Lab results</h3>
+                <p>
+                  {record.resultIds.length} result{record.resultIds.length === 1 ? '' : 's'}, kept encrypted; routing files them under the chart patient.
+                </p>
+              </article>
+            )}
+          </div>
+          {canRoute && record.state === 'held' && (
+            <FindPatient search={(query) => api.heldSearch(heldId, query)} onRoute={setConfirming} title="Find the chart patient" />
+          )}
+          {confirming && (
+            <ConfirmHeldRoute record={record} chart={confirming} onConfirm={() => void route(confirming)} onCancel={() => setConfirming(undefined)} />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
 function App({ config }: { config: PageConfig }) {
   const [session, setSession] = useState<StaffSession>();
   const [booting, setBooting] = useState(true);
   const [error, setError] = useState<string>();
   const [open, setOpen] = useState<string>();
   const [notice, setNotice] = useState<string>();
+  const [view, setView] = useState<'packets' | 'held'>('packets');
+  const [openHeld, setOpenHeld] = useState<string>();
   useEffect(() => {
     completeSignIn(config)
       .then((s) => setSession(s))
@@ -444,9 +752,23 @@ function App({ config }: { config: PageConfig }) {
           Sign out
         </button>
       </header>
+      <nav aria-label="Inbox views" class="toolbar views">
+        <button type="button" aria-current={view === 'packets' ? 'page' : undefined} onClick={() => setView('packets')}>
+          Form packets
+        </button>
+        <button type="button" aria-current={view === 'held' ? 'page' : undefined} onClick={() => setView('held')}>
+          Held from partners
+        </button>
+      </nav>
       <main id="main">
         <h1 class="visually-hidden">Interop inbox</h1>
-        {open ? (
+        {view === 'held' ? (
+          openHeld ? (
+            <HeldView api={api} heldId={openHeld} canRoute={canRoute} onBack={() => setOpenHeld(undefined)} />
+          ) : (
+            <HeldQueue api={api} onOpen={setOpenHeld} />
+          )
+        ) : open ? (
           <PacketView
             api={api}
             packetId={open}

@@ -1,0 +1,32 @@
+/**
+ * Wiring of the held-record endpoints from the environment: the review queue, partner identities and
+ * chart patients and notes (chart table); the route of lab results also wires the result writer
+ * (results table, KMS, documents bucket, notifier), built only when a lab result is routed.
+ */
+import { dynamoDbClient } from '../aws/clients';
+import { tableName } from '../dynamo/table-names';
+import { ChartStore } from '../chart/chart-store';
+import { HeldRecordStore } from './held-records';
+import { PartnerIdentityStore } from './partner-identities';
+import type { HeldLabResults, HeldReviewDependencies } from './held-review';
+
+/** The reads (list, get): chart table only. */
+export function heldReadDependencies(): Pick<HeldReviewDependencies, 'held' | 'identities'> {
+  const db = dynamoDbClient();
+  return { held: new HeldRecordStore(db, tableName('chart')), identities: new PartnerIdentityStore(db, tableName('chart')) };
+}
+
+/** The route: the chart's patients and notes (the note is written only if absent), and the lab result writer. */
+export function heldRouteDependencies(labResults: () => HeldLabResults): HeldReviewDependencies {
+  const db = dynamoDbClient();
+  const chart = new ChartStore(db, tableName('chart'));
+  return {
+    ...heldReadDependencies(),
+    chart: {
+      getPatient: (patientId) => chart.getPatient(patientId),
+      getNote: (patientId, noteId) => chart.getNote(patientId, noteId),
+      putNoteIfAbsent: (note) => chart.putNoteIfAbsent(note),
+    },
+    labResults,
+  };
+}
