@@ -101,7 +101,10 @@ describe('functions', () => {
     if (f.needs.kms?.length) expected.add(Env.kmsKeyId);
     if (f.needs.documentsBucket) expected.add(Env.documentsBucket);
     if (f.kind === 'authorizer') [Env.anonRateLimit, Env.anonRateWindowSeconds, Env.anonUsageIdentifier].forEach((v) => expected.add(v));
-    else [Env.hl7SendingApplication, Env.hl7SendingFacility, Env.hl7IdentifierNamespace, Env.chartAssigningAuthority, Env.hl7AcceptProcessingIds].forEach((v) => expected.add(v));
+    else
+      [Env.hl7SendingApplication, Env.hl7SendingFacility, Env.hl7IdentifierNamespace, Env.chartAssigningAuthority, Env.hl7AcceptProcessingIds].forEach((v) =>
+        expected.add(v),
+      );
     if (f.kind === 'authorizer' || f.staffSignIn) STAFF_SIGN_IN_ENV.forEach((v) => expected.add(v));
     expect(new Set(Object.keys(vars))).toEqual(expected);
     // values point at the right resources

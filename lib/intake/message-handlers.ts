@@ -632,18 +632,25 @@ async function handleMdm(message: ParsedMessage, event: string, services: Handle
     if (!(await services.chart.putNoteIfAbsent(note))) {
       const stored = await services.chart.getNote(note.patientId, note.noteId);
       if (!stored || !sameDocument(stored, note))
-        reject('AE', ErrorCodes.duplicateKeyIdentifier, 'TXA-12 document number was already used by this sender for another document: send MDM^T10 to replace it', {
-          segmentId: 'TXA',
-          segmentSequence: 1,
-          field: 12,
-        });
+        reject(
+          'AE',
+          ErrorCodes.duplicateKeyIdentifier,
+          'TXA-12 document number was already used by this sender for another document: send MDM^T10 to replace it',
+          {
+            segmentId: 'TXA',
+            segmentSequence: 1,
+            field: 12,
+          },
+        );
     }
   } else if (!(await services.chart.replacePartnerNote(note, context.principal.partnerId))) {
     // no document of this sender to replace under this patient: held for a reviewer, answered as any held document
     // (an AE here would tell the sender the patient is known)
     return hold('no-document-to-replace');
   }
-  return { audit: { action: event === 'T02' ? 'hl7.mdm.note_store' : 'hl7.mdm.note_replace', patientId: note.patientId, resourceIds: { noteId: note.noteId } } };
+  return {
+    audit: { action: event === 'T02' ? 'hl7.mdm.note_store' : 'hl7.mdm.note_replace', patientId: note.patientId, resourceIds: { noteId: note.noteId } },
+  };
 }
 
 export { checkSender };
