@@ -654,3 +654,9 @@ async function handleMdm(message: ParsedMessage, event: string, services: Handle
 }
 
 export { checkSender };
+
+/**
+ * The pure mappings from a parsed message to the records intake stores (no I/O), for the property test
+ * that feeds generated intake messages through every export (test/hl7/export-totality.test.ts).
+ */
+export const intakeMappings = { observationGroups, labBody, patientFrom, noteFrom } as const;

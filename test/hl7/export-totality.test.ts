@@ -26,6 +26,9 @@ import {
 } from '../../lib/hl7';
 import { acceptLabResult } from '../../lib/results/validation';
 import { ValidationFailedError } from '../../lib/domain-errors';
+import { Hl7ParseError } from '../../lib/hl7/parse-error';
+import { parseHl7Message, type ParsedMessage } from '../../lib/hl7/parser';
+import { AckRejection, intakeMappings } from '../../lib/intake/message-handlers';
 
 const RUNS = 500;
 const NOW = new Date('2025-06-01T12:00:00Z');
@@ -420,5 +423,189 @@ describe('export totality: a record the record rules accept is written by every 
       { seed: 2611265, numRuns: RUNS },
     );
     expectExercised(before);
+  });
+});
+
+// ---- generated intake messages (issue 26 item 6): what HL7 intake accepts, every export can write ----
+
+/** raw HL7 field text: escape sequences (\X00\, \X0D\, \.br\ ...), delimiters inside components, any code point */
+const RAW_PIECES = [
+  '\\X00\\', '\\X0D\\', '\\X0A\\', '\\X1B\\', '\\X7F\\', '\\XC285\\', '\\.br\\', '\\F\\', '\\S\\', '\\T\\', '\\R\\', '\\E\\', '\\H\\', '\\N\\',
+  '^', '&', '~', '😀', 'é', '\u2028', '\u0085', '\u0000', '\t', '""', ' ',
+]; // prettier-ignore
+const rawUnit = fc.oneof({ arbitrary: fc.constantFrom(...RAW_PIECES), weight: 1 }, { arbitrary: plain, weight: 30 });
+const rawText = fc.oneof(
+  {
+    arbitrary: fc
+      .tuple(
+        plain.filter((c) => c !== ' '),
+        fc.string({ unit: rawUnit, maxLength: 10 }),
+      )
+      .map(([first, rest]) => first + rest),
+    weight: 20,
+  },
+  { arbitrary: fc.string({ unit: rawUnit, minLength: 1, maxLength: 10 }), weight: 3 },
+  { arbitrary: fc.constant(''), weight: 1 },
+);
+const rawTs = fc.oneof(
+  {
+    arbitrary: fc
+      .date({ min: new Date('1950-01-01'), max: new Date('2025-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + '+0000'),
+    weight: 6,
+  },
+  fc.constantFrom('20240301093000+0000', '20240301', '2024030109', '99991231235959-1400', '18991231', '19000101000000+1400', '20240230', '202403011260', ''),
+  fc
+    .date({ min: new Date('1850-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+    .map((d) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + '+0000'),
+);
+const pidSegment = fc
+  .record({
+    mrn: rawText,
+    authority: rawText,
+    family: rawText,
+    given: rawText,
+    dob: rawTs,
+    sex: fc.constantFrom('F', 'M', 'U', 'X', ''),
+    street: rawText,
+    email: rawText,
+  })
+  .map(
+    (p) => `PID|1||${p.mrn}^^^${p.authority}^MR||${p.family}^${p.given}||${p.dob.slice(0, 8)}|${p.sex}|||${p.street}^^City^ST^12345||^NET^Internet^${p.email}`,
+  );
+const msh = (type: string, id: number) => `MSH|^~\\&|EHR|GEN-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||${type}|GEN${id}|P|2.5.1`;
+
+const adtMessage = fc
+  .tuple(pidSegment, fc.array(fc.tuple(rawText, rawText), { maxLength: 3 }), rawText)
+  .map(([pid, kin, pcp]) =>
+    [msh('ADT^A08^ADT_A01', 1), 'EVN|A08', pid, `PD1||||1^${pcp}^Pat`, ...kin.map(([f, g], i) => `NK1|${i + 1}|${f}^${g}|SPO^Spouse^HL70063`)].join('\r'),
+  );
+const mdmMessage = fc
+  .tuple(pidSegment, rawText, rawText, rawTs, fc.constantFrom('AU', 'DO', 'IP', 'LA', 'ZZ', ''), rawText, fc.array(rawText, { minLength: 1, maxLength: 3 }))
+  .map(([pid, docNumber, author, ts, status, authenticator, lines]) =>
+    [
+      msh('MDM^T02^MDM_T02', 2),
+      'EVN|T02',
+      pid,
+      'PV1|1|O',
+      `TXA|1|PN|TEXT|${ts}|1^${author}^Doc|${ts}|||1^${author}^Doc|||${docNumber}|||||${status}|||||1^${authenticator}^Auth^^^^^^^^^^^^${ts}`,
+      ...lines.map((line, i) => `OBX|${i + 1}|TX|NOTE^Note^L||${line}||||||F`),
+    ].join('\r'),
+  );
+const oruMessage = fc
+  .tuple(
+    pidSegment,
+    rawText,
+    rawTs,
+    fc.constantFrom('F', 'P', 'C', 'X', 'Q'),
+    fc.array(fc.tuple(fc.constantFrom('NM', 'ST', 'TX', 'CE', 'SN', 'FT'), rawText, rawText, rawText), { minLength: 1, maxLength: 4 }),
+  )
+  .map(([pid, accession, ts, status, observations]) =>
+    [
+      msh('ORU^R01^ORU_R01', 3),
+      pid,
+      `OBR|1|ORD1|${accession}|GLU^Glucose^L|||${ts}|||||||||||||||${ts}|||${status}`,
+      ...observations.map(([type, name, value, units], i) => `OBX|${i + 1}|${type}|${i}^${name}^L||${value}|${units}|||||F`),
+      'NTE|1||a comment',
+    ].join('\r'),
+  );
+
+const intakeContext = {
+  principal: { keyId: 'k', partnerId: 'gen-partner', scopes: [], allowedSenderIds: ['GEN-LIS'] },
+  requestId: 'r',
+  now: NOW,
+  ownApplication: 'INTEROP',
+};
+const intakeTally = { messages: 0, accepted: 0 };
+
+/** Parses a generated message; undefined when intake would answer AR (it never gets to the mappings). */
+function parsedOrRefused(text: string): ParsedMessage | undefined {
+  intakeTally.messages += 1;
+  try {
+    return parseHl7Message(`${text}\r`);
+  } catch (error) {
+    if (error instanceof Hl7ParseError) return undefined;
+    throw error;
+  }
+}
+/** Runs a mapping; undefined when intake answers AE/AR for it (nothing stored). */
+function mappedOrRefused<T>(map: () => T): T | undefined {
+  try {
+    const value = map();
+    intakeTally.accepted += 1;
+    return value;
+  } catch (error) {
+    if (error instanceof AckRejection || error instanceof ValidationFailedError) return undefined;
+    throw error;
+  }
+}
+
+describe('export totality of intake: a generated HL7 message intake accepts is written by every export', () => {
+  const INTAKE_RUNS = 700;
+  afterAll(() => {
+    console.log(`intake export totality: ${intakeTally.messages} generated messages, ${intakeTally.accepted} records accepted and exported, 0 throws`);
+    expect(intakeTally.messages).toBeGreaterThanOrEqual(2000);
+    expect(intakeTally.accepted / intakeTally.messages).toBeGreaterThan(0.2);
+  });
+
+  it('ADT: the partner demographics it stores are written by every patient export', () => {
+    fc.assert(
+      fc.property(adtMessage, (text) => {
+        const message = parsedOrRefused(text);
+        if (!message) return;
+        const patient = mappedOrRefused(() => {
+          const mapped = intakeMappings.patientFrom(message, { patientId: PATIENT_ID, mrn: 'X', assigningAuthority: 'GEN', name: { family: 'Placeholder' } });
+          const { assigningAuthority, ...rest } = mapped;
+          const problems = checkPatientValues({ ...rest, ...(assigningAuthority ? { assigningAuthority } : {}) }, NOW);
+          if (problems.length > 0) throw new ValidationFailedError('refused', []);
+          return mapped;
+        });
+        if (patient) exportAll(patient, []);
+      }),
+      { seed: 2611266, numRuns: INTAKE_RUNS },
+    );
+  });
+
+  it('MDM: the document it stores is written by the note export, the summary and FHIR', () => {
+    fc.assert(
+      fc.property(mdmMessage, (text) => {
+        const message = parsedOrRefused(text);
+        if (!message) return;
+        const note = mappedOrRefused(() => intakeMappings.noteFrom(message, intakeContext));
+        if (note) exportAll(GOOD_PATIENT, [{ kind: 'note', at: note.createdAt, record: { ...note, patientId: PATIENT_ID } }]);
+      }),
+      { seed: 2611267, numRuns: INTAKE_RUNS },
+    );
+  });
+
+  it('ORU: the lab results it stores are written by the lab result export, the summary and FHIR', () => {
+    fc.assert(
+      fc.property(oruMessage, (text) => {
+        const message = parsedOrRefused(text);
+        if (!message) return;
+        for (const group of intakeMappings.observationGroups(message)) {
+          const submission = mappedOrRefused(() => {
+            const body = intakeMappings.labBody(group, 'GEN-LIS', PATIENT_ID, message);
+            return { body: body.data as Record<string, unknown>, accepted: acceptLabResult(body, NOW) };
+          });
+          if (!submission) continue;
+          const summary: LabResultSummary = {
+            resultId: 'result-1',
+            accessionNumber: String(submission.body.accessionNumber),
+            status: submission.accepted.status,
+            resultedAt: String(submission.body.ResultedDateUTC),
+            results: submission.accepted.results.map((r) => ({
+              testName: r.testName,
+              result: r.result,
+              ...(typeof r.units === 'string' ? { units: r.units } : {}),
+            })),
+          };
+          encodeLabResultMessage({ header, result: summary, patient: GOOD_PATIENT, reports: [] });
+          exportAll(GOOD_PATIENT, [], [summary]);
+          JSON.stringify(labDiagnosticReport(PATIENT_ID, summary));
+        }
+      }),
+      { seed: 2611268, numRuns: INTAKE_RUNS },
+    );
   });
 });
