@@ -161,4 +161,6 @@ export interface LabResultSummary {
   /** ISO 8601 date-time */
   resultedAt: string;
   results: LabTestSummary[];
+  /** provenance: the sender (senderID / MSH-4) whose result it is; OBX-23 and the FHIR performer */
+  senderId?: string;
 }

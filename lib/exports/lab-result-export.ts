@@ -40,6 +40,7 @@ export async function exportLabResultMessage(deps: LabResultExportDependencies, 
       accessionNumber: data.accessionNumber,
       status: version.status,
       resultedAt: version.resultedAt,
+      senderId: version.senderId,
       results: version.results.map((r) => ({
         testName: r.testName,
         result: r.result,

@@ -27,6 +27,8 @@ export interface LabResultRecord {
   results: Array<{ testName: string; result: string; units?: string; referenceRange?: string }>;
   /** long values or results beyond the summary budget were left out */
   truncated?: boolean;
+  /** provenance: the lab's sender id (senderID / MSH-4): the performer */
+  senderId?: string;
 }
 
 function testObservation(patientId: string, lab: LabResultRecord, test: LabResultRecord['results'][number], index: number): Observation {
@@ -60,6 +62,8 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord): Di
     code: { coding: [{ code: 'LAB', display: 'Laboratory result' }], text: 'Laboratory result' },
     subject: patientReference(patientId),
     issued: lab.resultedAt,
+    // provenance: the sending lab as the performing organization (by name: it is a partner's sender id, not a resource here)
+    ...(fhirString(lab.senderId) !== undefined ? { performer: [{ display: fhirString(lab.senderId)! }] } : {}),
     ...(observations.length ? { result: observations.map((o) => ({ reference: `#${o.id}` })) } : {}),
     ...(lab.truncated ? { conclusion: 'Some long values or results were left out of this summary.' } : {}),
   };

@@ -128,6 +128,8 @@ export interface Observation extends ObservationValue {
   observedAt?: string;
   /** OBX-16 */
   responsibleObserver?: Clinician;
+  /** OBX-23 XON-1: the organization whose result it is (the lab's sender id: provenance) */
+  performingOrganization?: string;
   /** NTE segments after the OBX */
   comments?: string[];
   /** where the values came from, for error messages */
@@ -135,7 +137,10 @@ export interface Observation extends ObservationValue {
 }
 
 /** The optional parts of an {@link Observation}. */
-export type ObservationDetails = Pick<Observation, 'subId' | 'units' | 'referenceRange' | 'observedAt' | 'responsibleObserver' | 'comments'>;
+export type ObservationDetails = Pick<
+  Observation,
+  'subId' | 'units' | 'referenceRange' | 'observedAt' | 'responsibleObserver' | 'performingOrganization' | 'comments'
+>;
 
 /**
  * An {@link Observation}. Built as one object literal of a fixed shape rather than by object spreads
@@ -159,10 +164,14 @@ export function makeObservation(
     resultStatus,
     observedAt: details.observedAt,
     responsibleObserver: details.responsibleObserver,
+    performingOrganization: details.performingOrganization,
     comments: details.comments,
     inputPath,
   };
 }
+
+/** XON-1 (organization name) length in v2.5.1. */
+const XON_NAME_LENGTH = 50;
 
 /** One OBR. OBR-7 and OBR-25 are required: a receiver of results files a group by them. */
 export interface ObservationRequest {
@@ -344,6 +353,10 @@ function observationSegment(observation: Observation, setId: number, subId: stri
   setTime(obx, 14, observation.observedAt, observation.inputPath);
   if (observation.responsibleObserver) {
     obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
+  }
+  if (observation.performingOrganization) {
+    // XON-1 organization name: 50 characters in v2.5.1
+    obx.set(23, [escapeText(observation.performingOrganization.slice(0, XON_NAME_LENGTH))]);
   }
   return obx;
 }
@@ -618,6 +631,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
         units: result.units,
         referenceRange: result.referenceRange,
         observedAt: lab.resultedAt,
+        performingOrganization: lab.senderId,
       }),
     );
   });
