@@ -1,10 +1,9 @@
 /**
  * Who a partner's HL7 message is about (docs/write-authority.md, "Patient resolution"):
  *
- *   1. a PID-3 identifier in a namespace the sender may use -> the sender's partner identity -> its
- *      linked chart patient;
- *   2. the chart's MRN (chart assigning authority) in PID-3 and agreeing demographics -> that chart
- *      patient;
+ *   1. a PID-3 identifier -> the sender's own partner identity for it -> its linked chart patient;
+ *   2. a PID-3 identifier the chart import indexed (the chart's MRN) and agreeing demographics -> that
+ *      chart patient;
  *   3. otherwise unresolved: the caller holds the record for review.
  *
  * The outcome never changes the answer to the sender (no existence oracle). Identifiers in an
@@ -159,7 +158,9 @@ export async function resolvePatient(pid: ParsedSegment | undefined, partnerId: 
   const keys = await deps.keys();
   const person = claimedPerson(pid, identifiers);
   const identityKey = senderIdentityKey(keys, partnerId, own, identifiers);
-  for (const id of own) {
+  // the sender's identities (keyed by the sender: never another partner's), for any identifier it sent,
+  // including a chart-namespace MRN the chart does not know that staff linked
+  for (const id of identifiers) {
     const identity = await deps.identities.get(identityKeyOf(partnerId, keys.patientIdentifierKey(id.authority, id.value)));
     if (identity?.linkedPatientId) return { patientId: identity.linkedPatientId, person, identityKey };
   }
