@@ -142,15 +142,101 @@ export type ChartRecordKind = 'encounter' | 'note' | 'assessment';
 export type ChartRecord =
   { kind: 'encounter'; at: string; record: Encounter } | { kind: 'note'; at: string; record: Note } | { kind: 'assessment'; at: string; record: Assessment };
 
-/** One test of a lab result (as submitted, and as the exports see it); `code`/`codeSystem` become OBX-3 (table 0396, default L). */
+/**
+ * A time as the sender wrote it, with its precision (issue 27): `YYYY`, `YYYY-MM`, `YYYY-MM-DD`,
+ * `YYYY-MM-DDTHH:mm`, `YYYY-MM-DDTHH:mm:ss[.f]`, the time parts with an offset (`Z` or `±HH:MM`).
+ * A date stays a date and minutes stay minutes through every export.
+ */
+export type PartialDateTime = string;
+
+/** A code with its system as HL7 table 0396 names it (`LN`, `SCT`, `UCUM`, `L`...) and its display text. */
+export interface Coding {
+  code: string;
+  display?: string;
+  system?: string;
+}
+
+/** An entity identifier (HL7 EI): the id and the namespace that assigned it. */
+export interface EntityIdentifier {
+  id: string;
+  namespace?: string;
+}
+
+/** Structured numeric (HL7 SN): `<^2.5`, `^10^-^20` (a range), `^1^:^128` (a ratio), `>=^5`. */
+export interface StructuredNumeric {
+  /** `<` `>` `<=` `>=` `=` `<>` */
+  comparator?: string;
+  value1?: string;
+  /** `-` (range), `:` or `/` (ratio), `+` (categorical) */
+  separator?: string;
+  value2?: string;
+}
+
+/**
+ * One test (observation) of a lab result, as submitted and as the exports see it. The spec's fields
+ * (`testName`, `result`, `units`, `referenceRange`) mean what they always meant; the optional fields
+ * after them keep what a lab sent (OBX) so that every export can write it back.
+ */
 export interface LabTestSummary {
   testName: string;
+  /** the value as text (what a reader shows); the typed value, when known, is in the fields below */
   result: string;
+  /** units as the lab displays them (OBX-6.2, or OBX-6.1 without a UCUM code) */
   units?: string;
   referenceRange?: string;
-  /** the test's code as the lab sent it (e.g. a LOINC code), with its coding system (`LN`) */
+  /** the test's code as the lab sent it (e.g. a LOINC code), with its coding system (`LN`): OBX-3.1/3.3 */
   code?: string;
   codeSystem?: string;
+  /** OBX-3.4-6: the lab's alternate (often local) code for the test */
+  alternateCode?: Coding;
+  /** OBX-2 value type (table 0125): NM, SN, CWE, CE, ST, TX, FT, DT, TM, TS, ED, RP... */
+  valueType?: string;
+  /** NM as the lab wrote it (a decimal string: precision kept) */
+  numericValue?: string;
+  /** SN value */
+  structuredNumeric?: StructuredNumeric;
+  /** CWE/CE value */
+  codedValue?: Coding;
+  /** TX/FT value: one entry per line (repetition) */
+  textLines?: string[];
+  /** UCUM code of the units (OBX-6.1 when OBX-6.3 is UCUM); `units` keeps the display */
+  unitsCode?: string;
+  /** OBX-8 abnormal flags (table 0078): `H`, `HH`, `L`, `LL`, `A`, `AA`, `N`, `<`, `>`... */
+  abnormalFlags?: string[];
+  /** OBX-11 observation result status (table 0085): F, P, C, W (wrong: entered in error), X (cannot be obtained), D, R, I, S, U */
+  observationStatus?: string;
+  /** OBX-14 when this observation was made */
+  observedAt?: PartialDateTime;
+  /** OBX-23 performing organization name (the lab that did the test) */
+  performingOrganization?: string;
+  /** NTE segments after the OBX (one entry per NTE, lines joined with \n) */
+  comments?: string[];
+}
+
+/** The specimen of an order (SPM, or OBR-15 in older versions). */
+export interface LabSpecimen {
+  type?: Coding;
+  collectedAt?: PartialDateTime;
+  id?: EntityIdentifier;
+}
+
+/** The order a lab result answers (ORC/OBR); every field optional beside the spec's accession number and status. */
+export interface LabOrder {
+  /** OBR-2 / ORC-2 */
+  placerOrderNumber?: EntityIdentifier;
+  /** OBR-3 namespace (EI-2) of the accession number (`accessionNumber` is EI-1) */
+  accessionNamespace?: string;
+  /** OBR-4 universal service identifier */
+  universalService?: Coding;
+  /** OBR-7 observation (collection) date-time */
+  collectedAt?: PartialDateTime;
+  /** OBR-16 ordering provider */
+  orderingProvider?: Clinician;
+  /** OBR-25 result status as sent (table 0123: O I S A P C R F X Y Z) */
+  orderStatus?: string;
+  specimen?: LabSpecimen;
+  /** NTE segments after the OBR */
+  comments?: string[];
 }
 
 /** A lab result as the chart exports see it (HL7 summary and ORU, FHIR DiagnosticReport), decrypted. */
@@ -163,4 +249,6 @@ export interface LabResultSummary {
   results: LabTestSummary[];
   /** provenance: the sender (senderID / MSH-4) whose result it is; OBX-23 and the FHIR performer */
   senderId?: string;
+  /** the order (OBR/ORC/SPM facts), when the lab sent them */
+  order?: LabOrder;
 }
