@@ -12,8 +12,15 @@
  * and the operations dashboard (`interop-<stage>-operations`).
  * All of it is derived from the function, table and queue lists: a new endpoint gets its alarms
  * and its dashboard lines without an edit here.
+ *
+ * Stack layout: the topic (with its policy and subscription) stays in the stage's stack, so its
+ * ARN and its confirmed subscriptions never change; the alarms and the dashboard live in a nested
+ * stack (`Alarms/Stack`, one `cdk deploy` still deploys both), because they grow with the function
+ * list (3 alarms per function) and would otherwise push the stage's stack past CloudFormation's
+ * 500 resources. The nested stack reads function, queue and table names, the topic ARN and the API
+ * stage through CloudFormation parameters (one per referenced resource, 200 at most).
  */
-import { Aws, Duration, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -57,7 +64,10 @@ export const API_5XX_RATE_PERCENT = 5;
 export const API_5XX_MIN_REQUESTS = 20;
 
 export class Alarms extends Construct {
+  /** in the stage's stack */
   readonly topic: sns.Topic;
+  /** the nested stack holding every alarm and the dashboard */
+  readonly stack: NestedStack;
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
@@ -82,9 +92,12 @@ export class Alarms extends Construct {
     const notify = new actions.SnsAction(this.topic);
     const add = (alarm: cloudwatch.Alarm) => alarm.addAlarmAction(notify);
 
+    this.stack = new NestedStack(this, 'Stack', { description: `Alarms and operations dashboard of ${prefix}` });
+    const inStack = this.stack;
+
     for (const [label, dlq] of Object.entries(props.deadLetterQueues)) {
       add(
-        new cloudwatch.Alarm(this, `Dlq${label}`, {
+        new cloudwatch.Alarm(inStack, `Dlq${label}`, {
           alarmName: `${prefix}-dlq-${label}`,
           alarmDescription: `Messages in the dead-letter queue ${label}: processing failed after every retry`,
           metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
@@ -98,7 +111,7 @@ export class Alarms extends Construct {
 
     for (const [label, queue] of Object.entries(props.sourceQueues)) {
       add(
-        new cloudwatch.Alarm(this, `QueueAge${label}`, {
+        new cloudwatch.Alarm(inStack, `QueueAge${label}`, {
           alarmName: `${prefix}-queue-age-${label}`,
           alarmDescription: `Oldest message in ${label} is older than ${QUEUE_MAX_AGE_SECONDS / 60} minutes: its consumer is stuck or missing`,
           metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
@@ -112,7 +125,7 @@ export class Alarms extends Construct {
 
     const period = Duration.minutes(5);
     add(
-      new cloudwatch.Alarm(this, 'Api5xxRate', {
+      new cloudwatch.Alarm(inStack, 'Api5xxRate', {
         alarmName: `${prefix}-api-5xx-rate`,
         alarmDescription: `API 5XX responses above ${API_5XX_RATE_PERCENT}% (of at least ${API_5XX_MIN_REQUESTS} requests in 5 minutes)`,
         metric: new cloudwatch.MathExpression({
@@ -133,7 +146,7 @@ export class Alarms extends Construct {
 
     for (const [name, fn] of Object.entries(props.functions)) {
       add(
-        new cloudwatch.Alarm(this, `Throttles${name}`, {
+        new cloudwatch.Alarm(inStack, `Throttles${name}`, {
           alarmName: `${prefix}-${name}-throttles`,
           alarmDescription: `Lambda ${name} was throttled`,
           metric: fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }),
@@ -144,7 +157,7 @@ export class Alarms extends Construct {
         }),
       );
       add(
-        new cloudwatch.Alarm(this, `Errors${name}`, {
+        new cloudwatch.Alarm(inStack, `Errors${name}`, {
           alarmName: `${prefix}-${name}-errors`,
           alarmDescription:
             name === props.authorizerName
@@ -160,7 +173,7 @@ export class Alarms extends Construct {
       const timeout = props.timeoutSeconds[name];
       if (!timeout) throw new Error(`no timeout known for function ${name}`);
       add(
-        new cloudwatch.Alarm(this, `Duration${name}`, {
+        new cloudwatch.Alarm(inStack, `Duration${name}`, {
           alarmName: `${prefix}-${name}-duration-p99`,
           alarmDescription: `p99 duration of ${name} above ${DURATION_ALARM_SHARE_OF_TIMEOUT * 100}% of its ${timeout} s timeout for 15 minutes: it is about to time out`,
           metric: fn.metricDuration({ period, statistic: cloudwatch.Stats.p(99) }),
@@ -175,7 +188,7 @@ export class Alarms extends Construct {
 
     for (const [id, table] of Object.entries(props.tables)) {
       add(
-        new cloudwatch.Alarm(this, `TableThrottles${id}`, {
+        new cloudwatch.Alarm(inStack, `TableThrottles${id}`, {
           alarmName: `${prefix}-table-${id}-throttles`,
           alarmDescription: `DynamoDB throttled reads or writes on table ${id} (on-demand limits or a hot partition)`,
           metric: new cloudwatch.MathExpression({
@@ -196,7 +209,7 @@ export class Alarms extends Construct {
     }
 
     add(
-      new cloudwatch.Alarm(this, 'WafBlocked', {
+      new cloudwatch.Alarm(inStack, 'WafBlocked', {
         alarmName: `${prefix}-waf-blocked`,
         alarmDescription: `WAF blocked more than ${props.config.wafBlockedAlarmThreshold} requests in 5 minutes (an attack, or a partner stuck in a retry loop)`,
         metric: wafBlockedRequests(props.webAclName, period),
@@ -207,7 +220,7 @@ export class Alarms extends Construct {
       }),
     );
 
-    this.dashboard = operationsDashboard(this, props);
+    this.dashboard = operationsDashboard(inStack, props);
   }
 }
 
@@ -238,7 +251,7 @@ function kmsCalls(operation: string, period: Duration): cloudwatch.Metric {
   });
 }
 
-function operationsDashboard(scope: Alarms, props: AlarmsProps): cloudwatch.Dashboard {
+function operationsDashboard(scope: Construct, props: AlarmsProps): cloudwatch.Dashboard {
   const period = Duration.minutes(5);
   const { api } = props;
   const perEndpoint = (metricName: string, statistic: string) =>

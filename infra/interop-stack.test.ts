@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 import { CfnElement, CfnResource, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import {
   allowedMethods,
   AuthorizerFunction,
@@ -547,10 +548,28 @@ describe('REST API', () => {
 });
 
 describe('alarms', () => {
-  const alarms = () => resourcesOfType(s.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+  // the alarms live in the nested alarms stack; s.alarms.json reads its parameters as the parent resources they carry
+  const alarms = () => resourcesOfType(s.alarms.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
   const topic = () => logicalId(s.stack.alarms.topic);
 
+  test('the alarms and the dashboard are in the nested alarms stack (and nothing else is); the topic stays in the stage stack', () => {
+    expect(resourcesOfType(s.json, 'AWS::CloudWatch::Alarm')).toEqual([]);
+    expect(resourcesOfType(s.json, 'AWS::CloudWatch::Dashboard')).toEqual([]);
+    expect(resourcesOfType(s.json, 'AWS::CloudFormation::Stack').map(([id]) => id)).toEqual([s.alarms.resourceId]);
+    expect(new Set(Object.values(s.alarms.raw.Resources).map((r) => r.Type))).toEqual(new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard']));
+    expect(resourcesOfType(s.json, 'AWS::SNS::Topic').map(([id]) => id)).toEqual([topic()]);
+    // every parameter is passed by the parent, and every other Ref names a resource of the nested stack or a pseudo parameter
+    const params = Object.keys(s.alarms.raw.Parameters ?? {});
+    const passed = Object.keys(resource(s.alarms.resourceId).Properties!.Parameters ?? {});
+    expect(passed.sort()).toEqual([...params].sort());
+    for (const ref of refsIn(s.alarms.json.Resources)) {
+      const known = ref in s.json.Resources || ref in s.alarms.raw.Resources || ref.startsWith('AWS::');
+      expect({ ref, known }).toEqual({ ref, known: true });
+    }
+  });
+
   test('every alarm notifies the alarm topic', () => {
+    expect(alarms().length).toBeGreaterThanOrEqual(3 * allFunctions.length);
     for (const a of alarms()) expect(a.AlarmActions).toEqual([{ Ref: topic() }]);
   });
 
@@ -703,8 +722,10 @@ describe('issue 15: alarms reach someone, least privilege holds, redeploy works'
     const cw = keyStatements.find((st) => JSON.stringify(st.Principal).includes('cloudwatch.amazonaws.com'));
     expect(cw.Condition.StringEquals['aws:SourceAccount']).toBe('123456789012');
     expect(JSON.stringify(cw.Condition.ArnLike['aws:SourceArn'])).toBe(JSON.stringify(publish.Condition.ArnLike['aws:SourceArn']));
-    // every alarm's name falls under that pattern
-    for (const [, a] of resourcesOfType(s.json, 'AWS::CloudWatch::Alarm')) expect(a.Properties!.AlarmName).toMatch(new RegExp(`^${PREFIX}-`));
+    // every alarm's name falls under that pattern (the alarms are in the nested stack, the topic and key in the stage stack)
+    const alarms = resourcesOfType(s.alarms.json, 'AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBeGreaterThanOrEqual(3 * allFunctions.length);
+    for (const [, a] of alarms) expect(a.Properties!.AlarmName).toMatch(new RegExp(`^${PREFIX}-`));
   });
 
   test('no role may UpdateItem, DeleteItem or BatchWriteItem on the audit table; the audit trail writes with attribute_not_exists', () => {
@@ -746,7 +767,7 @@ describe('issue 15: alarms reach someone, least privilege holds, redeploy works'
   });
 
   test('alarms: errors and p99 duration of every function, throttles of every table, WAF blocked requests', () => {
-    const alarms = resourcesOfType(s.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+    const alarms = resourcesOfType(s.alarms.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
     for (const f of allFunctions) {
       expect(alarms.some((a) => a.MetricName === 'Errors' && refsIn(a.Dimensions).includes(fnId(f.name)))).toBe(true);
       const duration = alarms.find((a) => a.MetricName === 'Duration' && refsIn(a.Dimensions).includes(fnId(f.name)));
@@ -765,7 +786,7 @@ describe('issue 15: alarms reach someone, least privilege holds, redeploy works'
   });
 
   test('an operations dashboard with requests, 4xx/5xx by endpoint, p50/p99, throttles, queue ages, KMS calls', () => {
-    const [dashboard] = resourcesOfType(s.json, 'AWS::CloudWatch::Dashboard');
+    const [dashboard] = resourcesOfType(s.alarms.json, 'AWS::CloudWatch::Dashboard');
     expect(dashboard![1].Properties!.DashboardName).toBe(`${PREFIX}-operations`);
     const body = JSON.stringify(dashboard![1].Properties!.DashboardBody);
     for (const needle of [
@@ -804,6 +825,18 @@ describe('cdk-nag', () => {
     const report = pack.validateScope(s.app);
     const findings = report.violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} @ ${r.constructPath}`));
     expect(findings).toEqual([]);
+  });
+
+  test('the packs check the nested alarms stack too: an alarm there without actions is a finding', () => {
+    const alarm = s.stack.alarms.stack.node.findAll().find((c): c is cloudwatch.CfnAlarm => c instanceof cloudwatch.CfnAlarm)!;
+    const hipaa = nagPacks().find((p) => p.readPackName === 'HIPAA.Security')!;
+    alarm.actionsEnabled = false;
+    try {
+      const findings = hipaa.validateScope(s.app).violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} @ ${r.constructPath}`));
+      expect(findings).toEqual([`HIPAA.Security-CloudWatchAlarmAction @ ${alarm.node.path}`]);
+    } finally {
+      alarm.actionsEnabled = undefined;
+    }
   });
 
   test('every acknowledgement sits on one CloudFormation resource, names one rule and gives a reason', () => {

@@ -2,6 +2,8 @@
  * The whole service in one stack, built from lib/config/service.ts: every function of
  * `HttpEndpoints`, `AuthorizerFunction` and `BackgroundFunctions`, every table of `Tables`, every
  * queue of `Queues`. Nothing here lists functions, tables or queues a second time.
+ * The alarms and the operations dashboard are in a nested stack created by `Alarms` (infra/alarms.ts)
+ * so that this stack stays well below CloudFormation's 500 resources (infra/stack-limits.test.ts).
  */
 import { StaffSignIn } from './staff-sign-in';
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';

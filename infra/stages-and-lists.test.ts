@@ -138,7 +138,7 @@ describe('lists with functions that do not exist yet', () => {
   test('another schedule gets a rule, a dead-letter queue and its alarm', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)' });
     const dlqId = refOf(s.json.Resources[fnId('purgeExpiredInbox')]!.Properties!.DeadLetterConfig.TargetArn)!;
-    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    s.alarms.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
     });

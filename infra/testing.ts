@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, type NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { readStageConfig } from './config';
 import { InteropStack, type InteropStackProps } from './interop-stack';
@@ -21,9 +21,27 @@ export function cdkJsonContext(): Record<string, unknown> {
 export interface Synthesized {
   app: App;
   stack: InteropStack;
+  /** the stage's (parent) stack */
   template: Template;
   json: CfnTemplate;
+  /** the nested stack of the alarms and the dashboard (infra/alarms.ts) */
+  alarms: NestedTemplate;
   outdir: string;
+}
+
+export interface NestedTemplate {
+  stack: NestedStack;
+  /** logical id of its AWS::CloudFormation::Stack resource in the parent */
+  resourceId: string;
+  /** the nested template as synthesized: parent values arrive as Parameters */
+  raw: CfnTemplate;
+  /**
+   * The nested template with every `{Ref: <parameter>}` replaced by the value the parent passes
+   * for it: a reference to a parent resource reads as it did when the alarms were in the parent
+   * (`{Ref: FnX}`, `{Fn::GetAtt: [QueueX, QueueName]}`), so assertions keep naming parent resources.
+   */
+  json: CfnTemplate;
+  template: Template;
 }
 
 export interface CfnResourceJson {
@@ -38,6 +56,7 @@ export interface CfnResourceJson {
 export interface CfnTemplate {
   Resources: Record<string, CfnResourceJson>;
   Outputs?: Record<string, { Value: unknown; Description?: string }>;
+  Parameters?: Record<string, { Type: string; Description?: string }>;
 }
 
 /**
@@ -54,7 +73,28 @@ export function synthesize(
   const config = readStageConfig(app.node, {});
   const stack = new InteropStack(app, config.prefix, { config, env: { account: TEST_ACCOUNT, region: TEST_REGION }, ...options.props });
   const template = Template.fromStack(stack);
-  return { app, stack, template, json: template.toJSON() as CfnTemplate, outdir };
+  const json = template.toJSON() as CfnTemplate;
+  return { app, stack, template, json, alarms: nestedTemplate(stack, json, stack.alarms.stack), outdir };
+}
+
+/** Reads a nested stack of `parent` and resolves its parameters to what the parent passes (see NestedTemplate.json). */
+export function nestedTemplate(parent: InteropStack, parentJson: CfnTemplate, nested: NestedStack): NestedTemplate {
+  const resourceId = parent.getLogicalId(nested.nestedStackResource!);
+  const passed: Record<string, unknown> = parentJson.Resources[resourceId]?.Properties?.Parameters ?? {};
+  const raw = Template.fromStack(nested).toJSON() as CfnTemplate;
+  const resolve = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(resolve);
+    if (!v || typeof v !== 'object') return v;
+    const o = v as Record<string, unknown>;
+    if (Object.keys(o).length === 1 && typeof o.Ref === 'string' && o.Ref in (raw.Parameters ?? {})) {
+      if (!(o.Ref in passed)) throw new Error(`nested stack parameter ${o.Ref} is not passed by the parent`);
+      return passed[o.Ref];
+    }
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, resolve(x)]));
+  };
+  const json = { ...raw, Resources: resolve(raw.Resources), Outputs: resolve(raw.Outputs) } as CfnTemplate;
+  if (!json.Outputs) delete json.Outputs;
+  return { stack: nested, resourceId, raw, json, template: Template.fromJSON(json as never) };
 }
 
 /** Removes the temporary cloud assembly (bundles included) of a synthesis. */
