@@ -33,14 +33,21 @@ export async function searchChartForPacket(
   packetId: string,
   query: PatientSearchQuery,
 ): Promise<PatientSearchResult> {
-  const store = deps.store();
-  await inboxPacket(store, packetId, { withContent: false });
+  await inboxPacket(deps.store(), packetId, { withContent: false });
+  return searchChart(deps, query);
+}
+
+/**
+ * The chart search of a reviewer (from a packet, or from a held record of HL7 intake): the match
+ * index by MRN or by last name + birth date, exact hits only, at most MAX_SEARCH_RESULTS.
+ */
+export async function searchChart(deps: Pick<FormsDependencies, 'store' | 'patients' | 'keys'>, query: PatientSearchQuery): Promise<PatientSearchResult> {
   const key = await deps.keys().key({ create: false });
   // no key yet: nothing was ever indexed, so nobody can be found
   if (!key) return { charts: [], more: false };
   const indexKey = 'mrn' in query ? mrnIndexKey(key, query.mrn) : blockingKeys(key, undefined, query.lastName, query.birthDate)[0];
   if (!indexKey) return { charts: [], more: false };
-  const ids = [...new Set(await store.queryMatchIndex(indexKey))].sort();
+  const ids = [...new Set(await deps.store().queryMatchIndex(indexKey))].sort();
   const charts: CandidateChart[] = [];
   let more = false;
   for (const patientId of ids) {
