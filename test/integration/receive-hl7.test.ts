@@ -211,7 +211,7 @@ describe('ACKs, idempotency, errors', () => {
     ['an unsupported message type', (id: string) => `MSH|^~\\&|LIS|DEMO-LAB-LIS|||20240301||DFT^P03|${id}|P|2.5\rEVN|P03\r`, 'AR', '200'],
     ['an unsupported version', (id: string) => oru(id, unique('ACC')).replace('|2.5.1', '|2.9'), 'AR', '203'],
     ['a sender the key may not use', (id: string) => oru(id, unique('ACC')).replace('DEMO-LAB-LIS', 'OTHER-LAB'), 'AR', '204'],
-    ['a bad escape', (id: string) => oru(id, unique('ACC')).replace('|98|', '|9\\Q\\8|'), 'AR', '102'],
+    ['a bad escape in OBX (content)', (id: string) => oru(id, unique('ACC')).replace('|98|', '|9\\Q\\8|'), 'AE', '102'],
     ['a truncated segment id', (id: string) => oru(id, unique('ACC')) + 'OB\r', 'AR', '100'],
     ['wrong delimiters', (id: string) => oru(id, unique('ACC')).replace('MSH|^~\\&|', 'MSH|^^\\&|'), 'AR', '102'],
   ])('%s -> %s with ERR %s, never a 5xx', async (_name, build, code, errCode) => {
@@ -247,7 +247,7 @@ describe('ACKs, idempotency, errors', () => {
     const lines = res.text.split('\r').filter(Boolean);
     expect(lines[0]).toMatch(/^FHS\|/);
     expect(lines[1]).toMatch(/^BHS\|/);
-    expect(lines.filter((l) => l.startsWith('MSA')).map((l) => l.split('|')[1])).toEqual(['AA', 'AR', 'AA']);
+    expect(lines.filter((l) => l.startsWith('MSA')).map((l) => l.split('|')[1])).toEqual(['AA', 'AE', 'AA']);
     expect(lines.filter((l) => l.startsWith('MSA')).map((l) => l.split('|')[2])).toEqual(ids);
     expect(lines).toContain('BTS|3');
   });
