@@ -71,6 +71,9 @@ const segmentsNamed = (text: string, names: string[]) =>
     .filter((s) => names.includes(s.slice(0, 3)))
     .join('\r');
 
+// the service's exports ask for no acknowledgement (MSH-15/16 NE/NE, enhanced mode): the answer is the accept ACK
+const ACCEPTED = 'CA';
+
 describe('round trip of the service exports through a partner (docs/write-authority.md)', () => {
   const freshMrn = unique('RT');
 
@@ -78,7 +81,7 @@ describe('round trip of the service exports through a partner (docs/write-author
     const exported = await get('/exportHl7PatientAdt?patientId=demo-patient-1');
     const { text, controlId } = asPartnerMessage(exported, 'DEMO-000001', freshMrn);
     const reply = ack(await post(text));
-    expect(msa(reply)).toBe('AA');
+    expect(msa(reply)).toBe(ACCEPTED);
     expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
     expect(valueAt(reply.segments[0], 5)).toBe('INTEROP');
     expect(await patientIdOf(freshMrn, 'DEMO-HOSP')).toBeUndefined();
@@ -96,7 +99,7 @@ describe('round trip of the service exports through a partner (docs/write-author
   it.each(['demo-note-1', 'demo-note-3'])("MDM^T02 export of %s -> AA; filed as the partner's own document with the same content", async (noteId) => {
     const exported = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${noteId}`);
     const { text } = asPartnerMessage(exported, 'DEMO-000001', 'DEMO-000001');
-    expect(msa(ack(await post(text)))).toBe('AA');
+    expect(msa(ack(await post(text)))).toBe(ACCEPTED);
     const documentNumber = valueAt(firstSegment(parseHl7Message(exported), 'TXA'), 12, 1);
     const again = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${encodeURIComponent(`demo-lab:${documentNumber}`)}`);
     const txa = (m: string) => firstSegment(parseHl7Message(m), 'TXA')!;
@@ -139,7 +142,7 @@ describe('round trip of the service exports through a partner (docs/write-author
     const exported = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-oru-key');
     const { text } = asPartnerMessage(exported, 'DEMO-000001', 'DEMO-000001');
     const reply = ack(await post(text));
-    expect(msa(reply)).toBe('AA');
+    expect(msa(reply)).toBe(ACCEPTED);
     const again = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-oru-key');
     const labGroups = (summary: string) => {
       const segments = summary.split('\r');
