@@ -24,7 +24,7 @@ import { ErrorCodes, type ErrorLocation } from '../hl7/parse-error';
 import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
 import type { Principal } from '../keys/access-decision';
 import { receiveLabResult, senderAllowed, type ReceiveDependencies } from '../results/receive';
-import { normalizeStatus } from '../results/status';
+import { resultStatusFromTable0123, TABLE_0123_VALUES } from '../results/status';
 import { acceptLabResult } from '../results/validation';
 import { AckRejection, reject } from './ack-rejection';
 import { heldIdFor, type HeldRecord } from './held-records';
@@ -244,9 +244,12 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
   const accession = present(valueAt(group.obr, 3)) ?? present(valueAt(group.obr, 2));
   if (!accession) reject('AE', ErrorCodes.requiredFieldMissing, 'OBR-3 (or OBR-2) must carry the accession number', obrLocation(3));
   const statusText = present(valueAt(group.obr, 25)) ?? present(valueAt(group.obx[0], 11));
-  if (!statusText) reject('AE', ErrorCodes.requiredFieldMissing, 'OBR-25 result status is required (table 0123: P, F, C, X)', obrLocation(25));
-  const status = normalizeStatus(statusText);
-  if (!status || statusText.length > 1) reject('AE', ErrorCodes.tableValueNotFound, 'OBR-25 result status must be P, F, C or X (table 0123)', obrLocation(25));
+  if (!statusText) reject('AE', ErrorCodes.requiredFieldMissing, 'OBR-25 result status is required (table 0123)', obrLocation(25));
+  const status = resultStatusFromTable0123(statusText);
+  if (!status.ok && status.reason === 'not-a-result')
+    reject('AE', ErrorCodes.tableValueNotFound, 'OBR-25 Y / Z (no order / patient on record) answers a query: no result', obrLocation(25));
+  if (!status.ok)
+    reject('AE', ErrorCodes.tableValueNotFound, `OBR-25 result status must be a table 0123 value (${TABLE_0123_VALUES.join(', ')})`, obrLocation(25));
   // results reported at (OBR-22), else observed at (OBR-7), else the first OBX-14, else the message time
   const timeCandidates = [valueAt(group.obr, 22), valueAt(group.obr, 7), valueAt(group.obx[0], 14), valueAt(message.segments[0], 7)].filter((t) => present(t));
   const resultedAt = timeCandidates.map(instantFromTs).find((t) => t !== undefined);
@@ -311,7 +314,7 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       senderID: sender,
       patientID: patientId,
       accessionNumber: accession,
-      status: statusText,
+      status: status.submitted,
       ResultedDateUTC: resultedAt,
       results,
       reports: reports.length > 0 ? reports : undefined,

@@ -2,15 +2,18 @@
  * POST /receiveHl7, the domain side: parse, check the header, idempotency on (MSH-4, MSH-10), hand the
  * message to its handler, answer with an HL7 ACK (a batch ACK for a batch).
  *
- * Outcomes (MSA-1): AA accepted and stored; AE application error (ERR says where), nothing stored;
- * AR rejected (parse failure, unsupported type or version, sender not allowed, control id reused for
- * another message), nothing stored. Only a body without any MSH is a 4xx (no ACK can be addressed).
+ * Outcomes (MSA-1): AA accepted and stored; AE application error in the content (ERR says where: a
+ * parse error outside MSH, a record rule, a table value, a cap), nothing stored; AR rejected for the
+ * header only (MSH unreadable, MSH-9 message type 200 / trigger event 201, MSH-10, MSH-11 processing id
+ * 202, MSH-12 version 203, MSH-4 sender not allowed 204, MSH-10 reused for another message 205), nothing
+ * stored. The ACK is laid out for the sender's version and honours MSH-15/16 (lib/hl7/ack.ts
+ * `acknowledge`). Only a body without any MSH is a 4xx (no ACK can be addressed).
  * Infrastructure failures are not ACKed: they propagate (503, the sender retries; nothing half-written,
  * the idempotency claim is released).
  */
 import { randomUUID } from 'node:crypto';
 import { optionalEnv } from '../aws/environment';
-import { encodeAck, encodeBatchAck, SUPPORTED_VERSIONS, type AckCode, type AckError } from '../hl7/ack';
+import { acknowledge, encodeBatchAck, SUPPORTED_VERSIONS, type AckCode, type AckError } from '../hl7/ack';
 import { ErrorCodes, Hl7ParseError } from '../hl7/parse-error';
 import { headerForAck, parseHl7, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
 import { Env } from '../config/service';
@@ -18,7 +21,7 @@ import { ConflictError, MalformedRequestError, RequestInProgressError } from '..
 import type { Principal } from '../keys/access-decision';
 import { logger } from '../observability/logger';
 import type { IdempotencyStore, StoredResponse } from '../results/idempotency';
-import { AckRejection, checkSender, handleMessage, type HandlerDependencies, type IntakeAudit } from './message-handlers';
+import { AckRejection, checkSender, handleMessage, SUPPORTED_EVENTS, type HandlerDependencies, type IntakeAudit } from './message-handlers';
 
 /** What an accepted message's idempotency record keeps: the ACK and the audit facts (ids only). */
 interface StoredAck extends StoredResponse {
@@ -100,7 +103,7 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dep
     throw new MalformedRequestError('the body holds no MSH segment: send one HL7 v2 message (or an FHS/BHS batch) with segments ended by CR');
   }
   const ack = (received: ParsedSegment | undefined, code: AckCode, errors: AckError[] = []) =>
-    encodeAck({
+    acknowledge({
       received,
       code,
       errors,
@@ -108,7 +111,7 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dep
       timestamp: input.now,
       ownApplication: input.ownApplication,
       ownFacility: input.ownFacility,
-    });
+    }).text;
 
   let parsed: ReturnType<typeof parseHl7>;
   try {
@@ -120,10 +123,11 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dep
       .split(/\r\n|\r|\n/)
       .find((line) => line.replace(/^\x0b/, '').startsWith('MSH'));
     const header = firstMsh ? headerForAck(firstMsh.replace(/^\x0b/, '')) : undefined;
-    log(input, 'AR', error.code);
+    const code = parseErrorCode(error);
+    log(input, code, error.code);
     return {
-      ack: ack(header, 'AR', [{ code: error.code, message: error.message, location: error.location }]),
-      outcomes: [{ code: 'AR', replayed: false }],
+      ack: ack(header, code, [{ code: error.code, message: error.message, location: error.location }]),
+      outcomes: [{ code, replayed: false }],
       batch: false,
     };
   }
@@ -136,9 +140,10 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dep
   const outcomes: MessageOutcome[] = [];
   for (const entry of parsed.batch.messages) {
     if (!entry.ok) {
-      log(input, 'AR', entry.error.code);
-      acks.push(ack(entry.header, 'AR', [{ code: entry.error.code, message: entry.error.message, location: entry.error.location }]));
-      outcomes.push({ code: 'AR', replayed: false });
+      const code = parseErrorCode(entry.error);
+      log(input, code, entry.error.code);
+      acks.push(ack(entry.header, code, [{ code: entry.error.code, message: entry.error.message, location: entry.error.location }]));
+      outcomes.push({ code, replayed: false });
       continue;
     }
     const one = await receiveOne(entry.message, input, services, ack);
@@ -149,6 +154,8 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dep
     receivedBatchHeader: parsed.batch.batchHeader,
     receivedFileHeader: parsed.batch.fileHeader,
     controlId: newControlId(),
+    fileControlId: newControlId(),
+    receivedMessageCount: receivedBatchCount(input.body),
     timestamp: input.now,
     ownApplication: input.ownApplication,
     ownFacility: input.ownFacility,
@@ -158,6 +165,26 @@ export async function receiveHl7(input: ReceiveHl7Input, services: ReceiveHl7Dep
 }
 
 type AckFactory = (received: ParsedSegment | undefined, code: AckCode, errors?: AckError[]) => string;
+
+/**
+ * A message that does not parse: AR when its MSH cannot be read (no location, or the error is in MSH:
+ * delimiters, a second MSH, the batch frame), else AE (a content error: a bad escape, invalid UTF-8, a
+ * broken segment id further down). An AR makes engines resend; a content error resent stays an error.
+ */
+function parseErrorCode(error: Hl7ParseError): AckCode {
+  const segmentId = error.location?.segmentId;
+  return segmentId === undefined || segmentId === 'MSH' || segmentId === 'BHS' || segmentId === 'FHS' ? 'AR' : 'AE';
+}
+
+/** BTS-1 of a batch as sent (the parser does not keep BTS), when the body holds a BTS. */
+function receivedBatchCount(body: Buffer): string | undefined {
+  const lines = body.toString('latin1').split(/\r\n|\r|\n/);
+  const header = lines.find((line) => /^\x0b?(FHS|BHS|MSH)/.test(line))?.replace(/^\x0b/, '');
+  const separator = header?.[3];
+  const bts = lines.find((line) => line.startsWith('BTS'));
+  if (!bts || !separator) return undefined;
+  return bts.split(separator)[1] ?? '';
+}
 
 function headerRejection(message: ParsedMessage, acceptProcessingIds: readonly string[]): AckRejection | undefined {
   const msh = message.segments[0]!;
@@ -174,8 +201,36 @@ function headerRejection(message: ParsedMessage, acceptProcessingIds: readonly s
       { code: ErrorCodes.requiredFieldMissing, message: 'MSH-10 message control id is required (at most 199 characters)', location: at(10) },
     ]);
   }
-  if (!valueAt(msh, 9, 1))
-    return new AckRejection('AR', [{ code: ErrorCodes.requiredFieldMissing, message: 'MSH-9 message type is required', location: at(9) }]);
+  const messageType = valueAt(msh, 9, 1);
+  if (!messageType) return new AckRejection('AR', [{ code: ErrorCodes.requiredFieldMissing, message: 'MSH-9 message type is required', location: at(9) }]);
+  // MSH-9 is one of the three fields the standard validates before processing (with MSH-11, MSH-12):
+  // an unsupported message type (table 0357 200) or trigger event (201) is AR, as table 0357 files both
+  // among the rejection codes
+  const events = SUPPORTED_EVENTS[messageType];
+  if (!events) {
+    return new AckRejection('AR', [
+      {
+        code: ErrorCodes.unsupportedMessageType,
+        message: `MSH-9.1 message type must be one of ${Object.keys(SUPPORTED_EVENTS).join(', ')}`,
+        location: { ...at(9), component: 1 },
+      },
+    ]);
+  }
+  const event =
+    valueAt(msh, 9, 2) ||
+    valueAt(
+      message.segments.find((segment) => segment.name === 'EVN'),
+      1,
+    );
+  if (!events.includes(event)) {
+    return new AckRejection('AR', [
+      {
+        code: ErrorCodes.unsupportedEventCode,
+        message: `MSH-9.2 trigger event of ${messageType} must be one of ${events.join(', ')}`,
+        location: { ...at(9), component: 2 },
+      },
+    ]);
+  }
   const processing = valueAt(msh, 11) || 'P';
   if (!(PROCESSING_IDS as readonly string[]).includes(processing))
     return new AckRejection('AR', [{ code: ErrorCodes.unsupportedProcessingId, message: 'MSH-11 processing id must be P, T or D', location: at(11) }]);

@@ -9,7 +9,19 @@
  *   amended                                  amended       3
  *   cancelled, canceled, X                   cancelled     3
  *
- * P, F, C and X are the HL7 v2 table 0123 (result status) codes.
+ * P, F, C and X are the HL7 v2 table 0123 (result status) codes. HL7 intake reads every table 0123
+ * value of OBR-25 through {@link resultStatusFromTable0123} (JSON intake keeps the vocabulary above):
+ *
+ *   OBR-25   meaning (table 0123)                           stored as
+ *   P        preliminary                                    preliminary
+ *   F        final                                          final
+ *   C        correction to results                          corrected
+ *   X        no results available; order cancelled          cancelled
+ *   A        some, not all, results available               preliminary
+ *   R        results stored; not yet verified               preliminary
+ *   O I S    order received / in progress / scheduled       preliminary (only reached with OBX present:
+ *                                                           observations sent before the order is resulted)
+ *   Y Z      no order / no patient on record (query answers) refused: not a result
  *
  * Which version of a result (one senderID + accessionNumber) is current: the highest precedence;
  * among versions of equal precedence, the one received last (our receipt time, then the version
@@ -49,6 +61,43 @@ export function normalizeStatus(value: unknown): LabResultStatus | undefined {
   if (typeof value !== 'string') return undefined;
   const key = value.trim().toLowerCase();
   return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key] : undefined;
+}
+
+/** Table 0123 values that name a result state this service stores, with the stored status. */
+const TABLE_0123: Readonly<Record<string, LabResultStatus>> = {
+  P: 'preliminary',
+  F: 'final',
+  C: 'corrected',
+  X: 'cancelled',
+  A: 'preliminary',
+  R: 'preliminary',
+  O: 'preliminary',
+  I: 'preliminary',
+  S: 'preliminary',
+};
+
+/** Every table 0123 (result status) value, as listed in an error text. */
+export const TABLE_0123_VALUES: readonly string[] = ['O', 'I', 'S', 'A', 'P', 'C', 'R', 'F', 'X', 'Y', 'Z'];
+
+export type Table0123Status =
+  | {
+      ok: true;
+      status: LabResultStatus;
+      /** what the lab result body carries: the code itself when the vocabulary takes it, else the stored status */ submitted: string;
+    }
+  | { ok: false; reason: 'not-a-result' | 'unknown' };
+
+/**
+ * OBR-25 (table 0123) of a received order group that holds observations, as a stored status (see the
+ * table above). Y and Z answer a query ("no order / no patient on record") and are no result; anything
+ * else (a word, two letters) is not a table 0123 value. A lower-case letter is read as its upper case.
+ */
+export function resultStatusFromTable0123(code: string): Table0123Status {
+  const key = code.trim().toUpperCase();
+  if (key === 'Y' || key === 'Z') return { ok: false, reason: 'not-a-result' };
+  if (!Object.prototype.hasOwnProperty.call(TABLE_0123, key)) return { ok: false, reason: 'unknown' };
+  const status = TABLE_0123[key]!;
+  return { ok: true, status, submitted: normalizeStatus(code) ? code : status };
 }
 
 /** Precedence of a status (higher wins; equal: received later wins). One digit, so it sorts as text. */

@@ -68,6 +68,7 @@ it.each(files)('%s -> AA', async (file) => {
   const res = await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': KEY, 'content-type': 'application/hl7-v2' }, body });
   expect(res.status).toBe(200);
   const msas = res.text.split('\r').filter((line) => line.startsWith('MSA|') || line.startsWith('ERR|'));
-  expect(msas.filter((l) => l.startsWith('ERR|') || !l.startsWith('MSA|AA'))).toEqual([]);
-  expect(msas.filter((l) => l.startsWith('MSA|')).map((l) => l.split('|')[1])).toEqual(expect.arrayContaining(['AA']));
+  // AA, or CA when the sample asks for enhanced mode without an application ACK on success (MSH-15/16 AL/ER)
+  expect(msas.filter((l) => l.startsWith('ERR|') || !/^MSA\|(AA|CA)\|/.test(l))).toEqual([]);
+  expect(msas.filter((l) => l.startsWith('MSA|')).length).toBeGreaterThan(0);
 });
