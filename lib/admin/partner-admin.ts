@@ -18,6 +18,7 @@ import {
 } from '../keys/api-key';
 import type { ApiKeyStore, PartnerUpdate } from '../keys/api-key-store';
 import { chartAssigningAuthority, invalidAssigningAuthority, normaliseAssigningAuthority } from '../keys/chart-authority';
+import { isTimeZone } from '../intake/hl7-values';
 import { AdminError } from './key-admin';
 
 export const PARTNER_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
@@ -36,6 +37,8 @@ export interface CreatePartnerRequest {
   receivingFacility?: string;
   rateLimit?: number;
   rateWindowSeconds?: number;
+  /** IANA time zone of its HL7 time stamps without an offset (absent: UTC) */
+  timeZone?: string;
 }
 
 export type CreatePartnerOutcome = 'created' | 'exists';
@@ -53,6 +56,8 @@ export interface UpdatePartnerRequest {
   receivingFacility?: string;
   rateLimit?: number;
   rateWindowSeconds?: number;
+  /** IANA time zone; '' removes it (UTC) */
+  timeZone?: string;
 }
 
 export interface UpdatePartnerResult {
@@ -81,6 +86,12 @@ function checkAuthorities(authorities: readonly string[]): void {
   }
 }
 
+/** Refuses (AdminError) a time zone the runtime does not know ('' is accepted: it removes the setting). */
+function checkTimeZone(timeZone: string | undefined): void {
+  if (timeZone === undefined || timeZone === '') return;
+  if (!isTimeZone(timeZone)) throw new AdminError(`time zone "${timeZone}" is not an IANA time zone name (e.g. America/Chicago, UTC); nothing changed`);
+}
+
 /** The record a create request describes (defaults applied). */
 export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord {
   return {
@@ -96,6 +107,7 @@ export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord
     receivingFacility: request.receivingFacility,
     kind: request.kind,
     tier: request.tier,
+    ...(request.timeZone ? { timeZone: request.timeZone } : {}),
   };
 }
 
@@ -111,6 +123,7 @@ export function partnerDifferences(existing: PartnerRecord, wanted: PartnerRecor
     'receiving-application': p.receivingApplication ?? '',
     'receiving-facility': p.receivingFacility ?? '',
     'rate-limit': `${p.rateLimit}/${p.rateWindowSeconds}s`,
+    'time-zone': p.timeZone ?? '',
   });
   const a = shown(existing);
   const b = shown(wanted);
@@ -129,6 +142,7 @@ export class PartnerAdmin {
     if (!PARTNER_ID_PATTERN.test(request.partnerId)) {
       throw new AdminError(`partner id must be lower-case letters, digits and '-', 2-63 characters, got "${request.partnerId}"`);
     }
+    checkTimeZone(request.timeZone);
     const wanted = partnerFromRequest(request);
     checkAuthorities(wanted.assigningAuthorities ?? []);
     const compare = (existing: PartnerRecord) => {
@@ -160,6 +174,7 @@ export class PartnerAdmin {
    */
   async update(request: UpdatePartnerRequest, now: Date = new Date()): Promise<UpdatePartnerResult> {
     if (request.name !== undefined && request.name.trim() === '') throw new AdminError('--name cannot be empty; nothing changed');
+    checkTimeZone(request.timeZone);
     const before = await this.show(request.partnerId);
     const fields: PartnerUpdate = {
       name: request.name,
@@ -171,6 +186,7 @@ export class PartnerAdmin {
       receivingFacility: request.receivingFacility,
       rateLimit: request.rateLimit,
       rateWindowSeconds: request.rateWindowSeconds,
+      timeZone: request.timeZone,
     };
     if (Object.values(fields).every((v) => v === undefined)) throw new AdminError('nothing to update: give at least one field to change');
     const after: PartnerRecord = { ...before };

@@ -268,4 +268,25 @@ describe('demo partners and the principal', () => {
     const bare = /secret \(shown once\): (\S+)/.exec((await run('keys', ['create', '--partner', 'noauth-lab', '--scopes', Scopes.ingestHl7])).out)?.[1] ?? '';
     expect((await principalFor(bare)).assigningAuthorities).toEqual([]);
   });
+
+  it('partners create/update --time-zone: an IANA name is stored, carried in the principal, removed with ""; another name is refused', async () => {
+    const created = await run('partners', ['create', 'tz-lab', '--tier', 'standard', '--time-zone', 'America/Chicago']);
+    expect(created.code).toBe(0);
+    expect((await store().getPartner('tz-lab'))?.timeZone).toBe('America/Chicago');
+    const again = await run('partners', ['create', 'tz-lab', '--tier', 'standard', '--time-zone', 'America/Denver']);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain('time-zone is "America/Chicago", not "America/Denver"');
+    const key = /secret \(shown once\): (\S+)/.exec((await run('keys', ['create', '--partner', 'tz-lab', '--scopes', Scopes.ingestHl7])).out)?.[1] ?? '';
+    expect((await principalFor(key)).timeZone).toBe('America/Chicago');
+    const bad = await run('partners', ['update', 'tz-lab', '--time-zone', 'Mars/Olympus']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('not an IANA time zone name');
+    expect((await store().getPartner('tz-lab'))?.timeZone).toBe('America/Chicago');
+    const updated = await run('partners', ['update', 'tz-lab', '--time-zone', 'Europe/Berlin']);
+    expect(updated.out).toContain('time-zone is "America/Chicago", now "Europe/Berlin"');
+    expect((await principalFor(key)).timeZone).toBe('Europe/Berlin');
+    await run('partners', ['update', 'tz-lab', '--time-zone', '']);
+    expect((await store().getPartner('tz-lab'))?.timeZone).toBeUndefined();
+    expect((await principalFor(key)).timeZone).toBeUndefined();
+  });
 });

@@ -35,6 +35,12 @@ const assigningAuthorityOption = {
   multiple: true,
 } as const;
 
+const timeZoneOption = {
+  type: 'string',
+  value: 'ZONE',
+  description: 'IANA time zone of its HL7 time stamps without an offset, e.g. America/Chicago (default UTC)',
+} as const;
+
 export const PartnerCommands: CommandSpec[] = [
   {
     name: 'create',
@@ -54,12 +60,13 @@ export const PartnerCommands: CommandSpec[] = [
       'receiving-application': { type: 'string', value: 'A', description: 'MSH-5 of messages it receives' },
       'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives' },
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys (default 1000/60s)' },
+      'time-zone': timeZoneOption,
       'partner-id': partnerIdOption,
       stage: stageOption,
       json: jsonOption,
     },
     examples: [
-      'npm run partners -- create acme-lab --tier standard --sender-id ACME --assigning-authority ACME-LAB',
+      'npm run partners -- create acme-lab --tier standard --sender-id ACME --assigning-authority ACME-LAB --time-zone America/Chicago',
       'npm run partners -- create acme-ehr --tier high --receiving-application ACME-EHR --receiving-facility ACME-CLINIC --stage prod',
       'npm run partners -- create acme-forms --tier standard --form-source acme-intake',
       'npm run partners -- create clinic-staff --tier standard --kind internal',
@@ -79,6 +86,7 @@ export const PartnerCommands: CommandSpec[] = [
       'receiving-application': { type: 'string', value: 'A', description: 'MSH-5 of messages it receives ("" removes it)' },
       'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives ("" removes it)' },
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys' },
+      'time-zone': { ...timeZoneOption, description: `${timeZoneOption.description}; "" removes it` },
       'partner-id': partnerIdOption,
       stage: stageOption,
       json: jsonOption,
@@ -163,7 +171,17 @@ function partnerIdOf(command: string, positionals: string[], option: string | bo
 }
 
 /** The options of `update` that change a field. */
-const UPDATE_FIELDS = ['name', 'tier', 'sender-id', 'form-source', 'assigning-authority', 'receiving-application', 'receiving-facility', 'rate-limit'];
+const UPDATE_FIELDS = [
+  'name',
+  'tier',
+  'sender-id',
+  'form-source',
+  'assigning-authority',
+  'receiving-application',
+  'receiving-facility',
+  'rate-limit',
+  'time-zone',
+];
 
 /** A repeatable list option: undefined when absent (keep), else the list ('' gives the empty list). */
 const listIfGiven = (raw: string | boolean | string[] | undefined): string[] | undefined => (raw === undefined ? undefined : listOption(raw));
@@ -210,6 +228,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
             assigningAuthorities: listOption(values['assigning-authority']),
             receivingApplication: values['receiving-application'] as string | undefined,
             receivingFacility: values['receiving-facility'] as string | undefined,
+            timeZone: (values['time-zone'] as string | undefined)?.trim() || undefined,
             ...limits,
           },
           now(),
@@ -238,6 +257,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
             assigningAuthorities: listIfGiven(values['assigning-authority']),
             receivingApplication: (values['receiving-application'] as string | undefined)?.trim(),
             receivingFacility: (values['receiving-facility'] as string | undefined)?.trim(),
+            timeZone: (values['time-zone'] as string | undefined)?.trim(),
             ...limits,
           },
           now(),

@@ -19,6 +19,10 @@
  *     long texts 4,096), ids per CHART_ID_PATTERN.
  *   - clinical times: ISO 8601 with seconds and an offset, a real instant, 1900-01-01 or later and at
  *     most 5 minutes after `now`; birth dates real calendar dates, 1900 or later, not after today (UTC).
+ *   - lab result partial times (PartialDateTime: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, minutes or seconds
+ *     with an optional fraction, a time always with an offset): a real calendar time, 1900 or later,
+ *     its earliest possible instant at most 5 minutes after `now` (a date is read at +14:00, the
+ *     earliest zone, so a date that is already today somewhere on earth is not "in the future").
  *   - size: a patient record at most 64 KiB as JSON, a note, an encounter, an assessment at most
  *     300 KiB (a DynamoDB item holds at most 400 KB).
  */
@@ -64,6 +68,10 @@ export const RECORD_LIMITS = {
   resultValue: 65_536,
   reportName: 255,
   reportType: 64,
+  /** lab result: NTE comment (FT) and TX/FT line, characters */
+  comment: 65_536,
+  /** EI-1 / EI-2 (placer order number, accession namespace, specimen id) */
+  entityIdentifier: 199,
   /** whole records as JSON, UTF-8 bytes */
   patientRecordBytes: 64 * 1024,
   noteRecordBytes: 300 * 1024,
@@ -94,6 +102,8 @@ export const RECORD_RULE_MESSAGES = {
   date: 'must be a real calendar date YYYY-MM-DD',
   futureDate: 'must not be in the future',
   number: 'must be a finite number',
+  partialDateTime:
+    'must be a real date or date-time with its precision (YYYY, YYYY-MM, YYYY-MM-DD, or a time with minutes or seconds and an offset, e.g. 2024-03-01T09:30-05:00)',
   kind: 'must be numeric, text or coded',
 } as const;
 
@@ -152,6 +162,12 @@ class Problems {
     if (problem) this.add(path, problem);
   }
 
+  partialDateTime(path: string, value: unknown, now: Date): void {
+    if (value === undefined) return;
+    const problem = partialDateTimeProblem(value, now);
+    if (problem) this.add(path, problem);
+  }
+
   number(path: string, value: unknown): void {
     if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) this.add(path, RECORD_RULE_MESSAGES.number);
   }
@@ -180,6 +196,27 @@ export function instantProblem(value: unknown, now: Date): string | undefined {
   if (!utc) return RECORD_RULE_MESSAGES.dateTime;
   if (Number(utc.slice(0, 4)) < RECORD_LIMITS.earliestYear) return RECORD_RULE_MESSAGES.tooEarly;
   if (Date.parse(utc) > now.getTime() + RECORD_LIMITS.futureSkewMs) return RECORD_RULE_MESSAGES.future;
+  return undefined;
+}
+
+const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2})))?)?)?$/;
+
+/**
+ * The rule a PartialDateTime (lib/chart/types.ts) breaks, if any: its precision is kept as written;
+ * it must name a real calendar time, in 1900 or later, whose earliest instant lies at most 5 minutes
+ * after `now` (a value without a time is read at +14:00, the earliest zone on earth).
+ */
+export function partialDateTimeProblem(value: unknown, now: Date): string | undefined {
+  const m = typeof value === 'string' ? PARTIAL_DATE_TIME.exec(value) : null;
+  if (!m) return RECORD_RULE_MESSAGES.partialDateTime;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', zone, sign, oh = '00', om = '00'] = m;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59 || Number(oh) > 14 || Number(om) > 59)
+    return RECORD_RULE_MESSAGES.partialDateTime;
+  if (year < RECORD_LIMITS.earliestYear) return RECORD_RULE_MESSAGES.tooEarly;
+  const offsetMinutes = zone === undefined ? 14 * 60 : zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  const earliest = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000;
+  if (earliest > now.getTime() + RECORD_LIMITS.futureSkewMs) return RECORD_RULE_MESSAGES.future;
   return undefined;
 }
 
@@ -356,6 +393,57 @@ export function checkAssessmentValues(a: Partial<Assessment>, now: Date): Record
   return problems.list;
 }
 
+const ONE_LINE_CODE: TextRule = { max: RECORD_LIMITS.code };
+const COMMENT: TextRule = { max: RECORD_LIMITS.comment, multiLine: true };
+const ENTITY_ID: TextRule = { max: RECORD_LIMITS.entityIdentifier, content: true };
+
+/** A lab Coding (lib/chart/types.ts): code, display, system; the schema gives the shape. */
+function checkLabCoding(problems: Problems, path: string, coding: unknown): void {
+  if (!isObject(coding)) return;
+  problems.text(join(path, 'code'), coding.code, ONE_LINE_CODE);
+  problems.text(join(path, 'display'), coding.display, SHORT);
+  problems.text(join(path, 'system'), coding.system, { max: RECORD_LIMITS.codingSystem });
+}
+
+function checkEntityIdentifier(problems: Problems, path: string, identifier: unknown): void {
+  if (!isObject(identifier)) return;
+  problems.text(join(path, 'id'), identifier.id, ENTITY_ID);
+  problems.text(join(path, 'namespace'), identifier.namespace, ENTITY_ID);
+}
+
+function checkTextList(problems: Problems, path: string, value: unknown, rule: TextRule): void {
+  if (!Array.isArray(value)) return;
+  value.forEach((text, index) => problems.text(join(path, index), text, rule));
+}
+
+/** The optional fields of one lab test (issue 27): codes, typed values, units code, organisation, comments, time. */
+function checkLabTestExtras(problems: Problems, path: string, result: Record<string, unknown>, now: Date): void {
+  checkLabCoding(problems, join(path, 'alternateCode'), result.alternateCode);
+  checkLabCoding(problems, join(path, 'codedValue'), result.codedValue);
+  checkTextList(problems, join(path, 'textLines'), result.textLines, COMMENT);
+  problems.text(join(path, 'unitsCode'), result.unitsCode, { max: RECORD_LIMITS.units });
+  problems.text(join(path, 'performingOrganization'), result.performingOrganization, { ...SHORT, content: true });
+  checkTextList(problems, join(path, 'comments'), result.comments, COMMENT);
+  problems.partialDateTime(join(path, 'observedAt'), result.observedAt, now);
+}
+
+/** `data.order` of a lab result (issue 27): placer number, namespaces, service, times, provider, specimen, comments. */
+function checkLabOrder(problems: Problems, path: string, order: unknown, now: Date): void {
+  if (!isObject(order)) return;
+  checkEntityIdentifier(problems, join(path, 'placerOrderNumber'), order.placerOrderNumber);
+  problems.text(join(path, 'accessionNamespace'), order.accessionNamespace, ENTITY_ID);
+  checkLabCoding(problems, join(path, 'universalService'), order.universalService);
+  problems.partialDateTime(join(path, 'collectedAt'), order.collectedAt, now);
+  if (isObject(order.orderingProvider)) checkClinician(problems, join(path, 'orderingProvider'), order.orderingProvider, false);
+  if (isObject(order.specimen)) {
+    const specimen = join(path, 'specimen');
+    checkLabCoding(problems, join(specimen, 'type'), order.specimen.type);
+    problems.partialDateTime(join(specimen, 'collectedAt'), order.specimen.collectedAt, now);
+    checkEntityIdentifier(problems, join(specimen, 'id'), order.specimen.id);
+  }
+  checkTextList(problems, join(path, 'comments'), order.comments, COMMENT);
+}
+
 /**
  * `data` of a lab result submission (POST /receiveTestData, HL7 ORU^R01 groups: the shape of
  * lib/results/validation.ts). Runs on whatever shape the body has; the schema reports shapes and
@@ -379,7 +467,9 @@ export function checkLabResultValues(data: unknown, now: Date): RecordProblem[] 
     problems.text(join(path, 'units'), result.units, { max: RECORD_LIMITS.units });
     problems.text(join(path, 'referenceRange'), result.referenceRange, { max: RECORD_LIMITS.referenceRange });
     problems.text(join(path, 'code'), result.code, { max: RECORD_LIMITS.code, content: true });
+    checkLabTestExtras(problems, path, result, now);
   });
+  checkLabOrder(problems, 'order', data.order, now);
   if (Array.isArray(data.reports)) {
     data.reports.forEach((report, index) => {
       if (!isObject(report)) return;

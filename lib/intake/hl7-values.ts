@@ -8,30 +8,139 @@ import { repetitionsOf, type ParsedSegment } from '../hl7/parser';
 
 const TS = /^(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:\.(\d{1,4}))?([+-]\d{4})?$/;
 
+/** The zone a time stamp without an offset is read in when the partner names none (docs/hl7-intake.md). */
+export const DEFAULT_TIME_ZONE = 'UTC';
+
+/** Whether `name` is an IANA time zone this runtime knows (e.g. `America/Chicago`, `UTC`). */
+export function isTimeZone(name: unknown): name is string {
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes east of UTC of `zone` at the instant `epochMs` (Intl: no dependency, the runtime's tz data). */
+export function zoneOffsetMinutes(epochMs: number, zone: string): number {
+  let format = zoneFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    zoneFormats.set(zone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(epochMs)).map((p) => [p.type, p.value]));
+  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour) % 24, Number(parts.minute), Number(parts.second));
+  return Math.round((wall - Math.floor(epochMs / 1000) * 1000) / 60000);
+}
+
 /**
- * HL7 TS/DTM -> ISO 8601 UTC instant (`YYYY-MM-DDTHH:mm:ss[.fff]Z`). Without an offset the time is read
- * as UTC (documented in docs/hl7-intake.md). Undefined when it is not a real instant.
+ * The offset (minutes east of UTC) a wall-clock time (given as if it were UTC, `wallMs`) has in `zone`.
+ * A wall time in a spring-forward gap takes the offset before the gap; one in the repeated autumn hour
+ * the first (daylight) occurrence.
  */
-export function instantFromTs(value: string): string | undefined {
+export function offsetOfWallTime(wallMs: number, zone: string): number {
+  const before = zoneOffsetMinutes(wallMs - 86_400_000, zone);
+  const after = zoneOffsetMinutes(wallMs + 86_400_000, zone);
+  const first = zoneOffsetMinutes(wallMs - before * 60000, zone);
+  if (first === before) return before;
+  const second = zoneOffsetMinutes(wallMs - after * 60000, zone);
+  return second === after ? after : before;
+}
+
+interface TsParts {
+  y: string;
+  mo?: string;
+  d?: string;
+  h?: string;
+  mi?: string;
+  s?: string;
+  frac?: string;
+  /** minutes east of UTC, when the value carried an offset */
+  offset?: number;
+  /** the wall time as if it were UTC, ms (missing parts: their start) */
+  wallMs: number;
+}
+
+/** An HL7 TS/DTM split into its parts; undefined unless it is a real calendar time (1900 or later not checked here). */
+function tsParts(value: string): TsParts | undefined {
   const m = TS.exec(value.trim());
   if (!m) return undefined;
-  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', frac, offset] = m;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), frac ? Number((frac + '00').slice(0, 3)) : 0);
-  const check = new Date(ms);
-  if (Number.isNaN(ms) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+  const [, y, mo, d, h, mi, s, frac, offsetText] = m as unknown as [string, string, string?, string?, string?, string?, string?, string?, string?];
+  // a part is present only when every coarser part is (the regular expression allows none missing in between)
+  if (frac !== undefined && s === undefined) return undefined;
+  const wallMs = Date.UTC(Number(y), Number(mo ?? '01') - 1, Number(d ?? '01'), Number(h ?? '00'), Number(mi ?? '00'), Number(s ?? '00'));
+  const check = new Date(wallMs);
+  if (
+    Number.isNaN(wallMs) ||
+    check.getUTCFullYear() !== Number(y) ||
+    check.getUTCMonth() !== Number(mo ?? '01') - 1 ||
+    check.getUTCDate() !== Number(d ?? '01') ||
+    Number(h ?? 0) > 23 ||
+    Number(mi ?? 0) > 59 ||
+    Number(s ?? 0) > 59
+  )
     return undefined;
-  let shift = 0;
-  if (offset) {
-    const sign = offset[0] === '-' ? -1 : 1;
-    const oh = Number(offset.slice(1, 3));
-    const om = Number(offset.slice(3, 5));
+  let offset: number | undefined;
+  if (offsetText) {
+    const oh = Number(offsetText.slice(1, 3));
+    const om = Number(offsetText.slice(3, 5));
     if (oh > 14 || om > 59) return undefined;
-    shift = sign * (oh * 60 + om) * 60000;
+    offset = (offsetText[0] === '-' ? -1 : 1) * (oh * 60 + om);
   }
-  const utc = new Date(ms - shift);
+  return { y, mo, d, h, mi, s, frac, offset, wallMs };
+}
+
+const isoOffset = (minutes: number): string => {
+  if (minutes === 0) return 'Z';
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+};
+
+/**
+ * HL7 TS/DTM -> ISO 8601 UTC instant (`YYYY-MM-DDTHH:mm:ss[.fff]Z`). A time stamp without an offset is
+ * a wall-clock time in `timeZone` (the sending partner's zone, IANA name; default UTC; docs/hl7-intake.md);
+ * with an offset, the offset wins. Missing parts are their start (a date is its local midnight).
+ * Undefined when it is not a real instant or lies before 1900.
+ */
+export function instantFromTs(value: string, timeZone: string = DEFAULT_TIME_ZONE): string | undefined {
+  const parts = tsParts(value);
+  if (!parts) return undefined;
+  const offset = parts.offset ?? offsetOfWallTime(parts.wallMs, timeZone);
+  const ms = parts.wallMs + (parts.frac ? Number((parts.frac + '00').slice(0, 3)) : 0) - offset * 60000;
+  const utc = new Date(ms);
   if (utc.getUTCFullYear() < 1900) return undefined;
   const iso = utc.toISOString();
-  return frac ? iso : iso.replace('.000Z', 'Z');
+  return parts.frac ? iso : iso.replace('.000Z', 'Z');
+}
+
+/**
+ * HL7 TS/DTM -> PartialDateTime (lib/chart/types.ts) with the precision the sender wrote: `YYYY`,
+ * `YYYY-MM`, `YYYY-MM-DD` (no offset: a date is a date), or a time with minutes or seconds (and the
+ * fraction as written) and an offset: the sender's, else the offset `timeZone` has at that wall time.
+ * An hour without minutes is written as minutes (`HH:00`). Undefined when it is not a real time.
+ */
+export function partialFromTs(value: string, timeZone: string = DEFAULT_TIME_ZONE): string | undefined {
+  const parts = tsParts(value);
+  if (!parts || Number(parts.y) < 1900) return undefined;
+  const { y, mo, d, h, mi, s, frac } = parts;
+  if (mo === undefined) return y;
+  if (d === undefined) return `${y}-${mo}`;
+  if (h === undefined) return `${y}-${mo}-${d}`;
+  const offset = parts.offset ?? offsetOfWallTime(parts.wallMs, timeZone);
+  const time = `${h}:${mi ?? '00'}${s === undefined ? '' : `:${s}${frac ? `.${frac}` : ''}`}`;
+  return `${y}-${mo}-${d}T${time}${isoOffset(offset)}`;
 }
 
 /** HL7 DT (or the date part of a TS) -> `YYYY-MM-DD`; undefined when it is not a real date. */

@@ -4,7 +4,9 @@
  *
  *   ORU^R01                    each OBR with its OBX -> one lab result through receiveLabResult (the code path
  *                              of POST /receiveTestData: validation, encryption, versions, current pointer,
- *                              notification), filed to the resolved chart patient, else held for review
+ *                              notification), filed to the resolved chart patient, else held for review;
+ *                              ORC/OBR/SPM facts and NTE after the OBR -> `order`, per OBX its codes, typed
+ *                              value, flags, status, time, comments (docs/hl7-intake.md, issue 27)
  *   ADT^A01/A04/A08/A28/A31    PID (+PD1, NK1) -> the sender's own view of the person (a partner identity),
  *                              linked to a chart patient when the chart MRN and the demographics agree, else
  *                              held for review; never the chart patient, the MRN index or the match index
@@ -18,7 +20,7 @@
  * before writing anything. Error texts name the rule and the location, never a submitted value.
  */
 import { checkNoteValues, checkPatientValues } from '../chart/record-rules';
-import type { Clinician, Note, Patient, Provenance } from '../chart/types';
+import type { Clinician, Coding, EntityIdentifier, LabOrder, LabTestSummary, Note, Patient, Provenance } from '../chart/types';
 import { ValidationFailedError } from '../domain-errors';
 import { ErrorCodes, type ErrorLocation } from '../hl7/parse-error';
 import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
@@ -28,7 +30,20 @@ import { resultStatusFromTable0123, TABLE_0123_VALUES } from '../results/status'
 import { acceptLabResult } from '../results/validation';
 import { AckRejection, reject } from './ack-rejection';
 import { heldIdFor, type HeldRecord } from './held-records';
-import { address, clinician, codedValue, compact, dateFromDt, instantFromTs, personName, present, telecoms } from './hl7-values';
+import {
+  address,
+  clinician,
+  codedValue,
+  compact,
+  dateFromDt,
+  DEFAULT_TIME_ZONE,
+  instantFromTs,
+  isTimeZone,
+  partialFromTs,
+  personName,
+  present,
+  telecoms,
+} from './hl7-values';
 import type { PartnerIdentity } from './partner-identities';
 import {
   chartIdentifierKey,
@@ -150,27 +165,39 @@ const CHART_RECORD_GROUPS = new Set(['NOTE', 'ENCOUNTER', 'NO_RECORDS']);
 
 interface ObservationGroup {
   pid: ParsedSegment | undefined;
+  /** the ORC before the OBR, if any (ORC-2: the placer order number when OBR-2 is empty) */
+  orc?: ParsedSegment;
   obr: ParsedSegment;
   obx: ParsedSegment[];
   /** NTE segments of the group, each with the OBX it follows (undefined: it follows the OBR) */
   notes: Array<{ nte: ParsedSegment; obx?: ParsedSegment }>;
+  /** the first SPM of the order (2.5+) */
+  spm?: ParsedSegment;
 }
 
 function observationGroups(message: ParsedMessage): ObservationGroup[] {
   const groups: ObservationGroup[] = [];
   let pid: ParsedSegment | undefined;
+  let orc: ParsedSegment | undefined;
   let current: ObservationGroup | undefined;
   for (const segment of message.segments) {
     if (segment.name === 'PID') {
       pid = segment;
+      orc = undefined;
+      current = undefined;
+    } else if (segment.name === 'ORC') {
+      orc = segment;
       current = undefined;
     } else if (segment.name === 'OBR') {
-      current = { pid, obr: segment, obx: [], notes: [] };
+      current = { pid, ...(orc ? { orc } : {}), obr: segment, obx: [], notes: [] };
+      orc = undefined;
       groups.push(current);
     } else if (segment.name === 'OBX' && current) {
       current.obx.push(segment);
     } else if (segment.name === 'NTE' && current) {
       current.notes.push({ nte: segment, obx: current.obx[current.obx.length - 1] });
+    } else if (segment.name === 'SPM' && current) {
+      current.spm ??= segment;
     }
   }
   return groups;
@@ -204,30 +231,32 @@ function obxText(obx: ParsedSegment): string {
   }
 }
 
-/** A comment row's name as the exports write it (`Comment: text`): a name ending in comment, note or remark. */
-const COMMENT_PREFIX = /^([^:\n]{1,80}\b(?:comments?|notes?|remarks?)):\s?/i;
+/** The text of an NTE (NTE-3 repetitions are lines); undefined when blank. */
+function nteText(nte: ParsedSegment): string | undefined {
+  const text = repetitionsOf(nte, 3)
+    .map((rep) => rep.map((c) => c.join('')).join(''))
+    .join('\n');
+  return text.trim() === '' ? undefined : text;
+}
 
-/**
- * NTE comments as comment rows of the lab result (the exports write a comment row as `Name: text` in an
- * NTE after the OBR): `Name: text` gives testName `Name`; any other NTE-3 gives `Comment` (after the
- * OBR) or `<observation name> comment` (after an OBX). The repetitions of NTE-3 are lines.
- */
-function commentRows(group: ObservationGroup): Record<string, unknown>[] {
-  const rows: Record<string, unknown>[] = [];
-  for (const { nte, obx } of group.notes) {
-    const text = repetitionsOf(nte, 3)
-      .map((rep) => rep.map((c) => c.join('')).join(''))
-      .join('\n');
-    if (text.trim() === '') continue;
-    const named = COMMENT_PREFIX.exec(text);
-    if (named && !obx) rows.push({ testName: named[1], result: text.slice(named[0].length) });
-    else rows.push({ testName: obx ? `${obxName(obx)} comment` : 'Comment', result: text });
-  }
-  return rows;
+/** The NTE segments after the OBR (`obx` undefined) or after one OBX, blank ones left out. */
+function notesOf(group: ObservationGroup, obx: ParsedSegment | undefined): Array<{ nte: ParsedSegment; text: string }> {
+  return group.notes
+    .filter((note) => note.obx === obx)
+    .map(({ nte }) => ({ nte, text: nteText(nte) }))
+    .filter((note): note is { nte: ParsedSegment; text: string } => note.text !== undefined);
 }
 
 const RESULT_CODE = /^[!-~]([ -~]*[!-~])?$/;
 const CODE_SYSTEM = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+/** lab-result.schema.json `coding.system` */
+const CODING_SYSTEM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+/** lab-result.schema.json `decimal` (HL7 NM) */
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+const VALUE_TYPE = /^[A-Z][A-Z0-9]{1,2}$/;
+const UCUM_CODE = /^[!-~]{1,64}$/;
+const SN_COMPARATORS = new Set(['<', '>', '<=', '>=', '=', '<>']);
+const SN_SEPARATORS = new Set(['-', ':', '/', '+']);
 
 /** `code` and `codeSystem` of a lab test from OBX-3.1 and OBX-3.3, each kept only when the lab schema accepts it. */
 function codedTest(code: string, system: string): { code?: string; codeSystem?: string } {
@@ -235,13 +264,114 @@ function codedTest(code: string, system: string): { code?: string; codeSystem?: 
   return system.length <= 20 && CODE_SYSTEM.test(system) ? { code, codeSystem: system } : { code };
 }
 
+/**
+ * A CE/CWE triplet (code^text^system starting at component `first`, 1-based) as a Coding; undefined
+ * without a code. A display or system the schema would refuse (too long, a system that is no table
+ * 0396 name) is left out of the Coding; the code is what identifies it.
+ */
+function codingOf(components: string[][] | undefined, first = 1): Coding | undefined {
+  const code = present(components?.[first - 1]?.[0])?.trim();
+  if (!code || code.length > 64) return undefined;
+  const display = present(components?.[first]?.[0]);
+  const system = present(components?.[first + 1]?.[0])?.trim();
+  return compact({
+    code,
+    display: display && display.length <= 199 ? display : undefined,
+    system: system && system.length <= 32 && CODING_SYSTEM.test(system) ? system : undefined,
+  });
+}
+
+/** An EI (id^namespace id^universal id^type) as components or subcomponents: the namespace is EI-2, else EI-3. */
+function entityIdentifierOf(parts: Array<string | undefined>): EntityIdentifier | undefined {
+  const id = present(parts[0]);
+  if (!id) return undefined;
+  return compact({ id, namespace: present(parts[1]) ?? present(parts[2]) });
+}
+
+const eiComponents = (components: string[][] | undefined): Array<string | undefined> => (components ?? []).map((c) => c[0]);
+
+/** The typed value of an OBX (issue 27): NM as written, SN parts, a CWE/CE coding, TX/FT lines. */
+function typedValue(obx: ParsedSegment, type: string): Partial<LabTestSummary> {
+  const first = obx.fields[5]?.[0];
+  switch (type) {
+    case 'NM': {
+      const value = (first?.[0]?.[0] ?? '').trim();
+      return DECIMAL.test(value) && value.length <= 32 ? { numericValue: value } : {};
+    }
+    case 'SN': {
+      const [comparator, value1, separator, value2] = [0, 1, 2, 3].map((i) => present(first?.[i]?.[0])?.trim());
+      const ok =
+        (comparator === undefined || SN_COMPARATORS.has(comparator)) &&
+        (value1 === undefined || (DECIMAL.test(value1) && value1.length <= 32)) &&
+        (separator === undefined || (SN_SEPARATORS.has(separator) && value2 !== undefined)) &&
+        (value2 === undefined || (DECIMAL.test(value2) && value2.length <= 32));
+      const sn = compact({ comparator, value1, separator, value2 });
+      return ok && Object.keys(sn).length > 0 ? { structuredNumeric: sn } : {};
+    }
+    case 'CE':
+    case 'CWE':
+    case 'CNE': {
+      const coded = codingOf(first);
+      return coded ? { codedValue: coded } : {};
+    }
+    case 'TX':
+    case 'FT': {
+      const lines = (obx.fields[5] ?? []).map((rep) => rep.map((c) => c.join('')).join(''));
+      return lines.some((line) => line !== '') ? { textLines: lines } : {};
+    }
+    default:
+      return {};
+  }
+}
+
+/** OBX-6: `units` as displayed (OBX-6.2 beside a UCUM code, else OBX-6.1, else OBX-6.2) and `unitsCode` when OBX-6.3 is UCUM. */
+function unitsOf(obx: ParsedSegment): { units?: string; unitsCode?: string } {
+  const id = present(valueAt(obx, 6, 1));
+  const text = present(valueAt(obx, 6, 2));
+  const ucum = valueAt(obx, 6, 3).trim().toUpperCase() === 'UCUM' && id !== undefined && UCUM_CODE.test(id);
+  return compact({ units: ucum ? (text ?? id) : (id ?? text), unitsCode: ucum ? id : undefined });
+}
+
+/** The order facts of an OBR group (ORC/OBR/SPM, NTE after the OBR). */
+function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: string): LabOrder | undefined {
+  const { obr, orc, spm } = group;
+  const specimenId = spm?.fields[2]?.[0];
+  // OBR-15 (SPS, v2.3/2.4): specimen source code as subcomponents code&text&system of component 1
+  const obr15 = obr.fields[15]?.[0]?.[0];
+  const specimen = compact({
+    type: codingOf(spm?.fields[4]?.[0]) ?? (obr15 ? codingOf(obr15.map((sub) => [sub])) : undefined),
+    collectedAt: partialFromTs(valueAt(spm, 17), timeZone),
+    id: entityIdentifierOf(specimenId?.[1] ?? []) ?? entityIdentifierOf(specimenId?.[0] ?? []),
+  });
+  const comments = notesOf(group, undefined).map((note) => note.text);
+  const order = compact({
+    placerOrderNumber: entityIdentifierOf(eiComponents(obr.fields[2]?.[0])) ?? entityIdentifierOf(eiComponents(orc?.fields[2]?.[0])),
+    accessionNamespace: present(valueAt(obr, accessionField, 2)) ?? present(valueAt(obr, accessionField, 3)),
+    universalService: codingOf(obr.fields[4]?.[0]) ?? codingOf(obr.fields[4]?.[0], 4),
+    collectedAt: partialFromTs(valueAt(obr, 7), timeZone),
+    orderingProvider: clinician(obr.fields[16]?.[0]),
+    orderStatus: present(valueAt(obr, 25)),
+    specimen: Object.keys(specimen).length > 0 ? specimen : undefined,
+    comments: comments.length > 0 ? comments : undefined,
+  });
+  return Object.keys(order).length > 0 ? order : undefined;
+}
+
 function obxName(obx: ParsedSegment): string {
   return present(valueAt(obx, 3, 2)) ?? present(valueAt(obx, 3, 1)) ?? `Observation ${valueAt(obx, 1) || obx.sequence}`;
 }
 
-function labBody(group: ObservationGroup, sender: string, patientId: string, message: ParsedMessage) {
+/**
+ * The lab result body (the JSON of POST /receiveTestData) an OBR group maps to: the spec's fields as
+ * before (`result` the text a reader shows) plus, per issue 27, `order` (ORC/OBR/SPM/NTE) and per
+ * OBX its codes, typed value, units code, flags, status, time, performing organisation and comments.
+ * A time stamp without an offset is a wall-clock time in `timeZone` (the sending partner's zone).
+ */
+function labBody(group: ObservationGroup, sender: string, patientId: string, message: ParsedMessage, timeZone: string = DEFAULT_TIME_ZONE) {
+  const zone = isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE;
   const obrLocation = (field: number): ErrorLocation => ({ segmentId: 'OBR', segmentSequence: group.obr.sequence, field });
-  const accession = present(valueAt(group.obr, 3)) ?? present(valueAt(group.obr, 2));
+  const filler = present(valueAt(group.obr, 3));
+  const accession = filler ?? present(valueAt(group.obr, 2));
   if (!accession) reject('AE', ErrorCodes.requiredFieldMissing, 'OBR-3 (or OBR-2) must carry the accession number', obrLocation(3));
   const statusText = present(valueAt(group.obr, 25)) ?? present(valueAt(group.obx[0], 11));
   if (!statusText) reject('AE', ErrorCodes.requiredFieldMissing, 'OBR-25 result status is required (table 0123)', obrLocation(25));
@@ -252,26 +382,29 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
     reject('AE', ErrorCodes.tableValueNotFound, `OBR-25 result status must be a table 0123 value (${TABLE_0123_VALUES.join(', ')})`, obrLocation(25));
   // results reported at (OBR-22), else observed at (OBR-7), else the first OBX-14, else the message time
   const timeCandidates = [valueAt(group.obr, 22), valueAt(group.obr, 7), valueAt(group.obx[0], 14), valueAt(message.segments[0], 7)].filter((t) => present(t));
-  const resultedAt = timeCandidates.map(instantFromTs).find((t) => t !== undefined);
+  const resultedAt = timeCandidates.map((t) => instantFromTs(t, zone)).find((t) => t !== undefined);
   if (!resultedAt) reject('AE', ErrorCodes.dataType, 'OBR-22 / OBR-7 must be a valid HL7 date-time', obrLocation(present(valueAt(group.obr, 22)) ? 22 : 7));
 
   const results: Record<string, unknown>[] = [];
   const reports: Record<string, unknown>[] = [];
   for (const obx of group.obx) {
-    const type = valueAt(obx, 2).toUpperCase();
+    const type = valueAt(obx, 2).trim().toUpperCase();
     const testName = obxName(obx);
+    const flags = repetitionsOf(obx, 8)
+      .map((rep) => (rep[0]?.[0] ?? '').trim())
+      .filter(Boolean);
+    const comments = notesOf(group, obx).map((note) => note.text);
     const extras = compact({
-      valueType: present(type),
+      valueType: VALUE_TYPE.test(type) ? type : undefined,
       // OBX-3 as the lab result's code and coding system (table 0396 name), when they are well formed:
       // the exports write them back in OBX-3 (a LOINC code stays LOINC through the round trip)
       ...codedTest(valueAt(obx, 3, 1), valueAt(obx, 3, 3)),
-      abnormalFlags: present(
-        repetitionsOf(obx, 8)
-          .map((rep) => rep[0]?.[0] ?? '')
-          .filter(Boolean)
-          .join(','),
-      ),
-      observationStatus: present(valueAt(obx, 11)),
+      alternateCode: codingOf(obx.fields[3]?.[0], 4),
+      abnormalFlags: flags.length > 0 ? flags : undefined,
+      observationStatus: present(valueAt(obx, 11))?.trim(),
+      observedAt: partialFromTs(valueAt(obx, 14), zone),
+      performingOrganization: present(valueAt(obx, 23, 1)),
+      comments: comments.length > 0 ? comments : undefined,
     });
     if (type === 'ED') {
       const encoding = valueAt(obx, 5, 4).toLowerCase();
@@ -302,13 +435,13 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       compact({
         testName,
         result: obxText(obx),
-        units: present(valueAt(obx, 6, 1)) ?? present(valueAt(obx, 6, 2)),
+        ...unitsOf(obx),
         referenceRange: present(valueAt(obx, 7)),
         ...extras,
+        ...typedValue(obx, type),
       }),
     );
   }
-  results.push(...commentRows(group));
   return {
     data: compact({
       senderID: sender,
@@ -318,22 +451,60 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       ResultedDateUTC: resultedAt,
       results,
       reports: reports.length > 0 ? reports : undefined,
+      order: orderOf(group, filler ? 3 : 2, zone),
     }),
   };
 }
 
+const OBX_FIELDS: Record<string, number> = {
+  testName: 3,
+  code: 3,
+  codeSystem: 3,
+  alternateCode: 3,
+  valueType: 2,
+  units: 6,
+  unitsCode: 6,
+  referenceRange: 7,
+  abnormalFlags: 8,
+  observationStatus: 11,
+  observedAt: 14,
+  performingOrganization: 23,
+};
+const ORDER_FIELDS: Record<string, number> = {
+  placerOrderNumber: 2,
+  accessionNamespace: 3,
+  universalService: 4,
+  collectedAt: 7,
+  orderingProvider: 16,
+  orderStatus: 25,
+};
+
 /** A validation failure of the lab result, located in the message (pointer -> segment/field). */
 function locate(pointer: string, group: ObservationGroup): ErrorLocation {
   const obr = (field: number): ErrorLocation => ({ segmentId: 'OBR', segmentSequence: group.obr.sequence, field });
+  const nte = (obx: ParsedSegment | undefined, index: string | undefined): ErrorLocation => {
+    const note = notesOf(group, obx)[Number(index ?? 0)];
+    return { segmentId: 'NTE', segmentSequence: note?.nte.sequence ?? 1, field: 3 };
+  };
   if (pointer.startsWith('/data/status')) return obr(25);
   if (pointer.startsWith('/data/ResultedDateUTC')) return obr(22);
   if (pointer.startsWith('/data/accessionNumber')) return obr(3);
   if (pointer.startsWith('/data/patientID')) return { segmentId: 'PID', segmentSequence: group.pid?.sequence ?? 1, field: 3 };
   if (pointer.startsWith('/data/senderID')) return { segmentId: 'MSH', segmentSequence: 1, field: 4 };
-  const item = /^\/data\/(results|reports)\/(\d+)(?:\/(\w+))?/.exec(pointer);
+  const order = /^\/data\/order(?:\/(\w+))?(?:\/(\w+))?/.exec(pointer);
+  if (order) {
+    if (order[1] === 'comments') return nte(undefined, order[2]);
+    if (order[1] === 'specimen') {
+      if (!group.spm) return obr(15);
+      return { segmentId: 'SPM', segmentSequence: group.spm.sequence, field: order[2] === 'collectedAt' ? 17 : order[2] === 'id' ? 2 : 4 };
+    }
+    return obr(ORDER_FIELDS[order[1] ?? ''] ?? 2);
+  }
+  const item = /^\/data\/(results|reports)\/(\d+)(?:\/(\w+))?(?:\/(\d+))?/.exec(pointer);
   if (item) {
     const obx = group.obx[Number(item[2])];
-    const field = item[3] === 'testName' ? 3 : item[3] === 'units' ? 6 : item[3] === 'referenceRange' ? 7 : 5;
+    if (item[1] === 'results' && item[3] === 'comments') return nte(obx, item[4]);
+    const field = (item[1] === 'results' && OBX_FIELDS[item[3] ?? '']) || 5;
     return { segmentId: 'OBX', segmentSequence: obx?.sequence ?? 1, field };
   }
   return obr(1);
@@ -359,7 +530,7 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
       resolution = await resolvePatient(group.pid, context.principal.partnerId, services);
       resolutions.set(group.pid, resolution);
     }
-    const body = labBody(group, sender, resolution.patientId ?? patientIdFor(resolution.identityKey), message);
+    const body = labBody(group, sender, resolution.patientId ?? patientIdFor(resolution.identityKey), message, context.principal.timeZone);
     try {
       acceptLabResult(body, context.now);
     } catch (error) {

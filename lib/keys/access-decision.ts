@@ -25,6 +25,8 @@ export interface Principal {
   receivingApplication?: string;
   receivingFacility?: string;
   hl7Profile?: Hl7Profile;
+  /** the partner's IANA time zone for HL7 time stamps without an offset (absent: UTC; PartnerRecord.timeZone) */
+  timeZone?: string;
   /** set when a signed-in staff member (not an API key) is calling: named in the audit trail */
   staff?: { subject: string; username: string };
 }
@@ -119,6 +121,7 @@ export async function decideAccess(
     receivingApplication: partner?.receivingApplication,
     receivingFacility: partner?.receivingFacility,
     ...(partner?.hl7Profile ? { hl7Profile: partner.hl7Profile } : {}),
+    ...(partner?.timeZone ? { timeZone: partner.timeZone } : {}),
   };
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this API key', principal, rateLimit };
   if (!partner || partner.policy !== 'active')

@@ -32,6 +32,7 @@ export type PartnerUpdate = Partial<
     | 'receivingFacility'
     | 'rateLimit'
     | 'rateWindowSeconds'
+    | 'timeZone'
   >
 >;
 
@@ -128,7 +129,7 @@ export class ApiKeyStore {
 
   /**
    * Sets the given fields of an existing partner and nothing else (its policy, kind and id stay);
-   * an empty receiving application/facility removes it. False when the partner does not exist.
+   * an empty receiving application/facility or time zone removes it. False when the partner does not exist.
    */
   async updatePartner(partnerId: string, fields: PartnerUpdate): Promise<boolean> {
     const entries = Object.entries(fields).filter(([, v]) => v !== undefined);

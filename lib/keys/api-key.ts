@@ -94,6 +94,11 @@ export interface PartnerRecord {
   receivingFacility?: string;
   /** HL7 export profile (optional; defaults in code) */
   hl7Profile?: Hl7Profile;
+  /**
+   * IANA time zone (e.g. `America/Chicago`) of the partner's HL7 time stamps: a TS without an offset
+   * is a wall-clock time there (docs/hl7-intake.md). Absent: UTC.
+   */
+  timeZone?: string;
   /** default 'external' (see `partnerKind`) */
   kind?: PartnerKind;
   /** default 'standard' (see `partnerTier`) */

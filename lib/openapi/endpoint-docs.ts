@@ -139,6 +139,41 @@ const labExample = {
   },
 };
 
+const labModelExample = {
+  data: {
+    senderID: 'demo-lab',
+    patientID: 'demo-patient-1',
+    accessionNumber: 'ACC-2024-000124',
+    status: 'final',
+    ResultedDateUTC: '2024-03-01T17:00:00Z',
+    order: {
+      placerOrderNumber: { id: 'PL-1001', namespace: 'DEMO-EHR' },
+      accessionNamespace: 'DEMO-LAB',
+      universalService: { code: '24323-8', display: 'Comprehensive metabolic panel', system: 'LN' },
+      collectedAt: '2024-03-01T08:30-06:00',
+      orderStatus: 'F',
+      comments: ['Specimen slightly hemolyzed'],
+    },
+    results: [
+      {
+        testName: 'Potassium',
+        result: '6.9',
+        units: 'millimole per liter',
+        unitsCode: 'mmol/L',
+        referenceRange: '3.5-5.1',
+        code: '2823-3',
+        codeSystem: 'LN',
+        valueType: 'NM',
+        numericValue: '6.9',
+        abnormalFlags: ['HH'],
+        observationStatus: 'F',
+        observedAt: '2024-03-01T10:45-06:00',
+        comments: ['Critical value called to Dr Smith at 10:50'],
+      },
+    ],
+  },
+};
+
 const formExample = {
   payload: {
     sourceSystemId: 'demo-forms',
@@ -306,7 +341,10 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     requestBody: {
       schemaFile: 'lab-result.schema.json',
       description: 'One lab result (`data`), at most 6 MB.',
-      examples: { twoTests: { summary: 'a final result with two tests', value: labExample } },
+      examples: {
+        twoTests: { summary: 'a final result with two tests', value: labExample },
+        labModel: { summary: 'with the optional lab model fields: order, codes, flags, UCUM units, a comment', value: labModelExample },
+      },
     },
     success: {
       200: {

@@ -37,7 +37,9 @@
  * Size budget of a version item (DynamoDB: 400 KB): a report whose data exceeds
  * REPORT_INLINE_MAX_BYTES goes to S3 on its own; if the rest still exceeds BODY_INLINE_MAX_BYTES
  * the whole body goes to S3 too; the summary is capped at SUMMARY_MAX_BYTES (long values cut, a
- * `truncated` flag set). Worst case ~330 KB + ~44 KB of base64 + attributes < 400 KB.
+ * `truncated` flag set: long text lines and comments cut first, then results beyond the budget left
+ * out). The summary carries the spec's fields and the optional lab model fields (data.order, per
+ * result codes, typed values, flags, status, times, comments: lib/chart/types.ts). Worst case ~330 KB + ~44 KB of base64 + attributes < 400 KB.
  *
  * Write order (a crash leaves nothing visible or a complete version): S3 parts, then the version
  * item (complete, notification pending), then the current pointer, then the notification. A
@@ -57,6 +59,7 @@ import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-
 import { normalizeStatus, statusRank } from './status';
 import { NotificationLedger, PENDING_PARTITION, pendingSortKey } from './notification-ledger';
 import { CURRENT_SK, RESULTS_DEPENDENCY, ResultItems, resultPk, versionRecordOf } from './result-items';
+import type { LabOrder, LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
 
 export type { VersionRecord };
@@ -149,7 +152,8 @@ interface SummaryPayload {
   accessionNumber: string;
   status: LabResultStatus;
   resultedAt: string;
-  results: Array<{ testName: string; result: string; units?: string; referenceRange?: string; code?: string; codeSystem?: string }>;
+  results: LabTestSummary[];
+  order?: LabOrder;
   truncated?: boolean;
 }
 
@@ -167,27 +171,99 @@ function sizeOf(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * OBX-8 flags as an array. Results stored before issue 27 by HL7 intake hold `abnormalFlags` as a
+ * comma-joined string (`"H,A"`); both shapes read as the array.
+ */
+export function normaliseAbnormalFlags(value: unknown): string[] | undefined {
+  const flags = Array.isArray(value)
+    ? value.filter((f): f is string => typeof f === 'string').map((f) => f.trim())
+    : typeof value === 'string'
+      ? value.split(',').map((f) => f.trim())
+      : [];
+  const kept = flags.filter((f) => f !== '');
+  return kept.length > 0 ? kept : undefined;
+}
+
+/** A stored test result with `abnormalFlags` in the array shape (other fields as stored). */
+export function normaliseTestResult<T extends { abnormalFlags?: unknown }>(result: T): T {
+  if (!('abnormalFlags' in result) || Array.isArray(result.abnormalFlags)) return result;
+  const { abnormalFlags, ...rest } = result;
+  const flags = normaliseAbnormalFlags(abnormalFlags);
+  return (flags ? { ...rest, abnormalFlags: flags } : rest) as T;
+}
+
+const TEST_TEXT_FIELDS = [
+  'units',
+  'referenceRange',
+  'code',
+  'codeSystem',
+  'valueType',
+  'numericValue',
+  'unitsCode',
+  'observationStatus',
+  'observedAt',
+  'performingOrganization',
+] as const;
+const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
+
+/** Lines kept while their characters stay within `max` (the last one cut): a long text is cut first. */
+function cutLines(lines: unknown, max: number): string[] | undefined {
+  if (!Array.isArray(lines)) return undefined;
+  const out: string[] = [];
+  let left = max;
+  for (const line of lines) {
+    if (typeof line !== 'string') continue;
+    if (left <= 0) break;
+    out.push(line.slice(0, left));
+    left -= line.length;
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/** One test as the summary keeps it: the model's fields only (extras stay in the submission); texts cut at `max`. */
+function summaryTest(r: LabTestResult, max: number): LabTestSummary {
+  const out: LabTestSummary = { testName: r.testName.slice(0, max), result: r.result.slice(0, max) };
+  const fields = out as unknown as Record<string, unknown>;
+  for (const key of TEST_TEXT_FIELDS) if (typeof r[key] === 'string') fields[key] = r[key];
+  for (const key of TEST_OBJECT_FIELDS) if (isObject(r[key])) fields[key] = r[key];
+  const textLines = cutLines(r.textLines, max);
+  if (textLines) out.textLines = textLines;
+  const flags = normaliseAbnormalFlags(r.abnormalFlags);
+  if (flags) out.abnormalFlags = flags;
+  const comments = cutLines(r.comments, max);
+  if (comments) out.comments = comments;
+  return out;
+}
+
+function summaryOrder(order: unknown, max: number): LabOrder | undefined {
+  if (!isObject(order)) return undefined;
+  const { comments, ...rest } = order as LabOrder;
+  const cut = cutLines(comments, max);
+  return { ...rest, ...(cut ? { comments: cut } : {}) };
+}
+
 function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
   const data = accepted.body.data;
-  const pick = (r: LabTestResult, max: number) => ({
-    testName: r.testName.slice(0, max),
-    result: r.result.slice(0, max),
-    ...(typeof r.units === 'string' ? { units: r.units } : {}),
-    ...(typeof r.referenceRange === 'string' ? { referenceRange: r.referenceRange } : {}),
-    ...(typeof r.code === 'string' ? { code: r.code } : {}),
-    ...(typeof r.codeSystem === 'string' ? { codeSystem: r.codeSystem } : {}),
-  });
+  const order = (max: number) => {
+    const o = summaryOrder(data.order, max);
+    return o ? { order: o } : {};
+  };
   const full: SummaryPayload = {
     accessionNumber: data.accessionNumber,
     status: accepted.status,
     resultedAt: data.ResultedDateUTC,
-    results: accepted.results.map((r) => pick(r, Infinity)),
+    results: accepted.results.map((r) => summaryTest(r, Infinity)),
+    ...order(Infinity),
   };
   if (sizeOf(JSON.stringify(full)) <= SUMMARY_MAX_BYTES) return full;
-  const cut: SummaryPayload = { ...full, results: [], truncated: true };
+  // long texts (values, text lines, comments) are cut first; then results beyond the budget are left out
+  const cut: SummaryPayload = { ...full, results: [], ...order(SUMMARY_VALUE_MAX_CHARS), truncated: true };
   let size = sizeOf(JSON.stringify(cut));
   for (const r of accepted.results) {
-    const entry = pick(r, SUMMARY_VALUE_MAX_CHARS);
+    const entry = summaryTest(r, SUMMARY_VALUE_MAX_CHARS);
     const add = sizeOf(JSON.stringify(entry)) + 1;
     if (size + add > SUMMARY_MAX_BYTES) break;
     cut.results.push(entry);
@@ -488,7 +564,8 @@ export class LabResultStore {
       accessionNumber: s.accessionNumber,
       status: s.status,
       resultedAt: s.resultedAt,
-      results: s.results,
+      results: s.results.map(normaliseTestResult),
+      ...(s.order ? { order: s.order } : {}),
       ...(s.truncated ? { truncated: true } : {}),
     };
   }
@@ -516,7 +593,7 @@ export class LabResultStore {
       const report = body.data.reports![part.index]!;
       report.data = part.encoding === 'base64' ? bytes.toString('base64') : bytes.toString('utf8');
     }
-    const results = Array.isArray(body.data.results) ? body.data.results : [body.data.results];
+    const results = (Array.isArray(body.data.results) ? body.data.results : [body.data.results]).map(normaliseTestResult);
     return {
       resultId: record.resultId,
       versionId: record.versionId,
@@ -527,6 +604,7 @@ export class LabResultStore {
       patientMatched: record.patientMatched,
       notificationState: record.notificationState,
       results,
+      ...(isObject(body.data.order) ? { order: body.data.order } : {}),
       submission: body,
     };
   }

@@ -2,13 +2,16 @@
  * Shapes of lab result intake: the request body as validated, the stored version as read back,
  * the summaries the patient summary export consumes.
  */
-import type { LabResultSummary, LabTestSummary } from '../chart/types';
+import type { LabOrder, LabResultSummary, LabTestSummary } from '../chart/types';
 
 export type { LabResultSummary };
 
 export type LabResultStatus = LabResultSummary['status'];
 
-/** One test result as submitted (all strings; units may be empty). Unknown extra fields are kept. */
+/**
+ * One test result as submitted (the spec's fields are strings; units may be empty), with the optional
+ * fields of the lab model (lib/chart/types.ts LabTestSummary). Unknown extra fields are kept.
+ */
 export interface LabTestResult extends LabTestSummary {
   [extra: string]: unknown;
 }
@@ -32,6 +35,8 @@ export interface LabResultData {
   ResultedDateUTC: string;
   results: LabTestResult | LabTestResult[];
   reports?: LabReport[];
+  /** the order the result answers (ORC/OBR/SPM facts; optional, issue 27) */
+  order?: LabOrder;
   [extra: string]: unknown;
 }
 
@@ -65,8 +70,10 @@ export interface LabResultVersion {
   receivedAt: string;
   patientMatched: boolean;
   notificationState: NotificationState;
-  /** results as an array */
+  /** results as an array (abnormalFlags always an array: a comma-joined string of earlier HL7 intake is split) */
   results: LabTestResult[];
+  /** the order the result answers (data.order), when sent */
+  order?: LabOrder;
   /** the submission exactly as received (reports' data restored from S3 when they were stored there) */
   submission: LabResultSubmission;
 }

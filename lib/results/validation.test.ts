@@ -185,3 +185,108 @@ describe('canonical JSON and keyed ids', () => {
     expect(a.idempotencyKey('receiveTestData', 'p1', 'r')).not.toBe(a.idempotencyKey('receiveTestData', 'p2', 'r'));
   });
 });
+
+describe('lab result validation: the optional fields of the lab model (issue 27)', () => {
+  const fullResult = {
+    testName: 'Potassium',
+    result: '6.9',
+    units: 'mmol/L',
+    referenceRange: '3.5-5.1',
+    code: '2823-3',
+    codeSystem: 'LN',
+    alternateCode: { code: 'K', display: 'Potassium', system: 'L' },
+    valueType: 'NM',
+    numericValue: '6.90',
+    unitsCode: 'mmol/L',
+    abnormalFlags: ['HH', 'A'],
+    observationStatus: 'F',
+    observedAt: '2024-03-01T08:15-06:00',
+    performingOrganization: 'ACME Reference Lab',
+    comments: ['Repeated and confirmed', 'Called to\nDr Smith'],
+  };
+  const order = {
+    placerOrderNumber: { id: 'PL-1', namespace: 'EHR' },
+    accessionNamespace: 'ACME-LAB',
+    universalService: { code: '24323-8', display: 'Comprehensive metabolic panel', system: 'LN' },
+    collectedAt: '2024-03-01',
+    orderingProvider: { id: '1234', name: { family: 'Smith', given: 'John' } },
+    orderStatus: 'F',
+    specimen: { type: { code: '119297000', display: 'Blood specimen', system: 'SCT' }, collectedAt: '2024-03-01T08:00:00.5Z', id: { id: 'SP-1' } },
+    comments: ['Hemolyzed'],
+  };
+
+  it('accepts every optional field beside the spec fields', () => {
+    const body = valid({
+      order,
+      results: [
+        fullResult,
+        { testName: 'Creatinine', result: '<0.5', valueType: 'SN', structuredNumeric: { comparator: '<', value1: '0.5' } },
+        { testName: 'Titer', result: '1:128', structuredNumeric: { value1: '1', separator: ':', value2: '128' } },
+        { testName: 'Organism', result: 'E. coli', valueType: 'CWE', codedValue: { code: '112283007', display: 'Escherichia coli', system: 'SCT' } },
+        { testName: 'Pathology', result: 'a\n\nb', valueType: 'TX', textLines: ['a', '', 'b'], observationStatus: 'W', observedAt: '2024' },
+      ],
+    });
+    expect(labResultErrors(body, NOW)).toEqual([]);
+    expect(acceptLabResult(body, NOW).results[0]).toEqual(fullResult);
+  });
+
+  it('answers every failing optional field by pointer: tables, shapes, times, text rules', () => {
+    const body = valid({
+      order: {
+        ...order,
+        orderStatus: 'Q',
+        collectedAt: '2024-03-01T08:00',
+        specimen: { collectedAt: '2024-02-30', extra: 1 },
+        comments: ['bad\u0007bell'],
+      },
+      results: [
+        {
+          ...fullResult,
+          abnormalFlags: ['HH', 'CRIT'],
+          observationStatus: 'Q',
+          numericValue: '6,9',
+          observedAt: '2024-06-01T12:30:00Z',
+          alternateCode: { display: 'no code' },
+        },
+        { testName: 'Creatinine', result: '<0.5', structuredNumeric: { comparator: '~', value1: 'x' }, abnormalFlags: 'H' },
+        { testName: 'Old', result: '1', observedAt: '1899-12-31', performingOrganization: '---' },
+      ],
+    });
+    expect(pointers(body).sort()).toEqual(
+      [
+        '/data/order/collectedAt',
+        '/data/order/orderStatus',
+        '/data/order/specimen',
+        '/data/order/specimen/collectedAt',
+        '/data/order/comments/0',
+        '/data/results/0/abnormalFlags/1',
+        '/data/results/0/observationStatus',
+        '/data/results/0/numericValue',
+        '/data/results/0/observedAt',
+        '/data/results/0/alternateCode/code',
+        '/data/results/1/structuredNumeric/comparator',
+        '/data/results/1/structuredNumeric/value1',
+        '/data/results/1/abnormalFlags',
+        '/data/results/2/observedAt',
+        '/data/results/2/performingOrganization',
+      ].sort(),
+    );
+    const messages = Object.fromEntries(labResultErrors(body, NOW).map((e) => ['pointer' in e ? e.pointer : '', e.message]));
+    expect(messages['/data/order/collectedAt']).toMatch(/precision/);
+    expect(messages['/data/results/0/observedAt']).toBe('must not be more than 5 minutes in the future');
+    expect(messages['/data/results/2/observedAt']).toBe('must be in 1900 or later');
+    expect(messages['/data/results/0/abnormalFlags/1']).toMatch(/^must be one of: L, H, LL, HH/);
+  });
+
+  it('a date that is already today somewhere on earth is not in the future; tomorrow everywhere is', () => {
+    expect(pointers(valid({ order: { collectedAt: '2024-06-02' } }))).toEqual([]);
+    expect(pointers(valid({ order: { collectedAt: '2024-06-03' } }))).toEqual(['/data/order/collectedAt']);
+    expect(pointers(valid({ order: { collectedAt: '2024-06-01T14:00+02:00' } }))).toEqual([]);
+  });
+
+  it('a body with only the spec fields means what it always meant', () => {
+    const accepted = acceptLabResult(valid(), NOW);
+    expect(accepted.body.data).not.toHaveProperty('order');
+    expect(accepted.results).toEqual([{ testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' }]);
+  });
+});

@@ -10,7 +10,9 @@
  *     which version is current, see status.ts, but a future result time is wrong data)
  *   - data.reports[i].data canonical base64 when data.reports[i].source is "base64" (any case)
  *   - the record rules every intake path shares (lib/chart/record-rules.ts checkLabResultValues):
- *     printable test names, no control characters, lengths, the same time window
+ *     printable test names, no control characters, lengths, the same time window, and for the
+ *     optional fields (data.order, per result: codes, typed values, comments) the same text rules
+ *     and real partial times (PartialDateTime) in 1900..now + 5 minutes
  *
  * Messages name the rule, never the submitted value (it may be PHI).
  */
@@ -60,9 +62,24 @@ const ID_MESSAGE = 'must be 1-128 printable ASCII characters without leading or 
 const INSTANT_MESSAGE = 'must be an ISO 8601 UTC date-time ending in Z, e.g. 2024-03-01T09:30:00Z';
 
 /** Readable messages for pattern / format rules (ajv's would quote the regular expression). */
+const DEFINITION_MESSAGES: Record<string, string> = {
+  partialDateTime:
+    'must be a date or date-time with its precision: YYYY, YYYY-MM, YYYY-MM-DD, or YYYY-MM-DDTHH:mm[:ss[.f]] with an offset (Z or +HH:MM), e.g. 2024-03-01T09:30-05:00',
+  decimal: 'must be a decimal number as written, e.g. 6.10, -2, .5',
+};
+const PROPERTY_MESSAGES: Record<string, string> = {
+  valueType: 'must be an HL7 table 0125 value type (2-3 upper-case letters or digits), e.g. NM, SN, CWE, TX',
+  unitsCode: 'must be a UCUM code: printable ASCII without spaces',
+  system: 'must be a coding system name (table 0396): letters, digits, . _ + -',
+};
+
 function clarify(e: ErrorObject): ErrorObject {
   if (e.keyword !== 'pattern' && e.keyword !== 'format') return e;
   if (e.schemaPath.startsWith('#/definitions/id/')) return { ...e, message: ID_MESSAGE };
+  const definition = /^#\/definitions\/(\w+)\//.exec(e.schemaPath)?.[1];
+  if (definition && DEFINITION_MESSAGES[definition]) return { ...e, message: DEFINITION_MESSAGES[definition] };
+  const property = /\/properties\/(\w+)\/pattern$/.exec(e.schemaPath)?.[1];
+  if (property && PROPERTY_MESSAGES[property]) return { ...e, message: PROPERTY_MESSAGES[property] };
   if (e.instancePath === '/data/ResultedDateUTC') return { ...e, message: INSTANT_MESSAGE };
   return e;
 }

@@ -9,7 +9,7 @@ import { identityKeyOf, PartnerIdentityStore } from '../../lib/intake/partner-id
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { parseHl7Message, firstSegment, valueAt, type ParsedMessage } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
-import { receiveDependencies } from '../../lib/results/result-wiring';
+import { labResultStore, receiveDependencies } from '../../lib/results/result-wiring';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -150,9 +150,10 @@ describe('round trip of the service exports through a partner (docs/write-author
       segments.forEach((s, start) => {
         if (!(s.startsWith('OBR') && s.includes(`|${accession}^`))) return;
         const group: string[] = [];
-        for (const obx of segments.slice(start + 1)) {
-          if (!obx.startsWith('OBX')) break;
-          group.push(obx);
+        for (const segment of segments.slice(start + 1)) {
+          if (segment.startsWith('NTE')) continue; // order comments (issue 27: stored as order.comments, written by the exports)
+          if (!segment.startsWith('OBX')) break;
+          group.push(segment.replace(/\|[^|]*$/, '|')); // OBX-23 names the sender: the lab's own result and the partner's copy differ there
         }
         groups.push(group);
       });
@@ -163,6 +164,11 @@ describe('round trip of the service exports through a partner (docs/write-author
     expect(groups).toHaveLength(2);
     expect(groups[0]).toEqual(groups[1]);
     expect(groups[0]).toEqual(labGroups(exported)[0]);
+    expect(groups[0]).toHaveLength(1);
+    // the comment row came back as an NTE after the OBR: the partner's copy keeps it as an order comment, not as a result row
+    const copy = await labResultStore().readCurrentByAccession('DEMO-LAB-LIS', accession);
+    expect(copy!.results.map((r) => r.testName)).toEqual(['Glucose']);
+    expect(copy!.order?.comments).toEqual(['Comment: Line one\nLine | two ^ & ~ \\']);
   });
 });
 

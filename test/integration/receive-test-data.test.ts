@@ -294,6 +294,140 @@ describe('POST /receiveTestData: storage', () => {
   });
 });
 
+describe('POST /receiveTestData: the optional fields of the lab model (issue 27)', () => {
+  const order = {
+    placerOrderNumber: { id: 'PL-1', namespace: 'EHR-ORDERS' },
+    accessionNamespace: 'ACME-LAB',
+    universalService: { code: '24323-8', display: 'Comprehensive metabolic panel', system: 'LN' },
+    collectedAt: '2024-03-01T08:30-06:00',
+    orderingProvider: { id: '1234', name: { family: 'Smith', given: 'John' } },
+    orderStatus: 'F',
+    specimen: { type: { code: '119297000', display: 'Blood specimen', system: 'SCT' }, collectedAt: '2024-03-01', id: { id: 'SP-1', namespace: 'ACME-LAB' } },
+    comments: ['Specimen slightly hemolyzed'],
+  };
+  const results = [
+    {
+      testName: 'Potassium',
+      result: '6.90',
+      units: 'millimole per liter',
+      unitsCode: 'mmol/L',
+      referenceRange: '3.5-5.1',
+      code: '2823-3',
+      codeSystem: 'LN',
+      alternateCode: { code: 'K', display: 'Potassium serum', system: 'L' },
+      valueType: 'NM',
+      numericValue: '6.90',
+      abnormalFlags: ['HH', 'A'],
+      observationStatus: 'F',
+      observedAt: '2024-03-01T08:15:00-06:00',
+      performingOrganization: 'ACME Reference Lab',
+      comments: ['Repeated and confirmed'],
+    },
+    { testName: 'Creatinine', result: '<0.5', valueType: 'SN', structuredNumeric: { comparator: '<', value1: '0.5' }, observationStatus: 'C' },
+    { testName: 'Organism', result: 'E. coli', valueType: 'CWE', codedValue: { code: '112283007', display: 'Escherichia coli', system: 'SCT' } },
+    { testName: 'Pathology', result: 'Line one\nLine two', valueType: 'TX', textLines: ['Line one', 'Line two'], observedAt: '2024-03' },
+  ];
+
+  it('stores them and gives them back: the version (readCurrent) and the summary the exports read', async () => {
+    const patientID = 'demo-patient-2';
+    const body = labBody({ patientID, order, results });
+    const res = await post(body);
+    expect(res.status).toBe(200);
+    const out = res.json<Success>();
+    const version = await labResultStore().readCurrent(out.resultId);
+    expect(version!.submission).toEqual(body);
+    expect(version!.order).toEqual(order);
+    expect(version!.results).toEqual(results);
+    const summaries = await labResultStore({ documents: false }).recentResultsForPatient(patientID, 50);
+    const mine = summaries.find((s) => s.resultId === out.resultId);
+    expect(mine).toEqual({
+      resultId: out.resultId,
+      versionId: out.version,
+      senderId: 'demo-lab',
+      patientMatched: true,
+      accessionNumber: (body.data as Json).accessionNumber,
+      status: 'final',
+      resultedAt: '2024-03-01T09:30:00Z',
+      results,
+      order,
+    });
+  });
+
+  it('a body with only the spec fields is stored and answered exactly as before (no order, the spec fields only)', async () => {
+    const body = labBody({ results: [{ testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' }] });
+    const res = await post(body);
+    expect(res.status).toBe(200);
+    const out = res.json<Success>();
+    expect(Object.keys(out).sort()).toEqual(['current', 'duplicate', 'message', 'notification', 'requestId', 'resultId', 'status', 'version']);
+    const version = await labResultStore().readCurrent(out.resultId);
+    expect(version).not.toHaveProperty('order');
+    expect(version!.results).toEqual([{ testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' }]);
+    const summary = (await labResultStore({ documents: false }).recentResultsForPatient('demo-patient-1', 200)).find((s) => s.resultId === out.resultId);
+    expect(summary).toEqual({
+      resultId: out.resultId,
+      versionId: out.version,
+      senderId: 'demo-lab',
+      patientMatched: true,
+      accessionNumber: (body.data as Json).accessionNumber,
+      status: 'final',
+      resultedAt: '2024-03-01T09:30:00Z',
+      results: [{ testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' }],
+    });
+  });
+
+  it('answers 400 (problem+json) listing every failing optional field, values never echoed', async () => {
+    const res = await post(
+      labBody({
+        order: { ...order, orderStatus: 'Q', collectedAt: '2024-03-01T08:30', extraField: 'QZXV-extra' },
+        results: [{ ...results[0], abnormalFlags: ['QZXV'], observedAt: '2999-01-01', comments: ['ok', 'bell\u0007QZXV'] }],
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const problem = res.json<{ errors: Array<{ pointer: string; message: string }> }>();
+    expect(problem.errors.map((e) => e.pointer).sort()).toEqual(
+      [
+        '/data/order',
+        '/data/order/orderStatus',
+        '/data/order/collectedAt',
+        '/data/results/0/abnormalFlags/0',
+        '/data/results/0/observedAt',
+        '/data/results/0/comments/1',
+      ].sort(),
+    );
+    expect(res.text).not.toContain('QZXV');
+  });
+
+  it('a result stored with abnormalFlags as a comma-joined string (earlier HL7 intake) is read back as an array', async () => {
+    const store = labResultStore();
+    const resultId = `lr_${randomBytes(16).toString('hex')}`;
+    const versionId = `lv_${randomBytes(16).toString('hex')}`;
+    const body = labBody({ results: [{ testName: 'Potassium', result: '6.9', abnormalFlags: 'HH,A', observationStatus: 'F', valueType: 'NM' }] });
+    const data = body.data as Json;
+    const now = new Date();
+    const { version } = await store.saveVersion({
+      accepted: {
+        body: body as never,
+        status: 'final',
+        resultedAtKey: '2024-03-01T09:30:00.000000000Z',
+        results: data.results as never,
+      },
+      resultId,
+      versionId,
+      patientKey: 'PATIENT#legacy-shape-test',
+      patientMatched: false,
+      partnerId: 'demo-lab',
+      keyId: 'test',
+      receivedAt: now,
+      notificationNotBefore: now,
+    });
+    await store.ensureCurrent(version, now);
+    const read = await store.readCurrent(resultId);
+    expect(read!.results).toEqual([{ testName: 'Potassium', result: '6.9', abnormalFlags: ['HH', 'A'], observationStatus: 'F', valueType: 'NM' }]);
+    expect(read!.submission).toEqual(body);
+  });
+});
+
 describe('POST /receiveTestData: data key reuse and timing', () => {
   it('one KMS data key protects many results (cache bounds), measured', async () => {
     const { labResultEncryptor, LAB_RESULT_DATA_KEY_MAX_USES } = await import('../../lib/results/result-wiring');
