@@ -221,6 +221,9 @@ export function makeObservation(
   };
 }
 
+/** HD-1 namespace id length (IS, 20 characters). */
+const HD_NAMESPACE_LENGTH = 20;
+
 /** Table 0396 name of UCUM (OBX-6.3 when OBX-6.1 is a UCUM code). */
 const UCUM = 'UCUM';
 
@@ -244,8 +247,9 @@ export interface ObservationRequest {
   observedAt: SegmentTime;
   /** OBR-8 */
   observationEndAt?: string;
-  /** OBR-16 */
+  /** OBR-16; XCN-9 `orderingProviderAuthority` when given (a lab's clinician: the sender), else the clinician namespace */
   orderingProvider?: Clinician;
+  orderingProviderAuthority?: string;
   /** OBR-22 */
   statusChangedAt?: string;
   /** OBR-25 (table 0123, required in result messages) */
@@ -332,7 +336,7 @@ export class ObservationGroup {
     setTime(obr, 6, request.requestedAt, request.inputPath);
     setTime(obr, 8, request.observationEndAt, request.inputPath);
     if (request.orderingProvider) {
-      obr.set(16, xcnFromClinician(request.orderingProvider, namespaces.clinician));
+      obr.set(16, xcnFromClinician(request.orderingProvider, request.orderingProviderAuthority || namespaces.clinician));
     }
     setTime(obr, 22, request.statusChangedAt, request.inputPath);
     return obr;
@@ -774,7 +778,7 @@ function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
  *   (`order.accessionNamespace`), else the entity namespace (both EI short forms);
  * - OBR-4 the universal service (`order.universalService`), else `LAB^Laboratory result^L`;
  * - OBR-7 the collection time (`order.collectedAt`, else the specimen's, precision kept), else resulted
- *   at; OBR-22 resulted at; OBR-16 the ordering provider;
+ *   at; OBR-22 resulted at; OBR-16 the ordering provider (XCN-9 the sender: the id is the lab's);
  * - OBR-25 `order.orderStatus` when it is a table 0123 value, else from the status;
  * - NTE after the OBR: the order's comments, then the comment rows of older records (a test without a
  *   code named "... comment", "... note" or "... remark", written `Name: text`).
@@ -805,6 +809,8 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     serviceIdentifier: service ? { code: service.code ?? '', display: service.display, system: service.system } : LOCAL_CODES.labResult,
     observedAt: collectedAt ? { asSent: collectedAt } : lab.resultedAt,
     orderingProvider: order.orderingProvider,
+    // the lab's clinician id was assigned in the lab's context, not the chart's clinician namespace (HD-1: 20 characters)
+    orderingProviderAuthority: hasText(lab.senderId) ? lab.senderId.slice(0, HD_NAMESPACE_LENGTH) : undefined,
     statusChangedAt: lab.resultedAt,
     resultStatus: resultStatus(order.orderStatus) ?? status.request,
     comments: [...orderComments, ...commentRows],

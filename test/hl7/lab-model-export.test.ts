@@ -59,6 +59,8 @@ describe.each(labExports)('%s: the lab model in its v2.5.1 places', (_name, enco
     expect(valueAt(obr, 7)).toBe('202411070830-0600');
     expect(valueAt(obr, 22)).toBe('20241107160500+0000');
     expect([valueAt(obr, 16, 1), valueAt(obr, 16, 2), valueAt(obr, 16, 3)]).toEqual(['1234567890', 'Okafor', 'Ada']);
+    // the lab's clinician id: assigned in the sender's context, not the chart's clinician namespace
+    expect(valueAt(obr, 16, 9)).toBe('acme-lab');
     expect(valueAt(obr, 25)).toBe('F');
   });
 
