@@ -64,33 +64,73 @@ export async function readPatient(deps: FhirExportDependencies, id: string): Pro
 
 type ChartRead<R> = { patientId: string; recordId: string; resource: R };
 
+/** Pages read at most when a hashed logical id is looked up among a patient's records (100 records a page). */
+const HASHED_ID_MAX_PAGES = 50;
+const HASHED_ID_PAGE = 100;
+
+type Ids = { patientId: string; recordId: string; recordHash?: string };
+
+/**
+ * The record id a logical id names: as written, or (a hashed record part, logical-id.ts) the id of
+ * the patient's record of that kind whose logical id it is, found by reading the patient's records in
+ * pages; undefined when none is.
+ */
+async function resolveChartRecordId(
+  deps: FhirExportDependencies,
+  id: string,
+  ids: Ids,
+  kind: 'encounter' | 'note' | 'assessment',
+): Promise<string | undefined> {
+  if (ids.recordHash === undefined) return ids.recordId;
+  const idOf = (record: unknown): string =>
+    kind === 'encounter'
+      ? (record as { encounterId: string }).encounterId
+      : kind === 'note'
+        ? (record as { noteId: string }).noteId
+        : (record as { assessmentId: string }).assessmentId;
+  let after: string | undefined;
+  for (let page = 0; page < HASHED_ID_MAX_PAGES; page += 1) {
+    const records = await deps.chart.recordsOfKind(ids.patientId, kind, HASHED_ID_PAGE, after);
+    const found = records.map(idOf).find((recordId) => logicalId(ids.patientId, recordId) === id);
+    if (found !== undefined || records.length < HASHED_ID_PAGE) return found;
+    after = idOf(records[records.length - 1]);
+  }
+  return undefined;
+}
+
 export async function readEncounter(deps: FhirExportDependencies, id: string): Promise<ChartRead<Encounter>> {
   const ids = recordIdsOf(id);
-  const record = ids ? await deps.chart.getEncounter(ids.patientId, ids.recordId) : undefined;
-  if (!ids || !record) throw new RecordNotFoundError('Encounter');
-  return { ...ids, resource: encounterResource(record) };
+  const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'encounter') : undefined;
+  const record = ids && recordId ? await deps.chart.getEncounter(ids.patientId, recordId) : undefined;
+  if (!ids || !recordId || !record) throw new RecordNotFoundError('Encounter');
+  return { patientId: ids.patientId, recordId, resource: encounterResource(record) };
 }
 
 export async function readDocumentReference(deps: FhirExportDependencies, id: string): Promise<ChartRead<DocumentReference>> {
   const ids = recordIdsOf(id);
-  const record = ids ? await deps.chart.getNote(ids.patientId, ids.recordId) : undefined;
-  if (!ids || !record) throw new RecordNotFoundError('DocumentReference');
-  return { ...ids, resource: documentReferenceResource(record) };
+  const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'note') : undefined;
+  const record = ids && recordId ? await deps.chart.getNote(ids.patientId, recordId) : undefined;
+  if (!ids || !recordId || !record) throw new RecordNotFoundError('DocumentReference');
+  return { patientId: ids.patientId, recordId, resource: documentReferenceResource(record) };
 }
 
 export async function readAssessmentObservation(deps: FhirExportDependencies, id: string): Promise<ChartRead<Observation>> {
   const ids = recordIdsOf(id);
-  const record = ids ? await deps.chart.getAssessment(ids.patientId, ids.recordId) : undefined;
-  if (!ids || !record) throw new RecordNotFoundError('Observation');
-  return { ...ids, resource: assessmentObservation(record) };
+  const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'assessment') : undefined;
+  const record = ids && recordId ? await deps.chart.getAssessment(ids.patientId, recordId) : undefined;
+  if (!ids || !recordId || !record) throw new RecordNotFoundError('Observation');
+  return { patientId: ids.patientId, recordId, resource: assessmentObservation(record) };
 }
 
 export async function readDiagnosticReport(deps: FhirExportDependencies, id: string): Promise<ChartRead<DiagnosticReport>> {
   const ids = recordIdsOf(id);
+  // result ids (`lr_` + 32 hex) always have a compact form: a DiagnosticReport id never hashes its record part
+  const usable = ids && ids.recordHash === undefined ? ids : undefined;
   // the result and the chart patient in parallel: a result filed under a non-chart patient id is not served
-  const [lab, patient] = ids && deps.labs ? await Promise.all([deps.labs.one(ids.patientId, ids.recordId), deps.chart.getPatient(ids.patientId)]) : [];
-  if (!ids || !lab || !patient) throw new RecordNotFoundError('DiagnosticReport');
-  return { ...ids, resource: labDiagnosticReport(ids.patientId, lab) };
+  const [lab, patient] =
+    usable && deps.labs ? await Promise.all([deps.labs.one(usable.patientId, usable.recordId), deps.chart.getPatient(usable.patientId)]) : [];
+  if (!usable || !lab || !patient) throw new RecordNotFoundError('DiagnosticReport');
+  return { patientId: usable.patientId, recordId: usable.recordId, resource: labDiagnosticReport(usable.patientId, lab) };
 }
 
 function chartResource(record: ChartRecord): Resource {

@@ -5,6 +5,7 @@
  * an unmatched one (the lab's patient id only).
  */
 import type { ChartStore } from '../chart/chart-store';
+import type { LabOrder, LabTestSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import { encodeLabResultMessage, type LabReportInput } from '../hl7';
 import type { LabResultStore } from '../results/result-store';
@@ -22,6 +23,46 @@ export interface LabResultExport {
   patientId?: string;
 }
 
+/** The optional fields of a test (issue 27) the exports read, copied when present. */
+const OPTIONAL_TEST_FIELDS = [
+  'units',
+  'referenceRange',
+  'code',
+  'codeSystem',
+  'alternateCode',
+  'valueType',
+  'numericValue',
+  'structuredNumeric',
+  'codedValue',
+  'textLines',
+  'unitsCode',
+  'abnormalFlags',
+  'observationStatus',
+  'observedAt',
+  'performingOrganization',
+  'comments',
+] as const satisfies ReadonlyArray<keyof LabTestSummary>;
+
+/**
+ * A stored test as the exports read it: the spec's fields and every optional field of the lab model
+ * that the stored version holds (a record stored before them has none and exports as it always did).
+ */
+export function labTestSummaryOf(stored: LabTestSummary): LabTestSummary {
+  const test: LabTestSummary = { testName: stored.testName, result: stored.result };
+  const target = test as unknown as Record<string, unknown>;
+  for (const field of OPTIONAL_TEST_FIELDS) {
+    const value: unknown = stored[field];
+    if (value !== undefined && value !== null) target[field] = value;
+  }
+  return test;
+}
+
+/** The order of a stored version (`data.order` of the submission), when the lab sent one. */
+export function labOrderOf(data: object): LabOrder | undefined {
+  const order: unknown = (data as { order?: unknown }).order;
+  return order !== null && typeof order === 'object' && !Array.isArray(order) ? (order as LabOrder) : undefined;
+}
+
 export async function exportLabResultMessage(deps: LabResultExportDependencies, ids: { resultId: string }, ctx: ExportContext): Promise<LabResultExport> {
   const version = await deps.results.readCurrent(ids.resultId);
   if (!version) throw new RecordNotFoundError('lab result');
@@ -33,6 +74,7 @@ export async function exportLabResultMessage(deps: LabResultExportDependencies, 
     source: r.source,
     data: r.data,
   }));
+  const order = labOrderOf(data);
   const message = encodeLabResultMessage({
     header: messageHeaderFor(ctx.principal, ctx.now),
     result: {
@@ -41,12 +83,8 @@ export async function exportLabResultMessage(deps: LabResultExportDependencies, 
       status: version.status,
       resultedAt: version.resultedAt,
       senderId: version.senderId,
-      results: version.results.map((r) => ({
-        testName: r.testName,
-        result: r.result,
-        ...(typeof r.units === 'string' ? { units: r.units } : {}),
-        ...(typeof r.referenceRange === 'string' ? { referenceRange: r.referenceRange } : {}),
-      })),
+      results: version.results.map(labTestSummaryOf),
+      ...(order ? { order } : {}),
     },
     patient,
     labPatient: { patientId: data.patientID, senderId: version.senderId },

@@ -58,7 +58,7 @@ describe('mapping choices', () => {
     expect(repeated.component!.at(-1)).toMatchObject({ code: { text: 'Total score' }, valueInteger: 3 });
   });
 
-  test('lab values: a Quantity only when the number prints back identically', () => {
+  test('lab values: a Quantity only when the number prints back identically (or with its comparator)', () => {
     const report = labDiagnosticReport('p', {
       ...fixtures.labResult,
       results: [
@@ -67,7 +67,10 @@ describe('mapping choices', () => {
         { testName: 'C', result: '<40' },
       ],
     });
-    const values = (report.contained as Array<{ valueQuantity?: { value: number }; valueString?: string }>).map((o) => o.valueQuantity?.value ?? o.valueString);
-    expect(values).toEqual([98, '98.0', '<40']);
+    const values = (report.contained as Array<{ valueQuantity?: { value: number; comparator?: string }; valueString?: string }>).map((o) =>
+      o.valueQuantity ? [o.valueQuantity.comparator, o.valueQuantity.value] : o.valueString,
+    );
+    // issue 27: a comparator value is a Quantity with its comparator (as the HL7 exports write it as SN), not text
+    expect(values).toEqual([[undefined, 98], '98.0', ['<', 40]]);
   });
 });

@@ -1,70 +1,470 @@
 /**
- * A lab result (the decrypted summary the HL7 patient summary also reads) as a DiagnosticReport
- * with its Observations contained (one per test), so one read returns the report and its results.
+ * A lab result (the decrypted summary the HL7 patient summary also reads, lib/chart/types.ts
+ * LabResultSummary) as a DiagnosticReport with its Observations contained (one per test), so one
+ * read returns the report and its results; per R4 and the US Core Laboratory Result Observation and
+ * DiagnosticReport (Lab) profiles (issue 27). Every field of the lab model is optional: a record
+ * without them gives the elements it always gave, with the fixes issue 27 names (codes and
+ * identifiers with a system, effective[x], comments as notes).
  *
+ * DiagnosticReport
+ *   identifier    accession (type ACSN, system {@link accessionSystem}: the sender and the lab's
+ *                 namespace); the placer order number (type PLAC) when sent
+ *   basedOn       a contained ServiceRequest `#order` when the lab sent order facts or comments:
+ *                 identifier PLAC, code = universal service, requester = ordering provider, note =
+ *                 the order's comments (and the comment rows of older records), specimen
  *   status        preliminary | final | corrected | amended | cancelled (same words in both)
- *   category      v2-0074 LAB;  code: local LAB "Laboratory result" (the summary carries no order code)
- *   identifier    the accession number (type ACSN);  issued: ResultedDateUTC
- *   Observation   code.text = test name (no test code is submitted); value: a Quantity when the result
- *                 is a plain decimal whose JSON number prints back identically ("98", "5.4"), else the
- *                 exact text as valueString ("98.0", "<5", "positive"), so no digit is lost or added;
- *                 unit as submitted; referenceRange.text; status as the report's.
+ *   category      v2-0074 LAB
+ *   code          the universal service (OBR-4) coded; else the local `LAB` "Laboratory result"
+ *   effective     the collection time (order, else specimen; precision kept), else resulted at
+ *   issued        resulted at;  performer: the sender (display)
+ *   specimen      a contained Specimen `#specimen` (type, collection time, the lab's id)
+ * Observation (one per test; comment rows of older records are notes, never Observations)
+ *   status        OBX-11 per the v2-to-FHIR map (F final, P/R/S preliminary, C corrected, A/B amended,
+ *                 W/D entered-in-error, X/N cancelled, I/O registered, U/V final), else the report's
+ *   category      laboratory;  code: the test code with its system (LN -> http://loinc.org, SCT, local
+ *                 codes in a system of the sender) + the alternate code, text = test name
+ *   effective     observed at, else the collection time, else resulted at (precision kept)
+ *   value[x]      NM -> valueQuantity (UCUM system/code when unitsCode); SN -> valueQuantity with its
+ *                 comparator, valueRange (`-`), valueRatio (`:` `/`); CWE/CE -> valueCodeableConcept;
+ *                 TX/FT -> valueString (lines joined by LF); otherwise as before: a Quantity when the
+ *                 result is a plain decimal whose JSON number prints back identically, else valueString.
+ *                 A cancelled observation carries no value (dataAbsentReason not-performed).
+ *   interpretation  the abnormal flags (v3-ObservationInterpretation, same codes as table 0078)
+ *   referenceRange  text, and low/high when it is `low-high`;  performer: performing organization,
+ *                 else the sender;  specimen: `#specimen`;  note: the test's comments
  */
-import type { DiagnosticReport, Observation } from '@medplum/fhirtypes';
+import type {
+  CodeableConcept,
+  Coding,
+  DiagnosticReport,
+  Extension,
+  Identifier,
+  Observation,
+  Organization,
+  ObservationReferenceRange,
+  Quantity,
+  Reference,
+  ServiceRequest,
+  Specimen,
+} from '@medplum/fhirtypes';
+import type { LabOrder, LabResultSummary, LabTestSummary } from '../chart/types';
+import { clinicianReference, patientReference } from './chart-resources';
 import { logicalId } from './logical-id';
 import { numericValue } from './numeric';
-import { patientReference } from './chart-resources';
-import { Systems } from './terminology';
-import { fhirString, nonEmpty, present } from './text';
+import { Systems, systemUri } from './terminology';
+import { fhirCode, fhirString, nonEmpty, present } from './text';
 
 /** What the service knows of a lab result when exporting it (structurally the stored summary). */
-export interface LabResultRecord {
-  resultId: string;
-  accessionNumber: string;
-  status: 'preliminary' | 'final' | 'corrected' | 'amended' | 'cancelled';
-  /** ISO 8601 UTC instant */
-  resultedAt: string;
-  results: Array<{ testName: string; result: string; units?: string; referenceRange?: string }>;
+export interface LabResultRecord extends LabResultSummary {
   /** long values or results beyond the summary budget were left out */
   truncated?: boolean;
-  /** provenance: the lab's sender id (senderID / MSH-4): the performer */
-  senderId?: string;
 }
 
-function testObservation(patientId: string, lab: LabResultRecord, test: LabResultRecord['results'][number], index: number): Observation {
+export const US_CORE_LAB = {
+  observation: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-observation-lab',
+  diagnosticReport: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-diagnosticreport-lab',
+} as const;
+
+const INTERPRETATION_SYSTEM = 'http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation';
+const DATA_ABSENT_REASON_SYSTEM = 'http://terminology.hl7.org/CodeSystem/data-absent-reason';
+/** R4 core extension: the number of decimal places a decimal was written with (`6.90` -> 2). */
+const QUANTITY_PRECISION = 'http://hl7.org/fhir/StructureDefinition/quantity-precision';
+/** The chart's own local codes (`LAB` when the lab sent no universal service). */
+export const CHART_LOCAL_CODE_SYSTEM = 'urn:interop:local-code';
+
+/** Table 0078 flags (= v3-ObservationInterpretation codes) with their displays. */
+const INTERPRETATION_DISPLAY: Record<string, string> = {
+  L: 'Low',
+  H: 'High',
+  LL: 'Critical low',
+  HH: 'Critical high',
+  LU: 'Significantly low',
+  HU: 'Significantly high',
+  '<': 'Off scale low',
+  '>': 'Off scale high',
+  N: 'Normal',
+  A: 'Abnormal',
+  AA: 'Critical abnormal',
+  U: 'Significant change up',
+  D: 'Significant change down',
+  B: 'Better',
+  W: 'Worse',
+  S: 'Susceptible',
+  R: 'Resistant',
+  I: 'Intermediate',
+  MS: 'moderately susceptible',
+  VS: 'very susceptible',
+  POS: 'Positive',
+  NEG: 'Negative',
+  IND: 'Indeterminate',
+  DET: 'Detected',
+  ND: 'Not detected',
+  AC: 'Anti-complementary substances present',
+  RR: 'Reactive',
+  QCF: 'Quality control failure',
+  TOX: 'Cytotoxic substance present',
+  NR: 'Non-reactive',
+  EX: 'outside threshold',
+  HX: 'above high threshold',
+  LX: 'below low threshold',
+  CAR: 'Carrier',
+  NCAR: 'Not a carrier',
+  'SYN-R': 'Synergy - resistant',
+  'SYN-S': 'Synergy - susceptible',
+};
+
+type ObservationStatus = Observation['status'];
+
+/** OBX-11 (table 0085, and the later A, B, V) -> Observation.status, per the v2-to-FHIR concept map. */
+const OBSERVATION_STATUS: Record<string, ObservationStatus> = {
+  F: 'final',
+  U: 'final',
+  V: 'final',
+  P: 'preliminary',
+  R: 'preliminary',
+  S: 'preliminary',
+  C: 'corrected',
+  A: 'amended',
+  B: 'amended',
+  W: 'entered-in-error',
+  D: 'entered-in-error',
+  X: 'cancelled',
+  N: 'cancelled',
+  I: 'registered',
+  O: 'registered',
+};
+
+function hasText(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+function senderOf(lab: LabResultRecord): string {
+  return fhirString(lab.senderId) ?? 'unknown';
+}
+
+/** A URI naming one of a sender's identifier or code systems: `urn:interop:sender:<sender>:<what>`. */
+export function senderSystem(sender: string, what: string): string {
+  return `urn:interop:sender:${encodeURIComponent(sender)}:${what}`;
+}
+
+/**
+ * Identifier system of a lab's accession numbers: one URN per sender and accession namespace
+ * (OBR-3.2), so that two labs' identical accession numbers never collide:
+ * `urn:interop:sender:<sender>:accession[:<namespace>]`.
+ */
+export function accessionSystem(lab: LabResultRecord): string {
+  const namespace = fhirString(lab.order?.accessionNamespace);
+  return senderSystem(senderOf(lab), `accession${namespace ? `:${encodeURIComponent(namespace)}` : ''}`);
+}
+
+/** Identifier system of a placer order number (OBR-2) in its namespace, as the sender named it. */
+export function placerSystem(lab: LabResultRecord, namespace: string | undefined): string {
+  const ns = fhirString(namespace);
+  return senderSystem(senderOf(lab), `placer${ns ? `:${encodeURIComponent(ns)}` : ''}`);
+}
+
+/**
+ * The FHIR system of a coding system a lab named (table 0396): LN, SCT, UCUM... their URIs
+ * (terminology.ts); local codes (`L`, `99zzz`, and names without a URI) a system of the sender:
+ * `urn:interop:sender:<sender>:code:<name>`.
+ */
+export function labCodeSystem(lab: LabResultRecord, name: string | undefined): string {
+  const known = systemUri(fhirString(name)?.trim());
+  return known ?? senderSystem(senderOf(lab), `code:${encodeURIComponent(fhirString(name)?.trim() || 'L')}`);
+}
+
+function labCoding(lab: LabResultRecord, code: string | undefined, display: string | undefined, system: string | undefined): Coding | undefined {
+  const c = fhirCode(code);
+  if (c === undefined) return undefined;
+  return { system: labCodeSystem(lab, system), code: c, ...present('display', fhirString(display)) };
+}
+
+/**
+ * A FHIR dateTime of a time as the sender wrote it, precision kept: `2024`, `2024-11`, `2024-11-07`
+ * as they are; a time gets its seconds (FHIR needs them once there are hours and minutes) and keeps
+ * its offset (`Z` or `±hh:mm`); a time without an offset (FHIR needs one) is its date.
+ */
+export function fhirDateTime(value: string | undefined): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = /^(\d{4}(?:-\d{2}(?:-\d{2})?)?)(?:T(\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(value.trim());
+  if (!match) return undefined;
+  const [, date, time, seconds, zone] = match;
+  if (time === undefined) return date;
+  if (zone === undefined) return date!.length === 10 ? date : undefined;
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  return `${date}T${time}${seconds ?? ':00'}${offset}`;
+}
+
+function quantity(value: string, test: LabTestSummary, comparator?: Quantity['comparator']): Quantity | undefined {
+  const number = Number(value);
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(value.trim()) || !Number.isFinite(number)) return undefined;
+  const unit = fhirString(test.units) ?? fhirString(test.unitsCode);
+  const ucum = fhirCode(test.unitsCode);
+  const decimals = /\.(\d+)$/.exec(value.trim())?.[1]?.length ?? 0;
+  // a value whose JSON number prints differently (`6.90`, `007`) keeps its written precision
+  const precision: Extension[] = String(number) === value.trim() ? [] : [{ url: QUANTITY_PRECISION, valueInteger: decimals }];
+  return {
+    value: number,
+    ...(precision.length ? { _value: { extension: precision } } : {}),
+    ...present('comparator', comparator),
+    ...present('unit', unit),
+    ...(ucum ? { system: Systems.ucum, code: ucum } : {}),
+  } as Quantity;
+}
+
+type ObservationValue = Pick<Observation, 'valueQuantity' | 'valueCodeableConcept' | 'valueString' | 'valueRange' | 'valueRatio'>;
+
+const SN_COMPARATORS: Record<string, Quantity['comparator'] | null> = { '<': '<', '<=': '<=', '>=': '>=', '>': '>', '=': null };
+/** As the HL7 exports read a value's text (lib/hl7/observations.ts): a comparator and a number, a ratio. */
+const COMPARATOR_TEXT = /^\s*(<=|>=|<|>|=)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*$/;
+const RATIO_TEXT = /^\s*(\d+(?:\.\d*)?)\s*([:/])\s*(\d+(?:\.\d*)?)\s*$/;
+
+/** The typed value of a test (see the table at the top), or the value inferred from its text as before. */
+function testValue(lab: LabResultRecord, test: LabTestSummary): ObservationValue {
+  const valueType = typeof test.valueType === 'string' ? test.valueType.trim().toUpperCase() : '';
+  if (valueType === 'NM' && hasText(test.numericValue)) {
+    const q = quantity(test.numericValue, test);
+    if (q) return { valueQuantity: q };
+  }
+  if (valueType === 'SN' && test.structuredNumeric) {
+    const sn = test.structuredNumeric;
+    const separator = fhirString(sn.separator)?.trim();
+    if (!separator && hasText(sn.value1)) {
+      const comparator = SN_COMPARATORS[fhirString(sn.comparator)?.trim() ?? '='];
+      const q = comparator === undefined ? undefined : quantity(sn.value1, test, comparator ?? undefined);
+      if (q) return { valueQuantity: q };
+    }
+    if (separator === '-' && hasText(sn.value1) && hasText(sn.value2)) {
+      const low = quantity(sn.value1, test);
+      const high = quantity(sn.value2, test);
+      if (low && high) return { valueRange: { low, high } };
+    }
+    if ((separator === ':' || separator === '/') && hasText(sn.value1) && hasText(sn.value2)) {
+      const numerator = quantity(sn.value1, { testName: '', result: '' });
+      const denominator = quantity(sn.value2, { testName: '', result: '' });
+      if (numerator && denominator) return { valueRatio: { numerator, denominator } };
+    }
+  }
+  if ((valueType === 'CWE' || valueType === 'CE') && test.codedValue) {
+    const coding = labCoding(lab, test.codedValue.code, test.codedValue.display, test.codedValue.system);
+    const text = fhirString(test.codedValue.display);
+    if (coding || text) return { valueCodeableConcept: { ...nonEmpty('coding', coding ? [coding] : []), ...present('text', text) } };
+  }
+  if ((valueType === 'TX' || valueType === 'FT') && Array.isArray(test.textLines)) {
+    const text = fhirString(test.textLines.join('\n'));
+    if (text) return { valueString: text };
+  }
   const numeric = numericValue(test.result);
   const unit = fhirString(test.units);
-  const range = fhirString(test.referenceRange);
+  const ucum = fhirCode(test.unitsCode);
+  if (numeric !== undefined) return { valueQuantity: { value: numeric, ...present('unit', unit), ...(ucum ? { system: Systems.ucum, code: ucum } : {}) } };
+  // the text forms the HL7 exports write as SN (`<40`, `>= 5`, `1:40`), typed the same way here
+  const comparator = typeof test.result === 'string' ? COMPARATOR_TEXT.exec(test.result) : null;
+  const mapped = comparator ? SN_COMPARATORS[comparator[1]!] : undefined;
+  const compared = comparator && mapped !== undefined ? quantity(comparator[2]!, test, mapped ?? undefined) : undefined;
+  if (compared) return { valueQuantity: compared };
+  const ratio = typeof test.result === 'string' ? RATIO_TEXT.exec(test.result) : null;
+  const numerator = ratio ? quantity(ratio[1]!, { testName: '', result: '' }) : undefined;
+  const denominator = ratio ? quantity(ratio[3]!, { testName: '', result: '' }) : undefined;
+  if (numerator && denominator) return { valueRatio: { numerator, denominator } };
+  return present('valueString', fhirString(test.result));
+}
+
+function interpretation(test: LabTestSummary): CodeableConcept[] {
+  const flags = Array.isArray(test.abnormalFlags) ? test.abnormalFlags : [];
+  return flags
+    .map((flag) => fhirCode(flag))
+    .filter((flag): flag is string => flag !== undefined)
+    .map((flag) => {
+      const display = Object.prototype.hasOwnProperty.call(INTERPRETATION_DISPLAY, flag) ? INTERPRETATION_DISPLAY[flag] : undefined;
+      return { coding: [{ system: INTERPRETATION_SYSTEM, code: flag, ...present('display', display) }], ...present('text', display) };
+    });
+}
+
+function referenceRange(test: LabTestSummary): ObservationReferenceRange[] {
+  const text = fhirString(test.referenceRange);
+  if (text === undefined) return [];
+  const bounds = /^\s*([+-]?\d+(?:\.\d+)?)\s*-\s*([+-]?\d+(?:\.\d+)?)\s*$/.exec(text);
+  const low = bounds ? quantity(bounds[1]!, test) : undefined;
+  const high = bounds ? quantity(bounds[2]!, test) : undefined;
+  return [{ ...(low && high ? { low, high } : {}), text }];
+}
+
+/** A comment row of an older record: a test without a code whose name says it is a comment or a note (as the HL7 exports read it). */
+const COMMENT_TEST_NAME = /\b(?:comments?|notes?|remarks?)\s*$/i;
+const NUMERIC_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+export function isLabCommentRow(test: LabTestSummary): boolean {
+  return !hasText(test.code) && typeof test.testName === 'string' && COMMENT_TEST_NAME.test(test.testName) && !NUMERIC_TEXT.test(test.result);
+}
+
+function notes(comments: readonly unknown[] | undefined): Array<{ text: string }> {
+  return (Array.isArray(comments) ? comments : [])
+    .map((comment) => fhirString(typeof comment === 'string' ? comment : undefined))
+    .filter((text): text is string => text !== undefined)
+    .map((text) => ({ text }));
+}
+
+const SPECIMEN_ID = 'specimen';
+const ORDER_ID = 'order';
+
+function specimenResource(patientId: string, lab: LabResultRecord, order: LabOrder): Specimen | undefined {
+  const specimen = order.specimen;
+  if (!specimen) return undefined;
+  const type = specimen.type ? labCoding(lab, specimen.type.code, specimen.type.display, specimen.type.system) : undefined;
+  const collected = fhirDateTime(specimen.collectedAt) ?? fhirDateTime(order.collectedAt);
+  const id = fhirString(specimen.id?.id);
+  if (!type && !collected && !id) return undefined;
+  return {
+    resourceType: 'Specimen',
+    id: SPECIMEN_ID,
+    ...(id
+      ? {
+          identifier: [
+            { system: senderSystem(senderOf(lab), `specimen${specimen.id?.namespace ? `:${encodeURIComponent(specimen.id.namespace)}` : ''}`), value: id },
+          ],
+        }
+      : {}),
+    ...(type ? { type: { coding: [type], ...present('text', fhirString(specimen.type?.display)) } } : {}),
+    subject: patientReference(patientId),
+    ...(collected ? { collection: { collectedDateTime: collected } } : {}),
+  };
+}
+
+function placerIdentifier(lab: LabResultRecord): Identifier | undefined {
+  const placer = lab.order?.placerOrderNumber;
+  const value = fhirString(placer?.id);
+  if (!value) return undefined;
+  return {
+    type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] },
+    system: placerSystem(lab, placer?.namespace),
+    value,
+  };
+}
+
+function reportCode(lab: LabResultRecord): CodeableConcept {
+  const service = lab.order?.universalService;
+  const coding = service ? labCoding(lab, service.code, service.display, service.system) : undefined;
+  if (coding) return { coding: [coding], ...present('text', fhirString(service?.display)) };
+  return { coding: [{ system: CHART_LOCAL_CODE_SYSTEM, code: 'LAB', display: 'Laboratory result' }], text: 'Laboratory result' };
+}
+
+/** OBR-25 (table 0123) -> ServiceRequest.status: results final or corrected -> completed, cancelled -> revoked, else active. */
+function orderStatus(lab: LabResultRecord): ServiceRequest['status'] {
+  switch (fhirCode(lab.order?.orderStatus)?.toUpperCase()) {
+    case 'F':
+    case 'C':
+      return 'completed';
+    case 'X':
+      return 'revoked';
+    case undefined:
+      return lab.status === 'cancelled' ? 'revoked' : lab.status === 'preliminary' ? 'active' : 'completed';
+    default:
+      return 'active';
+  }
+}
+
+function orderResource(patientId: string, lab: LabResultRecord, comments: Array<{ text: string }>, specimen: Specimen | undefined): ServiceRequest | undefined {
+  const order = lab.order ?? {};
+  const placer = placerIdentifier(lab);
+  // the lab's clinician id is in the sender's system, never the chart's
+  const provider = order.orderingProvider ? clinicianReference(order.orderingProvider) : undefined;
+  const requester = provider?.identifier ? { ...provider, identifier: { ...provider.identifier, system: senderSystem(senderOf(lab), 'clinician') } } : provider;
+  if (!placer && !requester && !order.universalService && comments.length === 0) return undefined;
+  return {
+    resourceType: 'ServiceRequest',
+    id: ORDER_ID,
+    ...nonEmpty('identifier', placer ? [placer] : []),
+    status: orderStatus(lab),
+    intent: 'order',
+    category: [{ coding: [{ system: 'http://snomed.info/sct', code: '108252007', display: 'Laboratory procedure' }] }],
+    code: reportCode(lab),
+    subject: patientReference(patientId),
+    ...(requester ? { requester } : {}),
+    ...(specimen ? { specimen: [{ reference: `#${SPECIMEN_ID}` }] } : {}),
+    ...nonEmpty('note', comments),
+  };
+}
+
+function testObservation(
+  patientId: string,
+  lab: LabResultRecord,
+  test: LabTestSummary,
+  index: number,
+  defaults: { effective: string | undefined; specimen: boolean },
+): Observation {
+  const status = OBSERVATION_STATUS[fhirCode(test.observationStatus)?.toUpperCase() ?? ''] ?? lab.status;
+  const alternate = test.alternateCode ? labCoding(lab, test.alternateCode.code, test.alternateCode.display, test.alternateCode.system) : undefined;
+  const primary = labCoding(lab, test.code, test.testName, test.codeSystem);
+  const codings = [primary, alternate].filter((c): c is Coding => c !== undefined);
+  const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
+  const performer = fhirString(test.performingOrganization) ?? fhirString(lab.senderId);
+  const value: ObservationValue = status === 'cancelled' ? {} : testValue(lab, test);
+  const hasValue = Object.keys(value).length > 0;
   return {
     resourceType: 'Observation',
     id: `result-${index + 1}`,
-    status: lab.status,
+    status,
     category: [{ coding: [{ system: Systems.observationCategory, code: 'laboratory', display: 'Laboratory' }] }],
-    code: { text: fhirString(test.testName) ?? 'Unnamed test' },
+    code: { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
+    ...present('effectiveDateTime', effective),
     issued: lab.resultedAt,
-    ...(numeric !== undefined ? { valueQuantity: { value: numeric, ...present('unit', unit) } } : present('valueString', fhirString(test.result))),
-    ...nonEmpty('referenceRange', range === undefined ? [] : [{ text: range }]),
+    ...(performer ? { performer: [{ display: performer }] } : {}),
+    ...value,
+    ...(hasValue ? {} : { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: status === 'cancelled' ? 'not-performed' : 'unknown' }] } }),
+    ...nonEmpty('interpretation', interpretation(test)),
+    ...nonEmpty('note', notes(test.comments)),
+    ...(defaults.specimen ? { specimen: { reference: `#${SPECIMEN_ID}` } } : {}),
+    ...nonEmpty('referenceRange', referenceRange(test)),
   };
 }
 
 export function labDiagnosticReport(patientId: string, lab: LabResultRecord): DiagnosticReport {
-  const observations = lab.results.map((test, i) => testObservation(patientId, lab, test, i));
+  const order = lab.order ?? {};
+  const specimen = specimenResource(patientId, lab, order);
+  const collectedAt = fhirDateTime(order.collectedAt) ?? fhirDateTime(order.specimen?.collectedAt);
+  const effective = collectedAt ?? fhirDateTime(lab.resultedAt);
+  const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
+  const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
+  const observations = lab.results
+    .filter((test) => !isLabCommentRow(test))
+    .map((test, i) => testObservation(patientId, lab, test, i, { effective, specimen: specimen !== undefined }));
+  const serviceRequest = orderResource(patientId, lab, orderComments, specimen);
+  const contained: Array<Observation | ServiceRequest | Specimen> = [
+    ...observations,
+    ...(serviceRequest ? [serviceRequest] : []),
+    ...(specimen ? [specimen] : []),
+  ];
+  const placer = placerIdentifier(lab);
+  const accession = fhirString(lab.accessionNumber);
+  const performer: Array<Reference<Organization>> = fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
   return {
     resourceType: 'DiagnosticReport',
     id: logicalId(patientId, lab.resultId),
-    ...(observations.length ? { contained: observations } : {}),
+    ...nonEmpty('contained', contained),
     identifier: [
-      { type: { coding: [{ system: Systems.v2IdentifierType, code: 'ACSN', display: 'Accession ID' }] }, ...present('value', fhirString(lab.accessionNumber)) },
+      {
+        type: { coding: [{ system: Systems.v2IdentifierType, code: 'ACSN', display: 'Accession ID' }] },
+        system: accessionSystem(lab),
+        ...present('value', accession),
+      },
+      ...(placer ? [placer] : []),
     ],
+    ...(serviceRequest ? { basedOn: [{ reference: `#${ORDER_ID}` }] } : {}),
     status: lab.status,
     category: [{ coding: [{ system: Systems.v2DiagnosticService, code: 'LAB', display: 'Laboratory' }] }],
-    code: { coding: [{ code: 'LAB', display: 'Laboratory result' }], text: 'Laboratory result' },
+    code: reportCode(lab),
     subject: patientReference(patientId),
+    ...present('effectiveDateTime', effective),
     issued: lab.resultedAt,
     // provenance: the sending lab as the performing organization (by name: it is a partner's sender id, not a resource here)
-    ...(fhirString(lab.senderId) !== undefined ? { performer: [{ display: fhirString(lab.senderId)! }] } : {}),
-    ...(observations.length ? { result: observations.map((o) => ({ reference: `#${o.id}` })) } : {}),
+    ...nonEmpty('performer', performer),
+    ...(specimen ? { specimen: [{ reference: `#${SPECIMEN_ID}` }] } : {}),
+    ...nonEmpty(
+      'result',
+      observations.map((o) => ({ reference: `#${o.id}` })),
+    ),
     ...(lab.truncated ? { conclusion: 'Some long values or results were left out of this summary.' } : {}),
   };
 }

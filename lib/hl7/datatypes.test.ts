@@ -10,6 +10,7 @@ import {
   nmFromNumber,
   plFromLocation,
   tsFromDateTime,
+  tsFromPartialDateTime,
   xadFromAddress,
   xcnFromClinician,
   xpnFromPersonName,
@@ -166,5 +167,23 @@ describe('NM', () => {
   test('isNumericText', () => {
     expect(['1', '+1', '-1.5', '.5', '5.'].every(isNumericText)).toBe(true);
     expect(['', ' 1', '1e3', '1,5', '--1', 'abc', '<5'].some(isNumericText)).toBe(false);
+  });
+});
+
+describe('tsFromPartialDateTime (issue 27: precision and the sender offset kept)', () => {
+  test.each([
+    ['2024', '2024'],
+    ['2024-11', '202411'],
+    ['2024-11-07', '20241107'],
+    ['2024-11-07T08:30-06:00', '202411070830-0600'],
+    ['2024-11-07T08:30:15Z', '20241107083015+0000'],
+    ['2024-11-07T08:30:15.123456+0530', '20241107083015.1234+0530'],
+    ['2024-11-07T08:30', '202411070830'],
+  ])('%s -> %s', (input, expected) => {
+    expect(tsFromPartialDateTime(input)).toBe(expected);
+  });
+
+  test.each(['2024-13', '2024-02-30', '2024-11-07T24:00Z', '20241107', '2024-11-07 08:30', ''])('%s is refused', (input) => {
+    expect(() => tsFromPartialDateTime(input, 'order.collectedAt')).toThrow(Hl7EncodingError);
   });
 });

@@ -128,6 +128,18 @@ export function ceFromCodedValue(coded: CodedValue): Components {
   return [escapeText(coded.code), escapeText(coded.display), escapeText(codingSystemName(coded.system))];
 }
 
+/**
+ * CE with its alternate triplet: CODE^TEXT^SYSTEM^ALT CODE^ALT TEXT^ALT SYSTEM (CE-4..6, e.g. the lab's
+ * local code beside a LOINC code). Without an alternate, exactly {@link ceFromCodedValue}.
+ */
+export function ceWithAlternate(coded: CodedValue, alternate: CodedValue | undefined): Components {
+  const primary = ceFromCodedValue(coded);
+  if (!alternate || typeof alternate.code !== 'string' || (alternate.code.trim() === '' && !alternate.display)) {
+    return primary;
+  }
+  return [...primary, escapeText(alternate.code), escapeText(alternate.display), escapeText(codingSystemName(alternate.system))];
+}
+
 /** CE carrying only text (CE-2), for a value with no code, e.g. an admit reason. */
 export function ceFromText(text: string): Components {
   return [escapeText(''), escapeText(text)];
@@ -328,4 +340,45 @@ export function nmFromNumber(value: number): EscapedText | undefined {
   }
   const text = String(value);
   return isNumericText(text) ? escapeText(text) : undefined;
+}
+
+// --- Times with their precision (issue 27) ---------------------------------------------------------------
+
+/**
+ * A PartialDateTime (lib/chart/types.ts): `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, or a date and `THH:mm[:ss[.f]]` with an
+ * optional zone (`Z`, `±HH:MM`, `±HHMM`). Capture groups: year, month, day, hour, minute, second,
+ * fraction, zone.
+ */
+const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?)?)?$/i;
+
+/**
+ * TS (DTM) of a time as the sender wrote it, keeping its precision and its zone (issue 27): `2024`
+ * -> `2024`, `2024-11-07` -> `20241107` (a date stays a date), `2024-11-07T08:30-06:00` ->
+ * `202411070830-0600` (minutes stay minutes, the sender's offset kept), seconds with up to four
+ * fraction digits (DTM allows four), `Z` -> `+0000`; a time without a zone is written without one
+ * (the sender's local time, as DTM reads it). Throws {@link Hl7EncodingError} for anything else.
+ */
+export function tsFromPartialDateTime(value: string, inputPath = 'dateTime'): EscapedText {
+  const match = typeof value === 'string' ? PARTIAL_DATE_TIME.exec(value) : null;
+  if (!match) {
+    throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date or date-time');
+  }
+  const [, year, month, day, hour, minute, second, fraction, zone] = match;
+  if (Number(year) < 1 || (month !== undefined && (Number(month) < 1 || Number(month) > 12))) {
+    throw new Hl7EncodingError(inputPath, 'is not a valid date or date-time');
+  }
+  if (day !== undefined && !isCalendarDate(Number(year), Number(month), Number(day))) {
+    throw new Hl7EncodingError(inputPath, 'is not a valid date or date-time');
+  }
+  if ((hour !== undefined && Number(hour) > 23) || (minute !== undefined && Number(minute) > 59) || (second !== undefined && Number(second) > 59)) {
+    throw new Hl7EncodingError(inputPath, 'is not a valid date or date-time');
+  }
+  let text = `${year}${month ?? ''}${day ?? ''}${hour ?? ''}${minute ?? ''}${second ?? ''}`;
+  if (fraction !== undefined) {
+    text += `.${fraction.slice(0, 4)}`;
+  }
+  if (zone !== undefined) {
+    text += zone.toUpperCase() === 'Z' ? UTC_OFFSET : zone.replace(':', '');
+  }
+  return escapeText(text);
 }

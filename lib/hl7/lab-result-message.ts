@@ -14,9 +14,11 @@ import { patientIdentificationSegment, requireFirstComponent } from './segments'
  *   PID  the chart patient, all demographics, when the result's patient is matched; otherwise
  *        PID-1 1, PID-3 the lab's patient id `ID^^^SENDER^PI` (assigned by the sending lab),
  *        PID-5 `^^^^^^U` (name unknown: PID-5 is required)
- *   OBR + OBX  the result as the patient summary writes it (labResultObservationGroup: OBR-2 result id,
- *        OBR-3 accession, OBR-25 / OBX-11 from the status, one OBX per test)
- *   then one OBX per report, continuing the OBX-1 numbering, OBX-3 `REPORT^<report name>^L`, OBX-4 the
+ *   OBR [NTE] {OBX [NTE]} [SPM]  the result as the patient summary writes it (labResultObservationGroup:
+ *        OBR-2 the lab's placer number or the result id, OBR-3 accession with the lab's namespace, OBR-4
+ *        the universal service, OBR-7 collection time, OBR-22 resulted time, OBR-25 / OBX-11 as sent or
+ *        from the status, one OBX per test with its typed value, UCUM units, flags, NTE comments; SPM)
+ *   then (before the SPM) one OBX per report, continuing the OBX-1 numbering, OBX-3 `REPORT^<report name>^L`, OBX-4 the
  *   report's 1-based position, OBX-11 as the tests':
  *   - base64 reports as ED: `^<type of data>^<subtype>^Base64^<data>`; type of data (table 0191)
  *     IM for image/*, AU for audio/*, TEXT for text/*, else AP; subtype the MIME subtype in capitals
@@ -102,11 +104,17 @@ export function encodeLabResultMessage(input: LabResultMessageInput): string {
     patient ? patientIdentificationSegment(patient, input.patientScope ?? 'full') : unmatchedPatientSegment(input.labPatient!),
   );
   const group = orderObservationSegments([labResultObservationGroup(result, input.inputPath ?? 'result')], namespacesOf(header));
-  message.addAll(group);
-  // reports continue the OBX numbering of the group (comment rows are NTE, not OBX)
-  const observations = group.filter((segment) => segment.name === 'OBX').length;
+  // reports continue the OBX numbering of the group (comment rows are NTE, not OBX), in its OBSERVATION
+  // groups: before the SPECIMEN group (SPM), whose OBX would describe the specimen
+  const specimenAt = group.findIndex((segment) => segment.name === 'SPM');
+  const observationSegments = specimenAt < 0 ? group : group.slice(0, specimenAt);
+  const observations = observationSegments.filter((segment) => segment.name === 'OBX').length;
+  message.addAll(observationSegments);
   (input.reports ?? []).forEach((report, index) => {
     message.add(reportSegment(report, index, observations + index + 1, status));
   });
+  if (specimenAt >= 0) {
+    message.addAll(group.slice(specimenAt));
+  }
   return encodeMessage(message, header);
 }

@@ -1,7 +1,27 @@
-import type { Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, LabResultSummary, LabTestSummary, Note } from '../chart/types';
+import type {
+  Assessment,
+  AssessmentItem,
+  Clinician,
+  CodedValue,
+  Encounter,
+  EncounterOrder,
+  LabResultSummary,
+  LabSpecimen,
+  LabTestSummary,
+  Note,
+} from '../chart/types';
 
 export type { LabResultSummary, LabTestSummary } from '../chart/types';
-import { ceFromCodedValue, eiFromIdentifier, isNumericText, nmFromNumber, tsFromDateTime, xcnFromClinician } from './datatypes';
+import {
+  ceFromCodedValue,
+  ceWithAlternate,
+  eiFromIdentifier,
+  isNumericText,
+  nmFromNumber,
+  tsFromDateTime,
+  tsFromPartialDateTime,
+  xcnFromClinician,
+} from './datatypes';
 import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, hasLineBreak } from './escape';
 import { Hl7EncodingError } from './errors';
 import { type IdentifierNamespaces, IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
@@ -10,9 +30,11 @@ import { type CommonOrder, commonOrderSegment, patientClassCodedValue, requireCo
 import {
   ORDER_CONTROL_RESULTS,
   ORDER_CONTROL_STATUS_CHANGED,
+  observationResultStatus,
   type ObservationResultStatus,
   type ObservationValueType,
   orderStatusCode,
+  resultStatus,
   type ResultStatus,
 } from './tables';
 
@@ -112,20 +134,37 @@ export function clinicianObservationValue(clinician: Clinician, namespaces: Iden
   return { valueType: 'XCN', value: xcnFromClinician(clinician, namespaces.clinician) };
 }
 
+/**
+ * A time as the sender wrote it (lib/chart/types.ts PartialDateTime): written by
+ * {@link tsFromPartialDateTime}, keeping its precision and zone, instead of in UTC to the second.
+ */
+export interface TimeAsSent {
+  asSent: string;
+}
+
+/** A time of a segment: an instant (written in UTC, {@link tsFromDateTime}) or a time as the sender wrote it. */
+export type SegmentTime = string | Date | TimeAsSent;
+
 /** One OBX. */
 export interface Observation extends ObservationValue {
   /** OBX-3 */
   identifier: CodedValue;
+  /** OBX-3.4-6, the alternate code */
+  alternateIdentifier?: CodedValue;
   /** OBX-4; assigned automatically when the same OBX-3 occurs more than once in a group */
   subId?: string;
-  /** OBX-6, as the CE identifier */
+  /** OBX-6, as the CE identifier (or as the CE text when `unitsCode` is given) */
   units?: string;
+  /** OBX-6.1 the UCUM code (OBX-6.3 `UCUM`) */
+  unitsCode?: string;
   /** OBX-7 */
   referenceRange?: string;
+  /** OBX-8, one repetition per flag (table 0078) */
+  abnormalFlags?: string[];
   /** OBX-11 (table 0085) */
   resultStatus: ObservationResultStatus;
   /** OBX-14 */
-  observedAt?: string;
+  observedAt?: SegmentTime;
   /** OBX-16 */
   responsibleObserver?: Clinician;
   /** OBX-23 XON-1: the organization whose result it is (the lab's sender id: provenance) */
@@ -139,7 +178,16 @@ export interface Observation extends ObservationValue {
 /** The optional parts of an {@link Observation}. */
 export type ObservationDetails = Pick<
   Observation,
-  'subId' | 'units' | 'referenceRange' | 'observedAt' | 'responsibleObserver' | 'performingOrganization' | 'comments'
+  | 'alternateIdentifier'
+  | 'subId'
+  | 'units'
+  | 'unitsCode'
+  | 'referenceRange'
+  | 'abnormalFlags'
+  | 'observedAt'
+  | 'responsibleObserver'
+  | 'performingOrganization'
+  | 'comments'
 >;
 
 /**
@@ -156,11 +204,14 @@ export function makeObservation(
 ): Observation {
   return {
     identifier,
+    alternateIdentifier: details.alternateIdentifier,
     valueType,
     value,
     subId: details.subId,
     units: details.units,
+    unitsCode: details.unitsCode,
     referenceRange: details.referenceRange,
+    abnormalFlags: details.abnormalFlags,
     resultStatus,
     observedAt: details.observedAt,
     responsibleObserver: details.responsibleObserver,
@@ -170,32 +221,43 @@ export function makeObservation(
   };
 }
 
+/** HD-1 namespace id length (IS, 20 characters). */
+const HD_NAMESPACE_LENGTH = 20;
+
+/** Table 0396 name of UCUM (OBX-6.3 when OBX-6.1 is a UCUM code). */
+const UCUM = 'UCUM';
+
 /** XON-1 (organization name) length in v2.5.1. */
 const XON_NAME_LENGTH = 50;
 
 /** One OBR. OBR-7 and OBR-25 are required: a receiver of results files a group by them. */
 export interface ObservationRequest {
-  /** OBR-2 (EI-1 short form, EI-2 the entity namespace) */
+  /** OBR-2 (EI-1 short form, EI-2 the entity namespace, or `placerNamespace` when given: the sender's) */
   placerOrderNumber?: string;
+  placerNamespace?: string;
   /** OBR-3 (as OBR-2); `fillerOrderNumberLength` overrides the EI-1 length (the note's document number) */
   fillerOrderNumber?: string;
   fillerOrderNumberLength?: number;
+  fillerNamespace?: string;
   /** OBR-4 (required) */
   serviceIdentifier: CodedValue;
   /** OBR-6 */
   requestedAt?: string;
   /** OBR-7 (required in result messages) */
-  observedAt: string | Date;
+  observedAt: SegmentTime;
   /** OBR-8 */
   observationEndAt?: string;
-  /** OBR-16 */
+  /** OBR-16; XCN-9 `orderingProviderAuthority` when given (a lab's clinician: the sender), else the clinician namespace */
   orderingProvider?: Clinician;
+  orderingProviderAuthority?: string;
   /** OBR-22 */
   statusChangedAt?: string;
   /** OBR-25 (table 0123, required in result messages) */
   resultStatus: ResultStatus;
   /** NTE segments after the OBR (NTE-2 `L`, NTE-3 the text as FT) */
   comments?: string[];
+  /** the SPECIMEN group (SPM) after the group's observations */
+  specimen?: LabSpecimen;
   inputPath: string;
 }
 
@@ -251,6 +313,10 @@ export class ObservationGroup {
       segments.push(observationSegment(observation, index + 1, subIds[index], namespaces));
       segments.push(...noteSegments(observation.comments));
     });
+    const specimen = this.request.specimen && specimenSegment(this.request.specimen, `${this.request.inputPath}.order.specimen`);
+    if (specimen) {
+      segments.push(specimen);
+    }
     return segments;
   }
 
@@ -259,28 +325,57 @@ export class ObservationGroup {
     const obr = new Segment('OBR')
       .set(1, escapeText(String(setId)))
       .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'))
-      .set(7, tsFromDateTime(request.observedAt, request.inputPath))
+      .set(7, segmentTime(request.observedAt, request.inputPath))
       .set(25, escapeText(request.resultStatus));
     if (request.placerOrderNumber !== undefined) {
-      obr.set(2, eiFromIdentifier(request.placerOrderNumber, namespaces.entity));
+      obr.set(2, eiFromIdentifier(request.placerOrderNumber, request.placerNamespace || namespaces.entity));
     }
     if (request.fillerOrderNumber !== undefined) {
-      obr.set(3, eiFromIdentifier(request.fillerOrderNumber, namespaces.entity, request.fillerOrderNumberLength));
+      obr.set(3, eiFromIdentifier(request.fillerOrderNumber, request.fillerNamespace || namespaces.entity, request.fillerOrderNumberLength));
     }
     setTime(obr, 6, request.requestedAt, request.inputPath);
     setTime(obr, 8, request.observationEndAt, request.inputPath);
     if (request.orderingProvider) {
-      obr.set(16, xcnFromClinician(request.orderingProvider, namespaces.clinician));
+      obr.set(16, xcnFromClinician(request.orderingProvider, request.orderingProviderAuthority || namespaces.clinician));
     }
     setTime(obr, 22, request.statusChangedAt, request.inputPath);
     return obr;
   }
 }
 
-function setTime(segment: Segment, field: number, value: string | undefined, inputPath: string): void {
+function isTimeAsSent(value: SegmentTime): value is TimeAsSent {
+  return typeof value === 'object' && value !== null && 'asSent' in value;
+}
+
+function segmentTime(value: SegmentTime, inputPath: string): EscapedText {
+  return isTimeAsSent(value) ? tsFromPartialDateTime(value.asSent, inputPath) : tsFromDateTime(value, inputPath);
+}
+
+function setTime(segment: Segment, field: number, value: SegmentTime | undefined, inputPath: string): void {
   if (value !== undefined) {
-    segment.set(field, tsFromDateTime(value, inputPath));
+    segment.set(field, segmentTime(value, inputPath));
   }
+}
+
+/**
+ * SPM of a lab order's specimen (the ORU_R01 SPECIMEN group, after the group's OBX): SPM-1 `1`, SPM-2
+ * the specimen id as the filler's EI (`^ID&NAMESPACE`), SPM-4 the specimen type (CWE, required),
+ * SPM-17 the collection time (DR-1, precision kept). `undefined` when the type is not known (SPM-4 is
+ * required; the collection time is OBR-7 then).
+ */
+function specimenSegment(specimen: LabSpecimen, inputPath: string): Segment | undefined {
+  const type = specimen.type;
+  if (!type || typeof type.code !== 'string' || (type.code.trim() === '' && !type.display)) {
+    return undefined;
+  }
+  const spm = new Segment('SPM').set(1, escapeText('1')).set(4, ceFromCodedValue(type));
+  if (specimen.id && typeof specimen.id.id === 'string' && specimen.id.id.trim() !== '') {
+    spm.set(2, [escapeText(''), [escapeText(specimen.id.id), escapeText(specimen.id.namespace)]]);
+  }
+  if (specimen.collectedAt) {
+    spm.set(17, [segmentTime({ asSent: specimen.collectedAt }, `${inputPath}.collectedAt`)]);
+  }
+  return spm;
 }
 
 /**
@@ -335,7 +430,7 @@ function observationSegment(observation: Observation, setId: number, subId: stri
   const obx = new Segment('OBX')
     .set(1, escapeText(String(setId)))
     .set(2, escapeText(observation.valueType))
-    .set(3, requireComponents(ceFromCodedValue(observation.identifier), observation.inputPath, '.code'))
+    .set(3, requireComponents(ceWithAlternate(observation.identifier, observation.alternateIdentifier), observation.inputPath, '.code'))
     .set(4, escapeText(subId))
     .set(11, escapeText(observation.resultStatus));
   const { value } = observation;
@@ -344,11 +439,19 @@ function observationSegment(observation: Observation, setId: number, subId: stri
   } else {
     obx.set(5, value);
   }
-  if (observation.units) {
+  if (observation.unitsCode) {
+    obx.set(6, [escapeText(observation.unitsCode), escapeText(observation.units || observation.unitsCode), escapeText(UCUM)]);
+  } else if (observation.units) {
     obx.set(6, [escapeText(observation.units)]);
   }
   if (observation.referenceRange) {
     obx.set(7, escapeText(observation.referenceRange));
+  }
+  if (observation.abnormalFlags && observation.abnormalFlags.length > 0) {
+    obx.setRepetitions(
+      8,
+      observation.abnormalFlags.map((flag) => [escapeText(flag)]),
+    );
   }
   setTime(obx, 14, observation.observedAt, observation.inputPath);
   if (observation.responsibleObserver) {
@@ -597,41 +700,139 @@ function isCommentRow(test: LabTestSummary): boolean {
   );
 }
 
+/** True for a string with something other than white space. */
+function hasText(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
 /**
- * A lab result as one group: OBR-2 result id, OBR-3 accession number (both EI short forms with the
- * entity namespace), OBR-4 `LAB^Laboratory result^L`, OBR-7 and OBR-22 resulted at (the lab sends no
- * separate observation time), OBR-25 from the status. Comment rows (a test without a code named
- * "... comment", "... note" or "... remark") become NTE segments after the OBR (`Name: text`). One OBX
- * per other test: OBX-3 {@link labTestIdentifier}, OBX-2/OBX-5 NM, SN, ST or TX
- * ({@link numericObservationValue}), OBX-6 units, OBX-7 reference range, OBX-11 from the status, OBX-14
- * resulted at.
+ * OBX-2 / OBX-5 of a lab test (issue 27): the typed value the lab sent when there is one, else the
+ * value inferred from the text as before ({@link numericObservationValue}). A cancelled observation
+ * (OBX-11 `X`, result cannot be obtained) carries no value.
+ * - NM with `numericValue`: the number as the lab wrote it (precision kept);
+ * - SN with `structuredNumeric`: `comparator^value1^separator^value2`;
+ * - CWE / CE with `codedValue`: written CE (v2.5.1 table 0125 has no CWE) `code^text^system`;
+ * - TX / FT with `textLines`: one repetition per line; ST as text;
+ * - any other value type (DT, TS, ED, RP...): the text inferred as before.
+ */
+export function labTestObservationValue(test: LabTestSummary, status: ObservationResultStatus): ObservationValue {
+  const valueType = typeof test.valueType === 'string' ? test.valueType.trim().toUpperCase() : '';
+  if (status === 'X') {
+    const written: ObservationValueType = valueType === 'CWE' ? 'CE' : ((['NM', 'SN', 'ST', 'TX', 'FT', 'CE'] as const).find((t) => t === valueType) ?? 'ST');
+    return { valueType: written, value: escapeText('') };
+  }
+  switch (valueType) {
+    case 'NM':
+      if (hasText(test.numericValue) && isNumericText(test.numericValue.trim())) {
+        return { valueType: 'NM', value: escapeText(test.numericValue.trim()) };
+      }
+      break;
+    case 'SN': {
+      const sn = test.structuredNumeric;
+      if (sn && (hasText(sn.value1) || hasText(sn.value2))) {
+        return {
+          valueType: 'SN',
+          value: [escapeText(sn.comparator ?? ''), escapeText(sn.value1 ?? ''), escapeText(sn.separator ?? ''), escapeText(sn.value2 ?? '')],
+        };
+      }
+      break;
+    }
+    case 'CWE':
+    case 'CE': {
+      const coded = test.codedValue;
+      if (coded && (hasText(coded.code) || hasText(coded.display))) {
+        return codedObservationValue({ code: coded.code ?? '', display: coded.display, system: coded.system });
+      }
+      break;
+    }
+    case 'TX':
+    case 'FT':
+      if (Array.isArray(test.textLines) && test.textLines.some(hasText)) {
+        const lines = test.textLines.flatMap((line) => escapeTextLines(typeof line === 'string' ? line : ''));
+        return { valueType, value: { lines } };
+      }
+      break;
+    case 'ST':
+      if (hasText(test.result)) {
+        return textObservationValue(test.result);
+      }
+      break;
+    default:
+      break;
+  }
+  return numericObservationValue(test.result);
+}
+
+/** OBX-3.4-6 of a lab test: its alternate code, when the lab sent one. */
+function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
+  const alternate = test.alternateCode;
+  return alternate && (hasText(alternate.code) || hasText(alternate.display))
+    ? { code: alternate.code ?? '', display: alternate.display, system: alternate.system }
+    : undefined;
+}
+
+/**
+ * A lab result as one group. OBR:
+ * - OBR-2 the lab's placer order number with its namespace (`order.placerOrderNumber`), else the result
+ *   id with the entity namespace; OBR-3 the accession number with the lab's namespace
+ *   (`order.accessionNamespace`), else the entity namespace (both EI short forms);
+ * - OBR-4 the universal service (`order.universalService`), else `LAB^Laboratory result^L`;
+ * - OBR-7 the collection time (`order.collectedAt`, else the specimen's, precision kept), else resulted
+ *   at; OBR-22 resulted at; OBR-16 the ordering provider (XCN-9 the sender: the id is the lab's);
+ * - OBR-25 `order.orderStatus` when it is a table 0123 value, else from the status;
+ * - NTE after the OBR: the order's comments, then the comment rows of older records (a test without a
+ *   code named "... comment", "... note" or "... remark", written `Name: text`).
+ * One OBX per other test: OBX-3 {@link labTestIdentifier} with the alternate code in OBX-3.4-6, OBX-2 /
+ * OBX-5 {@link labTestObservationValue}, OBX-6 `unitsCode^units^UCUM` (or the units as sent), OBX-7
+ * reference range, OBX-8 the abnormal flags (one repetition each), OBX-11 `observationStatus` when it is a
+ * table 0085 value, else from the status; OBX-14 observed at (precision kept), else resulted at; OBX-23
+ * the performing organization, else the sender id; NTE after the OBX: the test's comments. SPM after the
+ * observations when the specimen type is known.
  */
 export function labResultObservationGroup(lab: LabResultSummary, inputPath: string): ObservationGroup {
   const status = Object.prototype.hasOwnProperty.call(LAB_STATUS, lab.status) ? LAB_STATUS[lab.status] : undefined;
   if (!status) {
     throw new Hl7EncodingError(`${inputPath}.status`, 'is not a known lab result status');
   }
-  const comments = lab.results.filter(isCommentRow).map((test) => `${test.testName}: ${test.result}`);
+  const order = lab.order ?? {};
+  const commentRows = lab.results.filter(isCommentRow).map((test) => `${test.testName}: ${test.result}`);
+  const orderComments = (Array.isArray(order.comments) ? order.comments : []).filter(hasText);
+  const placer = order.placerOrderNumber && hasText(order.placerOrderNumber.id) ? order.placerOrderNumber : undefined;
+  const service =
+    order.universalService && (hasText(order.universalService.code) || hasText(order.universalService.display)) ? order.universalService : undefined;
+  const collectedAt = hasText(order.collectedAt) ? order.collectedAt : hasText(order.specimen?.collectedAt) ? order.specimen.collectedAt : undefined;
   const group = new ObservationGroup({
-    placerOrderNumber: lab.resultId,
+    placerOrderNumber: placer ? placer.id : lab.resultId,
+    placerNamespace: placer?.namespace,
     fillerOrderNumber: lab.accessionNumber,
-    serviceIdentifier: LOCAL_CODES.labResult,
-    observedAt: lab.resultedAt,
+    fillerNamespace: hasText(order.accessionNamespace) ? order.accessionNamespace : undefined,
+    serviceIdentifier: service ? { code: service.code ?? '', display: service.display, system: service.system } : LOCAL_CODES.labResult,
+    observedAt: collectedAt ? { asSent: collectedAt } : lab.resultedAt,
+    orderingProvider: order.orderingProvider,
+    // the lab's clinician id was assigned in the lab's context, not the chart's clinician namespace (HD-1: 20 characters)
+    orderingProviderAuthority: hasText(lab.senderId) ? lab.senderId.slice(0, HD_NAMESPACE_LENGTH) : undefined,
     statusChangedAt: lab.resultedAt,
-    resultStatus: status.request,
-    comments,
+    resultStatus: resultStatus(order.orderStatus) ?? status.request,
+    comments: [...orderComments, ...commentRows],
+    specimen: order.specimen,
     inputPath,
   });
   lab.results.forEach((result, index) => {
     if (isCommentRow(result)) {
       return;
     }
+    const observationStatus = observationResultStatus(result.observationStatus) ?? status.observation;
+    const path = `${inputPath}.results[${index}]`;
     group.add(
-      makeObservation(labTestIdentifier(result), numericObservationValue(result.result), status.observation, `${inputPath}.results[${index}].testName`, {
+      makeObservation(labTestIdentifier(result), labTestObservationValue(result, observationStatus), observationStatus, `${path}.testName`, {
+        alternateIdentifier: labTestAlternate(result),
         units: result.units,
+        unitsCode: hasText(result.unitsCode) ? result.unitsCode.trim() : undefined,
         referenceRange: result.referenceRange,
-        observedAt: lab.resultedAt,
-        performingOrganization: lab.senderId,
+        abnormalFlags: Array.isArray(result.abnormalFlags) ? result.abnormalFlags.filter(hasText).map((flag) => flag.trim()) : undefined,
+        observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : lab.resultedAt,
+        performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : lab.senderId,
+        comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),
     );
   });

@@ -28,8 +28,35 @@ export type ObservationResultStatus = 'C' | 'D' | 'F' | 'I' | 'N' | 'O' | 'P' | 
 /** Table 0123, result status (OBR-25). */
 export type ResultStatus = 'A' | 'C' | 'F' | 'I' | 'O' | 'P' | 'R' | 'S' | 'X' | 'Y' | 'Z';
 
+/** The values of table 0085 (OBX-11). */
+export const OBSERVATION_RESULT_STATUSES: readonly ObservationResultStatus[] = ['C', 'D', 'F', 'I', 'N', 'O', 'P', 'R', 'S', 'U', 'W', 'X'];
+
+/** The values of table 0123 (OBR-25). */
+export const RESULT_STATUSES: readonly ResultStatus[] = ['A', 'C', 'F', 'I', 'O', 'P', 'R', 'S', 'X', 'Y', 'Z'];
+
+/** Later versions' table 0085 values in their v2.5.1 meaning: A amended, B appended -> C; V verified -> F. */
+const LATER_OBSERVATION_RESULT_STATUSES: Readonly<Record<string, ObservationResultStatus>> = { A: 'C', B: 'C', V: 'F' };
+
+/**
+ * A table 0085 value as sent (trimmed, upper case; the later values A, B, V in their v2.5.1 meaning), or
+ * `undefined` when it is none.
+ */
+export function observationResultStatus(value: string | undefined): ObservationResultStatus | undefined {
+  const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
+  if (Object.prototype.hasOwnProperty.call(LATER_OBSERVATION_RESULT_STATUSES, code)) {
+    return LATER_OBSERVATION_RESULT_STATUSES[code];
+  }
+  return (OBSERVATION_RESULT_STATUSES as readonly string[]).includes(code) ? (code as ObservationResultStatus) : undefined;
+}
+
+/** A table 0123 value as sent (trimmed, upper case), or `undefined` when it is none. */
+export function resultStatus(value: string | undefined): ResultStatus | undefined {
+  const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
+  return (RESULT_STATUSES as readonly string[]).includes(code) ? (code as ResultStatus) : undefined;
+}
+
 /** Table 0125, value type (OBX-2): the v2.5.1 values this library writes. v2.5.1 has CE, not CWE. */
-export type ObservationValueType = 'NM' | 'SN' | 'ST' | 'TX' | 'CE' | 'XCN';
+export type ObservationValueType = 'NM' | 'SN' | 'ST' | 'TX' | 'FT' | 'CE' | 'XCN';
 
 /** Table 0271 document completion status: authenticated. */
 export const DOCUMENT_COMPLETION_AUTHENTICATED = 'AU';

@@ -119,18 +119,41 @@ test('Observation (assessment): valid R4, text items and interpretation kept', (
   );
 });
 
+/** A comment row (issue 27: a note of the order, never an Observation), as lib/hl7 reads it. */
+const isCommentRow = (test: { testName: string; result: string; code?: string }) =>
+  !(typeof test.code === 'string' && test.code.trim() !== '') &&
+  /\b(?:comments?|notes?|remarks?)\s*$/i.test(test.testName) &&
+  !/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(test.result);
+const COMPARATOR_TEXT = /^\s*(<=|>=|<|>|=)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*$/;
+
 test('DiagnosticReport (lab result): valid R4, test names and results kept', () => {
   fc.assert(
     fc.property(arb.labResult, chartId, (lab, patientId) => {
       const r = labDiagnosticReport(patientId, { ...lab, resultId: 'lr_0123456789abcdef0123456789abcdef' });
       valid(r);
-      lab.results.forEach((test, i) => {
-        const o = r.contained![i] as Observation;
-        expect(o.code.text).toBe(expected(test.testName) ?? 'Unnamed test');
-        if (o.valueQuantity) expect(String(o.valueQuantity.value)).toBe(test.result);
-        else expect(o.valueString).toBe(expected(test.result));
-        expect(o.referenceRange?.[0]?.text).toBe(expected(test.referenceRange));
-      });
+      const observations = (r.contained ?? []).filter((c): c is Observation => c.resourceType === 'Observation');
+      lab.results
+        .filter((test) => !isCommentRow(test))
+        .forEach((test, i) => {
+          const o = observations[i]!;
+          expect(o.code.text).toBe(expected(test.testName) ?? 'Unnamed test');
+          if (lab.status === 'cancelled') {
+            // issue 27: a cancelled observation carries no value
+            expect([o.valueQuantity, o.valueString, o.valueRatio]).toEqual([undefined, undefined, undefined]);
+            expect(o.dataAbsentReason?.coding?.[0]?.code).toBe('not-performed');
+          } else if (o.valueQuantity?.comparator) {
+            const [, comparator, number] = COMPARATOR_TEXT.exec(test.result)!;
+            expect([o.valueQuantity.comparator, o.valueQuantity.value]).toEqual([comparator, Number(number)]);
+          } else if (o.valueQuantity) {
+            expect(COMPARATOR_TEXT.test(test.result) || String(o.valueQuantity.value) === test.result).toBe(true);
+          } else if (!o.valueRatio) expect(o.valueString).toBe(expected(test.result));
+          expect(o.referenceRange?.[0]?.text).toBe(expected(test.referenceRange));
+        });
+      expect(observations).toHaveLength(lab.results.filter((test) => !isCommentRow(test)).length);
+      // comment rows are notes of the order the report answers
+      const order = r.contained?.find((c) => c.resourceType === 'ServiceRequest');
+      const commentNotes = lab.results.filter(isCommentRow).map((test) => expected(`${test.testName}: ${test.result}`));
+      expect((order as { note?: Array<{ text: string }> } | undefined)?.note?.map((n) => n.text) ?? []).toEqual(commentNotes.filter((t) => t !== undefined));
     }),
     params(9105),
   );

@@ -340,6 +340,15 @@ function expectLabGroup(expected: ExpectedMessage, setId: number, lab: LabResult
   lab.results
     .filter((result) => !isCommentRow(result))
     .forEach((result, index) => {
+      if (lab.status === 'cancelled') {
+        // issue 27: a cancelled observation (OBX-11 X, result cannot be obtained) carries no value
+        const obx = expectObservation(expected, index + 1, 'ST', expectedLabCode(result));
+        expected.value({ segment: 'OBX', occurrence: obx, field: 5 }, '');
+        expected.value({ segment: 'OBX', occurrence: obx, field: 6, component: 1 }, result.units);
+        expected.value({ segment: 'OBX', occurrence: obx, field: 7 }, result.referenceRange);
+        expected.value({ segment: 'OBX', occurrence: obx, field: 11 }, 'X');
+        return;
+      }
       const comparator = COMPARATOR.exec(result.result);
       const ratio = RATIO.exec(result.result);
       const type = NM.test(result.result) ? 'NM' : comparator || ratio ? 'SN' : textKind(result.result).type;

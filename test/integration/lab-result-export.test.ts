@@ -125,6 +125,66 @@ describe('GET /exportHl7LabResult', () => {
     ).toEqual([]);
   });
 
+  it('issue 27: a result sent with the optional lab model fields comes back in its v2.5.1 places (code, UCUM units, flags, status, NTE, order)', async () => {
+    const resultId = await submit({
+      patientID: 'demo-patient-1',
+      order: {
+        placerOrderNumber: { id: 'ORD-55', namespace: 'CLINIC' },
+        accessionNamespace: 'ACME_LIS',
+        universalService: { code: '24323-8', display: 'Comprehensive metabolic panel', system: 'LN' },
+        collectedAt: '2024-03-01T07:45-06:00',
+        comments: ['Fasting specimen.'],
+      },
+      results: [
+        {
+          testName: 'Potassium',
+          result: '6.9',
+          units: 'mmol/L',
+          referenceRange: '3.5-5.1',
+          code: '2823-3',
+          codeSystem: 'LN',
+          valueType: 'NM',
+          numericValue: '6.90',
+          unitsCode: 'mmol/L',
+          abnormalFlags: ['HH'],
+          observationStatus: 'C',
+          observedAt: '2024-03-01',
+          comments: ['Called to the ward.'],
+        },
+      ],
+    });
+    const res = await exportResult(resultId);
+    expect(res.status).toBe(200);
+    expectValid(res.text);
+    expect(
+      res.text
+        .split('\r')
+        .filter(Boolean)
+        .map((s) => s.slice(0, 3)),
+    ).toEqual(['MSH', 'PID', 'OBR', 'NTE', 'OBX', 'NTE']);
+    expect(
+      roundTripFailures(res.text, [
+        { at: { segment: 'OBR', field: 2, component: 1 }, value: 'ORD-55' },
+        { at: { segment: 'OBR', field: 2, component: 2 }, value: 'CLINIC' },
+        { at: { segment: 'OBR', field: 3, component: 2 }, value: 'ACME_LIS' },
+        { at: { segment: 'OBR', field: 4, component: 1 }, value: '24323-8' },
+        { at: { segment: 'OBR', field: 7 }, value: '202403010745-0600' },
+        { at: { segment: 'OBR', field: 22 }, value: '20240301093000+0000' },
+        { at: { segment: 'NTE', field: 3 }, value: 'Fasting specimen.' },
+        { at: { segment: 'OBX', field: 2 }, value: 'NM' },
+        { at: { segment: 'OBX', field: 3, component: 1 }, value: '2823-3' },
+        { at: { segment: 'OBX', field: 3, component: 3 }, value: 'LN' },
+        { at: { segment: 'OBX', field: 5 }, value: '6.90' },
+        { at: { segment: 'OBX', field: 6, component: 1 }, value: 'mmol/L' },
+        { at: { segment: 'OBX', field: 6, component: 3 }, value: 'UCUM' },
+        { at: { segment: 'OBX', field: 8 }, value: 'HH' },
+        { at: { segment: 'OBX', field: 11 }, value: 'C' },
+        { at: { segment: 'OBX', field: 14 }, value: '20240301' },
+        { at: { segment: 'NTE', occurrence: 1, field: 3 }, value: 'Called to the ward.' },
+      ]),
+    ).toEqual([]);
+  });
+
   it('404 for an unknown result id, 400 for a missing or bad one, 403 without the export scope; every export audited', async () => {
     expect((await exportResult('lr_doesnotexist')).status).toBe(404);
     const missing = await call(stack, 'GET', '/exportHl7LabResult', { headers: { 'x-api-key': 'demo-export-key' } });
