@@ -1,6 +1,8 @@
 /**
  * Turns a function's `needs` (lib/config/service.ts) into IAM statements: exactly the actions the
- * needs name, on exactly the resources they name. The CDK grant helpers are not used because they
+ * needs name, on exactly the resources they name. DynamoDB: per table, the operations listed
+ * (`dynamodb:<op>` on the table ARN; `Query:<index>` as `dynamodb:Query` on that index's ARN only);
+ * infra/least-privilege.test.ts compares them with each function's bundle. The CDK grant helpers are not used because they
  * add actions and wildcards we do not need (e.g. `kms:GenerateDataKey*`, `dynamodb:Scan`,
  * `dynamodb:DescribeTable`, unconditioned `kms:Decrypt` for every encrypted queue).
  */
@@ -11,12 +13,45 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Tables, type Access, type QueueId, type ResourceNeeds, type TableId } from '../lib/config/service';
+import {
+  DynamoOperations,
+  Tables,
+  type Access,
+  type DynamoOperation,
+  type QueueId,
+  type ResourceNeeds,
+  type TableId,
+  type TableOperation,
+} from '../lib/config/service';
 
-export const DynamoReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
-export const DynamoWriteActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
-/** `write` on an append-only table (Tables[id].appendOnly: the audit trail) */
-export const DynamoAppendActions = ['dynamodb:PutItem'] as const;
+/** DynamoDB operations that only read (KMS via DynamoDB: Decrypt; the others also encrypt). */
+export const DynamoReadOperations: readonly DynamoOperation[] = ['GetItem', 'BatchGetItem', 'Query', 'Scan'];
+/** the only operation a function may send to an append-only table (Tables[id].appendOnly: the audit trail) */
+export const DynamoAppendOperations: readonly DynamoOperation[] = ['PutItem'];
+
+/**
+ * A table's declared operations split into the IAM actions on the table itself and, per index,
+ * on the index (`Query:<index>`). Fails synthesis on an unknown operation or index, a duplicate,
+ * or anything but PutItem on an append-only table.
+ */
+export function tableGrants(id: TableId, operations: readonly TableOperation[]): { table: DynamoOperation[]; indexes: Record<string, DynamoOperation[]> } {
+  const table: DynamoOperation[] = [];
+  const indexes: Record<string, DynamoOperation[]> = {};
+  if (new Set(operations).size !== operations.length) throw new Error(`needs.tables.${id}: an operation is listed twice`);
+  for (const op of operations) {
+    const [name, index] = op.split(':') as [string, string | undefined];
+    if (!(DynamoOperations as readonly string[]).includes(name)) throw new Error(`needs.tables.${id}: unknown DynamoDB operation ${op}`);
+    if (Tables[id].appendOnly && !DynamoAppendOperations.includes(name as DynamoOperation))
+      throw new Error(`needs.tables.${id}: the table is append-only, ${name} is not allowed`);
+    if (index === undefined) table.push(name as DynamoOperation);
+    else {
+      if (name !== 'Query') throw new Error(`needs.tables.${id}: only Query names an index (${op})`);
+      if (!Tables[id].indexes.some((i) => i.name === index)) throw new Error(`needs.tables.${id}: no index ${index} on the table`);
+      (indexes[index] ??= []).push('Query');
+    }
+  }
+  return { table, indexes };
+}
 export const SqsSendActions = ['sqs:SendMessage'] as const;
 export const SqsConsumeActions = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'] as const;
 export const S3ReadActions = ['s3:GetObject'] as const;
@@ -43,11 +78,6 @@ export interface DataResources {
   documentsBucket: s3.IBucket;
 }
 
-/** Table ARN plus one ARN per index the table defines (never `index/*`). */
-export function tableAndIndexArns(id: TableId, table: dynamodb.ITable): string[] {
-  return [table.tableArn, ...Tables[id].indexes.map((index) => `${table.tableArn}/index/${index.name}`)];
-}
-
 /**
  * The statements a function with these needs gets. `consumes` names the queue a queue-kind
  * background function is subscribed to (its event source mapping polls with the function's role);
@@ -61,19 +91,20 @@ export function statementsForNeeds(
   const statements: iam.PolicyStatement[] = [];
   const viaService: Record<'dynamodb' | 'sqs' | 's3', Set<string>> = { dynamodb: new Set(), sqs: new Set(), s3: new Set() };
 
-  for (const [id, access] of Object.entries(needs.tables ?? {}) as Array<[TableId, Access]>) {
+  for (const [id, operations] of Object.entries(needs.tables ?? {}) as Array<[TableId, TableOperation[]]>) {
     const table = data.tables[id];
-    if (reads(access)) {
-      statements.push(new iam.PolicyStatement({ sid: sid('Read', id), actions: [...DynamoReadActions], resources: tableAndIndexArns(id, table) }));
-      ViaServiceKms.dynamodb.read.forEach((a) => viaService.dynamodb.add(a));
+    const grants = tableGrants(id, operations);
+    const resources: Array<{ arn: string; actions: DynamoOperation[]; sid: string }> = [
+      { arn: table.tableArn, actions: grants.table, sid: sid('Table', id) },
+      ...Object.entries(grants.indexes).map(([index, actions]) => ({ arn: `${table.tableArn}/index/${index}`, actions, sid: sid('Index', `${id}-${index}`) })),
+    ];
+    if (!resources.some((r) => r.actions.length)) throw new Error(`needs.tables.${id}: no operation listed (remove the table instead)`);
+    for (const r of resources) {
+      if (r.actions.length) statements.push(new iam.PolicyStatement({ sid: r.sid, actions: r.actions.map((a) => `dynamodb:${a}`), resources: [r.arn] }));
     }
-    if (writes(access)) {
-      const actions = Tables[id].appendOnly ? DynamoAppendActions : DynamoWriteActions;
-      statements.push(
-        new iam.PolicyStatement({ sid: sid(Tables[id].appendOnly ? 'Append' : 'Write', id), actions: [...actions], resources: [table.tableArn] }),
-      );
-      ViaServiceKms.dynamodb.write.forEach((a) => viaService.dynamodb.add(a));
-    }
+    const all = [...grants.table, ...Object.values(grants.indexes).flat()];
+    const encrypts = all.some((op) => !DynamoReadOperations.includes(op));
+    (encrypts ? ViaServiceKms.dynamodb.write : ViaServiceKms.dynamodb.read).forEach((a) => viaService.dynamodb.add(a));
   }
 
   const queueUses = new Map<QueueId, Set<'send' | 'consume'>>();

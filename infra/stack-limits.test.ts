@@ -31,7 +31,7 @@ const probes = (count: number): HttpEndpoint[] =>
     method: 'GET',
     path: `/headroomProbe${i}`,
     scope: Scopes.inboxRead,
-    needs: { tables: { forms: 'read' } },
+    needs: { tables: { forms: ['GetItem'] } },
     memoryMb: 128,
     timeoutSeconds: 10,
   }));

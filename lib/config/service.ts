@@ -100,8 +100,8 @@ export interface TableDefinition {
   ttlAttribute?: string;
   indexes: IndexDefinition[];
   /**
-   * Append-only (the audit trail): `write` access grants `dynamodb:PutItem` alone (the code always
-   * writes with `attribute_not_exists`), never Update/Delete/BatchWrite.
+   * Append-only (the audit trail): functions may only `PutItem` (the code always writes with
+   * `attribute_not_exists`); synthesis fails if a function declares Update/Delete/BatchWrite on it.
    */
   appendOnly?: boolean;
 }
@@ -204,6 +204,16 @@ export const Queues: Record<QueueId, QueueDefinition> = {
 
 export type Access = 'read' | 'write' | 'readwrite';
 
+/** The DynamoDB operations (SDK v3 commands) a function may send; each is the IAM action `dynamodb:<op>`. */
+export const DynamoOperations = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
+export type DynamoOperation = (typeof DynamoOperations)[number];
+/**
+ * One use of a table: an operation on the table itself, or `Query:<index>` for a Query with
+ * `IndexName` (granted on that index's ARN only). infra/least-privilege.test.ts checks every
+ * function's list against the operations its esbuild bundle contains.
+ */
+export type TableOperation = DynamoOperation | `Query:${string}`;
+
 /**
  * The `purpose` entry of the KMS encryption context of every direct KMS call (lib/crypto's data
  * key context, the lookup-key wrapping). IAM limits each function's direct KMS use to the
@@ -221,7 +231,8 @@ export type KmsPurpose = (typeof KmsPurposes)[keyof typeof KmsPurposes];
 
 /** What a function touches; infra grants exactly this, nothing more. */
 export interface ResourceNeeds {
-  tables?: Partial<Record<TableId, Access>>;
+  /** per table, exactly the operations the function's code sends (see TableOperation) */
+  tables?: Partial<Record<TableId, TableOperation[]>>;
   queues?: Partial<Record<QueueId, 'send' | 'consume'>>;
   kms?: Array<'GenerateDataKey' | 'Decrypt' | 'Encrypt'>;
   /** required with `kms`: the encryption-context purposes those calls use */
@@ -281,13 +292,25 @@ export interface BackgroundFunction {
   timeoutSeconds: number;
 }
 
-const exportNeeds: ResourceNeeds = { tables: { chart: 'read', audit: 'write' } };
+/** The audit record every HTTP function appends (lib/http/middleware/audit-recording.ts). */
+const AUDIT: TableOperation[] = ['PutItem'];
+/** chart reads by id: patient (GetItem), or patient + record (+ encounter) in one BatchGetItem */
+const exportNeeds: ResourceNeeds = { tables: { chart: ['GetItem', 'BatchGetItem'], audit: AUDIT } };
+/** one chart item by id (ChartStore.getPatient / getRecord) */
+const chartGetNeeds: ResourceNeeds = { tables: { chart: ['GetItem'], audit: AUDIT } };
+/** FHIR searches of a patient's records of one kind (ChartStore.recordsOfKind: Query on the table) */
+const chartSearchNeeds: ResourceNeeds = { tables: { chart: ['Query'], audit: AUDIT } };
+const labKms: Pick<ResourceNeeds, 'kms' | 'kmsPurposes'> = { kms: ['Decrypt'], kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac] };
 /** FHIR reads that include lab results (decrypted summaries: results table + KMS Decrypt) */
 const fhirLabNeeds: ResourceNeeds = {
-  tables: { chart: 'read', results: 'read', audit: 'write' },
-  kms: ['Decrypt'],
-  kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+  // one lab result by id: its versions (Query on the table), the lookup keys item (GetItem)
+  tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT },
+  ...labKms,
 };
+/** a patient's lab results page (ResultStore.resultsForPatientPage: Query on byPatient) */
+const fhirLabSearchNeeds: ResourceNeeds = { tables: { chart: ['GetItem'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT }, ...labKms };
+/** the lab result writer (receiveTestData, receiveHl7, routeHeldRecord): versions, ledger, lookup keys */
+const RESULT_WRITES: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem'];
 const fhir = (name: string, path: string, needs: ResourceNeeds, extra: Partial<HttpEndpoint> = {}): HttpEndpoint => ({
   kind: 'http',
   name,
@@ -309,7 +332,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/exportHl7PatientAdt',
     scope: Scopes.exportHl7,
-    needs: exportNeeds,
+    needs: chartGetNeeds,
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -320,7 +343,8 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/exportHl7PatientSummary',
     scope: Scopes.exportHl7,
     needs: {
-      tables: { chart: 'read', results: 'read', audit: 'write' },
+      // the summary: timeline (Query on byTimeline), lab results of the patient (Query on byPatient), lookup keys
+      tables: { chart: ['Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
       kms: ['Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
     },
@@ -364,7 +388,8 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/receiveTestData',
     scope: Scopes.ingestResults,
     needs: {
-      tables: { chart: 'read', results: 'readwrite', idempotency: 'readwrite', keys: 'read', audit: 'write' },
+      // no keys table: the partner comes from the authorizer's context
+      tables: { chart: ['GetItem'], results: RESULT_WRITES, idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: AUDIT },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
@@ -380,7 +405,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/exportHl7LabResult',
     scope: Scopes.exportHl7,
     needs: {
-      tables: { chart: 'read', results: 'read', audit: 'write' },
+      tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT },
       kms: ['Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
       documentsBucket: 'read',
@@ -395,7 +420,8 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/receiveFormIntakeScope',
     scope: Scopes.ingestForms,
     needs: {
-      tables: { chart: 'read', forms: 'readwrite', audit: 'write' },
+      // packet, match key envelope (created on first use: Put, then Update)
+      tables: { chart: ['GetItem'], forms: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT },
       queues: { matching: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
@@ -410,7 +436,15 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/receiveHl7',
     scope: Scopes.ingestHl7,
     needs: {
-      tables: { chart: 'readwrite', results: 'readwrite', idempotency: 'readwrite', keys: 'read', audit: 'write' },
+      // chart: patients, notes (+ versions), held records, partner identities, MRN index, merge reviews;
+      // keys: the chart assigning authority's owner
+      tables: {
+        chart: ['GetItem', 'PutItem', 'UpdateItem'],
+        results: RESULT_WRITES,
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        keys: ['GetItem'],
+        audit: AUDIT,
+      },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.matchIndexKey, KmsPurposes.formPacket],
@@ -425,7 +459,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/interopInbox',
     scope: Scopes.inboxRead,
-    needs: { tables: { forms: 'read', audit: 'write' } },
+    needs: { tables: { forms: ['Query:byState'], audit: AUDIT } },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -436,7 +470,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/interopInbox/held',
     scope: Scopes.inboxRead,
-    needs: { tables: { chart: 'read', audit: 'write' } },
+    needs: { tables: { chart: ['Query'], audit: AUDIT } },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -446,7 +480,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/interopInbox/held/{heldId}',
     scope: Scopes.inboxRead,
-    needs: { tables: { chart: 'read', audit: 'write' } },
+    needs: { tables: { chart: ['GetItem'], audit: AUDIT } },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -459,7 +493,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     // a document -> a chart note (only if absent), an identity -> its staff link, lab results -> a new
     // version for the chart patient (the result writer of receiveTestData, without its idempotency table)
     needs: {
-      tables: { chart: 'readwrite', results: 'readwrite', audit: 'write' },
+      tables: { chart: ['GetItem', 'PutItem', 'UpdateItem'], results: RESULT_WRITES, audit: AUDIT },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
@@ -475,7 +509,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/interopInbox/held/{heldId}/patientSearch',
     // reviewers only, like the packet search (the match index lives in the forms table)
     scope: Scopes.inboxReview,
-    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'Query'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -485,7 +519,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/interopInbox/{packetId}',
     scope: Scopes.inboxRead,
-    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket] },
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -495,7 +529,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'POST',
     path: '/interopInbox/{packetId}/route',
     scope: Scopes.inboxReview,
-    needs: { tables: { chart: 'read', forms: 'readwrite', audit: 'write' } },
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT } },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -506,7 +540,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     path: '/interopInbox/{packetId}/patientSearch',
     // reviewers only: the search shows chart demographics beyond the packet's own candidates
     scope: Scopes.inboxReview,
-    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'Query'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -516,7 +550,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
     method: 'GET',
     path: '/interopInbox/{packetId}/candidates',
     scope: Scopes.inboxRead,
-    needs: { tables: { chart: 'read', forms: 'read', audit: 'write' } },
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem'], audit: AUDIT } },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -560,21 +594,26 @@ export const HttpEndpoints: HttpEndpoint[] = [
   },
   // FHIR R4 read API (docs/fhir.md): ids carry their patient, `<patient>..<record>`
   fhir('fhirMetadata', '/fhir/metadata', {}, { anonymous: true, memoryMb: 256 }),
-  fhir('fhirPatientRead', '/fhir/Patient/{id}', exportNeeds),
-  fhir('fhirPatientEverything', '/fhir/Patient/{id}/$everything', fhirLabNeeds, { memoryMb: 1024, timeoutSeconds: 15 }),
-  fhir('fhirEncounterRead', '/fhir/Encounter/{id}', exportNeeds),
-  fhir('fhirEncounterSearch', '/fhir/Encounter', exportNeeds),
-  fhir('fhirDocumentReferenceRead', '/fhir/DocumentReference/{id}', exportNeeds),
-  fhir('fhirDocumentReferenceSearch', '/fhir/DocumentReference', exportNeeds),
-  fhir('fhirObservationRead', '/fhir/Observation/{id}', exportNeeds),
+  fhir('fhirPatientRead', '/fhir/Patient/{id}', chartGetNeeds),
+  fhir(
+    'fhirPatientEverything',
+    '/fhir/Patient/{id}/$everything',
+    { tables: { chart: ['GetItem', 'Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT }, ...labKms },
+    { memoryMb: 1024, timeoutSeconds: 15 },
+  ),
+  fhir('fhirEncounterRead', '/fhir/Encounter/{id}', chartGetNeeds),
+  fhir('fhirEncounterSearch', '/fhir/Encounter', chartSearchNeeds),
+  fhir('fhirDocumentReferenceRead', '/fhir/DocumentReference/{id}', chartGetNeeds),
+  fhir('fhirDocumentReferenceSearch', '/fhir/DocumentReference', chartSearchNeeds),
+  fhir('fhirObservationRead', '/fhir/Observation/{id}', chartGetNeeds),
   fhir('fhirDiagnosticReportRead', '/fhir/DiagnosticReport/{id}', fhirLabNeeds),
-  fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabNeeds),
+  fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabSearchNeeds),
 ];
 
 /** The authorizer runs in front of every HTTP endpoint. */
 export const AuthorizerFunction = {
   name: 'authorizer',
-  needs: { tables: { keys: 'read', rateLimit: 'readwrite' } } as ResourceNeeds,
+  needs: { tables: { keys: ['GetItem'], rateLimit: ['GetItem', 'UpdateItem'] } } as ResourceNeeds,
   memoryMb: 256,
   timeoutSeconds: 5,
 };
@@ -585,7 +624,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     name: 'matchFormPackets',
     queue: 'matching',
     needs: {
-      tables: { chart: 'read', forms: 'readwrite', audit: 'write' },
+      tables: { chart: ['GetItem'], forms: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], audit: AUDIT },
       queues: { matching: 'consume' },
       kms: ['Decrypt'],
       kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
@@ -597,7 +636,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'schedule',
     name: 'sweepPendingPackets',
     schedule: 'rate(5 minutes)',
-    needs: { tables: { forms: 'readwrite' }, queues: { matching: 'send' } },
+    needs: { tables: { forms: ['Query:byState', 'UpdateItem'] }, queues: { matching: 'send' } },
     memoryMb: 256,
     timeoutSeconds: 60,
   },
@@ -605,7 +644,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'queue',
     name: 'fanOutWebhookEvents',
     queue: 'notifications',
-    needs: { tables: { webhooks: 'readwrite' }, queues: { notifications: 'consume', webhookDeliveries: 'send' } },
+    needs: { tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem', 'Query:byList'] }, queues: { notifications: 'consume', webhookDeliveries: 'send' } },
     memoryMb: 256,
     timeoutSeconds: 30,
   },
@@ -614,7 +653,12 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     name: 'deliverWebhooks',
     queue: 'webhookDeliveries',
     // ChangeMessageVisibility (the backoff) is part of consume
-    needs: { tables: { webhooks: 'readwrite' }, queues: { webhookDeliveries: 'consume' }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.webhookSecret] },
+    needs: {
+      tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem'] },
+      queues: { webhookDeliveries: 'consume' },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.webhookSecret],
+    },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
@@ -622,7 +666,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'schedule',
     name: 'retryResultNotifications',
     schedule: 'rate(5 minutes)',
-    needs: { tables: { results: 'readwrite' }, queues: { notifications: 'send' } },
+    needs: { tables: { results: ['GetItem', 'UpdateItem', 'Query:byPatient'] }, queues: { notifications: 'send' } },
     memoryMb: 256,
     timeoutSeconds: 60,
   },
