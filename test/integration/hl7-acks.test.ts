@@ -191,12 +191,13 @@ describe('table 0123 (OBR-25): every value a result can carry', () => {
     return obr?.split('|')[25];
   };
 
+  // stored as preliminary (the result's status), and OBR-25 exported as the lab sent it (issue 27: lossless order status)
   it.each([
-    ['A', 'P'],
-    ['R', 'P'],
-    ['O', 'P'],
-    ['I', 'P'],
-    ['S', 'P'],
+    ['A', 'A'],
+    ['R', 'R'],
+    ['O', 'O'],
+    ['I', 'I'],
+    ['S', 'S'],
     ['P', 'P'],
     ['F', 'F'],
     ['C', 'C'],
