@@ -14,7 +14,7 @@ import { headerValues } from '../lib/http/headers';
 import { decideAccess } from '../lib/keys/access-decision';
 import { hashApiKey } from '../lib/keys/api-key';
 import { encodeDecision } from '../lib/keys/authorizer-context';
-import { accessDependencies } from '../lib/keys/access-wiring';
+import { STAFF_USAGE_IDENTIFIER_ENV, accessDependencies } from '../lib/keys/access-wiring';
 import { decideAnonymousRoute, decideStaffAccess } from '../lib/keys/staff-access';
 import { staffTokenVerifierFromEnv } from '../lib/keys/staff-token';
 import { logger } from '../lib/observability/logger';
@@ -41,11 +41,14 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     durationMs: Date.now() - started,
   });
   // API Gateway usage plans meter by an API Gateway key whose value is the SHA-256 of the
-  // partner's secret (never the secret itself); callers without a valid key share the anonymous plan
+  // partner's secret (never the secret itself); staff authenticated by their ID token share the
+  // staff plan; callers without a valid key or token share the anonymous plan
   const usageIdentifierKey =
-    decision.principal && !decision.principal.staff && !route?.anonymous && decision.outcome !== 'unauthenticated'
-      ? hashApiKey(apiKeys.map((k) => k.trim()).find((k) => k !== '')!)
-      : process.env[Env.anonUsageIdentifier];
+    decision.principal?.staff && bearer !== undefined && !route?.anonymous
+      ? (process.env[STAFF_USAGE_IDENTIFIER_ENV] ?? process.env[Env.anonUsageIdentifier])
+      : decision.principal && !decision.principal.staff && !route?.anonymous && decision.outcome !== 'unauthenticated'
+        ? hashApiKey(apiKeys.map((k) => k.trim()).find((k) => k !== '')!)
+        : process.env[Env.anonUsageIdentifier];
   return {
     principalId: decision.principal?.keyId ?? 'anonymous',
     policyDocument: {

@@ -9,6 +9,7 @@
  * - every table: any read or write throttle event;
  * - WAF: blocked requests above `wafBlockedAlarmThreshold` in 5 minutes (an attack or a partner
  *   stuck in a retry loop);
+ * - AWS Backup: any failed, aborted or expired backup job or failed copy job of the tables' vault;
  * and the operations dashboard (`interop-<stage>-operations`).
  * All of it is derived from the function, table and queue lists: a new endpoint gets its alarms
  * and its dashboard lines without an edit here.
@@ -53,6 +54,8 @@ export interface AlarmsProps {
   endpoints: Array<{ name: string; method: string; path: string }>;
   /** name of the WAF web ACL (metric dimension WebACL) */
   webAclName: string;
+  /** name of the AWS Backup vault of the tables (metric dimension BackupVaultName) */
+  backupVaultName: string;
 }
 
 /** p99 duration above this share of the timeout, for 3 periods of 5 minutes, alarms. */
@@ -220,6 +223,32 @@ export class Alarms extends Construct {
       }),
     );
 
+    // AWS Backup: a daily backup (or its copy) that failed, was aborted or expired before it ran.
+    // Backup jobs report once a day, so the period is an hour and missing data is not a breach.
+    const hour = Duration.hours(1);
+    const backupJobs = (metricName: string) => backupMetric(metricName, props.backupVaultName, hour);
+    add(
+      new cloudwatch.Alarm(inStack, 'BackupJobsFailed', {
+        alarmName: `${prefix}-backup-jobs-failed`,
+        alarmDescription: `An AWS Backup job of the tables (vault ${prefix}-tables-*) failed, was aborted or expired, or a copy job failed: no recovery point of that day`,
+        metric: new cloudwatch.MathExpression({
+          expression: 'failed + aborted + expired + copyFailed',
+          usingMetrics: {
+            failed: backupJobs('NumberOfBackupJobsFailed'),
+            aborted: backupJobs('NumberOfBackupJobsAborted'),
+            expired: backupJobs('NumberOfBackupJobsExpired'),
+            copyFailed: backupJobs('NumberOfCopyJobsFailed'),
+          },
+          period: hour,
+          label: 'failed backup and copy jobs',
+        }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
     this.dashboard = operationsDashboard(inStack, props);
   }
 }
@@ -234,6 +263,17 @@ function wafBlockedRequests(webAclName: string, period: Duration): cloudwatch.Me
     namespace: 'AWS/WAFV2',
     metricName: 'BlockedRequests',
     dimensionsMap: { WebACL: webAclName, Region: Aws.REGION, Rule: 'ALL' },
+    period,
+    statistic: cloudwatch.Stats.SUM,
+  });
+}
+
+/** AWS Backup job counts of one vault (namespace AWS/Backup, dimensions ResourceType and BackupVaultName). */
+export function backupMetric(metricName: string, backupVaultName: string, period: Duration): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: 'AWS/Backup',
+    metricName,
+    dimensionsMap: { ResourceType: 'DynamoDB', BackupVaultName: backupVaultName },
     period,
     statistic: cloudwatch.Stats.SUM,
   });

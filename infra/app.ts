@@ -4,23 +4,21 @@
  *   npx cdk synth -c stage=dev                       # offline, no credentials needed
  *   npx cdk deploy -c stage=prod -c account=123456789012 -c region=eu-west-1
  *
- * Context: stage (default dev), account / region (default CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION,
+ * Context: stage (default dev for synthesis only: a template synthesized without -c stage carries a
+ * CloudFormation rule that refuses its deployment, see infra/interop-stack.ts), account / region (default CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION,
  * region falling back to us-east-1), and the optional knobs read in infra/config.ts.
  * cdk-nag (AwsSolutions + HIPAA Security) runs as a validation plugin: any unacknowledged finding
  * fails the synthesis.
  */
 import { App } from 'aws-cdk-lib';
-import { readStageConfig } from './config';
-import { InteropStack } from './interop-stack';
-import { addNagPlugins } from './nag';
+import { buildStageApp } from './stage-app';
 
 const app = new App();
-const config = readStageConfig(app.node);
-new InteropStack(app, config.prefix, {
-  config,
-  env: { account: config.account, region: config.region },
-  description: `Clinical interoperability service (${config.stage}): HL7 exports, lab result intake, form intake`,
-  terminationProtection: config.retainData,
-});
-addNagPlugins(app);
+const { config } = buildStageApp(app);
+if (!config.stageExplicit) {
+  // stderr, so that `cdk synth` output (the template on stdout) stays clean
+  console.error(
+    `interop: no -c stage= given: synthesized ${config.prefix} as a preview. It cannot be deployed (a CloudFormation rule refuses it); deploy with -c stage=<stage>.`,
+  );
+}
 app.synth();

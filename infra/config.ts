@@ -41,6 +41,30 @@ export type PartnerTier = keyof typeof PartnerTiers;
  */
 export const AnonymousTier: UsagePlanTier = { rateLimit: 10, burstLimit: 20, description: 'Requests without a valid API key (answered 401/403/429)' };
 
+/**
+ * The staff plan: every request the authorizer authenticated with a staff ID token (the inbox page,
+ * `Authorization: Bearer`) is metered against one shared API key of its own (see
+ * staffUsageIdentifier), so a flood of anonymous calls cannot lock staff out of the inbox, and staff
+ * do not count against a partner tier. Each staff member's own limit (STAFF_RATE_LIMIT in
+ * lib/keys/staff-access.ts, 600 a minute) stays in the authorizer; this throttle is the ceiling of
+ * all staff together. `-c staffRateLimit` / `-c staffBurstLimit` change it.
+ */
+export const StaffTier: UsagePlanTier = { rateLimit: 50, burstLimit: 100, description: 'Signed-in clinic staff (inbox page, staff ID token)' };
+
+/** API Gateway security policy of the REST API: TLS 1.3 and 1.2 only (TLS 1.0/1.1 refused). */
+export const API_SECURITY_POLICY = 'SecurityPolicy_TLS13_1_2_2021_06';
+/** security policies that accept nothing older than TLS 1.2 (what the tests allow on every entry point) */
+export const TLS12_OR_LATER_POLICIES = [
+  'TLS_1_2',
+  'SecurityPolicy_TLS13_1_2_2021_06',
+  'SecurityPolicy_TLS13_1_2_PQ_2025_09',
+  'SecurityPolicy_TLS13_1_2_PFS_PQ_2025_09',
+  'SecurityPolicy_TLS13_1_2_FIPS_PQ_2025_09',
+  'SecurityPolicy_TLS13_1_2_FIPS_PFS_PQ_2025_09',
+  'SecurityPolicy_TLS13_1_3_2025_09',
+  'SecurityPolicy_TLS13_1_3_FIPS_2025_09',
+];
+
 export interface StageConfig {
   stage: string;
   /** physical name prefix, `interop-<stage>` (same as the local stack's) */
@@ -81,6 +105,29 @@ export interface StageConfig {
    * stage deployed into the same account.
    */
   manageApiGatewayAccountRole: boolean;
+  /**
+   * Whether `-c stage=` was given. Without it the app still synthesizes the dev stage (offline
+   * `npm run synth`, tests), but the template carries a CloudFormation rule that refuses every
+   * deployment of it (infra/interop-stack.ts, RequireExplicitStage): `cdk deploy` needs a stage.
+   */
+  stageExplicit: boolean;
+  /** Cognito hosted sign-in domain prefix; default `interop-<stage>-staff-<account id>` (infra/staff-sign-in.ts) */
+  staffDomainPrefix?: string;
+  /** staff usage plan throttle (all signed-in staff together) */
+  staffRateLimit: number;
+  staffBurstLimit: number;
+  /** endpoint access mode that goes with the REST API's enhanced security policy (BASIC or STRICT) */
+  apiEndpointAccessMode: 'BASIC' | 'STRICT';
+  /** days AWS Backup keeps the daily table backups (35, 7 in dev) */
+  backupRetentionDays: number;
+  /** AWS Backup vault lock (default: every stage but dev). Governance mode unless backupVaultLockChangeableForDays is set. */
+  backupVaultLock: boolean;
+  /** compliance mode: the lock becomes immutable this many days (3 or more) after the deployment that sets it */
+  backupVaultLockChangeableForDays?: number;
+  /** ARN of a backup vault in another region or account that every daily backup is copied to */
+  backupCopyVaultArn?: string;
+  /** days the copies are kept (default backupRetentionDays) */
+  backupCopyRetentionDays: number;
 }
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{1,15}$/;
@@ -112,6 +159,7 @@ function bool(node: ContextReader, key: string, fallback: boolean): boolean {
 
 /** Reads and validates the stage settings. `env` defaults to process.env (CDK_DEFAULT_ACCOUNT/REGION). */
 export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = process.env): StageConfig {
+  const stageExplicit = str(node, 'stage') !== undefined;
   const stage = str(node, 'stage') ?? DEFAULT_STAGE;
   if (!STAGE_PATTERN.test(stage)) throw new Error(`context stage must match ${STAGE_PATTERN} (lower-case, 2-16 chars), got "${stage}"`);
   const retainData = stage !== 'dev';
@@ -121,6 +169,26 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`context logLevel must be debug, info, warn or error, got "${logLevel}"`);
   const account = str(node, 'account') ?? env.CDK_DEFAULT_ACCOUNT;
   if (account !== undefined && !/^\d{12}$/.test(account)) throw new Error(`account must be 12 digits, got "${account}"`);
+  const staffDomainPrefix = str(node, 'staffDomainPrefix');
+  if (staffDomainPrefix !== undefined && (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(staffDomainPrefix) || /aws|amazon|cognito/.test(staffDomainPrefix))) {
+    throw new Error(
+      `context staffDomainPrefix must be 1-63 lower-case letters, digits or hyphens without "aws", "amazon" or "cognito", got "${staffDomainPrefix}"`,
+    );
+  }
+  const apiEndpointAccessMode = str(node, 'apiEndpointAccessMode') ?? 'BASIC';
+  if (apiEndpointAccessMode !== 'BASIC' && apiEndpointAccessMode !== 'STRICT')
+    throw new Error(`context apiEndpointAccessMode must be BASIC or STRICT, got "${apiEndpointAccessMode}"`);
+  const backupRetentionDays = retainData ? 35 : 7;
+  const backupVaultLockChangeableForDays =
+    str(node, 'backupVaultLockChangeableForDays') === undefined ? undefined : int(node, 'backupVaultLockChangeableForDays', 0);
+  if (backupVaultLockChangeableForDays !== undefined && backupVaultLockChangeableForDays < 3)
+    throw new Error('context backupVaultLockChangeableForDays must be 3 or more');
+  const backupCopyVaultArn = str(node, 'backupCopyVaultArn');
+  if (backupCopyVaultArn !== undefined && !/^arn:aws[a-z-]*:backup:[a-z0-9-]+:\d{12}:backup-vault:[A-Za-z0-9_.-]+$/.test(backupCopyVaultArn)) {
+    throw new Error(
+      `context backupCopyVaultArn must be a backup vault ARN (arn:aws:backup:<region>:<account>:backup-vault:<name>), got "${backupCopyVaultArn}"`,
+    );
+  }
   return {
     stage,
     prefix: `interop-${stage}`,
@@ -143,6 +211,16 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
     wafBlockedAlarmThreshold: int(node, 'wafBlockedAlarmThreshold', 100),
     reservedConcurrency: bool(node, 'reservedConcurrency', retainData),
     manageApiGatewayAccountRole: bool(node, 'apiGatewayAccountRole', true),
+    stageExplicit,
+    staffDomainPrefix,
+    staffRateLimit: int(node, 'staffRateLimit', StaffTier.rateLimit),
+    staffBurstLimit: int(node, 'staffBurstLimit', StaffTier.burstLimit),
+    apiEndpointAccessMode,
+    backupRetentionDays,
+    backupVaultLock: bool(node, 'backupVaultLock', retainData),
+    backupVaultLockChangeableForDays,
+    backupCopyVaultArn,
+    backupCopyRetentionDays: int(node, 'backupCopyRetentionDays', backupRetentionDays),
   };
 }
 
@@ -156,4 +234,13 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
  */
 export function anonymousUsageIdentifier(prefix: string): string {
   return `${prefix}-anonymous-usage-identifier-v1`;
+}
+
+/**
+ * Value of the staff usage plan's API key, named by the authorizer for requests it authenticated
+ * with a staff ID token. Not secret for the same reasons as the anonymous one: the gateway never
+ * reads a key from the request (`apiKeySource: AUTHORIZER`), so knowing it grants nothing.
+ */
+export function staffUsageIdentifier(prefix: string): string {
+  return `${prefix}-staff-usage-identifier-v1`;
 }

@@ -12,11 +12,28 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Queues, Tables, resourceName, type QueueId, type TableId } from '../lib/config/service';
+import { Queues, Tables, resourceName, type BackgroundFunction, type QueueId, type TableId } from '../lib/config/service';
 import type { StageConfig } from './config';
 import { acknowledge } from './nag';
 
 export const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** AWS guidance for an SQS event source: the queue's visibility timeout is at least 6x the consumer function's timeout. */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+/**
+ * Visibility timeout of each queue in the cloud: the list's value (lib/config/service.ts, also used
+ * by the local stack), raised to VISIBILITY_TIMEOUT_FACTOR x the timeout of the queue's consumer.
+ * With less, a batch whose invocation is retried after a throttle or a slow start becomes visible
+ * again while it is still being processed, is received twice and burns its receive count.
+ */
+export function queueVisibilityTimeouts(background: BackgroundFunction[]): Record<QueueId, number> {
+  const result = Object.fromEntries(Object.values(Queues).map((def) => [def.id, def.visibilityTimeoutSeconds])) as Record<QueueId, number>;
+  for (const b of background) {
+    if (b.kind === 'queue' && b.queue) result[b.queue] = Math.max(result[b.queue], VISIBILITY_TIMEOUT_FACTOR * b.timeoutSeconds);
+  }
+  return result;
+}
 
 export class DataStores extends Construct {
   readonly key: kms.Key;
@@ -25,8 +42,11 @@ export class DataStores extends Construct {
   readonly deadLetterQueues = {} as Record<QueueId, sqs.Queue>;
   readonly documentsBucket: s3.Bucket;
   readonly accessLogsBucket: s3.Bucket;
+  readonly backupVault: backup.BackupVault;
+  readonly backupPlan: backup.BackupPlan;
 
-  constructor(scope: Construct, id: string, config: StageConfig) {
+  /** `visibilityTimeouts`: seconds per queue (queueVisibilityTimeouts); default the list's values */
+  constructor(scope: Construct, id: string, config: StageConfig, visibilityTimeouts: Record<QueueId, number> = queueVisibilityTimeouts([])) {
     super(scope, id);
     const { prefix, retainData } = config;
     const removalPolicy = retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
@@ -130,7 +150,7 @@ export class DataStores extends Construct {
       this.deadLetterQueues[def.id] = dlq;
       this.queues[def.id] = new sqs.Queue(this, `Queue${pascal(def.id)}`, {
         queueName: name,
-        visibilityTimeout: Duration.seconds(def.visibilityTimeoutSeconds),
+        visibilityTimeout: Duration.seconds(visibilityTimeouts[def.id]),
         encryption: sqs.QueueEncryption.KMS,
         encryptionMasterKey: this.key,
         enforceSSL: true,
@@ -187,25 +207,36 @@ export class DataStores extends Construct {
     );
 
     // ---- AWS Backup for the tables (on top of 35-day PITR) --------------------------------------
-    const vault = new backup.BackupVault(this, 'BackupVault', {
+    const vault = (this.backupVault = new backup.BackupVault(this, 'BackupVault', {
       // retained, so its name must not collide when the stack is created again after a destroy:
       // the suffix is the first block of the stack's id, new for every creation, stable on update
       backupVaultName: `${prefix}-tables-${Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))))}`,
       encryptionKey: this.key,
       // recovery points must outlive the stack; a vault holding them cannot be deleted anyway
       removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const plan = new backup.BackupPlan(this, 'BackupPlan', {
+      // vault lock: no one deletes a recovery point before its retention is over (governance mode;
+      // compliance mode, immutable after the grace period, with -c backupVaultLockChangeableForDays)
+      lockConfiguration: config.backupVaultLock
+        ? {
+            minRetention: Duration.days(config.backupRetentionDays),
+            changeableFor: config.backupVaultLockChangeableForDays === undefined ? undefined : Duration.days(config.backupVaultLockChangeableForDays),
+          }
+        : undefined,
+    }));
+    // optional copy of every backup to a vault in another region or account (its own key there)
+    const copyVault = config.backupCopyVaultArn ? backup.BackupVault.fromBackupVaultArn(this, 'BackupCopyVault', config.backupCopyVaultArn) : undefined;
+    const plan = (this.backupPlan = new backup.BackupPlan(this, 'BackupPlan', {
       backupPlanName: `${prefix}-tables`,
       backupVault: vault,
       backupPlanRules: [
         new backup.BackupPlanRule({
           ruleName: 'Daily',
           scheduleExpression: events.Schedule.cron({ hour: '5', minute: '0' }),
-          deleteAfter: Duration.days(retainData ? 35 : 7),
+          deleteAfter: Duration.days(config.backupRetentionDays),
+          copyActions: copyVault ? [{ destinationBackupVault: copyVault, deleteAfter: Duration.days(config.backupCopyRetentionDays) }] : undefined,
         }),
       ],
-    });
+    }));
     const selection = plan.addSelection('Tables', {
       resources: Object.values(this.tables).map((table) => backup.BackupResource.fromDynamoDbTable(table)),
       allowRestores: false,

@@ -32,7 +32,8 @@ import { PARTNER_TIERS } from '../lib/keys/api-key';
 import { encodeDecision } from '../lib/keys/authorizer-context';
 import { usagePlanParameterName } from '../lib/config/stage-parameters';
 import { AnonymousTier, PartnerTiers, anonymousUsageIdentifier } from './config';
-import { pascal } from './data-stores';
+import { pascal, queueVisibilityTimeouts } from './data-stores';
+import { STAFF_USAGE_IDENTIFIER_ENV } from '../lib/keys/access-wiring';
 import { SqsConsumeActions, SqsSendActions } from './least-privilege';
 import { nagPacks } from './nag';
 import { ACCESS_LOG_FORMAT } from './partner-api';
@@ -101,7 +102,8 @@ describe('functions', () => {
     queues.forEach((q) => expected.add(Queues[q].env));
     if (f.needs.kms?.length) expected.add(Env.kmsKeyId);
     if (f.needs.documentsBucket) expected.add(Env.documentsBucket);
-    if (f.kind === 'authorizer') [Env.anonRateLimit, Env.anonRateWindowSeconds, Env.anonUsageIdentifier].forEach((v) => expected.add(v));
+    if (f.kind === 'authorizer')
+      [Env.anonRateLimit, Env.anonRateWindowSeconds, Env.anonUsageIdentifier, STAFF_USAGE_IDENTIFIER_ENV].forEach((v) => expected.add(v));
     else
       [Env.hl7SendingApplication, Env.hl7SendingFacility, Env.hl7IdentifierNamespace, Env.chartAssigningAuthority, Env.hl7AcceptProcessingIds].forEach((v) =>
         expected.add(v),
@@ -401,7 +403,8 @@ describe('tables and queues follow lib/config/service.ts', () => {
     (id, def) => {
       const props = resource(queueId(id)).Properties!;
       expect(props.QueueName).toBe(`${PREFIX}-${def.baseName}`);
-      expect(props.VisibilityTimeout).toBe(def.visibilityTimeoutSeconds);
+      expect(props.VisibilityTimeout).toBe(queueVisibilityTimeouts(BackgroundFunctions)[id]);
+      expect(props.VisibilityTimeout).toBeGreaterThanOrEqual(def.visibilityTimeoutSeconds);
       expect(props.RedrivePolicy.maxReceiveCount).toBe(def.maxReceiveCount);
       const dlq = resource(refOf(props.RedrivePolicy.deadLetterTargetArn)!);
       expect(dlq.Properties!.QueueName).toBe(`${PREFIX}-${def.baseName}-dlq`);
@@ -606,6 +609,8 @@ test('outputs: API URL, table names, queue URLs, key ARN, usage plan ids, bucket
     'KmsKeyArn',
     'DocumentsBucketName',
     'UsagePlanIdAnonymous',
+    'UsagePlanIdStaff',
+    'BackupVaultName',
     ...Object.keys(PartnerTiers).map((t) => `UsagePlanId${pascal(t)}`),
     ...Object.keys(Tables).map((t) => `Table${pascal(t)}Name`),
     ...Object.keys(Queues).map((q) => `Queue${pascal(q)}Url`),

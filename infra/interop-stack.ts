@@ -6,7 +6,7 @@
  * so that this stack stays well below CloudFormation's 500 resources (infra/stack-limits.test.ts).
  */
 import { StaffSignIn } from './staff-sign-in';
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CfnParameter, CfnRule, Duration, Fn, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -26,10 +26,11 @@ import {
 } from '../lib/config/service';
 import { usagePlanParameterName } from '../lib/config/stage-parameters';
 import { Alarms } from './alarms';
-import { PartnerTiers, anonymousUsageIdentifier, type PartnerTier, type StageConfig } from './config';
-import { DataStores, pascal } from './data-stores';
+import { PartnerTiers, anonymousUsageIdentifier, staffUsageIdentifier, type PartnerTier, type StageConfig } from './config';
+import { DataStores, pascal, queueVisibilityTimeouts } from './data-stores';
 import { acknowledge } from './nag';
 import { PartnerApi } from './partner-api';
+import { STAFF_USAGE_IDENTIFIER_ENV } from '../lib/keys/access-wiring';
 import { DEFAULT_FUNCTIONS_DIR, ServiceFunction, assertBundledFilesExist, assertEntriesExist, entryPath, type FunctionSpec } from './service-function';
 
 /**
@@ -127,9 +128,12 @@ export class InteropStack extends Stack {
     Tags.of(this).add('Stage', config.stage);
     Tags.of(this).add('DataClassification', 'PHI');
 
-    this.data = new DataStores(this, 'Data', config);
+    if (!config.stageExplicit) requireExplicitStageToDeploy(this);
+
+    this.data = new DataStores(this, 'Data', config, queueVisibilityTimeouts(background));
     const data = this.data;
     const anonymousKeyValue = anonymousUsageIdentifier(config.prefix);
+    const staffKeyValue = staffUsageIdentifier(config.prefix);
 
     const build = (spec: FunctionSpec) => {
       const f = new ServiceFunction(this, `Fn${pascal(spec.name)}`, { spec, config, data, entry: entryFor(spec.name) });
@@ -150,6 +154,8 @@ export class InteropStack extends Stack {
         [Env.anonUsageIdentifier]: anonymousKeyValue,
       },
     });
+    // not an `Env` name (lib/config/service.ts): the staff plan's key exists in the cloud only
+    authorizer.fn.addEnvironment(STAFF_USAGE_IDENTIFIER_ENV, staffKeyValue);
     const endpoints = http.map((endpoint) => ({
       endpoint,
       fn: build({
@@ -265,7 +271,14 @@ export class InteropStack extends Stack {
     }
 
     // ---- API ----------------------------------------------------------------------------------
-    this.partnerApi = new PartnerApi(this, 'PartnerApi', { config, key: data.key, authorizerFunction: authorizer.fn, endpoints, anonymousKeyValue });
+    this.partnerApi = new PartnerApi(this, 'PartnerApi', {
+      config,
+      key: data.key,
+      authorizerFunction: authorizer.fn,
+      endpoints,
+      anonymousKeyValue,
+      staffKeyValue,
+    });
 
     // ---- staff sign-in for the inbox page (the page itself is the serveInboxPage endpoint) -----
     // the page URL is built from the API id and stage name, not from the deployment, so the user
@@ -294,6 +307,7 @@ export class InteropStack extends Stack {
       timeoutSeconds: Object.fromEntries([...http, authorizerDef, ...background].map((f) => [f.name, f.timeoutSeconds])),
       endpoints: http.map((e) => ({ name: e.name, method: e.method, path: e.path })),
       webAclName: this.partnerApi.webAcl.name!,
+      backupVaultName: data.backupVault.backupVaultName,
     });
     if (config.retainData && !config.alarmEmail) {
       Annotations.of(this).addWarningV2(
@@ -334,7 +348,39 @@ export class InteropStack extends Stack {
       });
     }
     out('UsagePlanIdAnonymous', this.partnerApi.anonymousPlan.usagePlanId, 'Usage plan metering requests without a usable key');
+    out('UsagePlanIdStaff', this.partnerApi.staffPlan.usagePlanId, 'Usage plan metering requests of signed-in staff (staff ID token)');
+    out('BackupVaultName', data.backupVault.backupVaultName, 'AWS Backup vault of the daily table backups');
     out('AlarmTopicArn', this.alarms.topic.topicArn, 'SNS topic of every alarm');
     out('DashboardName', `${config.prefix}-operations`, 'CloudWatch operations dashboard');
   }
+}
+
+/** Name of the parameter and the rule that make a template synthesized without `-c stage` undeployable. */
+export const EXPLICIT_STAGE_PARAMETER = 'InteropStageExplicit';
+export const EXPLICIT_STAGE_RULE = 'RequireExplicitStage';
+
+/**
+ * Without `-c stage=` the app synthesizes the dev stage (so `npm run synth` and the tests work
+ * offline), but a deployment of that template must not happen by accident: dev destroys its tables
+ * and logs with the stack. The CDK CLI does not tell the app which command runs, so the refusal is
+ * in the template: a CloudFormation rule (evaluated before any resource is touched, on create,
+ * update and change set) fails unless the parameter says the stage was chosen, which it never does
+ * by default. `cdk deploy -c stage=dev` synthesizes a template without the rule and parameter.
+ */
+function requireExplicitStageToDeploy(stack: Stack): void {
+  const explicit = new CfnParameter(stack, EXPLICIT_STAGE_PARAMETER, {
+    type: 'String',
+    default: 'no',
+    allowedValues: ['no'],
+    description: 'Synthesized without -c stage=: this template is not meant to be deployed. Deploy with -c stage=<stage>.',
+  });
+  new CfnRule(stack, EXPLICIT_STAGE_RULE, {
+    assertions: [
+      {
+        assert: Fn.conditionEquals(explicit.valueAsString, 'yes'),
+        assertDescription:
+          'No stage was given: run cdk deploy with -c stage=<stage> (for example -c stage=dev; dev destroys its tables and logs with the stack). See infra/README.md, "Commands".',
+      },
+    ],
+  });
 }

@@ -21,7 +21,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { allowedMethods, type HttpEndpoint } from '../lib/config/service';
 import { PROBLEM_TYPE_BASE, ProblemTypes } from '../lib/http/problem';
-import { AnonymousTier, PartnerTiers, type PartnerTier, type StageConfig, type UsagePlanTier } from './config';
+import { API_SECURITY_POLICY, AnonymousTier, PartnerTiers, StaffTier, type PartnerTier, type StageConfig, type UsagePlanTier } from './config';
 import { pascal } from './data-stores';
 import { addGatewayProblems } from './gateway-responses';
 import { acknowledge } from './nag';
@@ -32,6 +32,8 @@ export interface PartnerApiProps {
   authorizerFunction: lambda.IFunction;
   endpoints: Array<{ endpoint: HttpEndpoint; fn: lambda.IFunction }>;
   anonymousKeyValue: string;
+  /** value of the staff plan's key (config.staffUsageIdentifier) */
+  staffKeyValue: string;
 }
 
 /**
@@ -63,12 +65,17 @@ export const ACCESS_LOG_FORMAT = JSON.stringify({
   wafResponseCode: '$context.wafResponseCode',
 });
 
+/** What the WAF logs never hold: both credentials (header names are matched lower-case) and the query string. */
+export const WAF_REDACTED_FIELDS = [{ singleHeader: { Name: 'authorization' } }, { singleHeader: { Name: 'x-api-key' } }, { queryString: {} }];
+
 export class PartnerApi extends Construct {
   readonly api: apigw.RestApi;
   readonly authorizer: apigw.RequestAuthorizer;
   readonly usagePlans = {} as Record<PartnerTier, apigw.UsagePlan>;
   readonly anonymousPlan: apigw.UsagePlan;
   readonly anonymousKey: apigw.ApiKey;
+  readonly staffPlan: apigw.UsagePlan;
+  readonly staffKey: apigw.ApiKey;
   readonly webAcl: wafv2.CfnWebACL;
 
   constructor(scope: Construct, id: string, props: PartnerApiProps) {
@@ -106,6 +113,12 @@ export class PartnerApi extends Construct {
         throttlingBurstLimit: config.stageBurstLimit,
       },
     });
+
+    // TLS 1.2 at least on the execute-api endpoint (the default for a regional API accepts TLS 1.0):
+    // an enhanced security policy, which API Gateway only takes together with an endpoint access mode
+    const cfnApi = this.api.node.defaultChild as apigw.CfnRestApi;
+    cfnApi.securityPolicy = API_SECURITY_POLICY;
+    cfnApi.endpointAccessMode = config.apiEndpointAccessMode;
 
     // API Gateway would create the execution log group itself, unencrypted and kept forever;
     // creating it first (same name) gives it the customer key and the stage's retention
@@ -223,6 +236,15 @@ export class PartnerApi extends Construct {
       enabled: true,
     });
     this.anonymousPlan.addApiKey(this.anonymousKey);
+    // staff (inbox page, staff ID token) on their own plan: an anonymous flood cannot throttle them
+    this.staffPlan = plan('UsagePlanStaff', `${prefix}-staff`, { ...StaffTier, rateLimit: config.staffRateLimit, burstLimit: config.staffBurstLimit });
+    this.staffKey = new apigw.ApiKey(this, 'StaffKey', {
+      apiKeyName: `${prefix}-staff`,
+      description: 'Meters requests authenticated with a staff ID token (named by the authorizer, never by callers)',
+      value: props.staffKeyValue,
+      enabled: true,
+    });
+    this.staffPlan.addApiKey(this.staffKey);
 
     // ---- WAF ---------------------------------------------------------------------------------
     this.webAcl = this.buildWebAcl(config, key);
@@ -283,8 +305,9 @@ export class PartnerApi extends Construct {
       logDestinationConfigs: [
         Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: wafLogsName, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
       ],
-      // the partner's secret key and the query string (patient identifiers) never reach the WAF logs
-      redactedFields: [{ singleHeader: { Name: 'x-api-key' } }, { queryString: {} }],
+      // the partner's secret key, the staff ID token and the query string (patient identifiers)
+      // never reach the WAF logs
+      redactedFields: WAF_REDACTED_FIELDS,
     });
     logging.node.addDependency(wafLogs);
     return acl;

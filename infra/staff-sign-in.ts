@@ -53,10 +53,7 @@ export class StaffSignIn extends Construct {
       groupName: REVIEWER_GROUP,
       description: 'Clinic staff who may route interop inbox packets to a chart',
     });
-    this.domain = this.userPool.addDomain('HostedSignIn', {
-      // unique per account and region: prefix + account id keeps a redeploy after destroy valid
-      cognitoDomain: { domainPrefix: `${config.prefix}-staff-${Stack.of(this).account}`.toLowerCase() },
-    });
+    this.domain = this.userPool.addDomain('HostedSignIn', { cognitoDomain: { domainPrefix: staffDomainPrefix(config, Stack.of(this).account) } });
     this.client = this.userPool.addClient('InboxPage', {
       userPoolClientName: `${config.prefix}-inbox-page`,
       generateSecret: false,
@@ -85,4 +82,17 @@ export class StaffSignIn extends Construct {
       [Env.staffScopes]: 'openid profile',
     };
   }
+}
+
+/**
+ * The hosted sign-in's domain prefix. Cognito prefixes are unique per region across all AWS
+ * accounts, so the default is `interop-<stage>-staff-<account id>`. The account id is digits only
+ * and the stage is validated lower-case, so nothing is lower-cased here: an account-agnostic
+ * synthesis (`npm run synth`, no account) keeps `${AWS::AccountId}` as a token that CloudFormation
+ * resolves at deploy time (lower-casing the token's placeholder broke it), and a synthesis with an
+ * account renders the same string as before. `-c staffDomainPrefix=...` replaces it (lower-case
+ * letters, digits and hyphens, 1-63 characters, no "aws", "amazon" or "cognito").
+ */
+export function staffDomainPrefix(config: Pick<StageConfig, 'prefix' | 'staffDomainPrefix'>, account: string): string {
+  return config.staffDomainPrefix ?? `${config.prefix}-staff-${account}`;
 }
