@@ -561,14 +561,24 @@ export const HttpEndpoints: HttpEndpoint[] = [
   // FHIR R4 read API (docs/fhir.md): ids carry their patient, `<patient>..<record>`
   fhir('fhirMetadata', '/fhir/metadata', {}, { anonymous: true, memoryMb: 256 }),
   fhir('fhirPatientRead', '/fhir/Patient/{id}', exportNeeds),
+  // by MRN: the chart's MRN index, keyed by the results table's lookup key (read and unwrapped, never created)
+  fhir('fhirPatientSearch', '/fhir/Patient', {
+    tables: { chart: 'read', results: 'read', audit: 'write' },
+    kms: ['Decrypt'],
+    kmsPurposes: [KmsPurposes.resultsLookupHmac],
+  }),
   fhir('fhirPatientEverything', '/fhir/Patient/{id}/$everything', fhirLabNeeds, { memoryMb: 1024, timeoutSeconds: 15 }),
   fhir('fhirEncounterRead', '/fhir/Encounter/{id}', exportNeeds),
   fhir('fhirEncounterSearch', '/fhir/Encounter', exportNeeds),
   fhir('fhirDocumentReferenceRead', '/fhir/DocumentReference/{id}', exportNeeds),
   fhir('fhirDocumentReferenceSearch', '/fhir/DocumentReference', exportNeeds),
-  fhir('fhirObservationRead', '/fhir/Observation/{id}', exportNeeds),
+  // assessments and lab Observations (`<patient>..<result>..<n>`)
+  fhir('fhirObservationRead', '/fhir/Observation/{id}', fhirLabNeeds),
+  fhir('fhirObservationSearch', '/fhir/Observation', fhirLabNeeds, { timeoutSeconds: 15 }),
   fhir('fhirDiagnosticReportRead', '/fhir/DiagnosticReport/{id}', fhirLabNeeds),
-  fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabNeeds),
+  fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabNeeds, { timeoutSeconds: 15 }),
+  // every other path under /fhir: 404 OperationOutcome instead of the gateway's problem+json (reads nothing)
+  fhir('fhirRouteNotFound', '/fhir/{proxy+}', {}, { memoryMb: 256 }),
 ];
 
 /** The authorizer runs in front of every HTTP endpoint. */
