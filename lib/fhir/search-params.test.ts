@@ -1,6 +1,6 @@
 import type { DiagnosticReport } from '@medplum/fhirtypes';
 import { labObservationId, labObservationIdsOf, labObservations } from './lab-observation';
-import { dateRange, matchesDate, matchesToken, parseDateCondition, parseTokenList, type DateCondition } from './search-params';
+import { dateRange, matchesDate, matchesToken, parseDateCondition, parseTokenList, type DateCondition, type TokenValue } from './search-params';
 
 const cond = (raw: string): DateCondition => {
   const parsed = parseDateCondition(raw);
@@ -26,7 +26,7 @@ describe('token values', () => {
 
   it('matches codings by system and code; `|code` only codings without a system', () => {
     const concept = { coding: [{ system: 'http://loinc.org', code: '2345-7' }, { code: 'GLU' }] };
-    const match = (raw: string) => matchesToken([concept], (parseTokenList(raw) as { value: never }).value);
+    const match = (raw: string) => matchesToken([concept], (parseTokenList(raw) as { value: TokenValue[] }).value);
     expect(match('2345-7')).toBe(true);
     expect(match('http://loinc.org|2345-7')).toBe(true);
     expect(match('http://loinc.org|')).toBe(true);
