@@ -1,20 +1,31 @@
 /**
- * GET /fhir/Observation/{id}  (scope interop:export:fhir) — an assessment as one Observation (category survey; items as components, total as the value).
- * The id is `<patient>..<record>` (lib/fhir/logical-id.ts): the record is read under that patient's
- * key, so another patient's record, an unknown record and an id of the wrong shape are the same 404.
- * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
+ * GET /fhir/Observation/{id}  (scope interop:export:fhir) — an assessment (`<patient>..<assessment>`:
+ * category survey; items as components, total as the value) or a lab Observation
+ * (`<patient>..<result>..<n>`: the n-th test of a lab result, category laboratory, as its
+ * DiagnosticReport contains it). The record is read under the patient the id names, and a lab
+ * result only for a chart patient, so another patient's record, an unknown record, a result filed
+ * under an id that is no chart patient and an id of the wrong shape are the same 404.
+ * 400 malformed id or unsupported parameter, 404 as above, 406 when Accept excludes FHIR JSON;
+ * errors are OperationOutcome.
  */
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
-import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
+import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readAssessmentObservation } from '../lib/exports/fhir-exports';
+import { readLabObservation } from '../lib/exports/fhir-search';
 
 export const handler = httpEndpoint('fhirObservationRead', async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);
-  request.audit({ action: 'fhir.assessment.read' });
-  const { patientId, recordId, resource } = await readAssessmentObservation(fhirChartDependencies(), id);
+  request.audit({ action: 'fhir.observation.read' });
+  const deps = fhirLabDependencies();
+  const lab = await readLabObservation(deps, id);
+  if (lab) {
+    request.audit({ action: 'fhir.result.observation.read', patientId: lab.patientId, resourceIds: { resultId: lab.recordId } });
+    return fhirResponse(lab.resource);
+  }
+  const { patientId, recordId, resource } = await readAssessmentObservation(deps, id);
   request.audit({ action: 'fhir.assessment.read', patientId, resourceIds: { assessmentId: recordId } });
   return fhirResponse(resource);
 });

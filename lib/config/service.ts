@@ -595,6 +595,12 @@ export const HttpEndpoints: HttpEndpoint[] = [
   // FHIR R4 read API (docs/fhir.md): ids carry their patient, `<patient>..<record>`
   fhir('fhirMetadata', '/fhir/metadata', {}, { anonymous: true, memoryMb: 256 }),
   fhir('fhirPatientRead', '/fhir/Patient/{id}', chartGetNeeds),
+  // by MRN: the chart's MRN index (GetItem), keyed by the results table's lookup key (GetItem, unwrapped with KMS, never created)
+  fhir('fhirPatientSearch', '/fhir/Patient', {
+    tables: { chart: ['GetItem'], results: ['GetItem'], audit: AUDIT },
+    kms: ['Decrypt'],
+    kmsPurposes: [KmsPurposes.resultsLookupHmac],
+  }),
   fhir(
     'fhirPatientEverything',
     '/fhir/Patient/{id}/$everything',
@@ -605,9 +611,18 @@ export const HttpEndpoints: HttpEndpoint[] = [
   fhir('fhirEncounterSearch', '/fhir/Encounter', chartSearchNeeds),
   fhir('fhirDocumentReferenceRead', '/fhir/DocumentReference/{id}', chartGetNeeds),
   fhir('fhirDocumentReferenceSearch', '/fhir/DocumentReference', chartSearchNeeds),
-  fhir('fhirObservationRead', '/fhir/Observation/{id}', chartGetNeeds),
+  // assessments and lab Observations (`<patient>..<result>..<n>`)
+  fhir('fhirObservationRead', '/fhir/Observation/{id}', fhirLabNeeds),
+  fhir(
+    'fhirObservationSearch',
+    '/fhir/Observation',
+    { tables: { chart: ['GetItem', 'Query'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT }, ...labKms },
+    { timeoutSeconds: 15 },
+  ),
   fhir('fhirDiagnosticReportRead', '/fhir/DiagnosticReport/{id}', fhirLabNeeds),
-  fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabSearchNeeds),
+  fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabSearchNeeds, { timeoutSeconds: 15 }),
+  // every other path under /fhir: 404 OperationOutcome instead of the gateway's problem+json (reads nothing)
+  fhir('fhirRouteNotFound', '/fhir/{proxy+}', {}, { memoryMb: 256 }),
 ];
 
 /** The authorizer runs in front of every HTTP endpoint. */

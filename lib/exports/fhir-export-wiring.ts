@@ -1,7 +1,15 @@
+import { dynamoDbClient, kmsClient } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
+import { optionalEnv } from '../aws/environment';
+import { Env } from '../config/service';
+import { tableName } from '../dynamo/table-names';
+import { MrnIndex } from '../intake/mrn-index';
+import { chartIdentifierKey } from '../intake/patient-resolution';
+import { loadResultKeys } from '../results/lookup-keys';
 import { labResultSummaryReader } from '../results/summary-reader-wiring';
 import { chartExportDependencies } from './chart-export-wiring';
 import type { FhirExportDependencies } from './fhir-exports';
+import type { PatientIdentifierIndex } from './fhir-search';
 
 /** Chart-only FHIR reads (Patient, Encounter, DocumentReference, Observation): no KMS client. */
 export function fhirChartDependencies(): FhirExportDependencies {
@@ -19,4 +27,29 @@ export function fhirLabDependencies(): FhirExportDependencies {
       one: (patientId, resultId) => results.currentSummaryForPatient(patientId, resultId),
     },
   }));
+}
+
+const patientCache = new ContainerCache<FhirExportDependencies & { identifiers: PatientIdentifierIndex }>();
+
+/**
+ * Patient?identifier=: the chart and its MRN index. The index key is the keyed hash of the normalised
+ * (authority, MRN) (lib/intake/patient-resolution.ts chartIdentifierKey), under the deployment's lookup
+ * key (read from the results table and unwrapped with KMS Decrypt once per container; never created
+ * here: without one no MRN was ever indexed). Then one GetItem of the index.
+ */
+export function fhirPatientSearchDependencies(): FhirExportDependencies & { identifiers: PatientIdentifierIndex } {
+  return patientCache.get([chartExportDependencies(), dynamoDbClient(), kmsClient()], ([chart, db, kms]) => {
+    const index = new MrnIndex(db, tableName('chart'));
+    const keyId = optionalEnv(Env.kmsKeyId, 'unset');
+    const source = { db, table: tableName('results'), kms, kmsKeyId: keyId === 'unset' ? undefined : keyId };
+    return {
+      chart: chart.chart,
+      identifiers: {
+        find: async (authority, mrn) => {
+          const keys = await loadResultKeys(source, { create: false });
+          return keys ? index.find(chartIdentifierKey(keys, authority, mrn)) : undefined;
+        },
+      },
+    };
+  });
 }

@@ -231,35 +231,4 @@ export async function searchChartRecords(
   return { patientId, bundle, records: page.length };
 }
 
-/**
- * DiagnosticReport?patient=: the patient's lab results, newest first; only for a chart patient.
- * An id that is no chart patient (an unused id, or a lab's own patient id its results were stored
- * under: LABMRN-777) answers the same empty Bundle, so a search never tells whether some lab sent
- * results for an id. The check is one GetItem of the chart patient, made before the results are
- * queried and decrypted (none of those for a non-chart id); filtering on the versions'
- * patientMatched flag instead would cost no read but leave short or empty pages with a `next` link
- * (itself an oracle) and keep hiding results of patients added to the chart later.
- */
-export async function searchDiagnosticReports(
-  deps: FhirExportDependencies,
-  request: SearchRequest,
-): Promise<{ patientId?: string; bundle: Bundle; records: number }> {
-  const patientId = patientIdOf(request.patient);
-  const token = request.pageToken === undefined ? undefined : decodePageToken(request.pageToken, 'l');
-  if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();
-  const chartPatient = patientId && deps.labs ? await deps.chart.getPatient(patientId) : undefined;
-  const found = patientId && deps.labs && chartPatient ? await deps.labs.page(patientId, request.count + 1, token?.l) : [];
-  const page = found.slice(0, request.count);
-  const next = found.length > request.count && page.length > 0 ? encodePageToken({ k: 'l', l: page[page.length - 1]!.position }) : undefined;
-  const patientParam = `patient=${request.patient}`;
-  const bundle = searchsetBundle({
-    baseUrl: request.baseUrl,
-    selfPath: `DiagnosticReport?${patientParam}&${query(request.count, request.pageToken)}`,
-    nextPath: next ? `DiagnosticReport?${patientParam}&${query(request.count, next)}` : undefined,
-    resources: page.map((p) => labDiagnosticReport(patientId!, p.summary)),
-    now: request.now,
-  });
-  return { patientId, bundle, records: page.length };
-}
-
 export { logicalId };

@@ -2,15 +2,71 @@
  * The CapabilityStatement of GET /fhir/metadata, derived from the FHIR routes of the endpoint list
  * (handed in as paths), so it cannot claim a route that does not exist or miss one that does:
  *   /fhir/<Type>/{id}                 -> read
- *   /fhir/<Type>                      -> search-type (patient, _count, _page_token)
+ *   /fhir/<Type>                      -> search-type, with the type's parameters of {@link SEARCH_PARAMETERS}
  *   /fhir/<Type>/{id}/$<operation>    -> an instance operation
+ *   /fhir/{proxy+}                    -> nothing (the 404 OperationOutcome of every other path)
  */
-import type { CapabilityStatement, CapabilityStatementRestResource } from '@medplum/fhirtypes';
+import type { CapabilityStatement, CapabilityStatementRestResource, CapabilityStatementRestResourceSearchParam } from '@medplum/fhirtypes';
 
 export const FHIR_VERSION = '4.0.1';
 export const FHIR_JSON = 'application/fhir+json';
 /** when this statement's content last changed (CapabilityStatement.date) */
-export const CAPABILITY_DATE = '2026-11-23';
+export const CAPABILITY_DATE = '2026-11-24';
+
+const SP = 'http://hl7.org/fhir/SearchParameter/';
+const PATIENT: CapabilityStatementRestResourceSearchParam = {
+  name: 'patient',
+  definition: `${SP}clinical-patient`,
+  type: 'reference',
+  documentation: 'Required. The patient whose records are returned: `<id>` or `Patient/<id>`. An id that is no chart patient has no matches.',
+};
+const PAGING: CapabilityStatementRestResourceSearchParam[] = [
+  { name: '_count', type: 'number', documentation: 'Page size, 1 to 200 (default 20).' },
+  { name: '_page_token', type: 'string', documentation: 'Opaque token of the next page, as given in the `next` link.' },
+];
+const DATE_DOC =
+  'effective[x] (else issued): `[prefix]YYYY[-MM[-DD[Thh:mm[:ss][Z|±hh:mm]]]]`, prefixes eq (default), ne, gt, lt, ge, le, sa, eb; each value is the range its precision covers, without an offset in UTC; repeat for AND (`date=ge2024-01-01&date=lt2025-01-01`).';
+const TOKEN_DOC = 'a token: `code`, `system|code`, `|code` or `system|`; a comma-separated list is OR.';
+
+/** The search parameters of each type's search-type interaction (what functions/fhir<Type>Search.ts accepts). */
+export const SEARCH_PARAMETERS: Record<string, CapabilityStatementRestResourceSearchParam[]> = {
+  Patient: [
+    {
+      name: 'identifier',
+      definition: `${SP}Patient-identifier`,
+      type: 'token',
+      documentation:
+        'The MRN as `system|value`, the system as Patient.identifier writes it (`urn:interop:mrn:<assigning authority>`); MRN and authority are compared normalised (case, white space). The system is required.',
+    },
+    { name: '_id', definition: `${SP}Resource-id`, type: 'token', documentation: 'One to ten Patient ids, comma-separated (OR).' },
+    { name: '_count', type: 'number', documentation: 'Page size, 1 to 200 (default 20).' },
+  ],
+  Encounter: [PATIENT, ...PAGING],
+  DocumentReference: [PATIENT, ...PAGING],
+  Observation: [
+    PATIENT,
+    {
+      name: 'category',
+      definition: `${SP}Observation-category`,
+      type: 'token',
+      documentation: `\`laboratory\` (lab results) or \`survey\` (assessments), system http://terminology.hl7.org/CodeSystem/observation-category; ${TOKEN_DOC}`,
+    },
+    { name: 'code', definition: `${SP}clinical-code`, type: 'token', documentation: `Observation.code (e.g. \`http://loinc.org|2345-7\`); ${TOKEN_DOC}` },
+    { name: 'date', definition: `${SP}clinical-date`, type: 'date', documentation: DATE_DOC },
+    ...PAGING,
+  ],
+  DiagnosticReport: [
+    PATIENT,
+    {
+      name: 'category',
+      definition: `${SP}DiagnosticReport-category`,
+      type: 'token',
+      documentation: `\`LAB\` (system http://terminology.hl7.org/CodeSystem/v2-0074): every report here is one; ${TOKEN_DOC}`,
+    },
+    { name: 'date', definition: `${SP}clinical-date`, type: 'date', documentation: DATE_DOC },
+    ...PAGING,
+  ],
+};
 
 const OPERATIONS: Record<string, string> = { everything: 'http://hl7.org/fhir/OperationDefinition/Patient-everything' };
 
@@ -26,17 +82,13 @@ export function capabilityStatement(fhirPaths: readonly string[], baseUrl: strin
   };
   for (const path of fhirPaths) {
     const parts = path.split('/').filter((p) => p !== '');
-    if (parts[0] !== 'fhir' || !parts[1] || parts[1] === 'metadata') continue;
+    if (parts[0] !== 'fhir' || !parts[1] || parts[1] === 'metadata' || parts[1].startsWith('{')) continue;
     const resource = resourceFor(parts[1]);
     if (parts.length === 3) {
       resource.interaction!.push({ code: 'read' });
     } else if (parts.length === 2) {
       resource.interaction!.push({ code: 'search-type' });
-      resource.searchParam = [
-        { name: 'patient', type: 'reference', documentation: 'Required. The patient whose records are returned: `<id>` or `Patient/<id>`.' },
-        { name: '_count', type: 'number', documentation: 'Page size, 1 to 200 (default 20).' },
-        { name: '_page_token', type: 'string', documentation: 'Opaque token of the next page, as given in the `next` link.' },
-      ];
+      resource.searchParam = SEARCH_PARAMETERS[parts[1]] ?? [PATIENT, ...PAGING];
     } else if (parts.length === 4 && parts[3]!.startsWith('$')) {
       const name = parts[3]!.slice(1);
       resource.operation = [...(resource.operation ?? []), { name, definition: OPERATIONS[name] ?? `${baseUrl}/OperationDefinition/${name}` }];
@@ -58,7 +110,7 @@ export function capabilityStatement(fhirPaths: readonly string[], baseUrl: strin
       {
         mode: 'server',
         documentation:
-          'Every request but this one needs an x-api-key with the scope interop:export:fhir. Record ids carry their patient: `<patient>..<record>` (see the README).',
+          'Every request but this one needs an x-api-key with the scope interop:export:fhir. Record ids carry their patient: `<patient>..<record>`; a lab Observation is `<patient>..<result>..<n>` (see docs/fhir.md). An unsupported search parameter is a 400 and any other path under /fhir a 404, both as OperationOutcome.',
         security: { cors: false, description: 'API key in the x-api-key header; rate limited per key (x-ratelimit-* headers).' },
         resource: [...byType.values()],
       },

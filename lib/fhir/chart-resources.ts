@@ -52,6 +52,19 @@ export function mrnSystem(assigningAuthority: string): string {
   return `urn:interop:mrn:${encodeURIComponent(fhirString(assigningAuthority) ?? 'unknown')}`;
 }
 
+const MRN_SYSTEM_PREFIX = 'urn:interop:mrn:';
+
+/** The assigning authority an MRN identifier system names ({@link mrnSystem} read back); undefined for any other system. */
+export function mrnAuthorityOf(system: string): string | undefined {
+  if (!system.startsWith(MRN_SYSTEM_PREFIX)) return undefined;
+  try {
+    const authority = decodeURIComponent(system.slice(MRN_SYSTEM_PREFIX.length));
+    return authority.trim() === '' ? undefined : authority;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Identifier system of the chart's clinician ids. */
 export const CLINICIAN_ID_SYSTEM = 'urn:interop:clinician';
 

@@ -7,3 +7,5 @@ export * from './operation-outcome';
 export * from './capability-statement';
 export * from './text';
 export * from './numeric';
+export * from './lab-observation';
+export * from './search-params';

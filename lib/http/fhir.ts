@@ -7,6 +7,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { acceptsMediaType } from './accept';
 import { headerValue, headerValues } from './headers';
 import { HttpProblem, type FieldError } from './problem';
+import { parseDateCondition, parseTokenList, type DateCondition, type TokenValue } from '../fhir/search-params';
 
 export const FHIR_MEDIA_TYPE = 'application/fhir+json';
 export const FHIR_CONTENT_TYPE = 'application/fhir+json; charset=utf-8';
@@ -54,7 +55,25 @@ export interface FhirQuery {
   pageToken?: string;
   /** the `patient` parameter's id (`Patient/` prefix removed), when the route takes one */
   patient?: string;
+  /** `category` / `code`: an OR list of tokens (lib/fhir/search-params.ts) */
+  category?: TokenValue[];
+  code?: TokenValue[];
+  /** `date`, each repetition a condition (AND); empty when not sent */
+  date: DateCondition[];
+  /** `identifier`: one `system|value` token */
+  identifier?: { system: string; value: string };
+  /** `_id`: an OR list of logical ids */
+  ids?: string[];
+  /** the search parameters as sent (name, value), in the route's order: what `self` and `next` links repeat */
+  search: Array<[string, string]>;
 }
+
+/** Parameters a FHIR route may accept besides `_format`. */
+export type FhirParameter = '_count' | '_page_token' | 'patient' | 'category' | 'code' | 'date' | 'identifier' | '_id';
+
+const MAX_DATE_CONDITIONS = 4;
+const MAX_IDS = 10;
+const LOGICAL_ID = /^[A-Za-z0-9\-.]{1,800}$/;
 
 const MAX_TOKEN_LENGTH = 1024;
 
@@ -63,7 +82,7 @@ const MAX_TOKEN_LENGTH = 1024;
  * `_format`; an unknown parameter is a 400 (a filter the server would silently ignore could hand a
  * partner more than it asked for). `patient` is required when accepted.
  */
-export function readFhirQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArray<'_count' | '_page_token' | 'patient'>): FhirQuery {
+export function readFhirQuery(event: APIGatewayProxyEvent, accepted: readonly FhirParameter[]): FhirQuery {
   const errors: FieldError[] = [];
   const known = new Set<string>([...accepted, '_format']);
   for (const name of queryNames(event)) {
@@ -79,7 +98,7 @@ export function readFhirQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArr
     }
     return list[0];
   };
-  const query: FhirQuery = { count: FHIR_COUNT.fallback };
+  const query: FhirQuery = { count: FHIR_COUNT.fallback, date: [], search: [] };
   if (accepted.includes('_count')) {
     const raw = single('_count');
     if (raw !== undefined) {
@@ -104,11 +123,77 @@ export function readFhirQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArr
       const id = raw.startsWith('Patient/') ? raw.slice('Patient/'.length) : raw;
       if (!/^[A-Za-z0-9\-.]{1,800}$/.test(id))
         errors.push({ parameter: 'patient', message: 'must be a Patient id (letters, digits, "-" and ".") or Patient/<id>' });
-      else query.patient = id;
+      else {
+        query.patient = id;
+        query.search.push(['patient', raw]);
+      }
     }
   }
+  readSearchParameters(event, accepted, query, errors, single);
   if (errors.length > 0) throw new HttpProblem('validation', 'query parameters are missing or invalid', { errors });
   return query;
+}
+
+/** category, code, date, identifier, _id: parsed into `query`, one error per bad value. */
+function readSearchParameters(
+  event: APIGatewayProxyEvent,
+  accepted: readonly FhirParameter[],
+  query: FhirQuery,
+  errors: FieldError[],
+  single: (name: string) => string | undefined,
+): void {
+  for (const name of ['category', 'code'] as const) {
+    if (!accepted.includes(name)) continue;
+    const raw = single(name);
+    if (raw === undefined) continue;
+    const parsed = parseTokenList(raw);
+    if (!parsed.ok) errors.push({ parameter: name, message: parsed.message });
+    else {
+      query[name] = parsed.value;
+      query.search.push([name, raw]);
+    }
+  }
+  if (accepted.includes('date')) {
+    const values = queryValues(event, 'date');
+    if (values.length > MAX_DATE_CONDITIONS) errors.push({ parameter: 'date', message: `may be sent at most ${MAX_DATE_CONDITIONS} times` });
+    else
+      for (const raw of values) {
+        const parsed = parseDateCondition(raw);
+        if (!parsed.ok) errors.push({ parameter: 'date', message: parsed.message });
+        else {
+          query.date.push(parsed.value);
+          query.search.push(['date', raw]);
+        }
+      }
+  }
+  if (accepted.includes('identifier')) {
+    const raw = single('identifier');
+    if (raw !== undefined) {
+      const parsed = parseTokenList(raw);
+      const token = parsed.ok && parsed.value.length === 1 ? parsed.value[0]! : undefined;
+      if (!token || token.system === undefined || token.system === '' || token.code === undefined)
+        errors.push({
+          parameter: 'identifier',
+          message: 'must be one system|value (the system is the Patient identifier system, e.g. urn:interop:mrn:<authority>)',
+        });
+      else {
+        query.identifier = { system: token.system, value: token.code };
+        query.search.push(['identifier', raw]);
+      }
+    }
+  }
+  if (accepted.includes('_id')) {
+    const raw = single('_id');
+    if (raw !== undefined) {
+      const ids = [...new Set(raw.split(','))];
+      if (ids.length > MAX_IDS || !ids.every((id) => LOGICAL_ID.test(id)))
+        errors.push({ parameter: '_id', message: `must be 1 to ${MAX_IDS} comma-separated ids (letters, digits, "-" and ".")` });
+      else {
+        query.ids = ids;
+        query.search.push(['_id', raw]);
+      }
+    }
+  }
 }
 
 /** A path parameter that must look like a FHIR logical id this server could have issued; else 400. */

@@ -46,21 +46,32 @@ function decodePathParameter(raw: string): string | undefined {
 
 /**
  * The endpoint for a request. Like API Gateway, a static path segment wins over a path parameter at
- * the same position (`/interopInbox/held` is not the packet `held` of `/interopInbox/{packetId}`).
+ * the same position (`/interopInbox/held` is not the packet `held` of `/interopInbox/{packetId}`),
+ * and a greedy path parameter (`/fhir/{proxy+}`: one or more segments) only takes a path no other
+ * route matches.
  */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
   const specificity = (template: string) =>
     template
       .split('/')
-      .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+      .map((segment) => (segment.endsWith('+}') ? '2' : segment.startsWith('{') ? '1' : '0'))
       .join('');
-  const endpoints = HttpEndpoints.filter((e) => e.method === method).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+  const greedy = (template: string) => (template.endsWith('+}') ? 1 : 0);
+  const endpoints = HttpEndpoints.filter((e) => e.method === method).sort(
+    (a, b) => greedy(a.path) - greedy(b.path) || specificity(a.path).localeCompare(specificity(b.path)),
+  );
   for (const endpoint of endpoints) {
     const names: string[] = [];
-    const pattern = endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
+    const pattern = endpoint.path
+      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+      .replace(/\{(\w+)\\\+\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/].*)';
+      })
+      .replace(/\{(\w+)\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
     const match = new RegExp(`^${pattern}$`).exec(path);
     if (!match) continue;
     const decoded = names.map((_n, i) => decodePathParameter(match[i + 1]!));

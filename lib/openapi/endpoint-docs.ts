@@ -204,6 +204,32 @@ const fhirCount: ParameterDoc = {
   schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
   example: 20,
 };
+const fhirCategory = (what: string, example: string): ParameterDoc => ({
+  name: 'category',
+  in: 'query',
+  required: false,
+  description: `${what} A token: \`code\`, \`system|code\`, \`|code\` or \`system|\`; a comma-separated list is OR. Sent at most once.`,
+  schema: { type: 'string', minLength: 1 },
+  example,
+});
+const fhirCode: ParameterDoc = {
+  name: 'code',
+  in: 'query',
+  required: false,
+  description:
+    'Observation.code as a token: `code`, `system|code` (e.g. `http://loinc.org|2345-7`), `|code` or `system|`; a comma-separated list is OR. Sent at most once.',
+  schema: { type: 'string', minLength: 1 },
+  example: 'http://loinc.org|2345-7',
+};
+const fhirDate: ParameterDoc = {
+  name: 'date',
+  in: 'query',
+  required: false,
+  description:
+    'effective[x] (else issued): `[prefix]YYYY[-MM[-DD[Thh:mm[:ss][Z|±hh:mm]]]]`, prefix eq (default), ne, gt, lt, ge, le, sa or eb; a value is the range its precision covers (no offset: UTC). Repeat for AND (up to 4), e.g. `date=ge2024-01-01&date=lt2025-01-01`.',
+  schema: { type: 'string', pattern: '^(eq|ne|gt|lt|ge|le|sa|eb)?\\d{4}(-\\d{2}(-\\d{2}(T.+)?)?)?$' },
+  example: 'ge2024-01-01',
+};
 const fhirPageToken: ParameterDoc = {
   name: '_page_token',
   in: 'query',
@@ -1150,14 +1176,58 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     exampleFile: 'fhirDocumentReferenceSearch.json',
     successText: 'One page of the searchset Bundle.',
   }),
+  fhirPatientSearch: fhirDoc({
+    summary: 'Search Patients by MRN (identifier) or id',
+    description:
+      'The chart patients matching every parameter sent: `identifier=system|value` with the system as Patient.identifier writes it (`urn:interop:mrn:<assigning authority>`; MRN and authority compared normalised), `_id` one to ten ids (OR). One of them is required. Read through the MRN index (no scans).',
+    parameters: [
+      {
+        name: 'identifier',
+        in: 'query',
+        required: false,
+        description: 'The MRN identifier, `system|value`. The system is required. Sent at most once.',
+        schema: { type: 'string', pattern: '^[^|]+\\|.+$' },
+        example: 'urn:interop:mrn:DEMO-HOSP|DEMO-000001',
+      },
+      {
+        name: '_id',
+        in: 'query',
+        required: false,
+        description: 'One to ten Patient ids, comma-separated (OR). Sent at most once.',
+        schema: { type: 'string', minLength: 1 },
+        example: 'demo-patient-1',
+      },
+      fhirCount,
+    ],
+    schema: 'FhirBundle',
+    exampleFile: 'fhirPatientSearch.json',
+    successText: 'The searchset Bundle (no `entry` when nothing matches).',
+  }),
   fhirObservationRead: fhirDoc({
-    summary: 'Read an Observation (assessment)',
-    description: 'An assessment as an Observation: items as components, the total as the value, the interpretation kept.',
-    parameters: [fhirId('`<patient>..<assessment>`', 'demo-patient-1..demo-assessment-1')],
+    summary: 'Read an Observation (assessment or lab result)',
+    description:
+      'An assessment (`<patient>..<assessment>`: items as components, the total as the value, the interpretation kept) or a lab Observation (`<patient>..<result>..<n>`: the n-th test of a lab result, category laboratory, as its DiagnosticReport contains it).',
+    parameters: [fhirId('`<patient>..<assessment>` or `<patient>..<result>..<n>`', 'demo-patient-1..demo-assessment-1')],
     schema: 'FhirResource',
     exampleFile: 'fhirObservationRead.json',
     successText: 'The Observation.',
     notFound: true,
+  }),
+  fhirObservationSearch: fhirDoc({
+    summary: 'Search Observations (US Core lab: patient, category, code, date)',
+    description:
+      "A patient's Observations: lab Observations (category `laboratory`, newest result first), then assessments (category `survey`), filtered by `category`, `code` and `date`, paged. An id that is no chart patient has no matches.",
+    parameters: [
+      fhirPatient,
+      fhirCategory('`laboratory` or `survey` (system http://terminology.hl7.org/CodeSystem/observation-category).', 'laboratory'),
+      fhirCode,
+      fhirDate,
+      fhirCount,
+      fhirPageToken,
+    ],
+    schema: 'FhirBundle',
+    exampleFile: 'fhirObservationSearch.json',
+    successText: 'One page of the searchset Bundle.',
   }),
   fhirDiagnosticReportRead: fhirDoc({
     summary: 'Read a DiagnosticReport (lab result)',
@@ -1169,13 +1239,41 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     notFound: true,
   }),
   fhirDiagnosticReportSearch: fhirDoc({
-    summary: 'Search DiagnosticReports by patient',
-    description: "A patient's lab results, newest first, paged.",
-    parameters: [fhirPatient, fhirCount, fhirPageToken],
+    summary: 'Search DiagnosticReports (US Core lab: patient, category, date)',
+    description: "A patient's lab results, newest first, filtered by `category` and `date`, paged. An id that is no chart patient has no matches.",
+    parameters: [
+      fhirPatient,
+      fhirCategory('`LAB` (system http://terminology.hl7.org/CodeSystem/v2-0074): every report here is one.', 'LAB'),
+      fhirDate,
+      fhirCount,
+      fhirPageToken,
+    ],
     schema: 'FhirBundle',
     exampleFile: 'fhirDiagnosticReportSearch.json',
     successText: 'One page of the searchset Bundle.',
   }),
+  fhirRouteNotFound: {
+    ...fhirDoc({
+      summary: 'Any other FHIR path (404 OperationOutcome)',
+      description:
+        'Every path under /fhir that no other operation serves (an unknown resource type, an unsupported interaction such as `_history`) answers 404 with an OperationOutcome, so a FHIR client reads the refusal as FHIR. Reads nothing.',
+      parameters: [
+        {
+          name: 'proxy+',
+          in: 'path',
+          required: true,
+          description: 'The rest of the path (one or more segments).',
+          schema: { type: 'string', minLength: 1 },
+          example: 'Condition',
+        },
+      ],
+      schema: 'FhirResource',
+      exampleFile: 'fhirMetadata.json',
+      successText: 'Never: every answer is a 404.',
+      notFound: true,
+    }),
+    success: {},
+  },
 };
 
 function fhirId(description: string, example: string): ParameterDoc {

@@ -125,10 +125,10 @@ describe('GET /fhir/metadata', () => {
     expectValid(cs as Resource, 'metadata');
     const types = Object.fromEntries(cs.rest![0]!.resource!.map((r) => [r.type, (r.interaction ?? []).map((i) => i.code).sort()]));
     expect(types).toEqual({
-      Patient: ['read'],
+      Patient: ['read', 'search-type'],
       Encounter: ['read', 'search-type'],
       DocumentReference: ['read', 'search-type'],
-      Observation: ['read'],
+      Observation: ['read', 'search-type'],
       DiagnosticReport: ['read', 'search-type'],
     });
     expect(cs.rest![0]!.resource!.find((r) => r.type === 'Patient')!.operation).toEqual([

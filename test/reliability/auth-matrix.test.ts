@@ -99,6 +99,20 @@ const endpoints: EndpointCase[] = [
   { name: 'fhirObservationRead', method: 'GET', request: async () => ({ path: '/fhir/Observation/demo-patient-1..demo-assessment-1' }), ...FHIR },
   { name: 'fhirDiagnosticReportRead', method: 'GET', request: async () => ({ path: `/fhir/DiagnosticReport/${await labReportId()}` }), ...FHIR },
   { name: 'fhirDiagnosticReportSearch', method: 'GET', request: async () => ({ path: '/fhir/DiagnosticReport?patient=demo-patient-1' }), ...FHIR },
+  {
+    name: 'fhirPatientSearch',
+    method: 'GET',
+    request: async () => ({ path: `/fhir/Patient?identifier=${encodeURIComponent('urn:interop:mrn:DEMO-HOSP|DEMO-000001')}` }),
+    ...FHIR,
+  },
+  {
+    name: 'fhirObservationSearch',
+    method: 'GET',
+    request: async () => ({ path: '/fhir/Observation?patient=demo-patient-1&category=laboratory&date=ge2024' }),
+    ...FHIR,
+  },
+  { name: 'fhirObservationLabRead', method: 'GET', request: async () => ({ path: `/fhir/Observation/${await labReportId()}..1` }), ...FHIR },
+  { name: 'fhirRouteNotFound', method: 'GET', request: async () => ({ path: '/fhir/Condition?patient=demo-patient-1' }), ...FHIR, success: [404] },
 ];
 
 /** A lab result of demo-patient-1 stored once, as its DiagnosticReport id. */

@@ -51,10 +51,18 @@ function contract() {
     const operations: Operation[] = [];
     for (const [template, item] of Object.entries(document.paths as Json)) {
       for (const [method, op] of Object.entries(item as Json)) {
-        const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`);
+        // `{name+}` (API Gateway's greedy parameter, `/fhir/{proxy+}`) takes one or more segments
+        const pattern = new RegExp(
+          `^${template
+            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+            .replace(/\{\w+\\\+\}/g, '[^/].*')
+            .replace(/\{\w+\}/g, '[^/]+')}$`,
+        );
         operations.push({ id: (op as Json).operationId as string, method: method.toUpperCase(), pattern, op: op as Json });
       }
     }
+    // a greedy template only takes what no other operation matches (as the gateway routes)
+    operations.sort((a, b) => Number(a.pattern.source.includes('[^/].*')) - Number(b.pattern.source.includes('[^/].*')));
     loaded = { document, operations, schemas: new OpenApiSchemas(document) };
   }
   return loaded;

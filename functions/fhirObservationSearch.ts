@@ -1,0 +1,28 @@
+/**
+ * GET /fhir/Observation?patient=&category=&code=&date=&_count=&_page_token=  (scope interop:export:fhir)
+ * A searchset Bundle of the patient's Observations: lab Observations (category laboratory, newest
+ * result first), then assessments (category survey). `patient` is required (`<id>` or `Patient/<id>`);
+ * `category` and `code` are tokens (`code`, `system|code`, `|code`, `system|`; a comma is OR); `date`
+ * is `[eq|ne|gt|lt|ge|le|sa|eb]YYYY[-MM[-DD[Thh:mm[:ss][zone]]]]`, repeated for AND, on effective[x].
+ * An id that is no chart patient has no matches (an empty Bundle, as an unused id).
+ * 200 the Bundle | 400 missing `patient`, a bad value, `_count` or `_page_token`, any other parameter |
+ * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
+ */
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
+import { searchObservations } from '../lib/exports/fhir-search';
+
+export const handler = httpEndpoint('fhirObservationSearch', async (request) => {
+  const query = readFhirQuery(request.event, ['patient', 'category', 'code', 'date', '_count', '_page_token']);
+  requireFhirAcceptable(request.event);
+  request.audit({ action: 'fhir.observation.search' });
+  const search = { ...query, patient: query.patient!, baseUrl: fhirBaseUrl(request.event), now: request.now };
+  const { patientId, bundle, records } = await searchObservations(fhirLabDependencies(), search);
+  request.audit({
+    action: 'fhir.observation.search',
+    ...(records > 0 ? { patientId } : {}),
+    resourceIds: { count: String(query.count), records: String(records) },
+  });
+  return fhirResponse(bundle);
+});

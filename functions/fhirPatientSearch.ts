@@ -1,0 +1,28 @@
+/**
+ * GET /fhir/Patient?identifier=system|value&_id=  (scope interop:export:fhir) — how a FHIR client
+ * finds a patient by MRN: a searchset Bundle of the chart patients matching every parameter sent
+ * (0 or 1 for an identifier). `identifier` is the Patient's MRN identifier, `system|value` with the
+ * system as the Patient resource writes it (`urn:interop:mrn:<assigning authority>`; MRN and
+ * authority compared normalised); `_id` one to ten Patient ids, comma-separated (OR). Read through
+ * the chart's MRN index: one GetItem of the index and one GetItem of the patient; no scans.
+ * 200 the Bundle | 400 neither parameter, an identifier without a system, a bad `_id`, any other
+ * parameter | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
+ */
+import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirPatientSearchDependencies } from '../lib/exports/fhir-export-wiring';
+import { searchPatients } from '../lib/exports/fhir-search';
+
+export const handler = httpEndpoint('fhirPatientSearch', async (request) => {
+  const query = readFhirQuery(request.event, ['identifier', '_id', '_count']);
+  requireFhirAcceptable(request.event);
+  request.audit({ action: 'fhir.patient.search' });
+  const search = { ...query, baseUrl: fhirBaseUrl(request.event), now: request.now };
+  const { patientIds, bundle } = await searchPatients(fhirPatientSearchDependencies(), search);
+  request.audit({
+    action: 'fhir.patient.search',
+    ...(patientIds.length === 1 ? { patientId: patientIds[0] } : {}),
+    resourceIds: { records: String(patientIds.length) },
+  });
+  return fhirResponse(bundle);
+});
