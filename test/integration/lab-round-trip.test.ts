@@ -1,0 +1,1191 @@
+/**
+ * Issue 27, first "Done when": lab results from other senders keep, field by field, what the sender sent
+ * in the fields of the lab model (item 1) through every export.
+ *
+ * In: the public samples' ORU^R01 messages (test/hl7/samples, origins and licences in its README) and
+ * generated ORU^R01 messages covering every value type, abnormal flag, observation and order status,
+ * comment placement and time precision, posted to POST /receiveHl7; generated JSON bodies with every
+ * optional field posted to POST /receiveTestData.
+ * Out: GET /exportHl7LabResult, GET /exportHl7PatientSummary in both profiles (batch: demo-export-key,
+ * ORU: demo-export-oru-key), GET /fhir/DiagnosticReport?patient= (Observations contained).
+ *
+ * What was rewritten in the samples (nothing else): PID (the chart patient DEMO-000001^^^DEMO-HOSP^MR,
+ * Sample^Alex, 19800412, so the results are filed to a chart patient and the summary and FHIR show
+ * them), MSH-4 (DEMO-LAB-LIS, or demo-lab when an earlier sample already used the same accession number
+ * under DEMO-LAB-LIS: both are senders of the demo-lab partner, and a result is one (sender, accession)),
+ * MSH-10 (made unique: two samples share MSH-10 `20230607002849_0365`, which would be AR 205 from one sender).
+ * MSH-11 `D` of the samples is accepted by configuring this stage (as receive-hl7-samples.test.ts does).
+ *
+ * Every representation change an export is allowed to make is a named rule below (RULES), counted when
+ * applied, never a silent skip. Values that are dropped or changed otherwise are failures; the real
+ * ones found are listed in KNOWN_ISSUES (printed, and asserted to still be what they are).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Env } from '../../lib/config/service';
+import { isPlainIdentifier, shortIdentifier, IDENTIFIER_LENGTH } from '../../lib/hl7/identifiers';
+import { parseHl7, parseHl7Message, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../../lib/hl7/parser';
+import type { LocalStack } from '../../lib/local/stack';
+import { call, startTestStack } from '../support/local-stack';
+
+jest.setTimeout(180_000);
+
+const SAMPLES = join(__dirname, '..', 'hl7', 'samples');
+const SAMPLE_FILES = [
+  'cdcgov-trusted-intermediary/CA__003_CA_ORU_R01_CDPH_produced_3_hl7_translation_final.hl7',
+  'cdcgov-trusted-intermediary/CA__004_CA_ORU_R01_CDPH_produced_0_initial_message.hl7',
+  'cdcgov-trusted-intermediary/CA__006_CA_ORU_R01_UCSD2024-07-11-16-02-17-749_0_initial_message.hl7',
+  'cdcgov-trusted-intermediary/CA__020_CA_ORU_R01_CDPH_OBX_to_LOINC_0_initial_message.hl7',
+  'cdcgov-trusted-intermediary/Epic__002_Epic_ORU_R01.hl7',
+  'cdcgov-trusted-intermediary/LA__003_LA_ORU_R01_NBS_obr_flatten_0_initial_message.hl7',
+  'cdcgov-trusted-intermediary/LA__004_LA_ORU_R01_NBS_obr_flatten_2_0_initial_message.hl7',
+  'cdcgov-trusted-intermediary/MN__004_MN_ORU_R01_NBS_0_initial_message.hl7',
+  'cdcgov-trusted-intermediary/Natus__002_Natus_ORU_R01_NBS.hl7',
+  'cdcgov-trusted-intermediary/Natus__003_Natus_ORU_R01_NBS.hl7',
+  'cdcgov-trusted-intermediary/Natus__004_Natus_ORU_R01_NBS.hl7',
+  'cdcgov-trusted-intermediary/NewSTEPs__002_NewSTEPs_ORU_R01.hl7',
+  'cdcgov-trusted-intermediary/Oracle__004_Oracle_ORU_R01.hl7',
+  'cdcgov-trusted-intermediary/TN__001_TN_ORU_R01_LRI.hl7',
+  'cdcgov-trusted-intermediary/TX__002_TX_ORU_R01.hl7',
+  'cdcgov-trusted-intermediary/Test__Results__002_AL_ORU_R01_NBS_Fully_Populated_0_initial_message.hl7',
+  'python-hl7/oru-r01-ghh-lab-2.4.hl7',
+];
+const PATIENT = 'demo-patient-1';
+const CHART_PID = 'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex||19800412|F';
+
+// ---------------------------------------------------------------------------------------------------
+// The model of what a sender sent, in the fields of issue 27 item 1 (from an ORU group or a JSON body)
+
+/** A time as the sender wrote it: its precision and, for times of day, the instant. */
+interface SentTime {
+  raw: string;
+  /** Y, M, D (no zone), Min, S (with the fraction digits) */
+  precision: 'Y' | 'M' | 'D' | 'Min' | 'S';
+  /** the calendar text for Y/M/D, the UTC instant in ms plus fraction text for Min/S */
+  key: string;
+  /** not a calendar time (e.g. 20170229): intake leaves it out (docs/hl7-intake.md) */
+  invalid?: boolean;
+}
+
+interface SentCoding {
+  code: string;
+  display?: string;
+  system?: string;
+}
+
+interface SentObservation {
+  where: string;
+  code?: string;
+  /** OBX-3.2, else OBX-3.1 (the test name) */
+  name: string;
+  system?: string;
+  alternate?: SentCoding;
+  type: string;
+  /** NM/SN/CE/TX(lines)/text: canonical value text */
+  value:
+    | { kind: 'NM'; text: string }
+    | { kind: 'SN'; parts: [string, string, string, string] }
+    | { kind: 'CE'; coding: SentCoding }
+    | { kind: 'lines'; lines: string[] }
+    | { kind: 'text'; text: string };
+  unitsCode?: string;
+  units?: string;
+  range?: string;
+  flags: string[];
+  status?: string;
+  observedAt?: SentTime;
+  performer?: string;
+  comments: string[];
+}
+
+interface SentResult {
+  label: string;
+  sender: string;
+  accession: string;
+  accessionNamespace?: string;
+  placer?: { id: string; namespace?: string };
+  service?: SentCoding;
+  collectedAt?: SentTime;
+  provider?: { id?: string; family: string; given?: string; middle?: string; suffix?: string; prefix?: string };
+  orderStatus?: string;
+  /** the result status word (final, preliminary, corrected, cancelled) */
+  status: string;
+  specimen?: { type?: SentCoding; collectedAt?: SentTime; id?: { id: string; namespace?: string } };
+  comments: string[];
+  observations: SentObservation[];
+}
+
+const present = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' || value === '""' ? undefined : value);
+
+function tsTime(raw: string | undefined): SentTime | undefined {
+  const value = present(raw)?.trim();
+  if (!value) return undefined;
+  const m = /^(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:\.(\d+))?([+-]\d{4})?$/.exec(value);
+  if (!m) return { raw: value, precision: 'S', key: `unparsed ${value}` };
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  if (!mo) return { raw: value, precision: 'Y', key: y! };
+  if (!d) return { raw: value, precision: 'M', key: `${y}-${mo}` };
+  const calendar = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (calendar.getUTCMonth() !== Number(mo) - 1 || calendar.getUTCDate() !== Number(d)) return { raw: value, precision: 'D', key: 'invalid', invalid: true };
+  if (!h) return { raw: value, precision: 'D', key: `${y}-${mo}-${d}` };
+  // a time without an offset is in the sending partner's zone: demo-lab has none set, the default is UTC (docs/hl7-intake.md)
+  const offset = zone ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))) : 0;
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi ?? '0'), Number(s ?? '0')) - offset * 60_000;
+  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}` };
+}
+
+function isoTime(raw: string | undefined): SentTime | undefined {
+  const value = present(raw)?.trim();
+  if (!value) return undefined;
+  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/.exec(value);
+  if (!m) return { raw: value, precision: 'S', key: `unparsed ${value}` };
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  if (!mo) return { raw: value, precision: 'Y', key: y! };
+  if (!d) return { raw: value, precision: 'M', key: `${y}-${mo}` };
+  if (!h) return { raw: value, precision: 'D', key: `${y}-${mo}-${d}` };
+  const offset = zone === 'Z' ? 0 : (zone![0] === '-' ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? '0')) - offset * 60_000;
+  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}` };
+}
+
+const texts = (field: string[][][]) => field.map((rep) => rep.map((c) => c.join('')).join(''));
+
+function hl7Observation(obx: ParsedSegment, comments: string[], where: string): SentObservation {
+  const type = valueAt(obx, 2).trim().toUpperCase();
+  const reps = repetitionsOf(obx, 5);
+  const first = reps[0] ?? [];
+  const c = (i: number) => (first[i]?.[0] ?? '').trim();
+  let value: SentObservation['value'];
+  if (type === 'NM') value = { kind: 'NM', text: c(0) };
+  else if (type === 'SN') value = { kind: 'SN', parts: [c(0), c(1), c(2), c(3)] };
+  else if (type === 'CE' || type === 'CWE' || type === 'CNE')
+    value = { kind: 'CE', coding: { code: c(0), display: present(first[1]?.[0]), system: present(c(2)) } };
+  // every repetition (an empty one is an empty line; repetitionsOf leaves empty ones out)
+  else if (type === 'TX' || type === 'FT')
+    value = {
+      kind: 'lines',
+      lines: texts(obx.fields[5] ?? [])
+        .join('\n')
+        .split('\n'),
+    };
+  else if (['ST', 'DT', 'TM', 'TS', 'DTM', 'ID', 'IS'].includes(type)) value = { kind: 'text', text: reps.map((rep) => rep[0]?.[0] ?? '').join(', ') };
+  else value = { kind: 'text', text: reps.map((rep) => rep.map((comp) => comp.join('&')).join('^')).join('~') };
+  const ucum = valueAt(obx, 6, 3).trim().toUpperCase() === 'UCUM' && present(valueAt(obx, 6, 1)) !== undefined;
+  const unitsId = present(valueAt(obx, 6, 1));
+  const unitsText = present(valueAt(obx, 6, 2));
+  const alt = present(valueAt(obx, 3, 4));
+  return {
+    where,
+    code: present(valueAt(obx, 3, 1))?.trim(),
+    name: present(valueAt(obx, 3, 2)) ?? present(valueAt(obx, 3, 1)) ?? '',
+    system: present(valueAt(obx, 3, 3))?.trim(),
+    alternate: alt ? { code: alt.trim(), display: present(valueAt(obx, 3, 5)), system: present(valueAt(obx, 3, 6))?.trim() } : undefined,
+    type,
+    value,
+    unitsCode: ucum ? unitsId : undefined,
+    units: ucum ? (unitsText ?? unitsId) : (unitsId ?? unitsText),
+    range: present(valueAt(obx, 7)),
+    flags: repetitionsOf(obx, 8)
+      .map((rep) => (rep[0]?.[0] ?? '').trim())
+      .filter(Boolean),
+    status: present(valueAt(obx, 11))?.trim(),
+    observedAt: tsTime(valueAt(obx, 14)),
+    performer: present(valueAt(obx, 23, 1)),
+    comments,
+  };
+}
+
+interface Hl7Group {
+  obr: ParsedSegment;
+  orc?: ParsedSegment;
+  notes: string[];
+  obx: Array<{ obx: ParsedSegment; notes: string[] }>;
+  spm?: ParsedSegment;
+}
+
+const nteText = (nte: ParsedSegment) => texts(repetitionsOf(nte, 3)).join('\n');
+
+/** The OBR groups of an ORU (ORC before its OBR, NTE after the OBR or after an OBX, SPM). */
+function hl7Groups(message: ParsedMessage): Hl7Group[] {
+  const groups: Hl7Group[] = [];
+  let orc: ParsedSegment | undefined;
+  let current: Hl7Group | undefined;
+  for (const segment of message.segments) {
+    if (segment.name === 'ORC') {
+      orc = segment;
+      current = undefined;
+    } else if (segment.name === 'OBR') {
+      current = { obr: segment, orc, notes: [], obx: [] };
+      orc = undefined;
+      groups.push(current);
+    } else if (segment.name === 'OBX' && current) current.obx.push({ obx: segment, notes: [] });
+    else if (segment.name === 'NTE' && current) {
+      const text = nteText(segment);
+      if (text.trim() === '') continue; // a blank NTE holds no comment (intake leaves it out)
+      (current.obx.length ? current.obx[current.obx.length - 1]!.notes : current.notes).push(text);
+    } else if (segment.name === 'SPM' && current) current.spm ??= segment;
+    else if (segment.name === 'PID' || segment.name === 'MSH') current = undefined;
+  }
+  return groups;
+}
+
+const STATUS_0123: Record<string, string> = {
+  F: 'final',
+  C: 'corrected',
+  X: 'cancelled',
+  P: 'preliminary',
+  A: 'preliminary',
+  R: 'preliminary',
+  O: 'preliminary',
+  I: 'preliminary',
+  S: 'preliminary',
+};
+
+function ei(components: string[][] | undefined): { id: string; namespace?: string } | undefined {
+  const id = present(components?.[0]?.[0]);
+  if (!id) return undefined;
+  const namespace = present(components?.[1]?.[0]) ?? present(components?.[2]?.[0]);
+  return namespace ? { id, namespace } : { id };
+}
+
+function coding(components: string[][] | undefined, first = 0): SentCoding | undefined {
+  const code = present(components?.[first]?.[0])?.trim();
+  if (!code) return undefined;
+  return { code, display: present(components?.[first + 1]?.[0]), system: present(components?.[first + 2]?.[0])?.trim() };
+}
+
+/** What the sender sent in one OBR group. */
+function sentFromGroup(label: string, sender: string, group: Hl7Group): SentResult {
+  const { obr, orc, spm } = group;
+  const filler = present(valueAt(obr, 3));
+  const accessionField = filler ? 3 : 2;
+  const xcn = obr.fields[16]?.[0];
+  const family = present(xcn?.[1]?.[0]);
+  const spmId = spm?.fields[2]?.[0];
+  const specimenId = spmId ? (ei(spmId[1]?.map((s) => [s])) ?? ei(spmId[0]?.map((s) => [s]))) : undefined;
+  const obr15 = obr.fields[15]?.[0]?.[0];
+  const specimenType = coding(spm?.fields[4]?.[0]) ?? (obr15 ? coding(obr15.map((s) => [s])) : undefined);
+  const specimen = specimenType || spm ? { type: specimenType, collectedAt: tsTime(valueAt(spm, 17)), id: specimenId } : undefined;
+  const statusText = present(valueAt(obr, 25)) ?? present(valueAt(group.obx[0]?.obx, 11)) ?? '';
+  return {
+    label,
+    sender,
+    accession: (filler ?? valueAt(obr, 2)).trim(),
+    accessionNamespace: present(valueAt(obr, accessionField, 2)) ?? present(valueAt(obr, accessionField, 3)),
+    placer: ei(obr.fields[2]?.[0]) ?? ei(orc?.fields[2]?.[0]),
+    service: coding(obr.fields[4]?.[0]) ?? coding(obr.fields[4]?.[0], 3),
+    collectedAt: tsTime(valueAt(obr, 7)),
+    provider: family
+      ? {
+          id: present(xcn?.[0]?.[0]),
+          family,
+          given: present(xcn?.[2]?.[0]),
+          middle: present(xcn?.[3]?.[0]),
+          suffix: present(xcn?.[4]?.[0]),
+          prefix: present(xcn?.[5]?.[0]),
+        }
+      : undefined,
+    orderStatus: present(valueAt(obr, 25)),
+    status: STATUS_0123[statusText.toUpperCase()] ?? statusText,
+    specimen,
+    comments: group.notes,
+    observations: group.obx.map(({ obx, notes }, i) => hl7Observation(obx, notes, `${label} OBX[${i + 1}]`)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Comparison
+
+/** which export is read: the summary (HL7 summary, FHIR) holds values cut at 1,024 characters (docs/lab-results.md, item budget) */
+let exportKind: 'full' | 'summary' = 'full';
+const SUMMARY_VALUE_MAX_CHARS = 1024;
+
+interface Tally {
+  fields: number;
+  failures: string[];
+  rules: Map<string, number>;
+}
+const tally: Tally = { fields: 0, failures: [], rules: new Map() };
+const messages = { hl7: 0, hl7Groups: 0, json: 0 };
+
+/** A representation an export may legitimately change, applied by name (counted, printed). */
+function rule(name: string): void {
+  tally.rules.set(name, (tally.rules.get(name) ?? 0) + 1);
+}
+
+function check(failures: string[], where: string, field: string, sent: string | undefined, got: string | undefined): void {
+  tally.fields += 1;
+  let a = sent ?? '';
+  const b = got ?? '';
+  if (exportKind === 'summary' && a.length > SUMMARY_VALUE_MAX_CHARS && a !== b) {
+    rule('summary (HL7 summary, FHIR): a value longer than 1,024 characters is cut (the stored summary budget, docs/lab-results.md)');
+    a = a.slice(0, SUMMARY_VALUE_MAX_CHARS);
+  }
+  if (a !== b) failures.push(`${where} ${field}: sent ${JSON.stringify(a)}, got ${JSON.stringify(b)}`);
+}
+
+function checkTime(failures: string[], where: string, field: string, sent: SentTime | undefined, got: SentTime | undefined, fhir = false): void {
+  if (!sent) return;
+  if (sent.invalid) {
+    rule('a time that is no calendar time (20170229) is not kept (docs/hl7-intake.md): the export writes its default time');
+    return;
+  }
+  tally.fields += 1;
+  let gotKey = got ? `${got.precision}:${got.key}` : '';
+  if (fhir && sent.precision === 'Min' && got?.precision === 'S' && !got.key.includes('.') && Number(got.key) % 60_000 === 0) {
+    rule('FHIR dateTime: a time with minutes gets :00 seconds (R4 requires seconds once there are minutes)');
+    gotKey = `Min:${got.key}`;
+  }
+  const sentKey = `${sent.precision}:${sent.key}`;
+  if (sentKey !== gotKey) failures.push(`${where} ${field}: sent ${JSON.stringify(sent.raw)}, got ${JSON.stringify(got?.raw ?? '')}`);
+}
+
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/** Systems the lab schema keeps (table 0396 names): a code's system with other characters is left out at intake. */
+const SYSTEM_NAME = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+
+function expectedSystem(o: SentObservation): string | undefined {
+  if (!o.code) return undefined;
+  if (o.system !== undefined && !(o.system.length <= 20 && SYSTEM_NAME.test(o.system))) {
+    rule('OBX-3.3 that is no table 0396 name (spaces, colons: e.g. a LOINC long name) is not a coding system: written as L');
+    return 'L';
+  }
+  if (o.system === undefined) {
+    rule('OBX-3 code without a coding system: written with L (local)');
+    return 'L';
+  }
+  return o.system;
+}
+
+/** OBX-5.5 of an ED value (the document data), when there is one. */
+const edData = (o: SentObservation): string | undefined => (o.type === 'ED' && o.value.kind === 'text' ? present(o.value.text.split('^')[4]) : undefined);
+
+/** The text a value reads as (the summary `result`): the comparison key of text-only value types. */
+function valueText(o: SentObservation): string {
+  if (o.type === 'ED' && o.value.kind === 'text' && !o.value.text.split('^')[4]) {
+    rule('OBX-2 ED without data (OBX-5.5 empty): no document, so no value');
+    return '';
+  }
+  switch (o.value.kind) {
+    case 'NM':
+    case 'text':
+      return o.value.text;
+    case 'SN':
+      return o.value.parts.join('');
+    case 'CE':
+      return o.value.coding.display ?? o.value.coding.code;
+    case 'lines':
+      return o.value.lines.join('\n');
+  }
+}
+
+/** One exported OBX (with its NTE) against what was sent. */
+function compareHl7Observation(failures: string[], where: string, sent: SentObservation, obx: ParsedSegment | undefined, notes: string[]): void {
+  if (!obx) {
+    tally.fields += 1;
+    failures.push(`${where}: sent an OBX (${sent.name}), the export has none`);
+    return;
+  }
+  const got = hl7Observation(obx, notes, where);
+  check(failures, where, 'OBX-3.1', sent.code, got.code);
+  check(failures, where, 'OBX-3.2', sent.name, got.name);
+  check(failures, where, 'OBX-3.3', expectedSystem(sent), got.system);
+  if (sent.alternate) {
+    check(failures, where, 'OBX-3.4', sent.alternate.code, got.alternate?.code);
+    check(failures, where, 'OBX-3.5', sent.alternate.display, got.alternate?.display);
+    check(failures, where, 'OBX-3.6', sent.alternate.system, got.alternate?.system);
+  }
+  const cancelled = sent.status?.toUpperCase() === 'X';
+  if (edData(sent)) {
+    rule('OBX-2 ED with data is an attached document: its observation row carries no value, the document is an OBX ED of its own after the observations');
+    check(failures, where, 'OBX-5 (ED row)', '', valueText(got));
+  } else if (cancelled) {
+    rule('OBX-11 X (result cannot be obtained): the export writes no value (v2.5.1: X carries none)');
+    check(failures, where, 'OBX-5 (X: no value)', '', valueText(got));
+  } else if (sent.value.kind === 'NM' && DECIMAL.test(sent.value.text)) {
+    check(failures, where, 'OBX-2', 'NM', got.type);
+    check(failures, where, 'OBX-5', sent.value.text, got.value.kind === 'NM' ? got.value.text : valueText(got));
+  } else if (sent.value.kind === 'SN' && sent.type === 'SN') {
+    check(failures, where, 'OBX-2', 'SN', got.type);
+    check(failures, where, 'OBX-5', sent.value.parts.join('^'), got.value.kind === 'SN' ? got.value.parts.join('^') : valueText(got));
+  } else if (sent.value.kind === 'CE' && sent.value.coding.code) {
+    if (sent.type === 'CWE' || sent.type === 'CNE') rule('OBX-2 CWE/CNE written as CE (v2.5.1 table 0125 as the exports use it)');
+    check(failures, where, 'OBX-2', 'CE', got.type);
+    const g = got.value.kind === 'CE' ? got.value.coding : undefined;
+    check(failures, where, 'OBX-5.1', sent.value.coding.code, g?.code);
+    check(failures, where, 'OBX-5.2', sent.value.coding.display, g?.display);
+    check(failures, where, 'OBX-5.3', sent.value.coding.system, g?.system);
+  } else if (sent.value.kind === 'lines' && sent.value.lines.some((l) => l !== '')) {
+    check(failures, where, 'OBX-2', sent.type, got.type);
+    check(failures, where, 'OBX-5', sent.value.lines.join('\n'), valueText(got));
+  } else {
+    // text-only value types (ST, DT, TM, ID, CX, XAD...; an NM/SN/CE that is not what its type says):
+    // the model keeps the text, the export writes it as NM/SN/ST/TX by its shape (README "Lab tests")
+    rule('text-only value type: OBX-5 compared as text, OBX-2 chosen by the text (NM/SN/ST/TX)');
+    if (sent.type === 'ST' && !DECIMAL.test(valueText(sent)) && !/^\s*(<=|>=|<|>|=)|^\s*\d+\s*[:/]\s*\d+\s*$/.test(valueText(sent)))
+      check(failures, where, 'OBX-2', 'ST', got.type);
+    check(failures, where, 'OBX-5', valueText(sent), valueText(got));
+  }
+  check(failures, where, 'OBX-6.1', sent.unitsCode ?? sent.units, got.unitsCode ?? got.units);
+  if (sent.unitsCode) {
+    check(failures, where, 'OBX-6.2', sent.units, got.units);
+    check(failures, where, 'OBX-6.3', 'UCUM', valueAt(obx, 6, 3));
+  }
+  check(failures, where, 'OBX-7', sent.range, got.range);
+  check(failures, where, 'OBX-8', sent.flags.join('~'), got.flags.join('~'));
+  if (sent.status) check(failures, where, 'OBX-11', sent.status, got.status);
+  checkTime(failures, where, 'OBX-14', sent.observedAt, got.observedAt);
+  if (sent.performer) check(failures, where, 'OBX-23.1', sent.performer, got.performer);
+  check(failures, where, 'NTE after OBX', sent.comments.join(' | '), got.comments.join(' | '));
+}
+
+function expectedEi(id: string): string {
+  if (!isPlainIdentifier(id, IDENTIFIER_LENGTH.ei))
+    rule('an EI-1 that is too long or holds a delimiter / space / _ is written in its stable short form (README wire rules)');
+  return shortIdentifier(id, IDENTIFIER_LENGTH.ei);
+}
+
+/** One exported OBR group against what was sent. */
+function compareHl7Group(failures: string[], where: string, sent: SentResult, group: Hl7Group | undefined): void {
+  if (!group) {
+    tally.fields += 1;
+    failures.push(`${where}: no OBR group for accession ${sent.accession}`);
+    return;
+  }
+  const { obr, spm } = group;
+  check(failures, where, 'OBR-3.1', expectedEi(sent.accession), valueAt(obr, 3, 1));
+  if (sent.accessionNamespace) check(failures, where, 'OBR-3.2', sent.accessionNamespace, valueAt(obr, 3, 2));
+  if (sent.placer) {
+    check(failures, where, 'OBR-2.1', expectedEi(sent.placer.id), valueAt(obr, 2, 1));
+    if (sent.placer.namespace) check(failures, where, 'OBR-2.2', sent.placer.namespace, valueAt(obr, 2, 2));
+  }
+  if (sent.service) {
+    check(failures, where, 'OBR-4.1', sent.service.code, valueAt(obr, 4, 1));
+    check(failures, where, 'OBR-4.2', sent.service.display, present(valueAt(obr, 4, 2)));
+    check(failures, where, 'OBR-4.3', sent.service.system, present(valueAt(obr, 4, 3)));
+  }
+  checkTime(failures, where, 'OBR-7', sent.collectedAt, tsTime(valueAt(obr, 7)));
+  if (sent.provider) {
+    if (sent.provider.id) {
+      if (!isPlainIdentifier(sent.provider.id, IDENTIFIER_LENGTH.xcn))
+        rule('an XCN-1 that is too long or holds a delimiter / space / _ is written in its stable short form');
+      check(failures, where, 'OBR-16.1', shortIdentifier(sent.provider.id, IDENTIFIER_LENGTH.xcn), valueAt(obr, 16, 1));
+    }
+    check(failures, where, 'OBR-16.2', sent.provider.family, valueAt(obr, 16, 2));
+    check(failures, where, 'OBR-16.3', sent.provider.given, present(valueAt(obr, 16, 3)));
+    check(failures, where, 'OBR-16.4', sent.provider.middle, present(valueAt(obr, 16, 4)));
+    check(failures, where, 'OBR-16.5', sent.provider.suffix, present(valueAt(obr, 16, 5)));
+    check(failures, where, 'OBR-16.6', sent.provider.prefix, present(valueAt(obr, 16, 6)));
+  }
+  if (sent.orderStatus) check(failures, where, 'OBR-25', sent.orderStatus, valueAt(obr, 25));
+  check(failures, where, 'NTE after OBR', sent.comments.join(' | '), group.notes.join(' | '));
+  if (sent.specimen?.type) {
+    // SPM is written when the specimen type is known (README); OBR-15 of a v2.3/2.4 sender comes back as SPM-4
+    const type = coding(spm?.fields[4]?.[0]);
+    check(failures, where, 'SPM-4.1', sent.specimen.type.code, type?.code);
+    check(failures, where, 'SPM-4.2', sent.specimen.type.display, type?.display);
+    check(failures, where, 'SPM-4.3', sent.specimen.type.system, type?.system);
+    checkTime(failures, where, 'SPM-17', sent.specimen.collectedAt, tsTime(valueAt(spm, 17)));
+    if (sent.specimen.id) {
+      const spmId = spm?.fields[2]?.[0];
+      const got = spmId ? (ei(spmId[1]?.map((s) => [s])) ?? ei(spmId[0]?.map((s) => [s]))) : undefined;
+      check(failures, where, 'SPM-2.id', sent.specimen.id.id, got?.id);
+      check(failures, where, 'SPM-2.namespace', sent.specimen.id.namespace, got?.namespace);
+    }
+  }
+  sent.observations.forEach((o, i) => {
+    const exported = group.obx[i];
+    compareHl7Observation(failures, `${where} OBX[${i + 1}]`, o, exported?.obx, exported?.notes ?? []);
+  });
+  const documents = sent.observations.filter((o) => edData(o) !== undefined);
+  const extra = group.obx.slice(sent.observations.length);
+  documents.forEach((o, k) => {
+    const doc = extra[k]?.obx;
+    check(failures, where, `document OBX (${o.name}) OBX-5.5`, edData(o), doc ? valueAt(doc, 5, 5) : undefined);
+  });
+  if (extra.length > documents.length) failures.push(`${where}: ${extra.length - documents.length} OBX more than sent`);
+}
+
+// --- FHIR
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const SYSTEM_URI: Record<string, string> = {
+  LN: 'http://loinc.org',
+  SCT: 'http://snomed.info/sct',
+  SNM: 'http://snomed.info/sct',
+  UCUM: 'http://unitsofmeasure.org',
+};
+function systemUri(sender: string, name: string | undefined): string {
+  const n = name ?? 'L';
+  if (SYSTEM_URI[n]) return SYSTEM_URI[n]!;
+  if (/^HL7\d{4}$/.test(n)) return `http://terminology.hl7.org/CodeSystem/v2-${n.slice(3)}`;
+  return `urn:interop:sender:${encodeURIComponent(sender)}:code:${encodeURIComponent(n)}`;
+}
+
+const OBSERVATION_STATUS: Record<string, string> = {
+  F: 'final',
+  U: 'final',
+  V: 'final',
+  P: 'preliminary',
+  R: 'preliminary',
+  S: 'preliminary',
+  C: 'corrected',
+  A: 'amended',
+  B: 'amended',
+  W: 'entered-in-error',
+  D: 'entered-in-error',
+  X: 'cancelled',
+  N: 'cancelled',
+  I: 'registered',
+  O: 'registered',
+};
+
+function compareCoding(
+  failures: string[],
+  where: string,
+  field: string,
+  sender: string,
+  sent: SentCoding,
+  got: Json | undefined,
+  systemOf = (s: SentCoding) => systemUri(sender, s.system),
+) {
+  check(failures, where, `${field}.code`, sent.code, got?.code);
+  check(failures, where, `${field}.system`, systemOf(sent), got?.system);
+  check(failures, where, `${field}.display`, sent.display, got?.display);
+}
+
+function quantityText(q: Json | undefined): string {
+  if (!q) return '';
+  const precision = q._value?.extension?.[0]?.valueInteger;
+  return precision !== undefined ? Number(q.value).toFixed(precision) : String(q.value);
+}
+
+function compareFhirObservation(
+  failures: string[],
+  where: string,
+  sent: SentResult,
+  o: SentObservation,
+  obs: Json | undefined,
+  defaults: { effective?: SentTime },
+) {
+  if (!obs) {
+    tally.fields += 1;
+    failures.push(`${where}: sent an observation (${o.name}), FHIR has none`);
+    return;
+  }
+  const codings: Json[] = obs.code?.coding ?? [];
+  if (o.code) {
+    const system = expectedSystem(o);
+    check(failures, where, 'code.coding[0].code', o.code, codings[0]?.code);
+    check(failures, where, 'code.coding[0].system', systemUri(sent.sender, system), codings[0]?.system);
+    check(failures, where, 'code.coding[0].display', o.name, codings[0]?.display);
+  }
+  check(failures, where, 'code.text', o.name, obs.code?.text);
+  if (o.alternate) compareCoding(failures, where, 'code.coding[alt]', sent.sender, o.alternate, codings[o.code ? 1 : 0]);
+  const status = o.status ? OBSERVATION_STATUS[o.status.toUpperCase()] : sent.status;
+  check(failures, where, 'status', status, obs.status);
+  const cancelled = status === 'cancelled';
+  const unit = o.units ?? o.unitsCode;
+  const checkUnits = (q: Json | undefined, label: string) => {
+    check(failures, where, `${label}.unit`, unit, q?.unit);
+    if (o.unitsCode) {
+      check(failures, where, `${label}.code`, o.unitsCode, q?.code);
+      check(failures, where, `${label}.system`, 'http://unitsofmeasure.org', q?.system);
+    }
+  };
+  if (edData(o)) {
+    check(failures, where, 'document (ED) in FHIR', edData(o), obs.valueAttachment?.data ?? obs.valueString);
+  } else if (cancelled) {
+    rule('FHIR: a cancelled observation has no value, dataAbsentReason not-performed');
+    check(failures, where, 'dataAbsentReason', 'not-performed', obs.dataAbsentReason?.coding?.[0]?.code);
+  } else if (o.value.kind === 'NM' && DECIMAL.test(o.value.text)) {
+    check(failures, where, 'valueQuantity.value', o.value.text.replace(/^\+/, ''), quantityText(obs.valueQuantity));
+    checkUnits(obs.valueQuantity, 'valueQuantity');
+  } else if (
+    o.value.kind === 'SN' &&
+    o.type === 'SN' &&
+    o.value.parts.slice(1).every((p, i) => p === '' || (i === 1 ? ['-', ':', '/'].includes(p) : DECIMAL.test(p)))
+  ) {
+    const [comparator, v1, separator, v2] = o.value.parts;
+    if (!separator) {
+      if (comparator === '=') rule('SN comparator = : a Quantity without comparator (FHIR has no =)');
+      check(failures, where, 'valueQuantity.value', v1, quantityText(obs.valueQuantity));
+      check(failures, where, 'valueQuantity.comparator', comparator === '=' ? '' : comparator, obs.valueQuantity?.comparator);
+      checkUnits(obs.valueQuantity, 'valueQuantity');
+    } else if (separator === '-') {
+      check(failures, where, 'valueRange.low', v1, quantityText(obs.valueRange?.low));
+      check(failures, where, 'valueRange.high', v2, quantityText(obs.valueRange?.high));
+      checkUnits(obs.valueRange?.low, 'valueRange.low');
+    } else {
+      check(failures, where, 'valueRatio.numerator', v1, quantityText(obs.valueRatio?.numerator));
+      check(failures, where, 'valueRatio.denominator', v2, quantityText(obs.valueRatio?.denominator));
+    }
+  } else if (o.value.kind === 'CE' && o.value.coding.code) {
+    compareCoding(failures, where, 'valueCodeableConcept.coding[0]', sent.sender, o.value.coding, obs.valueCodeableConcept?.coding?.[0]);
+  } else if (o.value.kind === 'lines' && o.value.lines.some((l) => l !== '')) {
+    check(failures, where, 'valueString', o.value.lines.join('\n'), obs.valueString);
+  } else {
+    rule('FHIR: a text-only value is valueString, or a Quantity / Ratio when the text is a number, comparator and number or ratio');
+    const text = valueText(o);
+    const got =
+      obs.valueString ??
+      (obs.valueQuantity ? `${obs.valueQuantity.comparator ?? ''}${quantityText(obs.valueQuantity)}` : undefined) ??
+      (obs.valueRatio ? `${quantityText(obs.valueRatio.numerator)}:${quantityText(obs.valueRatio.denominator)}` : undefined);
+    check(failures, where, 'value[x] (text)', text.trim() === '' ? undefined : text.replace(/\s+/g, (s) => s), got);
+  }
+  check(failures, where, 'interpretation', o.flags.join('~'), (obs.interpretation ?? []).map((i: Json) => i.coding?.[0]?.code).join('~'));
+  check(failures, where, 'referenceRange.text', o.range, obs.referenceRange?.[0]?.text);
+  checkTime(failures, where, 'effectiveDateTime', o.observedAt ?? defaults.effective, isoTime(obs.effectiveDateTime), true);
+  check(failures, where, 'performer', o.performer ?? sent.sender, obs.performer?.[0]?.display);
+  check(failures, where, 'note', o.comments.join(' | '), (obs.note ?? []).map((n: Json) => n.text).join(' | '));
+}
+
+function compareFhirReport(failures: string[], where: string, sent: SentResult, report: Json | undefined) {
+  if (!report) {
+    tally.fields += 1;
+    failures.push(`${where}: no DiagnosticReport for accession ${sent.accession}`);
+    return;
+  }
+  const contained: Json[] = report.contained ?? [];
+  const byId = (ref: string | undefined) => contained.find((r) => `#${r.id}` === ref);
+  const identifiers: Json[] = report.identifier ?? [];
+  const acsn = identifiers.find((i) => i.type?.coding?.[0]?.code === 'ACSN');
+  check(failures, where, 'identifier[ACSN].value', sent.accession, acsn?.value);
+  const ns = sent.accessionNamespace ? `:${encodeURIComponent(sent.accessionNamespace)}` : '';
+  check(failures, where, 'identifier[ACSN].system', `urn:interop:sender:${sent.sender}:accession${ns}`, acsn?.system);
+  if (sent.placer) {
+    const plac = identifiers.find((i) => i.type?.coding?.[0]?.code === 'PLAC');
+    check(failures, where, 'identifier[PLAC].value', sent.placer.id, plac?.value);
+    const pns = sent.placer.namespace ? `:${encodeURIComponent(sent.placer.namespace)}` : '';
+    check(failures, where, 'identifier[PLAC].system', `urn:interop:sender:${sent.sender}:placer${pns}`, plac?.system);
+  }
+  check(failures, where, 'status', sent.status, report.status);
+  if (sent.service) compareCoding(failures, where, 'code.coding[0]', sent.sender, sent.service, report.code?.coding?.[0]);
+  checkTime(failures, where, 'effectiveDateTime', sent.collectedAt ?? sent.specimen?.collectedAt, isoTime(report.effectiveDateTime), true);
+  const order = byId(report.basedOn?.[0]?.reference);
+  if (sent.provider) {
+    const requester = order?.requester;
+    if (sent.provider.id) check(failures, where, 'ServiceRequest.requester.identifier.value', sent.provider.id, requester?.identifier?.value);
+    check(
+      failures,
+      where,
+      'ServiceRequest.requester.display (family)',
+      'yes',
+      String(requester?.display ?? '').includes(sent.provider.family) ? 'yes' : String(requester?.display),
+    );
+  }
+  if (sent.orderStatus) {
+    const s = sent.orderStatus.toUpperCase();
+    const expected = s === 'F' || s === 'C' ? 'completed' : s === 'X' ? 'revoked' : 'active';
+    check(failures, where, 'ServiceRequest.status (OBR-25)', expected, order?.status);
+  }
+  check(failures, where, 'ServiceRequest.note', sent.comments.join(' | '), (order?.note ?? []).map((n: Json) => n.text).join(' | '));
+  const specimen = byId(report.specimen?.[0]?.reference);
+  if (sent.specimen?.type) {
+    compareCoding(failures, where, 'Specimen.type.coding[0]', sent.sender, sent.specimen.type, specimen?.type?.coding?.[0]);
+    checkTime(
+      failures,
+      where,
+      'Specimen.collection.collectedDateTime',
+      sent.specimen.collectedAt ?? sent.collectedAt,
+      isoTime(specimen?.collection?.collectedDateTime),
+      true,
+    );
+    if (sent.specimen.id) check(failures, where, 'Specimen.identifier.value', sent.specimen.id.id, specimen?.identifier?.[0]?.value);
+  }
+  const observations = (report.result ?? []).map((r: Json) => byId(r.reference));
+  const effective = sent.collectedAt ?? sent.specimen?.collectedAt;
+  sent.observations.forEach((o, i) => compareFhirObservation(failures, `${where} Observation[${i + 1}]`, sent, o, observations[i], { effective }));
+  if (observations.length > sent.observations.length) failures.push(`${where}: ${observations.length - sent.observations.length} Observations more than sent`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Generated messages: a deterministic table (index i picks every variant in turn)
+
+const FLAGS = [['H'], ['HH'], ['L'], ['LL'], ['A'], ['N'], ['<'], ['>'], ['H', 'A'], ['LL', 'A'], []];
+const OBX_STATUS = ['F', 'P', 'C', 'W', 'X', 'F'];
+const ORDER_STATUS = ['F', 'P', 'C', 'A', 'R', 'F', 'I', 'S', 'O', 'X'];
+const TIMES = ['20240305', '202403050830', '20240305083015', '202403050830-0600', '20240305083015+0530', '20240305083015.1234-0500', '2024030508', '202403'];
+const OBX_TIMES = ['202403050910-0600', '20240305', '20240305091512+0000', '', '202403051005', '20240305100512.5+0100'];
+const UNITS = ['mmol/L^millimole per liter^UCUM', 'mg/dL^^UCUM', '10*3/uL^thousand per microliter^UCUM', 'mg/dL', '%^percent^UCUM', 'U/L^^L'];
+const SERVICES = [
+  '24323-8^Comprehensive metabolic panel^LN',
+  'CBC^Complete blood count^99LAB',
+  '^^^BMP^Basic panel^L',
+  '57021-8^CBC W Auto Differential panel - Blood^LN^CBCD^CBC with diff^99LAB',
+];
+const PLACERS = ['ORD-100^CLINIC_EHR', 'ORD-101^^2.16.840.1.113883.19.1^ISO', '', 'P 102 with spaces^EHR'];
+const ACCESSION_NS = ['^ACME_LIS', '^^2.16.840.1.113883.3.72^ISO', '', '^LAB-2'];
+const PROVIDERS = ['1234567893^Okafor^Ada^^^Dr', 'NPI_0000000001_LONG^Smith^John^Q^III^Dr', '^Nguyen^Lan', ''];
+
+function generatedObx(i: number): Array<{ obx: string; notes: string[] }> {
+  const flag = (k: number) => FLAGS[(i + k) % FLAGS.length]!.join('~');
+  const status = (k: number) => OBX_STATUS[(i + k) % OBX_STATUS.length]!;
+  const time = (k: number) => OBX_TIMES[(i + k) % OBX_TIMES.length]!;
+  const units = (k: number) => UNITS[(i + k) % UNITS.length]!;
+  const performer = i % 3 === 0 ? 'Acme Reference Laboratory^L^^^^CLIA&2.16.840.1.113883.4.7&ISO^XX^^^05D0642827' : i % 3 === 1 ? 'Regional Lab North' : '';
+  const rows: Array<[string, string, string, string, string[]]> = [
+    // [value type, OBX-3, OBX-5, OBX-7, NTE after]
+    [
+      'NM',
+      '2823-3^Potassium^LN^K^Potassium^99ACM',
+      ['6.90', '3.5', '+4.20', '0.05', '-1.5', '120'][i % 6]!,
+      '3.5-5.1',
+      i % 2 ? ['Critical value called to Dr Okafor at 10:02.'] : [],
+    ],
+    ['SN', '10839-9^Troponin I^LN', ['<^0.01', '>^1000', '<=^5', '>=^2.5', '=^7', '^0.8'][i % 6]!, '<0.04', []],
+    ['SN', '2345-7^Glucose^LN', ['^10^-^20', '^1^:^128', '^1^/^40', '^2^+^'][i % 4]!, '', []],
+    [
+      'CWE',
+      '5196-1^Hepatitis B surface antigen^LN',
+      ['260385009^Negative^SCT', '10828004^Positive^SCT^POS^Pos^99LAB', 'LA6576-8^Positive^LN', 'DET^Detected^L'][i % 4]!,
+      '',
+      i % 3 === 0 ? ['Confirmed by neutralization.', 'Second note'] : [],
+    ],
+    ['CE', '600-7^Bacteria identified in Blood by Culture^LN', '3092008^Staphylococcus aureus^SCT', '', []],
+    ['ST', '5778-6^Color of Urine^LN', ['Yellow', 'Straw \\T\\ clear', 'see note'][i % 3]!, '', []],
+    ['TX', 'PATH-INT^Pathologist interpretation^99ACM', 'Line one~~Line three with \\F\\ pipe~Line four', '', []],
+    ['FT', '22634-0^Pathology report.final diagnosis^LN', 'Diagnosis:\\.br\\Benign tissue~Second repetition', '', ['NTE with\\.br\\two lines']],
+  ];
+  return rows.map(([type, code, value, range, notes], k) => ({
+    obx: [
+      'OBX',
+      String(k + 1),
+      type,
+      code,
+      String(1 + (k % 2)),
+      value,
+      type === 'NM' || type === 'SN' ? units(k) : '',
+      range,
+      flag(k),
+      '',
+      '',
+      status(k),
+      '',
+      '',
+      time(k),
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      k % 2 ? performer : '',
+    ].join('|'),
+    notes,
+  }));
+}
+
+function generatedMessage(i: number): { text: string; accession: string } {
+  const accession = `GEN-${String(i).padStart(3, '0')}`;
+  const resulted = `202403${String(6 + (i % 20)).padStart(2, '0')}1200${String(i % 60).padStart(2, '0')}+0000`;
+  const ns = ACCESSION_NS[i % ACCESSION_NS.length]!;
+  const obr = [
+    'OBR',
+    '1',
+    PLACERS[i % PLACERS.length]!,
+    `${accession}${ns}`,
+    SERVICES[i % SERVICES.length]!,
+    '',
+    '',
+    TIMES[i % TIMES.length]!,
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    PROVIDERS[i % PROVIDERS.length]!,
+    '',
+    '',
+    '',
+    '',
+    '',
+    resulted,
+    '',
+    '',
+    ORDER_STATUS[i % ORDER_STATUS.length]!,
+  ].join('|');
+  const orderNotes =
+    i % 4 === 3 ? [] : i % 4 === 2 ? ['NTE|1|L|Specimen slightly hemolyzed.', 'NTE|2|L|Repeat advised~second line'] : ['NTE|1|L|Patient fasting 12 hours.'];
+  const obx = generatedObx(i).flatMap(({ obx, notes }) => [obx, ...notes.map((n, k) => `NTE|${k + 1}|L|${n}`)]);
+  const spm =
+    i % 3 === 2
+      ? []
+      : [
+          `SPM|1|SP-${i}&PLACER^SPC-${i}&ACME_LIS||${i % 2 ? '119364003^Serum specimen^SCT' : '119297000^Blood specimen^SCT'}|||||||||||||${TIMES[(i + 1) % TIMES.length]!}`,
+        ];
+  const segments = [
+    `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|${resulted}||ORU^R01^ORU_R01|GENMSG${i}|P|2.5.1`,
+    CHART_PID,
+    ...(i % 5 === 4 ? [`ORC|RE|ORC-PL-${i}^ORC_NS`] : []),
+    obr,
+    ...orderNotes,
+    ...obx,
+    ...spm,
+  ];
+  return { text: segments.join('\r') + '\r', accession };
+}
+
+/** A sample as the partner sends it: PID for the chart patient, MSH-4 the partner's sender, a unique MSH-10. */
+function adaptSample(file: string, index: number, senderOf: (accessions: string[]) => string): { text: string; sender: string } {
+  const raw = readFileSync(join(SAMPLES, file), 'latin1');
+  const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
+  const message = parseHl7Message(raw);
+  const accessions = hl7Groups(message).map((g) => (present(valueAt(g.obr, 3)) ?? valueAt(g.obr, 2)).trim());
+  const sender = senderOf(accessions);
+  const out = lines.map((line) => {
+    if (line.startsWith('PID')) return CHART_PID;
+    if (!line.startsWith('MSH')) return line;
+    const fields = line.split('|');
+    fields[3] = sender;
+    fields[9] = `SAMPLE-${index}`;
+    return fields.join('|');
+  });
+  return { text: out.join('\r') + '\r', sender };
+}
+
+// --- JSON bodies with every optional field
+
+interface JsonResult {
+  testName: string;
+  result: string;
+  [key: string]: unknown;
+}
+
+function jsonBody(i: number): { data: Record<string, unknown> } {
+  const times = ['2024-04-01', '2024-04-01T08:30-06:00', '2024-04-01T08:30:15Z', '2024-04-01T08:30:15.250+05:30', '2024-04', '2024'];
+  const flags = FLAGS[i % FLAGS.length]!;
+  const results: JsonResult[] = [
+    {
+      testName: 'Potassium',
+      result: '6.90',
+      units: 'millimole per liter',
+      unitsCode: 'mmol/L',
+      referenceRange: '3.5-5.1',
+      code: '2823-3',
+      codeSystem: 'LN',
+      alternateCode: { code: 'K', display: 'Potassium', system: '99ACM' },
+      valueType: 'NM',
+      numericValue: '6.90',
+      ...(flags.length ? { abnormalFlags: flags } : {}),
+      observationStatus: OBX_STATUS[i % OBX_STATUS.length],
+      observedAt: times[(i + 1) % times.length],
+      performingOrganization: 'Demo Reference Lab',
+      comments: ['Critical value called to Dr Smith at 10:50', 'second comment'],
+    },
+    {
+      testName: 'Creatinine',
+      result: '<0.5',
+      units: 'mg/dL',
+      unitsCode: 'mg/dL',
+      referenceRange: '0.6-1.2',
+      code: '2160-0',
+      codeSystem: 'LN',
+      valueType: 'SN',
+      structuredNumeric: [
+        { comparator: '<', value1: '0.5' },
+        { value1: '10', separator: '-', value2: '20' },
+        { value1: '1', separator: ':', value2: '160' },
+      ][i % 3],
+      ...(FLAGS[(i + 3) % FLAGS.length]!.length ? { abnormalFlags: FLAGS[(i + 3) % FLAGS.length] } : {}),
+      observationStatus: OBX_STATUS[(i + 1) % OBX_STATUS.length],
+    },
+    {
+      testName: 'HBsAg',
+      result: 'Negative',
+      code: '5196-1',
+      codeSystem: 'LN',
+      valueType: i % 2 ? 'CWE' : 'CE',
+      codedValue: { code: '260385009', display: 'Negative', system: 'SCT' },
+      abnormalFlags: ['N'],
+      observationStatus: 'F',
+      observedAt: times[i % times.length],
+    },
+    {
+      testName: 'Interpretation',
+      result: 'Line one\nLine two',
+      code: 'INT',
+      codeSystem: '99ACM',
+      valueType: i % 2 ? 'TX' : 'FT',
+      textLines: ['Line one', 'Line two'],
+      observationStatus: 'P',
+      comments: ['Comment with | and ^ and ~ and & and \\'],
+    },
+    { testName: 'Color', result: 'Yellow', code: '5778-6', codeSystem: 'LN', valueType: 'ST', observationStatus: 'C', performingOrganization: 'North Lab' },
+  ];
+  return {
+    data: {
+      senderID: 'demo-lab',
+      patientID: PATIENT,
+      accessionNumber: `JSON-${String(i).padStart(3, '0')}`,
+      status: ['final', 'preliminary', 'corrected', 'final', 'cancelled'][i % 5],
+      ResultedDateUTC: `2024-04-${String(2 + i).padStart(2, '0')}T17:00:00Z`,
+      order: {
+        placerOrderNumber: i % 2 ? { id: `PL-${i}`, namespace: 'DEMO-EHR' } : { id: `PL-${i}` },
+        accessionNamespace: ['DEMO-LAB', '2.16.840.1.113883.3.72', 'LAB_B'][i % 3],
+        universalService: [
+          { code: '24323-8', display: 'Comprehensive metabolic panel', system: 'LN' },
+          { code: 'CMP', display: 'Chem panel', system: 'L' },
+          { code: '51990-0', system: 'LN' },
+        ][i % 3],
+        collectedAt: times[i % times.length],
+        orderingProvider:
+          i % 2 ? { id: '1234567893', name: { family: 'Smith', given: 'John', middle: 'Q', suffix: 'Jr', prefix: 'Dr' } } : { name: { family: 'Doe' } },
+        orderStatus: ORDER_STATUS[i % ORDER_STATUS.length],
+        specimen: {
+          type: { code: '119297000', display: 'Blood specimen', system: 'SCT' },
+          collectedAt: times[(i + 2) % times.length],
+          id: { id: `SPC-${i}`, namespace: 'DEMO-LAB' },
+        },
+        comments: i % 2 ? ['Specimen slightly hemolyzed'] : ['first', 'second\nwith two lines'],
+      },
+      results,
+    },
+  };
+}
+
+function sentFromJson(label: string, body: { data: Record<string, unknown> }): SentResult {
+  const data = body.data as Json;
+  const order = data.order as Json;
+  const results = data.results as Json[];
+  return {
+    label,
+    sender: data.senderID,
+    accession: data.accessionNumber,
+    accessionNamespace: order.accessionNamespace,
+    placer: order.placerOrderNumber,
+    service: order.universalService,
+    collectedAt: isoTime(order.collectedAt),
+    provider: order.orderingProvider ? { id: order.orderingProvider.id, ...order.orderingProvider.name } : undefined,
+    orderStatus: order.orderStatus,
+    status: data.status,
+    specimen: order.specimen ? { type: order.specimen.type, collectedAt: isoTime(order.specimen.collectedAt), id: order.specimen.id } : undefined,
+    comments: order.comments ?? [],
+    observations: results.map((r, k): SentObservation => {
+      const type = String(r.valueType);
+      const sn = r.structuredNumeric ?? {};
+      const value: SentObservation['value'] =
+        type === 'NM'
+          ? { kind: 'NM', text: r.numericValue }
+          : type === 'SN'
+            ? { kind: 'SN', parts: [sn.comparator ?? '', sn.value1 ?? '', sn.separator ?? '', sn.value2 ?? ''] }
+            : type === 'CE' || type === 'CWE'
+              ? { kind: 'CE', coding: r.codedValue }
+              : type === 'TX' || type === 'FT'
+                ? { kind: 'lines', lines: r.textLines }
+                : { kind: 'text', text: r.result };
+      return {
+        where: `${label} results[${k}]`,
+        code: r.code,
+        name: r.testName,
+        system: r.codeSystem,
+        alternate: r.alternateCode,
+        type,
+        value,
+        unitsCode: r.unitsCode,
+        units: r.units,
+        range: r.referenceRange,
+        flags: r.abnormalFlags ?? [],
+        status: r.observationStatus,
+        observedAt: isoTime(r.observedAt),
+        performer: r.performingOrganization,
+        comments: r.comments ?? [],
+      };
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Real losses found (issue 27): each is asserted to still fail as described, so fixing one shows here.
+// Matching is by substring of the failure line.
+
+const KNOWN_ISSUES: Array<{ id: string; what: string; matches: (failure: string) => boolean }> = [
+  {
+    id: 'K2',
+    what: 'the summary (HL7 summary, FHIR DiagnosticReport) drops observations beyond its 32 KiB budget: a 148-OBX newborn screen loses its last observations there (the single-result export keeps them)',
+    matches: (f) => /\[(summary batch|summary oru|fhir)\] (OBX|Observation)\[\d+\]: sent an (OBX|observation)/.test(f),
+  },
+  {
+    id: 'K3',
+    what: 'HL7 exports cut OBX-23.1 (performing organization) to 50 characters (XON-1 length); FHIR keeps it whole',
+    matches: (f) => {
+      const m = /OBX-23\.1: sent "(.*)", got "(.*)"$/.exec(f);
+      return m !== null && m[2]!.length === 50 && m[1]!.startsWith(m[2]!);
+    },
+  },
+  {
+    id: 'K4',
+    what: 'SN categorical `^2^+^` (separator + without value2) is not kept as a structured numeric: exported as ST "2+"',
+    matches: (f) => f.includes('OBX-2: sent "SN", got "ST"') || /OBX-5: sent "\^\d+\^\+\^", got "\d+\+"/.test(f),
+  },
+  {
+    id: 'K6',
+    what: 'an ED document (OBX-5.5 data) is only in GET /exportHl7LabResult: the summary (batch and ORU) and FHIR (no presentedForm, no value) leave it out',
+    matches: (f) => /\[(summary batch|summary oru)\] document OBX/.test(f) || /\[fhir\] .*document \(ED\) in FHIR/.test(f),
+  },
+  {
+    id: 'K5',
+    what: 'OBX-3 with only the alternate triplet (`^^^99717-5^Accession Number^L`): the exports add an invented primary code OBSERVATION-n^Observation n^L, FHIR code.text "Observation n" instead of the name sent',
+    matches: (f) => /OBX-3\.[123]: sent "", got "(OBSERVATION-\d+|Observation \d+|L)"/.test(f) || /code\.text: sent "", got "Observation \d+"/.test(f),
+  },
+];
+
+let stack: LocalStack;
+/** per result (sender, accession): the OBR groups sent under it (more than one when a message repeats the accession) */
+const sent: SentResult[][] = [];
+/** OBR groups that never reached an export (another group of the same message has the same accession). */
+const shadowed: string[] = [];
+
+beforeAll(async () => {
+  // many public samples are MSH-11 D (debugging): this stage is configured to take them
+  process.env[Env.hl7AcceptProcessingIds] = 'P,T,D';
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  delete process.env[Env.hl7AcceptProcessingIds];
+  await stack?.close();
+});
+
+async function postHl7(body: Buffer): Promise<string> {
+  const res = await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' }, body });
+  expect(res.status).toBe(200);
+  return res.text
+    .split('\r')
+    .filter((l) => l.startsWith('MSA|') || l.startsWith('ERR|'))
+    .join(' / ');
+}
+
+async function getText(path: string, key: string, accept = 'application/hl7-v2'): Promise<string> {
+  const res = await call(stack, 'GET', path, { headers: { 'x-api-key': key, accept } });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return res.text;
+}
+
+const accessionKey = (sender: string, accession: string) => `${sender}|${accession}`;
+
+describe('issue 27: lab results round trip (intake -> single-result export, summary in both profiles, FHIR)', () => {
+  it('posts the samples and the generated ORU^R01 messages (AA or CA) and the JSON bodies (200)', async () => {
+    const used = new Set<string>();
+    const posts: Array<{ label: string; body: Buffer; sender: string }> = [];
+    SAMPLE_FILES.forEach((file, index) => {
+      const { text, sender } = adaptSample(file, index, (accessions) =>
+        accessions.some((a) => used.has(accessionKey('DEMO-LAB-LIS', a))) ? 'demo-lab' : 'DEMO-LAB-LIS',
+      );
+      posts.push({
+        label: `msg ${index + 1} (${file
+          .split('/')
+          .pop()!
+          .replace(/\.hl7$/, '')})`,
+        body: Buffer.from(text, 'latin1'),
+        sender,
+      });
+      for (const g of hl7Groups(parseHl7Message(Buffer.from(text, 'latin1'))))
+        used.add(accessionKey(sender, (present(valueAt(g.obr, 3)) ?? valueAt(g.obr, 2)).trim()));
+    });
+    for (let i = 0; i < 20; i += 1) {
+      const { text } = generatedMessage(i);
+      posts.push({ label: `msg ${SAMPLE_FILES.length + i + 1} (generated ${i})`, body: Buffer.from(text, 'utf8'), sender: 'DEMO-LAB-LIS' });
+    }
+    const acks: string[] = [];
+    for (const post of posts) {
+      const ack = await postHl7(post.body);
+      if (!/^MSA\|(AA|CA)\|/.test(ack) || ack.includes('ERR|')) acks.push(`${post.label}: ${ack}`);
+      messages.hl7 += 1;
+      const groups = hl7Groups(parseHl7Message(post.body)).filter((g) => g.obx.length > 0);
+      messages.hl7Groups += groups.length;
+      // one result per (sender, accession): of several groups with the same accession the last one is expected to be current
+      const byAccession = new Map<string, SentResult[]>();
+      groups.forEach((g, k) => {
+        const result = sentFromGroup(`${post.label} OBR[${k + 1}]`, post.sender, g);
+        byAccession.set(result.accession, [...(byAccession.get(result.accession) ?? []), result]);
+      });
+      for (const list of byAccession.values()) sent.push(list);
+    }
+    expect(acks).toEqual([]);
+    for (let i = 0; i < 10; i += 1) {
+      const body = jsonBody(i);
+      const res = await call(stack, 'POST', '/receiveTestData', {
+        headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(`${res.status} ${res.status === 200 ? '' : res.text.slice(0, 400)}`).toBe('200 ');
+      messages.json += 1;
+      sent.push([sentFromJson(`json ${i + 1}`, body)]);
+    }
+    expect(messages.hl7).toBeGreaterThanOrEqual(30);
+  });
+
+  it('compares every sent field with the three exports', async () => {
+    expect(sent.length).toBeGreaterThan(0);
+    const pickCurrent = (candidates: SentResult[], single: Hl7Group | undefined): SentResult => {
+      if (candidates.length === 1) return candidates[0]!;
+      const saved = { fields: tally.fields, rules: new Map(tally.rules) };
+      const scored = candidates.map((c) => {
+        const f: string[] = [];
+        compareHl7Group(f, '', c, single);
+        return { c, n: f.length };
+      });
+      tally.fields = saved.fields;
+      tally.rules = saved.rules;
+      return scored.reduce((best, s) => (s.n < best.n ? s : best)).c;
+    };
+    const failures: string[] = [];
+    // FHIR: the patient's DiagnosticReports (one page of up to 200 holds them all)
+    const bundle = JSON.parse(await getText(`/fhir/DiagnosticReport?patient=${PATIENT}&_count=200`, 'demo-fhir-key', 'application/fhir+json')) as Json;
+    const reports: Json[] = (bundle.entry ?? []).map((e: Json) => e.resource);
+    // the summary in both profiles
+    const batchText = await getText(`/exportHl7PatientSummary?patientId=${PATIENT}&limit=200`, 'demo-export-key');
+    const parsedBatch = parseHl7(batchText);
+    const batchGroups =
+      parsedBatch.kind === 'batch' ? parsedBatch.batch.messages.flatMap((m) => (m.ok ? hl7Groups(m.message) : [])) : hl7Groups(parsedBatch.message);
+    const oruGroups = hl7Groups(parseHl7Message(await getText(`/exportHl7PatientSummary?patientId=${PATIENT}&limit=200`, 'demo-export-oru-key')));
+    const findGroup = (groups: Hl7Group[], result: SentResult) =>
+      groups.find((g) => valueAt(g.obr, 3, 1) === shortIdentifier(result.accession, IDENTIFIER_LENGTH.ei) && g.obx.length > 0 && ownGroup(g, result));
+    // OBR-3.2 names the namespace: two senders' identical accession numbers are told apart by it or by OBX-23/the order
+    const ownGroup = (g: Hl7Group, result: SentResult) => !result.accessionNamespace || valueAt(g.obr, 3, 2) === result.accessionNamespace;
+    const { receiveDependencies } = await import('../../lib/results/result-wiring');
+    const keys = (await receiveDependencies().keys())!;
+    for (const candidates of sent) {
+      const resultId = keys.resultId(candidates[0]!.sender, candidates[0]!.accession);
+      const single = hl7Groups(parseHl7Message(await getText(`/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`, 'demo-export-key')))[0];
+      // several OBR groups under one accession: one result, whose current version is one of the groups
+      // (which one is not defined: the versions rank by status and receipt time, then version id); the
+      // group the single export shows is compared, the others are counted as never reaching an export
+      const result = pickCurrent(candidates, single);
+      for (const other of candidates.filter((c) => c !== result))
+        shadowed.push(`${other.label} (accession ${other.accession}, ${other.observations.length} OBX)`);
+      exportKind = 'full';
+      compareHl7Group(failures, `${result.label} [single]`, result, single);
+      exportKind = 'summary';
+      compareHl7Group(failures, `${result.label} [summary batch]`, result, findGroup(batchGroups, result));
+      compareHl7Group(failures, `${result.label} [summary oru]`, result, findGroup(oruGroups, result));
+      const report = reports.find((r) =>
+        (r.identifier ?? []).some((id: Json) => id.value === result.accession && String(id.system).startsWith(`urn:interop:sender:${result.sender}:accession`)),
+      );
+      compareFhirReport(failures, `${result.label} [fhir]`, result, report);
+    }
+    tally.failures.push(...failures);
+    const known = KNOWN_ISSUES.map((k) => ({ ...k, hits: failures.filter(k.matches) }));
+    const unexplained = failures.filter((f) => !KNOWN_ISSUES.some((k) => k.matches(f)));
+    const lines = [
+      `lab round trip: ${messages.hl7} ORU messages (${messages.hl7Groups} OBR groups with OBX, ${SAMPLE_FILES.length} public samples, ${messages.hl7 - SAMPLE_FILES.length} generated), ${messages.json} JSON bodies`,
+      `${sent.length} results compared through 4 exports, ${tally.fields} fields compared, ${failures.length} failures (${unexplained.length} unexplained)`,
+      `KNOWN K1 x${shadowed.length}: OBR groups that never reach an export: a message's OBR groups sharing one accession (OBR-3) become versions of one result and only one is current (e.g. ${shadowed[0] ?? '-'})`,
+      ...[...tally.rules.entries()].map(([name, count]) => `  rule x${count}: ${name}`),
+      ...known.map((k) => `  KNOWN ${k.id} x${k.hits.length}: ${k.what}${k.hits[0] ? ` (e.g. ${k.hits[0]})` : ''}`),
+    ];
+    console.log(lines.join('\n'));
+    if (process.env.LAB_ROUND_TRIP_DUMP) writeFileSync(process.env.LAB_ROUND_TRIP_DUMP, failures.join('\n'));
+    expect(unexplained.slice(0, 200)).toEqual([]);
+    // the deterministic known issues are still there (K2, K3, K5, K6 depend on which group of a repeated
+    // accession is current, see K1, so they are printed, not asserted); when one is fixed, update the list
+    expect(known.find((k) => k.id === 'K4')!.hits.length).toBeGreaterThan(0);
+    expect(shadowed.length).toBeGreaterThan(0);
+  });
+});
