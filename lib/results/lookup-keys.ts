@@ -46,9 +46,14 @@ export class ResultKeys {
     return h.digest('hex');
   }
 
-  /** `lr_` + 128 bits: one result = one (senderID, accessionNumber). */
-  resultId(senderId: string, accessionNumber: string): string {
-    return 'lr_' + this.mac('result', [senderId, accessionNumber]).slice(0, 32);
+  /**
+   * `lr_` + 128 bits: one result = one (senderID, accessionNumber, universal service code when sent).
+   * One accession (a specimen) often carries several orders (OBR-4 panels, e.g. newborn screening): each
+   * is its own result, never a version of another. Without a universal service, as before: (sender, accession).
+   */
+  resultId(senderId: string, accessionNumber: string, universalServiceCode?: string): string {
+    const parts = universalServiceCode ? [senderId, accessionNumber, universalServiceCode] : [senderId, accessionNumber];
+    return 'lr_' + this.mac('result', parts).slice(0, 32);
   }
 
   /** `lv_` + 128 bits: one version = one (result, status, instant, body). Byte-identical resends get the same id. */

@@ -129,7 +129,7 @@ async function save(
   accepted: ReturnType<typeof acceptLabResult>,
 ): Promise<{ body: ReceiveResponseBody; chartPatientId?: string }> {
   const data = accepted.body.data;
-  const resultId = keys.resultId(data.senderID, data.accessionNumber);
+  const resultId = keys.resultId(data.senderID, data.accessionNumber, data.order?.universalService?.code);
   const versionId = keys.versionId(resultId, accepted.status, accepted.resultedAtKey, fingerprint);
   const patientMatched = await services.patientExists(data.patientID);
 

@@ -460,10 +460,10 @@ export class LabResultStore {
     return item ? this.decryptVersion(item) : undefined;
   }
 
-  /** The current version for a (senderID, accessionNumber), via the keyed result id. */
-  async readCurrentByAccession(senderId: string, accessionNumber: string): Promise<LabResultVersion | undefined> {
+  /** The current version for a (senderID, accessionNumber[, universal service code]), via the keyed result id. */
+  async readCurrentByAccession(senderId: string, accessionNumber: string, universalServiceCode?: string): Promise<LabResultVersion | undefined> {
     const keys = await this.keys();
-    return keys ? this.readCurrent(keys.resultId(senderId, accessionNumber)) : undefined;
+    return keys ? this.readCurrent(keys.resultId(senderId, accessionNumber, universalServiceCode)) : undefined;
   }
 
   /** One version of a result, decrypted, documents restored from S3. */
