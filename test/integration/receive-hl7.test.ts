@@ -166,7 +166,8 @@ describe('round trip of the service exports through a partner (docs/write-author
     expect(groups[0]).toEqual(labGroups(exported)[0]);
     expect(groups[0]).toHaveLength(1);
     // the comment row came back as an NTE after the OBR: the partner's copy keeps it as an order comment, not as a result row
-    const copy = await labResultStore().readCurrentByAccession('DEMO-LAB-LIS', accession);
+    // one result per (sender, accession, universal service): the copy's OBR-4 is the summary's LAB^Laboratory result^L
+    const copy = await labResultStore().readCurrentByAccession('DEMO-LAB-LIS', accession, 'LAB');
     expect(copy!.results.map((r) => r.testName)).toEqual(['Glucose']);
     expect(copy!.order?.comments).toEqual(['Comment: Line one\nLine | two ^ & ~ \\']);
   });

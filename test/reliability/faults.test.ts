@@ -405,7 +405,8 @@ function hl7Scenario(name: string, options: { cold?: boolean }): Scenario {
       if (msa(retry) !== `MSA|AA|${ctx.controlId}`) issues.push(`retry ACK ${msa(retry).slice(0, 60)}`);
       if (first.res.status === 200 && !msa(first.res).startsWith('MSA|A')) issues.push(`first 200 without an ACK: ${first.res.body.slice(0, 80)}`);
       // the stored result (its id from the sender, MSH-4, and the accession): exactly one version, current, audited
-      const resultId = (await receiveDependencies().keys()).resultId('DEMO-LAB-LIS', ctx.accession!);
+      // one result per (sender, accession, universal service): OBR-4 GLU
+      const resultId = (await receiveDependencies().keys()).resultId('DEMO-LAB-LIS', ctx.accession!, 'GLU');
       const items = (await scanAll(stack.tables.results)).map((i) => unmarshall(i)).filter((i) => i.pk === `RESULT#${resultId}`);
       const versions = items.filter((i) => String(i.sk).startsWith('VERSION#'));
       if (versions.length !== 1) issues.push(`${versions.length} versions stored (want exactly 1)`);
