@@ -127,7 +127,13 @@ describe('getHeld', () => {
       diagnoses: [{ code: { code: 'E11.9', system: 'I10' }, type: 'W' }],
       allergies: [{ allergen: { code: 'PEANUT' }, reactions: ['Hives'] }],
     };
-    deps.identities.get = async (identityKey) => ({ identityKey, partnerId: 'demo-lab', demographics: { name: { family: 'Ida' } }, provenance, ...records });
+    deps.identities.get = async (identityKey) => ({
+      identityKey,
+      partnerId: 'demo-lab',
+      demographics: { mrn: 'L1', assigningAuthority: 'DEMO-LAB', name: { family: 'Ida' } },
+      provenance,
+      ...records,
+    });
     expect(await getHeld(deps, heldId)).toMatchObject({ kind: 'identity', demographics: { name: { family: 'Ida' } }, ...records });
   });
 });
