@@ -23,11 +23,28 @@
  *     with an optional fraction, a time always with an offset): a real calendar time, 1900 or later,
  *     its earliest possible instant at most 5 minutes after `now` (a date is read at +14:00, the
  *     earliest zone, so a date that is already today somewhere on earth is not "in the future").
+ *   - a partner's ADT content (visit, diagnoses, allergies): the same text, code, clinician and partial time
+ *     rules; patient class a table 0004 code; at most 64 KiB as JSON.
  *   - size: a patient record at most 64 KiB as JSON, a note, an encounter, an assessment at most
  *     300 KiB (a DynamoDB item holds at most 400 KB).
  */
 import { CHART_ID_PATTERN, isCalendarDate, timelineInstant } from './chart-store';
-import type { Address, Assessment, AssessmentItem, Clinician, CodedValue, Encounter, EncounterOrder, NextOfKin, Note, Patient, PersonName } from './types';
+import type {
+  Address,
+  Assessment,
+  AssessmentItem,
+  Clinician,
+  CodedValue,
+  Encounter,
+  EncounterOrder,
+  NextOfKin,
+  Note,
+  PartnerAllergy,
+  PartnerDiagnosis,
+  PartnerVisit,
+  Patient,
+  PersonName,
+} from './types';
 
 /** One failing value: where (dotted path within the record) and which rule it breaks. */
 export interface RecordProblem {
@@ -355,6 +372,46 @@ export function checkEncounterValues(e: Partial<Encounter>, now: Date): RecordPr
     checkClinician(problems, join(path, 'orderingProvider'), o.orderingProvider, false);
   });
   problems.size('', e, RECORD_LIMITS.encounterRecordBytes);
+  return problems.list;
+}
+
+const PATIENT_CLASSES = ['B', 'C', 'E', 'I', 'N', 'O', 'P', 'R', 'U'];
+
+/**
+ * What one partner ADT says about the visit and the person's problems (PV1, DG1, AL1), before it is
+ * kept in the partner's own view of the person. Paths: `visit.admitAt`, `diagnoses.1.code.code`,
+ * `allergies.0.reactions.2`.
+ */
+export function checkPartnerAdtContentValues(
+  content: { visit?: Partial<PartnerVisit>; diagnoses?: unknown[]; allergies?: unknown[] },
+  now: Date,
+): RecordProblem[] {
+  const problems = new Problems();
+  const visit = content.visit;
+  if (visit !== undefined) {
+    problems.text('visit.visitNumber', visit.visitNumber, { max: RECORD_LIMITS.identifier, content: true, noDelimiters: true });
+    if (visit.patientClass !== undefined && !PATIENT_CLASSES.includes(visit.patientClass)) problems.add('visit.patientClass', 'must be an HL7 table 0004 code');
+    problems.text('visit.location', visit.location, SHORT);
+    checkClinician(problems, 'visit.attending', visit.attending, false);
+    problems.partialDateTime('visit.admitAt', visit.admitAt, now);
+    problems.partialDateTime('visit.dischargeAt', visit.dischargeAt, now);
+  }
+  list(problems, 'diagnoses', content.diagnoses, (path, diagnosis) => {
+    if (!isObject(diagnosis)) return problems.add(path, RECORD_RULE_MESSAGES.required);
+    const d = diagnosis as Partial<PartnerDiagnosis>;
+    checkCoded(problems, join(path, 'code'), d.code, true);
+    problems.text(join(path, 'type'), d.type, { max: RECORD_LIMITS.code });
+    problems.partialDateTime(join(path, 'at'), d.at, now);
+  });
+  list(problems, 'allergies', content.allergies, (path, allergy) => {
+    if (!isObject(allergy)) return problems.add(path, RECORD_RULE_MESSAGES.required);
+    const a = allergy as Partial<PartnerAllergy>;
+    checkCoded(problems, join(path, 'allergen'), a.allergen, true);
+    checkCoded(problems, join(path, 'type'), a.type, false);
+    checkCoded(problems, join(path, 'severity'), a.severity, false);
+    list(problems, join(path, 'reactions'), a.reactions, (reactionPath, reaction) => problems.text(reactionPath, reaction, { ...SHORT, content: true }, true));
+  });
+  problems.size('', content, RECORD_LIMITS.patientRecordBytes);
   return problems.list;
 }
 

@@ -137,6 +137,47 @@ export interface Assessment {
   interpretation?: string;
 }
 
+/**
+ * What a partner's ADT said about a visit (PV1), kept in the partner's own view of the person
+ * (lib/intake/partner-identities.ts), never in the chart (docs/write-authority.md).
+ */
+export interface PartnerVisit {
+  /** PV1-19 visit number (CX-1) */
+  visitNumber?: string;
+  /** PV1-2 patient class (table 0004) */
+  patientClass?: string;
+  /** PV1-3 assigned location, point of care (PL-1) */
+  location?: string;
+  /** PV1-7 attending doctor */
+  attending?: Clinician;
+  /** PV1-44 admit time, precision kept (PartialDateTime) */
+  admitAt?: string;
+  /** PV1-45 discharge time, precision kept (PartialDateTime) */
+  dischargeAt?: string;
+}
+
+/** A partner's DG1: the diagnosis code, its type (table 0052) and time, precision kept. */
+export interface PartnerDiagnosis {
+  /** DG1-3 */
+  code: CodedValue;
+  /** DG1-6 diagnosis type (A admitting, W working, F final...) */
+  type?: string;
+  /** DG1-5 diagnosis time (PartialDateTime) */
+  at?: string;
+}
+
+/** A partner's AL1: allergen, allergen type, severity, reactions. */
+export interface PartnerAllergy {
+  /** AL1-3 */
+  allergen: CodedValue;
+  /** AL1-2 allergen type (table 0127) */
+  type?: CodedValue;
+  /** AL1-4 severity (table 0128) */
+  severity?: CodedValue;
+  /** AL1-5 reactions, one per repetition */
+  reactions?: string[];
+}
+
 export type ChartRecordKind = 'encounter' | 'note' | 'assessment';
 
 export type ChartRecord =

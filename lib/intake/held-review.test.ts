@@ -6,7 +6,7 @@
 import type { Note, Patient } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import type { HeldRecord } from './held-records';
-import { HeldAlreadyRoutedError, HeldNoteConflictError, listHeld, type HeldReviewDependencies } from './held-review';
+import { getHeld, HeldAlreadyRoutedError, HeldNoteConflictError, listHeld, type HeldReviewDependencies } from './held-review';
 import { routeHeld } from './held-route';
 
 const heldId = 'held-20240305101500-3f2a9c0d1e4b5a6978877665';
@@ -116,5 +116,24 @@ describe('listHeld', () => {
     expect(page.items[0]).toMatchObject({ heldId, kind: 'document', description: { author: note.author, createdAt: note.createdAt } });
     expect(JSON.stringify(page)).not.toContain('"text"');
     await expect(listHeld(deps, { state: 'held', limit: 5, cursor: 'nope' })).rejects.toMatchObject({ parameter: 'cursor' });
+  });
+});
+
+describe('getHeld', () => {
+  it("an identity shows the partner's demographics, visits, diagnoses and allergies (issue 27 item 7)", async () => {
+    const { deps } = fakes({ ...documentRecord, body: { kind: 'identity', identityKey: 'demo-lab#abc' } });
+    const records = {
+      visits: [{ visitNumber: 'V1', patientClass: 'O', admitAt: '2024-03-01' }],
+      diagnoses: [{ code: { code: 'E11.9', system: 'I10' }, type: 'W' }],
+      allergies: [{ allergen: { code: 'PEANUT' }, reactions: ['Hives'] }],
+    };
+    deps.identities.get = async (identityKey) => ({
+      identityKey,
+      partnerId: 'demo-lab',
+      demographics: { mrn: 'L1', assigningAuthority: 'DEMO-LAB', name: { family: 'Ida' } },
+      provenance,
+      ...records,
+    });
+    expect(await getHeld(deps, heldId)).toMatchObject({ kind: 'identity', demographics: { name: { family: 'Ida' } }, ...records });
   });
 });

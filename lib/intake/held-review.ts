@@ -7,7 +7,7 @@
  *               receipt time). The list shows who the sender says the person is and a short
  *               description; never a note's text.
  *   getHeld     one record in full: the note (with its text), the result ids, or the partner's own
- *               view of the person (its latest demographics)
+ *               view of the person (its latest demographics, visits, diagnoses, allergies)
  *   routeHeld   (held-route.ts) files the record under a chart patient, then marks it routed:
  *                 document    the note written into the chart patient (putNoteIfAbsent)
  *                 identity    the partner identity linked to the patient by staff (linkByStaff): the
@@ -23,7 +23,7 @@ import type { Note, Patient } from '../chart/types';
 import { ConflictError, InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import type { ReceiveDependencies } from '../results/receive';
 import { isHeldId, type ClaimedPerson, type HeldKind, type HeldRecord, type HeldRecordStore, type HeldState } from './held-records';
-import type { PartnerDemographics, PartnerIdentityStore } from './partner-identities';
+import type { PartnerDemographics, PartnerIdentity, PartnerIdentityStore } from './partner-identities';
 
 // The readers never compare a kind with the literal of the lab result kind: that string is also a KMS
 // purpose, and the infra test reads a purpose in a bundle as a use of it (the reads use no KMS).
@@ -88,6 +88,10 @@ export interface HeldDetail extends HeldSummary {
   resultIds?: string[];
   /** identity: the partner's latest view of the person */
   demographics?: PartnerDemographics;
+  /** identity: what the partner's ADT said about visits (PV1), diagnoses (DG1), allergies (AL1) */
+  visits?: PartnerIdentity['visits'];
+  diagnoses?: PartnerIdentity['diagnoses'];
+  allergies?: PartnerIdentity['allergies'];
 }
 
 export interface HeldReviewDependencies {
@@ -161,5 +165,8 @@ export async function getHeld(deps: Pick<HeldReviewDependencies, 'held' | 'ident
     ...(body.kind === 'document' ? { note: body.note } : {}),
     ...('resultIds' in body ? { resultIds: body.resultIds } : {}),
     ...(identity ? { demographics: identity.demographics } : {}),
+    ...(identity?.visits ? { visits: identity.visits } : {}),
+    ...(identity?.diagnoses ? { diagnoses: identity.diagnoses } : {}),
+    ...(identity?.allergies ? { allergies: identity.allergies } : {}),
   };
 }

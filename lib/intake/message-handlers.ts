@@ -7,7 +7,8 @@
  *                              notification), filed to the resolved chart patient, else held for review;
  *                              ORC/OBR/SPM facts and NTE after the OBR -> `order`, per OBX its codes, typed
  *                              value, flags, status, time, comments (docs/hl7-intake.md, issue 27)
- *   ADT^A01/A04/A08/A28/A31    PID (+PD1, NK1) -> the sender's own view of the person (a partner identity),
+ *   ADT^A01/A04/A08/A28/A31    PID (+PD1, NK1; PV1, DG1, AL1: lib/intake/adt-content.ts) -> the sender's own view
+ *                              of the person (a partner identity),
  *                              linked to a chart patient when the chart MRN and the demographics agree, else
  *                              held for review; never the chart patient, the MRN index or the match index
  *   ADT^A40                    held for review (never applied)
@@ -29,6 +30,7 @@ import { receiveLabResult, senderAllowed, type ReceiveDependencies } from '../re
 import { resultStatusFromTable0123, TABLE_0123_VALUES } from '../results/status';
 import { acceptLabResult } from '../results/validation';
 import { AckRejection, reject } from './ack-rejection';
+import { adtContentFrom, adtContentProblems, locateAdtContent, withAdtContent } from './adt-content';
 import { heldIdFor, type HeldRecord } from './held-records';
 import {
   address,
@@ -672,6 +674,9 @@ async function handleAdt(message: ParsedMessage, services: HandlerDependencies, 
     checkPatientValues({ ...checked, ...(assigningAuthority ? { assigningAuthority } : {}), patientId: 'partner-identity' }, context.now),
     locateDemographics,
   );
+  // PV1/DG1/AL1: the partner's own records of the visit and the person's problems, checked before anything is stored
+  const content = adtContentFrom(message, context.principal.timeZone);
+  refuseProblems(adtContentProblems(content, context.now), locateAdtContent);
 
   // linked only when the chart MRN is named and the demographics (birth date included) agree
   let linkedPatientId: string | undefined;
@@ -683,6 +688,7 @@ async function handleAdt(message: ParsedMessage, services: HandlerDependencies, 
     identityKey,
     partnerId,
     demographics,
+    ...withAdtContent(existing, content),
     provenance: provenanceOf(message, context),
     ...(linkedPatientId ? { linkedPatientId, linkedBy: 'matched' as const } : {}),
   });

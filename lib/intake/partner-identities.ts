@@ -7,13 +7,13 @@
  *
  * The key starts with the partner, so no other partner can reach the item. Writes are conditional on
  * the owner (`partnerId = :partnerId`) and never drop a staff link: a later ADT of the same partner
- * replaces the demographics it sent, the link stays unless the new demographics no longer agree and
+ * replaces the demographics it sent (and its visit, diagnoses, allergies: lib/intake/adt-content.ts), the link stays unless the new demographics no longer agree and
  * the link was made by matching (then it is cleared and the identity held again).
  */
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
-import type { Patient, Provenance } from '../chart/types';
+import type { PartnerAllergy, PartnerDiagnosis, PartnerVisit, Patient, Provenance } from '../chart/types';
 
 export type IdentityLink = 'matched' | 'staff';
 
@@ -24,6 +24,12 @@ export interface PartnerIdentity {
   identityKey: string;
   partnerId: string;
   demographics: PartnerDemographics;
+  /** PV1 of its ADT messages, one per visit number (lib/intake/adt-content.ts) */
+  visits?: PartnerVisit[];
+  /** DG1 of its latest ADT that carried any */
+  diagnoses?: PartnerDiagnosis[];
+  /** AL1 of its latest ADT that carried any */
+  allergies?: PartnerAllergy[];
   provenance: Provenance;
   linkedPatientId?: string;
   linkedBy?: IdentityLink;

@@ -293,6 +293,13 @@ export const ResponseSchemas = {
       },
       resultIds: { type: 'array', items: { type: 'string' }, description: 'lab-result: the held results' },
       demographics: { type: 'object', description: "identity: the partner's latest view of the person (a chart patient's fields without patientId)" },
+      visits: {
+        type: 'array',
+        items: { type: 'object' },
+        description: "identity: the partner's visits (PV1: visitNumber, patientClass, location, attending, admitAt, dischargeAt), one per visit number",
+      },
+      diagnoses: { type: 'array', items: { type: 'object' }, description: "identity: the partner's latest DG1 list (code, type, at)" },
+      allergies: { type: 'array', items: { type: 'object' }, description: "identity: the partner's latest AL1 list (allergen, type, severity, reactions)" },
       requestId: text,
     },
   },

@@ -290,6 +290,57 @@ describe('ACKs, idempotency, errors', () => {
   });
 });
 
+describe("ADT visit, diagnoses and allergies: the sending partner's records (issue 27 item 7)", () => {
+  const adt = (controlId: string, mrn: string, dg1Text: string) =>
+    [
+      `MSH|^~\\&|ADT|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||ADT^A04^ADT_A01|${controlId}|P|2.5.1`,
+      'EVN|A04|20240301093000+0000',
+      `PID|1||${mrn}^^^VISITS^MR||Visit^Vera||19800202|F`,
+      'PV1|1|O|CLINIC-A^201^1^DEMO||||1234^Smith^John^^^Dr||||||||||||V-77^^^DEMO^VN|||||||||||||||||||||||||202403010900+0000',
+      `DG1|1|I10|E11.9^${dg1Text}^I10||20240301|W`,
+      'DG1|2|I10|I10^Essential hypertension^I10||20240301|F',
+      'AL1|1|DA^Drug allergy^HL70127|7980^Penicillin G^RXNORM|SV^Severe^HL70128|Hives~Wheezing',
+    ].join('\r') + '\r';
+
+  it('A04 with PV1, two DG1 and one AL1 -> AA; the partner identity holds the visit, diagnoses and allergies', async () => {
+    const mrn = unique('V');
+    expect(msa(ack(await post(adt(unique('A'), mrn, 'Type 2 diabetes mellitus'))))).toBe('AA');
+    const identity = await partnerIdentityOf(mrn, 'VISITS');
+    expect(identity!.visits).toEqual([
+      {
+        visitNumber: 'V-77',
+        patientClass: 'O',
+        location: 'CLINIC-A',
+        attending: { id: '1234', name: { family: 'Smith', given: 'John', prefix: 'Dr' } },
+        admitAt: '2024-03-01T09:00Z',
+      },
+    ]);
+    expect(identity!.diagnoses).toEqual([
+      { code: { code: 'E11.9', display: 'Type 2 diabetes mellitus', system: 'I10' }, type: 'W', at: '2024-03-01' },
+      { code: { code: 'I10', display: 'Essential hypertension', system: 'I10' }, type: 'F', at: '2024-03-01' },
+    ]);
+    expect(identity!.allergies).toEqual([
+      {
+        allergen: { code: '7980', display: 'Penicillin G', system: 'RXNORM' },
+        type: { code: 'DA', display: 'Drug allergy', system: 'HL70127' },
+        severity: { code: 'SV', display: 'Severe', system: 'HL70128' },
+        reactions: ['Hives', 'Wheezing'],
+      },
+    ]);
+    expect(await patientIdOf(mrn, 'VISITS')).toBeUndefined();
+  });
+
+  it('a DG1 with a control character in its text -> AE at DG1-3, nothing stored', async () => {
+    const mrn = unique('V');
+    const controlId = unique('A');
+    const reply = ack(await post(adt(controlId, mrn, 'Type 2\\X07\\diabetes')));
+    expect(msa(reply)).toBe('AE');
+    const err = firstSegment(reply, 'ERR');
+    expect([valueAt(err, 2, 1), valueAt(err, 2, 2), valueAt(err, 2, 3)]).toEqual(['DG1', '1', '3']);
+    expect(await partnerIdentityOf(mrn, 'VISITS')).toBeUndefined();
+  });
+});
+
 describe('processing ids (MSH-11): T and D are not filed unless the stage takes them', () => {
   const oruWith = (controlId: string, accession: string, processing: string) =>
     [
