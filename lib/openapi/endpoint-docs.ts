@@ -981,10 +981,10 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7LabResult: {
     summary: 'Export one lab result (ORU^R01)',
     description:
-      'The current version of one lab result (the `resultId` a webhook event or the intake answer named) as HL7 v2.5.1 `ORU^R01^ORU_R01`: PID from the chart when the lab named a chart patient (else PID-3 the lab patient id, type PI), one OBR, NTE comment rows, one OBX per test, reports as OBX ED (base64) or TX. See docs/webhooks.md.',
+      'The current version of one lab result (the `resultId` a webhook event or the intake answer named) as HL7 v2.5.1 `ORU^R01^ORU_R01`: PID from the chart when the lab named a chart patient (else PID-3 the lab patient id, type PI), one OBR, NTE comment rows, one OBX per test, reports as OBX ED (base64) or TX. Never over 5,000,000 bytes (like the summary; below Lambda\'s 6 MB response limit): reports beyond the budget are left out, an NTE after the OBR says how many of how many the message holds, and the headers `x-export-truncated` and `x-export-reports` (`<included>/<available>`) tell the caller. See docs/webhooks.md.',
     tag: 'HL7 exports',
     parameters: [idParameter('resultId', 'The lab result id (`lr_` + 32 hex)', 'lr_7fb625a9891c676b9cb1ae6f1fa649ea')],
-    success: { 200: { kind: 'hl7', description: 'The ORU^R01 of the current version.', exampleFile: 'exportHl7LabResult.hl7' } },
+    success: { 200: { kind: 'hl7', description: 'The ORU^R01 of the current version (reports beyond the 5,000,000-byte budget left out: `x-export-truncated`, `x-export-reports`).', exampleFile: 'exportHl7LabResult.hl7' } },
     problems: exportProblems('lab result'),
     badRequest: exportBadRequest(['resultId']),
   },
