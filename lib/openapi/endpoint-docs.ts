@@ -981,10 +981,16 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7LabResult: {
     summary: 'Export one lab result (ORU^R01)',
     description:
-      'The current version of one lab result (the `resultId` a webhook event or the intake answer named) as HL7 v2.5.1 `ORU^R01^ORU_R01`: PID from the chart when the lab named a chart patient (else PID-3 the lab patient id, type PI), one OBR, NTE comment rows, one OBX per test, reports as OBX ED (base64) or TX. Never over 5,000,000 bytes (like the summary; below Lambda\'s 6 MB response limit): reports beyond the budget are left out, an NTE after the OBR says how many of how many the message holds, and the headers `x-export-truncated` and `x-export-reports` (`<included>/<available>`) tell the caller. See docs/webhooks.md.',
+      "The current version of one lab result (the `resultId` a webhook event or the intake answer named) as HL7 v2.5.1 `ORU^R01^ORU_R01`: PID from the chart when the lab named a chart patient (else PID-3 the lab patient id, type PI), one OBR, NTE comment rows, one OBX per test, reports as OBX ED (base64) or TX. Never over 5,000,000 bytes (like the summary; below Lambda's 6 MB response limit): reports beyond the budget are left out, an NTE after the OBR says how many of how many the message holds, and the headers `x-export-truncated` and `x-export-reports` (`<included>/<available>`) tell the caller. See docs/webhooks.md.",
     tag: 'HL7 exports',
     parameters: [idParameter('resultId', 'The lab result id (`lr_` + 32 hex)', 'lr_7fb625a9891c676b9cb1ae6f1fa649ea')],
-    success: { 200: { kind: 'hl7', description: 'The ORU^R01 of the current version (reports beyond the 5,000,000-byte budget left out: `x-export-truncated`, `x-export-reports`).', exampleFile: 'exportHl7LabResult.hl7' } },
+    success: {
+      200: {
+        kind: 'hl7',
+        description: 'The ORU^R01 of the current version (reports beyond the 5,000,000-byte budget left out: `x-export-truncated`, `x-export-reports`).',
+        exampleFile: 'exportHl7LabResult.hl7',
+      },
+    },
     problems: exportProblems('lab result'),
     badRequest: exportBadRequest(['resultId']),
   },
@@ -994,7 +1000,10 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       'One HL7 v2 message or an FHS/BHS batch, ER7 encoded (`Content-Type: application/hl7-v2`; CR, LF or CRLF segment ends; MLLP framing stripped). ORU^R01 results are stored as lab results, ADT A01/A04/A08/A28/A31 update the chart patient found by PID-3, A40 merges are held for review, MDM^T02 notes are stored. Every message is answered with an HL7 ACK (HTTP 200): MSA `AA` accepted, `AE` refused by a rule (ERR names the field), `AR` not processable (version, type, sender, syntax); a batch gets a batch ACK. A resend under the same MSH-4 + MSH-10 gets the first ACK; the ACK never quotes a submitted value. See docs/hl7-intake.md.',
     tag: 'HL7 intake',
     parameters: [],
-    hl7RequestBody: { description: `One HL7 v2 message or an FHS/BHS batch (at most 100 messages), at most ${BODY_LIMIT_TEXT}.`, exampleFile: 'receiveHl7.hl7' },
+    hl7RequestBody: {
+      description: `One HL7 v2 message or an FHS/BHS batch (at most 100 messages), at most ${BODY_LIMIT_TEXT}.`,
+      exampleFile: 'receiveHl7.hl7',
+    },
     success: { 200: { kind: 'hl7', description: 'The ACK (AA, AE or AR with ERR), or a batch ACK.', exampleFile: 'receiveHl7.ack.hl7' } },
     problems: {
       413: {
