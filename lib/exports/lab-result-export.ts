@@ -7,7 +7,7 @@
 import type { ChartStore } from '../chart/chart-store';
 import type { LabOrder, LabTestSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
-import { encodeLabResultMessage, type LabReportInput } from '../hl7';
+import { encodeLabResultExport, type LabReportInput } from '../hl7';
 import type { LabResultStore } from '../results/result-store';
 import type { ExportContext } from './chart-exports';
 import { messageHeaderFor } from './message-header';
@@ -19,6 +19,10 @@ export interface LabResultExportDependencies {
 
 export interface LabResultExport {
   message: string;
+  /** reports the result holds, and how many the message carries (the rest left out at the size budget) */
+  reportsAvailable: number;
+  reportsIncluded: number;
+  cut: boolean;
   /** the chart patient id when matched (for the audit record) */
   patientId?: string;
 }
@@ -63,7 +67,16 @@ export function labOrderOf(data: object): LabOrder | undefined {
   return order !== null && typeof order === 'object' && !Array.isArray(order) ? (order as LabOrder) : undefined;
 }
 
-export async function exportLabResultMessage(deps: LabResultExportDependencies, ids: { resultId: string }, ctx: ExportContext): Promise<LabResultExport> {
+/**
+ * The current version as ORU^R01 within the export's size budget (`maxBytes`, default lib/hl7
+ * DEFAULT_LAB_RESULT_MAX_BYTES, below Lambda's 6 MB response limit): reports that would pass it are
+ * left out and an NTE says so (lib/hl7/lab-result-message.ts).
+ */
+export async function exportLabResultMessage(
+  deps: LabResultExportDependencies,
+  ids: { resultId: string },
+  ctx: ExportContext & { maxBytes?: number },
+): Promise<LabResultExport> {
   const version = await deps.results.readCurrent(ids.resultId);
   if (!version) throw new RecordNotFoundError('lab result');
   const data = version.submission.data;
@@ -75,7 +88,7 @@ export async function exportLabResultMessage(deps: LabResultExportDependencies, 
     data: r.data,
   }));
   const order = labOrderOf(data);
-  const message = encodeLabResultMessage({
+  const encoded = encodeLabResultExport({
     header: messageHeaderFor(ctx.principal, ctx.now),
     result: {
       resultId: version.resultId,
@@ -89,6 +102,13 @@ export async function exportLabResultMessage(deps: LabResultExportDependencies, 
     patient,
     labPatient: { patientId: data.patientID, senderId: version.senderId },
     reports,
+    ...(ctx.maxBytes !== undefined ? { maxBytes: ctx.maxBytes } : {}),
   });
-  return { message, ...(patient ? { patientId: patient.patientId } : {}) };
+  return {
+    message: encoded.text,
+    reportsAvailable: encoded.reportsAvailable,
+    reportsIncluded: encoded.reportsIncluded,
+    cut: encoded.cut,
+    ...(patient ? { patientId: patient.patientId } : {}),
+  };
 }

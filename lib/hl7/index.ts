@@ -28,7 +28,15 @@ export {
   type PatientSummaryMessageInput,
   type SummaryStyle,
 } from './patient-summary-message';
-export { encodeLabResultMessage, type LabResultMessageInput, type LabReportInput } from './lab-result-message';
+export {
+  DEFAULT_LAB_RESULT_MAX_BYTES,
+  encodeLabResultExport,
+  encodeLabResultMessage,
+  LabResultTooLargeToExportError,
+  type LabResultExportMessage,
+  type LabResultMessageInput,
+  type LabReportInput,
+} from './lab-result-message';
 export { type LabResultSummary } from './observations';
 export { type MessageHeaderContext, UNICODE_UTF8_CHARACTER_SET, HL7_VERSION, namespacesOf } from './header';
 export { Hl7EncodingError } from './errors';

@@ -4,7 +4,8 @@ import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeFormattedText, escapeText } from './escape';
 import { buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf, ORU_R01 } from './header';
 import { labResultObservationGroup, type LabResultSummary, orderObservationSegments } from './observations';
-import { Hl7Message, Segment } from './segment';
+import { jsonStringBytes } from './json-string-bytes';
+import { Hl7Message, SEGMENT_TERMINATOR, Segment } from './segment';
 import { patientIdentificationSegment, requireFirstComponent } from './segments';
 
 /*
@@ -26,7 +27,38 @@ import { patientIdentificationSegment, requireFirstComponent } from './segments'
  *   - any other source as TX, the text with line breaks written `\.br\`.
  *   Reports are always carried inline (no RP reference): the service has no document URL a receiver
  *   could fetch with its key.
+ *
+ * Size budget ({@link encodeLabResultExport}, GET /exportHl7LabResult): like the patient summary, the
+ * message never exceeds `maxBytes` (default {@link DEFAULT_LAB_RESULT_MAX_BYTES}) measured as the text
+ * takes inside the Lambda response (JSON-escaped UTF-8). Reports are added in order until the next one
+ * would pass the budget; the rest are left out and an NTE right after the OBR (before its first OBX)
+ * says how many of how many reports the message holds. The tests themselves are never left out: a
+ * result whose tests alone pass the budget is refused (LabResultTooLargeToExportError).
  */
+
+/** Default size budget of the single-result export: the summary's 5,000,000 bytes, below Lambda's 6 MB response limit. */
+export const DEFAULT_LAB_RESULT_MAX_BYTES = 5_000_000;
+
+/** Room kept for the NTE saying reports were left out, so it never takes the message past its budget. */
+const CUT_NOTICE_RESERVE_BYTES = 1024;
+
+/** The result's tests alone pass the export's size budget (no report left to leave out). */
+export class LabResultTooLargeToExportError extends Error {
+  override readonly name = 'LabResultTooLargeToExportError';
+  constructor(readonly maxBytes: number) {
+    super(`the lab result exceeds the export's size budget of ${maxBytes} bytes without its reports`);
+  }
+}
+
+export interface LabResultExportMessage {
+  text: string;
+  reportsAvailable: number;
+  reportsIncluded: number;
+  /** true when reports were left out to stay within the budget */
+  cut: boolean;
+  /** the size as measured for the budget (bytes inside a JSON string) */
+  wireBytes: number;
+}
 
 export interface LabReportInput {
   name: string;
@@ -96,6 +128,19 @@ function reportSegment(report: LabReportInput, index: number, setId: number, sta
 }
 
 export function encodeLabResultMessage(input: LabResultMessageInput): string {
+  return buildLabResultMessage(input, Number.POSITIVE_INFINITY).text;
+}
+
+/** The single-result export: {@link encodeLabResultMessage} within a size budget (see the header comment). */
+export function encodeLabResultExport(input: LabResultMessageInput & { maxBytes?: number }): LabResultExportMessage {
+  return buildLabResultMessage(input, input.maxBytes ?? DEFAULT_LAB_RESULT_MAX_BYTES);
+}
+
+function segmentBytes(segment: Segment): number {
+  return jsonStringBytes(segment.toString() + SEGMENT_TERMINATOR) - 2;
+}
+
+function buildLabResultMessage(input: LabResultMessageInput, maxBytes: number): LabResultExportMessage {
   const { header, result, patient } = input;
   const status = OBSERVATION_STATUS[result.status];
   if (!status) throw new Hl7EncodingError('result.status', 'is not a known lab result status');
@@ -108,13 +153,46 @@ export function encodeLabResultMessage(input: LabResultMessageInput): string {
   // groups: before the SPECIMEN group (SPM), whose OBX would describe the specimen
   const specimenAt = group.findIndex((segment) => segment.name === 'SPM');
   const observationSegments = specimenAt < 0 ? group : group.slice(0, specimenAt);
+  const specimenSegments = specimenAt < 0 ? [] : group.slice(specimenAt);
   const observations = observationSegments.filter((segment) => segment.name === 'OBX').length;
-  message.addAll(observationSegments);
-  (input.reports ?? []).forEach((report, index) => {
-    message.add(reportSegment(report, index, observations + index + 1, status));
-  });
-  if (specimenAt >= 0) {
-    message.addAll(group.slice(specimenAt));
+  const reports = input.reports ?? [];
+  const reportSegments: Segment[] = [];
+  if (Number.isFinite(maxBytes)) {
+    let used = [...message.segments, ...observationSegments, ...specimenSegments].reduce((sum, segment) => sum + segmentBytes(segment), 0);
+    used += CUT_NOTICE_RESERVE_BYTES + 2;
+    if (used > maxBytes) throw new LabResultTooLargeToExportError(maxBytes);
+    for (const [index, report] of reports.entries()) {
+      const segment = reportSegment(report, index, observations + index + 1, status);
+      const bytes = segmentBytes(segment);
+      if (used + bytes > maxBytes) break;
+      used += bytes;
+      reportSegments.push(segment);
+    }
+  } else {
+    reports.forEach((report, index) => reportSegments.push(reportSegment(report, index, observations + index + 1, status)));
   }
-  return encodeMessage(message, header);
+  const cut = reportSegments.length < reports.length;
+  if (cut) {
+    // an order-level NTE (after the OBR and its own NTEs, before the first OBX), numbered after them
+    const firstObx = observationSegments.findIndex((segment) => segment.name === 'OBX');
+    const at = firstObx < 0 ? observationSegments.length : firstObx;
+    const orderNotes = observationSegments.slice(0, at).filter((segment) => segment.name === 'NTE').length;
+    const notice = new Segment('NTE')
+      .set(1, escapeText(String(orderNotes + 1)))
+      .set(2, escapeText('L'))
+      .set(
+        3,
+        escapeFormattedText(
+          `This message holds ${reportSegments.length} of the result's ${reports.length} reports: it was cut at its size budget of ${maxBytes} bytes. ` +
+            'The tests are complete; the reports left out are stored with the result.',
+        ),
+      );
+    message.addAll([...observationSegments.slice(0, at), notice, ...observationSegments.slice(at)]);
+  } else {
+    message.addAll(observationSegments);
+  }
+  message.addAll(reportSegments);
+  message.addAll(specimenSegments);
+  const text = encodeMessage(message, header);
+  return { text, reportsAvailable: reports.length, reportsIncluded: reportSegments.length, cut, wireBytes: jsonStringBytes(text) };
 }

@@ -5,6 +5,7 @@ import { batchClosing, batchMessageControlId, batchOpening } from './batch';
 import { encounterAdtSegments } from './encounter-message';
 import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext, MDM_T02, namespacesOf, ORU_R01 } from './header';
 import type { IdentifierNamespaces } from './identifiers';
+import { jsonStringBytes } from './json-string-bytes';
 import { encodeLabResultMessage } from './lab-result-message';
 import { noteMessageSegments } from './note-message';
 import {
@@ -58,6 +59,8 @@ import { assertSamePatient, nextOfKinSegments, patientAdditionalDemographicSegme
  * too ({@link PatientSummary}: the endpoint writes it in response headers).
  */
 
+export { jsonStringBytes };
+
 export type SummaryStyle = 'batch' | 'oru';
 
 /** Default size budget: 5,000,000 bytes, safely below Lambda's 6 MB (6,291,456 bytes) response limit. */
@@ -92,25 +95,6 @@ export interface PatientSummary {
   cut: boolean;
   /** the size as measured for the budget (bytes inside a JSON string) */
   wireBytes: number;
-}
-
-/** Bytes `text` takes inside a JSON string, UTF-8 encoded. */
-export function jsonStringBytes(text: string): number {
-  let bytes = 2;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) {
-      bytes += code === 0x22 || code === 0x5c || code === 0x0d || code === 0x0a || code === 0x09 ? 2 : code < 0x20 ? 6 : 1;
-    } else if (code < 0x800) {
-      bytes += 2;
-    } else if (code >= 0xd800 && code <= 0xdbff) {
-      bytes += 4;
-      index += 1;
-    } else {
-      bytes += 3;
-    }
-  }
-  return bytes;
 }
 
 function segmentsBytes(segments: readonly Segment[]): number {

@@ -32,7 +32,7 @@ describe('readJsonBody', () => {
   it('does not count brackets inside strings as nesting', () => {
     expect(readJsonBody(event(JSON.stringify({ s: '['.repeat(100) })))).toBeTruthy();
   });
-  it('refuses a body over 6 MB with 413', () => {
+  it('refuses a body over the 4 MiB limit with 413', () => {
     const big = JSON.stringify({ s: 'x'.repeat(MAX_JSON_BODY_BYTES) });
     expect(problemOf(() => readJsonBody(event(big))).status).toBe(413);
   });

@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { headerValue } from './headers';
+import { BODY_TOO_LARGE_DETAIL, MAX_REQUEST_BODY_BYTES } from './body-limit';
 import { HttpProblem } from './problem';
 
-/** Lambda's synchronous payload limit. */
-export const MAX_JSON_BODY_BYTES = 6 * 1024 * 1024;
+/** The app's request body limit (lib/http/body-limit.ts): below Lambda's 6 MB payload limit, base64 included. */
+export const MAX_JSON_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
 /** JSON nested deeper than this is refused before it reaches validation. */
 export const MAX_JSON_DEPTH = 32;
 
@@ -24,8 +25,8 @@ function depthExceeds(text: string, max: number): boolean {
 }
 
 /**
- * The request body as parsed JSON: `Content-Type: application/json` (415 otherwise), at most 6 MB
- * (413), valid UTF-8 and valid JSON no deeper than 32 levels (400). Returns the raw text too (for
+ * The request body as parsed JSON: `Content-Type: application/json` (415 otherwise), at most
+ * {@link MAX_REQUEST_BODY_BYTES} (413), valid UTF-8 and valid JSON no deeper than 32 levels (400). Returns the raw text too (for
  * idempotency fingerprints).
  */
 export function readJsonBody(event: APIGatewayProxyEvent): { value: unknown; raw: string; bytes: number } {
@@ -35,7 +36,7 @@ export function readJsonBody(event: APIGatewayProxyEvent): { value: unknown; raw
   }
   if (event.body === null || event.body === undefined || event.body === '') throw new HttpProblem('badRequest', 'the request body is empty');
   const buffer = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-  if (buffer.length > MAX_JSON_BODY_BYTES) throw new HttpProblem('payloadTooLarge', `the request body exceeds ${MAX_JSON_BODY_BYTES} bytes`);
+  if (buffer.length > MAX_JSON_BODY_BYTES) throw new HttpProblem('payloadTooLarge', BODY_TOO_LARGE_DETAIL);
   let raw: string;
   try {
     raw = new TextDecoder('utf-8', { fatal: true }).decode(buffer);

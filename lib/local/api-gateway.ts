@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { allowedMethods, AuthorizerFunction, HttpEndpoints, type HttpEndpoint } from '../config/service';
+import { LAMBDA_MAX_PAYLOAD_BYTES } from '../http/body-limit';
 import { PROBLEM_CONTENT_TYPE } from '../http/middleware/http-responses';
 import { problemBody, type ProblemKind } from '../http/problem';
 import { isValidRequestId } from '../http/request-id';
@@ -16,7 +17,7 @@ import { logger } from '../observability/logger';
 import { loadHandler } from './function-registry';
 import { lambdaContext } from './lambda-context';
 
-/** API Gateway's own payload limit is 10 MB; Lambda's is 6 MB (enforced by the endpoints). */
+/** API Gateway's own payload limit is 10 MB; Lambda's is 6 MB (event and result, checked in `dispatch`). */
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export interface GatewayRequest {
@@ -222,6 +223,12 @@ export async function dispatch(request: GatewayRequest, options: DispatchOptions
   const allowed = authorization.policyDocument.Statement.some((s) => s.Effect === 'Allow');
   if (!allowed) return gatewayProblem('forbidden', 'the authorizer denied this request', requestIdHeader);
   event.requestContext.authorizer = { ...(authorization.context ?? {}), principalId: authorization.principalId };
+  // Lambda refuses an invocation whose event (or result) exceeds 6 MB; the cloud's API Gateway then
+  // answers a 5xx of its own. The app's body limit (lib/http/body-limit.ts) keeps this out of reach.
+  if (Buffer.byteLength(JSON.stringify(event), 'utf8') > LAMBDA_MAX_PAYLOAD_BYTES) {
+    logger.error('gateway.request_payload_too_large', { route: route.endpoint.name });
+    return { ...gatewayProblem('internal', 'the Lambda invocation payload exceeds 6 MB', requestIdHeader), statusCode: 502 };
+  }
   const handler = await loadHandler(route.endpoint.name);
   try {
     const context = lambdaContext(
@@ -229,6 +236,10 @@ export async function dispatch(request: GatewayRequest, options: DispatchOptions
       options.handlerDeadlineMs !== undefined ? options.handlerDeadlineMs / 1000 : route.endpoint.timeoutSeconds,
     );
     const result = (await handler(event, context, () => undefined)) as APIGatewayProxyResult;
+    if (Buffer.byteLength(JSON.stringify(result), 'utf8') > LAMBDA_MAX_PAYLOAD_BYTES) {
+      logger.error('gateway.response_payload_too_large', { route: route.endpoint.name });
+      return { ...gatewayProblem('internal', 'the Lambda response payload exceeds 6 MB', requestIdHeader), statusCode: 502 };
+    }
     return result;
   } catch (error) {
     // a handler that throws is a Lambda error: API Gateway answers 502

@@ -10,7 +10,10 @@ import { SUMMARY_LIMIT } from '../exports/chart-exports';
 import { DEFAULT_INBOX_LIMIT, LISTABLE_STATES, MAX_INBOX_LIMIT } from '../forms/inbox';
 import { MAX_PACKET_CONTENT_BYTES } from '../forms/intake';
 import { ID_PATTERN } from '../http/query';
-import { MAX_JSON_BODY_BYTES } from '../http/json-body';
+import { BODY_TOO_LARGE_DETAIL, MAX_REQUEST_BODY_BYTES } from '../http/body-limit';
+
+/** The request body limit as the docs state it. */
+const BODY_LIMIT_TEXT = `${MAX_REQUEST_BODY_BYTES} bytes (4 MiB; the app's limit, below Lambda's 6 MB payload limit)`;
 import { DEFAULT_HELD_LIMIT, HELD_STATES, MAX_HELD_LIMIT } from '../intake/held-review';
 import type { FieldError } from '../domain-errors';
 import { ResponseSchemas } from './response-schemas';
@@ -109,7 +112,7 @@ const jsonBodyProblems = (limitText: string): Record<number, ProblemDoc> => ({
   413: {
     description: `The body exceeds ${limitText}.`,
     examples: {
-      tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: `the request body exceeds ${MAX_JSON_BODY_BYTES} bytes` },
+      tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: BODY_TOO_LARGE_DETAIL },
     },
   },
   415: {
@@ -366,7 +369,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     replayHeader: true,
     requestBody: {
       schemaFile: 'lab-result.schema.json',
-      description: 'One lab result (`data`), at most 6 MB.',
+      description: `One lab result (\`data\`), at most ${BODY_LIMIT_TEXT}.`,
       examples: {
         twoTests: { summary: 'a final result with two tests', value: labExample },
         labModel: { summary: 'with the optional lab model fields: order, codes, flags, UCUM units, a comment', value: labModelExample },
@@ -416,7 +419,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
           },
         },
       },
-      ...jsonBodyProblems('6 MB'),
+      ...jsonBodyProblems(BODY_LIMIT_TEXT),
     },
     badRequest: {
       description: 'Invalid JSON or failing fields; every failing field is listed by JSON pointer.',
@@ -475,7 +478,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
           },
         },
       },
-      ...jsonBodyProblems(`6 MB, or the packet content exceeds ${MAX_PACKET_CONTENT_BYTES} bytes`),
+      ...jsonBodyProblems(`${BODY_LIMIT_TEXT}, or the packet content exceeds ${MAX_PACKET_CONTENT_BYTES} bytes`),
     },
     badRequest: {
       description: 'Invalid JSON or failing fields; every failing field is listed by JSON pointer (submitted values are never echoed).',
@@ -755,7 +758,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
           },
         },
       },
-      ...jsonBodyProblems('6 MB'),
+      ...jsonBodyProblems(BODY_LIMIT_TEXT),
     },
     badRequest: {
       description: 'Invalid JSON or failing fields.',
@@ -898,7 +901,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         },
       },
     },
-    problems: { 404: heldNotFound, ...jsonBodyProblems('6 MB') },
+    problems: { 404: heldNotFound, ...jsonBodyProblems(BODY_LIMIT_TEXT) },
     badRequest: {
       description: 'Invalid JSON, or neither an MRN nor a last name with a birth date; every failing field is listed (values are never echoed).',
       examples: {
@@ -961,7 +964,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
           },
         },
       },
-      ...jsonBodyProblems('6 MB'),
+      ...jsonBodyProblems(BODY_LIMIT_TEXT),
     },
     badRequest: {
       description: 'Invalid JSON or failing fields.',
@@ -978,10 +981,16 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7LabResult: {
     summary: 'Export one lab result (ORU^R01)',
     description:
-      'The current version of one lab result (the `resultId` a webhook event or the intake answer named) as HL7 v2.5.1 `ORU^R01^ORU_R01`: PID from the chart when the lab named a chart patient (else PID-3 the lab patient id, type PI), one OBR, NTE comment rows, one OBX per test, reports as OBX ED (base64) or TX. See docs/webhooks.md.',
+      "The current version of one lab result (the `resultId` a webhook event or the intake answer named) as HL7 v2.5.1 `ORU^R01^ORU_R01`: PID from the chart when the lab named a chart patient (else PID-3 the lab patient id, type PI), one OBR, NTE comment rows, one OBX per test, reports as OBX ED (base64) or TX. Never over 5,000,000 bytes (like the summary; below Lambda's 6 MB response limit): reports beyond the budget are left out, an NTE after the OBR says how many of how many the message holds, and the headers `x-export-truncated` and `x-export-reports` (`<included>/<available>`) tell the caller. See docs/webhooks.md.",
     tag: 'HL7 exports',
     parameters: [idParameter('resultId', 'The lab result id (`lr_` + 32 hex)', 'lr_7fb625a9891c676b9cb1ae6f1fa649ea')],
-    success: { 200: { kind: 'hl7', description: 'The ORU^R01 of the current version.', exampleFile: 'exportHl7LabResult.hl7' } },
+    success: {
+      200: {
+        kind: 'hl7',
+        description: 'The ORU^R01 of the current version (reports beyond the 5,000,000-byte budget left out: `x-export-truncated`, `x-export-reports`).',
+        exampleFile: 'exportHl7LabResult.hl7',
+      },
+    },
     problems: exportProblems('lab result'),
     badRequest: exportBadRequest(['resultId']),
   },
@@ -991,12 +1000,15 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       'One HL7 v2 message or an FHS/BHS batch, ER7 encoded (`Content-Type: application/hl7-v2`; CR, LF or CRLF segment ends; MLLP framing stripped). ORU^R01 results are stored as lab results, ADT A01/A04/A08/A28/A31 update the chart patient found by PID-3, A40 merges are held for review, MDM^T02 notes are stored. Every message is answered with an HL7 ACK (HTTP 200): MSA `AA` accepted, `AE` refused by a rule (ERR names the field), `AR` not processable (version, type, sender, syntax); a batch gets a batch ACK. A resend under the same MSH-4 + MSH-10 gets the first ACK; the ACK never quotes a submitted value. See docs/hl7-intake.md.',
     tag: 'HL7 intake',
     parameters: [],
-    hl7RequestBody: { description: 'One HL7 v2 message or an FHS/BHS batch (at most 100 messages), at most 6 MB.', exampleFile: 'receiveHl7.hl7' },
+    hl7RequestBody: {
+      description: `One HL7 v2 message or an FHS/BHS batch (at most 100 messages), at most ${BODY_LIMIT_TEXT}.`,
+      exampleFile: 'receiveHl7.hl7',
+    },
     success: { 200: { kind: 'hl7', description: 'The ACK (AA, AE or AR with ERR), or a batch ACK.', exampleFile: 'receiveHl7.ack.hl7' } },
     problems: {
       413: {
-        description: 'The body exceeds 6 MB.',
-        examples: { tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: `the request body exceeds ${MAX_JSON_BODY_BYTES} bytes` } },
+        description: `The body exceeds ${BODY_LIMIT_TEXT}.`,
+        examples: { tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: BODY_TOO_LARGE_DETAIL } },
       },
       415: {
         description: 'The body was not sent as `application/hl7-v2` (or `x-application/hl7-v2+er7`, `text/plain`).',
@@ -1061,7 +1073,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         description: 'No packet with this id, or one no longer in the inbox.',
         examples: { notFound: { summary: 'unknown packet', kind: 'notFound', detail: 'no inbox packet with this id' } },
       },
-      ...jsonBodyProblems('6 MB'),
+      ...jsonBodyProblems(BODY_LIMIT_TEXT),
     },
     badRequest: {
       description: 'Invalid JSON, or neither an MRN nor a last name with a birth date; every failing field is listed (values are never echoed).',

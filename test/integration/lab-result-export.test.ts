@@ -1,6 +1,6 @@
 /**
  * GET /exportHl7LabResult against the local stack: results posted through POST /receiveTestData
- * (with and without a chart patient, with a 5 MB report kept in S3), read back as ORU^R01, checked
+ * (with and without a chart patient, with a 4 MB report kept in S3, reports beyond the size budget), read back as ORU^R01, checked
  * by the independent v2.5.1 validator and read back by two parsers (@medplum/core, hl7v2).
  */
 import { randomBytes } from 'node:crypto';
@@ -12,6 +12,9 @@ import type { LocalStack } from '../../lib/local/stack';
 import { parseWithHl7v2, parseWithMedplum } from '../hl7/parsers';
 import { roundTripFailures } from '../hl7/round-trip';
 import { validateHl7Message } from '../hl7/structure-validator';
+import { exportLabResultMessage } from '../../lib/exports/lab-result-export';
+import { labResultExportDependencies } from '../../lib/exports/lab-result-export-wiring';
+import { DEFAULT_LAB_RESULT_MAX_BYTES, jsonStringBytes } from '../../lib/hl7';
 import { call, startTestStack } from '../support/local-stack';
 
 jest.setTimeout(120_000);
@@ -95,10 +98,10 @@ describe('GET /exportHl7LabResult', () => {
     ).toEqual([]);
   });
 
-  it('a 5 MB (base64) PDF report (kept in S3) comes back whole as OBX ED, plus a text report as TX; valid and round-trips', async () => {
-    // 5 MB of base64 report data (3.75 MB of PDF bytes): the largest a lab can send inside the 6 MB request limit
-    const pdf = randomBytes((5 * 1024 * 1024 * 3) / 4).toString('base64');
-    expect(pdf.length).toBe(5 * 1024 * 1024);
+  it('a 4 MB (base64) PDF report (kept in S3) comes back whole as OBX ED, plus a text report as TX; valid and round-trips', async () => {
+    // 4,128,768 bytes of base64 report data (3 MiB − 48 KiB of PDF bytes): about the largest a lab can send inside the 4 MiB request limit
+    const pdf = randomBytes(3 * 1024 * 1024 - 48 * 1024).toString('base64');
+    expect(pdf.length).toBe(4 * 1024 * 1024 - 64 * 1024);
     const text = 'Narrative report\nwith | delimiters ^ and ~ & \\ escapes';
     const resultId = await submit({
       patientID: 'demo-patient-2',
@@ -123,6 +126,32 @@ describe('GET /exportHl7LabResult', () => {
         { at: { segment: 'OBX', occurrence: 2, field: 5 }, value: text, kind: 'formatted' },
       ]),
     ).toEqual([]);
+  });
+
+  it('issue 28: the export never passes its size budget: reports beyond it are left out, an NTE and the headers say so', async () => {
+    // three 300 KB PDFs (each kept in S3); a lowered budget (injected) that holds one of them
+    const pdfs = [0, 1, 2].map(() => randomBytes(225 * 1024).toString('base64'));
+    const resultId = await submit({
+      patientID: 'demo-patient-2',
+      results: { testName: 'Pathology', result: 'see reports' },
+      reports: pdfs.map((data, i) => ({ source: 'base64', type: 'application/pdf', name: `Part ${i + 1}`, data })),
+    });
+    const whole = await exportResult(resultId);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('x-export-truncated')).toBe('false');
+    expect(whole.headers.get('x-export-reports')).toBe('3/3');
+    expect(jsonStringBytes(whole.text)).toBeLessThanOrEqual(DEFAULT_LAB_RESULT_MAX_BYTES);
+
+    const maxBytes = 500_000;
+    const principal = { keyId: 'k', partnerId: 'demo-ehr', scopes: [], allowedSenderIds: [] };
+    const cut = await exportLabResultMessage(labResultExportDependencies(), { resultId }, { principal, now: new Date(), maxBytes });
+    expect(cut).toMatchObject({ cut: true, reportsIncluded: 1, reportsAvailable: 3 });
+    expect(jsonStringBytes(cut.message)).toBeLessThanOrEqual(maxBytes);
+    expectValid(cut.message);
+    const segments = cut.message.split('\r').filter(Boolean);
+    expect(segments.map((s) => s.slice(0, 3))).toEqual(['MSH', 'PID', 'OBR', 'NTE', 'OBX', 'OBX']);
+    expect(segments[3]).toContain("This message holds 1 of the result's 3 reports: it was cut at its size budget of 500000 bytes.");
+    expect(roundTripFailures(cut.message, [{ at: { segment: 'OBX', occurrence: 1, field: 5, component: 5 }, value: pdfs[0]! }])).toEqual([]);
   });
 
   it('issue 27: a result sent with the optional lab model fields comes back in its v2.5.1 places (code, UCUM units, flags, status, NTE, order)', async () => {

@@ -10,6 +10,7 @@ import { dynamoDbClient } from '../../lib/aws/clients';
 import { parseHl7Message, firstSegment, valueAt, type ParsedMessage } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
 import { labResultStore, receiveDependencies } from '../../lib/results/result-wiring';
+import { MAX_REQUEST_BODY_BYTES } from '../../lib/http/body-limit';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 
 let stack: LocalStack;
@@ -464,5 +465,20 @@ describe('bounded work: the caps of HL7_INTAKE_LIMITS', () => {
     expect(valueAt(firstSegment(reply, 'MSA'), 2)).toBe(controlId);
     // nothing claimed: the same control id with a message within the caps is processed (not AR 205)
     expect(msa(ack(await post(oruGroups(controlId, [1]).text)))).toBe('AA');
+  });
+});
+
+describe('POST /receiveHl7: the 4 MiB body limit (issue 28)', () => {
+  it('a body just over the limit: 413 problem+json naming it; at the limit (non-UTF-8, so carried base64): the endpoint answers, never the platform', async () => {
+    const head = Buffer.from('MSH|^~\\&|LIS|NOBODY-LIS|INTEROP|TEST-HOSP|20240301093000+0000||ORU^R01^ORU_R01|BIG1|P|2.5.1|||||8859/1\rNTE|1|L|', 'latin1');
+    const body = (size: number) => Buffer.concat([head, Buffer.alloc(size - head.length, 0xe9)]);
+    const over = await post(body(MAX_REQUEST_BODY_BYTES + 1));
+    expect(over.status).toBe(413);
+    expect(over.headers.get('content-type')).toContain('application/problem+json');
+    expect(over.json()).toMatchObject({ type: '/problems/payload-too-large', status: 413, requestId: over.headers.get('x-request-id') });
+    expect(over.json<{ detail: string }>().detail).toContain(String(MAX_REQUEST_BODY_BYTES));
+    const atLimit = await post(body(MAX_REQUEST_BODY_BYTES));
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.text.startsWith('MSH|')).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ import { IdempotencyStore, LEASE_MS } from '../../lib/results/idempotency';
 import type { ResultNotification } from '../../lib/results/notifications';
 import { LAB_RESULT_KEY_PURPOSE, RECORD_TYPES } from '../../lib/results/result-store';
 import { labResultStore } from '../../lib/results/result-wiring';
+import { MAX_REQUEST_BODY_BYTES } from '../../lib/http/body-limit';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 import { handler as retryHandler } from '../../functions/retryResultNotifications';
 
@@ -517,10 +518,27 @@ describe('POST /receiveTestData: large documents', () => {
     expect(summary.results.length).toBeGreaterThan(0);
   });
 
-  it('answers 413 to a body over 6 MB', async () => {
-    const res = await post(labBody({ reports: [{ source: 'text', type: 'note', name: 'big.txt', data: 'x'.repeat(6 * 1024 * 1024 + 10) }] }));
+  it('answers 413 problem+json naming the limit to a body just over 4 MiB, and stores nothing', async () => {
+    const accession = unique('ACC-BIG');
+    const body = (size: number) => {
+      const shell = JSON.stringify(labBody({ accessionNumber: accession, reports: [{ source: 'text', type: 'text/plain', name: 'big.txt', data: '' }] }));
+      const text = shell.replace('"data":""', `"data":"${'x'.repeat(size - shell.length)}"`);
+      expect(Buffer.byteLength(text)).toBe(size);
+      return text;
+    };
+    const stored = async () => (await scanAll(stack.tables.results)).length + (await scanAll(stack.tables.idempotency)).length;
+    const before = await stored();
+    const res = await post(body(MAX_REQUEST_BODY_BYTES + 1));
     expect(res.status).toBe(413);
-    expectCommonHeaders(res);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const problem = res.json();
+    expect(problem).toMatchObject({ type: '/problems/payload-too-large', title: 'Payload too large', status: 413 });
+    expect(problem.detail).toContain(String(MAX_REQUEST_BODY_BYTES));
+    expect(problem.requestId).toBe(res.headers.get('x-request-id'));
+    expect(await stored()).toBe(before);
+    // at the limit: the endpoint answers (accepted here), never the platform
+    const atLimit = await post(body(MAX_REQUEST_BODY_BYTES));
+    expect(atLimit.status).toBe(200);
   });
 });
 
