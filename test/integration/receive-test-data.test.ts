@@ -460,11 +460,11 @@ describe('POST /receiveTestData: data key reuse and timing', () => {
 });
 
 describe('POST /receiveTestData: large documents', () => {
-  it('stores a 5 MB base64 PDF in S3, encrypted, and reads it back identical', async () => {
-    // 5 MB of base64 text (a 3.75 MB PDF): with the rest of the body it stays under the 6 MB request cap
-    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n% Patient Jane Zebra PDFMARK\n'), randomBytes((5 * 1024 * 1024 * 3) / 4 - 39)]);
+  it('stores a 4 MB base64 PDF in S3, encrypted, and reads it back identical', async () => {
+    // 4,000,000 characters of base64 (a 3 MB PDF): with the rest of the body it stays under the 4 MiB request limit
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n% Patient Jane Zebra PDFMARK\n'), randomBytes((4_000_000 * 3) / 4 - 39)]);
     const data64 = pdf.toString('base64');
-    expect(data64.length).toBe(5 * 1024 * 1024);
+    expect(data64.length).toBe(4_000_000);
     const body = labBody({
       reports: [
         { source: 'base64', type: 'application/pdf', name: 'report.pdf', data: data64 },
@@ -496,7 +496,7 @@ describe('POST /receiveTestData: large documents', () => {
     expect(version!.submission).toEqual(body);
 
     console.log(
-      `5 MB base64 report: request ${elapsed} ms, item ${(itemBytes / 1024).toFixed(1)} KB, S3 object ${(stored.length / 1024 / 1024).toFixed(2)} MB`,
+      `4 MB base64 report: request ${elapsed} ms, item ${(itemBytes / 1024).toFixed(1)} KB, S3 object ${(stored.length / 1024 / 1024).toFixed(2)} MB`,
     );
   });
 
