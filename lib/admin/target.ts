@@ -75,14 +75,13 @@ function codeOf(error: unknown): string | undefined {
 /** What every CLI prints when the local stack is not running (no .local/endpoints.json, or nothing listening). */
 export const LOCAL_STACK_NOT_RUNNING = 'the local stack is not running: run `npm start` first (or target a deployed stage: see --help)';
 
-/** ECONNREFUSED anywhere in the error, its cause or its aggregated errors. */
-export function isConnectionRefused(error: unknown): boolean {
-  const cause = (error as { cause?: unknown })?.cause;
-  return (
-    codeOf(error) === 'ECONNREFUSED' ||
-    /ECONNREFUSED/.test((error as Error)?.message ?? '') ||
-    (cause !== undefined && cause !== error && codeOf(cause) === 'ECONNREFUSED')
-  );
+/** ECONNREFUSED anywhere in the error, its causes or their aggregated errors. */
+export function isConnectionRefused(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { message?: unknown; cause?: unknown; errors?: unknown };
+  if (codeOf(error) === 'ECONNREFUSED' || (typeof e.message === 'string' && /ECONNREFUSED/.test(e.message))) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isConnectionRefused(x, depth + 1))) return true;
+  return e.cause !== error && isConnectionRefused(e.cause, depth + 1);
 }
 
 /** One line for a failure that is about the target, or undefined for anything else. */
