@@ -1,40 +1,49 @@
 /**
  * `npm run audit -- --patient ID`: the audit trail of one patient (who, what, when, outcome),
- * oldest first, from the running local stack or the stage in the environment. Ids only, no PHI.
+ * oldest first, from the running local stack or the stage in the environment. Ids and staff sign-in
+ * names only, no PHI.
  */
-import { parseArgs } from 'node:util';
-import { AuditTrail } from '../lib/audit/audit-trail';
+import { AuditTrail, type AuditRecord } from '../lib/audit/audit-trail';
 import { dynamoDbClient } from '../lib/aws/clients';
 import { tableName } from '../lib/dynamo/table-names';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
-import { explainTargetFailure } from '../lib/admin/target';
+import { UsageError, type CommandSpec } from '../lib/admin/cli-options';
+import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
 
-async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { patient: { type: 'string' }, json: { type: 'boolean' } } });
-  if (!values.patient) {
-    process.stderr.write('usage: npm run audit -- --patient ID [--json]\n');
-    return 2;
-  }
-  useLocalStackEnvironment();
-  const records = await new AuditTrail(dynamoDbClient(), tableName('audit')).forPatient(values.patient);
-  if (values.json) process.stdout.write(JSON.stringify(records, null, 2) + '\n');
-  else
-    for (const r of records) {
-      const ids = Object.entries(r.resourceIds ?? {})
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' ');
-      process.stdout.write(
-        `${r.at}  ${r.action.padEnd(24)} ${r.outcome.padEnd(9)} ${String(r.status)}  partner=${r.partnerId} key=${r.keyId} request=${r.requestId} ${ids}\n`,
-      );
-    }
-  process.stderr.write(`${records.length} audit records for patient ${values.patient}\n`);
-  return 0;
+const AUDIT_COMMAND: CommandSpec = {
+  name: '',
+  summary:
+    "The audit trail of one patient, oldest first: when, action, outcome, HTTP status, who (partner and key, and the staff member's sign-in name when a person acted), request id and resource ids. Target: the running local stack (.local/endpoints.json), or a deployed stage's environment (its table variables, AWS credentials and region).",
+  options: {
+    patient: { type: 'string', value: 'ID', description: "the patient's internal id (required)" },
+    json: { type: 'boolean', description: 'the records as JSON instead of one line each' },
+  },
+  examples: ['npm run audit -- --patient demo-patient-1', 'npm run audit -- --patient demo-patient-1 --json'],
+};
+
+/** One record as a line: who acted includes the staff member's sign-in name when a person, not a key, acted. */
+export function auditLine(r: AuditRecord): string {
+  const ids = Object.entries(r.resourceIds ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  const staff = r.staffUsername ? ` staff=${r.staffUsername}` : r.staffSubject ? ` staff=${r.staffSubject}` : '';
+  return `${r.at}  ${r.action.padEnd(24)} ${r.outcome.padEnd(9)} ${String(r.status)}  partner=${r.partnerId} key=${r.keyId}${staff} request=${r.requestId}${ids ? ` ${ids}` : ''}\n`;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: Error) => {
-    process.stderr.write(`${explainTargetFailure(error, undefined) ?? error.message}\n`);
-    process.exit(1);
-  },
-);
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runCli('audit', io, async () => {
+    const read = readSingleCommand('audit', AUDIT_COMMAND, argv, io);
+    if ('exitCode' in read) return read.exitCode;
+    if (read.positionals.length > 0) throw new UsageError(`unexpected argument "${read.positionals[0]}"`);
+    const patient = read.values.patient as string | undefined;
+    if (!patient) throw new UsageError('--patient ID is required');
+    useLocalStackEnvironment();
+    const records = await new AuditTrail(dynamoDbClient(), tableName('audit')).forPatient(patient);
+    if (read.values.json) io.out(JSON.stringify(records, null, 2) + '\n');
+    else for (const r of records) io.out(auditLine(r));
+    io.err(`${records.length} audit records for patient ${patient}\n`);
+    return 0;
+  });
+}
+
+if (require.main === module) runMain('audit', main);

@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { build, transform } from 'esbuild';
+import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
+import { UsageError } from '../lib/admin/cli-options';
 
 const root = path.resolve(__dirname, '..');
 export const GENERATED_PAGE_FILE = path.join(root, 'lib', 'inbox-page', 'generated', 'page.ts');
@@ -42,16 +44,22 @@ export async function buildInboxPageModule(): Promise<string> {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
-  const text = await buildInboxPageModule();
-  mkdirSync(path.dirname(GENERATED_PAGE_FILE), { recursive: true });
-  writeFileSync(GENERATED_PAGE_FILE, text);
-  process.stdout.write(`${path.relative(root, GENERATED_PAGE_FILE)}: ${(text.length / 1024).toFixed(1)} KB\n`);
-}
-
-if (require.main === module) {
-  main().catch((error: Error) => {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runCli('inbox-page', io, async () => {
+    const read = readSingleCommand(
+      'inbox-page',
+      { name: '', summary: 'Builds the staff inbox page (web/inbox) into lib/inbox-page/generated/page.ts.', options: {}, examples: ['npm run inbox-page'] },
+      argv,
+      io,
+    );
+    if ('exitCode' in read) return read.exitCode;
+    if (read.positionals.length > 0) throw new UsageError(`unexpected argument "${read.positionals[0]}"`);
+    const text = await buildInboxPageModule();
+    mkdirSync(path.dirname(GENERATED_PAGE_FILE), { recursive: true });
+    writeFileSync(GENERATED_PAGE_FILE, text);
+    io.out(`${path.relative(root, GENERATED_PAGE_FILE)}: ${(text.length / 1024).toFixed(1)} KB\n`);
+    return 0;
   });
 }
+
+if (require.main === module) runMain('inbox-page', main);

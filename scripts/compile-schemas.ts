@@ -19,6 +19,8 @@ import { _Code } from 'ajv/dist/compile/codegen/code';
 import standaloneCode from 'ajv/dist/standalone';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
+import { UsageError } from '../lib/admin/cli-options';
 
 export const CompiledSchemas: Array<{ schema: string; output: string }> = [
   { schema: 'schemas/lab-result.schema.json', output: 'lib/results/generated/lab-result.validator.js' },
@@ -218,12 +220,30 @@ export function compileSchema(schemaFile: string): string {
 
 const declaration = `import type { CompiledValidator } from '../../schemas/compiled-validator';\ndeclare const validate: CompiledValidator;\nexport = validate;\n`;
 
-if (require.main === module) {
-  for (const { schema, output } of CompiledSchemas) {
-    const out = path.join(root, output);
-    mkdirSync(path.dirname(out), { recursive: true });
-    writeFileSync(out, compileSchema(schema));
-    writeFileSync(out.replace(/\.js$/, '.d.ts'), declaration);
-    process.stdout.write(`${schema} -> ${output}\n`);
-  }
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runCli('schemas', io, async () => {
+    const read = readSingleCommand(
+      'schemas',
+      {
+        name: '',
+        summary: 'Compiles the request JSON Schemas (schemas/) into standalone validators (lib/*/generated/).',
+        options: {},
+        examples: ['npm run schemas'],
+      },
+      argv,
+      io,
+    );
+    if ('exitCode' in read) return read.exitCode;
+    if (read.positionals.length > 0) throw new UsageError(`unexpected argument "${read.positionals[0]}"`);
+    for (const { schema, output } of CompiledSchemas) {
+      const out = path.join(root, output);
+      mkdirSync(path.dirname(out), { recursive: true });
+      writeFileSync(out, compileSchema(schema));
+      writeFileSync(out.replace(/\.js$/, '.d.ts'), declaration);
+      io.out(`${schema} -> ${output}\n`);
+    }
+    return 0;
+  });
 }
+
+if (require.main === module) runMain('schemas', main);

@@ -28,8 +28,10 @@ import { explicitFormsDependencies } from '../lib/forms/forms-wiring';
 import { MrnIndex } from '../lib/intake/mrn-index';
 import { MrnPatientIndex } from '../lib/intake/receive-hl7-wiring';
 import { loadResultKeys } from '../lib/results/lookup-keys';
+import { isConnectionRefused, LOCAL_STACK_NOT_RUNNING } from '../lib/admin/target';
+import { quietAwsSdkNotice, type CliIo as TextIo } from '../lib/admin/cli-runner';
 
-const DEFAULT_ENDPOINTS_FILE = path.resolve(__dirname, '..', '.local', 'endpoints.json');
+const defaultEndpointsFile = (env: NodeJS.ProcessEnv) => env.INTEROP_ENDPOINTS_FILE || path.resolve(__dirname, '..', '.local', 'endpoints.json');
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export interface ImportTarget {
@@ -60,7 +62,7 @@ export class MissingTargetError extends Error {
 }
 
 /** Where to import: the environment when CHART_TABLE is set, else the local stack's endpoints file. */
-export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = DEFAULT_ENDPOINTS_FILE): ImportTarget {
+export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = defaultEndpointsFile(env)): ImportTarget {
   const envTable = env[Env.chartTable] || undefined;
   const envEndpoint = env.AWS_ENDPOINT_URL_DYNAMODB || undefined;
   const envKms = env.AWS_ENDPOINT_URL_KMS || undefined;
@@ -90,7 +92,7 @@ export function resolveTarget(env: NodeJS.ProcessEnv, endpointsFile: string = DE
     throw new MissingTargetError(
       envEndpoint
         ? `AWS_ENDPOINT_URL_DYNAMODB is set but ${Env.chartTable} is not: set ${Env.chartTable} (and ${Env.formsTable}, ${Env.resultsTable}, ${Env.kmsKeyId}) too, or run \`npm start\` first so that ${shown} exists`
-        : `no chart table to import into: run \`npm start\` first (it writes ${shown}), or set ${Env.chartTable}, ${Env.formsTable}, ${Env.resultsTable} and ${Env.kmsKeyId}`,
+        : LOCAL_STACK_NOT_RUNNING,
     );
   }
   let file: { dynamodb?: unknown; kms?: unknown; kmsKeyId?: unknown; region?: unknown; tables?: { chart?: unknown; forms?: unknown; results?: unknown } };
@@ -237,7 +239,9 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
     return 0;
   } catch (error) {
     const name = (error as Error).name;
-    if (error instanceof DependencyUnavailableError) {
+    if (target.source === 'local stack' && isConnectionRefused(error)) {
+      io.err(LOCAL_STACK_NOT_RUNNING);
+    } else if (error instanceof DependencyUnavailableError) {
       io.err(
         `DynamoDB at ${target.endpoint ?? 'the AWS default endpoint'} is unavailable or throttling; nothing or only part was written (re-running is safe).${target.source === 'local stack' ? ' Is `npm start` running?' : ''}`,
       );
@@ -257,7 +261,13 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
   }
 }
 
+/** The CLI with text output (lib/admin/cli-runner.ts CliIo), as the other operator CLIs. */
+export function main(argv: string[], io: TextIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return runImportChart(argv, { env, out: (line) => io.out(line + '\n'), err: (line) => io.err(line + '\n') });
+}
+
 if (require.main === module) {
+  quietAwsSdkNotice();
   runImportChart(process.argv.slice(2), {
     env: process.env,
     out: (line) => process.stdout.write(line + '\n'),

@@ -11,15 +11,45 @@ import { dispatch } from '../lib/local/api-gateway';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
 import { loadHandler } from '../lib/local/function-registry';
 import { lambdaContext } from '../lib/local/lambda-context';
-import { explainTargetFailure } from '../lib/admin/target';
+import { AdminError } from '../lib/admin/key-admin';
+import { UsageError, type CommandSpec } from '../lib/admin/cli-options';
+import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
 
-async function main([name, file]: string[]): Promise<number> {
-  if (!name || !file) {
-    process.stderr.write('usage: npm run invoke -- FUNCTION EVENT_FILE\n');
-    return 2;
+const INVOKE_COMMAND: CommandSpec = {
+  name: '',
+  args: 'FUNCTION EVENT_FILE',
+  summary:
+    'Runs one handler against the running local stack with a saved API Gateway event and prints the response (exit 1 when it answers 5xx). Endpoint functions go through the authorizer first, as API Gateway does.',
+  options: {},
+  examples: ['npm run invoke -- exportHl7Summary events/export.json', 'npm run invoke -- authorizer events/authorizer.json'],
+};
+
+function readEvent(file: string): APIGatewayProxyEvent {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new AdminError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  try {
+    return JSON.parse(text) as APIGatewayProxyEvent;
+  } catch {
+    throw new AdminError(`${file}: not valid JSON`);
+  }
+}
+
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runCli('invoke', io, async () => {
+    const read = readSingleCommand('invoke', INVOKE_COMMAND, argv, io);
+    if ('exitCode' in read) return read.exitCode;
+    if (read.positionals.length !== 2) throw new UsageError('give a FUNCTION and an EVENT_FILE');
+    return invoke(read.positionals[0]!, read.positionals[1]!, io);
+  });
+}
+
+async function invoke(name: string, file: string, io: CliIo): Promise<number> {
   useLocalStackEnvironment();
-  const event = JSON.parse(readFileSync(file, 'utf8')) as APIGatewayProxyEvent;
+  const event = readEvent(file);
   const endpoint = HttpEndpoints.find((e) => e.name === name);
   let result: unknown;
   if (endpoint) {
@@ -40,20 +70,14 @@ async function main([name, file]: string[]): Promise<number> {
     const handler = await loadHandler(name);
     result = await handler(event, lambdaContext(name, name === AuthorizerFunction.name ? AuthorizerFunction.timeoutSeconds : 30), () => undefined);
   }
-  process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  io.out(JSON.stringify(result, null, 2) + '\n');
   // a 5xx answer is a failed invocation: scripts and CI must see it
   const status = (result as { statusCode?: unknown } | undefined)?.statusCode;
   if (typeof status === 'number' && status >= 500) {
-    process.stderr.write(`${name} answered ${status}\n`);
+    io.err(`${name} answered ${status}\n`);
     return 1;
   }
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: Error) => {
-    process.stderr.write(`${explainTargetFailure(error, undefined) ?? error.message}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module) runMain('invoke', main);

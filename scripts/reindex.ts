@@ -12,6 +12,8 @@ import { ChartStore } from '../lib/chart/chart-store';
 import { explicitFormsDependencies } from '../lib/forms/forms-wiring';
 import { reindexMatchIndex } from '../lib/forms/reindex';
 import { clientFor, kmsClientFor, MissingTargetError, resolveTarget, type CliIo } from './import-chart';
+import { isConnectionRefused, LOCAL_STACK_NOT_RUNNING } from '../lib/admin/target';
+import { quietAwsSdkNotice, type CliIo as TextIo } from '../lib/admin/cli-runner';
 
 const USAGE = 'usage: npm run reindex -- [--restart] [--page-size N]';
 
@@ -64,7 +66,8 @@ export async function runReindex(argv: string[], io: CliIo & { maxPages?: number
     });
     return result.complete ? 0 : 1;
   } catch (error) {
-    io.err(`reindex stopped (${(error as Error).name}); run it again to resume from the last completed page`);
+    if (target.source === 'local stack' && isConnectionRefused(error)) io.err(LOCAL_STACK_NOT_RUNNING);
+    else io.err(`reindex stopped (${(error as Error).name}); run it again to resume from the last completed page`);
     return 1;
   } finally {
     db.destroy();
@@ -72,7 +75,13 @@ export async function runReindex(argv: string[], io: CliIo & { maxPages?: number
   }
 }
 
+/** The CLI with text output (lib/admin/cli-runner.ts CliIo), as the other operator CLIs. */
+export function main(argv: string[], io: TextIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return runReindex(argv, { env, out: (line) => io.out(line + '\n'), err: (line) => io.err(line + '\n') });
+}
+
 if (require.main === module) {
+  quietAwsSdkNotice();
   runReindex(process.argv.slice(2), { env: process.env, out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') }).then(
     (code) => {
       process.exitCode = code;

@@ -10,16 +10,14 @@
  *
  * Target: the running local stack (.local/endpoints.json), or the environment (WEBHOOKS_TABLE,
  * WEBHOOK_DELIVERIES_QUEUE_URL, KMS_KEY_ID, STAGE and the usual AWS credentials) for a deployed stage.
- * Bad input: one line on stderr, exit code 2.
+ * Wrong usage: one line on stderr, exit code 2; a refusal (unknown partner, no such subscription): exit 1.
  */
+import { runMain, type CliIo } from '../lib/admin/cli-runner';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
 import { runWebhooksCli } from '../lib/webhooks/cli';
 
-useLocalStackEnvironment();
-runWebhooksCli(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: Error) => {
-    process.stderr.write(`${error.name}: ${error.message.split('\n')[0]}\n`);
-    process.exit(1);
-  },
-);
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runWebhooksCli(argv, { out: (line) => io.out(line + '\n'), err: (line) => io.err(line + '\n') }, useLocalStackEnvironment);
+}
+
+if (require.main === module) runMain('webhooks', main);

@@ -19,6 +19,7 @@ export interface OptionSpec {
 }
 
 export interface CommandSpec {
+  /** the command (`create`); '' for a tool that is one command (`npm run audit -- [options]`) */
   name: string;
   /** e.g. `<keyId>` */
   args?: string;
@@ -44,7 +45,7 @@ export function parseCommand(spec: CommandSpec, argv: string[]): ParsedCommand {
     return { values: values as ParsedCommand['values'], positionals };
   } catch (error) {
     const message = (error as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
-    throw new UsageError(`${spec.name}: ${message}`);
+    throw new UsageError(spec.name ? `${spec.name}: ${message}` : message);
   }
 }
 
@@ -55,7 +56,7 @@ export function commandHelp(tool: string, spec: CommandSpec): string {
   ]);
   const width = Math.max(12, ...rows.map((r) => r[0]!.length));
   const lines = [
-    `npm run ${tool} -- ${spec.name}${spec.args ? ` ${spec.args}` : ''}${Object.keys(spec.options).length ? ' [options]' : ''}`,
+    `usage: npm run ${tool}${[' --', spec.name, spec.args, Object.keys(spec.options).length ? '[options]' : ''].filter(Boolean).join(' ')}`,
     '',
     `  ${spec.summary}`,
     '',
@@ -70,7 +71,7 @@ export function commandHelp(tool: string, spec: CommandSpec): string {
 export function toolHelp(tool: string, summary: string, commands: CommandSpec[], footer: string[] = []): string {
   const width = Math.max(...commands.map((c) => `${c.name}${c.args ? ` ${c.args}` : ''}`.length));
   return [
-    `npm run ${tool} -- <command> [options]`,
+    `usage: npm run ${tool} -- <command> [options]`,
     '',
     `  ${summary}`,
     '',

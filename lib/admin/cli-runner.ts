@@ -3,7 +3,7 @@
  * failed (one line, nothing half-written or a `resume` hint); 2 wrong usage (one line + "--help").
  */
 import { AdminError, UnfinishedKeyError } from './key-admin';
-import { UsageError } from './cli-options';
+import { commandHelp, parseCommand, UsageError, type CommandSpec, type ParsedCommand } from './cli-options';
 import { explainTargetFailure, type AdminTarget } from './target';
 
 export interface CliIo {
@@ -34,10 +34,51 @@ export async function runCli(tool: string, io: CliIo, body: (setTarget: (t: Admi
       );
       return 1;
     }
-    const explained = explainTargetFailure(error, target);
-    io.err(`${explained ?? `${tool} failed: ${(error as Error).name}: ${(error as Error).message}`}\n`);
+    io.err(`${oneLineFailure(tool, error, target)}\n`);
     return 1;
   }
+}
+
+/** A failure as the one line a person reads: the target's explanation, else the error's name and first line. */
+export function oneLineFailure(tool: string, error: unknown, target?: AdminTarget): string {
+  const explained = explainTargetFailure(error, target);
+  return explained ?? `${tool} failed: ${(error as Error)?.name ?? 'Error'}: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
+}
+
+/** A CLI without process globals: argv and output in, exit code out (scripts/*.ts run it through runMain). */
+export type CliMain = (argv: string[], io: CliIo) => Promise<number>;
+
+/**
+ * A script's entry: quiets the AWS SDK's Node.js version notice before any client exists (the
+ * runtime is checked by npm's engines), runs the CLI and exits with its code; anything it did not
+ * catch is still one line and exit 1, never a stack trace.
+ */
+export function runMain(tool: string, main: CliMain, argv: string[] = process.argv.slice(2)): void {
+  quietAwsSdkNotice();
+  main(argv, processIo).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${oneLineFailure(tool, error)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+export function quietAwsSdkNotice(env: NodeJS.ProcessEnv = process.env): void {
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+}
+
+/**
+ * A single-command tool's command line (`npm run audit -- [options]`): `--help` prints the
+ * usage (exit 0); an unknown option is a UsageError (exit 2 through runCli).
+ */
+export function readSingleCommand(tool: string, spec: CommandSpec, argv: string[], io: CliIo): { exitCode: number } | ParsedCommand {
+  const parsed = parseCommand(spec, argv);
+  if (parsed.values.help) {
+    io.out(commandHelp(tool, spec));
+    return { exitCode: 0 };
+  }
+  return parsed;
 }
 
 /** What the admin CLIs (keys, partners) are given: where to act, and a clock for tests. */

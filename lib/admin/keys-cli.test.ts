@@ -17,7 +17,7 @@ import type { LocalStack } from '../local/stack';
 import { call, startTestStack } from '../../test/support/local-stack';
 import { keysCli } from './keys-cli';
 import { partnersCli } from './partners-cli';
-import { localTarget, stageTarget, explainTargetFailure, type AdminTarget } from './target';
+import { localTarget, stageTarget, explainTargetFailure, LOCAL_STACK_NOT_RUNNING, type AdminTarget } from './target';
 
 let stack: LocalStack;
 const apiGateway = mockClient(APIGatewayClient);
@@ -375,7 +375,7 @@ describe('the command line', () => {
     const r = await run('keys', ['list'], { target: () => target });
     expect(r).toMatchObject({
       code: 1,
-      err: 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)\n',
+      err: `${LOCAL_STACK_NOT_RUNNING}\n`,
     });
     expect(
       explainTargetFailure(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }), {

@@ -72,16 +72,26 @@ function codeOf(error: unknown): string | undefined {
   return e.code ?? e.cause?.code ?? e.errors?.find((x) => x.code)?.code;
 }
 
+/** What every CLI prints when the local stack is not running (no .local/endpoints.json, or nothing listening). */
+export const LOCAL_STACK_NOT_RUNNING = 'the local stack is not running: run `npm start` first (or target a deployed stage: see --help)';
+
+/** ECONNREFUSED anywhere in the error, its causes or their aggregated errors. */
+export function isConnectionRefused(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { message?: unknown; cause?: unknown; errors?: unknown };
+  if (codeOf(error) === 'ECONNREFUSED' || (typeof e.message === 'string' && /ECONNREFUSED/.test(e.message))) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isConnectionRefused(x, depth + 1))) return true;
+  return e.cause !== error && isConnectionRefused(e.cause, depth + 1);
+}
+
 /** One line for a failure that is about the target, or undefined for anything else. */
 export function explainTargetFailure(error: unknown, target: Pick<AdminTarget, 'description' | 'stage'> | undefined): string | undefined {
   const name = (error as Error).name;
   const message = (error as Error).message ?? '';
   const local = !target || !target.stage;
-  if (codeOf(error) === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) {
-    return local
-      ? 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)'
-      : `cannot reach AWS for ${target!.description}: ${message}`;
-  }
+  // thrown by lib/local/endpoints-file.ts when .local/endpoints.json is missing (matched by name: lib/admin may not import lib/local)
+  if (name === 'LocalStackNotRunningError') return LOCAL_STACK_NOT_RUNNING;
+  if (isConnectionRefused(error)) return local ? LOCAL_STACK_NOT_RUNNING : `cannot reach AWS for ${target!.description}: ${message}`;
   if (name === 'StageNotFoundError' || name === 'MissingConfigurationError') return message;
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
     return `no AWS credentials for ${target?.description ?? 'the stage'}: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY for the stage's account`;

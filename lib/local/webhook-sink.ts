@@ -1,8 +1,8 @@
 /**
  * LOCAL ONLY: a webhook receiver for testers and the README walkthrough. Listens on 127.0.0.1,
  * verifies each request with the subscription's secret using `standardwebhooks` (signature and
- * timestamp tolerance), answers 204 (or the next status of `responses`), 401 when the signature
- * does not verify. Reports every request through `onRequest`.
+ * timestamp tolerance), answers 204 (or the next status of `responses` for that delivery: each
+ * webhook-id walks the sequence on its own), 401 when the signature does not verify. Reports every request through `onRequest`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +22,10 @@ export interface SinkRequest {
 export interface WebhookSinkOptions {
   port: number;
   secret: string;
-  /** statuses to answer verified requests with, in order; the last one repeats (default [204]) */
+  /**
+   * statuses to answer a delivery's verified requests with, in order; the last one repeats (default
+   * [204]). Per delivery (webhook-id): its retries walk the sequence, another delivery starts over.
+   */
   responses?: number[];
   onRequest?: (request: SinkRequest) => void;
 }
@@ -39,7 +42,8 @@ export async function startWebhookSink(options: WebhookSinkOptions): Promise<Web
   const verifier = new Webhook(options.secret);
   const responses = options.responses && options.responses.length > 0 ? options.responses : [204];
   const requests: SinkRequest[] = [];
-  let answered = 0;
+  /** verified requests answered so far, per webhook-id */
+  const answered = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -56,7 +60,13 @@ export async function startWebhookSink(options: WebhookSinkOptions): Promise<Web
       } catch {
         event = undefined;
       }
-      const status = event ? responses[Math.min(answered++, responses.length - 1)]! : 401;
+      let status = 401;
+      if (event) {
+        const delivery = headers['webhook-id'] ?? '';
+        const seen = answered.get(delivery) ?? 0;
+        answered.set(delivery, seen + 1);
+        status = responses[Math.min(seen, responses.length - 1)]!;
+      }
       const request: SinkRequest = { verified: event !== undefined, webhookId: headers['webhook-id'], event, body, headers, answeredStatus: status };
       requests.push(request);
       options.onRequest?.(request);
