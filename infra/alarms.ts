@@ -10,6 +10,15 @@
  * - WAF: blocked requests above `wafBlockedAlarmThreshold` in 5 minutes (an attack or a partner
  *   stuck in a retry loop);
  * - AWS Backup: any failed, aborted or expired backup job or failed copy job of the tables' vault;
+ * - every global secondary index: any read or write throttle event (the table alarms leave them out);
+ * - the API: p99 latency above `apiLatencyP99AlarmMs` for 15 minutes; 4XX above
+ *   `api4xxAlarmRatePercent` % and 429 above `api429AlarmRatePercent` % of at least
+ *   `apiAlarmMinRequests` requests in 5 minutes; any request refused because a key's monthly
+ *   usage-plan quota is used up (429 and 429-quota are counted from the access log's `status` and
+ *   `errorType` by metric filters in the nested stack: API Gateway publishes no metric for either);
+ * - KMS: the account's cryptographic requests per second above `kmsRequestsPerSecondAlarm`
+ *   (AWS/Usage CallCount: KMS publishes no throttle metric for customer managed keys; a throttled
+ *   call fails its function, so the function error and API 5XX alarms see the throttling itself);
  * and the operations dashboard (`interop-<stage>-operations`).
  * All of it is derived from the function, table and queue lists: a new endpoint gets its alarms
  * and its dashboard lines without an edit here.
@@ -20,6 +29,9 @@
  * list (3 alarms per function) and would otherwise push the stage's stack past CloudFormation's
  * 500 resources. The nested stack reads function, queue and table names, the topic ARN and the API
  * stage through CloudFormation parameters (one per referenced resource, 200 at most).
+ *
+ * Every alarm's description ends with the infra/README.md section ("Answer an alarm") that says
+ * what to look at and what to do; infra/interop-stack.test.ts checks the sections exist.
  */
 import { Aws, Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -29,10 +41,12 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { Tables, type TableId } from '../lib/config/service';
 import type { StageConfig } from './config';
 
 export interface AlarmsProps {
@@ -56,6 +70,45 @@ export interface AlarmsProps {
   webAclName: string;
   /** name of the AWS Backup vault of the tables (metric dimension BackupVaultName) */
   backupVaultName: string;
+  /** the API's JSON access log (infra/partner-api.ts ACCESS_LOG_FORMAT: `status`, `errorType`) */
+  accessLogs: logs.ILogGroup;
+}
+
+/** The runbook sections of infra/README.md ("Answer an alarm"), by alarm kind: heading text. */
+export const RUNBOOK_SECTIONS = {
+  dlq: 'Dead-lettered messages',
+  queueAge: 'Queue backlog',
+  api5xx: 'API 5XX rate',
+  api4xx: 'API 4XX rate',
+  api429: 'API 429 rate',
+  quota: 'Usage-plan quota used up',
+  latency: 'API latency p99',
+  fnThrottles: 'Function throttles',
+  fnErrors: 'Function errors',
+  fnDuration: 'Function duration near its timeout',
+  tableThrottles: 'Table throttles',
+  indexThrottles: 'Index throttles',
+  kms: 'KMS request rate',
+  waf: 'WAF blocked requests',
+  backup: 'Backup jobs failed',
+} as const;
+export type RunbookSection = keyof typeof RUNBOOK_SECTIONS;
+
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
+export function headingAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+export const RUNBOOK_FILE = 'infra/README.md';
+/** the README section holding the runbook sections */
+export const ANSWER_AN_ALARM = 'Answer an alarm';
+/** ` Runbook: infra/README.md#<anchor>` appended to an alarm's description */
+export function runbook(section: RunbookSection): string {
+  return ` Runbook: ${RUNBOOK_FILE}#${headingAnchor(RUNBOOK_SECTIONS[section])}`;
 }
 
 /** p99 duration above this share of the timeout, for 3 periods of 5 minutes, alarms. */
@@ -65,6 +118,10 @@ export const QUEUE_MAX_AGE_SECONDS = 900;
 
 export const API_5XX_RATE_PERCENT = 5;
 export const API_5XX_MIN_REQUESTS = 20;
+
+/** metrics the access-log metric filters publish (namespace `Interop/<prefix>`) */
+export const API_429_METRIC = 'Api429Responses';
+export const API_QUOTA_EXCEEDED_METRIC = 'ApiQuotaExceeded';
 
 export class Alarms extends Construct {
   /** in the stage's stack */
@@ -102,7 +159,7 @@ export class Alarms extends Construct {
       add(
         new cloudwatch.Alarm(inStack, `Dlq${label}`, {
           alarmName: `${prefix}-dlq-${label}`,
-          alarmDescription: `Messages in the dead-letter queue ${label}: processing failed after every retry`,
+          alarmDescription: `Messages in the dead-letter queue ${label}: processing failed after every retry${runbook('dlq')}`,
           metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
           threshold: 0,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -116,7 +173,7 @@ export class Alarms extends Construct {
       add(
         new cloudwatch.Alarm(inStack, `QueueAge${label}`, {
           alarmName: `${prefix}-queue-age-${label}`,
-          alarmDescription: `Oldest message in ${label} is older than ${QUEUE_MAX_AGE_SECONDS / 60} minutes: its consumer is stuck or missing`,
+          alarmDescription: `Oldest message in ${label} is older than ${QUEUE_MAX_AGE_SECONDS / 60} minutes: its consumer is stuck or missing${runbook('queueAge')}`,
           metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
           threshold: QUEUE_MAX_AGE_SECONDS,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -130,7 +187,7 @@ export class Alarms extends Construct {
     add(
       new cloudwatch.Alarm(inStack, 'Api5xxRate', {
         alarmName: `${prefix}-api-5xx-rate`,
-        alarmDescription: `API 5XX responses above ${API_5XX_RATE_PERCENT}% (of at least ${API_5XX_MIN_REQUESTS} requests in 5 minutes)`,
+        alarmDescription: `API 5XX responses above ${API_5XX_RATE_PERCENT}% (of at least ${API_5XX_MIN_REQUESTS} requests in 5 minutes)${runbook('api5xx')}`,
         metric: new cloudwatch.MathExpression({
           expression: `IF(requests >= ${API_5XX_MIN_REQUESTS}, 100 * errors / requests, 0)`,
           usingMetrics: {
@@ -151,7 +208,7 @@ export class Alarms extends Construct {
       add(
         new cloudwatch.Alarm(inStack, `Throttles${name}`, {
           alarmName: `${prefix}-${name}-throttles`,
-          alarmDescription: `Lambda ${name} was throttled`,
+          alarmDescription: `Lambda ${name} was throttled${runbook('fnThrottles')}`,
           metric: fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }),
           threshold: 0,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -163,9 +220,9 @@ export class Alarms extends Construct {
         new cloudwatch.Alarm(inStack, `Errors${name}`, {
           alarmName: `${prefix}-${name}-errors`,
           alarmDescription:
-            name === props.authorizerName
+            (name === props.authorizerName
               ? 'The authorizer failed (callers get 503 AUTHORIZER_FAILURE)'
-              : `Lambda ${name} failed (an unhandled error or a timeout: callers got 5XX, or a batch/run will be retried)`,
+              : `Lambda ${name} failed (an unhandled error or a timeout: callers got 5XX, or a batch/run will be retried)`) + runbook('fnErrors'),
           metric: fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
           threshold: 0,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -178,7 +235,7 @@ export class Alarms extends Construct {
       add(
         new cloudwatch.Alarm(inStack, `Duration${name}`, {
           alarmName: `${prefix}-${name}-duration-p99`,
-          alarmDescription: `p99 duration of ${name} above ${DURATION_ALARM_SHARE_OF_TIMEOUT * 100}% of its ${timeout} s timeout for 15 minutes: it is about to time out`,
+          alarmDescription: `p99 duration of ${name} above ${DURATION_ALARM_SHARE_OF_TIMEOUT * 100}% of its ${timeout} s timeout for 15 minutes: it is about to time out${runbook('fnDuration')}`,
           metric: fn.metricDuration({ period, statistic: cloudwatch.Stats.p(99) }),
           threshold: Math.round(timeout * 1000 * DURATION_ALARM_SHARE_OF_TIMEOUT),
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -193,7 +250,7 @@ export class Alarms extends Construct {
       add(
         new cloudwatch.Alarm(inStack, `TableThrottles${id}`, {
           alarmName: `${prefix}-table-${id}-throttles`,
-          alarmDescription: `DynamoDB throttled reads or writes on table ${id} (on-demand limits or a hot partition)`,
+          alarmDescription: `DynamoDB throttled reads or writes on table ${id} (on-demand limits or a hot partition)${runbook('tableThrottles')}`,
           metric: new cloudwatch.MathExpression({
             expression: 'reads + writes',
             usingMetrics: {
@@ -214,7 +271,7 @@ export class Alarms extends Construct {
     add(
       new cloudwatch.Alarm(inStack, 'WafBlocked', {
         alarmName: `${prefix}-waf-blocked`,
-        alarmDescription: `WAF blocked more than ${props.config.wafBlockedAlarmThreshold} requests in 5 minutes (an attack, or a partner stuck in a retry loop)`,
+        alarmDescription: `WAF blocked more than ${props.config.wafBlockedAlarmThreshold} requests in 5 minutes (an attack, or a partner stuck in a retry loop)${runbook('waf')}`,
         metric: wafBlockedRequests(props.webAclName, period),
         threshold: props.config.wafBlockedAlarmThreshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -230,7 +287,7 @@ export class Alarms extends Construct {
     add(
       new cloudwatch.Alarm(inStack, 'BackupJobsFailed', {
         alarmName: `${prefix}-backup-jobs-failed`,
-        alarmDescription: `An AWS Backup job of the tables (vault ${prefix}-tables-*) failed, was aborted or expired, or a copy job failed: no recovery point of that day`,
+        alarmDescription: `An AWS Backup job of the tables (vault ${prefix}-tables-*) failed, was aborted or expired, or a copy job failed: no recovery point of that day${runbook('backup')}`,
         metric: new cloudwatch.MathExpression({
           expression: 'failed + aborted + expired + copyFailed',
           usingMetrics: {
@@ -243,6 +300,122 @@ export class Alarms extends Construct {
           label: 'failed backup and copy jobs',
         }),
         threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    // global secondary indexes: their throttle events carry the index's name and are not in the table's alarm
+    for (const [id, table] of Object.entries(props.tables)) {
+      for (const index of (Tables[id as TableId]?.indexes ?? []).filter((i) => i.kind === 'global')) {
+        const dims = { TableName: table.tableName, GlobalSecondaryIndexName: index.name };
+        add(
+          new cloudwatch.Alarm(inStack, `IndexThrottles${id}${index.name}`, {
+            alarmName: `${prefix}-table-${id}-${index.name}-throttles`,
+            alarmDescription: `DynamoDB throttled reads or writes on index ${index.name} of table ${id} (a GSI write throttle also throttles the table's writes)${runbook('indexThrottles')}`,
+            metric: new cloudwatch.MathExpression({
+              expression: 'reads + writes',
+              usingMetrics: {
+                reads: table.metric('ReadThrottleEvents', { period, statistic: cloudwatch.Stats.SUM, dimensionsMap: dims }),
+                writes: table.metric('WriteThrottleEvents', { period, statistic: cloudwatch.Stats.SUM, dimensionsMap: dims }),
+              },
+              period,
+              label: `${id} ${index.name} throttle events`,
+            }),
+            threshold: 0,
+            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            evaluationPeriods: 1,
+            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          }),
+        );
+      }
+    }
+
+    const { config } = props;
+    add(
+      new cloudwatch.Alarm(inStack, 'ApiLatencyP99', {
+        alarmName: `${prefix}-api-latency-p99`,
+        alarmDescription: `API p99 latency above ${config.apiLatencyP99AlarmMs} ms for 15 minutes${runbook('latency')}`,
+        metric: props.api.metricLatency({ period, statistic: cloudwatch.Stats.p(99) }),
+        threshold: config.apiLatencyP99AlarmMs,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    const requests = props.api.metricCount({ period, statistic: cloudwatch.Stats.SUM });
+    const minRequests = config.apiAlarmMinRequests;
+    add(
+      new cloudwatch.Alarm(inStack, 'Api4xxRate', {
+        alarmName: `${prefix}-api-4xx-rate`,
+        alarmDescription: `API 4XX responses above ${config.api4xxAlarmRatePercent}% (of at least ${minRequests} requests in 5 minutes)${runbook('api4xx')}`,
+        metric: new cloudwatch.MathExpression({
+          expression: `IF(requests >= ${minRequests}, 100 * errors / requests, 0)`,
+          usingMetrics: { errors: props.api.metricClientError({ period, statistic: cloudwatch.Stats.SUM }), requests },
+          period,
+          label: 'API 4XX %',
+        }),
+        threshold: config.api4xxAlarmRatePercent,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    // 429 and quota refusals: API Gateway publishes no metric of its own for either; the access log has both
+    const namespace = `Interop/${prefix}`;
+    const logCount = (id: string, metricName: string, pattern: string) =>
+      new logs.MetricFilter(inStack, id, {
+        logGroup: props.accessLogs,
+        filterPattern: logs.FilterPattern.literal(pattern),
+        metricNamespace: namespace,
+        metricName,
+        metricValue: '1',
+      }).metric({ period, statistic: cloudwatch.Stats.SUM });
+    const tooMany = logCount('Api429Filter', API_429_METRIC, '{ $.status = "429" }');
+    const quota = logCount('ApiQuotaExceededFilter', API_QUOTA_EXCEEDED_METRIC, '{ $.errorType = "QUOTA_EXCEEDED" }');
+    add(
+      new cloudwatch.Alarm(inStack, 'Api429Rate', {
+        alarmName: `${prefix}-api-429-rate`,
+        alarmDescription: `API 429 responses (stage, usage-plan, staff or anonymous throttles, the app's rate limits, quotas) above ${config.api429AlarmRatePercent}% (of at least ${minRequests} requests in 5 minutes)${runbook('api429')}`,
+        metric: new cloudwatch.MathExpression({
+          expression: `IF(requests >= ${minRequests}, 100 * FILL(throttled, 0) / requests, 0)`,
+          usingMetrics: { throttled: tooMany, requests },
+          period,
+          label: 'API 429 %',
+        }),
+        threshold: config.api429AlarmRatePercent,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    add(
+      new cloudwatch.Alarm(inStack, 'ApiQuotaExceeded', {
+        alarmName: `${prefix}-api-quota-exceeded`,
+        alarmDescription: `A partner key's monthly usage-plan quota is used up: its requests get 429 until the month ends${runbook('quota')}`,
+        metric: quota,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    add(
+      new cloudwatch.Alarm(inStack, 'KmsRequestRate', {
+        alarmName: `${prefix}-kms-request-rate`,
+        alarmDescription: `KMS cryptographic requests of the account above ${config.kmsRequestsPerSecondAlarm}/s (5-minute average): near the request quota, past which KMS throttles every caller${runbook('kms')}`,
+        metric: new cloudwatch.MathExpression({
+          expression: `(FILL(gdk, 0) + FILL(dec, 0) + FILL(enc, 0)) / ${period.toSeconds()}`,
+          usingMetrics: { gdk: kmsCalls('GenerateDataKey', period), dec: kmsCalls('Decrypt', period), enc: kmsCalls('Encrypt', period) },
+          period,
+          label: 'KMS requests/s',
+        }),
+        threshold: config.kmsRequestsPerSecondAlarm,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -311,7 +484,7 @@ function operationsDashboard(scope: Construct, props: AlarmsProps): cloudwatch.D
   const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', { dashboardName: `${props.config.prefix}-operations`, defaultInterval: Duration.hours(6) });
   dashboard.addWidgets(
     new cloudwatch.TextWidget({
-      markdown: `# ${props.config.prefix} operations\nAlarms go to SNS topic \`${props.config.prefix}-alarms\`. Runbook: infra/README.md ("Answer an alarm").`,
+      markdown: `# ${props.config.prefix} operations\nAlarms go to SNS topic \`${props.config.prefix}-alarms\`. Runbook: [${RUNBOOK_FILE}#${headingAnchor(ANSWER_AN_ALARM)}](${RUNBOOK_FILE}#${headingAnchor(ANSWER_AN_ALARM)}) ("${ANSWER_AN_ALARM}"); each alarm's description names its section.`,
       width: 24,
       height: 2,
     }),

@@ -94,6 +94,16 @@ export interface StageConfig {
   alarmEmail?: string;
   /** WAF blocked requests in 5 minutes above which the waf-blocked alarm fires */
   wafBlockedAlarmThreshold: number;
+  /** API p99 latency (ms) above which, for 15 minutes, the api-latency-p99 alarm fires */
+  apiLatencyP99AlarmMs: number;
+  /** API 4XX responses above this % of at least `apiAlarmMinRequests` requests in 5 minutes: the api-4xx-rate alarm */
+  api4xxAlarmRatePercent: number;
+  /** API 429 responses (every throttle and quota) above this % of at least `apiAlarmMinRequests` requests in 5 minutes: the api-429-rate alarm */
+  api429AlarmRatePercent: number;
+  /** the least requests in 5 minutes for the 4XX and 429 rate alarms to judge */
+  apiAlarmMinRequests: number;
+  /** KMS cryptographic requests per second of the account and region above which the kms-request-rate alarm fires (80 % of the lowest regional quota, 5,500/s) */
+  kmsRequestsPerSecondAlarm: number;
   /**
    * Reserve concurrency for background functions (queue worker 5, each schedule 1). Off by default
    * in dev: a new account's Lambda quota (10) cannot spare it; on by default elsewhere.
@@ -209,6 +219,11 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
     wafRequestsPerIpPer5Min: int(node, 'wafRequestsPerIpPer5Min', 6000),
     alarmEmail: str(node, 'alarmEmail'),
     wafBlockedAlarmThreshold: int(node, 'wafBlockedAlarmThreshold', 100),
+    apiLatencyP99AlarmMs: int(node, 'apiLatencyP99AlarmMs', 5000),
+    api4xxAlarmRatePercent: int(node, 'api4xxAlarmRatePercent', 25),
+    api429AlarmRatePercent: int(node, 'api429AlarmRatePercent', 5),
+    apiAlarmMinRequests: int(node, 'apiAlarmMinRequests', 100),
+    kmsRequestsPerSecondAlarm: int(node, 'kmsRequestsPerSecondAlarm', 4400),
     reservedConcurrency: bool(node, 'reservedConcurrency', retainData),
     manageApiGatewayAccountRole: bool(node, 'apiGatewayAccountRole', true),
     stageExplicit,

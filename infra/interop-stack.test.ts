@@ -37,6 +37,7 @@ import { STAFF_USAGE_IDENTIFIER_ENV } from '../lib/keys/access-wiring';
 import { SqsConsumeActions, SqsSendActions } from './least-privilege';
 import { nagPacks } from './nag';
 import { ACCESS_LOG_FORMAT } from './partner-api';
+import { ANSWER_AN_ALARM, headingAnchor } from './alarms';
 import { ESM_REQUIRE_BANNER, REPO_ROOT, assertBundledFilesExist } from './service-function';
 import { asArray, refOf, refsIn, removeAssembly, resourcesOfType, synthesize, type CfnResourceJson, type Synthesized } from './testing';
 
@@ -560,7 +561,9 @@ describe('alarms', () => {
     expect(resourcesOfType(s.json, 'AWS::CloudWatch::Alarm')).toEqual([]);
     expect(resourcesOfType(s.json, 'AWS::CloudWatch::Dashboard')).toEqual([]);
     expect(resourcesOfType(s.json, 'AWS::CloudFormation::Stack').map(([id]) => id)).toEqual([s.alarms.resourceId]);
-    expect(new Set(Object.values(s.alarms.raw.Resources).map((r) => r.Type))).toEqual(new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard']));
+    expect(new Set(Object.values(s.alarms.raw.Resources).map((r) => r.Type))).toEqual(
+      new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard', 'AWS::Logs::MetricFilter']),
+    );
     expect(resourcesOfType(s.json, 'AWS::SNS::Topic').map(([id]) => id)).toEqual([topic()]);
     // every parameter is passed by the parent, and every other Ref names a resource of the nested stack or a pseudo parameter
     const params = Object.keys(s.alarms.raw.Parameters ?? {});
@@ -570,6 +573,41 @@ describe('alarms', () => {
       const known = ref in s.json.Resources || ref in s.alarms.raw.Resources || ref.startsWith('AWS::');
       expect({ ref, known }).toEqual({ ref, known: true });
     }
+  });
+
+  test('issue 28: every alarm names a runbook section of infra/README.md that exists; the dashboard links "Answer an alarm"', () => {
+    const readme = fs.readFileSync(path.join(__dirname, 'README.md'), 'utf8');
+    const anchors = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((m) => headingAnchor(m[1]!)));
+    for (const a of alarms()) {
+      const anchor = /Runbook: infra\/README\.md#([a-z0-9-]+)$/.exec(a.AlarmDescription as string)?.[1];
+      expect({ alarm: a.AlarmName, anchor: anchor && anchors.has(anchor) ? anchor : `missing in ${a.AlarmDescription}` }).toEqual({
+        alarm: a.AlarmName,
+        anchor,
+      });
+    }
+    expect(anchors.has(headingAnchor(ANSWER_AN_ALARM))).toBe(true);
+    const [dashboard] = resourcesOfType(s.alarms.json, 'AWS::CloudWatch::Dashboard');
+    expect(JSON.stringify(dashboard![1].Properties!.DashboardBody)).toContain(`infra/README.md#${headingAnchor(ANSWER_AN_ALARM)}`);
+  });
+
+  test('issue 28: GSI throttles, API p99 latency, 4XX and 429 rates, quota used up, KMS request rate', () => {
+    const byName = (suffix: string) => alarms().find((a) => a.AlarmName === `${PREFIX}-${suffix}`);
+    const gsis = Object.values(Tables).flatMap((t) => t.indexes.filter((i) => i.kind === 'global').map((i) => [t.id, i.name] as const));
+    expect(gsis.length).toBeGreaterThan(0);
+    for (const [table, index] of gsis) {
+      const alarm = byName(`table-${table}-${index}-throttles`);
+      expect(JSON.stringify(alarm?.Metrics)).toContain(`"GlobalSecondaryIndexName","Value":"${index}"`);
+      expect(refsIn(alarm?.Metrics)).toContain(tableId(table));
+    }
+    expect(byName('api-latency-p99')).toMatchObject({ ExtendedStatistic: 'p99', Threshold: 5000, EvaluationPeriods: 3, MetricName: 'Latency' });
+    expect(JSON.stringify(byName('api-4xx-rate')?.Metrics)).toContain('IF(requests >= 100, 100 * errors / requests, 0)');
+    expect(byName('api-4xx-rate')).toMatchObject({ Threshold: 25 });
+    expect(byName('api-429-rate')).toMatchObject({ Threshold: 5 });
+    expect(byName('api-quota-exceeded')).toMatchObject({ Threshold: 0, MetricName: 'ApiQuotaExceeded' });
+    const filters = resourcesOfType(s.alarms.json, 'AWS::Logs::MetricFilter').map(([, f]) => f.Properties!);
+    expect(filters.map((f) => f.FilterPattern).sort()).toEqual(['{ $.errorType = "QUOTA_EXCEEDED" }', '{ $.status = "429" }']);
+    expect(JSON.stringify(byName('kms-request-rate')?.Metrics)).toContain('GenerateDataKey');
+    expect(byName('kms-request-rate')).toMatchObject({ Threshold: 4400 });
   });
 
   test('every alarm notifies the alarm topic', () => {

@@ -307,6 +307,7 @@ export class InteropStack extends Stack {
       timeoutSeconds: Object.fromEntries([...http, authorizerDef, ...background].map((f) => [f.name, f.timeoutSeconds])),
       endpoints: http.map((e) => ({ name: e.name, method: e.method, path: e.path })),
       webAclName: this.partnerApi.webAcl.name!,
+      accessLogs: this.partnerApi.accessLogs,
       backupVaultName: data.backupVault.backupVaultName,
     });
     if (config.retainData && !config.alarmEmail) {

@@ -77,6 +77,8 @@ export class PartnerApi extends Construct {
   readonly staffPlan: apigw.UsagePlan;
   readonly staffKey: apigw.ApiKey;
   readonly webAcl: wafv2.CfnWebACL;
+  /** the JSON access log (ACCESS_LOG_FORMAT): the 429 and quota alarms count its lines */
+  readonly accessLogs: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: PartnerApiProps) {
     super(scope, id);
@@ -85,12 +87,12 @@ export class PartnerApi extends Construct {
     const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const retention = config.logRetentionDays as logs.RetentionDays;
 
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+    const accessLogs = (this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
       logGroupName: `/aws/apigateway/${prefix}-access`,
       encryptionKey: key,
       retention,
       removalPolicy,
-    });
+    }));
 
     this.api = new apigw.RestApi(this, 'Api', {
       restApiName: `${prefix}-api`,

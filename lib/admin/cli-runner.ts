@@ -13,8 +13,11 @@ export interface CliIo {
 
 export const processIo: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
-export async function runCli(tool: string, io: CliIo, body: (setTarget: (t: AdminTarget) => void) => Promise<number>): Promise<number> {
-  let target: AdminTarget | undefined;
+/** what the runner needs of a target: its description and stage (keys, partners: AdminTarget; dlq: DlqTarget) */
+export type CliTarget = Pick<AdminTarget, 'description' | 'stage'>;
+
+export async function runCli(tool: string, io: CliIo, body: (setTarget: (t: CliTarget) => void) => Promise<number>): Promise<number> {
+  let target: CliTarget | undefined;
   try {
     return await body((t) => (target = t));
   } catch (error) {
