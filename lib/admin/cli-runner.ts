@@ -43,7 +43,7 @@ export async function runCli(tool: string, io: CliIo, body: (setTarget: (t: CliT
 }
 
 /** A failure as the one line a person reads: the target's explanation, else the error's name and first line. */
-export function oneLineFailure(tool: string, error: unknown, target?: AdminTarget): string {
+export function oneLineFailure(tool: string, error: unknown, target?: CliTarget): string {
   const explained = explainTargetFailure(error, target);
   return explained ?? `${tool} failed: ${(error as Error)?.name ?? 'Error'}: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
 }
