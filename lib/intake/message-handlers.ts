@@ -305,7 +305,8 @@ function typedValue(obx: ParsedSegment, type: string): Partial<LabTestSummary> {
       const ok =
         (comparator === undefined || SN_COMPARATORS.has(comparator)) &&
         (value1 === undefined || (DECIMAL.test(value1) && value1.length <= 32)) &&
-        (separator === undefined || (SN_SEPARATORS.has(separator) && value2 !== undefined)) &&
+        // `+` is categorical (`^2^+`: 2+ on a scale) and has no second value; a range or ratio needs one
+        (separator === undefined || (SN_SEPARATORS.has(separator) && (separator === '+' || value2 !== undefined))) &&
         (value2 === undefined || (DECIMAL.test(value2) && value2.length <= 32));
       const sn = compact({ comparator, value1, separator, value2 });
       return ok && Object.keys(sn).length > 0 ? { structuredNumeric: sn } : {};

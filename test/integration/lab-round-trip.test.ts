@@ -1026,7 +1026,7 @@ const KNOWN_ISSUES: Array<{ id: string; what: string; matches: (failure: string)
   },
   {
     id: 'K4',
-    what: 'SN categorical `^2^+^` (separator + without value2) is not kept as a structured numeric: exported as ST "2+"',
+    what: 'SN categorical `^2^+^` (separator + without value2) was not kept as a structured numeric (exported as ST "2+"): fixed, kept as a regression guard',
     matches: (f) => f.includes('OBX-2: sent "SN", got "ST"') || /OBX-5: sent "\^\d+\^\+\^", got "\d+\+"/.test(f),
   },
   {
@@ -1224,8 +1224,8 @@ describe('issue 27: lab results round trip (intake -> single-result export, summ
       writeFileSync(`${process.env.LAB_ROUND_TRIP_DUMP}.unexplained`, unexplained.join('\n'));
     }
     expect(unexplained.slice(0, 200)).toEqual([]);
-    // the deterministic known issue is still there (K2, K3, K5, K6 are printed, not asserted); when one is fixed, update the list
-    expect(known.find((k) => k.id === 'K4')!.hits.length).toBeGreaterThan(0);
+    // K2, K3, K5, K6 are printed, not asserted; K4 (fixed) must stay fixed
+    expect(known.find((k) => k.id === 'K4')!.hits).toEqual([]); // fixed: SN `+` is categorical, no second value
     // K1 fixed: OBR groups of one message sharing an accession but not the universal service are results of their own
     expect(shadowed).toEqual([]);
   });
