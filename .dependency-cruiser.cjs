@@ -1,5 +1,5 @@
 /**
- * Architecture rules (issue 14; ../shared/spec/architecture.md). Run by test/architecture.test.ts in
+ * Architecture rules (issue 14; the arrows below are the whole rule set). Run by test/architecture.test.ts in
  * `npm test`, and by hand with `npx depcruise --config .dependency-cruiser.cjs lib functions infra scripts`.
  *
  * Arrows point down: functions -> lib/http -> lib/<domain> -> lib/aws. lib/hl7 and lib/fhir are pure.
