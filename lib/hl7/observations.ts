@@ -775,7 +775,7 @@ function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
  * A lab result as one group. OBR:
  * - OBR-2 the lab's placer order number with its namespace (`order.placerOrderNumber`), else the result
  *   id with the entity namespace; OBR-3 the accession number with the lab's namespace
- *   (`order.accessionNamespace`), else the entity namespace (both EI short forms);
+ *   (`order.accessionNamespace`), else the sender id, else the entity namespace (both EI short forms);
  * - OBR-4 the universal service (`order.universalService`), else `LAB^Laboratory result^L`;
  * - OBR-7 the collection time (`order.collectedAt`, else the specimen's, precision kept), else resulted
  *   at; OBR-22 resulted at; OBR-16 the ordering provider (XCN-9 the sender: the id is the lab's);
@@ -805,7 +805,9 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     placerOrderNumber: placer ? placer.id : lab.resultId,
     placerNamespace: placer?.namespace,
     fillerOrderNumber: lab.accessionNumber,
-    fillerNamespace: hasText(order.accessionNamespace) ? order.accessionNamespace : undefined,
+    // the accession number is the lab's: its namespace is the one the lab sent, else the sender (never the chart's:
+    // two labs' identical accession numbers must not collide)
+    fillerNamespace: hasText(order.accessionNamespace) ? order.accessionNamespace : hasText(lab.senderId) ? lab.senderId : undefined,
     serviceIdentifier: service ? { code: service.code ?? '', display: service.display, system: service.system } : LOCAL_CODES.labResult,
     observedAt: collectedAt ? { asSent: collectedAt } : lab.resultedAt,
     orderingProvider: order.orderingProvider,

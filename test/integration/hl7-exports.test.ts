@@ -134,7 +134,8 @@ describe('HL7 exports of every demo record', () => {
     expect(validateExport(res.text).issues).toEqual([]);
     const segments = res.text.split('\r');
     const obr = segments.find((s) => s.startsWith('OBR|'))!;
-    expect(obr.split('|')[3]).toBe('SUMMARY-ACC-1^INTEROP');
+    // OBR-3: the lab's accession number in the lab's namespace (its sender id when it sent none), never the chart's
+    expect(obr.split('|')[3]).toBe('SUMMARY-ACC-1^demo-lab');
     expect(obr.split('|')[7]).toBe('20260102030405+0000');
     expect(obr.split('|')[25]).toBe('F');
     // the comment row travels as an NTE of the OBR, not as an observation
