@@ -6,6 +6,7 @@
  * (`AUTHORITY#<name>`, ApiKeyStore.claimAuthority): an authority has at most one owner, and the
  * chart's own (CHART_ASSIGNING_AUTHORITY) has none (docs/write-authority.md).
  */
+import { normaliseAuthority } from '../chart/identifiers';
 import {
   DEFAULT_RATE_LIMIT,
   DEFAULT_RATE_WINDOW_SECONDS,
@@ -17,7 +18,7 @@ import {
   type PartnerTier,
 } from '../keys/api-key';
 import type { ApiKeyStore, PartnerUpdate } from '../keys/api-key-store';
-import { chartAssigningAuthority, invalidAssigningAuthority, normaliseAssigningAuthority } from '../keys/chart-authority';
+import { chartAssigningAuthority, invalidAssigningAuthority } from '../keys/chart-authority';
 import { isTimeZone } from '../intake/hl7-values';
 import { AdminError } from './key-admin';
 
@@ -72,7 +73,7 @@ export interface UpdatePartnerResult {
 
 /** Normalised (trimmed, upper case), without duplicates, in the order given. */
 export function normaliseAuthorities(raw: readonly string[]): string[] {
-  return [...new Set(raw.map(normaliseAssigningAuthority).filter((a) => a !== ''))];
+  return [...new Set(raw.map(normaliseAuthority).filter((a) => a !== ''))];
 }
 
 /** Refuses (AdminError) a malformed authority and the chart's own. */

@@ -7,14 +7,14 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { normaliseAuthority } from '../chart/identifiers';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ApiKeyRecord, KeyStatus, PartnerPolicy, PartnerRecord } from './api-key';
-import { normaliseAssigningAuthority } from './chart-authority';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const partnerPk = (partnerId: string) => `PARTNER#${partnerId}`;
 /** claim item of an assigning authority: `{ pk, kind: 'authority', authority, partnerId, claimedAt }` */
-const authorityPk = (authority: string) => `AUTHORITY#${normaliseAssigningAuthority(authority)}`;
+const authorityPk = (authority: string) => `AUTHORITY#${normaliseAuthority(authority)}`;
 
 /** A claim attempt: `claimed` (`created`: the claim item is new) or refused because `owner` holds it. */
 export type AuthorityClaim = { claimed: true; created: boolean } | { claimed: false; owner: string | undefined };
@@ -181,7 +181,7 @@ export class ApiKeyStore {
    * Does not check the chart's own authority (lib/admin/partner-admin.ts refuses it).
    */
   async claimAuthority(authority: string, partnerId: string, at: Date): Promise<AuthorityClaim> {
-    const name = normaliseAssigningAuthority(authority);
+    const name = normaliseAuthority(authority);
     try {
       const out = await this.db.send(
         new PutItemCommand({

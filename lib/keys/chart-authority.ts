@@ -3,15 +3,11 @@
  * authority belongs to the chart owner alone; a partner owns the authorities it was created (or
  * updated) with, each by at most one partner (claim items in the keys table, lib/keys/api-key-store.ts).
  */
+import { normaliseAuthority } from '../chart/identifiers';
 import { Env } from '../config/service';
 
 /** The chart's authority when CHART_ASSIGNING_AUTHORITY is not set (the local stack and the demo chart). */
 export const DEFAULT_CHART_ASSIGNING_AUTHORITY = 'DEMO-HOSP';
-
-/** The one normal form of an authority: trimmed, upper case (`demo-lab ` and `DEMO-LAB` are the same). */
-export function normaliseAssigningAuthority(raw: string): string {
-  return raw.trim().toUpperCase();
-}
 
 /** At most 64 visible ASCII characters or inner spaces, none of the HL7 v2 delimiters `| ^ ~ \ &`, not the wildcard `*`. */
 const AUTHORITY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]{0,62}[\x21-\x7e])?$/;
@@ -29,5 +25,5 @@ export function invalidAssigningAuthority(authority: string): string | undefined
 /** The chart's own assigning authority (CHART_ASSIGNING_AUTHORITY, default DEMO-HOSP), normalised. */
 export function chartAssigningAuthority(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env[Env.chartAssigningAuthority];
-  return normaliseAssigningAuthority(configured && configured.trim() !== '' ? configured : DEFAULT_CHART_ASSIGNING_AUTHORITY);
+  return normaliseAuthority(configured && configured.trim() !== '' ? configured : DEFAULT_CHART_ASSIGNING_AUTHORITY);
 }
