@@ -93,7 +93,7 @@ export interface MergeReviews {
 
 export interface HandlerDependencies extends ResolutionDependencies {
   chart: ChartAccess;
-  identities: ResolutionDependencies['identities'] & { put(identity: PartnerIdentity): Promise<PartnerIdentity> };
+  identities: ResolutionDependencies['identities'] & { put(identity: PartnerIdentity, previous: PartnerIdentity | undefined): Promise<PartnerIdentity> };
   held: { hold(record: Omit<HeldRecord, 'state'>): Promise<boolean> };
   labResults: ReceiveDependencies;
   merges: MergeReviews;
@@ -685,14 +685,17 @@ async function handleAdt(message: ParsedMessage, services: HandlerDependencies, 
   const { patient: chartPatient } = await findChartPatient(identifiers, keys, services);
   if (chartPatient && demographicsAgree(chartPatient, demographics, true)) linkedPatientId = chartPatient.patientId;
   else if (chartPatient) reason = 'demographics-differ';
-  const stored = await services.identities.put({
-    identityKey,
-    partnerId,
-    demographics,
-    ...withAdtContent(existing, content),
-    provenance: provenanceOf(message, context),
-    ...(linkedPatientId ? { linkedPatientId, linkedBy: 'matched' as const } : {}),
-  });
+  const stored = await services.identities.put(
+    {
+      identityKey,
+      partnerId,
+      demographics,
+      ...withAdtContent(existing, content),
+      provenance: provenanceOf(message, context),
+      ...(linkedPatientId ? { linkedPatientId, linkedBy: 'matched' as const } : {}),
+    },
+    existing,
+  );
   if (!stored.linkedPatientId) {
     await services.held.hold({
       heldId: await heldId(services, context, ['identity', identityKey, valueAt(message.segments[0], 10)]),

@@ -10,9 +10,10 @@
  * replaces the demographics it sent (and its visit, diagnoses, allergies: lib/intake/adt-content.ts), the link stays unless the new demographics no longer agree and
  * the link was made by matching (then it is cleared and the identity held again).
  */
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient, type PutItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
+import { DependencyUnavailableError } from '../domain-errors';
 import type { PartnerAllergy, PartnerDiagnosis, PartnerVisit, Patient, Provenance } from '../chart/types';
 
 export type IdentityLink = 'matched' | 'staff';
@@ -60,26 +61,42 @@ export class PartnerIdentityStore {
 
   /**
    * Writes the partner's identity (its latest demographics and provenance) with the link decided by
-   * the caller; only the owning partner's item is ever written. A staff link is kept whatever the
-   * caller decided. Returns the identity as stored.
+   * the caller; only the owning partner's item is ever written. `previous` is the item as the caller
+   * read it (one read per message): a staff link on it is kept whatever the caller decided, and the
+   * write is conditional on the link being still what was read, so a staff link made meanwhile is
+   * never dropped (the message is then answered as a retryable failure). Returns the identity as stored.
    */
-  async put(identity: PartnerIdentity): Promise<PartnerIdentity> {
-    const existing = await this.get(identity.identityKey);
-    if (existing && existing.partnerId !== identity.partnerId) throw new Error('partner identity owned by another partner'); // unreachable: the key holds the partner
-    const stored: PartnerIdentity = existing?.linkedBy === 'staff' ? { ...identity, linkedPatientId: existing.linkedPatientId, linkedBy: 'staff' } : identity;
-    await awsCall(DEPENDENCY, () =>
-      this.db.send(
-        new PutItemCommand({
-          TableName: this.table,
-          Item: {
-            ...this.key(identity.identityKey),
-            ...marshall({ partnerId: identity.partnerId, record: stored }, { removeUndefinedValues: true }),
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR partnerId = :partnerId',
-          ExpressionAttributeValues: { ':partnerId': { S: identity.partnerId } },
-        }),
-      ),
-    );
+  async put(identity: PartnerIdentity, previous: PartnerIdentity | undefined): Promise<PartnerIdentity> {
+    if (previous && previous.partnerId !== identity.partnerId) throw new Error('partner identity owned by another partner'); // unreachable: the key holds the partner
+    const stored: PartnerIdentity = previous?.linkedBy === 'staff' ? { ...identity, linkedPatientId: previous.linkedPatientId, linkedBy: 'staff' } : identity;
+    const condition: Pick<PutItemCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> = !previous
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : previous.linkedBy
+        ? {
+            ConditionExpression: 'partnerId = :partnerId AND #record.#linkedBy = :linkedBy',
+            ExpressionAttributeNames: { '#record': 'record', '#linkedBy': 'linkedBy' },
+            ExpressionAttributeValues: { ':partnerId': { S: identity.partnerId }, ':linkedBy': { S: previous.linkedBy } },
+          }
+        : {
+            ConditionExpression: 'partnerId = :partnerId AND attribute_not_exists(#record.#linkedBy)',
+            ExpressionAttributeNames: { '#record': 'record', '#linkedBy': 'linkedBy' },
+            ExpressionAttributeValues: { ':partnerId': { S: identity.partnerId } },
+          };
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new PutItemCommand({
+            TableName: this.table,
+            Item: { ...this.key(identity.identityKey), ...marshall({ partnerId: identity.partnerId, record: stored }, { removeUndefinedValues: true }) },
+            ...condition,
+          }),
+        ),
+      );
+    } catch (error) {
+      // another write came between the read and this one (a staff link, a concurrent ADT): the sender retries
+      if (isConditionalCheckFailed(error)) throw new DependencyUnavailableError(DEPENDENCY);
+      throw error;
+    }
     return stored;
   }
 
