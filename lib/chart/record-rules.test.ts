@@ -124,6 +124,14 @@ describe('names and text', () => {
     expect(paths(checkPatientValues({ mrn: 'A^B', patientId: 'p 1' }, now))).toEqual(['patientId', 'mrn']);
     expect(paths(checkNoteValues({ ...note, noteId: 'x'.repeat(129) }, now))).toEqual(['noteId']);
   });
+
+  it('MRNs and assigning authorities are refused with white space at either end (PID-3 writes them as stored)', () => {
+    for (const mrn of [' MRN-1', 'MRN-1 ', 'MRN-1\u00a0', '\u2003MRN-1']) {
+      expect(checkPatientValues({ mrn }, now)).toEqual([{ path: 'mrn', message: RECORD_RULE_MESSAGES.untrimmed }]);
+    }
+    expect(checkPatientValues({ assigningAuthority: 'DEMO-HOSP ' }, now)).toEqual([{ path: 'assigningAuthority', message: RECORD_RULE_MESSAGES.untrimmed }]);
+    expect(checkPatientValues({ mrn: 'MRN 1', assigningAuthority: 'DEMO HOSP' }, now)).toEqual([]);
+  });
 });
 
 describe('times and dates', () => {

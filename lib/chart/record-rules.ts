@@ -112,6 +112,7 @@ export const RECORD_RULE_MESSAGES = {
   controlMultiLine: 'must not hold control characters other than line breaks and tabs',
   surrogate: 'must be valid Unicode text (no unpaired surrogates)',
   delimiter: 'must not hold HL7 delimiters (| ^ ~ \\ &)',
+  untrimmed: 'must not begin or end with white space',
   id: 'must be 1-128 characters from A-Z a-z 0-9 . _ : -',
   dateTime: 'must be a real ISO 8601 date-time with seconds and an offset, e.g. 2024-03-01T09:30:00Z',
   tooEarly: `must be in ${RECORD_LIMITS.earliestYear} or later`,
@@ -135,6 +136,8 @@ interface TextRule {
   content?: boolean;
   /** no HL7 delimiters (identifiers that are matched as written) */
   noDelimiters?: boolean;
+  /** no white space at either end (identifiers: written to PID-3 as stored, matched in normal form) */
+  trimmed?: boolean;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -202,6 +205,7 @@ function textProblem(value: string, rule: TextRule): string | undefined {
   }
   if (value.length > rule.max) return tooLong(rule.max);
   if (rule.noDelimiters && HL7_DELIMITER.test(value)) return RECORD_RULE_MESSAGES.delimiter;
+  if (rule.trimmed && value.trim() !== value) return RECORD_RULE_MESSAGES.untrimmed;
   if (rule.content && !LETTER_OR_DIGIT.test(value)) return RECORD_RULE_MESSAGES.printable;
   return undefined;
 }
@@ -308,7 +312,7 @@ function list(problems: Problems, path: string, value: unknown, each: (path: str
 export function checkPatientValues(p: Partial<Patient>, now: Date): RecordProblem[] {
   const problems = new Problems();
   problems.id('patientId', p.patientId);
-  const identifier: TextRule = { max: RECORD_LIMITS.identifier, content: true, noDelimiters: true };
+  const identifier: TextRule = { max: RECORD_LIMITS.identifier, content: true, noDelimiters: true, trimmed: true };
   problems.text('mrn', p.mrn, identifier);
   problems.text('assigningAuthority', p.assigningAuthority, identifier);
   checkName(problems, 'name', p.name, false);
