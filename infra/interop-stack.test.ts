@@ -325,7 +325,8 @@ describe('least privilege', () => {
       ]);
     // nothing outside these services
     const services = new Set(statements.flatMap((st) => asArray<string>(st.Action).map((a) => a.split(':')[0])));
-    for (const service of services) expect(['logs', 'dynamodb', 'sqs', 'kms', 's3', 'xray', ...(f.needs.apiGatewayKeys ? ['apigateway'] : [])]).toContain(service);
+    for (const service of services)
+      expect(['logs', 'dynamodb', 'sqs', 'kms', 's3', 'xray', ...(f.needs.apiGatewayKeys ? ['apigateway'] : [])]).toContain(service);
   });
 
   test('no function role carries an AWS managed policy', () => {
