@@ -44,7 +44,7 @@ export class UnauditedChangeError extends Error {
     override readonly cause: unknown,
   ) {
     super(
-      `${event.action} of ${event.keyId ?? event.partnerId} was made, but its audit record could not be written (${(cause as Error)?.name ?? 'Error'}): record it by hand or run the command again`,
+      `${event.action} of ${event.keyId ?? event.partnerId} was made, but its audit record could not be written (${(cause as Error)?.name ?? 'Error'}): the change stays; record it in the audit table by hand`,
     );
   }
 }

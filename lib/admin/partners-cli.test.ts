@@ -387,6 +387,23 @@ describe('partners update --hl7-profile, and every partner change audited', () =
     expect(usage).toBe(2);
   });
 
+  it('a change whose audit record cannot be written: exit 1, one line that says the change was made and is not audited', async () => {
+    await run('partners', ['create', 'aud-fail', '--tier', 'standard']);
+    const append = jest
+      .spyOn(AuditTrail.prototype, 'append')
+      .mockRejectedValueOnce(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
+    try {
+      const r = await run('partners', ['update', 'aud-fail', '--tier', 'high']);
+      expect(r.code).toBe(1);
+      expect(r.err).toBe(
+        'partners failed: UnauditedChangeError: admin.partner.update of aud-fail was made, but its audit record could not be written (ProvisionedThroughputExceededException): the change stays; record it in the audit table by hand\n',
+      );
+    } finally {
+      append.mockRestore();
+    }
+    expect((await store().getPartner('aud-fail'))?.tier).toBe('high');
+  });
+
   it('key changes are listed by npm run audit -- --key: create, rotate (both keys), revoke', async () => {
     await run('partners', ['create', 'aud-lab', '--tier', 'standard']);
     const oldId = /created (key_[0-9a-f]{12})/.exec((await run('keys', ['create', '--partner', 'aud-lab', '--scopes', Scopes.ingestResults])).out)![1]!;
