@@ -216,7 +216,7 @@ describe('least privilege', () => {
     }
   });
 
-  test('identity policies use a wildcard resource only where the API has no resource-level permission (X-Ray) or for object keys of the documents bucket', () => {
+  test('identity policies use a wildcard resource only where the API has no resource-level permission (X-Ray), for object keys of the documents bucket, or for API keys to delete (revokeExpiredKeys)', () => {
     const bucket = logicalId(s.stack.data.documentsBucket);
     for (const [id, doc] of identityPolicies()) {
       for (const st of asArray<any>(doc.Statement)) {
@@ -228,6 +228,9 @@ describe('least privilege', () => {
         } else if (JSON.stringify(st.Resource).includes(bucket)) {
           expect(st.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, '/*']] });
           for (const a of actions) expect(['s3:GetObject', 's3:PutObject']).toContain(a);
+        } else if (/:apigateway:[^:]+::\/apikeys\/\*"?$/.test(JSON.stringify(st.Resource).replace(/"\]\]\}$/, ''))) {
+          // API key ids are made when each partner key is issued: DELETE on /apikeys/{id} only
+          expect({ id, actions }).toEqual({ id, actions: ['apigateway:DELETE'] });
         } else if (id.includes('BackupPlan') || id.includes('CloudWatchRole')) {
           // AWS-managed service roles only (no wildcard statements of ours there)
           throw new Error(`unexpected wildcard statement in ${id}`);
@@ -310,9 +313,20 @@ describe('least privilege', () => {
     const logGroup = refOf(resource(fnId(name)).Properties!.LoggingConfig.LogGroup)!;
     const logStatements = statements.filter((st) => asArray<string>(st.Action).some((a) => a.startsWith('logs:')));
     expect(logStatements).toEqual([{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup, 'Arn'] } }]);
+    // API Gateway: only for needs.apiGatewayKeys (find keys by name, delete one), nothing else of API Gateway
+    const apiGateway = statements
+      .filter((st) => asArray<string>(st.Action).some((a) => a.startsWith('apigateway:')))
+      .map((st) => ({ actions: asArray<string>(st.Action), resource: JSON.stringify(st.Resource) }));
+    if (!f.needs.apiGatewayKeys) expect(apiGateway).toEqual([]);
+    else
+      expect(apiGateway).toEqual([
+        { actions: ['apigateway:GET'], resource: expect.stringMatching(/^"arn:aws:apigateway:[a-z0-9-]+::\/apikeys"$/) },
+        { actions: ['apigateway:DELETE'], resource: expect.stringMatching(/^"arn:aws:apigateway:[a-z0-9-]+::\/apikeys\/\*"$/) },
+      ]);
     // nothing outside these services
     const services = new Set(statements.flatMap((st) => asArray<string>(st.Action).map((a) => a.split(':')[0])));
-    for (const service of services) expect(['logs', 'dynamodb', 'sqs', 'kms', 's3', 'xray']).toContain(service);
+    for (const service of services)
+      expect(['logs', 'dynamodb', 'sqs', 'kms', 's3', 'xray', ...(f.needs.apiGatewayKeys ? ['apigateway'] : [])]).toContain(service);
   });
 
   test('no function role carries an AWS managed policy', () => {

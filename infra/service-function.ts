@@ -6,7 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode, LogLevel as EsbuildLogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -15,6 +16,7 @@ import { Construct } from 'constructs';
 import { Env, Queues, Tables, type BundledFile, type EnvName, type QueueId, type ResourceNeeds, type TableId } from '../lib/config/service';
 import type { StageConfig } from './config';
 import { FunctionRole, statementsForNeeds, type DataResources } from './least-privilege';
+import { acknowledge } from './nag';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 export const DEFAULT_FUNCTIONS_DIR = path.join(REPO_ROOT, 'functions');
@@ -98,6 +100,20 @@ export function environmentFor(spec: FunctionSpec, data: DataResources, config: 
   return env;
 }
 
+/**
+ * `needs.apiGatewayKeys` as IAM (revokeExpiredKeys): find partner API keys by name (`GET /apikeys`)
+ * and delete one (`DELETE /apikeys/{id}`); never usage plans, never creating or changing a key.
+ */
+export function apiGatewayKeyStatements(needs: ResourceNeeds, scope: Construct): iam.PolicyStatement[] {
+  if (needs.apiGatewayKeys !== 'delete') return [];
+  const { partition, region } = Stack.of(scope);
+  const apiKeys = `arn:${partition}:apigateway:${region}::/apikeys`;
+  return [
+    new iam.PolicyStatement({ sid: 'FindApiKeys', actions: ['apigateway:GET'], resources: [apiKeys] }),
+    new iam.PolicyStatement({ sid: 'DeleteApiKeys', actions: ['apigateway:DELETE'], resources: [`${apiKeys}/*`] }),
+  ];
+}
+
 export interface ServiceFunctionProps {
   spec: FunctionSpec;
   config: StageConfig;
@@ -128,6 +144,18 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
     for (const statement of statementsForNeeds(spec.needs, data, { consumes: spec.consumes, sendsToDeadLetterQueue: Boolean(spec.deadLetterQueue) }))
       this.role.addToPrincipalPolicy(statement);
+    const apiKeyStatements = apiGatewayKeyStatements(spec.needs, this);
+    for (const statement of apiKeyStatements) this.role.addToPrincipalPolicy(statement);
+    if (apiKeyStatements.length) {
+      // cdk-nag names the resource as synthesized: pseudo parameters as <AWS::...> when the environment is not given
+      const { partition, region } = Stack.of(this);
+      const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+      acknowledge(
+        this.role.policy,
+        `AwsSolutions-IAM5[Resource::arn:${shown(partition, 'Partition')}:apigateway:${shown(region, 'Region')}::/apikeys/*]`,
+        'DELETE on API keys only (the API keys of revoked partner keys, whose ids are made when each key is issued and cannot be listed in advance); no usage plan, stage or API resource matches this path.',
+      );
+    }
 
     this.fn = new NodejsFunction(this, 'Function', {
       functionName: this.functionName,

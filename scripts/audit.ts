@@ -1,7 +1,8 @@
 /**
  * `npm run audit -- --patient ID`: the audit trail of one patient (who, what, when, outcome),
  * oldest first, from the running local stack or the stage in the environment. Ids and staff sign-in
- * names only, no PHI.
+ * names only, no PHI. `--partner ID` / `--key KEY_ID`: the changes the operator tools made to a
+ * partner or a key (lib/admin/admin-audit.ts), each setting before and after.
  */
 import { AuditTrail, type AuditRecord } from '../lib/audit/audit-trail';
 import { dynamoDbClient } from '../lib/aws/clients';
@@ -15,10 +16,17 @@ const AUDIT_COMMAND: CommandSpec = {
   summary:
     "The audit trail of one patient, oldest first: when, action, outcome, HTTP status, who (partner and key, and the staff member's sign-in name when a person acted), request id and resource ids. Target: the running local stack (.local/endpoints.json), or a deployed stage's environment (its table variables, AWS credentials and region).",
   options: {
-    patient: { type: 'string', value: 'ID', description: "the patient's internal id (required)" },
+    patient: { type: 'string', value: 'ID', description: "the patient's internal id" },
+    partner: { type: 'string', value: 'ID', description: 'instead: the changes made to a partner (npm run partners)' },
+    key: { type: 'string', value: 'KEY_ID', description: 'instead: the changes made to a key (npm run keys, the scheduled revokeExpiredKeys)' },
     json: { type: 'boolean', description: 'the records as JSON instead of one line each' },
   },
-  examples: ['npm run audit -- --patient demo-patient-1', 'npm run audit -- --patient demo-patient-1 --json'],
+  examples: [
+    'npm run audit -- --patient demo-patient-1',
+    'npm run audit -- --patient demo-patient-1 --json',
+    'npm run audit -- --partner acme-lab',
+    'npm run audit -- --key key_0123456789ab',
+  ],
 };
 
 /** One record as a line: who acted includes the staff member's sign-in name when a person, not a key, acted. */
@@ -27,7 +35,9 @@ export function auditLine(r: AuditRecord): string {
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   const staff = r.staffUsername ? ` staff=${r.staffUsername}` : r.staffSubject ? ` staff=${r.staffSubject}` : '';
-  return `${r.at}  ${r.action.padEnd(24)} ${r.outcome.padEnd(9)} ${String(r.status)}  partner=${r.partnerId} key=${r.keyId}${staff} request=${r.requestId}${ids ? ` ${ids}` : ''}\n`;
+  const operator = r.operator ? ` operator=${r.operator}` : '';
+  const changes = (r.changes ?? []).map((c) => ` ${c.field}: "${c.before}" -> "${c.after}"`).join(';');
+  return `${r.at}  ${r.action.padEnd(24)} ${r.outcome.padEnd(9)} ${String(r.status)}  partner=${r.partnerId} key=${r.keyId}${staff}${operator} request=${r.requestId}${ids ? ` ${ids}` : ''}${changes ? ` |${changes}` : ''}\n`;
 }
 
 export function main(argv: string[], io: CliIo): Promise<number> {
@@ -35,13 +45,16 @@ export function main(argv: string[], io: CliIo): Promise<number> {
     const read = readSingleCommand('audit', AUDIT_COMMAND, argv, io);
     if ('exitCode' in read) return read.exitCode;
     if (read.positionals.length > 0) throw new UsageError(`unexpected argument "${read.positionals[0]}"`);
-    const patient = read.values.patient as string | undefined;
-    if (!patient) throw new UsageError('--patient ID is required');
+    const subjects = (['patient', 'partner', 'key'] as const).filter((o) => read.values[o] !== undefined);
+    if (subjects.length !== 1) throw new UsageError('give one of --patient ID, --partner ID or --key KEY_ID');
+    const subject = subjects[0]!;
+    const id = read.values[subject] as string;
     useLocalStackEnvironment();
-    const records = await new AuditTrail(dynamoDbClient(), tableName('audit')).forPatient(patient);
+    const trail = new AuditTrail(dynamoDbClient(), tableName('audit'));
+    const records = subject === 'patient' ? await trail.forPatient(id) : await trail.forResource(subject, id);
     if (read.values.json) io.out(JSON.stringify(records, null, 2) + '\n');
     else for (const r of records) io.out(auditLine(r));
-    io.err(`${records.length} audit records for patient ${patient}\n`);
+    io.err(`${records.length} audit records for ${subject} ${id}\n`);
     return 0;
   });
 }

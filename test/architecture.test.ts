@@ -56,6 +56,8 @@ const SDK_CLIENT_OF_PACKAGE = {
   '@aws-sdk/client-kms': 'kms',
   '@aws-sdk/client-sqs': 'sqs',
   '@aws-sdk/client-s3': 's3',
+  '@aws-sdk/client-api-gateway': 'apigateway',
+  '@aws-sdk/client-ssm': 'ssm',
 } as const;
 type ClientId = (typeof SDK_CLIENT_OF_PACKAGE)[keyof typeof SDK_CLIENT_OF_PACKAGE];
 
@@ -65,6 +67,7 @@ function allowedClients(needs: ResourceNeeds): Set<ClientId> {
   if (needs.kms?.length) allowed.add('kms');
   if (needs.queues && Object.keys(needs.queues).length) allowed.add('sqs');
   if (needs.documentsBucket) allowed.add('s3');
+  if (needs.apiGatewayKeys) allowed.add('apigateway');
   return allowed;
 }
 

@@ -31,10 +31,7 @@ export async function runCli(tool: string, io: CliIo, body: (setTarget: (t: CliT
     }
     if (error instanceof UnfinishedKeyError) {
       const why = explainTargetFailure(error.cause, target) ?? (error.cause as Error).message;
-      io.err(
-        `${why}\nkey ${error.keyId} is written but NOT active (refused by the service). Finish it with \`npm run keys -- resume ${error.keyId}${target?.stage ? ` --stage ${target.stage}` : ''}\`; ` +
-          `its secret (shown once, works once resumed): ${error.secret}\nor discard it with \`npm run keys -- revoke ${error.keyId}\`.\n`,
-      );
+      io.err(`${why}\n${error.advice(target?.stage)}\n`);
       return 1;
     }
     io.err(`${oneLineFailure(tool, error, target)}\n`);

@@ -3,13 +3,21 @@
  * authorizer names, for a valid key, the API key whose value is the SHA-256 hex of the secret; the
  * gateway then meters the request on that key's usage plan. So each partner key needs an API
  * Gateway key (name = our key id, value = the hash, never the secret) on its tier's usage plan.
+ * A revoked key's API Gateway key is deleted (an account has at most 10,000 per region, shared by
+ * every stage).
  *
  * Every call here is safe to repeat: an existing key is found by name, an existing plan
- * attachment (ConflictException) counts as done, disabling a disabled key changes nothing.
+ * attachment (ConflictException) counts as done, and so does deleting a key or a plan attachment
+ * that is gone already (NotFoundException).
  */
-import { CreateApiKeyCommand, CreateUsagePlanKeyCommand, GetApiKeysCommand, UpdateApiKeyCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import { usagePlanParameterName } from '../config/stage-parameters';
+import {
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
+  GetApiKeysCommand,
+  type APIGatewayClient,
+} from '@aws-sdk/client-api-gateway';
 import type { PartnerTier } from '../keys/api-key';
 
 /** A stage resource the CLI needs is missing (stack not deployed, wrong region or stage). */
@@ -22,35 +30,29 @@ export interface GatewayKey {
   enabled: boolean;
 }
 
+/** The usage plan id of a tier (lib/admin/target.ts reads the SSM parameter the stack writes). */
+export type UsagePlanIds = (tier: PartnerTier) => Promise<string>;
+
+/** For a caller that never touches usage plans (the scheduled revokeExpiredKeys deletes keys only). */
+export const noUsagePlans: UsagePlanIds = (tier) => Promise.reject(new Error(`usage plan of tier ${tier} not available here`));
+
+const notFound = (error: unknown) => (error as Error).name === 'NotFoundException';
+
 export class GatewayKeys {
   private readonly planIds = new Map<PartnerTier, string>();
 
   constructor(
     private readonly apiGateway: APIGatewayClient,
-    private readonly ssm: SSMClient,
-    /** `interop-<stage>` */
-    private readonly prefix: string,
+    private readonly readUsagePlanId: UsagePlanIds,
   ) {}
 
-  /** The tier's usage plan id, from the SSM parameter the stack writes. */
+  /** The tier's usage plan id (read once per tier). */
   async usagePlanId(tier: PartnerTier): Promise<string> {
     const cached = this.planIds.get(tier);
     if (cached) return cached;
-    const name = usagePlanParameterName(this.prefix, tier);
-    try {
-      const out = await this.ssm.send(new GetParameterCommand({ Name: name }));
-      const id = out.Parameter?.Value;
-      if (!id) throw new StageNotFoundError(`SSM parameter ${name} is empty: redeploy the stack`);
-      this.planIds.set(tier, id);
-      return id;
-    } catch (error) {
-      if ((error as Error).name === 'ParameterNotFound') {
-        throw new StageNotFoundError(
-          `stage ${this.prefix} has no usage plan for tier ${tier} (SSM parameter ${name} not found): deploy the stack first, or check --stage and AWS_REGION`,
-        );
-      }
-      throw error;
-    }
+    const id = await this.readUsagePlanId(tier);
+    this.planIds.set(tier, id);
+    return id;
   }
 
   /** The API Gateway key named `name`, if one exists. */
@@ -86,8 +88,26 @@ export class GatewayKeys {
     }
   }
 
-  /** Disables the key (it stays, for the record, but meters nothing). */
-  async disable(gatewayKeyId: string): Promise<void> {
-    await this.apiGateway.send(new UpdateApiKeyCommand({ apiKey: gatewayKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }));
+  /** Takes the key off the tier's usage plan; false when it was not on it. */
+  async detachFromPlan(gatewayKeyId: string, tier: PartnerTier): Promise<boolean> {
+    const usagePlanId = await this.usagePlanId(tier);
+    try {
+      await this.apiGateway.send(new DeleteUsagePlanKeyCommand({ usagePlanId, keyId: gatewayKeyId }));
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Deletes the key (and with it its plan attachments); false when it was gone already. */
+  async delete(gatewayKeyId: string): Promise<boolean> {
+    try {
+      await this.apiGateway.send(new DeleteApiKeyCommand({ apiKey: gatewayKeyId }));
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
   }
 }

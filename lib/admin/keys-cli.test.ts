@@ -6,12 +6,21 @@
  * stack's table (prefix interop-test = stage "test").
  */
 import { createHash } from 'node:crypto';
-import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, GetApiKeysCommand, UpdateApiKeyCommand } from '@aws-sdk/client-api-gateway';
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
+  GetApiKeysCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Scopes } from '../config/service';
 import { dynamoDbClient } from '../aws/clients';
+import { AuditTrail } from '../audit/audit-trail';
 import { ApiKeyStore } from '../keys/api-key-store';
 import type { LocalStack } from '../local/stack';
 import { call, startTestStack } from '../../test/support/local-stack';
@@ -33,23 +42,62 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** A fake API Gateway key registry behind the mock: created keys are found again by name. */
+/**
+ * A fake API Gateway key registry behind the mock: created keys are found again by name; plan
+ * attachments are kept (attaching twice: ConflictException; deleting what is not there:
+ * NotFoundException, as API Gateway answers).
+ */
 let gatewayKeys: Array<{ id: string; name: string; value: string; enabled: boolean }>;
+let attachments: Set<string>;
+let gatewayKeySeq = 0;
+/** API Gateway operations whose next call fails once (TooManyRequestsException), as a throttled call does */
+let faultsOnce: Set<string>;
+function failOnce(operation: 'CreateApiKey' | 'CreateUsagePlanKey' | 'DeleteUsagePlanKey' | 'DeleteApiKey'): void {
+  faultsOnce.add(operation);
+}
+function injectedFault(operation: string): void {
+  if (faultsOnce.delete(operation)) throw gatewayFault();
+}
+const gatewayFault = () => Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' });
+const notFoundError = () => Object.assign(new Error('Invalid API Key identifier specified'), { name: 'NotFoundException' });
 beforeEach(() => {
   apiGateway.reset();
   ssm.reset();
   gatewayKeys = [];
+  attachments = new Set();
+  gatewayKeySeq = 0;
+  faultsOnce = new Set();
   ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/standard' }).resolves({ Parameter: { Value: PLAN.standard } });
   ssm.on(GetParameterCommand, { Name: '/interop-test/usage-plans/high' }).resolves({ Parameter: { Value: PLAN.high } });
   apiGateway.on(GetApiKeysCommand).callsFake((input: { nameQuery?: string }) => ({
     items: gatewayKeys.filter((k) => !input.nameQuery || k.name.startsWith(input.nameQuery)).map(({ id, name, enabled }) => ({ id, name, enabled })),
   }));
   apiGateway.on(CreateApiKeyCommand).callsFake((input: { name: string; value: string; enabled: boolean }) => {
-    const key = { id: `gw${gatewayKeys.length + 1}`, name: input.name, value: input.value, enabled: input.enabled };
+    injectedFault('CreateApiKey');
+    const key = { id: `gw${++gatewayKeySeq}`, name: input.name, value: input.value, enabled: input.enabled };
     gatewayKeys.push(key);
     return { id: key.id, name: key.name, enabled: key.enabled };
   });
-  apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
+  apiGateway.on(CreateUsagePlanKeyCommand).callsFake((input: { usagePlanId: string; keyId: string }) => {
+    injectedFault('CreateUsagePlanKey');
+    const attachment = `${input.usagePlanId}:${input.keyId}`;
+    if (attachments.has(attachment)) throw Object.assign(new Error('already attached'), { name: 'ConflictException' });
+    attachments.add(attachment);
+    return {};
+  });
+  apiGateway.on(DeleteUsagePlanKeyCommand).callsFake((input: { usagePlanId: string; keyId: string }) => {
+    injectedFault('DeleteUsagePlanKey');
+    if (!attachments.delete(`${input.usagePlanId}:${input.keyId}`)) throw notFoundError();
+    return {};
+  });
+  apiGateway.on(DeleteApiKeyCommand).callsFake((input: { apiKey: string }) => {
+    injectedFault('DeleteApiKey');
+    const index = gatewayKeys.findIndex((k) => k.id === input.apiKey);
+    if (index < 0) throw notFoundError();
+    gatewayKeys.splice(index, 1);
+    for (const a of [...attachments]) if (a.endsWith(`:${input.apiKey}`)) attachments.delete(a);
+    return {};
+  });
   apiGateway.on(UpdateApiKeyCommand).callsFake((input: { apiKey: string }) => {
     const key = gatewayKeys.find((k) => k.id === input.apiKey);
     if (key) key.enabled = false;
@@ -144,14 +192,15 @@ describe('the Done-when demo on the local stack', () => {
   it('the old secret is refused once the overlap has ended, and revoke-expired revokes it', async () => {
     await run('partners', ['create', 'overlap-lab', '--tier', 'standard', '--sender-id', 'OVL']);
     const created = await run('keys', ['create', '--partner', 'overlap-lab', '--scopes', Scopes.ingestResults]);
-    const rotated = await run('keys', ['rotate', keyIdOf(created), '--overlap', '2s']);
-    expect(await postResult(secretOf(created), 'OVL')).toBe(200);
-    await new Promise((r) => setTimeout(r, 2200));
+    // overlap 0: the overlap ends as the rotation finishes (no waiting in the test)
+    const rotated = await run('keys', ['rotate', keyIdOf(created), '--overlap', '0']);
+    expect(rotated.code).toBe(0);
     expect(await postResult(secretOf(created), 'OVL')).toBe(401);
     expect(await postResult(secretOf(rotated), 'OVL')).toBe(200);
     const swept = await run('keys', ['revoke-expired']);
     expect(swept.out).toContain(keyIdOf(created));
     expect((await store().findKeyById(keyIdOf(created)))?.status).toBe('revoked');
+    expect(await postResult(secretOf(rotated), 'OVL')).toBe(200);
   });
 });
 
@@ -228,40 +277,47 @@ describe('against a stage: the exact API Gateway calls', () => {
     });
     expect(standard.code).toBe(0);
 
-    // revoke: table first, then UpdateApiKey enabled=false; again: nothing more to do
+    // revoke: table first, then DeleteApiKey (not a disable: an account holds 10,000 keys per region); again: nothing more to do
     const revoked = await run('keys', ['revoke', keyId, '--stage', 'test']);
     expect(revoked.code).toBe(0);
-    expect(apiGateway.commandCalls(UpdateApiKeyCommand).map((c) => c.args[0].input)).toEqual([
-      { apiKey: 'gw1', patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] },
-    ]);
+    expect(apiGateway.commandCalls(DeleteApiKeyCommand).map((c) => c.args[0].input)).toEqual([{ apiKey: 'gw1' }]);
+    expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(0);
+    expect(gatewayKeys.map((k) => k.id)).toEqual(['gw2']);
+    expect(await store().findKeyById(keyId)).toMatchObject({ status: 'revoked', gatewayKeyDeletedAt: expect.any(String) });
     expect(await postResult(secret, 'STG')).toBe(401);
     const again = await run('keys', ['revoke', keyId, '--stage', 'test']);
     expect(again.code).toBe(0);
     expect(again.err).toContain('revoked already');
-    expect(again.err).toContain('disabled already');
-    expect(apiGateway.commandCalls(UpdateApiKeyCommand)).toHaveLength(1);
+    expect(again.err).toContain('deleted already');
+    expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
   });
 
   it('a run that fails half-way leaves a pending key that is refused, and resume finishes it without a second API Gateway key', async () => {
-    apiGateway.on(CreateUsagePlanKeyCommand).rejectsOnce(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+    failOnce('CreateUsagePlanKey');
     const failed = await run('keys', ['create', '--partner', 'stage-lab', '--scopes', Scopes.ingestResults, '--stage', 'test']);
     expect(failed.code).toBe(1);
     const keyId = /key (key_[0-9a-f]{12}) is written but NOT active/.exec(failed.err)?.[1];
     expect(keyId).toBeDefined();
-    const secret = /its secret \(shown once, works once resumed\): (\S+)/.exec(failed.err)?.[1] ?? '';
-    expect(await store().findKeyById(keyId!)).toMatchObject({ status: 'pending', gatewayKeyId: 'gw1' });
+    expect(failed.err).toContain(`Finish it with \`npm run keys -- resume ${keyId} --stage test\` (stopped after step gateway-key)`);
+    const secret = /Its secret \(shown once, works once finished\): (\S+)/.exec(failed.err)?.[1] ?? '';
+    expect(await store().findKeyById(keyId!)).toMatchObject({ status: 'pending', gatewayKeyId: 'gw1', step: 'gateway-key' });
     expect(await postResult(secret, 'STG')).toBe(401);
 
     const resumed = await run('keys', ['resume', keyId!, '--stage', 'test']);
     expect(resumed).toMatchObject({ code: 0, out: `active ${keyId}\n` });
-    expect(resumed.err).toContain('API Gateway key gw1: exists');
+    expect(resumed.err).toContain('usage plan plan-high-222 (high): key attached');
     expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(1);
     expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(2);
     expect(await postResult(secret, 'STG')).toBe(200);
-    // attaching twice is a ConflictException, which counts as done
-    apiGateway.on(CreateUsagePlanKeyCommand).rejects(Object.assign(new Error('exists'), { name: 'ConflictException' }));
-    await store().updateKey((await store().findKeyById(keyId!))!.keyHash, { status: 'pending' });
-    expect((await run('keys', ['resume', keyId!, '--stage', 'test'])).err).toContain('key was attached already');
+    // a finished key: resume changes nothing
+    const again = await run('keys', ['resume', keyId!, '--stage', 'test']);
+    expect(again).toMatchObject({ code: 0, err: expect.stringContaining('every step done; nothing to finish') });
+    // a record written before steps were recorded (pending, gateway key made): the gateway key is found, and attaching twice (ConflictException) counts as done
+    await store().updateKey((await store().findKeyById(keyId!))!.keyHash, { status: 'pending', step: 'written' });
+    const legacy = await run('keys', ['resume', keyId!, '--stage', 'test']);
+    expect(legacy.err).toContain('API Gateway key gw1: exists');
+    expect(legacy.err).toContain('key was attached already');
+    expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(1);
   });
 
   it('a stage that is not deployed, an unknown partner, or an inbox scope for an external partner: one line, exit 1, nothing written', async () => {
@@ -277,6 +333,233 @@ describe('against a stage: the exact API Gateway calls', () => {
     expect(inbox.err).toContain("for the clinic's own staff only");
     expect((await store().listKeys()).length).toBe(before);
     expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(0);
+  });
+});
+
+describe('rotation is resumable at every step (a fault injected at each, then the same command again)', () => {
+  const DAY = 24 * 3600_000;
+  const started = new Date();
+  const later = new Date(started.getTime() + 3600_000);
+  const partnerId = 'rotate-lab';
+
+  beforeAll(async () => {
+    expect((await run('partners', ['create', partnerId, '--tier', 'high', '--sender-id', 'ROT', '--stage', 'test'])).code).toBe(0);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  async function activeKey(): Promise<string> {
+    const created = await run('keys', ['create', '--partner', partnerId, '--scopes', Scopes.ingestResults, '--stage', 'test'], { now: () => started });
+    expect(created.code).toBe(0);
+    return keyIdOf(created);
+  }
+
+  /** The end state of a rotation of `oldId`, without what differs by nature (ids, hashes, times of writing). */
+  async function endState(oldId: string) {
+    const keys = (await store().listKeys()).filter((k) => k.keyId === oldId || k.replaces === oldId);
+    const old = keys.find((k) => k.keyId === oldId)!;
+    const successors = keys.filter((k) => k.replaces === oldId);
+    const fresh = successors[0]!;
+    const gatewayOf = (keyId: string) => gatewayKeys.filter((g) => g.name === keyId).map((g) => ({ value: g.value, enabled: g.enabled }));
+    const plansOf = (gatewayKeyId: string | undefined) => [...attachments].filter((a) => a.endsWith(`:${gatewayKeyId}`)).map((a) => a.split(':')[0]);
+    return {
+      successors: successors.length,
+      old: { status: old.status, expiresAt: old.expiresAt, replacedBy: old.replacedBy === fresh.keyId, gatewayKeys: gatewayOf(oldId).length },
+      fresh: {
+        status: fresh.status,
+        step: fresh.step,
+        tier: fresh.tier,
+        scopes: fresh.scopes,
+        replacesUntil: fresh.replacesUntil,
+        gatewayKeys: gatewayOf(fresh.keyId).map((g) => ({ ...g, value: g.value === fresh.keyHash })),
+        gatewayKeyRecorded: gatewayKeys.some((g) => g.id === fresh.gatewayKeyId && g.name === fresh.keyId),
+        plans: plansOf(fresh.gatewayKeyId),
+      },
+    };
+  }
+
+  /** the end state of a rotation that nothing interrupted (made once, inside the first test: the fakes are set up per test) */
+  let uninterrupted: Awaited<ReturnType<typeof endState>> | undefined;
+  beforeEach(async () => {
+    if (uninterrupted) return;
+    const oldId = await activeKey();
+    const rotated = await run('keys', ['rotate', oldId, '--overlap', '24h', '--stage', 'test'], { now: () => started });
+    expect(rotated.code).toBe(0);
+    uninterrupted = await endState(oldId);
+    expect(uninterrupted).toMatchObject({
+      successors: 1,
+      old: { status: 'active', expiresAt: new Date(started.getTime() + DAY).toISOString(), replacedBy: true },
+      fresh: { status: 'active', step: 'old-key-expiring', tier: 'high', plans: [PLAN.high], gatewayKeyRecorded: true },
+    });
+  });
+
+  /** Fails the nth call (1-based) of a store method once. */
+  function failStoreCall(method: 'putKey' | 'updateKey', nth: number) {
+    const original = ApiKeyStore.prototype[method] as (...args: unknown[]) => Promise<boolean>;
+    let calls = 0;
+    jest.spyOn(ApiKeyStore.prototype, method).mockImplementation(function (this: ApiKeyStore, ...args: unknown[]) {
+      if (++calls === nth)
+        return Promise.reject(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
+      return original.apply(this, args);
+    } as never);
+  }
+
+  // the writes of a rotation on a stage, in order: putKey (written), CreateApiKey, updateKey (gateway-key),
+  // CreateUsagePlanKey, updateKey (usage-plan), updateKey (active), updateKey (the old key's end), updateKey (old-key-expiring)
+  const faults: Array<[string, () => void, string | undefined]> = [
+    ['the new record', () => failStoreCall('putKey', 1), undefined],
+    ['CreateApiKey', () => failOnce('CreateApiKey'), 'written'],
+    ['recording the gateway key', () => failStoreCall('updateKey', 1), 'written'],
+    ['CreateUsagePlanKey', () => failOnce('CreateUsagePlanKey'), 'gateway-key'],
+    ['recording the plan', () => failStoreCall('updateKey', 2), 'gateway-key'],
+    ['activating the new key', () => failStoreCall('updateKey', 3), 'usage-plan'],
+    ["the old key's end (the new key is active)", () => failStoreCall('updateKey', 4), 'active'],
+    ['recording the last step', () => failStoreCall('updateKey', 5), 'active'],
+  ];
+
+  it.each(faults)('a fault at %s: exit 1, and `keys rotate <old>` again ends as an uninterrupted rotation', async (_step, inject, stoppedAfter) => {
+    const oldId = await activeKey();
+    inject();
+    const failed = await run('keys', ['rotate', oldId, '--overlap', '24h', '--stage', 'test'], { now: () => started });
+    expect(failed.code).toBe(1);
+    if (stoppedAfter) {
+      expect(failed.err).toContain(`(stopped after step ${stoppedAfter})`);
+      expect(failed.err).toContain(`npm run keys -- rotate ${oldId} --stage test`);
+      expect(failed.err).toMatch(/Its secret \(shown once[^)]*\): ik_/);
+    }
+    jest.restoreAllMocks();
+    // an hour later: the overlap is the one the rotation started with (nothing written: the run again is the first rotation)
+    const again = await run('keys', ['rotate', oldId, '--overlap', '24h', '--stage', 'test'], { now: () => (stoppedAfter ? later : started) });
+    expect(again.code).toBe(0);
+    if (stoppedAfter) expect(again.out).toContain('its secret was shown by the run that started the rotation');
+    expect(await endState(oldId)).toEqual(uninterrupted);
+    // once finished, the old key is expiring: another rotate is refused, resume changes nothing
+    expect((await run('keys', ['rotate', oldId, '--stage', 'test'], { now: () => later })).code).toBe(1);
+    expect((await run('keys', ['resume', oldId, '--stage', 'test'], { now: () => later })).code).toBe(0);
+    expect(await endState(oldId)).toEqual(uninterrupted);
+  });
+
+  it('`keys resume <old>` finishes it too, and so does `keys resume <new>`', async () => {
+    for (const which of ['old', 'new'] as const) {
+      const oldId = await activeKey();
+      failStoreCall('updateKey', 4);
+      const failed = await run('keys', ['rotate', oldId, '--overlap', '24h', '--stage', 'test'], { now: () => started });
+      expect(failed.code).toBe(1);
+      expect(failed.err).toContain(`the old key ${oldId} has no end yet`);
+      jest.restoreAllMocks();
+      const newId = /key (key_[0-9a-f]{12}) is active/.exec(failed.err)![1]!;
+      const resumed = await run('keys', ['resume', which === 'old' ? oldId : newId, '--stage', 'test'], { now: () => later });
+      expect(resumed.code).toBe(0);
+      expect(await endState(oldId)).toEqual(uninterrupted);
+    }
+  });
+
+  it('a discarded (revoked) unfinished new key: rotate starts a fresh rotation', async () => {
+    const oldId = await activeKey();
+    failOnce('CreateUsagePlanKey');
+    const failed = await run('keys', ['rotate', oldId, '--overlap', '24h', '--stage', 'test'], { now: () => started });
+    const newId = /key (key_[0-9a-f]{12}) is written but NOT active/.exec(failed.err)![1]!;
+    expect((await run('keys', ['revoke', newId, '--stage', 'test'])).code).toBe(0);
+    expect(gatewayKeys.some((g) => g.name === newId)).toBe(false);
+    const fresh = await run('keys', ['rotate', oldId, '--overlap', '24h', '--stage', 'test'], { now: () => started });
+    expect(fresh.code).toBe(0);
+    expect(keyIdOf(fresh)).not.toBe(newId);
+    expect((await store().findKeyById(oldId))?.replacedBy).toBe(keyIdOf(fresh));
+  });
+});
+
+describe('revoke-expired deletes API Gateway keys, and keys move --tier', () => {
+  beforeAll(async () => {
+    expect((await run('partners', ['create', 'expiry-lab', '--tier', 'standard', '--sender-id', 'EXP', '--stage', 'test'])).code).toBe(0);
+  });
+
+  it('revoke-expired on a stage: the expired key revoked and its gateway key deleted; gateway keys of keys revoked earlier are deleted too; again: nothing', async () => {
+    const t0 = new Date();
+    const created = await run('keys', ['create', '--partner', 'expiry-lab', '--scopes', Scopes.ingestResults, '--stage', 'test'], { now: () => t0 });
+    const oldId = keyIdOf(created);
+    const rotated = await run('keys', ['rotate', oldId, '--overlap', '1h', '--stage', 'test'], { now: () => t0 });
+    expect(rotated.code).toBe(0);
+    // a key revoked before revoke deleted gateway keys: revoked, gateway key still there
+    const earlier = keyIdOf(await run('keys', ['create', '--partner', 'expiry-lab', '--scopes', Scopes.ingestResults, '--stage', 'test'], { now: () => t0 }));
+    const earlierRecord = (await store().findKeyById(earlier))!;
+    await store().updateKey(earlierRecord.keyHash, { status: 'revoked', revokedAt: t0.toISOString() });
+    const before = gatewayKeys.length;
+
+    const notYet = await run('keys', ['revoke-expired', '--stage', 'test'], { now: () => new Date(t0.getTime() + 30 * 60_000) });
+    expect(notYet.out).toContain('no expired keys');
+    expect(notYet.out).toContain(`deleted the API Gateway keys of revoked`);
+    expect(gatewayKeys.some((g) => g.name === earlier)).toBe(false);
+
+    const swept = await run('keys', ['revoke-expired', '--stage', 'test'], { now: () => new Date(t0.getTime() + 2 * 3600_000) });
+    expect(swept).toMatchObject({ code: 0, out: expect.stringMatching(new RegExp(`^revoked .*${oldId}`)) });
+    expect(await store().findKeyById(oldId)).toMatchObject({ status: 'revoked', gatewayKeyDeletedAt: expect.any(String) });
+    expect(gatewayKeys.some((g) => g.name === oldId)).toBe(false);
+    expect(gatewayKeys.some((g) => g.name === keyIdOf(rotated))).toBe(true);
+    expect(gatewayKeys.length).toBe(before - 2);
+    const deletes = apiGateway.commandCalls(DeleteApiKeyCommand).length;
+    const again = await run('keys', ['revoke-expired', '--stage', 'test'], { now: () => new Date(t0.getTime() + 3 * 3600_000) });
+    expect(again.out).toBe('no expired keys\n');
+    expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(deletes);
+  });
+
+  it('a gateway key deleted by hand meanwhile (NotFoundException) counts as deleted', async () => {
+    const keyId = keyIdOf(await run('keys', ['create', '--partner', 'expiry-lab', '--scopes', Scopes.ingestResults, '--stage', 'test']));
+    gatewayKeys.splice(
+      gatewayKeys.findIndex((g) => g.name === keyId),
+      1,
+    );
+    const revoked = await run('keys', ['revoke', keyId, '--stage', 'test']);
+    expect(revoked).toMatchObject({ code: 0, err: expect.stringContaining('gone already') });
+    expect(await store().findKeyById(keyId)).toMatchObject({ status: 'revoked', gatewayKeyDeletedAt: expect.any(String) });
+  });
+
+  it('move --tier: off the other plan, onto the tier plan, tier recorded and audited; again: nothing changes; stopped half-way: again finishes it', async () => {
+    const keyId = keyIdOf(await run('keys', ['create', '--partner', 'expiry-lab', '--scopes', Scopes.ingestResults, '--stage', 'test']));
+    const gw = (await store().findKeyById(keyId))!.gatewayKeyId!;
+    expect([...attachments].filter((a) => a.endsWith(`:${gw}`))).toEqual([`${PLAN.standard}:${gw}`]);
+
+    failOnce('CreateUsagePlanKey');
+    const failed = await run('keys', ['move', keyId, '--tier', 'high', '--stage', 'test']);
+    expect(failed.code).toBe(1);
+    expect(failed.err.trim().split('\n').pop()).toMatch(/TooManyRequestsException/);
+    expect((await store().findKeyById(keyId))?.tier).toBe('standard');
+
+    const moved = await run('keys', ['move', keyId, '--tier', 'high', '--stage', 'test']);
+    expect(moved).toMatchObject({ code: 0, out: `moved ${keyId}: tier standard -> high\n` });
+    expect([...attachments].filter((a) => a.endsWith(`:${gw}`))).toEqual([`${PLAN.high}:${gw}`]);
+    expect((await store().findKeyById(keyId))?.tier).toBe('high');
+    const again = await run('keys', ['move', keyId, '--tier', 'high', '--stage', 'test']);
+    expect(again).toMatchObject({ code: 0, out: `${keyId} is on tier high (nothing changed)\n` });
+    expect([...attachments].filter((a) => a.endsWith(`:${gw}`))).toEqual([`${PLAN.high}:${gw}`]);
+    const trail = await new AuditTrail(dynamoDbClient(), stack.tables.audit).forResource('key', keyId);
+    expect(trail.filter((r) => r.action === 'admin.key.move')).toEqual([
+      expect.objectContaining({
+        partnerId: 'expiry-lab',
+        keyId,
+        operator: expect.any(String),
+        changes: [{ field: 'tier', before: 'standard', after: 'high' }],
+      }),
+    ]);
+  });
+
+  it('move on the local stack records the tier; usage: --tier missing or unknown is exit 2; a revoked key is refused', async () => {
+    await run('partners', ['create', 'move-local', '--tier', 'standard']);
+    const keyId = keyIdOf(await run('keys', ['create', '--partner', 'move-local', '--scopes', Scopes.ingestResults]));
+    expect(await run('keys', ['move', keyId, '--tier', 'high'])).toMatchObject({ code: 0, out: `moved ${keyId}: tier standard -> high\n` });
+    expect((await store().findKeyById(keyId))?.tier).toBe('high');
+    for (const argv of [
+      ['move', keyId],
+      ['move', keyId, '--tier', 'gold'],
+      ['move', '--tier', 'high'],
+    ]) {
+      const r = await run('keys', argv);
+      expect({ argv, code: r.code, lines: r.err.trim().split('\n').length }).toEqual({ argv, code: 2, lines: 1 });
+    }
+    await run('keys', ['revoke', keyId]);
+    expect(await run('keys', ['move', keyId, '--tier', 'standard'])).toMatchObject({
+      code: 1,
+      err: expect.stringContaining(`\nkey ${keyId} is revoked; nothing to move\n`),
+    });
+    expect(apiGateway.calls()).toHaveLength(0);
   });
 });
 
@@ -371,7 +654,11 @@ describe('the command line', () => {
       maxAttempts: 1,
       credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
     });
-    const target = { description: 'local stack', store: new ApiKeyStore(closed, 'interop-local-api-keys') };
+    const target = {
+      description: 'local stack',
+      store: new ApiKeyStore(closed, 'interop-local-api-keys'),
+      auditTrail: new AuditTrail(closed, 'interop-local-audit'),
+    };
     const r = await run('keys', ['list'], { target: () => target });
     expect(r).toMatchObject({
       code: 1,

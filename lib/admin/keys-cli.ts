@@ -5,8 +5,10 @@
 import { ALL_SCOPES, type Scope } from '../config/service';
 import { PARTNER_TIERS, type ApiKeyRecord, type PartnerTier } from '../keys/api-key';
 import { durationOption, listOption, rateLimitOption, readToolCommand, table, UsageError, type CommandSpec } from './cli-options';
+import { auditTrailRecorder, operatorName } from './admin-audit';
 import { runCli, type AdminCliDependencies, type CliIo } from './cli-runner';
 import { KeyAdmin, keyState } from './key-admin';
+import type { AdminTarget } from './target';
 
 const stageOption = {
   type: 'string',
@@ -49,14 +51,15 @@ export const KeyCommands: CommandSpec[] = [
   {
     name: 'revoke',
     args: '<keyId>',
-    summary: 'refuse the key from the next request on; on a stage also disable its API Gateway key',
+    summary: 'refuse the key from the next request on; on a stage also delete its API Gateway key (safe to repeat)',
     options: { stage: stageOption },
     examples: ['npm run keys -- revoke key_0123456789ab', 'npm run keys -- revoke key_0123456789ab --stage prod'],
   },
   {
     name: 'rotate',
     args: '<keyId>',
-    summary: 'issue a new key like the old one; the old secret keeps working until the overlap ends',
+    summary:
+      'issue a new key like the old one; the old secret keeps working until the overlap ends. Run it again after a failure: it finishes the same rotation',
     options: {
       overlap: {
         type: 'string',
@@ -70,16 +73,27 @@ export const KeyCommands: CommandSpec[] = [
   },
   {
     name: 'revoke-expired',
-    summary: 'revoke every key whose rotation overlap has ended (disables their API Gateway keys); safe to schedule',
+    summary:
+      'revoke every key whose rotation overlap has ended and delete their API Gateway keys (a stage runs it every 15 minutes: revokeExpiredKeys); safe to repeat',
     options: { stage: stageOption },
     examples: ['npm run keys -- revoke-expired --stage prod'],
   },
   {
     name: 'resume',
     args: '<keyId>',
-    summary: 'finish a create or rotate that stopped half-way (the key is pending: refused until finished)',
+    summary: 'finish a create or rotate that stopped half-way: give the new key, or the old key of a rotation (a pending key is refused until finished)',
     options: { stage: stageOption },
     examples: ['npm run keys -- resume key_0123456789ab --stage prod'],
+  },
+  {
+    name: 'move',
+    args: '<keyId>',
+    summary: "put the key on another tier: on a stage its API Gateway key moves to the tier's usage plan; the tier is recorded (safe to repeat)",
+    options: {
+      tier: { type: 'string', value: PARTNER_TIERS.join('|'), description: 'the usage plan to move it to (required)' },
+      stage: stageOption,
+    },
+    examples: ['npm run keys -- move key_0123456789ab --tier high', 'npm run keys -- move key_0123456789ab --tier standard --stage prod'],
   },
 ];
 
@@ -138,6 +152,14 @@ const KEYS_TOOL = {
 export function keysCli(argv: string[], io: CliIo, deps: KeysCliDependencies): Promise<number> {
   const now = deps.now ?? (() => new Date());
   const resolve = deps.resolveTarget;
+  const adminFor = (target: AdminTarget) =>
+    new KeyAdmin({
+      store: target.store,
+      gateway: target.gateway,
+      now,
+      report: (l) => io.err(`  ${l}\n`),
+      audit: auditTrailRecorder(target.auditTrail, operatorName(), now),
+    });
   return runCli('keys', io, async (setTarget) => {
     const read = readToolCommand(KEYS_TOOL, argv, io);
     if ('exitCode' in read) return read.exitCode;
@@ -157,7 +179,7 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDependencies): P
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string, values.window as string | undefined) : {};
         const target = resolve(stage);
         setTarget(target);
-        const admin = new KeyAdmin({ store: target.store, gateway: target.gateway, now, report: (l) => io.err(`  ${l}\n`) });
+        const admin = adminFor(target);
         io.err(`${target.description}: creating a key for ${partnerId}\n`);
         const issued = await admin.create({ partnerId, scopes, tier, label: values.label as string | undefined, ...limits });
         if (json) io.out(JSON.stringify({ ...keyJson(issued.record, now()), secret: issued.secret }) + '\n');
@@ -196,7 +218,7 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDependencies): P
         const keyId = oneKeyId(command, positionals);
         const target = resolve(stage);
         setTarget(target);
-        const admin = new KeyAdmin({ store: target.store, gateway: target.gateway, now, report: (l) => io.err(`  ${l}\n`) });
+        const admin = adminFor(target);
         io.err(`${target.description}: ${command} ${keyId}\n`);
         const key = command === 'revoke' ? await admin.revoke(keyId) : await admin.resume(keyId);
         io.out(`${command === 'revoke' ? 'revoked' : key.status} ${keyId}\n`);
@@ -207,16 +229,19 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDependencies): P
         const overlapMs = durationOption('overlap', (values.overlap as string | undefined) ?? DEFAULT_OVERLAP);
         const target = resolve(stage);
         setTarget(target);
-        const admin = new KeyAdmin({ store: target.store, gateway: target.gateway, now, report: (l) => io.err(`  ${l}\n`) });
+        const admin = adminFor(target);
         io.err(`${target.description}: rotating ${keyId}\n`);
         const issued = await admin.rotate(keyId, overlapMs);
-        if (json) io.out(JSON.stringify({ ...keyJson(issued.record, now()), secret: issued.secret }) + '\n');
+        if (json)
+          io.out(JSON.stringify({ ...keyJson(issued.record, now()), ...(issued.secret ? { secret: issued.secret } : {}), resumed: issued.resumed }) + '\n');
         else {
           io.out(
-            `created ${issued.record.keyId} replacing ${keyId}; ${keyId} works until ${issued.record.replacesUntil}\nsecret (shown once): ${issued.secret}\n`,
+            issued.secret
+              ? `created ${issued.record.keyId} replacing ${keyId}; ${keyId} works until ${issued.record.replacesUntil}\nsecret (shown once): ${issued.secret}\n`
+              : `finished ${issued.record.keyId} replacing ${keyId}; ${keyId} works until ${issued.record.replacesUntil}\n(its secret was shown by the run that started the rotation)\n`,
           );
           io.err(
-            `after ${issued.record.replacesUntil}: \`npm run keys -- revoke-expired${target.stage ? ` --stage ${target.stage}` : ''}\` disables the old key's API Gateway key (the service refuses it from then on regardless)\n`,
+            `after ${issued.record.replacesUntil} the service refuses ${keyId}; revoke-expired (scheduled on a stage; \`npm run keys -- revoke-expired${target.stage ? ` --stage ${target.stage}` : ''}\`) revokes it and deletes its API Gateway key\n`,
           );
         }
         return 0;
@@ -225,9 +250,22 @@ export function keysCli(argv: string[], io: CliIo, deps: KeysCliDependencies): P
         if (positionals.length) throw new UsageError('revoke-expired takes no positional arguments');
         const target = resolve(stage);
         setTarget(target);
-        const admin = new KeyAdmin({ store: target.store, gateway: target.gateway, now, report: (l) => io.err(`  ${l}\n`) });
-        const revoked = await admin.revokeExpired();
+        const admin = adminFor(target);
+        const { revoked, gatewayKeysDeleted } = await admin.revokeExpired();
         io.out(revoked.length ? `revoked ${revoked.join(' ')}\n` : 'no expired keys\n');
+        if (gatewayKeysDeleted.length) io.out(`deleted the API Gateway keys of revoked ${gatewayKeysDeleted.join(' ')}\n`);
+        return 0;
+      }
+      case 'move': {
+        const keyId = oneKeyId(command, positionals);
+        const tier = parseTier(values.tier as string | undefined);
+        if (!tier) throw new UsageError(`--tier is required (${PARTNER_TIERS.join(' or ')})`);
+        const target = resolve(stage);
+        setTarget(target);
+        const admin = adminFor(target);
+        io.err(`${target.description}: moving ${keyId} to tier ${tier}\n`);
+        const { before } = await admin.move(keyId, tier);
+        io.out(before === tier ? `${keyId} is on tier ${tier} (nothing changed)\n` : `moved ${keyId}: tier ${before} -> ${tier}\n`);
         return 0;
       }
     }

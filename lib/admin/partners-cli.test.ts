@@ -15,6 +15,9 @@ import { loadHandler } from '../local/function-registry';
 import { lambdaContext } from '../local/lambda-context';
 import type { LocalStack } from '../local/stack';
 import { startTestStack } from '../../test/support/local-stack';
+import { main as audit } from '../../scripts/audit';
+import { AuditTrail } from '../audit/audit-trail';
+import { hl7ProfileOf } from '../exports/message-header';
 import { keysCli } from './keys-cli';
 import { partnersCli } from './partners-cli';
 import { localTarget } from './target';
@@ -288,5 +291,128 @@ describe('demo partners and the principal', () => {
     await run('partners', ['update', 'tz-lab', '--time-zone', '']);
     expect((await store().getPartner('tz-lab'))?.timeZone).toBeUndefined();
     expect((await principalFor(key)).timeZone).toBeUndefined();
+  });
+});
+
+describe('partners update --hl7-profile, and every partner change audited', () => {
+  const trail = () => new AuditTrail(dynamoDbClient(), stack.tables.audit);
+
+  it('sets the HL7 export profile (the principal carries it, hl7ProfileOf applies every value), replaces it, removes it with ""', async () => {
+    expect(await run('partners', ['create', 'prof-ehr', '--tier', 'standard', '--hl7-profile', 'encounterStyle=oru'])).toMatchObject({ code: 0 });
+    expect((await store().getPartner('prof-ehr'))?.hl7Profile).toEqual({ encounterStyle: 'oru' });
+    const key = /secret \(shown once\): (\S+)/.exec((await run('keys', ['create', '--partner', 'prof-ehr', '--scopes', Scopes.ingestHl7])).out)?.[1] ?? '';
+
+    const profile = 'encounterStyle=adt,summaryStyle=oru,noteDocumentType=PR,sendingApplication=EHR-APP,sendingFacility=EHR FAC';
+    const updated = await run('partners', ['update', 'prof-ehr', '--hl7-profile', profile]);
+    expect(updated.out).toBe(`updated partner prof-ehr on local stack: hl7-profile is "encounterStyle=oru", now "${profile}"\n`);
+    const principal = await principalFor(key);
+    expect(principal.hl7Profile).toEqual({
+      encounterStyle: 'adt',
+      summaryStyle: 'oru',
+      noteDocumentType: 'PR',
+      sendingApplication: 'EHR-APP',
+      sendingFacility: 'EHR FAC',
+    });
+    // what the CLI accepts, the exports apply (nothing falls back to a default)
+    expect(hl7ProfileOf(principal)).toEqual(principal.hl7Profile);
+    expect((await run('partners', ['show', 'prof-ehr'])).out).toContain(profile);
+
+    await run('partners', ['update', 'prof-ehr', '--hl7-profile', '']);
+    expect((await store().getPartner('prof-ehr'))?.hl7Profile).toBeUndefined();
+    expect((await principalFor(key)).hl7Profile).toBeUndefined();
+  });
+
+  it.each([
+    ['encounterStyle=hl7', /--hl7-profile: HL7 profile encounterStyle must be adt or oru, got "hl7"/],
+    ['colour=blue', /--hl7-profile: unknown HL7 profile field "colour"/],
+    ['noteDocumentType=pr', /noteDocumentType must be a table 0270 code/],
+    ['sendingApplication=A|B', /sendingApplication must be an HD namespace id/],
+    ['summaryStyle=oru,summaryStyle=batch', /summaryStyle is given twice/],
+  ])('--hl7-profile %s: exit 2, one line, nothing changed', async (value, message) => {
+    await run('partners', ['create', 'prof-bad', '--tier', 'standard']);
+    const r = await run('partners', ['update', 'prof-bad', '--hl7-profile', value]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(message);
+    expect((await store().getPartner('prof-bad'))?.hl7Profile).toBeUndefined();
+  });
+
+  it('create, update (tier, sender ids, form sources, authorities, HL7 profile, time zone), block and unblock: one record each, who, when, before and after; listed by npm run audit -- --partner', async () => {
+    process.env.INTEROP_OPERATOR = 'ops-alice';
+    try {
+      await run('partners', ['create', 'aud-forms', '--tier', 'standard']);
+      const updated = await run('partners', [
+        'update',
+        'aud-forms',
+        '--tier',
+        'high',
+        '--sender-id',
+        'AUD',
+        '--form-source',
+        'aud-intake',
+        '--assigning-authority',
+        'AUD-MRN',
+        '--hl7-profile',
+        'summaryStyle=oru',
+        '--time-zone',
+        'America/Chicago',
+      ]);
+      expect(updated.code).toBe(0);
+      await run('partners', ['update', 'aud-forms', '--tier', 'high']); // nothing changed: no record
+      await run('partners', ['block', 'aud-forms']);
+      await run('partners', ['unblock', 'aud-forms']);
+    } finally {
+      delete process.env.INTEROP_OPERATOR;
+    }
+    const records = await trail().forResource('partner', 'aud-forms');
+    expect(records.map((r) => r.action)).toEqual(['admin.partner.create', 'admin.partner.update', 'admin.partner.block', 'admin.partner.unblock']);
+    expect(records.every((r) => r.operator === 'ops-alice' && r.partnerId === 'aud-forms' && !Number.isNaN(Date.parse(r.at)))).toBe(true);
+    expect(records[1]!.changes).toEqual([
+      { field: 'tier', before: 'standard', after: 'high' },
+      { field: 'sender-id', before: '', after: 'AUD' },
+      { field: 'form-source', before: '', after: 'aud-intake' },
+      { field: 'assigning-authority', before: '', after: 'AUD-MRN' },
+      { field: 'time-zone', before: '', after: 'America/Chicago' },
+      { field: 'hl7-profile', before: '', after: 'summaryStyle=oru' },
+    ]);
+    expect(records[2]!.changes).toEqual([{ field: 'policy', before: 'active', after: 'blocked' }]);
+
+    let out = '';
+    let err = '';
+    const code = await audit(['--partner', 'aud-forms'], { out: (t) => (out += t), err: (t) => (err += t) });
+    expect(code).toBe(0);
+    expect(err).toBe('4 audit records for partner aud-forms\n');
+    expect(out.split('\n')[1]).toMatch(/admin\.partner\.update .* operator=ops-alice .*tier: "standard" -> "high"; sender-id: "" -> "AUD";/);
+    const usage = await audit(['--partner', 'aud-forms', '--patient', 'p1'], { out: () => undefined, err: () => undefined });
+    expect(usage).toBe(2);
+  });
+
+  it('a change whose audit record cannot be written: exit 1, one line that says the change was made and is not audited', async () => {
+    await run('partners', ['create', 'aud-fail', '--tier', 'standard']);
+    const append = jest
+      .spyOn(AuditTrail.prototype, 'append')
+      .mockRejectedValueOnce(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
+    try {
+      const r = await run('partners', ['update', 'aud-fail', '--tier', 'high']);
+      expect(r.code).toBe(1);
+      expect(r.err).toBe(
+        'partners failed: UnauditedChangeError: admin.partner.update of aud-fail was made, but its audit record could not be written (ProvisionedThroughputExceededException): the change stays; record it in the audit table by hand\n',
+      );
+    } finally {
+      append.mockRestore();
+    }
+    expect((await store().getPartner('aud-fail'))?.tier).toBe('high');
+  });
+
+  it('key changes are listed by npm run audit -- --key: create, rotate (both keys), revoke', async () => {
+    await run('partners', ['create', 'aud-lab', '--tier', 'standard']);
+    const oldId = /created (key_[0-9a-f]{12})/.exec((await run('keys', ['create', '--partner', 'aud-lab', '--scopes', Scopes.ingestResults])).out)![1]!;
+    const newId = /created (key_[0-9a-f]{12})/.exec((await run('keys', ['rotate', oldId])).out)![1]!;
+    await run('keys', ['revoke', newId]);
+    expect((await trail().forResource('key', oldId)).map((r) => r.action)).toEqual(['admin.key.create', 'admin.key.rotate']);
+    expect((await trail().forResource('key', newId)).map((r) => [r.action, r.changes?.find((c) => c.field === 'status')?.after])).toEqual([
+      ['admin.key.rotate', 'active'],
+      ['admin.key.revoke', 'revoked'],
+    ]);
   });
 });

@@ -6,7 +6,9 @@ import { PARTNER_KINDS, PARTNER_TIERS, partnerKind, partnerTier, type PartnerKin
 import { listOption, rateLimitOption, readToolCommand, table, UsageError, type CommandSpec } from './cli-options';
 import { runCli, type AdminCliDependencies, type CliIo } from './cli-runner';
 import { keyRow, KEY_LIST_HEADER, parseTier } from './keys-cli';
-import { PartnerAdmin } from './partner-admin';
+import { auditTrailRecorder, operatorName } from './admin-audit';
+import { AdminError } from './key-admin';
+import { hl7ProfileText, HL7_PROFILE_FIELDS, parseHl7Profile, PartnerAdmin } from './partner-admin';
 
 const stageOption = {
   type: 'string',
@@ -41,6 +43,12 @@ const timeZoneOption = {
   description: 'IANA time zone of its HL7 time stamps without an offset, e.g. America/Chicago (default UTC)',
 } as const;
 
+const hl7ProfileOption = {
+  type: 'string',
+  value: 'F=V,...',
+  description: `HL7 export profile (README, "HL7 partner profiles"): ${Object.keys(HL7_PROFILE_FIELDS).join(', ')}, e.g. encounterStyle=oru,noteDocumentType=PR`,
+} as const;
+
 export const PartnerCommands: CommandSpec[] = [
   {
     name: 'create',
@@ -61,6 +69,7 @@ export const PartnerCommands: CommandSpec[] = [
       'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives' },
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys (default 1000/60s)' },
       'time-zone': timeZoneOption,
+      'hl7-profile': hl7ProfileOption,
       'partner-id': partnerIdOption,
       stage: stageOption,
       json: jsonOption,
@@ -87,6 +96,7 @@ export const PartnerCommands: CommandSpec[] = [
       'receiving-facility': { type: 'string', value: 'F', description: 'MSH-6 of messages it receives ("" removes it)' },
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys' },
       'time-zone': { ...timeZoneOption, description: `${timeZoneOption.description}; "" removes it` },
+      'hl7-profile': { ...hl7ProfileOption, description: `${hl7ProfileOption.description}; replaces the whole profile, "" removes it (every default)` },
       'partner-id': partnerIdOption,
       stage: stageOption,
       json: jsonOption,
@@ -95,6 +105,8 @@ export const PartnerCommands: CommandSpec[] = [
       'npm run partners -- update --partner-id acme-lab --assigning-authority ACME-LAB,ACME-LAB-2',
       'npm run partners -- update acme-lab --sender-id ACME,ACME-2 --rate-limit 500/60s',
       "npm run partners -- update acme-ehr --receiving-facility '' --stage prod",
+      'npm run partners -- update acme-ehr --hl7-profile encounterStyle=oru,summaryStyle=batch,noteDocumentType=PR',
+      'npm run partners -- update acme-forms --form-source acme-intake --time-zone America/Chicago --tier high',
     ],
   },
   {
@@ -136,6 +148,7 @@ export const PARTNER_LIST_HEADER = [
   'FORM SOURCES',
   'AUTHORITIES',
   'RECEIVING APP/FACILITY',
+  'HL7 PROFILE',
   'NAME',
 ];
 
@@ -150,6 +163,7 @@ function partnerRow(p: PartnerRecord): string[] {
     (p.allowedFormSourceIds ?? []).join(',') || '-',
     (p.assigningAuthorities ?? []).join(',') || '-',
     p.receivingApplication || p.receivingFacility ? `${p.receivingApplication ?? '-'}/${p.receivingFacility ?? '-'}` : '-',
+    hl7ProfileText(p.hl7Profile) || '-',
     p.name,
   ];
 }
@@ -181,7 +195,19 @@ const UPDATE_FIELDS = [
   'receiving-facility',
   'rate-limit',
   'time-zone',
+  'hl7-profile',
 ];
+
+/** `--hl7-profile` (undefined when absent); a malformed value is a usage error (exit 2). */
+function hl7ProfileOf(raw: string | boolean | string[] | undefined) {
+  if (raw === undefined) return undefined;
+  try {
+    return parseHl7Profile(String(raw));
+  } catch (error) {
+    if (error instanceof AdminError) throw new UsageError(`--hl7-profile: ${error.message.replace(/; nothing changed$/, '')}`);
+    throw error;
+  }
+}
 
 /** A repeatable list option: undefined when absent (keep), else the list ('' gives the empty list). */
 const listIfGiven = (raw: string | boolean | string[] | undefined): string[] | undefined => (raw === undefined ? undefined : listOption(raw));
@@ -206,7 +232,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
     const connect = () => {
       const target = resolve(values.stage as string | undefined);
       setTarget(target);
-      return { target, admin: new PartnerAdmin(target.store) };
+      return { target, admin: new PartnerAdmin(target.store, auditTrailRecorder(target.auditTrail, operatorName(), now)) };
     };
     switch (command) {
       case 'create': {
@@ -216,6 +242,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
         const kind = (values.kind as string | undefined) ?? 'external';
         if (!PARTNER_KINDS.includes(kind as PartnerKind)) throw new UsageError(`--kind must be ${PARTNER_KINDS.join(' or ')}, got "${kind}"`);
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
+        const hl7Profile = hl7ProfileOf(values['hl7-profile']);
         const { target, admin } = connect();
         const { outcome, partner } = await admin.create(
           {
@@ -229,6 +256,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
             receivingApplication: values['receiving-application'] as string | undefined,
             receivingFacility: values['receiving-facility'] as string | undefined,
             timeZone: (values['time-zone'] as string | undefined)?.trim() || undefined,
+            hl7Profile,
             ...limits,
           },
           now(),
@@ -246,6 +274,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
           throw new UsageError(`update needs at least one of ${UPDATE_FIELDS.map((f) => `--${f}`).join(', ')}`);
         const tier = parseTier(values.tier as string | undefined);
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
+        const hl7Profile = hl7ProfileOf(values['hl7-profile']);
         const { target, admin } = connect();
         const result = await admin.update(
           {
@@ -258,6 +287,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
             receivingApplication: (values['receiving-application'] as string | undefined)?.trim(),
             receivingFacility: (values['receiving-facility'] as string | undefined)?.trim(),
             timeZone: (values['time-zone'] as string | undefined)?.trim(),
+            hl7Profile,
             ...limits,
           },
           now(),

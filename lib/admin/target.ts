@@ -6,19 +6,23 @@
  */
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { AuditTrail } from '../audit/audit-trail';
 import { Tables, resourceName } from '../config/service';
-import { stagePrefix } from '../config/stage-parameters';
+import { stagePrefix, usagePlanParameterName } from '../config/stage-parameters';
+import type { PartnerTier } from '../keys/api-key';
 import { dynamoDbClient } from '../aws/clients';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from '../keys/api-key-store';
-import { GatewayKeys, StageNotFoundError } from './gateway-keys';
+import { GatewayKeys, StageNotFoundError, type UsagePlanIds } from './gateway-keys';
 
 export interface AdminTarget {
   /** e.g. "local stack" or "stage prod (eu-west-1)" */
   description: string;
   store: ApiKeyStore;
   gateway?: GatewayKeys;
+  /** where every partner and key change is recorded (lib/admin/admin-audit.ts) */
+  auditTrail: AuditTrail;
   stage?: string;
 }
 
@@ -39,6 +43,26 @@ export function stageClients(env: NodeJS.ProcessEnv = process.env): StageClients
   return { region, dynamodb: new DynamoDBClient(common), apiGateway: new APIGatewayClient(common), ssm: new SSMClient(common) };
 }
 
+/** The tier's usage plan id from the SSM parameter the stack writes (`prefix`: `interop-<stage>`). */
+export function ssmUsagePlanIds(ssm: SSMClient, prefix: string): UsagePlanIds {
+  return async (tier: PartnerTier) => {
+    const name = usagePlanParameterName(prefix, tier);
+    try {
+      const out = await ssm.send(new GetParameterCommand({ Name: name }));
+      const id = out.Parameter?.Value;
+      if (!id) throw new StageNotFoundError(`SSM parameter ${name} is empty: redeploy the stack`);
+      return id;
+    } catch (error) {
+      if ((error as Error).name === 'ParameterNotFound') {
+        throw new StageNotFoundError(
+          `stage ${prefix} has no usage plan for tier ${tier} (SSM parameter ${name} not found): deploy the stack first, or check --stage and AWS_REGION`,
+        );
+      }
+      throw error;
+    }
+  };
+}
+
 export function stageTarget(stage: string, clients: StageClients): AdminTarget {
   if (!STAGE_PATTERN.test(stage)) throw new StageNotFoundError(`--stage must be a stage name like dev or prod (lower-case, 2-16 characters), got "${stage}"`);
   const prefix = stagePrefix(stage);
@@ -46,7 +70,8 @@ export function stageTarget(stage: string, clients: StageClients): AdminTarget {
     description: `stage ${stage} (${clients.region})`,
     stage,
     store: new ApiKeyStore(clients.dynamodb, resourceName(prefix, Tables.keys.baseName)),
-    gateway: new GatewayKeys(clients.apiGateway, clients.ssm, prefix),
+    gateway: new GatewayKeys(clients.apiGateway, ssmUsagePlanIds(clients.ssm, prefix)),
+    auditTrail: new AuditTrail(clients.dynamodb, resourceName(prefix, Tables.audit.baseName)),
   };
 }
 
@@ -56,7 +81,11 @@ export function stageTarget(stage: string, clients: StageClients): AdminTarget {
  */
 export function localTarget(useLocalEnvironment: () => void = () => undefined): AdminTarget {
   useLocalEnvironment();
-  return { description: 'local stack', store: new ApiKeyStore(dynamoDbClient(), tableName('keys')) };
+  return {
+    description: 'local stack',
+    store: new ApiKeyStore(dynamoDbClient(), tableName('keys')),
+    auditTrail: new AuditTrail(dynamoDbClient(), tableName('audit')),
+  };
 }
 
 /** `--stage` wins, then INTEROP_STAGE, else the local stack. */

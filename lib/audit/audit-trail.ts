@@ -25,6 +25,13 @@ export interface AuditEvent {
   relatedPatientIds?: string[];
 }
 
+/** One changed setting of a partner or key: its value before and after (never PHI). */
+export interface AuditChange {
+  field: string;
+  before: string;
+  after: string;
+}
+
 export interface AuditRecord extends AuditEvent {
   at: string;
   requestId: string;
@@ -33,6 +40,10 @@ export interface AuditRecord extends AuditEvent {
   /** the signed-in staff member (user pool subject and sign-in name) when a person, not a key, acted */
   staffSubject?: string;
   staffUsername?: string;
+  /** an operator CLI or scheduled job that changed a partner or key (lib/admin/admin-audit.ts): who ran it */
+  operator?: string;
+  /** what an operator change did, field by field (non-PHI settings only) */
+  changes?: AuditChange[];
   outcome: AuditOutcome;
   status: number;
 }
@@ -122,7 +133,19 @@ export class AuditTrail {
   }
 
   /** A patient's audit records, oldest first (for `npm run audit -- --patient ID`). */
-  async forPatient(patientId: string): Promise<AuditRecord[]> {
+  forPatient(patientId: string): Promise<AuditRecord[]> {
+    return this.forSubject(`PATIENT#${patientId}`);
+  }
+
+  /**
+   * The records whose first resource id is `name`=`id`, oldest first: e.g. a partner's or a key's
+   * changes by the operator CLIs (`npm run audit -- --partner ID`, `--key ID`).
+   */
+  forResource(name: string, id: string): Promise<AuditRecord[]> {
+    return this.forSubject(subjectKey({ resourceIds: { [name]: id }, at: '' }));
+  }
+
+  private async forSubject(pk: string): Promise<AuditRecord[]> {
     const records: AuditRecord[] = [];
     let start: Record<string, AttributeValue> | undefined;
     do {
@@ -130,7 +153,7 @@ export class AuditTrail {
         new QueryCommand({
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: marshall({ ':pk': `PATIENT#${patientId}` }),
+          ExpressionAttributeValues: marshall({ ':pk': pk }),
           ExclusiveStartKey: start,
         }),
       );

@@ -238,6 +238,12 @@ export interface ResourceNeeds {
   /** required with `kms`: the encryption-context purposes those calls use */
   kmsPurposes?: KmsPurpose[];
   documentsBucket?: Access;
+  /**
+   * API Gateway API keys of partner keys (lib/admin/gateway-keys.ts): `delete` finds a key by name
+   * (GetApiKeys: `apigateway:GET` on /apikeys) and deletes it (`apigateway:DELETE` on /apikeys/*).
+   * Never usage plans, never creating keys.
+   */
+  apiGatewayKeys?: 'delete';
 }
 
 /**
@@ -676,6 +682,16 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     },
     memoryMb: 512,
     timeoutSeconds: 30,
+  },
+  {
+    kind: 'schedule',
+    name: 'revokeExpiredKeys',
+    // a rotated key is refused by the authorizer from its expiresAt on; this revokes it in the table
+    // and deletes its API Gateway key (10,000 per account and region) within 15 minutes
+    schedule: 'rate(15 minutes)',
+    needs: { tables: { keys: ['Scan', 'UpdateItem'], audit: AUDIT }, apiGatewayKeys: 'delete' },
+    memoryMb: 256,
+    timeoutSeconds: 60,
   },
   {
     kind: 'schedule',

@@ -19,7 +19,7 @@ const authorityPk = (authority: string) => `AUTHORITY#${normaliseAuthority(autho
 /** A claim attempt: `claimed` (`created`: the claim item is new) or refused because `owner` holds it. */
 export type AuthorityClaim = { claimed: true; created: boolean } | { claimed: false; owner: string | undefined };
 
-/** Partner fields `partners update` may change (undefined: keep; '' for the receiving fields: remove). */
+/** Partner fields `partners update` may change (undefined: keep; '' for the receiving fields and time zone, {} for the HL7 profile: remove). */
 export type PartnerUpdate = Partial<
   Pick<
     PartnerRecord,
@@ -33,6 +33,7 @@ export type PartnerUpdate = Partial<
     | 'rateLimit'
     | 'rateWindowSeconds'
     | 'timeZone'
+    | 'hl7Profile'
   >
 >;
 
@@ -129,7 +130,8 @@ export class ApiKeyStore {
 
   /**
    * Sets the given fields of an existing partner and nothing else (its policy, kind and id stay);
-   * an empty receiving application/facility or time zone removes it. False when the partner does not exist.
+   * an empty receiving application/facility or time zone, or an empty HL7 profile, removes it. False
+   * when the partner does not exist.
    */
   async updatePartner(partnerId: string, fields: PartnerUpdate): Promise<boolean> {
     const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
@@ -140,7 +142,7 @@ export class ApiKeyStore {
     const remove: string[] = [];
     entries.forEach(([name, value], i) => {
       names[`#f${i}`] = name;
-      if (value === '') remove.push(`#f${i}`);
+      if (value === '' || (name === 'hl7Profile' && Object.keys(value as object).length === 0)) remove.push(`#f${i}`);
       else {
         values[`:v${i}`] = value;
         set.push(`#f${i} = :v${i}`);
@@ -236,7 +238,7 @@ export class ApiKeyStore {
    */
   async updateKey(
     keyHash: string,
-    fields: Partial<Pick<ApiKeyRecord, 'status' | 'gatewayKeyId' | 'expiresAt' | 'replacedBy' | 'revokedAt'>>,
+    fields: Partial<Pick<ApiKeyRecord, 'status' | 'gatewayKeyId' | 'expiresAt' | 'replacedBy' | 'revokedAt' | 'step' | 'tier' | 'gatewayKeyDeletedAt'>>,
     expected?: KeyStatus,
   ): Promise<boolean> {
     return this.update(keyPk(keyHash), fields, expected);

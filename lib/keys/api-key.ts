@@ -56,6 +56,33 @@ export interface ApiKeyRecord {
   replacedBy?: string;
   /** on the new key of a rotation: when the replaced key stops working (ISO 8601) */
   replacesUntil?: string;
+  /**
+   * the last step of its issue (create, rotate) that is done (KEY_STEPS); absent on records written
+   * before steps were recorded (read as `written` when pending, `active` when active)
+   */
+  step?: KeyStep;
+  /** when its API Gateway key was deleted (revoke, revoke-expired; deployed stages) */
+  gatewayKeyDeletedAt?: string;
+}
+
+/**
+ * The recorded steps of issuing a key, in order (lib/admin/key-admin.ts): the record is written
+ * `pending`; on a deployed stage its API Gateway key is created and attached to the tier's usage
+ * plan; the record turns `active`; for a rotation, the replaced key gets its end (`expiresAt`).
+ * Each step is recorded on the key when done, so running `keys rotate` / `keys resume` again does
+ * exactly the steps that are left.
+ */
+export const KEY_STEPS = ['written', 'gateway-key', 'usage-plan', 'active', 'old-key-expiring'] as const;
+export type KeyStep = (typeof KEY_STEPS)[number];
+
+/** The last step done (records without `step`: `active` when active, else `written`). */
+export function keyStep(key: Pick<ApiKeyRecord, 'step' | 'status'>): KeyStep {
+  return key.step ?? (key.status === 'pending' ? 'written' : 'active');
+}
+
+/** Whether every step of the key's issue is done (a rotation's last step is the old key's end). */
+export function keyIssueFinished(key: Pick<ApiKeyRecord, 'step' | 'status' | 'replaces'>): boolean {
+  return KEY_STEPS.indexOf(keyStep(key)) >= KEY_STEPS.indexOf(key.replaces ? 'old-key-expiring' : 'active');
 }
 
 /**

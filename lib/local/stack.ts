@@ -27,6 +27,7 @@ import { ChartPatientWriter } from '../forms/chart-patient-writer';
 import { explicitFormsDependencies } from '../forms/forms-wiring';
 import { startLocalFormWorkers } from './form-workers';
 import { startLocalWebhookWorkers } from './webhook-workers';
+import { startLocalKeyExpiry } from './key-workers';
 import { startStaffSignIn } from './staff-sign-in';
 
 export const LOCAL_REGION = 'us-east-1';
@@ -203,6 +204,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       closers.push({ close: () => workers.stop() });
       const webhooks = startLocalWebhookWorkers({ intervalMs: 200 });
       closers.push({ close: () => webhooks.stop() });
+      // the cloud's rate(15 minutes) schedule of revokeExpiredKeys, every minute
+      const keyExpiry = startLocalKeyExpiry({ intervalMs: 60_000 });
+      closers.push({ close: () => keyExpiry.stop() });
     }
     closers.push({ close: async () => resetClients() });
 

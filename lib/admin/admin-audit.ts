@@ -1,0 +1,90 @@
+/**
+ * Every change the operator tools make to a partner or a key (`npm run partners`, `npm run keys`,
+ * the scheduled revokeExpiredKeys) is one record in the audit table: who ran it (`operator`),
+ * when, the action, the partner and key ids, and for each changed setting its value before and
+ * after. Partner settings and key metadata are not PHI. A partner's records are listed by
+ * `npm run audit -- --partner ID`, a key's by `npm run audit -- --key KEY_ID`.
+ *
+ * The record is written after the change: a change whose record cannot be written is reported as a
+ * failure (exit 1, "changed but not audited"), never silently kept without its record.
+ */
+import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
+import type { AuditChange, AuditTrail } from '../audit/audit-trail';
+
+/** Actions of the operator tools in the audit trail. */
+export const AdminActions = {
+  partnerCreate: 'admin.partner.create',
+  partnerUpdate: 'admin.partner.update',
+  partnerBlock: 'admin.partner.block',
+  partnerUnblock: 'admin.partner.unblock',
+  keyCreate: 'admin.key.create',
+  keyRotate: 'admin.key.rotate',
+  keyRevoke: 'admin.key.revoke',
+  keyMove: 'admin.key.move',
+} as const;
+export type AdminAction = (typeof AdminActions)[keyof typeof AdminActions];
+
+export interface AdminAuditEvent {
+  action: AdminAction;
+  partnerId: string;
+  /** the key concerned (key actions): the record is then listed under the key */
+  keyId?: string;
+  changes?: AuditChange[];
+}
+
+/** Records one operator change; rejects when the record could not be written. */
+export type AdminAudit = (event: AdminAuditEvent) => Promise<void>;
+
+/** Thrown when a change was made but its audit record could not be written. */
+export class UnauditedChangeError extends Error {
+  override readonly name = 'UnauditedChangeError';
+  constructor(
+    readonly event: AdminAuditEvent,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `${event.action} of ${event.keyId ?? event.partnerId} was made, but its audit record could not be written (${(cause as Error)?.name ?? 'Error'}): the change stays; record it in the audit table by hand`,
+    );
+  }
+}
+
+/** Who runs the tool: INTEROP_OPERATOR, else the operating system's user name. */
+export function operatorName(env: NodeJS.ProcessEnv = process.env): string {
+  const named = env.INTEROP_OPERATOR?.trim();
+  if (named) return named;
+  try {
+    return `${os.userInfo().username}@${os.hostname()}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** An AdminAudit writing to the audit trail as `operator`. */
+export function auditTrailRecorder(trail: AuditTrail, operator: string, now: () => Date = () => new Date()): AdminAudit {
+  return async (event) => {
+    const resourceIds: Record<string, string> = event.keyId ? { key: event.keyId, partner: event.partnerId } : { partner: event.partnerId };
+    const record = {
+      action: event.action,
+      resourceIds,
+      at: now().toISOString(),
+      requestId: `admin-${randomUUID()}`,
+      partnerId: event.partnerId,
+      keyId: event.keyId ?? '-',
+      operator,
+      ...(event.changes?.length ? { changes: event.changes } : {}),
+      outcome: 'success' as const,
+      status: 200,
+    };
+    try {
+      await trail.append(record);
+    } catch (error) {
+      throw new UnauditedChangeError(event, error);
+    }
+  };
+}
+
+/** Changes only: `before` and `after` differ. */
+export function changed(changes: AuditChange[]): AuditChange[] {
+  return changes.filter((c) => c.before !== c.after);
+}
