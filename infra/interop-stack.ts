@@ -300,6 +300,7 @@ export class InteropStack extends Stack {
       key: data.key,
       api: this.partnerApi.api,
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, f]) => [name, f.fn])),
+      httpFunctions: http.map((e) => e.name),
       authorizerName: authorizerDef.name,
       deadLetterQueues,
       sourceQueues: Object.fromEntries(Object.values(Queues).map((def) => [def.baseName, data.queues[def.id]])),
