@@ -184,7 +184,8 @@ export class PartnerApi extends Construct {
     this.endpointsStack = new NestedStack(this, 'Endpoints', { description: `API resources, methods and invoke permissions of ${prefix}` });
     const resourceFor = (path: string): apigw.IResource => {
       const [first, ...rest] = path.split('/').filter(Boolean);
-      if (!first) throw new Error(`endpoint path ${path}: the API root takes no method here`);
+      // a method on the root itself (none today) belongs to the root resource, in the stage's stack
+      if (!first) return this.api.root;
       // top-level path parts are created in the nested stack; CDK creates the deeper ones as
       // children of their parent resource, so they follow it there
       const top =
