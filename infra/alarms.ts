@@ -6,6 +6,8 @@
  * - the API: 5XX rate above 5 % of at least 20 requests in 5 minutes;
  * - every function: any error (for the authorizer: every request answered 503), any throttle,
  *   p99 duration above 80 % of its timeout for 15 minutes;
+ * - every HTTP function: any 5xx it answered itself (handled, so Lambda's Errors miss it), counted
+ *   from its request log line by a metric filter on its log group;
  * - every table: any read or write throttle event;
  * - WAF: blocked requests above `wafBlockedAlarmThreshold` in 5 minutes (an attack or a partner
  *   stuck in a retry loop);
@@ -26,9 +28,10 @@
  * Stack layout: the topic (with its policy and subscription) stays in the stage's stack, so its
  * ARN and its confirmed subscriptions never change; the alarms and the dashboard live in a nested
  * stack (`Alarms/Stack`, one `cdk deploy` still deploys both), because they grow with the function
- * list (3 alarms per function) and would otherwise push the stage's stack past CloudFormation's
- * 500 resources. The nested stack reads function, queue and table names, the topic ARN and the API
- * stage through CloudFormation parameters (one per referenced resource, 200 at most).
+ * list (3 alarms per function, 2 more resources per HTTP function for the handled 5xx) and would
+ * otherwise push the stage's stack past CloudFormation's 500 resources. The nested stack reads
+ * function, queue and table names, the topic ARN and the API stage through CloudFormation
+ * parameters (one per referenced resource, 200 at most).
  *
  * Every alarm's description ends with the infra/README.md section ("Answer an alarm") that says
  * what to look at and what to do; infra/interop-stack.test.ts checks the sections exist.

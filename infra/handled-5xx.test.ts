@@ -19,7 +19,7 @@ import { logicalIdOf, removeAssembly, resourcesOfType, synthesize, type Synthesi
 
 let s: Synthesized;
 beforeAll(() => {
-  s = synthesize({ context: { stage: 'prod' }, bundle: false });
+  s = synthesize({ context: { stage: 'prod', alarmEmail: 'oncall@example.org' }, bundle: false });
 }, 120_000);
 afterAll(() => removeAssembly(s));
 
@@ -158,19 +158,28 @@ describe('issue 28: handled 5xx of each HTTP function', () => {
       process.env.LOG_LEVEL = level;
     }
     expect(lines.filter((line) => matchesJsonPattern(HANDLED_5XX_FILTER_PATTERN, line))).toEqual([]);
-    const warned = synthesize({ context: { stage: 'prod', logLevel: 'warn' }, bundle: false });
-    try {
-      const warnings = warned.app
+    const warningsOf = (synthesized: Synthesized) =>
+      synthesized.app
         .synth()
-        .getStackArtifact(warned.stack.artifactId)
-        .messages.filter((m) => m.level === 'warning');
-      expect(warnings.map((m) => String(m.entry.data))).toEqual(
-        expect.arrayContaining([expect.stringContaining('the handled-5xx alarms count: they cannot fire')]),
-      );
+        .getStackArtifact(synthesized.stack.artifactId)
+        .messages.filter((m) => m.level === 'warning')
+        .map((m) => String(m.entry.data));
+    const warned = synthesize({ context: { stage: 'prod', alarmEmail: 'oncall@example.org', logLevel: 'warn' }, bundle: false });
+    try {
+      expect(warningsOf(warned)).toEqual([expect.stringContaining('the handled-5xx alarms count: they cannot fire')]);
     } finally {
       removeAssembly(warned);
     }
+    // at the default (info in prod) there is nothing to warn about
+    expect(warningsOf(s)).toEqual([]);
   }, 120_000);
+
+  test('every HTTP function runs the shared pipeline (lib/http/endpoint.ts), which writes the line the filter counts', () => {
+    for (const e of HttpEndpoints) {
+      const source = fs.readFileSync(path.join(__dirname, '..', 'functions', `${e.name}.ts`), 'utf8');
+      expect({ name: e.name, pipeline: new RegExp(`httpEndpoint\\(\\s*['"]${e.name}['"]`).test(source) }).toEqual({ name: e.name, pipeline: true });
+    }
+  });
 
   test('the evaluator is strict: a pattern it cannot read throws', () => {
     expect(() => matchesJsonPattern('{ $.status IN [500] }', '{}')).toThrow(/not understood/);

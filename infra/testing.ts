@@ -107,11 +107,6 @@ export function nestedTemplate(parent: InteropStack, parentJson: CfnTemplate, ne
   return { stack: nested, resourceId, raw, json, template: Template.fromJSON(json as never) };
 }
 
-/** Every stack of the stage: the parent and its nested stacks (each nested one with its parameters resolved, see NestedTemplate.json). */
-export function allTemplates(s: Synthesized): CfnTemplate[] {
-  return [s.json, s.alarms.json, s.endpoints.json];
-}
-
 /** Logical id of a construct's CloudFormation resource in the stack (parent or nested) it belongs to. */
 export function logicalIdOf(construct: { node: { defaultChild?: unknown } } | CfnElement): string {
   const element = (construct instanceof CfnElement ? construct : construct.node.defaultChild) as CfnElement;
