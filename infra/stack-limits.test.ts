@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the synthesised CloudFormation template is untyped JSON */
 /**
- * Headroom under CloudFormation's per-stack limits (500 resources, 200 parameters, 200 outputs; a
- * nested stack has the same limits as any stack) and the stack layout that keeps it
+ * Headroom under CloudFormation's per-stack limits (500 resources, 200 parameters, 200 outputs,
+ * 1 MB template from S3; a nested stack has the same limits as any stack) and the stack layout that keeps it
  * (infra/README.md, "Stack layout"):
  * - the stage's stack: functions, roles, log groups, data stores, the REST API itself (deployment,
  *   stage, authorizer, usage plans, keys, WAF, gateway responses), sign-in, the alarm topic;
@@ -14,6 +14,7 @@
  * leaves room to split again before CloudFormation refuses a deployment. The layout aims at 300 or
  * fewer with today's lists; the counts and the room left are printed.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -27,10 +28,13 @@ const STUB = path.join(__dirname, 'test-fixtures', 'stub-handler.ts');
 const MAX_RESOURCES = 500;
 const MAX_PARAMETERS = 200;
 const MAX_OUTPUTS = 200;
+/** a template uploaded to S3 (what cdk deploy does with every one of these) */
+const MAX_TEMPLATE_BYTES = 1_000_000;
 /** what the tests allow for every stack */
 const RESOURCE_BUDGET = 350;
 const PARAMETER_BUDGET = 180;
 const OUTPUT_BUDGET = 180;
+const TEMPLATE_BYTES_BUDGET = 700_000;
 /** what the layout aims at with today's lists (printed, not enforced): room for the next endpoints without a split */
 const RESOURCE_TARGET = 300;
 /** every stack must take this many more endpoints (each on a new top-level path) below CloudFormation's limit */
@@ -54,6 +58,8 @@ interface StackCount {
   resources: number;
   parameters: number;
   outputs: number;
+  /** size of the template file cdk writes (and uploads) */
+  bytes: number;
 }
 /** every stack of the stage, the parent first, by construct path */
 function countStacks(s: Synthesized): StackCount[] {
@@ -65,6 +71,7 @@ function countStacks(s: Synthesized): StackCount[] {
       resources: Object.keys(t.Resources).length,
       parameters: Object.keys(t.Parameters ?? {}).length,
       outputs: Object.keys(t.Outputs ?? {}).length,
+      bytes: fs.statSync(path.join(s.outdir, stack.templateFile)).size,
     };
   });
 }
@@ -95,13 +102,13 @@ describe('stack limits and layout on the prod stage', () => {
     const lines = today.map((t, i) => {
       const perEndpoint = (more[i]!.resources - t.resources) / MORE_ENDPOINTS;
       const room = (limit: number) => (perEndpoint > 0 ? Math.floor((limit - t.resources) / perEndpoint) : Infinity);
-      return `${t.path}: ${t.resources} resources, ${t.parameters} parameters, ${t.outputs} outputs; +${perEndpoint} resources per endpoint; room for ${room(RESOURCE_TARGET)} more endpoints within ${RESOURCE_TARGET}, ${room(RESOURCE_BUDGET)} within ${RESOURCE_BUDGET}`;
+      return `${t.path}: ${t.resources} resources, ${t.parameters} parameters, ${t.outputs} outputs, ${Math.round(t.bytes / 1000)} kB; +${perEndpoint} resources per endpoint; room for ${room(RESOURCE_TARGET)} more endpoints within ${RESOURCE_TARGET}, ${room(RESOURCE_BUDGET)} within ${RESOURCE_BUDGET}`;
     });
     console.log(
       [
         `${HttpEndpoints.length} endpoints, ${BackgroundFunctions.length} background functions`,
         ...lines,
-        `with ${MORE_ENDPOINTS} more endpoints: ${more.map((m) => `${m.path} ${m.resources}`).join(', ')}`,
+        `with ${MORE_ENDPOINTS} more endpoints: ${more.map((m) => `${m.path} ${m.resources} (${Math.round(m.bytes / 1000)} kB)`).join(', ')}`,
       ].join('\n'),
     );
   }, 300_000);
@@ -111,25 +118,39 @@ describe('stack limits and layout on the prod stage', () => {
     expect(today.map((t) => t.path).sort()).toEqual(['Alarms/Stack', 'PartnerApi/Endpoints', 'interop-prod'].sort());
   });
 
-  test(`every stack stays within ${RESOURCE_BUDGET} resources, ${PARAMETER_BUDGET} parameters and ${OUTPUT_BUDGET} outputs`, () => {
+  test(`every stack stays within ${RESOURCE_BUDGET} resources, ${PARAMETER_BUDGET} parameters, ${OUTPUT_BUDGET} outputs and a ${TEMPLATE_BYTES_BUDGET / 1000} kB template`, () => {
     for (const t of today) {
-      expect({ stack: t.path, resources: t.resources, parameters: t.parameters <= PARAMETER_BUDGET, outputs: t.outputs <= OUTPUT_BUDGET }).toEqual({
+      expect({
+        stack: t.path,
+        resources: t.resources,
+        parameters: t.parameters <= PARAMETER_BUDGET,
+        outputs: t.outputs <= OUTPUT_BUDGET,
+        bytes: t.bytes <= TEMPLATE_BYTES_BUDGET,
+      }).toEqual({
         stack: t.path,
         resources: Math.min(t.resources, RESOURCE_BUDGET),
         parameters: true,
         outputs: true,
+        bytes: true,
       });
     }
   });
 
-  test(`${MORE_ENDPOINTS} more endpoints still fit every stack below CloudFormation's ${MAX_RESOURCES} resources`, () => {
+  test(`${MORE_ENDPOINTS} more endpoints still fit every stack within CloudFormation's limits (${MAX_RESOURCES} resources, ${MAX_PARAMETERS} parameters and outputs, 1 MB)`, () => {
     expect(more.map((m) => m.path)).toEqual(today.map((t) => t.path));
     for (const m of more) {
-      expect({ stack: m.path, resources: m.resources < MAX_RESOURCES, parameters: m.parameters < MAX_PARAMETERS, outputs: m.outputs < MAX_OUTPUTS }).toEqual({
+      expect({
+        stack: m.path,
+        resources: m.resources < MAX_RESOURCES,
+        parameters: m.parameters < MAX_PARAMETERS,
+        outputs: m.outputs < MAX_OUTPUTS,
+        bytes: m.bytes < MAX_TEMPLATE_BYTES,
+      }).toEqual({
         stack: m.path,
         resources: true,
         parameters: true,
         outputs: true,
+        bytes: true,
       });
     }
     const grew = (p: string) => more.find((m) => m.path === p)!.resources - today.find((t) => t.path === p)!.resources;
