@@ -6,6 +6,8 @@
  * - the API: 5XX rate above 5 % of at least 20 requests in 5 minutes;
  * - every function: any error (for the authorizer: every request answered 503), any throttle,
  *   p99 duration above 80 % of its timeout for 15 minutes;
+ * - every HTTP function: any 5xx it answered itself (handled, so Lambda's Errors miss it), counted
+ *   from its request log line by a metric filter on its log group;
  * - every table: any read or write throttle event;
  * - WAF: blocked requests above `wafBlockedAlarmThreshold` in 5 minutes (an attack or a partner
  *   stuck in a retry loop);
@@ -26,14 +28,15 @@
  * Stack layout: the topic (with its policy and subscription) stays in the stage's stack, so its
  * ARN and its confirmed subscriptions never change; the alarms and the dashboard live in a nested
  * stack (`Alarms/Stack`, one `cdk deploy` still deploys both), because they grow with the function
- * list (3 alarms per function) and would otherwise push the stage's stack past CloudFormation's
- * 500 resources. The nested stack reads function, queue and table names, the topic ARN and the API
- * stage through CloudFormation parameters (one per referenced resource, 200 at most).
+ * list (3 alarms per function, 2 more resources per HTTP function for the handled 5xx) and would
+ * otherwise push the stage's stack past CloudFormation's 500 resources. The nested stack reads
+ * function, queue and table names, the topic ARN and the API stage through CloudFormation
+ * parameters (one per referenced resource, 200 at most).
  *
  * Every alarm's description ends with the infra/README.md section ("Answer an alarm") that says
  * what to look at and what to do; infra/interop-stack.test.ts checks the sections exist.
  */
-import { Aws, Duration, NestedStack, Stack } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration, Fn, NestedStack, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -55,6 +58,8 @@ export interface AlarmsProps {
   api: apigw.RestApi;
   /** function name (list name) -> function */
   functions: Record<string, lambda.IFunction>;
+  /** names of the HTTP functions (the ones that answer 5xx themselves: the handled-5xx alarms) */
+  httpFunctions: string[];
   authorizerName: string;
   /** label -> dead-letter queue */
   deadLetterQueues: Record<string, sqs.IQueue>;
@@ -85,6 +90,7 @@ export const RUNBOOK_SECTIONS = {
   latency: 'API latency p99',
   fnThrottles: 'Function throttles',
   fnErrors: 'Function errors',
+  handled5xx: 'Handled 5XX of a function',
   fnDuration: 'Function duration near its timeout',
   tableThrottles: 'Table throttles',
   indexThrottles: 'Index throttles',
@@ -122,6 +128,20 @@ export const API_5XX_MIN_REQUESTS = 20;
 /** metrics the access-log metric filters publish (namespace `Interop/<prefix>`) */
 export const API_429_METRIC = 'Api429Responses';
 export const API_QUOTA_EXCEEDED_METRIC = 'ApiQuotaExceeded';
+
+/**
+ * Handled 5xx: an HTTP function that catches an error answers 500 (a bug) or 503 (a dependency
+ * unavailable) itself, so Lambda counts a success and the function errors alarm stays quiet. Every
+ * response writes one log line (lib/http/middleware/http-responses.ts, `request.completed`, ids and
+ * status only); a metric filter on the function's log group counts those with status >= 500.
+ * `LOG_LEVEL` must let `info` through (`-c logLevel=warn` or `error` would silence it; the stack warns).
+ */
+export const REQUEST_COMPLETED_EVENT = 'request.completed';
+export const HANDLED_5XX_FILTER_PATTERN = `{ $.event = "${REQUEST_COMPLETED_EVENT}" && $.status >= 500 }`;
+/** the metric of one function's handled 5xx responses (namespace `Interop/<prefix>`) */
+export const handled5xxMetricName = (functionName: string) => `Handled5xx-${functionName}`;
+/** handled 5xx responses of one function in 5 minutes above which its alarm fires */
+export const HANDLED_5XX_ALARM_THRESHOLD = 0;
 
 export class Alarms extends Construct {
   /** in the stage's stack */
@@ -241,6 +261,40 @@ export class Alarms extends Construct {
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 3,
           datapointsToAlarm: 3,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+
+    // handled 5xx of each HTTP function, counted from its request log line
+    const namespace = `Interop/${prefix}`;
+    if (props.config.logLevel === 'warn' || props.config.logLevel === 'error') {
+      Annotations.of(this).addWarningV2(
+        'interop:logLevelHidesRequests',
+        `logLevel ${props.config.logLevel} drops the info-level request log line the handled-5xx alarms count: they cannot fire (use info or debug)`,
+      );
+    }
+    for (const name of props.httpFunctions) {
+      const fn = props.functions[name];
+      if (!fn) throw new Error(`no function ${name} for the handled-5xx alarm`);
+      // the function's own log group (infra/service-function.ts), named through the function so
+      // that the filter is created after the function and its log group
+      const logGroup = logs.LogGroup.fromLogGroupName(inStack, `FnLogs${name}`, Fn.join('', ['/aws/lambda/', fn.functionName]));
+      const handled5xx = new logs.MetricFilter(inStack, `Handled5xxFilter${name}`, {
+        logGroup,
+        filterPattern: logs.FilterPattern.literal(HANDLED_5XX_FILTER_PATTERN),
+        metricNamespace: namespace,
+        metricName: handled5xxMetricName(name),
+        metricValue: '1',
+      }).metric({ period, statistic: cloudwatch.Stats.SUM });
+      add(
+        new cloudwatch.Alarm(inStack, `Handled5xx${name}`, {
+          alarmName: `${prefix}-${name}-handled-5xx`,
+          alarmDescription: `${name} answered 5XX itself (500: an unexpected error; 503: a dependency unavailable) although Lambda counted a success${runbook('handled5xx')}`,
+          metric: handled5xx,
+          threshold: HANDLED_5XX_ALARM_THRESHOLD,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         }),
       );
@@ -366,7 +420,6 @@ export class Alarms extends Construct {
     );
 
     // 429 and quota refusals: API Gateway publishes no metric of its own for either; the access log has both
-    const namespace = `Interop/${prefix}`;
     const logCount = (id: string, metricName: string, pattern: string) =>
       new logs.MetricFilter(inStack, id, {
         logGroup: props.accessLogs,
@@ -508,6 +561,22 @@ function operationsDashboard(scope: Construct, props: AlarmsProps): cloudwatch.D
     graph(
       'Function errors',
       fns.map(([name, fn]) => fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM, label: name })),
+    ),
+  );
+  dashboard.addWidgets(
+    graph(
+      'Handled 5XX by function (answered by the function itself)',
+      props.httpFunctions.map(
+        (name) =>
+          new cloudwatch.Metric({
+            namespace: `Interop/${props.config.prefix}`,
+            metricName: handled5xxMetricName(name),
+            period,
+            statistic: cloudwatch.Stats.SUM,
+            label: name,
+          }),
+      ),
+      24,
     ),
   );
   dashboard.addWidgets(

@@ -448,11 +448,11 @@ describe('REST API', () => {
   const apiId = () => logicalId(s.stack.partnerApi.api);
   const authorizerId = () => logicalId(s.stack.partnerApi.authorizer);
 
-  /** "/a/{b}" of an AWS::ApiGateway::Resource, rebuilt from PathPart/ParentId */
+  /** "/a/{b}" of an AWS::ApiGateway::Resource (in the nested endpoints stack), rebuilt from PathPart/ParentId */
   function pathOf(resourceId: unknown): string {
     const ref = refOf(resourceId);
     if (!ref || ref === apiId()) return '';
-    const r = resource(ref);
+    const r = s.endpoints.json.Resources[ref]!;
     return `${pathOf(r.Properties!.ParentId)}/${r.Properties!.PathPart}`;
   }
 
@@ -465,7 +465,7 @@ describe('REST API', () => {
   });
 
   test('one method per endpoint of the list: API key required, custom authorizer, proxied to its function', () => {
-    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod !== 'ANY');
+    const methods = resourcesOfType(s.endpoints.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod !== 'ANY');
     expect(methods).toHaveLength(HttpEndpoints.length);
     for (const e of HttpEndpoints) {
       const found = methods.filter(([, m]) => m.Properties!.HttpMethod === e.method && pathOf(m.Properties!.ResourceId) === e.path);
@@ -480,7 +480,7 @@ describe('REST API', () => {
   });
 
   test('every other method on a path of the list: an ANY mock method answering 405 problem+json with Allow (as the local gateway)', () => {
-    const anyMethods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod === 'ANY');
+    const anyMethods = resourcesOfType(s.endpoints.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod === 'ANY');
     const paths = [...new Set(HttpEndpoints.map((e) => e.path))];
     expect(anyMethods.map(([, m]) => pathOf(m.Properties!.ResourceId)).sort()).toEqual([...paths].sort());
     for (const [, m] of anyMethods) {
@@ -574,7 +574,11 @@ describe('alarms', () => {
   test('the alarms and the dashboard are in the nested alarms stack (and nothing else is); the topic stays in the stage stack', () => {
     expect(resourcesOfType(s.json, 'AWS::CloudWatch::Alarm')).toEqual([]);
     expect(resourcesOfType(s.json, 'AWS::CloudWatch::Dashboard')).toEqual([]);
-    expect(resourcesOfType(s.json, 'AWS::CloudFormation::Stack').map(([id]) => id)).toEqual([s.alarms.resourceId]);
+    expect(
+      resourcesOfType(s.json, 'AWS::CloudFormation::Stack')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([s.alarms.resourceId, s.endpoints.resourceId].sort());
     expect(new Set(Object.values(s.alarms.raw.Resources).map((r) => r.Type))).toEqual(
       new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard', 'AWS::Logs::MetricFilter']),
     );
@@ -618,7 +622,10 @@ describe('alarms', () => {
     expect(byName('api-4xx-rate')).toMatchObject({ Threshold: 25 });
     expect(byName('api-429-rate')).toMatchObject({ Threshold: 5 });
     expect(byName('api-quota-exceeded')).toMatchObject({ Threshold: 0, MetricName: 'ApiQuotaExceeded' });
-    const filters = resourcesOfType(s.alarms.json, 'AWS::Logs::MetricFilter').map(([, f]) => f.Properties!);
+    const accessLogs = logicalId(s.stack.partnerApi.accessLogs);
+    const filters = resourcesOfType(s.alarms.json, 'AWS::Logs::MetricFilter')
+      .map(([, f]) => f.Properties!)
+      .filter((f) => refOf(f.LogGroupName) === accessLogs);
     expect(filters.map((f) => f.FilterPattern).sort()).toEqual(['{ $.errorType = "QUOTA_EXCEEDED" }', '{ $.status = "429" }']);
     expect(JSON.stringify(byName('kms-request-rate')?.Metrics)).toContain('GenerateDataKey');
     expect(byName('kms-request-rate')).toMatchObject({ Threshold: 4400 });
@@ -678,7 +685,7 @@ describe('issue 17: the stage publishes its API reference', () => {
   };
 
   test('GET /openapi.json and GET /docs are routes of the API, each its own function behind the same authorizer', () => {
-    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').map(([, r]) => r.Properties!);
+    const methods = resourcesOfType(s.endpoints.json, 'AWS::ApiGateway::Method').map(([, r]) => r.Properties!);
     for (const name of ['serveOpenApiDocument', 'serveApiReference']) {
       const method = methods.find((m) => JSON.stringify(m.Integration?.Uri ?? '').includes(fnId(name)));
       expect(method).toBeDefined();

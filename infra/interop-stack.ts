@@ -2,8 +2,10 @@
  * The whole service in one stack, built from lib/config/service.ts: every function of
  * `HttpEndpoints`, `AuthorizerFunction` and `BackgroundFunctions`, every table of `Tables`, every
  * queue of `Queues`. Nothing here lists functions, tables or queues a second time.
- * The alarms and the operations dashboard are in a nested stack created by `Alarms` (infra/alarms.ts)
- * so that this stack stays well below CloudFormation's 500 resources (infra/stack-limits.test.ts).
+ * Two nested stacks keep this stack well below CloudFormation's 500 resources
+ * (infra/stack-limits.test.ts, infra/README.md "Stack layout"): the API's per-endpoint resources,
+ * methods and invoke permissions (`PartnerApi/Endpoints`, infra/partner-api.ts), and the alarms with
+ * the operations dashboard (`Alarms/Stack`, infra/alarms.ts).
  */
 import { StaffSignIn } from './staff-sign-in';
 import { Annotations, CfnOutput, CfnParameter, CfnRule, Duration, Fn, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
@@ -300,6 +302,7 @@ export class InteropStack extends Stack {
       key: data.key,
       api: this.partnerApi.api,
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, f]) => [name, f.fn])),
+      httpFunctions: http.map((e) => e.name),
       authorizerName: authorizerDef.name,
       deadLetterQueues,
       sourceQueues: Object.fromEntries(Object.values(Queues).map((def) => [def.baseName, data.queues[def.id]])),

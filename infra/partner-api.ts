@@ -12,8 +12,9 @@
  * (what the authorizer checks) and as an API Gateway key in its tier's usage plan (what the
  * gateway meters) — `npm run keys` creates both.
  */
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -79,6 +80,8 @@ export class PartnerApi extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
   /** the JSON access log (ACCESS_LOG_FORMAT): the 429 and quota alarms count its lines */
   readonly accessLogs: logs.LogGroup;
+  /** nested stack of the per-endpoint API resources, methods and invoke permissions */
+  readonly endpointsStack: NestedStack;
 
   constructor(scope: Construct, id: string, props: PartnerApiProps) {
     super(scope, id);
@@ -171,17 +174,43 @@ export class PartnerApi extends Construct {
     // CDK renders an empty list as IdentitySource: ""; leave the property out instead
     (this.authorizer.node.defaultChild as apigw.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
 
+    // ---- the per-endpoint resources, in a nested stack ----------------------------------------
+    // Every endpoint adds an API resource, its method, the 405 ANY method and the function's invoke
+    // permission. They live in `PartnerApi/Endpoints` (infra/README.md, "Stack layout") so that the
+    // stage's stack does not grow with the endpoint list; the REST API, its deployment and stage,
+    // the authorizer, usage plans, keys and WAF stay in the stage's stack. The deployment depends on
+    // the nested stack (CDK adds the dependency for every method) and its logical id still hashes
+    // every method, so a changed method is deployed.
+    this.endpointsStack = new NestedStack(this, 'Endpoints', { description: `API resources, methods and invoke permissions of ${prefix}` });
+    const resourceFor = (path: string): apigw.IResource => {
+      const [first, ...rest] = path.split('/').filter(Boolean);
+      // a method on the root itself (none today) belongs to the root resource, in the stage's stack
+      if (!first) return this.api.root;
+      // top-level path parts are created in the nested stack; CDK creates the deeper ones as
+      // children of their parent resource, so they follow it there
+      const top =
+        this.api.root.getResource(first) ??
+        new apigw.Resource(this.endpointsStack, `Path${pascal(first.replace(/[^A-Za-z0-9]+/g, '-'))}`, { parent: this.api.root, pathPart: first });
+      return rest.length ? top.resourceForPath(rest.join('/')) : top;
+    };
+
     // ---- one method per endpoint of the list -------------------------------------------------
     for (const { endpoint, fn } of props.endpoints) {
-      const method = this.api.root
-        .resourceForPath(endpoint.path)
-        .addMethod(endpoint.method, new apigw.LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
-          operationName: endpoint.name,
-          authorizationType: apigw.AuthorizationType.CUSTOM,
-          authorizer: this.authorizer,
-          apiKeyRequired: true,
-          requestParameters: { 'method.request.header.x-request-id': false },
-        });
+      const method = resourceFor(endpoint.path).addMethod(endpoint.method, lambdaProxy(fn), {
+        operationName: endpoint.name,
+        authorizationType: apigw.AuthorizationType.CUSTOM,
+        authorizer: this.authorizer,
+        apiKeyRequired: true,
+        requestParameters: { 'method.request.header.x-request-id': false },
+      });
+      // only this method of this stage may invoke the function. The stage is named by its literal
+      // name: a reference to the stage resource would make the nested stack depend on the stage,
+      // which depends on the deployment, which depends on the nested stack
+      fn.addPermission(`ApiPermission${pascal(endpoint.name)}`, {
+        scope: method,
+        principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: this.api.arnForExecuteApi(endpoint.method, endpoint.path.replace(/\{[^}]+\}/g, '*'), stage),
+      });
       acknowledge(
         method,
         'AwsSolutions-COG4',
@@ -195,7 +224,7 @@ export class PartnerApi extends Construct {
     // problem+json, and the same `Allow` header as the local gateway (lib/local/api-gateway.ts).
     // No function runs, nothing is read or written, so it needs neither authorizer nor key.
     for (const path of [...new Set(props.endpoints.map(({ endpoint }) => endpoint.path))]) {
-      const any = this.api.root.resourceForPath(path).addMethod('ANY', methodNotAllowedIntegration(allowedMethods(path)), {
+      const any = resourceFor(path).addMethod('ANY', methodNotAllowedIntegration(allowedMethods(path)), {
         operationName: `methodNotAllowed${pascal(path.replace(/[^A-Za-z0-9]+/g, '-'))}`,
         authorizationType: apigw.AuthorizationType.NONE,
         apiKeyRequired: false,
@@ -314,6 +343,14 @@ export class PartnerApi extends Construct {
     logging.node.addDependency(wafLogs);
     return acl;
   }
+}
+
+/**
+ * Lambda proxy integration without the permission `LambdaIntegration` would add (it scopes that to
+ * the stage resource, which the nested endpoints stack cannot reference; see PartnerApi).
+ */
+function lambdaProxy(fn: lambda.IFunction): apigw.AwsIntegration {
+  return new apigw.AwsIntegration({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${fn.functionArn}/invocations` });
 }
 
 function methodNotAllowedResponseParameters(declare: true): Record<string, boolean>;

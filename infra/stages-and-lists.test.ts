@@ -146,9 +146,10 @@ describe('lists with functions that do not exist yet', () => {
 
   test('a nested route with path parameters becomes one more authorized method', () => {
     // the ANY mock methods answering 405 on every path are not endpoints
-    const methods = resourcesOfType(s.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod !== 'ANY');
+    // (in the nested endpoints stack, infra/partner-api.ts)
+    const methods = resourcesOfType(s.endpoints.json, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties!.HttpMethod !== 'ANY');
     expect(methods).toHaveLength(HttpEndpoints.length + 1);
-    s.template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{documentId}' });
+    s.endpoints.template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{documentId}' });
     for (const [, m] of methods) expect(m.Properties).toMatchObject({ ApiKeyRequired: true, AuthorizationType: 'CUSTOM' });
   });
 

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, type NestedStack } from 'aws-cdk-lib';
+import { App, CfnElement, Stack, type NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { readStageConfig } from './config';
 import { InteropStack, type InteropStackProps } from './interop-stack';
@@ -26,6 +26,8 @@ export interface Synthesized {
   json: CfnTemplate;
   /** the nested stack of the alarms and the dashboard (infra/alarms.ts) */
   alarms: NestedTemplate;
+  /** the nested stack of the API's per-endpoint resources, methods and invoke permissions (infra/partner-api.ts) */
+  endpoints: NestedTemplate;
   outdir: string;
 }
 
@@ -74,12 +76,20 @@ export function synthesize(
   const stack = new InteropStack(app, config.prefix, { config, env: { account: TEST_ACCOUNT, region: TEST_REGION }, ...options.props });
   const template = Template.fromStack(stack);
   const json = template.toJSON() as CfnTemplate;
-  return { app, stack, template, json, alarms: nestedTemplate(stack, json, stack.alarms.stack), outdir };
+  return {
+    app,
+    stack,
+    template,
+    json,
+    alarms: nestedTemplate(stack, json, stack.alarms.stack),
+    endpoints: nestedTemplate(stack, json, stack.partnerApi.endpointsStack),
+    outdir,
+  };
 }
 
 /** Reads a nested stack of `parent` and resolves its parameters to what the parent passes (see NestedTemplate.json). */
 export function nestedTemplate(parent: InteropStack, parentJson: CfnTemplate, nested: NestedStack): NestedTemplate {
-  const resourceId = parent.getLogicalId(nested.nestedStackResource!);
+  const resourceId = Stack.of(nested.nestedStackResource!).getLogicalId(nested.nestedStackResource!);
   const passed: Record<string, unknown> = parentJson.Resources[resourceId]?.Properties?.Parameters ?? {};
   const raw = Template.fromStack(nested).toJSON() as CfnTemplate;
   const resolve = (v: unknown): unknown => {
@@ -95,6 +105,12 @@ export function nestedTemplate(parent: InteropStack, parentJson: CfnTemplate, ne
   const json = { ...raw, Resources: resolve(raw.Resources), Outputs: resolve(raw.Outputs) } as CfnTemplate;
   if (!json.Outputs) delete json.Outputs;
   return { stack: nested, resourceId, raw, json, template: Template.fromJSON(json as never) };
+}
+
+/** Logical id of a construct's CloudFormation resource in the stack (parent or nested) it belongs to. */
+export function logicalIdOf(construct: { node: { defaultChild?: unknown } } | CfnElement): string {
+  const element = (construct instanceof CfnElement ? construct : construct.node.defaultChild) as CfnElement;
+  return Stack.of(element).getLogicalId(element);
 }
 
 /** Removes the temporary cloud assembly (bundles included) of a synthesis. */
