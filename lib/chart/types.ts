@@ -254,6 +254,20 @@ export interface LabTestSummary {
   comments?: string[];
 }
 
+/**
+ * True for a test the lab identified by its alternate code only (OBX-3 `^^^99717-5^Accession Number^L`:
+ * CWE-1..3 empty): intake names it by the alternate's text (else code) and sends no `code`. The exports
+ * keep it as sent (issue 27 K5): OBX-3.1-3 empty with the alternate in OBX-3.4-6, FHIR `code.coding`
+ * from the alternate and no `code.text` of its own; no primary code is invented. (A pure function of
+ * the model, beside its type, so that the HL7 and FHIR exports read the model the same way.)
+ */
+export function hasAlternateCodeOnly(test: Pick<LabTestSummary, 'testName' | 'code' | 'alternateCode'>): boolean {
+  const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+  const alternate = test.alternateCode;
+  if (text(test.code) !== '' || !alternate || text(alternate.code) === '') return false;
+  return text(test.testName) === (text(alternate.display) || text(alternate.code));
+}
+
 /** The specimen of an order (SPM, or OBR-15 in older versions). */
 export interface LabSpecimen {
   type?: Coding;

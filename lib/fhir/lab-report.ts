@@ -48,6 +48,7 @@ import type {
   Specimen,
 } from '@medplum/fhirtypes';
 import type { LabOrder, LabResultSummary, LabTestSummary } from '../chart/types';
+import { hasAlternateCodeOnly } from '../chart/types';
 import { clinicianReference, patientReference } from './chart-resources';
 import { logicalId } from './logical-id';
 import { numericValue } from './numeric';
@@ -395,7 +396,9 @@ function testObservation(
 ): Observation {
   const status = OBSERVATION_STATUS[fhirCode(test.observationStatus)?.toUpperCase() ?? ''] ?? lab.status;
   const alternate = test.alternateCode ? labCoding(lab, test.alternateCode.code, test.alternateCode.display, test.alternateCode.system) : undefined;
-  const primary = labCoding(lab, test.code, test.testName, test.codeSystem);
+  // only the alternate code sent (issue 27 K5): no primary coding is made up and the name is the alternate's display
+  const alternateOnly = hasAlternateCodeOnly(test);
+  const primary = alternateOnly ? undefined : labCoding(lab, test.code, test.testName, test.codeSystem);
   const codings = [primary, alternate].filter((c): c is Coding => c !== undefined);
   const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
   const performer = fhirString(test.performingOrganization) ?? fhirString(lab.senderId);
@@ -406,7 +409,7 @@ function testObservation(
     id: `result-${index + 1}`,
     status,
     category: [{ coding: [{ system: Systems.observationCategory, code: 'laboratory', display: 'Laboratory' }] }],
-    code: { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
+    code: alternateOnly && codings.length > 0 ? { coding: codings } : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
     ...present('effectiveDateTime', effective),
     issued: lab.resultedAt,

@@ -10,6 +10,7 @@ import type {
   LabTestSummary,
   Note,
 } from '../chart/types';
+import { hasAlternateCodeOnly } from '../chart/types';
 
 export type { LabResultSummary, LabTestSummary } from '../chart/types';
 import {
@@ -227,9 +228,6 @@ const HD_NAMESPACE_LENGTH = 20;
 /** Table 0396 name of UCUM (OBX-6.3 when OBX-6.1 is a UCUM code). */
 const UCUM = 'UCUM';
 
-/** XON-1 (organization name) length in v2.5.1. */
-const XON_NAME_LENGTH = 50;
-
 /** One OBR. OBR-7 and OBR-25 are required: a receiver of results files a group by them. */
 export interface ObservationRequest {
   /** OBR-2 (EI-1 short form, EI-2 the entity namespace, or `placerNamespace` when given: the sender's) */
@@ -394,12 +392,18 @@ function identifierKey(identifier: CodedValue): string {
   return typeof display === 'string' ? `t${display}` : JSON.stringify(['text', display]);
 }
 
+/** The key of an OBX-3: its primary coding, or (`a` + its key) the alternate when the primary is empty. */
+function observationKey(observation: Observation): string {
+  const { identifier, alternateIdentifier } = observation;
+  return identifier.code === '' && !identifier.display && alternateIdentifier ? `a${identifierKey(alternateIdentifier)}` : identifierKey(identifier);
+}
+
 /**
  * OBX-4: HL7 asks OBX-3 + OBX-4 to be unique within an OBR. Observations given a sub-id keep it; the
  * others get 1..k when their OBX-3 occurs more than once in the group.
  */
 function assignSubIds(observations: readonly Observation[]): Array<string | undefined> {
-  const keys = observations.map((observation) => (observation.subId === undefined ? identifierKey(observation.identifier) : ''));
+  const keys = observations.map((observation) => (observation.subId === undefined ? observationKey(observation) : ''));
   const counts = new Map<string, number>();
   observations.forEach((observation, index) => {
     if (observation.subId === undefined) {
@@ -458,8 +462,9 @@ function observationSegment(observation: Observation, setId: number, subId: stri
     obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
   }
   if (observation.performingOrganization) {
-    // XON-1 organization name: 50 characters in v2.5.1
-    obx.set(23, [escapeText(observation.performingOrganization.slice(0, XON_NAME_LENGTH))]);
+    // XON-1 the organization name, whole: v2.5.1's 50 characters are a conformance length (receivers take
+    // longer values; cutting would lose the lab's name: issue 27 K3)
+    obx.set(23, [escapeText(observation.performingOrganization)]);
   }
   return obx;
 }
@@ -688,6 +693,14 @@ export function labTestIdentifier(test: Pick<LabTestSummary, 'testName' | 'code'
   return { code: shortIdentifier(local || name || 'TEST', LOCAL_TEST_CODE_LENGTH), display: name, system: 'L' };
 }
 
+/** No primary code (OBX-3.1-3 empty): a test the lab identified by its alternate code only. */
+const NO_PRIMARY_CODE: CodedValue = { code: '' };
+
+/** OBX-3.1-3 of a lab test: {@link labTestIdentifier}, or empty when the lab sent only the alternate code ({@link hasAlternateCodeOnly}). */
+export function labTestObservationIdentifier(test: LabTestSummary): CodedValue {
+  return hasAlternateCodeOnly(test) ? NO_PRIMARY_CODE : labTestIdentifier(test);
+}
+
 /** A comment row of a lab result: a test without a code whose name says it is a comment or a note. */
 const COMMENT_TEST_NAME = /\b(?:comments?|notes?|remarks?)\s*$/i;
 
@@ -826,7 +839,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     const observationStatus = observationResultStatus(result.observationStatus) ?? status.observation;
     const path = `${inputPath}.results[${index}]`;
     group.add(
-      makeObservation(labTestIdentifier(result), labTestObservationValue(result, observationStatus), observationStatus, `${path}.testName`, {
+      makeObservation(labTestObservationIdentifier(result), labTestObservationValue(result, observationStatus), observationStatus, `${path}.testName`, {
         alternateIdentifier: labTestAlternate(result),
         units: result.units,
         unitsCode: hasText(result.unitsCode) ? result.unitsCode.trim() : undefined,

@@ -361,7 +361,14 @@ function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: strin
 }
 
 function obxName(obx: ParsedSegment): string {
-  return present(valueAt(obx, 3, 2)) ?? present(valueAt(obx, 3, 1)) ?? `Observation ${valueAt(obx, 1) || obx.sequence}`;
+  // only the alternate triplet sent (OBX-3.4-6): its text, else its code (the exports keep the primary empty: issue 27 K5)
+  return (
+    present(valueAt(obx, 3, 2)) ??
+    present(valueAt(obx, 3, 1)) ??
+    present(valueAt(obx, 3, 5)) ??
+    present(valueAt(obx, 3, 4)) ??
+    `Observation ${valueAt(obx, 1) || obx.sequence}`
+  );
 }
 
 /**
