@@ -306,4 +306,26 @@ export interface LabResultSummary {
   senderId?: string;
   /** the order (OBR/ORC/SPM facts), when the lab sent them */
   order?: LabOrder;
+  /** the result's reports (documents: an ED OBX, the JSON `reports`), in order (issue 27 K6) */
+  documents?: LabDocumentSummary[];
 }
+
+/**
+ * A report of a lab result as the summary carries it (issue 27 K6: the summary exports and FHIR carry
+ * every document, whole or by an explicit reference). `data` is the document as submitted when it is at
+ * most {@link LAB_DOCUMENT_INLINE_MAX_BYTES}; a larger one has no `data` here and is referred to: it is
+ * whole in GET /exportHl7LabResult (HL7 RP, FHIR `presentedForm.url`).
+ */
+export interface LabDocumentSummary {
+  name: string;
+  /** MIME type as submitted, e.g. application/pdf */
+  type: string;
+  /** `base64` (any case) or a text source (`text`, `reference`...) */
+  source: string;
+  /** its size: decoded bytes for base64, else the UTF-8 bytes of the text */
+  bytes: number;
+  data?: string;
+}
+
+/** The largest document the summary carries whole (as submitted: the size at which intake keeps a report inside the item). */
+export const LAB_DOCUMENT_INLINE_MAX_BYTES = 16 * 1024;

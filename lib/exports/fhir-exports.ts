@@ -20,6 +20,7 @@ import {
   documentReferenceResource,
   encounterResource,
   labDiagnosticReport,
+  serviceBaseOf,
   logicalId,
   patientIdOf,
   patientResource,
@@ -182,7 +183,7 @@ export async function patientEverything(deps: FhirExportDependencies, request: S
       resources.push(chartResource(entry.record.record));
       c = entry.record.position;
     } else {
-      resources.push(labDiagnosticReport(patientId, entry.lab.summary));
+      resources.push(labDiagnosticReport(patientId, entry.lab.summary, { serviceBaseUrl: serviceBaseOf(request.baseUrl) }));
       l = entry.lab.position;
     }
   }

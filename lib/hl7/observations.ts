@@ -5,6 +5,7 @@ import type {
   CodedValue,
   Encounter,
   EncounterOrder,
+  LabDocumentSummary,
   LabResultSummary,
   LabSpecimen,
   LabTestSummary,
@@ -776,6 +777,52 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
   return numericObservationValue(test.result);
 }
 
+/** Code of a report's OBX-3 (`REPORT^<report name>^L`), in the single-result export and the summary. */
+export const LAB_REPORT_CODE = 'REPORT';
+
+/** Table 0191 type of data of a MIME type: IM image/*, AU audio/*, TEXT text/*, else AP. */
+export function typeOfData(mime: string): string {
+  const major = mime.split('/')[0]!.trim().toLowerCase();
+  return major === 'image' ? 'IM' : major === 'audio' ? 'AU' : major === 'text' ? 'TEXT' : 'AP';
+}
+
+/** The MIME subtype in capitals (application/pdf -> PDF), as ED-3 / RP-4. */
+export function dataSubtype(mime: string): string {
+  const minor = (mime.split('/')[1] ?? '').split(';')[0]!.trim();
+  return minor
+    .replace(/[^A-Za-z0-9.+-]/g, '')
+    .slice(0, 32)
+    .toUpperCase();
+}
+
+/** Where a report too large for the summary is whole: the single-result export of its result (RP-1, FHIR presentedForm.url). */
+export function labReportLocation(resultId: string): string {
+  return `/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`;
+}
+
+/**
+ * OBX-2 / OBX-5 of a report: base64 data as ED `^<type of data>^<subtype>^Base64^<data>`, other text as
+ * TX (line breaks `\.br\`), exactly as the single-result export writes it; a report the summary holds
+ * without its data (larger than 16 KiB) as RP `<location>^^<type of data>^<subtype>`, the location
+ * {@link labReportLocation} (the single-result export, where it is whole).
+ */
+export function labReportObservationValue(report: Pick<LabDocumentSummary, 'type' | 'source' | 'data'>, resultId: string, inputPath: string): ObservationValue {
+  const type = typeof report.type === 'string' ? report.type : '';
+  if (typeof report.data !== 'string') {
+    return { valueType: 'RP', value: [escapeText(labReportLocation(resultId)), escapeText(''), escapeText(typeOfData(type)), escapeText(dataSubtype(type))] };
+  }
+  if (typeof report.source === 'string' && report.source.toLowerCase() === 'base64') {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(report.data)) {
+      throw new Hl7EncodingError(`${inputPath}.data`, 'is not base64');
+    }
+    return {
+      valueType: 'ED',
+      value: [escapeText(''), escapeText(typeOfData(type)), escapeText(dataSubtype(type)), escapeText('Base64'), escapeText(report.data)],
+    };
+  }
+  return { valueType: 'TX', value: escapeFormattedText(report.data) };
+}
+
 /** OBX-3.4-6 of a lab test: its alternate code, when the lab sent one. */
 function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
   const alternate = test.alternateCode;
@@ -849,6 +896,19 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
         performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : lab.senderId,
         comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),
+    );
+  });
+  // the reports after the tests (issue 27 K6: the summary carries every document, as the single-result export does)
+  (Array.isArray(lab.documents) ? lab.documents : []).forEach((document, index) => {
+    const path = `${inputPath}.documents[${index}]`;
+    group.add(
+      makeObservation(
+        { code: LAB_REPORT_CODE, display: document.name, system: 'L' },
+        labReportObservationValue(document, lab.resultId, path),
+        status.observation,
+        `${path}.name`,
+        { subId: String(index + 1) },
+      ),
     );
   });
   return group;

@@ -65,7 +65,7 @@ import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-
 import { normalizeStatus, statusRank } from './status';
 import { NotificationLedger, PENDING_PARTITION, pendingSortKey } from './notification-ledger';
 import { CURRENT_SK, RESULTS_DEPENDENCY, ResultItems, resultPk, versionRecordOf } from './result-items';
-import type { LabOrder, LabTestSummary } from '../chart/types';
+import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
 
 export type { VersionRecord };
@@ -168,6 +168,7 @@ interface SummaryPayload {
   resultedAt: string;
   results: LabTestSummary[];
   order?: LabOrder;
+  documents?: LabDocumentSummary[];
   /** set only on summaries stored before issue 27 K2 (long values cut, results left out) */
   truncated?: boolean;
   /** the summary is in this many summary parts (the inline payload is a stub) */
@@ -256,7 +257,16 @@ export function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
     resultedAt: data.ResultedDateUTC,
     results: accepted.results.map(summaryTest),
     ...(isObject(data.order) ? { order: data.order as LabOrder } : {}),
+    ...(Array.isArray(data.reports) && data.reports.length > 0 ? { documents: data.reports.map(summaryDocument) } : {}),
   };
+}
+
+/** A report as the summary carries it: its data when it is small, else its facts only (the exports refer to it). */
+function summaryDocument(report: LabReport): LabDocumentSummary {
+  const base64 = report.source.toLowerCase() === 'base64';
+  const bytes = base64 ? Buffer.byteLength(report.data, 'base64') : sizeOf(report.data);
+  const inline = sizeOf(report.data) <= LAB_DOCUMENT_INLINE_MAX_BYTES;
+  return { name: report.name, type: report.type, source: report.source, bytes, ...(inline ? { data: report.data } : {}) };
 }
 
 /** The summary's UTF-8 bytes in parts of at most {@link SUMMARY_PART_MAX_BYTES} (cut at byte offsets: joined before decoding). */
@@ -614,6 +624,7 @@ export class LabResultStore {
       resultedAt: s.resultedAt,
       results: s.results.map(normaliseTestResult),
       ...(s.order ? { order: s.order } : {}),
+      ...(s.documents ? { documents: s.documents } : {}),
       ...(s.truncated ? { truncated: true } : {}),
     };
   }

@@ -176,8 +176,10 @@ export function receiverRuleIssues(message: string): ValidationIssue[] {
       if (observations === 0) issue(issues, `${where}-1`, 'ORC-1 RE (observations follow) without any OBX');
     }
     if (segment.name === 'OBX') {
-      const [code = '', , system = ''] = components(segment.fields[3] ?? '');
-      if (code === '' || system === '') issue(issues, `${where}-3`, 'OBX-3 must be coded (identifier and coding system)');
+      // coded in the primary triplet, or (as a lab sent it: issue 27 K5) in the alternate triplet only, with the primary empty
+      const [code = '', text = '', system = '', altCode = '', , altSystem = ''] = components(segment.fields[3] ?? '');
+      const alternateOnly = code === '' && text === '' && system === '' && altCode !== '' && altSystem !== '';
+      if (!alternateOnly && (code === '' || system === '')) issue(issues, `${where}-3`, 'OBX-3 must be coded (identifier and coding system)');
     }
     if (segment.name === 'DG1' && components(segment.fields[3] ?? '')[2] === 'I10') {
       issue(issues, `${where}-3.3`, 'I10 is WHO ICD-10; ICD-10-CM is I10C');

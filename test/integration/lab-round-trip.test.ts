@@ -499,7 +499,12 @@ function compareHl7Group(failures: string[], where: string, sent: SentResult, gr
   const extra = group.obx.slice(sent.observations.length);
   documents.forEach((o, k) => {
     const doc = extra[k]?.obx;
-    check(failures, where, `document OBX (${o.name}) OBX-5.5`, edData(o), doc ? valueAt(doc, 5, 5) : undefined);
+    if (doc && valueAt(doc, 2) === 'RP' && !where.endsWith('[single]')) {
+      // issue 27 K6: the summary carries a document over 16 KiB by reference, RP-1 its single-result export (compared whole there)
+      rule('summary: a document over 16 KiB is an OBX RP whose pointer is its single-result export (GET /exportHl7LabResult, where it is whole)');
+      check(failures, where, `document OBX (${o.name}) RP-1`, `/exportHl7LabResult?resultId=${comparedResultId}`, valueAt(doc, 5, 1));
+      check(failures, where, `document OBX (${o.name}) OBX-3.2`, o.name, valueAt(doc, 3, 2));
+    } else check(failures, where, `document OBX (${o.name}) OBX-5.5`, edData(o), doc ? valueAt(doc, 5, 5) : undefined);
   });
   if (extra.length > documents.length) failures.push(`${where}: ${extra.length - documents.length} OBX more than sent`);
 }
@@ -593,7 +598,21 @@ function compareFhirObservation(
     }
   };
   if (edData(o)) {
-    check(failures, where, 'document (ED) in FHIR', edData(o), obs.valueAttachment?.data ?? obs.valueString);
+    // R4 Observation.value[x] has no Attachment: the document is the report's presentedForm (issue 27 K6), whole
+    // (data) up to 16 KiB, else by url to its single-result export; the observation row has no value
+    rule('FHIR: an ED document is in DiagnosticReport.presentedForm (R4 Observation has no Attachment value)');
+    const form = comparedDocuments.shift();
+    check(failures, where, 'document (ED) in FHIR presentedForm.title', o.name, form?.title);
+    if (form?.url !== undefined) {
+      rule('FHIR: a document over 16 KiB is presentedForm.url, its single-result export (where it is whole)');
+      check(
+        failures,
+        where,
+        'document (ED) in FHIR presentedForm.url',
+        `/exportHl7LabResult?resultId=${comparedResultId}`,
+        String(form.url).replace(/^https?:\/\/[^/]+/, ''),
+      );
+    } else check(failures, where, 'document (ED) in FHIR', edData(o), form?.data);
   } else if (cancelled) {
     rule('FHIR: a cancelled observation has no value, dataAbsentReason not-performed');
     check(failures, where, 'dataAbsentReason', 'not-performed', obs.dataAbsentReason?.coding?.[0]?.code);
@@ -638,6 +657,10 @@ function compareFhirObservation(
   check(failures, where, 'performer', o.performer ?? sent.sender, obs.performer?.[0]?.display);
   check(failures, where, 'note', o.comments.join(' | '), (obs.note ?? []).map((n: Json) => n.text).join(' | '));
 }
+
+/** The result being compared: its id (the document references name it) and its FHIR presentedForm, in order. */
+let comparedResultId = '';
+let comparedDocuments: Json[] = [];
 
 function compareFhirReport(failures: string[], where: string, sent: SentResult, report: Json | undefined) {
   if (!report) {
@@ -693,6 +716,7 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
     if (sent.specimen.id) check(failures, where, 'Specimen.identifier.value', sent.specimen.id.id, specimen?.identifier?.[0]?.value);
   }
   const observations = (report.result ?? []).map((r: Json) => byId(r.reference));
+  comparedDocuments = [...(report.presentedForm ?? [])];
   const effective = sent.collectedAt ?? sent.specimen?.collectedAt;
   sent.observations.forEach((o, i) => compareFhirObservation(failures, `${where} Observation[${i + 1}]`, sent, o, observations[i], { effective }));
   if (observations.length > sent.observations.length) failures.push(`${where}: ${observations.length - sent.observations.length} Observations more than sent`);
@@ -830,9 +854,11 @@ function generatedMessage(i: number): { text: string; accession: string } {
   return { text: segments.join('\r') + '\r', accession };
 }
 
-/** OBX count of the large panel (issue 27 K2: the summary never drops observations). */
+/** OBX count of the large panel (issue 27 K2: the summary never drops observations): 199 tests and a document, intake's limit of 200 OBX per OBR. */
 const LARGE_PANEL_OBX = 200;
+const LARGE_PANEL_TESTS = LARGE_PANEL_OBX - 1;
 const LARGE_PANEL_ACCESSION = 'GEN-PANEL-200';
+const LARGE_PANEL_DOCUMENT = Buffer.from('Panel report: 200 analytes, see the observations.\n', 'utf8').toString('base64');
 /** OBX-23 longer than XON-1's 50 characters (issue 27 K3: kept whole). */
 const LONG_PERFORMER = 'Regional Public Health Laboratory of the Northern Counties, Newborn Screening and Molecular Diagnostics Section';
 
@@ -843,7 +869,7 @@ const LONG_PERFORMER = 'Regional Public Health Laboratory of the Northern Counti
  */
 function largePanelMessage(): string {
   const resulted = '20240330120000+0000';
-  const obx = Array.from({ length: LARGE_PANEL_OBX }, (_, k) => {
+  const obx = Array.from({ length: LARGE_PANEL_TESTS }, (_, k) => {
     const n = k + 1;
     const [type, code, value] =
       k % 10 === 9
@@ -880,6 +906,8 @@ function largePanelMessage(): string {
       `OBR|1|ORD-PANEL^CLINIC_EHR|${LARGE_PANEL_ACCESSION}^ACME_LIS|PANEL^Large screening panel^99LAB||||202403300830-0500||||||||||||||${resulted}|||F`,
       'NTE|1|L|A panel of 200 observations.',
       ...obx,
+      // and a small document (ED, under 16 KiB): the summary and FHIR carry it whole (K6)
+      `OBX|${LARGE_PANEL_OBX}|ED|PANEL-REPORT^Panel report^99LAB||^TEXT^PLAIN^Base64^${LARGE_PANEL_DOCUMENT}||||||F`,
     ].join('\r') + '\r'
   );
 }
@@ -1078,7 +1106,7 @@ const KNOWN_ISSUES: Array<{ id: string; what: string; matches: (failure: string)
   },
   {
     id: 'K6',
-    what: 'an ED document (OBX-5.5 data) is only in GET /exportHl7LabResult: the summary (batch and ORU) and FHIR (no presentedForm, no value) leave it out',
+    what: 'an ED document (OBX-5.5 data) was only in GET /exportHl7LabResult, the summary and FHIR left it out: fixed, the summary carries it (ED whole up to 16 KiB, else RP to the single-result export) and FHIR as presentedForm (data, else url); asserted absent',
     matches: (f) => /\[(summary batch|summary oru)\] document OBX/.test(f) || /\[fhir\] .*document \(ED\) in FHIR/.test(f),
   },
   {
@@ -1235,6 +1263,7 @@ describe('issue 27: lab results round trip (intake -> single-result export, summ
       // several OBR groups under one accession: one result, whose current version is one of the groups
       // (which one is not defined: the versions rank by status and receipt time, then version id); the
       // group the single export shows is compared, the others are counted as never reaching an export
+      comparedResultId = resultId;
       const result = pickCurrent(candidates, single);
       for (const other of candidates.filter((c) => c !== result))
         shadowed.push(`${other.label} (accession ${other.accession}, ${other.observations.length} OBX)`);
@@ -1274,8 +1303,8 @@ describe('issue 27: lab results round trip (intake -> single-result export, summ
       writeFileSync(`${process.env.LAB_ROUND_TRIP_DUMP}.unexplained`, unexplained.join('\n'));
     }
     expect(unexplained.slice(0, 200)).toEqual([]);
-    // K6 is printed, not asserted; K2, K3, K4, K5 (fixed) must stay fixed
-    for (const id of ['K2', 'K3', 'K4', 'K5']) expect({ id, hits: known.find((k) => k.id === id)!.hits.slice(0, 5) }).toEqual({ id, hits: [] });
+    // K2 to K6 (fixed) must stay fixed
+    for (const id of ['K2', 'K3', 'K4', 'K5', 'K6']) expect({ id, hits: known.find((k) => k.id === id)!.hits.slice(0, 5) }).toEqual({ id, hits: [] });
     // K2 / K3 / K5 on the 200-OBX panel, counted: every observation in every export, OBX-23 whole, alternate-only OBX-3 as sent
     const panelIn = (groups: Hl7Group[]) => groups.filter((g) => valueAt(g.obr, 3, 1) === LARGE_PANEL_ACCESSION);
     for (const [label, groups] of [
@@ -1283,18 +1312,36 @@ describe('issue 27: lab results round trip (intake -> single-result export, summ
       ['summary oru', oruGroups],
     ] as const) {
       const panel = panelIn(groups);
-      expect({ label, groups: panel.length, obx: panel[0]?.obx.length }).toEqual({ label, groups: 1, obx: LARGE_PANEL_OBX });
-      expect(panel[0]!.obx.map(({ obx }) => valueAt(obx, 23, 1)).filter((name) => name !== LONG_PERFORMER)).toEqual([]);
+      // 199 tests, the document's observation row, the document itself (ED, whole: under 16 KiB)
+      expect({ label, groups: panel.length, obx: panel[0]?.obx.length }).toEqual({ label, groups: 1, obx: LARGE_PANEL_OBX + 1 });
+      expect(
+        panel[0]!.obx
+          .slice(0, LARGE_PANEL_TESTS)
+          .map(({ obx }) => valueAt(obx, 23, 1))
+          .filter((name) => name !== LONG_PERFORMER),
+      ).toEqual([]);
+      const document = panel[0]!.obx[LARGE_PANEL_OBX]!.obx;
+      expect([valueAt(document, 2), valueAt(document, 3, 2), valueAt(document, 5, 4), valueAt(document, 5, 5)]).toEqual([
+        'ED',
+        'Panel report',
+        'Base64',
+        LARGE_PANEL_DOCUMENT,
+      ]);
       expect(panel[0]!.obx[4]!.obx.fields[3]![0]!.map((c) => c.join('&')).join('^')).toBe('^^^ALT-5^Alternate-only analyte 5^99LAB');
       expect(valueAt(panel[0]!.obx[9]!.obx, 5)).toBe(`${'Narrative '.repeat(150)}10`);
     }
     const panelReport = reports.find((r) => (r.identifier ?? []).some((id: Json) => id.value === LARGE_PANEL_ACCESSION));
     expect(panelReport?.result).toHaveLength(LARGE_PANEL_OBX);
+    expect(panelReport?.presentedForm).toEqual([{ contentType: 'text/plain', data: LARGE_PANEL_DOCUMENT, size: 50, title: 'Panel report' }]);
     const alternateOnly = (panelReport!.contained as Json[]).find((c) => c.id === 'result-5');
     expect(alternateOnly?.code).toEqual({ coding: [expect.objectContaining({ code: 'ALT-5', display: 'Alternate-only analyte 5' })] });
-    expect(new Set((panelReport!.contained as Json[]).filter((c) => c.resourceType === 'Observation').map((c) => c.performer?.[0]?.display))).toEqual(
-      new Set([LONG_PERFORMER]),
-    );
+    expect(
+      new Set(
+        (panelReport!.contained as Json[])
+          .filter((c) => c.resourceType === 'Observation' && c.id !== `result-${LARGE_PANEL_OBX}`)
+          .map((c) => c.performer?.[0]?.display),
+      ),
+    ).toEqual(new Set([LONG_PERFORMER]));
     // K1 fixed: OBR groups of one message sharing an accession but not the universal service are results of their own
     expect(shadowed).toEqual([]);
   });
