@@ -531,35 +531,59 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
   return group;
 }
 
-/**
- * OBR-25 of an order the chart holds no results for (table 0123): `X` (no results, order cancelled)
- * for a cancelled or discontinued order, `S` (procedure scheduled, not done) for a scheduled one, `I`
- * (specimen received, procedure incomplete) for one in progress, `O` (order received, specimen not yet
- * received) otherwise. None of them promises results.
- */
-export function pendingOrderResultStatus(orderStatus: string | undefined): ResultStatus {
-  switch (orderStatusCode(orderStatus)) {
-    case 'CA':
-    case 'DC':
-      return 'X';
-    case 'SC':
-      return 'S';
-    case 'IP':
-    case 'A':
-      return 'I';
-    default:
-      return 'O';
-  }
+/** ORC-5 (table 0038) and OBR-25 (table 0123) of an order sent without results: one pair, never contradicting. */
+export interface PendingOrderStatus {
+  orderStatus?: string;
+  resultStatus: ResultStatus;
 }
 
 /**
- * An order without results as its own group: ORC-1 `SC` (status changed: no observations follow,
- * unlike `RE`), ORC-2 and OBR-2 the order id, ORC-5 the status when it maps to table 0038, ORC-9 and
- * OBR-6 the order time, ORC-12 and OBR-16 the ordering provider, OBR-4 the order code, OBR-7 the order
- * time (the encounter's admit time when the order has none), OBR-25 from {@link pendingOrderResultStatus}.
+ * ORC-5 and OBR-25 of an order the chart holds no results for (issue 27 item 7: the two agree, and
+ * neither promises observations that do not follow):
+ * - cancelled `CA` / discontinued `DC` / replaced `RP` / error `ER`: OBR-25 `X` (no results, order cancelled);
+ * - scheduled `SC`: OBR-25 `S` (procedure scheduled, not done);
+ * - in progress `IP`, some results `A`, and completed `CM`: ORC-5 `IP` with OBR-25 `I` (specimen received,
+ *   procedure incomplete). The chart holds no results of the order: a `CM` beside an OBR without OBX
+ *   told a receiver the order was resulted while no result came; the results, when they come, arrive
+ *   as lab results of their own;
+ * - on hold `HD`: OBR-25 `O` (order received, not yet performed);
+ * - unknown: no ORC-5, OBR-25 `O`.
+ */
+export function pendingOrderStatus(orderStatus: string | undefined): PendingOrderStatus {
+  const code = orderStatusCode(orderStatus);
+  switch (code) {
+    case 'CA':
+    case 'DC':
+    case 'RP':
+    case 'ER':
+      return { orderStatus: code, resultStatus: 'X' };
+    case 'SC':
+      return { orderStatus: code, resultStatus: 'S' };
+    case 'IP':
+    case 'A':
+    case 'CM':
+      return { orderStatus: 'IP', resultStatus: 'I' };
+    case 'HD':
+      return { orderStatus: code, resultStatus: 'O' };
+    default:
+      return { resultStatus: 'O' };
+  }
+}
+
+/** OBR-25 of an order the chart holds no results for ({@link pendingOrderStatus}). */
+export function pendingOrderResultStatus(orderStatus: string | undefined): ResultStatus {
+  return pendingOrderStatus(orderStatus).resultStatus;
+}
+
+/**
+ * An order without results as its own group: ORC-1 `SC` (table 0119 status changed: no observations
+ * follow, unlike `RE`), ORC-2 and OBR-2 the order id, ORC-5 and OBR-25 from {@link pendingOrderStatus},
+ * ORC-9 and OBR-6 the order time, ORC-12 and OBR-16 the ordering provider, OBR-4 the order code, OBR-7
+ * the order time (the encounter's admit time when the order has none).
  */
 export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, inputPath: string): ObservationGroup {
   requireFirstComponent([escapeText(order.orderId)], inputPath, '.orderId');
+  const status = pendingOrderStatus(order.status);
   return new ObservationGroup(
     {
       placerOrderNumber: order.orderId,
@@ -567,13 +591,13 @@ export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, i
       requestedAt: order.orderedAt,
       observedAt: order.orderedAt ?? fallbackTime,
       orderingProvider: order.orderingProvider,
-      resultStatus: pendingOrderResultStatus(order.status),
+      resultStatus: status.resultStatus,
       inputPath,
     },
     {
       orderControl: ORDER_CONTROL_STATUS_CHANGED,
       placerOrderNumber: order.orderId,
-      orderStatus: orderStatusCode(order.status),
+      orderStatus: status.orderStatus,
       transactionAt: order.orderedAt,
       orderingProvider: order.orderingProvider,
       inputPath,
