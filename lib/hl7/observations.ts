@@ -491,7 +491,7 @@ export interface EncounterGroupOptions {
 }
 
 /**
- * The encounter as one group (the ORU style of the encounter): OBR-3 encounter id, OBR-4
+ * The encounter as one group (the ORU style of the encounter): OBR-3 the visit number (= PV1-19), OBR-4
  * `ENCOUNTER^Encounter^L`, OBR-7 admit, OBR-8 discharge; one CE OBX per diagnosis (OBX-4 numbering
  * them). OBR-25 and every OBX-11 are `F` (final) once the encounter has been discharged and `P`
  * (preliminary) while it is open. With `visitAsObservations`, also class (CE, table 0004), location
@@ -502,7 +502,11 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
   const { inputPath, namespaces } = options;
   const status = encounter.dischargeAt ? 'F' : 'P';
   const group = new ObservationGroup({
+    // the encounter's one external id (issue 27 item 5): the visit number exactly as PV1-19 writes it (CX-1
+    // length and short form, the visit namespace), so OBR-3 and PV1-19 (and FHIR Encounter.identifier) agree
     fillerOrderNumber: encounter.encounterId,
+    fillerOrderNumberLength: IDENTIFIER_LENGTH.cx,
+    fillerNamespace: namespaces.visit,
     serviceIdentifier: LOCAL_CODES.encounter,
     observedAt: encounter.admitAt,
     observationEndAt: encounter.dischargeAt,
