@@ -254,6 +254,20 @@ export interface LabTestSummary {
   comments?: string[];
 }
 
+/**
+ * True for a test the lab identified by its alternate code only (OBX-3 `^^^99717-5^Accession Number^L`:
+ * CWE-1..3 empty): intake names it by the alternate's text (else code) and sends no `code`. The exports
+ * keep it as sent (issue 27 K5): OBX-3.1-3 empty with the alternate in OBX-3.4-6, FHIR `code.coding`
+ * from the alternate and no `code.text` of its own; no primary code is invented. (A pure function of
+ * the model, beside its type, so that the HL7 and FHIR exports read the model the same way.)
+ */
+export function hasAlternateCodeOnly(test: Pick<LabTestSummary, 'testName' | 'code' | 'alternateCode'>): boolean {
+  const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+  const alternate = test.alternateCode;
+  if (text(test.code) !== '' || !alternate || text(alternate.code) === '') return false;
+  return text(test.testName) === (text(alternate.display) || text(alternate.code));
+}
+
 /** The specimen of an order (SPM, or OBR-15 in older versions). */
 export interface LabSpecimen {
   type?: Coding;
@@ -292,4 +306,26 @@ export interface LabResultSummary {
   senderId?: string;
   /** the order (OBR/ORC/SPM facts), when the lab sent them */
   order?: LabOrder;
+  /** the result's reports (documents: an ED OBX, the JSON `reports`), in order (issue 27 K6) */
+  documents?: LabDocumentSummary[];
 }
+
+/**
+ * A report of a lab result as the summary carries it (issue 27 K6: the summary exports and FHIR carry
+ * every document, whole or by an explicit reference). `data` is the document as submitted when it is at
+ * most {@link LAB_DOCUMENT_INLINE_MAX_BYTES}; a larger one has no `data` here and is referred to: it is
+ * whole in GET /exportHl7LabResult (HL7 RP, FHIR `presentedForm.url`).
+ */
+export interface LabDocumentSummary {
+  name: string;
+  /** MIME type as submitted, e.g. application/pdf */
+  type: string;
+  /** `base64` (any case) or a text source (`text`, `reference`...) */
+  source: string;
+  /** its size: decoded bytes for base64, else the UTF-8 bytes of the text */
+  bytes: number;
+  data?: string;
+}
+
+/** The largest document the summary carries whole (as submitted: the size at which intake keeps a report inside the item). */
+export const LAB_DOCUMENT_INLINE_MAX_BYTES = 16 * 1024;

@@ -20,14 +20,18 @@ import {
   documentReferenceResource,
   encounterResource,
   labDiagnosticReport,
+  serviceBaseOf,
   logicalId,
   patientIdOf,
   patientResource,
   recordIdsOf,
   searchsetBundle,
   type LabResultRecord,
+  type VisitNumber,
 } from '../fhir';
+import { IDENTIFIER_LENGTH, shortIdentifier } from '../hl7';
 import { decodePageToken, encodePageToken } from './fhir-page-token';
+import { identifierNamespace } from './message-header';
 
 /** Lab results as the FHIR reads need them (decrypted summaries, keyed by patient). */
 export interface LabResultPages {
@@ -103,7 +107,7 @@ export async function readEncounter(deps: FhirExportDependencies, id: string): P
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'encounter') : undefined;
   const record = ids && recordId ? await deps.chart.getEncounter(ids.patientId, recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('Encounter');
-  return { patientId: ids.patientId, recordId, resource: encounterResource(record) };
+  return { patientId: ids.patientId, recordId, resource: encounterResource(record, visitNumberOf(record)) };
 }
 
 export async function readDocumentReference(deps: FhirExportDependencies, id: string): Promise<ChartRead<DocumentReference>> {
@@ -133,10 +137,18 @@ export async function readDiagnosticReport(deps: FhirExportDependencies, id: str
   return { patientId: usable.patientId, recordId: usable.recordId, resource: labDiagnosticReport(usable.patientId, lab) };
 }
 
+/**
+ * The encounter's visit number as the HL7 exports write it (PV1-19, the encounter group's OBR-3): one
+ * external id in HL7 and FHIR (issue 27 item 5; README "Identifiers").
+ */
+function visitNumberOf(encounter: { encounterId: string }): VisitNumber {
+  return { value: shortIdentifier(encounter.encounterId, IDENTIFIER_LENGTH.cx), namespace: identifierNamespace() };
+}
+
 function chartResource(record: ChartRecord): Resource {
   switch (record.kind) {
     case 'encounter':
-      return encounterResource(record.record);
+      return encounterResource(record.record, visitNumberOf(record.record));
     case 'note':
       return documentReferenceResource(record.record);
     case 'assessment':
@@ -182,7 +194,7 @@ export async function patientEverything(deps: FhirExportDependencies, request: S
       resources.push(chartResource(entry.record.record));
       c = entry.record.position;
     } else {
-      resources.push(labDiagnosticReport(patientId, entry.lab.summary));
+      resources.push(labDiagnosticReport(patientId, entry.lab.summary, { serviceBaseUrl: serviceBaseOf(request.baseUrl) }));
       l = entry.lab.position;
     }
   }
@@ -214,7 +226,7 @@ export async function searchChartRecords(
   const page = found.slice(0, request.count);
   const resources = page.map((record) =>
     kind === 'encounter'
-      ? encounterResource(record as Parameters<typeof encounterResource>[0])
+      ? encounterResource(record as Parameters<typeof encounterResource>[0], visitNumberOf(record as Parameters<typeof encounterResource>[0]))
       : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0]),
   );
   const lastId = (record: (typeof page)[number]): string =>

@@ -24,6 +24,7 @@ import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import {
   assessmentObservation,
   labDiagnosticReport,
+  serviceBaseOf,
   labObservationIdsOf,
   labObservations,
   matchesDate,
@@ -133,7 +134,7 @@ export async function searchObservations(
       const batch = await deps.labs.page(patientId, SCAN_BATCH, before);
       for (const entry of batch) {
         scanned += 1;
-        const observations = labObservations(labDiagnosticReport(patientId, entry.summary))
+        const observations = labObservations(labDiagnosticReport(patientId, entry.summary, { serviceBaseUrl: serviceBaseOf(request.baseUrl) }))
           .map((o) => o.observation)
           .filter(matches)
           .slice(skip);
@@ -207,7 +208,7 @@ export async function searchDiagnosticReports(
       const batch = await deps.labs.page(patientId, filtered ? SCAN_BATCH : request.count + 1, before);
       for (const entry of batch) {
         scanned += 1;
-        const report = labDiagnosticReport(patientId, entry.summary);
+        const report = labDiagnosticReport(patientId, entry.summary, { serviceBaseUrl: serviceBaseOf(request.baseUrl) });
         if (matchesDate(searchDate(report), request.date)) {
           if (found.length === request.count) {
             next = before;

@@ -73,9 +73,14 @@ export function newMessageControlId(now: Date): string {
  * partner record of the key. Identifier namespaces from configuration (one for all partners, so an id
  * reads the same in every partner's messages).
  */
+/** The namespace of the ids the exports write (EI-2, XCN-9, CX-4; the FHIR visit-number system): `HL7_IDENTIFIER_NAMESPACE`, else INTEROP. */
+export function identifierNamespace(): string {
+  return optionalEnv(Env.hl7IdentifierNamespace, DEFAULT_IDENTIFIER_NAMESPACE);
+}
+
 export function messageHeaderFor(principal: Principal, now: Date): MessageHeaderContext {
   const profile = hl7ProfileOf(principal);
-  const namespace = optionalEnv(Env.hl7IdentifierNamespace, DEFAULT_IDENTIFIER_NAMESPACE);
+  const namespace = identifierNamespace();
   return {
     sendingApplication: profile.sendingApplication ?? optionalEnv(Env.hl7SendingApplication, DEFAULT_SENDING_APPLICATION),
     sendingFacility: profile.sendingFacility ?? optionalEnv(Env.hl7SendingFacility, DEFAULT_SENDING_FACILITY),

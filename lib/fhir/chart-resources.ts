@@ -208,7 +208,25 @@ function orderRequest(patientId: string, container: Reference<FhirEncounter>, or
   };
 }
 
-export function encounterResource(encounter: Encounter): FhirEncounter {
+/**
+ * The encounter's one external id (issue 27 item 5): the visit number exactly as the HL7 exports write
+ * it in PV1-19 (CX-1, the chart's encounter id or its stable short form, and CX-4 the namespace) and in
+ * OBR-3 of the encounter's ORU group. lib/exports computes it (lib/hl7 identifiers.ts) and hands it in.
+ */
+export interface VisitNumber {
+  value: string;
+  namespace: string;
+}
+
+/** The identifier system of visit numbers in a namespace (HL7 CX-4, `HL7_IDENTIFIER_NAMESPACE`). */
+export function visitNumberSystem(namespace: string): string {
+  return `urn:interop:visit-number:${encodeURIComponent(fhirString(namespace) ?? 'unknown')}`;
+}
+
+/** System of the chart's own encounter id, used only when no visit number is handed in (pure callers, tests). */
+export const ENCOUNTER_ID_SYSTEM = 'urn:interop:encounter';
+
+export function encounterResource(encounter: Encounter, visitNumber?: VisitNumber): FhirEncounter {
   // contained resources point back at their container with `#`
   const container: Reference<FhirEncounter> = { reference: '#' };
   const diagnoses = (encounter.diagnoses ?? []).map((d, i) => diagnosisCondition(encounter.patientId, container, d, i));
@@ -220,7 +238,13 @@ export function encounterResource(encounter: Encounter): FhirEncounter {
     resourceType: 'Encounter',
     id: logicalId(encounter.patientId, encounter.encounterId),
     ...nonEmpty('contained', [...diagnoses, ...orders]),
-    identifier: [{ type: { coding: [{ system: Systems.v2IdentifierType, code: 'VN', display: 'Visit number' }] }, value: encounter.encounterId }],
+    identifier: [
+      {
+        type: { coding: [{ system: Systems.v2IdentifierType, code: 'VN', display: 'Visit number' }] },
+        system: visitNumber ? visitNumberSystem(visitNumber.namespace) : ENCOUNTER_ID_SYSTEM,
+        value: visitNumber?.value ?? encounter.encounterId,
+      },
+    ],
     status: encounter.dischargeAt ? 'finished' : 'in-progress',
     class: encounterClass(encounter.patientClass),
     subject: patientReference(encounter.patientId),

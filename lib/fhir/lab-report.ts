@@ -34,6 +34,7 @@
  *                 else the sender;  specimen: `#specimen`;  note: the test's comments
  */
 import type {
+  Attachment,
   CodeableConcept,
   Coding,
   DiagnosticReport,
@@ -48,6 +49,7 @@ import type {
   Specimen,
 } from '@medplum/fhirtypes';
 import type { LabOrder, LabResultSummary, LabTestSummary } from '../chart/types';
+import { hasAlternateCodeOnly } from '../chart/types';
 import { clinicianReference, patientReference } from './chart-resources';
 import { logicalId } from './logical-id';
 import { numericValue } from './numeric';
@@ -395,7 +397,9 @@ function testObservation(
 ): Observation {
   const status = OBSERVATION_STATUS[fhirCode(test.observationStatus)?.toUpperCase() ?? ''] ?? lab.status;
   const alternate = test.alternateCode ? labCoding(lab, test.alternateCode.code, test.alternateCode.display, test.alternateCode.system) : undefined;
-  const primary = labCoding(lab, test.code, test.testName, test.codeSystem);
+  // only the alternate code sent (issue 27 K5): no primary coding is made up and the name is the alternate's display
+  const alternateOnly = hasAlternateCodeOnly(test);
+  const primary = alternateOnly ? undefined : labCoding(lab, test.code, test.testName, test.codeSystem);
   const codings = [primary, alternate].filter((c): c is Coding => c !== undefined);
   const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
   const performer = fhirString(test.performingOrganization) ?? fhirString(lab.senderId);
@@ -406,7 +410,7 @@ function testObservation(
     id: `result-${index + 1}`,
     status,
     category: [{ coding: [{ system: Systems.observationCategory, code: 'laboratory', display: 'Laboratory' }] }],
-    code: { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
+    code: alternateOnly && codings.length > 0 ? { coding: codings } : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
     ...present('effectiveDateTime', effective),
     issued: lab.resultedAt,
@@ -420,7 +424,44 @@ function testObservation(
   };
 }
 
-export function labDiagnosticReport(patientId: string, lab: LabResultRecord): DiagnosticReport {
+/** Where the exports are served (the FHIR base without `/fhir`), for links to a document's single-result export. */
+export interface LabReportOptions {
+  serviceBaseUrl?: string;
+}
+
+/** The service root of a FHIR base URL (`https://host/stage/fhir` -> `https://host/stage`; `/fhir` -> ``). */
+export function serviceBaseOf(fhirBaseUrl: string): string {
+  return fhirBaseUrl.replace(/\/fhir\/?$/, '');
+}
+
+/**
+ * presentedForm: the result's reports (issue 27 K6), in order. A report the summary holds whole (at most
+ * 16 KiB as submitted) as `data` (base64: as sent; text: its UTF-8 in base64); a larger one by `url`, its
+ * single-result export GET /exportHl7LabResult (where it is whole, an OBX ED), with its `size`.
+ */
+function presentedForm(lab: LabResultRecord, options: LabReportOptions): Attachment[] {
+  return (Array.isArray(lab.documents) ? lab.documents : []).map((document) => {
+    const contentType = fhirCode(document.type)?.toLowerCase() ?? 'application/octet-stream';
+    const base64 = typeof document.source === 'string' && document.source.toLowerCase() === 'base64';
+    const content: Attachment =
+      typeof document.data === 'string'
+        ? { data: base64 ? document.data : Buffer.from(document.data, 'utf8').toString('base64') }
+        : { url: `${options.serviceBaseUrl ?? ''}${labReportLocation(lab.resultId)}` };
+    return {
+      contentType,
+      ...content,
+      ...(Number.isInteger(document.bytes) && document.bytes >= 0 ? { size: document.bytes } : {}),
+      ...present('title', fhirString(document.name)),
+    };
+  });
+}
+
+/** Where a report too large for the summary is whole: the single-result export of its result (as HL7 RP-1 in the summary). */
+function labReportLocation(resultId: string): string {
+  return `/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`;
+}
+
+export function labDiagnosticReport(patientId: string, lab: LabResultRecord, options: LabReportOptions = {}): DiagnosticReport {
   const order = lab.order ?? {};
   const specimen = specimenResource(patientId, lab, order);
   const collectedAt = fhirDateTime(order.collectedAt) ?? fhirDateTime(order.specimen?.collectedAt);
@@ -465,6 +506,7 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord): Di
       'result',
       observations.map((o) => ({ reference: `#${o.id}` })),
     ),
+    ...nonEmpty('presentedForm', presentedForm(lab, options)),
     ...(lab.truncated ? { conclusion: 'Some long values or results were left out of this summary.' } : {}),
   };
 }

@@ -3,9 +3,9 @@ import { ceFromCodedValue, cxFromIdentifier } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeFormattedText, escapeText } from './escape';
 import { buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf, ORU_R01 } from './header';
-import { labResultObservationGroup, type LabResultSummary, orderObservationSegments } from './observations';
+import { LAB_REPORT_CODE, labReportObservationValue, labResultObservationGroup, type LabResultSummary, orderObservationSegments } from './observations';
 import { jsonStringBytes } from './json-string-bytes';
-import { Hl7Message, SEGMENT_TERMINATOR, Segment } from './segment';
+import { type FieldValue, Hl7Message, SEGMENT_TERMINATOR, Segment } from './segment';
 import { patientIdentificationSegment, requireFirstComponent } from './segments';
 
 /*
@@ -25,8 +25,9 @@ import { patientIdentificationSegment, requireFirstComponent } from './segments'
  *     IM for image/*, AU for audio/*, TEXT for text/*, else AP; subtype the MIME subtype in capitals
  *     (application/pdf -> PDF)
  *   - any other source as TX, the text with line breaks written `\.br\`.
- *   Reports are always carried inline (no RP reference): the service has no document URL a receiver
- *   could fetch with its key.
+ *   Here reports are always carried inline (no RP reference). The patient summary carries them too
+ *   (issue 27 K6, labResultObservationGroup): whole up to 16 KiB, a larger one as an RP whose pointer is
+ *   this export (`/exportHl7LabResult?resultId=…`), which a summary receiver fetches with its export key.
  *
  * Size budget ({@link encodeLabResultExport}, GET /exportHl7LabResult): like the patient summary, the
  * message never exceeds `maxBytes` (default {@link DEFAULT_LAB_RESULT_MAX_BYTES}) measured as the text
@@ -83,23 +84,9 @@ export interface LabResultMessageInput {
   reports?: readonly LabReportInput[];
 }
 
-const REPORT_CODE = 'REPORT';
 const OBSERVATION_STATUS: Record<LabResultSummary['status'], string> = { preliminary: 'P', final: 'F', corrected: 'C', amended: 'C', cancelled: 'X' };
 const NAME_TYPE_UNSPECIFIED = 'U';
 const IDENTIFIER_TYPE_PATIENT_INTERNAL = 'PI';
-
-function typeOfData(mime: string): string {
-  const major = mime.split('/')[0]!.trim().toLowerCase();
-  return major === 'image' ? 'IM' : major === 'audio' ? 'AU' : major === 'text' ? 'TEXT' : 'AP';
-}
-
-function dataSubtype(mime: string): string {
-  const minor = (mime.split('/')[1] ?? '').split(';')[0]!.trim();
-  return minor
-    .replace(/[^A-Za-z0-9.+-]/g, '')
-    .slice(0, 32)
-    .toUpperCase();
-}
 
 function unmatchedPatientSegment(labPatient: NonNullable<LabResultMessageInput['labPatient']>): Segment {
   const unknownName: EscapedText[] = ['', '', '', '', '', '', NAME_TYPE_UNSPECIFIED].map((c) => escapeText(c));
@@ -110,20 +97,13 @@ function unmatchedPatientSegment(labPatient: NonNullable<LabResultMessageInput['
 }
 
 function reportSegment(report: LabReportInput, index: number, setId: number, status: string): Segment {
-  const inputPath = `reports[${index}]`;
-  const base64 = report.source.toLowerCase() === 'base64';
-  if (base64 && !/^[A-Za-z0-9+/]*={0,2}$/.test(report.data)) {
-    throw new Hl7EncodingError(`${inputPath}.data`, 'is not base64');
-  }
-  const value = base64
-    ? [escapeText(''), escapeText(typeOfData(report.type)), escapeText(dataSubtype(report.type)), escapeText('Base64'), escapeText(report.data)]
-    : escapeFormattedText(report.data);
+  const { valueType, value } = labReportObservationValue(report, '', `reports[${index}]`);
   return new Segment('OBX')
     .set(1, escapeText(String(setId)))
-    .set(2, escapeText(base64 ? 'ED' : 'TX'))
-    .set(3, ceFromCodedValue({ code: REPORT_CODE, display: report.name, system: 'L' }))
+    .set(2, escapeText(valueType))
+    .set(3, ceFromCodedValue({ code: LAB_REPORT_CODE, display: report.name, system: 'L' }))
     .set(4, escapeText(String(index + 1)))
-    .set(5, value)
+    .set(5, value as FieldValue)
     .set(11, escapeText(status));
 }
 

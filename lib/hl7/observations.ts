@@ -5,11 +5,13 @@ import type {
   CodedValue,
   Encounter,
   EncounterOrder,
+  LabDocumentSummary,
   LabResultSummary,
   LabSpecimen,
   LabTestSummary,
   Note,
 } from '../chart/types';
+import { hasAlternateCodeOnly } from '../chart/types';
 
 export type { LabResultSummary, LabTestSummary } from '../chart/types';
 import {
@@ -227,9 +229,6 @@ const HD_NAMESPACE_LENGTH = 20;
 /** Table 0396 name of UCUM (OBX-6.3 when OBX-6.1 is a UCUM code). */
 const UCUM = 'UCUM';
 
-/** XON-1 (organization name) length in v2.5.1. */
-const XON_NAME_LENGTH = 50;
-
 /** One OBR. OBR-7 and OBR-25 are required: a receiver of results files a group by them. */
 export interface ObservationRequest {
   /** OBR-2 (EI-1 short form, EI-2 the entity namespace, or `placerNamespace` when given: the sender's) */
@@ -394,12 +393,18 @@ function identifierKey(identifier: CodedValue): string {
   return typeof display === 'string' ? `t${display}` : JSON.stringify(['text', display]);
 }
 
+/** The key of an OBX-3: its primary coding, or (`a` + its key) the alternate when the primary is empty. */
+function observationKey(observation: Observation): string {
+  const { identifier, alternateIdentifier } = observation;
+  return identifier.code === '' && !identifier.display && alternateIdentifier ? `a${identifierKey(alternateIdentifier)}` : identifierKey(identifier);
+}
+
 /**
  * OBX-4: HL7 asks OBX-3 + OBX-4 to be unique within an OBR. Observations given a sub-id keep it; the
  * others get 1..k when their OBX-3 occurs more than once in the group.
  */
 function assignSubIds(observations: readonly Observation[]): Array<string | undefined> {
-  const keys = observations.map((observation) => (observation.subId === undefined ? identifierKey(observation.identifier) : ''));
+  const keys = observations.map((observation) => (observation.subId === undefined ? observationKey(observation) : ''));
   const counts = new Map<string, number>();
   observations.forEach((observation, index) => {
     if (observation.subId === undefined) {
@@ -458,8 +463,9 @@ function observationSegment(observation: Observation, setId: number, subId: stri
     obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
   }
   if (observation.performingOrganization) {
-    // XON-1 organization name: 50 characters in v2.5.1
-    obx.set(23, [escapeText(observation.performingOrganization.slice(0, XON_NAME_LENGTH))]);
+    // XON-1 the organization name, whole: v2.5.1's 50 characters are a conformance length (receivers take
+    // longer values; cutting would lose the lab's name: issue 27 K3)
+    obx.set(23, [escapeText(observation.performingOrganization)]);
   }
   return obx;
 }
@@ -485,7 +491,7 @@ export interface EncounterGroupOptions {
 }
 
 /**
- * The encounter as one group (the ORU style of the encounter): OBR-3 encounter id, OBR-4
+ * The encounter as one group (the ORU style of the encounter): OBR-3 the visit number (= PV1-19), OBR-4
  * `ENCOUNTER^Encounter^L`, OBR-7 admit, OBR-8 discharge; one CE OBX per diagnosis (OBX-4 numbering
  * them). OBR-25 and every OBX-11 are `F` (final) once the encounter has been discharged and `P`
  * (preliminary) while it is open. With `visitAsObservations`, also class (CE, table 0004), location
@@ -496,7 +502,11 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
   const { inputPath, namespaces } = options;
   const status = encounter.dischargeAt ? 'F' : 'P';
   const group = new ObservationGroup({
+    // the encounter's one external id (issue 27 item 5): the visit number exactly as PV1-19 writes it (CX-1
+    // length and short form, the visit namespace), so OBR-3 and PV1-19 (and FHIR Encounter.identifier) agree
     fillerOrderNumber: encounter.encounterId,
+    fillerOrderNumberLength: IDENTIFIER_LENGTH.cx,
+    fillerNamespace: namespaces.visit,
     serviceIdentifier: LOCAL_CODES.encounter,
     observedAt: encounter.admitAt,
     observationEndAt: encounter.dischargeAt,
@@ -525,35 +535,59 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
   return group;
 }
 
-/**
- * OBR-25 of an order the chart holds no results for (table 0123): `X` (no results, order cancelled)
- * for a cancelled or discontinued order, `S` (procedure scheduled, not done) for a scheduled one, `I`
- * (specimen received, procedure incomplete) for one in progress, `O` (order received, specimen not yet
- * received) otherwise. None of them promises results.
- */
-export function pendingOrderResultStatus(orderStatus: string | undefined): ResultStatus {
-  switch (orderStatusCode(orderStatus)) {
-    case 'CA':
-    case 'DC':
-      return 'X';
-    case 'SC':
-      return 'S';
-    case 'IP':
-    case 'A':
-      return 'I';
-    default:
-      return 'O';
-  }
+/** ORC-5 (table 0038) and OBR-25 (table 0123) of an order sent without results: one pair, never contradicting. */
+export interface PendingOrderStatus {
+  orderStatus?: string;
+  resultStatus: ResultStatus;
 }
 
 /**
- * An order without results as its own group: ORC-1 `SC` (status changed: no observations follow,
- * unlike `RE`), ORC-2 and OBR-2 the order id, ORC-5 the status when it maps to table 0038, ORC-9 and
- * OBR-6 the order time, ORC-12 and OBR-16 the ordering provider, OBR-4 the order code, OBR-7 the order
- * time (the encounter's admit time when the order has none), OBR-25 from {@link pendingOrderResultStatus}.
+ * ORC-5 and OBR-25 of an order the chart holds no results for (issue 27 item 7: the two agree, and
+ * neither promises observations that do not follow):
+ * - cancelled `CA` / discontinued `DC` / replaced `RP` / error `ER`: OBR-25 `X` (no results, order cancelled);
+ * - scheduled `SC`: OBR-25 `S` (procedure scheduled, not done);
+ * - in progress `IP`, some results `A`, and completed `CM`: ORC-5 `IP` with OBR-25 `I` (specimen received,
+ *   procedure incomplete). The chart holds no results of the order: a `CM` beside an OBR without OBX
+ *   told a receiver the order was resulted while no result came; the results, when they come, arrive
+ *   as lab results of their own;
+ * - on hold `HD`: OBR-25 `O` (order received, not yet performed);
+ * - unknown: no ORC-5, OBR-25 `O`.
+ */
+export function pendingOrderStatus(orderStatus: string | undefined): PendingOrderStatus {
+  const code = orderStatusCode(orderStatus);
+  switch (code) {
+    case 'CA':
+    case 'DC':
+    case 'RP':
+    case 'ER':
+      return { orderStatus: code, resultStatus: 'X' };
+    case 'SC':
+      return { orderStatus: code, resultStatus: 'S' };
+    case 'IP':
+    case 'A':
+    case 'CM':
+      return { orderStatus: 'IP', resultStatus: 'I' };
+    case 'HD':
+      return { orderStatus: code, resultStatus: 'O' };
+    default:
+      return { resultStatus: 'O' };
+  }
+}
+
+/** OBR-25 of an order the chart holds no results for ({@link pendingOrderStatus}). */
+export function pendingOrderResultStatus(orderStatus: string | undefined): ResultStatus {
+  return pendingOrderStatus(orderStatus).resultStatus;
+}
+
+/**
+ * An order without results as its own group: ORC-1 `SC` (table 0119 status changed: no observations
+ * follow, unlike `RE`), ORC-2 and OBR-2 the order id, ORC-5 and OBR-25 from {@link pendingOrderStatus},
+ * ORC-9 and OBR-6 the order time, ORC-12 and OBR-16 the ordering provider, OBR-4 the order code, OBR-7
+ * the order time (the encounter's admit time when the order has none).
  */
 export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, inputPath: string): ObservationGroup {
   requireFirstComponent([escapeText(order.orderId)], inputPath, '.orderId');
+  const status = pendingOrderStatus(order.status);
   return new ObservationGroup(
     {
       placerOrderNumber: order.orderId,
@@ -561,13 +595,13 @@ export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, i
       requestedAt: order.orderedAt,
       observedAt: order.orderedAt ?? fallbackTime,
       orderingProvider: order.orderingProvider,
-      resultStatus: pendingOrderResultStatus(order.status),
+      resultStatus: status.resultStatus,
       inputPath,
     },
     {
       orderControl: ORDER_CONTROL_STATUS_CHANGED,
       placerOrderNumber: order.orderId,
-      orderStatus: orderStatusCode(order.status),
+      orderStatus: status.orderStatus,
       transactionAt: order.orderedAt,
       orderingProvider: order.orderingProvider,
       inputPath,
@@ -688,6 +722,14 @@ export function labTestIdentifier(test: Pick<LabTestSummary, 'testName' | 'code'
   return { code: shortIdentifier(local || name || 'TEST', LOCAL_TEST_CODE_LENGTH), display: name, system: 'L' };
 }
 
+/** No primary code (OBX-3.1-3 empty): a test the lab identified by its alternate code only. */
+const NO_PRIMARY_CODE: CodedValue = { code: '' };
+
+/** OBX-3.1-3 of a lab test: {@link labTestIdentifier}, or empty when the lab sent only the alternate code ({@link hasAlternateCodeOnly}). */
+export function labTestObservationIdentifier(test: LabTestSummary): CodedValue {
+  return hasAlternateCodeOnly(test) ? NO_PRIMARY_CODE : labTestIdentifier(test);
+}
+
 /** A comment row of a lab result: a test without a code whose name says it is a comment or a note. */
 const COMMENT_TEST_NAME = /\b(?:comments?|notes?|remarks?)\s*$/i;
 
@@ -763,6 +805,52 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
   return numericObservationValue(test.result);
 }
 
+/** Code of a report's OBX-3 (`REPORT^<report name>^L`), in the single-result export and the summary. */
+export const LAB_REPORT_CODE = 'REPORT';
+
+/** Table 0191 type of data of a MIME type: IM image/*, AU audio/*, TEXT text/*, else AP. */
+export function typeOfData(mime: string): string {
+  const major = mime.split('/')[0]!.trim().toLowerCase();
+  return major === 'image' ? 'IM' : major === 'audio' ? 'AU' : major === 'text' ? 'TEXT' : 'AP';
+}
+
+/** The MIME subtype in capitals (application/pdf -> PDF), as ED-3 / RP-4. */
+export function dataSubtype(mime: string): string {
+  const minor = (mime.split('/')[1] ?? '').split(';')[0]!.trim();
+  return minor
+    .replace(/[^A-Za-z0-9.+-]/g, '')
+    .slice(0, 32)
+    .toUpperCase();
+}
+
+/** Where a report too large for the summary is whole: the single-result export of its result (RP-1, FHIR presentedForm.url). */
+export function labReportLocation(resultId: string): string {
+  return `/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`;
+}
+
+/**
+ * OBX-2 / OBX-5 of a report: base64 data as ED `^<type of data>^<subtype>^Base64^<data>`, other text as
+ * TX (line breaks `\.br\`), exactly as the single-result export writes it; a report the summary holds
+ * without its data (larger than 16 KiB) as RP `<location>^^<type of data>^<subtype>`, the location
+ * {@link labReportLocation} (the single-result export, where it is whole).
+ */
+export function labReportObservationValue(report: Pick<LabDocumentSummary, 'type' | 'source' | 'data'>, resultId: string, inputPath: string): ObservationValue {
+  const type = typeof report.type === 'string' ? report.type : '';
+  if (typeof report.data !== 'string') {
+    return { valueType: 'RP', value: [escapeText(labReportLocation(resultId)), escapeText(''), escapeText(typeOfData(type)), escapeText(dataSubtype(type))] };
+  }
+  if (typeof report.source === 'string' && report.source.toLowerCase() === 'base64') {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(report.data)) {
+      throw new Hl7EncodingError(`${inputPath}.data`, 'is not base64');
+    }
+    return {
+      valueType: 'ED',
+      value: [escapeText(''), escapeText(typeOfData(type)), escapeText(dataSubtype(type)), escapeText('Base64'), escapeText(report.data)],
+    };
+  }
+  return { valueType: 'TX', value: escapeFormattedText(report.data) };
+}
+
 /** OBX-3.4-6 of a lab test: its alternate code, when the lab sent one. */
 function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
   const alternate = test.alternateCode;
@@ -826,7 +914,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     const observationStatus = observationResultStatus(result.observationStatus) ?? status.observation;
     const path = `${inputPath}.results[${index}]`;
     group.add(
-      makeObservation(labTestIdentifier(result), labTestObservationValue(result, observationStatus), observationStatus, `${path}.testName`, {
+      makeObservation(labTestObservationIdentifier(result), labTestObservationValue(result, observationStatus), observationStatus, `${path}.testName`, {
         alternateIdentifier: labTestAlternate(result),
         units: result.units,
         unitsCode: hasText(result.unitsCode) ? result.unitsCode.trim() : undefined,
@@ -836,6 +924,19 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
         performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : lab.senderId,
         comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),
+    );
+  });
+  // the reports after the tests (issue 27 K6: the summary carries every document, as the single-result export does)
+  (Array.isArray(lab.documents) ? lab.documents : []).forEach((document, index) => {
+    const path = `${inputPath}.documents[${index}]`;
+    group.add(
+      makeObservation(
+        { code: LAB_REPORT_CODE, display: document.name, system: 'L' },
+        labReportObservationValue(document, lab.resultId, path),
+        status.observation,
+        `${path}.name`,
+        { subId: String(index + 1) },
+      ),
     );
   });
   return group;

@@ -56,7 +56,7 @@ export function resultStatus(value: string | undefined): ResultStatus | undefine
 }
 
 /** Table 0125, value type (OBX-2): the v2.5.1 values this library writes. v2.5.1 has CE, not CWE. */
-export type ObservationValueType = 'NM' | 'SN' | 'ST' | 'TX' | 'FT' | 'CE' | 'XCN';
+export type ObservationValueType = 'NM' | 'SN' | 'ST' | 'TX' | 'FT' | 'CE' | 'XCN' | 'ED' | 'RP';
 
 /** Table 0271 document completion status: authenticated. */
 export const DOCUMENT_COMPLETION_AUTHENTICATED = 'AU';

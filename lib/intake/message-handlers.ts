@@ -361,7 +361,14 @@ function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: strin
 }
 
 function obxName(obx: ParsedSegment): string {
-  return present(valueAt(obx, 3, 2)) ?? present(valueAt(obx, 3, 1)) ?? `Observation ${valueAt(obx, 1) || obx.sequence}`;
+  // only the alternate triplet sent (OBX-3.4-6): its text, else its code (the exports keep the primary empty: issue 27 K5)
+  return (
+    present(valueAt(obx, 3, 2)) ??
+    present(valueAt(obx, 3, 1)) ??
+    present(valueAt(obx, 3, 5)) ??
+    present(valueAt(obx, 3, 4)) ??
+    `Observation ${valueAt(obx, 1) || obx.sequence}`
+  );
 }
 
 /**
@@ -760,8 +767,11 @@ function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, '
   if (!DOCUMENT_NUMBER.test(documentNumber)) reject('AE', ErrorCodes.dataType, 'TXA-12 must be 1-64 letters, digits or . _ -', at(12));
   const author = clinician(txa.fields[9]?.[0]) ?? clinician(txa.fields[5]?.[0]);
   if (!author) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-9 (or TXA-5) author name is required', at(9));
+  // a time stamp without an offset is a wall-clock time in the sending partner's zone, as in ORU and ADT (issue 27 item 4)
+  const zone = isTimeZone(context.principal.timeZone ?? '') ? context.principal.timeZone! : DEFAULT_TIME_ZONE;
   const createdAt = instantFromTs(
     present(valueAt(txa, 6)) ?? present(valueAt(txa, 4)) ?? present(valueAt(firstSegment(message, 'EVN'), 2)) ?? valueAt(message.segments[0], 7),
+    zone,
   );
   if (!createdAt) reject('AE', ErrorCodes.dataType, 'TXA-6 origination date-time must be a valid HL7 date-time', at(6));
   const completionStatus = present(valueAt(txa, 17));
@@ -770,7 +780,7 @@ function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, '
   // TXA-22 (PPN): who authenticated and when (component 15); required with AU / LA, taken as sent, never made up
   const authenticator = txa.fields[22]?.[0];
   const authenticatedBy: Clinician | undefined = clinician(authenticator);
-  const authenticatedAt = authenticator ? instantFromTs(authenticator[14]?.[0] ?? '') : undefined;
+  const authenticatedAt = authenticator ? instantFromTs(authenticator[14]?.[0] ?? '', zone) : undefined;
   if ((completionStatus === 'AU' || completionStatus === 'LA') && !authenticatedBy)
     reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-22 authentication person is required when TXA-17 is AU or LA', at(22));
   const text = message.segments

@@ -36,10 +36,16 @@
  *
  * Size budget of a version item (DynamoDB: 400 KB): a report whose data exceeds
  * REPORT_INLINE_MAX_BYTES goes to S3 on its own; if the rest still exceeds BODY_INLINE_MAX_BYTES
- * the whole body goes to S3 too; the summary is capped at SUMMARY_MAX_BYTES (long values cut, a
- * `truncated` flag set: long text lines and comments cut first, then results beyond the budget left
- * out). The summary carries the spec's fields and the optional lab model fields (data.order, per
- * result codes, typed values, flags, status, times, comments: lib/chart/types.ts). Worst case ~330 KB + ~44 KB of base64 + attributes < 400 KB.
+ * the whole body goes to S3 too. The summary carries the spec's fields and the optional lab model
+ * fields (data.order, per result codes, typed values, flags, status, times, comments:
+ * lib/chart/types.ts), always whole (issue 27 K2: nothing a sender sent is left out of the summary):
+ * up to SUMMARY_MAX_BYTES it is inline; a larger one is split into summary parts of at most
+ * SUMMARY_PART_MAX_BYTES each,
+ *   summary part   pk RESULT#<resultId>   sk SUMMARYPART#<versionId>#<nnnn>
+ *                  kind, resultId, versionId, senderId, part, envelope (ciphertext of the part's bytes)
+ * written before the version item (like S3 parts), and the inline summary is then a stub naming the
+ * number of parts (`parts`). Readers (decryptSummary) Query the parts, decrypt, join. Worst case of the
+ * version item ~330 KB + ~44 KB of base64 + attributes < 400 KB; of a part ~256 KB of base64 < 400 KB.
  *
  * Write order (a crash leaves nothing visible or a complete version): S3 parts, then the version
  * item (complete, notification pending), then the current pointer, then the notification. A
@@ -59,7 +65,7 @@ import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-
 import { normalizeStatus, statusRank } from './status';
 import { NotificationLedger, PENDING_PARTITION, pendingSortKey } from './notification-ledger';
 import { CURRENT_SK, RESULTS_DEPENDENCY, ResultItems, resultPk, versionRecordOf } from './result-items';
-import type { LabOrder, LabTestSummary } from '../chart/types';
+import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
 
 export type { VersionRecord };
@@ -75,13 +81,21 @@ import type {
   StoredLabResultSummary,
 } from './types';
 
-export const RECORD_TYPES = { submission: 'lab-result', summary: 'lab-result-summary', document: 'lab-result-document' } as const;
+export const RECORD_TYPES = {
+  submission: 'lab-result',
+  summary: 'lab-result-summary',
+  summaryPart: 'lab-result-summary-part',
+  document: 'lab-result-document',
+} as const;
 /** data key context purpose (goes to KMS / CloudTrail; no PHI) */
 export const LAB_RESULT_KEY_PURPOSE = 'lab-result';
 export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
 export const BODY_INLINE_MAX_BYTES = 240 * 1024;
+/** Largest summary kept inline in the version item and the current pointer; a larger one goes to summary parts. */
 export const SUMMARY_MAX_BYTES = 32 * 1024;
-const SUMMARY_VALUE_MAX_CHARS = 1024;
+/** Plaintext bytes of one summary part (its item: base64 of the ciphertext, ~256 KB, below DynamoDB's 400 KB). */
+export const SUMMARY_PART_MAX_BYTES = 192 * 1024;
+const SUMMARY_PART_PREFIX = 'SUMMARYPART#';
 const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
 const VERSION_PREFIX = 'VERSION#';
 const DEPENDENCY = RESULTS_DEPENDENCY;
@@ -154,7 +168,11 @@ interface SummaryPayload {
   resultedAt: string;
   results: LabTestSummary[];
   order?: LabOrder;
+  documents?: LabDocumentSummary[];
+  /** set only on summaries stored before issue 27 K2 (long values cut, results left out) */
   truncated?: boolean;
+  /** the summary is in this many summary parts (the inline payload is a stub) */
+  parts?: number;
 }
 
 export interface LabResultStoreOptions {
@@ -209,68 +227,57 @@ const TEST_TEXT_FIELDS = [
 ] as const;
 const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
 
-/** Lines kept while their characters stay within `max` (the last one cut): a long text is cut first. */
-function cutLines(lines: unknown, max: number): string[] | undefined {
-  if (!Array.isArray(lines)) return undefined;
-  const out: string[] = [];
-  let left = max;
-  for (const line of lines) {
-    if (typeof line !== 'string') continue;
-    if (left <= 0) break;
-    out.push(line.slice(0, left));
-    left -= line.length;
-  }
-  return out.length > 0 ? out : undefined;
-}
-
-/** One test as the summary keeps it: the model's fields only (extras stay in the submission); texts cut at `max`. */
-function summaryTest(r: LabTestResult, max: number): LabTestSummary {
-  const out: LabTestSummary = { testName: r.testName.slice(0, max), result: r.result.slice(0, max) };
+/** One test as the summary keeps it: the model's fields only (extras stay in the submission), whole. */
+function summaryTest(r: LabTestResult): LabTestSummary {
+  const out: LabTestSummary = { testName: r.testName, result: r.result };
   const fields = out as unknown as Record<string, unknown>;
   for (const key of TEST_TEXT_FIELDS) if (typeof r[key] === 'string') fields[key] = r[key];
   for (const key of TEST_OBJECT_FIELDS) if (isObject(r[key])) fields[key] = r[key];
-  const textLines = cutLines(r.textLines, max);
+  const textLines = stringsOf(r.textLines);
   if (textLines) out.textLines = textLines;
   const flags = normaliseAbnormalFlags(r.abnormalFlags);
   if (flags) out.abnormalFlags = flags;
-  const comments = cutLines(r.comments, max);
+  const comments = stringsOf(r.comments);
   if (comments) out.comments = comments;
   return out;
 }
 
-function summaryOrder(order: unknown, max: number): LabOrder | undefined {
-  if (!isObject(order)) return undefined;
-  const { comments, ...rest } = order as LabOrder;
-  const cut = cutLines(comments, max);
-  return { ...rest, ...(cut ? { comments: cut } : {}) };
+function stringsOf(lines: unknown): string[] | undefined {
+  if (!Array.isArray(lines)) return undefined;
+  const out = lines.filter((line): line is string => typeof line === 'string');
+  return out.length > 0 ? out : undefined;
 }
 
-function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
+/** The summary of a submission: every test, every value whole (issue 27 K2: the summary never leaves anything out). */
+export function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
   const data = accepted.body.data;
-  const order = (max: number) => {
-    const o = summaryOrder(data.order, max);
-    return o ? { order: o } : {};
-  };
-  const full: SummaryPayload = {
+  return {
     accessionNumber: data.accessionNumber,
     status: accepted.status,
     resultedAt: data.ResultedDateUTC,
-    results: accepted.results.map((r) => summaryTest(r, Infinity)),
-    ...order(Infinity),
+    results: accepted.results.map(summaryTest),
+    ...(isObject(data.order) ? { order: data.order as LabOrder } : {}),
+    ...(Array.isArray(data.reports) && data.reports.length > 0 ? { documents: data.reports.map(summaryDocument) } : {}),
   };
-  if (sizeOf(JSON.stringify(full)) <= SUMMARY_MAX_BYTES) return full;
-  // long texts (values, text lines, comments) are cut first; then results beyond the budget are left out
-  const cut: SummaryPayload = { ...full, results: [], ...order(SUMMARY_VALUE_MAX_CHARS), truncated: true };
-  let size = sizeOf(JSON.stringify(cut));
-  for (const r of accepted.results) {
-    const entry = summaryTest(r, SUMMARY_VALUE_MAX_CHARS);
-    const add = sizeOf(JSON.stringify(entry)) + 1;
-    if (size + add > SUMMARY_MAX_BYTES) break;
-    cut.results.push(entry);
-    size += add;
-  }
-  return cut;
 }
+
+/** A report as the summary carries it: its data when it is small, else its facts only (the exports refer to it). */
+function summaryDocument(report: LabReport): LabDocumentSummary {
+  const base64 = report.source.toLowerCase() === 'base64';
+  const bytes = base64 ? Buffer.byteLength(report.data, 'base64') : sizeOf(report.data);
+  const inline = sizeOf(report.data) <= LAB_DOCUMENT_INLINE_MAX_BYTES;
+  return { name: report.name, type: report.type, source: report.source, bytes, ...(inline ? { data: report.data } : {}) };
+}
+
+/** The summary's UTF-8 bytes in parts of at most {@link SUMMARY_PART_MAX_BYTES} (cut at byte offsets: joined before decoding). */
+export function summaryParts(summaryJson: string): Buffer[] {
+  const bytes = Buffer.from(summaryJson, 'utf8');
+  const parts: Buffer[] = [];
+  for (let offset = 0; offset < bytes.length; offset += SUMMARY_PART_MAX_BYTES) parts.push(bytes.subarray(offset, offset + SUMMARY_PART_MAX_BYTES));
+  return parts;
+}
+
+const summaryPartSk = (versionId: string, part: number) => `${SUMMARY_PART_PREFIX}${versionId}#${String(part).padStart(4, '0')}`;
 
 export class LabResultStore {
   private readonly db: DynamoDBClient;
@@ -340,9 +347,23 @@ export class LabResultStore {
     }
     const documentKeys = [...(payload.bodyPart ? [payload.bodyPart.key] : []), ...documents.map((d) => d.key)];
 
-    // 3. encrypt submission and summary
+    // 3. encrypt submission and summary; a summary larger than the inline budget goes to summary parts first
     const envelope = serializeEnvelope(await this.encryptor.encrypt(payloadJson, context(RECORD_TYPES.submission)));
-    const summary = serializeEnvelope(await this.encryptor.encrypt(JSON.stringify(buildSummary(accepted)), context(RECORD_TYPES.summary)));
+    const full = buildSummary(accepted);
+    let summaryJson = JSON.stringify(full);
+    if (sizeOf(summaryJson) > SUMMARY_MAX_BYTES) {
+      const parts = summaryParts(summaryJson);
+      for (const [index, bytes] of parts.entries()) await this.putSummaryPart(resultId, versionId, senderId, index, bytes);
+      const stub: SummaryPayload = {
+        accessionNumber: full.accessionNumber,
+        status: full.status,
+        resultedAt: full.resultedAt,
+        results: [],
+        parts: parts.length,
+      };
+      summaryJson = JSON.stringify(stub);
+    }
+    const summary = serializeEnvelope(await this.encryptor.encrypt(summaryJson, context(RECORD_TYPES.summary)));
 
     const record: VersionRecord = {
       resultId,
@@ -550,12 +571,49 @@ export class LabResultStore {
     return this.encryptor.decrypt(envelope, context);
   }
 
+  /** One summary part (written before the version item that names it; a resend rewrites the same bytes). */
+  private async putSummaryPart(resultId: string, versionId: string, senderId: string, part: number, bytes: Buffer): Promise<void> {
+    const context = { recordType: RECORD_TYPES.summaryPart, sender: senderId, resultId, versionId, part: String(part) };
+    const envelope = serializeEnvelope(await this.encryptor.encrypt(bytes, context));
+    const Item = marshall({ pk: resultPk(resultId), sk: summaryPartSk(versionId, part), kind: 'summary-part', resultId, versionId, senderId, part, envelope });
+    await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item })));
+  }
+
+  /** The whole summary from its parts: one Query (the version's parts, in order) plus a Decrypt each. */
+  private async readSummaryParts(resultId: string, versionId: string, senderId: string, count: number): Promise<SummaryPayload> {
+    const items: Record<string, AttributeValue>[] = [];
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': { S: resultPk(resultId) }, ':prefix': { S: `${SUMMARY_PART_PREFIX}${versionId}#` } },
+        ConsistentRead: true,
+      }),
+      (page) => {
+        items.push(...page);
+        return true;
+      },
+    );
+    if (items.length !== count) throw new Error(`summary parts of a version: expected ${count}, found ${items.length}`);
+    const buffers: Buffer[] = [];
+    for (const [index, item] of items.entries()) {
+      if (item.sk?.S !== summaryPartSk(versionId, index)) throw new Error('summary parts of a version are not numbered 0..n-1');
+      buffers.push(
+        await this.encryptor.decrypt(item.envelope!.S!, { recordType: RECORD_TYPES.summaryPart, sender: senderId, resultId, versionId, part: String(index) }),
+      );
+    }
+    return JSON.parse(Buffer.concat(buffers).toString('utf8')) as SummaryPayload;
+  }
+
   private async decryptSummary(item: Record<string, AttributeValue>): Promise<StoredLabResultSummary> {
     const resultId = item.resultId!.S!;
     const versionId = item.versionId!.S!;
     const senderId = item.senderId!.S!;
     const plain = await this.encryptor.decrypt(item.summary!.S!, { recordType: RECORD_TYPES.summary, sender: senderId, resultId, versionId });
-    const s = JSON.parse(plain.toString('utf8')) as SummaryPayload;
+    const inline = JSON.parse(plain.toString('utf8')) as SummaryPayload;
+    const s = typeof inline.parts === 'number' && inline.parts > 0 ? await this.readSummaryParts(resultId, versionId, senderId, inline.parts) : inline;
     return {
       resultId,
       versionId,
@@ -566,6 +624,7 @@ export class LabResultStore {
       resultedAt: s.resultedAt,
       results: s.results.map(normaliseTestResult),
       ...(s.order ? { order: s.order } : {}),
+      ...(s.documents ? { documents: s.documents } : {}),
       ...(s.truncated ? { truncated: true } : {}),
     };
   }

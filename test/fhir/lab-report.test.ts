@@ -159,3 +159,37 @@ describe('a record without the new fields', () => {
     expect(report.identifier?.[0]?.system).toBe('urn:interop:sender:demo-lab:accession');
   });
 });
+
+describe('issue 27 K5 / K6: an alternate-only code and the documents of a result', () => {
+  const lab: LabResultSummary = {
+    ...fullLabResult,
+    results: [{ testName: 'Accession Number', result: 'A-1', valueType: 'ST', alternateCode: { code: '99717-5', display: 'Accession Number', system: 'L' } }],
+    documents: [
+      { name: 'Short report', type: 'text/plain', source: 'text', bytes: 11, data: 'Two\nlines.' },
+      { name: 'Full report', type: 'application/pdf', source: 'base64', bytes: 40_000 },
+    ],
+  };
+  const report = labDiagnosticReport('demo-patient-1', lab, { serviceBaseUrl: 'https://interop.example' });
+
+  test('valid R4 (0 errors) and meets the US Core lab rules', () => {
+    expect(r4Errors(report)).toEqual([]);
+    expect(usCoreLabReportErrors(report)).toEqual([]);
+  });
+
+  test('the alternate code is the only coding, no code.text and no invented primary code', () => {
+    const [observation] = contained<Observation>(report, 'Observation');
+    expect(observation?.code).toEqual({ coding: [{ system: 'urn:interop:sender:acme-lab:code:L', code: '99717-5', display: 'Accession Number' }] });
+  });
+
+  test('presentedForm: a small document whole (data), a large one by url to its single-result export', () => {
+    expect(report.presentedForm).toEqual([
+      { contentType: 'text/plain', data: Buffer.from('Two\nlines.', 'utf8').toString('base64'), size: 11, title: 'Short report' },
+      {
+        contentType: 'application/pdf',
+        url: `https://interop.example/exportHl7LabResult?resultId=${fullLabResult.resultId}`,
+        size: 40_000,
+        title: 'Full report',
+      },
+    ]);
+  });
+});

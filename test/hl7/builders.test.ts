@@ -269,12 +269,13 @@ describe('encodeEncounterMessage, style oru (ORU^R01^ORU_R01)', () => {
       // orders without results: ORC-1 SC (no observations follow), OBR-25 says no results are available
       { at: { segment: 'ORC', field: 1 }, value: 'SC' },
       { at: { segment: 'ORC', field: 2, component: 1 }, value: 'ord-7781' },
-      { at: { segment: 'ORC', field: 5 }, value: 'CM' },
+      // a completed order the chart holds no results for: in process, no results yet (never CM beside an OBR without OBX)
+      { at: { segment: 'ORC', field: 5 }, value: 'IP' },
       { at: { segment: 'ORC', field: 12, component: 2 }, value: 'Haddad' },
       { at: { segment: 'OBR', occurrence: 1, field: 2, component: 1 }, value: 'ord-7781' },
       { at: { segment: 'OBR', occurrence: 1, field: 4, component: 1 }, value: '4548-4' },
       { at: { segment: 'OBR', occurrence: 1, field: 7 }, value: '20240430165000+0000', kind: 'timestamp' },
-      { at: { segment: 'OBR', occurrence: 1, field: 25 }, value: 'O' },
+      { at: { segment: 'OBR', occurrence: 1, field: 25 }, value: 'I' },
       { at: { segment: 'ORC', occurrence: 1, field: 5 }, value: 'SC' },
       { at: { segment: 'OBR', occurrence: 2, field: 1 }, value: '3' },
       { at: { segment: 'OBR', occurrence: 2, field: 4, component: 2 }, value: 'Cholesterol [Mass/volume] in Serum or Plasma' },

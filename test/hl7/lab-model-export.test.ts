@@ -159,3 +159,41 @@ test('reports of the single-result export are OBSERVATION OBX before the SPECIME
   const report = segments(parseHl7Message(text), 'OBX').at(-1);
   expect([valueAt(report, 1), valueAt(report, 3, 1)]).toEqual(['8', 'REPORT']);
 });
+
+describe('issue 27 K3 / K5 / K6 in the summary (both styles)', () => {
+  const longName = 'Regional Public Health Laboratory of the Northern Counties, Newborn Screening Section';
+  const result: LabResultSummary = {
+    ...fullLabResult,
+    results: [
+      { testName: 'Accession Number', result: 'A-1', valueType: 'ST', alternateCode: { code: '99717-5', display: 'Accession Number', system: 'L' } },
+      { testName: 'Sodium', result: '140', code: '2951-2', codeSystem: 'LN', performingOrganization: longName },
+    ],
+    documents: [
+      { name: 'Short report', type: 'application/pdf', source: 'base64', bytes: 3, data: 'QUJD' },
+      { name: 'Full report', type: 'application/pdf', source: 'base64', bytes: 40_000 },
+    ],
+  };
+  test.each(['oru', 'batch'] as const)('%s: OBX-3 as sent, OBX-23 whole, documents ED whole or RP to the single-result export (valid v2.5.1)', (style) => {
+    const { text, message } = summaryLabMessage(result, style);
+    expect(validateExport(text).issues).toEqual([]);
+    const obx = segments(message, 'OBX');
+    expect(obx.map((s) => valueAt(s, 2))).toEqual(['ST', 'NM', 'ED', 'RP']);
+    expect(obx[0]!.fields[3]![0]!.map((c) => c.join('&')).join('^')).toBe('^^^99717-5^Accession Number^L');
+    expect(valueAt(obx[1], 23, 1)).toBe(longName);
+    expect([valueAt(obx[2], 3, 1), valueAt(obx[2], 3, 2), valueAt(obx[2], 4), valueAt(obx[2], 5, 2), valueAt(obx[2], 5, 3), valueAt(obx[2], 5, 5)]).toEqual([
+      'REPORT',
+      'Short report',
+      '1',
+      'AP',
+      'PDF',
+      'QUJD',
+    ]);
+    expect([valueAt(obx[3], 3, 2), valueAt(obx[3], 4), valueAt(obx[3], 5, 1), valueAt(obx[3], 5, 3), valueAt(obx[3], 5, 4)]).toEqual([
+      'Full report',
+      '2',
+      `/exportHl7LabResult?resultId=${fullLabResult.resultId}`,
+      'AP',
+      'PDF',
+    ]);
+  });
+});

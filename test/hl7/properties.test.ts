@@ -262,7 +262,8 @@ function expectAssessmentGroup(expected: ExpectedMessage, setId: number, assessm
 /** The encounter group of the patient summary (visit details and orders as observations). */
 function expectEncounterSummaryGroup(expected: ExpectedMessage, setId: number, encounter: Encounter): void {
   const obr = expectObservationRequest(expected, setId, 'ENCOUNTER');
-  expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(encounter.encounterId, 22));
+  // the visit number, as PV1-19 writes it (issue 27 item 5: one external id per encounter)
+  expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(encounter.encounterId, 15));
   let observation = 1;
   const classObx = expectObservation(expected, observation, 'CE', { code: 'PATIENT_CLASS', display: 'Patient class', system: 'L' });
   expected.value({ segment: 'OBX', occurrence: classObx, field: 5, component: 1 }, encounter.patientClass);
@@ -458,7 +459,8 @@ describe('property: hostile text round-trips through every builder', () => {
         expectVisit(expected, encounter, header);
         const obr = expectObservationRequest(expected, 1, 'ENCOUNTER');
         const status = encounter.dischargeAt ? 'F' : 'P';
-        expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(encounter.encounterId, 22));
+        // the visit number, as PV1-19 writes it (issue 27 item 5: one external id per encounter)
+        expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(encounter.encounterId, 15));
         expected.value({ segment: 'OBR', occurrence: obr, field: 7 }, arb.expectedTimestamp(encounter.admitAt), 'timestamp');
         expected.value({ segment: 'OBR', occurrence: obr, field: 25 }, status);
         (encounter.diagnoses ?? []).forEach((diagnosis, index) => {

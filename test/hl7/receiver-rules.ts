@@ -175,9 +175,21 @@ export function receiverRuleIssues(message: string): ValidationIssue[] {
       }
       if (observations === 0) issue(issues, `${where}-1`, 'ORC-1 RE (observations follow) without any OBX');
     }
+    if (segment.name === 'ORC' && segment.fields[1] === 'SC') {
+      // an order sent without results (issue 27 item 7): ORC-5 and OBR-25 agree and neither promises results
+      const obr = segments[index + 1]?.name === 'OBR' ? segments[index + 1]! : undefined;
+      const orderStatus = segment.fields[5] ?? '';
+      const resultStatus = obr?.fields[25] ?? '';
+      const expected: Record<string, string> = { '': 'O', CA: 'X', DC: 'X', RP: 'X', ER: 'X', SC: 'S', IP: 'I', A: 'I', HD: 'O' };
+      if (!(orderStatus in expected)) issue(issues, `${where}-5`, `ORC-5 ${orderStatus} beside ORC-1 SC: the order has no results (CM promises them)`);
+      else if (expected[orderStatus] !== resultStatus)
+        issue(issues, `${where}-5`, `ORC-5 ${orderStatus || '(empty)'} beside OBR-25 ${resultStatus || '(empty)'}: expected OBR-25 ${expected[orderStatus]}`);
+    }
     if (segment.name === 'OBX') {
-      const [code = '', , system = ''] = components(segment.fields[3] ?? '');
-      if (code === '' || system === '') issue(issues, `${where}-3`, 'OBX-3 must be coded (identifier and coding system)');
+      // coded in the primary triplet, or (as a lab sent it: issue 27 K5) in the alternate triplet only, with the primary empty
+      const [code = '', text = '', system = '', altCode = '', , altSystem = ''] = components(segment.fields[3] ?? '');
+      const alternateOnly = code === '' && text === '' && system === '' && altCode !== '' && altSystem !== '';
+      if (!alternateOnly && (code === '' || system === '')) issue(issues, `${where}-3`, 'OBX-3 must be coded (identifier and coding system)');
     }
     if (segment.name === 'DG1' && components(segment.fields[3] ?? '')[2] === 'I10') {
       issue(issues, `${where}-3.3`, 'I10 is WHO ICD-10; ICD-10-CM is I10C');

@@ -194,13 +194,15 @@ describe('$everything holds the same records as the HL7 patient summary', () => 
         );
       }
       const { resources } = await allPages(`/fhir/Patient/${p.patientId}/$everything?_count=3`);
-      // HL7 writes an id longer than EI-1's 22 characters (a lab result id) in its short form
-      const asInHl7 = (id: string) => shortIdentifier(id, IDENTIFIER_LENGTH.ei);
-      const fhirIds = resources.slice(1).map((r) => asInHl7(idParts(r.id!)[1]!));
+      // HL7 writes an id longer than EI-1's 22 characters (a lab result id) in its short form; an encounter's OBR-3 is its
+      // visit number (PV1-19, CX-1 15 characters), which is the FHIR Encounter.identifier (issue 27 item 5: one external id)
+      const asInHl7 = (r: Resource) =>
+        r.resourceType === 'Encounter' ? (r as Encounter).identifier![0]!.value! : shortIdentifier(idParts(r.id!)[1]!, IDENTIFIER_LENGTH.ei);
+      const fhirIds = resources.slice(1).map(asInHl7);
       expect(fhirIds).toEqual(summaryIds); // same records, same (newest first) order
       const one = await allPages(`/fhir/Patient/${p.patientId}/$everything?_count=200`);
       expect(one.pages).toHaveLength(1);
-      expect(one.resources.slice(1).map((r) => asInHl7(idParts(r.id!)[1]!))).toEqual(summaryIds);
+      expect(one.resources.slice(1).map(asInHl7)).toEqual(summaryIds);
     });
   }
 });

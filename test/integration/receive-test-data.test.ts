@@ -290,6 +290,8 @@ describe('POST /receiveTestData: storage', () => {
         { testName: phi.testName, result: phi.result, units: '%', referenceRange: phi.referenceRange },
         { testName: 'Comment', result: 'see report', units: '' },
       ],
+      // issue 27 K6: the summary carries the reports (whole up to 16 KiB) so the summary exports and FHIR carry them
+      documents: [{ name: phi.reportName, type: 'narrative', source: 'text', bytes: Buffer.byteLength(phi.reportText), data: phi.reportText }],
     });
     expect(await labResultStore().recentResultsForPatient('no-such-patient', 10)).toEqual([]);
   });
@@ -514,8 +516,13 @@ describe('POST /receiveTestData: large documents', () => {
     expect((await labResultStore().readCurrent(out.resultId))!.submission).toEqual(body);
     const summaries = await labResultStore({ documents: false }).recentResultsForPatient('demo-patient-1', 50);
     const summary = summaries.find((s) => s.resultId === out.resultId)!;
-    expect(summary.truncated).toBe(true);
-    expect(summary.results.length).toBeGreaterThan(0);
+    // issue 27 K2: the summary is never cut; this one (~370 KB of tests, ~90 KB of reports of 15,000 characters each,
+    // carried whole: K6) is stored in summary parts of 192 KiB, read back whole
+    expect(summary.truncated).toBeUndefined();
+    expect(summary.results).toEqual(results);
+    expect(summary.documents?.map((d) => d.data)).toEqual(Array.from({ length: 6 }, () => 'n'.repeat(15_000)));
+    const parts = (await scanAll(stack.tables.results)).filter((i) => i.pk?.S === `RESULT#${out.resultId}` && i.sk?.S?.startsWith('SUMMARYPART#'));
+    expect(parts.length).toBe(3);
   });
 
   it('answers 413 problem+json naming the limit to a body just over 4 MiB, and stores nothing', async () => {
