@@ -64,8 +64,8 @@ const candidateCharts = {
       patientId: text,
       role: {
         type: 'string',
-        enum: ['candidate', 'requested', 'search'],
-        description: "a matcher candidate, the patient the sender named, or a hit of a reviewer's chart search",
+        enum: ['candidate', 'requested', 'search', 'routed'],
+        description: "a matcher candidate, the patient the sender named, a hit of a reviewer's chart search, or the patient a reviewer routed the packet to",
       },
       score: { type: 'number' },
       name: {
@@ -94,6 +94,8 @@ const candidateCharts = {
           country: { type: 'string' },
         },
       },
+      email: { type: 'string' },
+      phone: { type: 'string' },
     },
   },
 };
