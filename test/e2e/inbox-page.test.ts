@@ -5,7 +5,10 @@
  * candidates, routes it with the keyboard through the confirmation, and sees it leave the queue;
  * the API then shows routed_manually and the audit trail names demo-reviewer; demo-viewer reads but
  * has no route button. axe-core reports no violation; no CSP violation; no PHI in the URL or storage.
- * Screenshots of the queue and of a packet view are written to docs/.
+ * Issue 30: a birth-date mismatch in words on the card and in the confirmation, focus back after
+ * Escape, a lost race (409) shown as filed in the named patient's chart with Route disabled, no
+ * internal words, no mid-word breaks at 640 and 320 px, a wrong password keeps the user name.
+ * Screenshots of the queue, a packet, a search, a held record and a mismatch are written to docs/.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -319,6 +322,8 @@ describeWithBrowser('the inbox page in a browser', () => {
     await expect(dialog.textContent()).resolves.toMatch(/Morgan Placeholder.*born 2001-12-04.*chart of Morgan Placeholder.*born 2001-02-28/);
     await expect(dialog.getByRole('listitem').allTextContents()).resolves.toEqual(['Birth date: sent 2001-12-04, chart 2001-02-28']);
     await expectNoAxeViolations(page);
+    await expect(midWordBreaks(page)).resolves.toEqual([]);
+    await page.screenshot({ path: path.join(docs, 'inbox-mismatch.png'), fullPage: true });
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await expect(routeButton.evaluate((el) => el === document.activeElement)).resolves.toBe(true);

@@ -45,6 +45,16 @@ const stateText = (state: string) => STATE_WORDS[state] ?? state;
 
 /** A value shown in a card: a date or an identifier (one token, no `@`) never wraps at its hyphens. */
 function Value({ text }: { text: string }) {
+  const at = text.indexOf('@');
+  // an email may wrap before its @ (and, longer than a line, anywhere), never elsewhere mid-word
+  if (at > 0 && !/\s/.test(text))
+    return (
+      <>
+        {text.slice(0, at)}
+        <wbr />
+        {text.slice(at)}
+      </>
+    );
   return /^[^\s@]+$/.test(text) && text.length <= 40 ? <span class="token">{text}</span> : <>{text}</>;
 }
 
@@ -92,7 +102,7 @@ function Differences({ rows, id }: { rows: FieldComparison[]; id?: string }) {
       <ul>
         {differing.map((r) => (
           <li key={r.key}>
-            {r.label}: sent {r.sent}, chart {r.chart}
+            {r.label}: sent <Value text={r.sent} />, chart <Value text={r.chart} />
           </li>
         ))}
       </ul>
@@ -237,8 +247,10 @@ function ConfirmRoute({
     <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-text confirm-differences" onCancel={onCancel}>
       <h2 id="confirm-title">{title}</h2>
       <p id="confirm-text">
-        {what} <strong>{fullName(sent.firstName, sent.lastName ?? '') || 'a person whose name was not sent'}</strong> (born {sent.birthDate ?? 'unknown'}) will
-        be filed in the chart of <strong>{chartName(chart)}</strong> (born {chart.birthDate ?? 'unknown'}, MRN {chart.mrn}).
+        {what} <strong>{fullName(sent.firstName, sent.lastName ?? '') || 'a person whose name was not sent'}</strong> (born{' '}
+        <Value text={sent.birthDate ?? 'unknown'} />) will be filed in the chart of <strong>{chartName(chart)}</strong> (born{' '}
+        <Value text={chart.birthDate ?? 'unknown'} />, MRN <Value text={chart.mrn} />
+        ).
       </p>
       <Differences rows={rows} id="confirm-differences" />
       <div class="toolbar">
@@ -345,13 +357,13 @@ function ChartCard({
       )}
       {onRoute && (
         <button type="button" class="primary" onClick={() => onRoute(chart)}>
-          Route to {chartName(chart)} (MRN {chart.mrn})
+          Route to {chartName(chart)} (MRN <Value text={chart.mrn} />)
         </button>
       )}
       {!onRoute && routeDisabledReason && (
         <>
           <button type="button" class="primary" disabled aria-describedby={`${id}-disabled`}>
-            Route to {chartName(chart)} (MRN {chart.mrn})
+            Route to {chartName(chart)} (MRN <Value text={chart.mrn} />)
           </button>
           <p id={`${id}-disabled`} class="tag">
             {routeDisabledReason}
