@@ -11,6 +11,8 @@ import type { CliIo } from './cli-runner';
 import { LOCAL_STACK_NOT_RUNNING } from './target';
 import { Queues, Tables } from '../config/service';
 import { main as audit } from '../../scripts/audit';
+import { main as build } from '../../scripts/build';
+import { main as dlq } from '../../scripts/dlq';
 import { main as inboxPage } from '../../scripts/build-inbox-page';
 import { main as schemas } from '../../scripts/compile-schemas';
 import { main as importChart } from '../../scripts/import-chart';
@@ -40,7 +42,9 @@ const CLIS: Array<[string, Main, string[] | undefined]> = [
   ['partners', partners, ['list']],
   ['reindex', reindex, []],
   ['webhooks', webhooks, ['list']],
+  ['dlq', dlq, ['list']],
   ['webhook-sink', webhookSink, undefined],
+  ['build', build, undefined],
   ['openapi', openapi, undefined],
   ['inbox-page', inboxPage, undefined],
   ['schemas', schemas, undefined],
@@ -93,6 +97,9 @@ describe('an endpoints file whose stack is down (nothing listens on its ports)',
     ['audit', audit, ['--patient', 'p1']],
     ['webhooks', webhooks, ['list']],
     ['import', importChart, [chartFile]],
+    ['dlq', dlq, ['list']],
+    ['reindex', reindex, []],
+    ['partners', partners, ['list']],
   ] as Array<[string, Main, string[]]>)('%s: exit 1, the one shared line', async (_tool, main, argv) => {
     const closed = 'http://127.0.0.1:1';
     const endpoints = path.join(dir, 'endpoints.json');
