@@ -4,6 +4,11 @@
  * line, body) or a `curl` command in a ```sh block. The claim is, in this order: a
  * `<!-- example-status: NNN -->` comment right before the block, a `# NNN` comment line after the
  * curl command, or the next fenced block starting `HTTP/1.1 NNN`. An example without a claim fails.
+ * The answer an example documents (the JSON after `# NNN` on that comment line, a ```json block right
+ * after the curl block, the JSON body of the `HTTP/1.1` block, or a ```json block further down marked
+ * `<!-- example-answer -->`, which belongs to the example before it) must have the same fields as the
+ * real answer, nested objects included (values are not compared: ids and times differ), so a stale
+ * sample (a field renamed or dropped, like the old `patientMatched`) fails.
  * Answers are checked against docs/openapi.json too (call() in test/support/local-stack.ts).
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -26,6 +31,52 @@ export interface RequestExample {
   headers: Record<string, string>;
   body?: string;
   expected?: number;
+  /** the answer body the text shows, when it shows one as JSON */
+  documented?: unknown;
+}
+
+/** A documented JSON answer: `…` stands for elided values (`[…]`, `"lr_…"`); undefined when not JSON. */
+export function documentedJson(text: string | undefined): unknown {
+  if (!text) return undefined;
+  const start = text.search(/[[{]/);
+  if (start < 0) return undefined;
+  const json = text.slice(start).replace(/\[…\]/g, '[]').replace(/\{…\}/g, '{}');
+  // the JSON value, and nothing after it but a parenthesised remark
+  for (let end = json.length; end > 0; end--) {
+    if (json[end - 1] !== '}' && json[end - 1] !== ']') continue;
+    try {
+      return JSON.parse(json.slice(0, end));
+    } catch {
+      // shorter
+    }
+  }
+  return undefined;
+}
+
+/** Fields the two answers do not share (`where.field` paths), objects compared recursively, arrays by their first items. */
+export function fieldDifferences(documented: unknown, actual: unknown, where = '$'): string[] {
+  if (Array.isArray(documented)) {
+    if (!Array.isArray(actual)) return [`${where}: documented an array, answered ${typeof actual}`];
+    return documented.length && actual.length ? fieldDifferences(documented[0], actual[0], `${where}[0]`) : [];
+  }
+  if (documented && typeof documented === 'object') {
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${where}: documented an object, answered ${JSON.stringify(actual)?.slice(0, 40)}`];
+    const d = documented as Record<string, unknown>;
+    const a = actual as Record<string, unknown>;
+    return [
+      ...Object.keys(d)
+        .filter((k) => !(k in a))
+        .map((k) => `${where}.${k}: documented, not in the answer`),
+      ...Object.keys(a)
+        .filter((k) => !(k in d))
+        .map((k) => `${where}.${k}: in the answer, not documented`),
+      ...Object.keys(d)
+        .filter((k) => k in a)
+        .flatMap((k) => fieldDifferences(d[k], a[k], `${where}.${k}`)),
+    ];
+  }
+  return [];
 }
 
 interface Block {
@@ -91,6 +142,10 @@ export function requestExamples(file: string, markdown: string): RequestExample[
   all.forEach((block, index) => {
     const next = all[index + 1];
     const nextStatus = next && /^HTTP\/1\.1 (\d{3})/.exec(next.text)?.[1];
+    // a JSON answer further down, marked `<!-- example-answer -->`, belongs to the example before it
+    if (block.lang === 'json' && /<!--\s*example-answer\s*-->/.test(block.before) && out.length > 0) {
+      out[out.length - 1]!.documented ??= documentedJson(block.text);
+    }
     if (block.lang === 'http' && /^(GET|POST|PUT|PATCH|DELETE) \//.test(block.text)) {
       const [head, ...rest] = block.text.split(/\n\s*\n/);
       const [requestLine, ...headerLines] = head!.split('\n');
@@ -107,6 +162,14 @@ export function requestExamples(file: string, markdown: string): RequestExample[
         headers,
         body: rest.length ? rest.join('\n\n') : undefined,
         expected: claimed(block) ?? (nextStatus ? Number(nextStatus) : undefined),
+        documented: nextStatus
+          ? documentedJson(
+              next!.text
+                .split(/\n\s*\n/)
+                .slice(1)
+                .join('\n\n'),
+            )
+          : undefined,
       });
     }
     if (block.lang === 'sh') {
@@ -134,6 +197,18 @@ export function requestExamples(file: string, markdown: string): RequestExample[
           }
         }
         example.expected = comment ? Number(comment[1]) : (claimed(block) ?? (nextStatus ? Number(nextStatus) : undefined));
+        const lastCurl = !lines.slice(i + 1).some((l) => l.startsWith('curl '));
+        example.documented =
+          (comment ? documentedJson((lines[i + 1] ?? '').slice(comment[0].length)) : undefined) ??
+          (lastCurl && next?.lang === 'json' ? documentedJson(next.text) : undefined) ??
+          (nextStatus
+            ? documentedJson(
+                next!.text
+                  .split(/\n\s*\n/)
+                  .slice(1)
+                  .join('\n\n'),
+              )
+            : undefined);
         out.push(example);
       }
     }
@@ -162,13 +237,38 @@ describe('request examples in README.md and docs/*.md', () => {
     expect(examples.filter((e) => e.expected === undefined).map((e) => e.where)).toEqual([]);
   });
 
-  it('every example answers the status its text claims', async () => {
+  it('every example answers the status its text claims, with the fields of the answer it shows', async () => {
     const wrong: string[] = [];
     for (const e of examples) {
       const res = await call(stack, e.method, e.url, { headers: e.headers, body: e.body });
       if (res.status !== e.expected)
         wrong.push(`${e.where}: ${e.method} ${e.url} answered ${res.status}, the text claims ${e.expected}: ${res.text.slice(0, 300)}`);
+      else if (e.documented !== undefined) {
+        for (const d of fieldDifferences(e.documented, JSON.parse(res.text))) wrong.push(`${e.where}: ${e.method} ${e.url.split('?')[0]} ${d}`);
+      }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('the examples that show a JSON answer are compared field by field', () => {
+    const shown = examples.filter((e) => e.documented !== undefined).map((e) => e.where);
+    console.log(`doc examples with a documented JSON answer: ${shown.length} (${shown.join(', ')})`);
+    expect(shown.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('documented answers compared with real ones', () => {
+  it('reads elided JSON and a trailing remark', () => {
+    expect(documentedJson('{"a":1,"items":[…],"b":"lr_…"}   (a remark)')).toEqual({ a: 1, items: [], b: 'lr_…' });
+    expect(documentedJson('not json')).toBeUndefined();
+  });
+
+  it('a field documented but no longer answered, or answered but not documented, is a difference', () => {
+    expect(fieldDifferences({ status: 's', patientMatched: true }, { status: 's', resultId: 'lr_1' })).toEqual([
+      '$.patientMatched: documented, not in the answer',
+      '$.resultId: in the answer, not documented',
+    ]);
+    expect(fieldDifferences({ items: [{ a: 1 }] }, { items: [{ a: 2 }] })).toEqual([]);
+    expect(fieldDifferences({ items: [{ a: 1 }] }, { items: [{ b: 2 }] })).toHaveLength(2);
   });
 });
