@@ -83,6 +83,8 @@ export interface HeldSummary {
 export interface HeldDetail extends HeldSummary {
   sourceMessageId: string;
   routedBy?: string;
+  /** once routed: the chart patient it went to */
+  routedChart?: { patientId: string; name: { family: string; given?: string; middle?: string }; birthDate?: string; mrn: string; assigningAuthority: string };
   note?: { noteId: string; text: string; createdAt: string; author: { name: { family: string; given?: string } }; completionStatus?: string };
   resultIds?: string[];
   demographics?: {

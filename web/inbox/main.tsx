@@ -802,8 +802,6 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
   const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
   const [confirming, setConfirming] = useState<Confirming>();
-  /** the chart patient this reviewer routed the record to, to name them rather than show an id */
-  const [routedChart, setRoutedChart] = useState<CandidateChart>();
   const heading = useRef<HTMLHeadingElement>(null);
   const outcome = useRef<HTMLParagraphElement>(null);
   const returnFocus = useReturnFocus(confirming);
@@ -823,11 +821,10 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
     setError(undefined);
     try {
       await api.heldRoute(heldId, chart.patientId);
-      setRoutedChart(chart);
       setNotice(`Routed to ${chartName(chart)} (MRN ${chart.mrn}).`);
     } catch (e) {
       if (e instanceof ApiError && e.status === 409 && typeof e.body.routedTo === 'string') {
-        setError('Someone else routed this record first. Your choice was not applied.');
+        setError('Someone else routed this record first; it now shows where it went. Your choice was not applied.');
       } else setError((e as Error).message);
     }
     await load();
@@ -842,8 +839,10 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
     sex: person.sex,
     address: demographics?.address,
   };
-  const routedName =
-    routedChart && record?.routedTo === routedChart.patientId ? `${chartName(routedChart)} (MRN ${routedChart.mrn})` : `chart ${record?.routedTo}`;
+  const routed = record?.routedChart;
+  const routedName = routed
+    ? `${fullName([routed.name.given, routed.name.middle].filter(Boolean).join(' ') || undefined, routed.name.family)} (MRN ${routed.mrn})`
+    : 'a patient no longer in the chart';
   return (
     <section aria-labelledby="held-record-title">
       <button type="button" onClick={onBack}>
