@@ -37,7 +37,7 @@ writeFileSync(eventFile, '{}');
 const CLIS: Array<[string, Main, string[] | undefined]> = [
   ['import', importChart, [chartFile]],
   ['keys', keys, ['list']],
-  ['invoke', invoke, ['exportHl7Summary', eventFile]],
+  ['invoke', invoke, ['exportHl7Note', eventFile]],
   ['audit', audit, ['--patient', 'p1']],
   ['partners', partners, ['list']],
   ['reindex', reindex, []],
@@ -81,6 +81,8 @@ describe.each(CLIS)('npm run %s', (tool, main, stackCommand) => {
     expect(r.out).toBe('');
     expect(r.err).toMatch(/no-such-option/);
     expect(r.err).not.toMatch(/\n\s+at /);
+    // one line, the same shape for every CLI
+    expect(r.err).toMatch(new RegExp(`^[^\\n]+ \\(see \`npm run ${tool} -- --help\`\\)\\n$`));
   });
 
   if (stackCommand) {
