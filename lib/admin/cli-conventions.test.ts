@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { CliIo } from './cli-runner';
 import { LOCAL_STACK_NOT_RUNNING } from './target';
 import { Queues, Tables } from '../config/service';
-import { main as audit } from '../../scripts/audit';
+import { auditLine, main as audit } from '../../scripts/audit';
 import { main as build } from '../../scripts/build';
 import { main as dlq } from '../../scripts/dlq';
 import { main as inboxPage } from '../../scripts/build-inbox-page';
@@ -128,6 +128,17 @@ describe('an endpoints file whose stack is down (nothing listens on its ports)',
     process.env.INTEROP_ENDPOINTS_FILE = endpoints;
     const r = await run(main, argv);
     expect(r).toMatchObject({ code: 1, err: `${LOCAL_STACK_NOT_RUNNING}\n` });
+  });
+});
+
+describe('npm run audit text output', () => {
+  const base = { at: '2026-11-26T03:00:00.000Z', action: 'inbox.route', requestId: 'req-1', outcome: 'success', status: 200 } as const;
+  it('names the staff member who acted, and only the key when a key acted', () => {
+    const staff = auditLine({ ...base, partnerId: 'clinic-staff', keyId: 'staff_ab12', staffSubject: 'staff-0001', staffUsername: 'demo-reviewer' });
+    expect(staff).toMatch(/ partner=clinic-staff key=staff_ab12 staff=demo-reviewer request=req-1/);
+    const key = auditLine({ ...base, partnerId: 'demo-ehr', keyId: 'key_1' });
+    expect(key).toMatch(/ partner=demo-ehr key=key_1 request=req-1/);
+    expect(key).not.toMatch(/staff=/);
   });
 });
 
