@@ -89,7 +89,7 @@ async function signIn(page: Page, username: string, password: string, options: {
     await page.getByRole('alert').filter({ hasText: 'wrong password' }).waitFor();
     // the user name stays; focus is on the password
     await expect(page.getByLabel('Username').inputValue()).resolves.toBe(username);
-    await expect(page.getByLabel('Password').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.waitForFunction(() => document.activeElement?.id === 'password');
   }
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
@@ -283,7 +283,7 @@ describeWithBrowser('the inbox page in a browser', () => {
     await context.close();
   });
 
-  it('a birth-date mismatch is shown in words on the card and listed in the confirmation; Escape gives focus back', async () => {
+  it('a birth-date mismatch is shown in words on the card and listed in the confirmation; Escape and Back give focus back', async () => {
     // the sender names Morgan Placeholder (born 2001-02-28) but sends another birth date
     const res = await call(stack, 'POST', '/receiveFormIntakeScope', {
       headers: { 'x-api-key': 'demo-forms-key', 'content-type': 'application/json' },
@@ -326,7 +326,17 @@ describeWithBrowser('the inbox page in a browser', () => {
     await page.screenshot({ path: path.join(docs, 'inbox-mismatch.png'), fullPage: true });
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    await expect(routeButton.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Route to Morgan Placeholder (MRN DEMO-000005)');
+    // back in the queue, focus is on the Open button of the packet the reviewer came from
+    await page.getByRole('button', { name: '← Back to the queue' }).click();
+    const openButton = page
+      .getByRole('row')
+      .filter({ hasText: 'e2e-mismatch' })
+      .getByRole('button', { name: /Open packet/ });
+    await openButton.waitFor();
+    // focus moves once the list has loaded (an effect after render): wait for it rather than sample it
+    await page.waitForFunction(() => document.activeElement?.closest('tr')?.textContent?.includes('e2e-mismatch') === true);
+    await expect(openButton.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await context.close();
   });
 
@@ -353,7 +363,7 @@ describeWithBrowser('the inbox page in a browser', () => {
     await alert.filter({ hasText: 'Someone else routed this packet first' }).waitFor();
     await expect(alert.textContent()).resolves.toMatch(/chart of Robin Example \(MRN DEMO-000004\)/);
     await expect(alert.textContent()).resolves.not.toContain('demo-patient-4');
-    await expect(alert.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'alert');
     await expect(page.getByText('Filed by a reviewer: in the chart of Robin Example (MRN DEMO-000004)').isVisible()).resolves.toBe(true);
     const routeButtons = page.getByRole('button', { name: /^Route to / });
     await expect(routeButtons.count()).resolves.toBeGreaterThanOrEqual(2);

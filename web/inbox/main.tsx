@@ -127,7 +127,26 @@ function SignIn({ config, error }: { config: PageConfig; error?: string }) {
   );
 }
 
-function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) => void; notice?: string }) {
+/**
+ * Where focus goes when a list is shown again: the Open button of the item the reviewer came back
+ * from (else the list's heading), or the heading after a page change (the paging button may be gone).
+ */
+function useListFocus(items: unknown[] | undefined, returnTo: string | undefined, skip: boolean) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const paged = useRef(false);
+  useEffect(() => {
+    if (!items || skip) return;
+    if (paged.current) {
+      paged.current = false;
+      heading.current?.focus();
+    } else if (returnTo) {
+      (document.querySelector<HTMLElement>(`[data-open="${CSS.escape(returnTo)}"]`) ?? heading.current)?.focus();
+    }
+  }, [items]);
+  return { heading, markPaged: () => (paged.current = true) };
+}
+
+function Queue({ api, onOpen, notice, returnTo }: { api: InboxApi; onOpen: (id: string) => void; notice?: string; returnTo?: string }) {
   const [pages, setPages] = useState<Array<string | undefined>>([undefined]);
   const [items, setItems] = useState<PacketSummary[] | undefined>();
   const [next, setNext] = useState<string | undefined>();
@@ -148,10 +167,17 @@ function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) =>
   // after routing, focus lands on the outcome (the packet's controls are gone)
   const noticeRef = useRef<HTMLParagraphElement>(null);
   useEffect(() => noticeRef.current?.focus(), [notice]);
+  const { heading, markPaged } = useListFocus(items, returnTo, Boolean(notice));
+  const page = (next: Array<string | undefined>) => {
+    markPaged();
+    setPages(next);
+  };
   const now = Date.now();
   return (
     <section aria-labelledby="queue-title">
-      <h2 id="queue-title">Waiting for review</h2>
+      <h2 id="queue-title" tabIndex={-1} ref={heading}>
+        Waiting for review
+      </h2>
       {notice && (
         <p class="notice" role="status" tabIndex={-1} ref={noticeRef}>
           {notice}
@@ -167,12 +193,12 @@ function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) =>
           Refresh
         </button>
         {pages.length > 1 && (
-          <button type="button" onClick={() => setPages([undefined])}>
+          <button type="button" onClick={() => page([undefined])}>
             Newest
           </button>
         )}
         {next && (
-          <button type="button" onClick={() => setPages([...pages, next])}>
+          <button type="button" onClick={() => page([...pages, next])}>
             Older packets
           </button>
         )}
@@ -205,7 +231,12 @@ function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) =>
                 <td>{REASONS[p.reason ?? ''] ?? p.reason ?? '—'}</td>
                 <td>{p.candidateCount}</td>
                 <td>
-                  <button type="button" onClick={() => onOpen(p.packetId)} aria-label={`Open packet ${p.formId} received ${waited(p.receivedAt, now)} ago`}>
+                  <button
+                    type="button"
+                    data-open={p.packetId}
+                    onClick={() => onOpen(p.packetId)}
+                    aria-label={`Open packet ${p.formId} received ${waited(p.receivedAt, now)} ago`}
+                  >
                     Open
                   </button>
                 </td>
@@ -692,7 +723,7 @@ function heldDescription(item: HeldSummary): string {
 }
 
 /** Records HL7 intake could not file to a chart patient: held (oldest first) or already routed. */
-function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => void }) {
+function HeldQueue({ api, onOpen, returnTo }: { api: InboxApi; onOpen: (id: string) => void; returnTo?: string }) {
   const [state, setState] = useState<'held' | 'routed'>('held');
   const [pages, setPages] = useState<Array<string | undefined>>([undefined]);
   const [items, setItems] = useState<HeldSummary[] | undefined>();
@@ -711,6 +742,11 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
       .catch((e: Error) => setError(e.message));
   };
   useEffect(load, [state, cursor]);
+  const { heading, markPaged } = useListFocus(items, returnTo, false);
+  const page = (next: Array<string | undefined>) => {
+    markPaged();
+    setPages(next);
+  };
   const show = (s: 'held' | 'routed') => {
     setState(s);
     setPages([undefined]);
@@ -718,7 +754,9 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
   const now = Date.now();
   return (
     <section aria-labelledby="held-title">
-      <h2 id="held-title">Held from partners</h2>
+      <h2 id="held-title" tabIndex={-1} ref={heading}>
+        Held from partners
+      </h2>
       <p>Lab results, documents and patient identities a partner sent that could not be filed to a chart patient.</p>
       {error && (
         <p class="error" role="alert">
@@ -736,12 +774,12 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
           Refresh
         </button>
         {pages.length > 1 && (
-          <button type="button" onClick={() => setPages([undefined])}>
+          <button type="button" onClick={() => page([undefined])}>
             First page
           </button>
         )}
         {next && (
-          <button type="button" onClick={() => setPages([...pages, next])}>
+          <button type="button" onClick={() => page([...pages, next])}>
             Next page
           </button>
         )}
@@ -781,6 +819,7 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
                 <td>
                   <button
                     type="button"
+                    data-open={h.heldId}
                     onClick={() => onOpen(h.heldId)}
                     aria-label={`Open ${kindLabel(h.kind)} for ${personName(h.person.name)} from ${h.sender}`}
                   >
@@ -935,6 +974,8 @@ function App({ config }: { config: PageConfig }) {
   const [notice, setNotice] = useState<string>();
   const [view, setView] = useState<'packets' | 'held'>('packets');
   const [openHeld, setOpenHeld] = useState<string>();
+  /** the packet or held record the reviewer came back from: its Open button gets focus again */
+  const [returnTo, setReturnTo] = useState<string>();
   useEffect(() => {
     completeSignIn(config)
       .then((s) => setSession(s))
@@ -969,18 +1010,30 @@ function App({ config }: { config: PageConfig }) {
         <h1 class="visually-hidden">Interop inbox</h1>
         {view === 'held' ? (
           openHeld ? (
-            <HeldView api={api} heldId={openHeld} canRoute={canRoute} onBack={() => setOpenHeld(undefined)} />
+            <HeldView
+              api={api}
+              heldId={openHeld}
+              canRoute={canRoute}
+              onBack={() => {
+                setReturnTo(openHeld);
+                setOpenHeld(undefined);
+              }}
+            />
           ) : (
-            <HeldQueue api={api} onOpen={setOpenHeld} />
+            <HeldQueue api={api} onOpen={setOpenHeld} returnTo={returnTo} />
           )
         ) : open ? (
           <PacketView
             api={api}
             packetId={open}
             canRoute={canRoute}
-            onBack={() => setOpen(undefined)}
+            onBack={() => {
+              setReturnTo(open);
+              setOpen(undefined);
+            }}
             onRouted={(message) => {
               setNotice(message);
+              setReturnTo(undefined);
               setOpen(undefined);
             }}
           />
@@ -988,6 +1041,7 @@ function App({ config }: { config: PageConfig }) {
           <Queue
             api={api}
             notice={notice}
+            returnTo={returnTo}
             onOpen={(id) => {
               setNotice(undefined);
               setOpen(id);
