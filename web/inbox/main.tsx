@@ -796,7 +796,7 @@ function HeldQueue({ api, onOpen, returnTo }: { api: InboxApi; onOpen: (id: stri
               <th scope="col">Sender</th>
               <th scope="col">Person as sent</th>
               <th scope="col">About</th>
-              <th scope="col">{state === 'held' ? 'Reason' : 'Routed to'}</th>
+              <th scope="col">{state === 'held' ? 'Reason' : 'Routed on'}</th>
               <th scope="col">
                 <span class="visually-hidden">Open</span>
               </th>
@@ -815,7 +815,16 @@ function HeldQueue({ api, onOpen, returnTo }: { api: InboxApi; onOpen: (id: stri
                   {h.person.birthDate ? `, born ${h.person.birthDate}` : ''}
                 </td>
                 <td>{heldDescription(h)}</td>
-                <td>{state === 'held' ? (HELD_REASONS[h.reason] ?? h.reason) : h.routedTo ? `chart ${h.routedTo}` : '—'}</td>
+                <td>
+                  {state === 'held' ? (
+                    (HELD_REASONS[h.reason] ?? h.reason)
+                  ) : h.routedAt ? (
+                    // the list reads no chart: the record itself names the patient it went to
+                    <time dateTime={h.routedAt}>{new Date(h.routedAt).toLocaleString()}</time>
+                  ) : (
+                    '—'
+                  )}
+                </td>
                 <td>
                   <button
                     type="button"
