@@ -380,6 +380,10 @@ describeWithBrowser('the inbox page in a browser', () => {
     const page = await context.newPage();
     await signIn(page, 'demo-viewer', 'demo-viewer-password', { wrongPasswordFirst: true });
     const row = page.getByRole('row').filter({ hasText: 'e2e-viewer' });
+    await row.waitFor();
+    // the queue at 640 px: no sideways scrolling, no word split
+    await expect(page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).resolves.toBeLessThanOrEqual(0);
+    await expect(midWordBreaks(page)).resolves.toEqual([]);
     await row.getByRole('button', { name: /Open packet/ }).click();
     await page.getByRole('heading', { name: 'Intake viewer from demo-form-tool' }).waitFor();
     await expect(page.getByRole('article').count()).resolves.toBe(3);

@@ -128,6 +128,18 @@ function SignIn({ config, error }: { config: PageConfig; error?: string }) {
 }
 
 /**
+ * A table that scrolls inside its own focusable region when the screen is narrower than it (320-640
+ * px): the page never scrolls sideways, and dates and ids never break to fit.
+ */
+function TableScroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
+/**
  * Where focus goes when a list is shown again: the Open button of the item the reviewer came back
  * from (else the list's heading), or the heading after a page change (the paging button may be gone).
  */
@@ -206,44 +218,50 @@ function Queue({ api, onOpen, notice, returnTo }: { api: InboxApi; onOpen: (id: 
       {!items && !error && <p role="status">Loading…</p>}
       {items && items.length === 0 && <p role="status">Nothing is waiting for review.</p>}
       {items && items.length > 0 && (
-        <table>
-          <caption>Packets waiting for review, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Waiting</th>
-              <th scope="col">Form</th>
-              <th scope="col">Source</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Possible charts</th>
-              <th scope="col">
-                <span class="visually-hidden">Open</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((p) => (
-              <tr key={p.packetId}>
-                <td>
-                  <time dateTime={p.receivedAt}>{waited(p.receivedAt, now)}</time>
-                </td>
-                <td>{p.formId}</td>
-                <td>{p.sourceSystemId}</td>
-                <td>{REASONS[p.reason ?? ''] ?? p.reason ?? '—'}</td>
-                <td>{p.candidateCount}</td>
-                <td>
-                  <button
-                    type="button"
-                    data-open={p.packetId}
-                    onClick={() => onOpen(p.packetId)}
-                    aria-label={`Open packet ${p.formId} received ${waited(p.receivedAt, now)} ago`}
-                  >
-                    Open
-                  </button>
-                </td>
+        <TableScroll label="Packets waiting for review">
+          <table>
+            <caption>Packets waiting for review, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Waiting</th>
+                <th scope="col">Form</th>
+                <th scope="col">Source</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Possible charts</th>
+                <th scope="col">
+                  <span class="visually-hidden">Open</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {items.map((p) => (
+                <tr key={p.packetId}>
+                  <td>
+                    <time dateTime={p.receivedAt}>{waited(p.receivedAt, now)}</time>
+                  </td>
+                  <td>
+                    <Value text={p.formId} />
+                  </td>
+                  <td>
+                    <Value text={p.sourceSystemId} />
+                  </td>
+                  <td>{REASONS[p.reason ?? ''] ?? p.reason ?? '—'}</td>
+                  <td>{p.candidateCount}</td>
+                  <td>
+                    <button
+                      type="button"
+                      data-open={p.packetId}
+                      onClick={() => onOpen(p.packetId)}
+                      aria-label={`Open packet ${p.formId} received ${waited(p.receivedAt, now)} ago`}
+                    >
+                      Open
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );
@@ -660,30 +678,32 @@ function PacketView({
           </div>
           {canRoute && awaiting && <FindPatient search={(query) => api.search(packetId, query)} sent={sent} onRoute={open} />}
           <h3>History</h3>
-          <table>
-            <caption class="visually-hidden">What happened to this packet</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col">By</th>
-              </tr>
-            </thead>
-            <tbody>
-              {packet.history.map((h, i) => (
-                <tr key={i}>
-                  <td>
-                    <time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time>
-                  </td>
-                  <td>
-                    {ACTION_WORDS[h.action] ?? h.action}
-                    {h.reason ? ` (${REASONS[h.reason] ?? h.reason})` : ''}
-                  </td>
-                  <td>{actorText(h.actor, h.staffUsername, h.action)}</td>
+          <TableScroll label="History">
+            <table>
+              <caption class="visually-hidden">What happened to this packet</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">What</th>
+                  <th scope="col">By</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {packet.history.map((h, i) => (
+                  <tr key={i}>
+                    <td>
+                      <time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time>
+                    </td>
+                    <td>
+                      {ACTION_WORDS[h.action] ?? h.action}
+                      {h.reason ? ` (${REASONS[h.reason] ?? h.reason})` : ''}
+                    </td>
+                    <td>{actorText(h.actor, h.staffUsername, h.action)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
           {confirming && (
             <ConfirmRoute
               title="Route this packet?"
@@ -787,58 +807,68 @@ function HeldQueue({ api, onOpen, returnTo }: { api: InboxApi; onOpen: (id: stri
       {!items && !error && <p role="status">Loading…</p>}
       {items && items.length === 0 && <p role="status">{state === 'held' ? 'Nothing is held for review.' : 'Nothing has been routed yet.'}</p>}
       {items && items.length > 0 && (
-        <table>
-          <caption>{state === 'held' ? 'Records held for review, oldest first' : 'Records routed to a chart patient, oldest first'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{state === 'held' ? 'Waiting' : 'Received'}</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Sender</th>
-              <th scope="col">Person as sent</th>
-              <th scope="col">About</th>
-              <th scope="col">{state === 'held' ? 'Reason' : 'Routed on'}</th>
-              <th scope="col">
-                <span class="visually-hidden">Open</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((h) => (
-              <tr key={h.heldId}>
-                <td>
-                  <time dateTime={h.receivedAt}>{state === 'held' ? waited(h.receivedAt, now) : new Date(h.receivedAt).toLocaleString()}</time>
-                </td>
-                <td>{kindLabel(h.kind)}</td>
-                <td>{h.sender}</td>
-                <td>
-                  {personName(h.person.name)}
-                  {h.person.birthDate ? `, born ${h.person.birthDate}` : ''}
-                </td>
-                <td>{heldDescription(h)}</td>
-                <td>
-                  {state === 'held' ? (
-                    (HELD_REASONS[h.reason] ?? h.reason)
-                  ) : h.routedAt ? (
-                    // the list reads no chart: the record itself names the patient it went to
-                    <time dateTime={h.routedAt}>{new Date(h.routedAt).toLocaleString()}</time>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td>
-                  <button
-                    type="button"
-                    data-open={h.heldId}
-                    onClick={() => onOpen(h.heldId)}
-                    aria-label={`Open ${kindLabel(h.kind)} for ${personName(h.person.name)} from ${h.sender}`}
-                  >
-                    Open
-                  </button>
-                </td>
+        <TableScroll label={state === 'held' ? 'Records held for review' : 'Records routed to a chart patient'}>
+          <table>
+            <caption>{state === 'held' ? 'Records held for review, oldest first' : 'Records routed to a chart patient, oldest first'}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{state === 'held' ? 'Waiting' : 'Received'}</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Sender</th>
+                <th scope="col">Person as sent</th>
+                <th scope="col">About</th>
+                <th scope="col">{state === 'held' ? 'Reason' : 'Routed on'}</th>
+                <th scope="col">
+                  <span class="visually-hidden">Open</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {items.map((h) => (
+                <tr key={h.heldId}>
+                  <td>
+                    <time dateTime={h.receivedAt}>{state === 'held' ? waited(h.receivedAt, now) : new Date(h.receivedAt).toLocaleString()}</time>
+                  </td>
+                  <td>{kindLabel(h.kind)}</td>
+                  <td>
+                    <Value text={h.sender} />
+                  </td>
+                  <td>
+                    {personName(h.person.name)}
+                    {h.person.birthDate ? (
+                      <>
+                        , born <Value text={h.person.birthDate} />
+                      </>
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                  <td>{heldDescription(h)}</td>
+                  <td>
+                    {state === 'held' ? (
+                      (HELD_REASONS[h.reason] ?? h.reason)
+                    ) : h.routedAt ? (
+                      // the list reads no chart: the record itself names the patient it went to
+                      <time dateTime={h.routedAt}>{new Date(h.routedAt).toLocaleString()}</time>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      data-open={h.heldId}
+                      onClick={() => onOpen(h.heldId)}
+                      aria-label={`Open ${kindLabel(h.kind)} for ${personName(h.person.name)} from ${h.sender}`}
+                    >
+                      Open
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );
