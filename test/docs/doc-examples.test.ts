@@ -33,6 +33,13 @@ export interface RequestExample {
   expected?: number;
   /** the answer body the text shows, when it shows one as JSON */
   documented?: unknown;
+  /** an HL7 answer the text shows: its MSA segment's acknowledgement code and control id (`MSA|AA|LAB-000123`) */
+  documentedAck?: string;
+}
+
+/** What `printf 'FORMAT'` prints, for the escapes the examples use (\\, \r, \n). */
+export function printfOutput(format: string): string {
+  return format.replace(/\\([\\rn])/g, (_m, c: string) => (c === 'r' ? '\r' : c === 'n' ? '\n' : '\\'));
 }
 
 /** A documented JSON answer: `…` stands for elided values (`[…]`, `"lr_…"`); undefined when not JSON. */
@@ -172,10 +179,12 @@ export function requestExamples(file: string, markdown: string): RequestExample[
           : undefined,
       });
     }
-    if (block.lang === 'sh') {
+    if (block.lang === 'sh' || block.lang === 'bash') {
       const lines = block.text.split('\n');
       for (let i = 0; i < lines.length; i++) {
         if (!lines[i]!.startsWith('curl ')) continue;
+        // `printf '...' |` on the line before: the body curl reads with --data-binary @-
+        const piped = /^printf\s+'.*'\s*\|\s*$/.test(lines[i - 1] ?? '') ? printfOutput(shellWords(lines[i - 1]!)[1]!) : undefined;
         let command = lines[i]!;
         const open = (text: string) => (text.match(/'/g) ?? []).length % 2 === 1;
         while ((command.endsWith('\\') || open(command)) && i + 1 < lines.length) command = `${command}\n${lines[++i]!}`;
@@ -189,6 +198,10 @@ export function requestExamples(file: string, markdown: string): RequestExample[
             example.headers[name!.trim().toLowerCase()] = value.join(':').trim();
           } else if (word === '-d' || word === '--data') {
             example.body = words[++w]!;
+            if (example.method === 'GET') example.method = 'POST';
+          } else if (word === '--data-binary' && words[w + 1] === '@-' && piped !== undefined) {
+            w++;
+            example.body = piped;
             if (example.method === 'GET') example.method = 'POST';
           } else if (word === '-X') example.method = words[++w]!;
           else if (word.startsWith('http')) {
@@ -209,6 +222,8 @@ export function requestExamples(file: string, markdown: string): RequestExample[
                   .join('\n\n'),
               )
             : undefined);
+        const ack = lastCurl && next?.lang === '' ? /^MSA\|[A-Z]{2}\|[^|\s]+/m.exec(next.text) : null;
+        if (ack) example.documentedAck = ack[0];
         out.push(example);
       }
     }
@@ -245,6 +260,8 @@ describe('request examples in README.md and docs/*.md', () => {
         wrong.push(`${e.where}: ${e.method} ${e.url} answered ${res.status}, the text claims ${e.expected}: ${res.text.slice(0, 300)}`);
       else if (e.documented !== undefined) {
         for (const d of fieldDifferences(e.documented, JSON.parse(res.text))) wrong.push(`${e.where}: ${e.method} ${e.url.split('?')[0]} ${d}`);
+      } else if (e.documentedAck !== undefined && !res.text.split('\r').some((segment) => segment.startsWith(e.documentedAck!))) {
+        wrong.push(`${e.where}: ${e.method} ${e.url} answered no ${e.documentedAck} segment: ${res.text.replace(/\r/g, '\n').slice(0, 300)}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -258,6 +275,14 @@ describe('request examples in README.md and docs/*.md', () => {
 });
 
 describe('documented answers compared with real ones', () => {
+  it('an HL7 example piped from printf is sent as printf would send it, and its ACK is compared', () => {
+    expect(printfOutput('MSH|^~\\\\&|LIS\\rPID|1\\r')).toBe('MSH|^~\\&|LIS\rPID|1\r');
+    const hl7 = examples.filter((e) => e.documentedAck !== undefined);
+    expect(hl7.map((e) => [e.method, e.url, e.documentedAck, e.body?.startsWith('MSH|^~\\&|'), e.body?.includes('\r')])).toEqual([
+      ['POST', '/receiveHl7', 'MSA|AA|LAB-000123', true, true],
+    ]);
+  });
+
   it('reads elided JSON and a trailing remark', () => {
     expect(documentedJson('{"a":1,"items":[…],"b":"lr_…"}   (a remark)')).toEqual({ a: 1, items: [], b: 'lr_…' });
     expect(documentedJson('not json')).toBeUndefined();
