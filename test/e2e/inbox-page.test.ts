@@ -165,6 +165,7 @@ describeWithBrowser('the inbox page in a browser', () => {
     await expect(page.getByText('robin.reviewer@example.org').isVisible()).resolves.toBe(true);
     await expect(page.getByRole('button', { name: /^Route to Robin Example \(MRN / }).count()).resolves.toBe(2);
     await expectNoAxeViolations(page);
+    await expect(midWordBreaks(page)).resolves.toEqual([]);
     await page.screenshot({ path: path.join(docs, 'inbox-packet.png'), fullPage: true });
 
     // nothing about the patient in the address bar or in browser storage
@@ -254,6 +255,7 @@ describeWithBrowser('the inbox page in a browser', () => {
     await row.getByRole('button', { name: /^Open Document for Harriet Heldperson/ }).click();
     await page.getByRole('heading', { name: 'Document from DEMO-LAB-LIS' }).waitFor();
     await expect(page.getByText('Seen for a held follow-up.').isVisible()).resolves.toBe(true);
+    await expect(midWordBreaks(page)).resolves.toEqual([]);
     const find = page.getByRole('region', { name: 'Find the chart patient' });
     await find.getByRole('textbox', { name: 'MRN' }).fill('demo-000001');
     await find.getByRole('textbox', { name: 'MRN' }).press('Enter');
