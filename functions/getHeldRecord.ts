@@ -3,16 +3,19 @@
  *
  * One record HL7 intake held for review, in full: what the list shows, plus the message id and, by
  * kind, the note with its text (document), the held result ids (lab-result) or the partner's latest
- * view of the person (identity); once routed, where to and by whom.
+ * view of the person (identity); once routed, where to and by whom, and the chart patient it went to
+ * by name and MRN (routedChart; audited under that patient).
  * 200 the record | 404 an unknown id (HeldRecordNotFoundError).
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
-import { getHeld } from '../lib/intake/held-review';
-import { heldReadDependencies } from '../lib/intake/held-review-wiring';
+import { getHeld, routedChartOf } from '../lib/intake/held-review';
+import { heldReadDependencies, routedChartReader } from '../lib/intake/held-review-wiring';
 
 export const handler = httpEndpoint('getHeldRecord', async (request) => {
   const heldId = request.event.pathParameters?.heldId ?? '';
   request.audit({ action: 'inbox.held_read', resourceIds: { heldId: heldId.slice(0, 128) } });
   const record = await getHeld(heldReadDependencies(), heldId);
-  return jsonResponse(200, { ...record, requestId: request.requestId });
+  const routedChart = await routedChartOf(routedChartReader(), record);
+  if (routedChart) request.audit({ action: 'inbox.held_read', resourceIds: { heldId }, relatedPatientIds: [routedChart.patientId] });
+  return jsonResponse(200, { ...record, ...(routedChart ? { routedChart } : {}), requestId: request.requestId });
 });

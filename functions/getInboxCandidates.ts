@@ -2,9 +2,9 @@
  * GET /interopInbox/{packetId}/candidates — scope interop:inbox:read (staff signed in, or a key with
  * interop:inbox:review).
  *
- * The chart demographics (name, birth date, sex, MRN and assigning authority, address) of every
- * candidate the matcher recorded for the packet and of the patient the sender named, for the
- * reviewer to compare with the packet. Audited per patient shown.
+ * The chart demographics (name, birth date, sex, MRN and assigning authority, address, email, phone)
+ * of every candidate the matcher recorded for the packet, of the patient the sender named and, once
+ * a reviewer routed it, of the patient it went to (role routed), for the reviewer to compare with the packet. Audited per patient shown.
  * 200 { packetId, charts: [...] } | 404 unknown packet, or one never in the inbox (InboxPacketNotFoundError).
  */
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';

@@ -4,7 +4,7 @@
  *
  * The staff inbox page: one HTML document with a strict Content-Security-Policy. It signs staff in
  * (authorization code + PKCE against the staff user pool) and works the review queue through the
- * /interopInbox routes. 200 text/html | 429 | 503 when staff sign-in is not configured.
+ * /interopInbox routes. 200 text/html | 429 | 503 (Retry-After) when staff sign-in is not configured.
  */
 import { httpEndpoint } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
@@ -15,7 +15,7 @@ export const handler = httpEndpoint('serveInboxPage', async () => {
   try {
     config = inboxPageConfigFromEnv();
   } catch (error) {
-    if (error instanceof InboxPageNotConfiguredError) throw new HttpProblem('unavailable', error.message);
+    if (error instanceof InboxPageNotConfiguredError) throw new HttpProblem('unavailable', error.message, { headers: { 'retry-after': '30' } });
     throw error;
   }
   return { status: 200, contentType: 'text/html; charset=utf-8', body: renderInboxPage(config), headers: inboxPageSecurityHeaders(config) };

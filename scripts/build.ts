@@ -9,6 +9,16 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints } from '../lib/config/service';
+import { UsageError, type CommandSpec } from '../lib/admin/cli-options';
+import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
+
+const BUILD_COMMAND: CommandSpec = {
+  name: '',
+  summary:
+    'One minified, tree-shaken ESM bundle per Lambda, with source maps, into dist/<name>/index.mjs (the settings the CDK app uses); prints each size and its gzip size.',
+  options: {},
+  examples: ['npm run build'],
+};
 
 export const LAMBDA_BUNDLE_OPTIONS = {
   bundle: true,
@@ -29,7 +39,7 @@ export function functionNames(): string[] {
   return [AuthorizerFunction.name, ...HttpEndpoints.map((e) => e.name), ...BackgroundFunctions.map((f) => f.name)];
 }
 
-async function main(): Promise<void> {
+async function buildAll(io: CliIo): Promise<void> {
   const root = path.resolve(__dirname, '..');
   const rows: string[] = [];
   for (const name of functionNames()) {
@@ -40,12 +50,17 @@ async function main(): Promise<void> {
     const gz = gzipSync(readFileSync(outfile)).length;
     rows.push(`${name.padEnd(26)} ${(size / 1024).toFixed(1).padStart(8)} KB ${(gz / 1024).toFixed(1).padStart(8)} KB gzip`);
   }
-  process.stdout.write(rows.join('\n') + '\n');
+  io.out(rows.join('\n') + '\n');
 }
 
-if (require.main === module) {
-  main().catch((error: Error) => {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runCli('build', io, async () => {
+    const read = readSingleCommand('build', BUILD_COMMAND, argv, io);
+    if ('exitCode' in read) return read.exitCode;
+    if (read.positionals.length > 0) throw new UsageError(`unexpected argument "${read.positionals[0]}"`);
+    await buildAll(io);
+    return 0;
   });
 }
+
+if (require.main === module) runMain('build', main);

@@ -145,6 +145,8 @@ export function kmsClientFor(target: ImportTarget, env: NodeJS.ProcessEnv): KMSC
 }
 
 const USAGE = 'usage: npm run import -- FILE [--dry-run]';
+/** a usage error: one line, and where help is (as every operator CLI) */
+const usageError = (message: string) => `${message} (see \`npm run import -- --help\`)`;
 
 type CliArgs = { file?: string; dryRun: boolean; help: boolean } | { error: string };
 
@@ -155,10 +157,11 @@ function parseCliArgs(argv: string[]): CliArgs {
       allowPositionals: true,
       options: { 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     });
-    if (!values.help && positionals.length !== 1) return { error: USAGE };
+    if (!values.help && positionals.length !== 1)
+      return { error: usageError(positionals.length ? `one FILE, got ${positionals.length}` : 'give the FILE to import') };
     return { file: positionals[0], dryRun: values['dry-run'] ?? false, help: values.help ?? false };
   } catch (error) {
-    return { error: `${(error as Error).message}\n${USAGE}` };
+    return { error: usageError((error as Error).message.split('\n')[0]!) };
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { AuthorizerFunction, HttpEndpoints } from '../lib/config/service';
+import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints } from '../lib/config/service';
 import { dispatch } from '../lib/local/api-gateway';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
 import { loadHandler } from '../lib/local/function-registry';
@@ -21,7 +21,7 @@ const INVOKE_COMMAND: CommandSpec = {
   summary:
     'Runs one handler against the running local stack with a saved API Gateway event and prints the response (exit 1 when it answers 5xx). Endpoint functions go through the authorizer first, as API Gateway does.',
   options: {},
-  examples: ['npm run invoke -- exportHl7Summary events/export.json', 'npm run invoke -- authorizer events/authorizer.json'],
+  examples: ['npm run invoke -- exportHl7Note events/exportHl7Note.json', 'npm run invoke -- authorizer events/authorizer.json'],
 };
 
 function readEvent(file: string): APIGatewayProxyEvent {
@@ -48,8 +48,11 @@ export function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function invoke(name: string, file: string, io: CliIo): Promise<number> {
-  useLocalStackEnvironment();
+  // what the command line says is checked before the stack is looked for
+  const known = [AuthorizerFunction.name, ...HttpEndpoints.map((e) => e.name), ...BackgroundFunctions.map((f) => f.name)];
+  if (!known.includes(name)) throw new UsageError(`unknown function "${name}" (a name of lib/config/service.ts, e.g. exportHl7Summary)`);
   const event = readEvent(file);
+  useLocalStackEnvironment();
   const endpoint = HttpEndpoints.find((e) => e.name === name);
   let result: unknown;
   if (endpoint) {

@@ -16,6 +16,8 @@ import { isConnectionRefused, LOCAL_STACK_NOT_RUNNING } from '../lib/admin/targe
 import { quietAwsSdkNotice, type CliIo as TextIo } from '../lib/admin/cli-runner';
 
 const USAGE = 'usage: npm run reindex -- [--restart] [--page-size N]';
+/** a usage error: one line, and where help is (as every operator CLI) */
+const usageError = (message: string) => `${message} (see \`npm run reindex -- --help\`)`;
 
 export async function runReindex(argv: string[], io: CliIo & { maxPages?: number }): Promise<number> {
   let values: { restart?: boolean; 'page-size'?: string; help?: boolean };
@@ -25,7 +27,7 @@ export async function runReindex(argv: string[], io: CliIo & { maxPages?: number
       options: { restart: { type: 'boolean' }, 'page-size': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     }).values;
   } catch (error) {
-    io.err(`${(error as Error).message}\n${USAGE}`);
+    io.err(usageError((error as Error).message.split('\n')[0]!));
     return 2;
   }
   if (values.help) {
@@ -34,7 +36,7 @@ export async function runReindex(argv: string[], io: CliIo & { maxPages?: number
   }
   const pageSize = values['page-size'] === undefined ? 200 : Number(values['page-size']);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
-    io.err(`--page-size must be an integer 1-1000\n${USAGE}`);
+    io.err(usageError(`--page-size must be an integer 1-1000, got ${values['page-size']}`));
     return 2;
   }
   let target;

@@ -10,7 +10,9 @@ import path from 'node:path';
 import type { CliIo } from './cli-runner';
 import { LOCAL_STACK_NOT_RUNNING } from './target';
 import { Queues, Tables } from '../config/service';
-import { main as audit } from '../../scripts/audit';
+import { auditLine, main as audit } from '../../scripts/audit';
+import { main as build } from '../../scripts/build';
+import { main as dlq } from '../../scripts/dlq';
 import { main as inboxPage } from '../../scripts/build-inbox-page';
 import { main as schemas } from '../../scripts/compile-schemas';
 import { main as importChart } from '../../scripts/import-chart';
@@ -35,12 +37,14 @@ writeFileSync(eventFile, '{}');
 const CLIS: Array<[string, Main, string[] | undefined]> = [
   ['import', importChart, [chartFile]],
   ['keys', keys, ['list']],
-  ['invoke', invoke, ['exportHl7Summary', eventFile]],
+  ['invoke', invoke, ['exportHl7Note', eventFile]],
   ['audit', audit, ['--patient', 'p1']],
   ['partners', partners, ['list']],
   ['reindex', reindex, []],
   ['webhooks', webhooks, ['list']],
+  ['dlq', dlq, ['list']],
   ['webhook-sink', webhookSink, undefined],
+  ['build', build, undefined],
   ['openapi', openapi, undefined],
   ['inbox-page', inboxPage, undefined],
   ['schemas', schemas, undefined],
@@ -77,6 +81,8 @@ describe.each(CLIS)('npm run %s', (tool, main, stackCommand) => {
     expect(r.out).toBe('');
     expect(r.err).toMatch(/no-such-option/);
     expect(r.err).not.toMatch(/\n\s+at /);
+    // one line, the same shape for every CLI
+    expect(r.err).toMatch(new RegExp(`^[^\\n]+ \\(see \`npm run ${tool} -- --help\`\\)\\n$`));
   });
 
   if (stackCommand) {
@@ -93,6 +99,9 @@ describe('an endpoints file whose stack is down (nothing listens on its ports)',
     ['audit', audit, ['--patient', 'p1']],
     ['webhooks', webhooks, ['list']],
     ['import', importChart, [chartFile]],
+    ['dlq', dlq, ['list']],
+    ['reindex', reindex, []],
+    ['partners', partners, ['list']],
   ] as Array<[string, Main, string[]]>)('%s: exit 1, the one shared line', async (_tool, main, argv) => {
     const closed = 'http://127.0.0.1:1';
     const endpoints = path.join(dir, 'endpoints.json');
@@ -119,6 +128,17 @@ describe('an endpoints file whose stack is down (nothing listens on its ports)',
     process.env.INTEROP_ENDPOINTS_FILE = endpoints;
     const r = await run(main, argv);
     expect(r).toMatchObject({ code: 1, err: `${LOCAL_STACK_NOT_RUNNING}\n` });
+  });
+});
+
+describe('npm run audit text output', () => {
+  const base = { at: '2026-11-26T03:00:00.000Z', action: 'inbox.route', requestId: 'req-1', outcome: 'success', status: 200 } as const;
+  it('names the staff member who acted, and only the key when a key acted', () => {
+    const staff = auditLine({ ...base, partnerId: 'clinic-staff', keyId: 'staff_ab12', staffSubject: 'staff-0001', staffUsername: 'demo-reviewer' });
+    expect(staff).toMatch(/ partner=clinic-staff key=staff_ab12 staff=demo-reviewer request=req-1/);
+    const key = auditLine({ ...base, partnerId: 'demo-ehr', keyId: 'key_1' });
+    expect(key).toMatch(/ partner=demo-ehr key=key_1 request=req-1/);
+    expect(key).not.toMatch(/staff=/);
   });
 });
 

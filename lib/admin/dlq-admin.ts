@@ -24,6 +24,7 @@ import { stagePrefix } from '../config/stage-parameters';
 import { sqsClient } from '../aws/clients';
 import { AdminError } from './key-admin';
 import { StageNotFoundError } from './gateway-keys';
+import { LOCAL_STACK_NOT_RUNNING } from './target';
 
 /** Where `npm run dlq` acts. */
 export interface DlqTarget {
@@ -38,7 +39,8 @@ export interface DlqTarget {
 }
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{1,15}$/;
-export const LOCAL_STACK_NOT_RUNNING = 'the local stack is not running: run `npm start` first (or pass --stage NAME for a deployed stage)';
+/** the one line every CLI prints when the local stack is not running (lib/admin/target.ts) */
+export { LOCAL_STACK_NOT_RUNNING };
 
 /** A deployed stage: queues by name in AWS_REGION with the usual credentials (tests pass a client). */
 export function dlqStageTarget(stage: string, client?: SQSClient, env: NodeJS.ProcessEnv = process.env): DlqTarget {

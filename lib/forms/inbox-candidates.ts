@@ -1,6 +1,6 @@
 /**
  * The chart side of a packet review: for a packet in the inbox, the chart demographics (name,
- * birth date, sex, MRN, address) of every candidate the matcher recorded and of the patient the
+ * birth date, sex, MRN, address, email, phone) of every candidate the matcher recorded and of the patient the
  * sender named, if any, so a reviewer can compare them with what the form tool sent. Read by
  * staff only (scope interop:inbox:read); every patient shown is named in the audit trail.
  */
@@ -10,8 +10,11 @@ import { inboxPacket } from './inbox';
 
 export interface CandidateChart {
   patientId: string;
-  /** why the patient is shown: a matcher candidate, the patient the sender named, or a reviewer's chart search */
-  role: 'candidate' | 'requested' | 'search';
+  /**
+   * why the patient is shown: a matcher candidate, the patient the sender named, a reviewer's chart
+   * search, or the patient the packet was routed to (so a reviewer who lost a race sees whose chart it went to)
+   */
+  role: 'candidate' | 'requested' | 'search' | 'routed';
   score?: number;
   name: PersonName;
   birthDate?: string;
@@ -19,6 +22,8 @@ export interface CandidateChart {
   mrn: string;
   assigningAuthority: string;
   address?: Address;
+  email?: string;
+  phone?: string;
 }
 
 /** At most this many charts are read for one packet (the matcher records at most 10 candidates). */
@@ -29,7 +34,9 @@ export async function inboxCandidateCharts(deps: Pick<FormsDependencies, 'store'
   // the full item: candidates are outside the no-content projection (the content stays encrypted, unread)
   const packet = await inboxPacket(deps.store(), packetId);
   const wanted = new Map<string, { role: CandidateChart['role']; score?: number }>();
-  if (packet.requestedPatientId) wanted.set(packet.requestedPatientId, { role: 'requested' });
+  // a packet routed by a reviewer: its chart patient first, whether or not the matcher proposed them
+  if (packet.state === 'routed_manually' && packet.patientId) wanted.set(packet.patientId, { role: 'routed' });
+  if (packet.requestedPatientId && !wanted.has(packet.requestedPatientId)) wanted.set(packet.requestedPatientId, { role: 'requested' });
   for (const candidate of packet.candidates ?? []) {
     if (!wanted.has(candidate.patientId)) wanted.set(candidate.patientId, { role: 'candidate', score: candidate.score });
   }
@@ -45,7 +52,7 @@ export async function inboxCandidateCharts(deps: Pick<FormsDependencies, 'store'
   return charts;
 }
 
-/** The demographics a reviewer compares: name, birth date, sex, MRN and authority, address. */
+/** The demographics a reviewer compares: name, birth date, sex, MRN and authority, address, email, phone. */
 export function chartOf(patient: Patient, why: { role: CandidateChart['role']; score?: number }): CandidateChart {
   return {
     patientId: patient.patientId,
@@ -57,5 +64,7 @@ export function chartOf(patient: Patient, why: { role: CandidateChart['role']; s
     mrn: patient.mrn,
     assigningAuthority: patient.assigningAuthority,
     ...(patient.address ? { address: patient.address } : {}),
+    ...(patient.email ? { email: patient.email } : {}),
+    ...(patient.phone ? { phone: patient.phone } : {}),
   };
 }

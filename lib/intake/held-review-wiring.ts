@@ -11,6 +11,11 @@ import { PartnerIdentityStore } from './partner-identities';
 import type { HeldLabResults, HeldReviewDependencies } from './held-review';
 
 /** The reads (list, get): chart table only. */
+/** The chart patients a routed record may name (GetItem on the chart table, like the held records). */
+export function routedChartReader(): ChartStore {
+  return new ChartStore(dynamoDbClient(), tableName('chart'));
+}
+
 export function heldReadDependencies(): Pick<HeldReviewDependencies, 'held' | 'identities'> {
   const db = dynamoDbClient();
   return { held: new HeldRecordStore(db, tableName('chart')), identities: new PartnerIdentityStore(db, tableName('chart')) };

@@ -94,6 +94,32 @@ export interface HeldDetail extends HeldSummary {
   allergies?: PartnerIdentity['allergies'];
 }
 
+/** The chart patient a routed record went to, as a reviewer names them (never only by internal id). */
+export interface RoutedChart {
+  patientId: string;
+  name: Patient['name'];
+  birthDate?: string;
+  mrn: string;
+  assigningAuthority: string;
+}
+
+/** The chart patient of a routed record; undefined while held, or when the patient is no longer in the chart. */
+export async function routedChartOf(
+  chart: { getPatient(patientId: string): Promise<Patient | undefined> },
+  record: { routedTo?: string },
+): Promise<RoutedChart | undefined> {
+  if (!record.routedTo) return undefined;
+  const patient = await chart.getPatient(record.routedTo);
+  if (!patient) return undefined;
+  return {
+    patientId: patient.patientId,
+    name: patient.name,
+    ...(patient.birthDate ? { birthDate: patient.birthDate } : {}),
+    mrn: patient.mrn,
+    assigningAuthority: patient.assigningAuthority,
+  };
+}
+
 export interface HeldReviewDependencies {
   held: Pick<HeldRecordStore, 'get' | 'list' | 'markRouted'>;
   identities: Pick<PartnerIdentityStore, 'get' | 'linkByStaff'>;

@@ -254,8 +254,18 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
-/** The local API: an HTTP server on loopback that feeds every request through `dispatch`. */
-export async function startApiServer(options: { host: string; port: number }): Promise<ApiServer> {
+/**
+ * The local API: an HTTP server on loopback that feeds every request through `dispatch`.
+ * `ready`: requests that arrive before it settles wait for it (nothing is answered, not even a 503,
+ * while the rest of the local stack starts: the staff sign-in provider needs the API's port first).
+ */
+export async function startApiServer(options: { host: string; port: number; ready?: Promise<void>; onHeld?: () => void }): Promise<ApiServer> {
+  let started = options.ready === undefined;
+  const ready = (options.ready ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => {
+      started = true;
+    });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -269,6 +279,10 @@ export async function startApiServer(options: { host: string; port: number }): P
       chunks.push(chunk);
     });
     req.on('end', () => {
+      if (!started) options.onHeld?.();
+      void ready.then(() => answer());
+    });
+    const answer = () => {
       const headers: Array<[string, string]> = [];
       for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
       const body = tooLarge ? Buffer.alloc(GATEWAY_MAX_BODY_BYTES + 1) : Buffer.concat(chunks);
@@ -286,7 +300,7 @@ export async function startApiServer(options: { host: string; port: number }): P
           res.writeHead(500, { 'content-type': PROBLEM_CONTENT_TYPE });
           res.end(JSON.stringify({ type: '/problems/internal-error', title: 'Internal error', status: 500, detail: 'local gateway failure' }));
         });
-    });
+    };
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {

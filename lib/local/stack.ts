@@ -187,7 +187,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     }
 
-    const api: ApiServer = await startApiServer({ host, port: ports.api });
+    // requests reaching the API before every part below is up wait instead of meeting a half-started stack
+    let markReady!: () => void;
+    let markFailed!: (error: unknown) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      markFailed = reject;
+    });
+    closers.push({ close: async () => markFailed(new Error('local stack stopped')) });
+    const api: ApiServer = await startApiServer({ host, port: ports.api, ready });
     closers.push(api);
     urls.api = api.url;
     if (options.staffSignIn !== false) {
@@ -209,6 +217,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       closers.push({ close: () => keyExpiry.stop() });
     }
     closers.push({ close: async () => resetClients() });
+    markReady();
 
     return { urls, tables, queues, bucket, kmsKeyId: LOCAL_KMS_KEY_ALIAS, env, close: closeAll };
   } catch (error) {

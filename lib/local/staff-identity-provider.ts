@@ -58,14 +58,16 @@ function page(title: string, body: string): string {
 </head><body><main>${body}</main></body></html>`;
 }
 
-function loginForm(uid: string, error?: string): string {
+/** The sign-in form; after a refused attempt it keeps the user name typed (never the password) and focuses the password. */
+function loginForm(uid: string, error?: string, username = ''): string {
+  const again = error !== undefined && username !== '';
   return page(
     'Sign in: clinic staff',
     `<h1>Clinic staff sign-in</h1><p>Interop inbox (local demo directory)</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/interaction/${encodeURIComponent(uid)}/login" autocomplete="off">
-<label for="username">Username</label><input id="username" name="username" required autofocus>
-<label for="password">Password</label><input id="password" name="password" type="password" required>
+<label for="username">Username</label><input id="username" name="username" required${again ? '' : ' autofocus'} value="${escapeHtml(username)}">
+<label for="password">Password</label><input id="password" name="password" type="password" required${again ? ' autofocus' : ''}>
 <button type="submit">Sign in</button></form>`,
   );
 }
@@ -171,7 +173,7 @@ export async function startStaffIdentityProvider(options: {
         const member = directory.authenticate(form.get('username') ?? '', form.get('password') ?? '');
         if (!member) {
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-          res.end(loginForm(details.uid, 'Unknown username or wrong password.'));
+          res.end(loginForm(details.uid, 'Unknown username or wrong password.', (form.get('username') ?? '').slice(0, 128)));
           return;
         }
         await provider.interactionFinished(req, res, { login: { accountId: member.subject } }, { mergeWithLastSubmission: false });

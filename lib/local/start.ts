@@ -38,7 +38,8 @@ async function main(): Promise<void> {
         ]
       : []),
     `  demo keys    ${DEMO_KEYS.map((k) => k.secret).join(', ')}`,
-    `  try          curl -i -H 'x-api-key: demo-export-key' '${stack.urls.api}/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1'`,
+    // HL7 segments end in CR only: without tr a terminal prints them over each other
+    `  try          curl -s -D /dev/stderr -H 'x-api-key: demo-export-key' '${stack.urls.api}/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-1' | tr '\\r' '\\n'`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
   let stopping = false;

@@ -305,7 +305,11 @@ function header(description: string, required: boolean, schema: Json, example: u
 const rateHeaders = {
   Limit: ['Requests allowed per window for this key (or, without a valid key, per source address).', { type: 'integer', minimum: 1 }, 1000],
   Remaining: ['Requests left in the current window.', { type: 'integer', minimum: 0 }, 999],
-  Reset: ["Unix epoch seconds of the window's end.", { type: 'integer' }, 1795317600],
+  Reset: [
+    "Unix epoch seconds at which the oldest request counted in the caller's sliding window leaves it, i.e. when `x-ratelimit-remaining` next grows.",
+    { type: 'integer' },
+    1795317600,
+  ],
 } as const;
 
 const noEndpoint = { replayHeader: false } as EndpointDoc;

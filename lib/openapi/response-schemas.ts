@@ -64,8 +64,8 @@ const candidateCharts = {
       patientId: text,
       role: {
         type: 'string',
-        enum: ['candidate', 'requested', 'search'],
-        description: "a matcher candidate, the patient the sender named, or a hit of a reviewer's chart search",
+        enum: ['candidate', 'requested', 'search', 'routed'],
+        description: "a matcher candidate, the patient the sender named, a hit of a reviewer's chart search, or the patient a reviewer routed the packet to",
       },
       score: { type: 'number' },
       name: {
@@ -94,6 +94,8 @@ const candidateCharts = {
           country: { type: 'string' },
         },
       },
+      email: { type: 'string' },
+      phone: { type: 'string' },
     },
   },
 };
@@ -274,6 +276,18 @@ export const ResponseSchemas = {
       ...heldSummary.properties,
       sourceMessageId: { type: 'string', description: 'MSH-10 of the message' },
       routedBy: { type: 'string', description: 'the reviewer (staff username or key id)' },
+      routedChart: {
+        type: 'object',
+        description: 'once routed: the chart patient it went to, by name and MRN (absent when that patient is no longer in the chart)',
+        required: ['patientId', 'name', 'mrn', 'assigningAuthority'],
+        properties: {
+          patientId: text,
+          name: { type: 'object', required: ['family'], properties: { family: { type: 'string' }, given: { type: 'string' }, middle: { type: 'string' } } },
+          birthDate: { type: 'string' },
+          mrn: text,
+          assigningAuthority: text,
+        },
+      },
       note: {
         type: 'object',
         description: 'document: the note as the sender wrote it, text included',

@@ -150,6 +150,12 @@ describe('held documents', () => {
     expect(again.status).toBe(409);
     expect(again.json()).toMatchObject({ routedTo: 'demo-patient-1' });
     expect((await findHeld(mrn, 'document', 'routed')).routedTo).toBe('demo-patient-1');
+    // the record names the chart patient it went to (the inbox page shows a name, not an id)
+    const detail = await call(stack, 'GET', `/interopInbox/held/${held.heldId}`, { headers: INBOX });
+    expect(detail.json()).toMatchObject({
+      routedTo: 'demo-patient-1',
+      routedChart: { patientId: 'demo-patient-1', name: { family: 'Sample', given: 'Alex' }, mrn: 'DEMO-000001', assigningAuthority: 'DEMO-HOSP' },
+    });
   });
 });
 

@@ -48,7 +48,7 @@ export interface PacketDetail {
 
 export interface CandidateChart {
   patientId: string;
-  role: 'candidate' | 'requested' | 'search';
+  role: 'candidate' | 'requested' | 'search' | 'routed';
   score?: number;
   name: { family: string; given?: string; middle?: string };
   birthDate?: string;
@@ -56,6 +56,8 @@ export interface CandidateChart {
   mrn: string;
   assigningAuthority: string;
   address?: { line1?: string; line2?: string; city?: string; state?: string; postalCode?: string; country?: string };
+  email?: string;
+  phone?: string;
 }
 
 /** A record HL7 intake held for review (GET /interopInbox/held). */
@@ -81,6 +83,8 @@ export interface HeldSummary {
 export interface HeldDetail extends HeldSummary {
   sourceMessageId: string;
   routedBy?: string;
+  /** once routed: the chart patient it went to */
+  routedChart?: { patientId: string; name: { family: string; given?: string; middle?: string }; birthDate?: string; mrn: string; assigningAuthority: string };
   note?: { noteId: string; text: string; createdAt: string; author: { name: { family: string; given?: string } }; completionStatus?: string };
   resultIds?: string[];
   demographics?: {

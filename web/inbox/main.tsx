@@ -3,7 +3,7 @@
  * candidates' charts, route with a confirmation naming both people. Nothing is kept in the URL or
  * in browser storage except the one-redirect PKCE state (auth.ts); tokens stay in memory.
  */
-import { Fragment, render } from 'preact';
+import { Fragment, render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiError,
@@ -17,6 +17,17 @@ import {
   type PatientSearchQuery,
 } from './api';
 import { REVIEWER_GROUP, beginSignIn, completeSignIn, signOut, type PageConfig, type StaffSession } from './auth';
+import {
+  ACTION_WORDS,
+  STATE_WORDS,
+  actorText,
+  answerLabel,
+  compareFields,
+  differencesText,
+  ruleText,
+  type FieldComparison,
+  type PersonFields,
+} from './compare';
 
 const REASONS: Record<string, string> = {
   unknown_patient_id: 'Named patient not found',
@@ -30,11 +41,21 @@ const REASONS: Record<string, string> = {
   demographics_mismatch: 'Named patient does not fit',
 };
 
-/** A matcher reason (`first_name_exact:+7.8`) in words: `first name exact (+7.8)`. */
-function reasonText(reason: string): string {
-  const at = reason.lastIndexOf(':');
-  const name = (at > 0 ? reason.slice(0, at) : reason).replace(/_/g, ' ');
-  return at > 0 ? `${name} (${reason.slice(at + 1)})` : name;
+const stateText = (state: string) => STATE_WORDS[state] ?? state;
+
+/** A value shown in a card: a date or an identifier (one token, no `@`) never wraps at its hyphens. */
+function Value({ text }: { text: string }) {
+  const at = text.indexOf('@');
+  // an email may wrap before its @ (and, longer than a line, anywhere), never elsewhere mid-word
+  if (at > 0 && !/\s/.test(text))
+    return (
+      <>
+        {text.slice(0, at)}
+        <wbr />
+        {text.slice(at)}
+      </>
+    );
+  return /^[^\s@]+$/.test(text) && text.length <= 40 ? <span class="token">{text}</span> : <>{text}</>;
 }
 
 function waited(since: string, now: number): string {
@@ -47,14 +68,53 @@ function waited(since: string, now: number): string {
 
 const fullName = (given: string | undefined, family: string) => [given, family].filter(Boolean).join(' ');
 const chartName = (c: CandidateChart) => fullName([c.name.given, c.name.middle].filter(Boolean).join(' ') || undefined, c.name.family);
-const addressText = (c: CandidateChart) =>
-  c.address ? [c.address.line1, c.address.line2, c.address.city, c.address.state, c.address.postalCode].filter(Boolean).join(', ') : '—';
+const chartPerson = (c: CandidateChart): PersonFields => ({
+  firstName: c.name.given,
+  middleName: c.name.middle,
+  lastName: c.name.family,
+  birthDate: c.birthDate,
+  sex: c.sex,
+  email: c.email,
+  phone: c.phone,
+  address: c.address,
+  mrn: c.mrn,
+});
+const packetPerson = (p: PacketDetail): PersonFields => ({
+  firstName: p.patient.firstName,
+  lastName: p.patient.lastName,
+  birthDate: p.patient.dob,
+  email: p.patient.email,
+});
+
+/** A focusable element to give focus back to once a dialog or a view closes. */
+const activeControl = () => (document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : undefined);
+
+/** The disagreements of a comparison as a list, or a sentence saying there are none. */
+function Differences({ rows, id }: { rows: FieldComparison[]; id?: string }) {
+  const differing = rows.filter((r) => r.differs);
+  if (differing.length === 0) return <p id={id}>No differences in the fields both sides have.</p>;
+  return (
+    <div id={id}>
+      <p class="differs-summary">
+        <span aria-hidden="true">≠ </span>
+        {differing.length} difference{differing.length === 1 ? '' : 's'}:
+      </p>
+      <ul>
+        {differing.map((r) => (
+          <li key={r.key}>
+            {r.label}: sent <Value text={r.sent} />, chart <Value text={r.chart} />
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 function SignIn({ config, error }: { config: PageConfig; error?: string }) {
   return (
     <main id="main">
       <h1>Interop inbox</h1>
-      <p>Form packets the matcher could not place wait here for clinic staff. Sign in with your staff account.</p>
+      <p>Form packets that could not be filed to a patient automatically wait here for clinic staff. Sign in with your staff account.</p>
       {error && (
         <p class="error" role="alert">
           {error}
@@ -67,7 +127,38 @@ function SignIn({ config, error }: { config: PageConfig; error?: string }) {
   );
 }
 
-function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) => void; notice?: string }) {
+/**
+ * A table that scrolls inside its own focusable region when the screen is narrower than it (320-640
+ * px): the page never scrolls sideways, and dates and ids never break to fit.
+ */
+function TableScroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
+/**
+ * Where focus goes when a list is shown again: the Open button of the item the reviewer came back
+ * from (else the list's heading), or the heading after a page change (the paging button may be gone).
+ */
+function useListFocus(items: unknown[] | undefined, returnTo: string | undefined, skip: boolean) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const paged = useRef(false);
+  useEffect(() => {
+    if (!items || skip) return;
+    if (paged.current) {
+      paged.current = false;
+      heading.current?.focus();
+    } else if (returnTo) {
+      (document.querySelector<HTMLElement>(`[data-open="${CSS.escape(returnTo)}"]`) ?? heading.current)?.focus();
+    }
+  }, [items]);
+  return { heading, markPaged: () => (paged.current = true) };
+}
+
+function Queue({ api, onOpen, notice, returnTo }: { api: InboxApi; onOpen: (id: string) => void; notice?: string; returnTo?: string }) {
   const [pages, setPages] = useState<Array<string | undefined>>([undefined]);
   const [items, setItems] = useState<PacketSummary[] | undefined>();
   const [next, setNext] = useState<string | undefined>();
@@ -85,12 +176,22 @@ function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) =>
       .catch((e: Error) => setError(e.message));
   };
   useEffect(load, [cursor]);
+  // after routing, focus lands on the outcome (the packet's controls are gone)
+  const noticeRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => noticeRef.current?.focus(), [notice]);
+  const { heading, markPaged } = useListFocus(items, returnTo, Boolean(notice));
+  const page = (next: Array<string | undefined>) => {
+    markPaged();
+    setPages(next);
+  };
   const now = Date.now();
   return (
     <section aria-labelledby="queue-title">
-      <h2 id="queue-title">Waiting for review</h2>
+      <h2 id="queue-title" tabIndex={-1} ref={heading}>
+        Waiting for review
+      </h2>
       {notice && (
-        <p class="notice" role="status">
+        <p class="notice" role="status" tabIndex={-1} ref={noticeRef}>
           {notice}
         </p>
       )}
@@ -104,12 +205,12 @@ function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) =>
           Refresh
         </button>
         {pages.length > 1 && (
-          <button type="button" onClick={() => setPages([undefined])}>
+          <button type="button" onClick={() => page([undefined])}>
             Newest
           </button>
         )}
         {next && (
-          <button type="button" onClick={() => setPages([...pages, next])}>
+          <button type="button" onClick={() => page([...pages, next])}>
             Older packets
           </button>
         )}
@@ -117,59 +218,90 @@ function Queue({ api, onOpen, notice }: { api: InboxApi; onOpen: (id: string) =>
       {!items && !error && <p role="status">Loading…</p>}
       {items && items.length === 0 && <p role="status">Nothing is waiting for review.</p>}
       {items && items.length > 0 && (
-        <table>
-          <caption>Packets waiting for review, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Waiting</th>
-              <th scope="col">Form</th>
-              <th scope="col">Source</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Top score</th>
-              <th scope="col">Candidates</th>
-              <th scope="col">
-                <span class="visually-hidden">Open</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((p) => (
-              <tr key={p.packetId}>
-                <td>
-                  <time dateTime={p.receivedAt}>{waited(p.receivedAt, now)}</time>
-                </td>
-                <td>{p.formId}</td>
-                <td>{p.sourceSystemId}</td>
-                <td>{REASONS[p.reason ?? ''] ?? p.reason ?? '—'}</td>
-                <td>{p.topCandidateScore ?? '—'}</td>
-                <td>{p.candidateCount}</td>
-                <td>
-                  <button type="button" onClick={() => onOpen(p.packetId)} aria-label={`Open packet ${p.formId} received ${waited(p.receivedAt, now)} ago`}>
-                    Open
-                  </button>
-                </td>
+        <TableScroll label="Packets waiting for review">
+          <table>
+            <caption>Packets waiting for review, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Waiting</th>
+                <th scope="col">Form</th>
+                <th scope="col">Source</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Possible charts</th>
+                <th scope="col">
+                  <span class="visually-hidden">Open</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {items.map((p) => (
+                <tr key={p.packetId}>
+                  <td>
+                    <time dateTime={p.receivedAt}>{waited(p.receivedAt, now)}</time>
+                  </td>
+                  <td>
+                    <Value text={p.formId} />
+                  </td>
+                  <td>
+                    <Value text={p.sourceSystemId} />
+                  </td>
+                  <td>{REASONS[p.reason ?? ''] ?? p.reason ?? '—'}</td>
+                  <td>{p.candidateCount}</td>
+                  <td>
+                    <button
+                      type="button"
+                      data-open={p.packetId}
+                      onClick={() => onOpen(p.packetId)}
+                      aria-label={`Open packet ${p.formId} received ${waited(p.receivedAt, now)} ago`}
+                    >
+                      Open
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );
 }
 
-function ConfirmRoute({ packet, chart, onConfirm, onCancel }: { packet: PacketDetail; chart: CandidateChart; onConfirm: () => void; onCancel: () => void }) {
+/**
+ * The route confirmation: names the person as sent and the chart patient, and lists every field they
+ * disagree on. Escape or Cancel closes it; the caller gives focus back to the control that opened it.
+ */
+function ConfirmRoute({
+  title,
+  what,
+  sent,
+  chart,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  /** "The packet sent for" / "The document sent for" */
+  what: string;
+  sent: PersonFields;
+  chart: CandidateChart;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
-  const submitted = fullName(packet.patient.firstName, packet.patient.lastName);
+  const rows = compareFields(sent, chartPerson(chart));
   return (
-    <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-text" onCancel={onCancel}>
-      <h2 id="confirm-title">Route this packet?</h2>
+    <dialog ref={dialog} aria-labelledby="confirm-title" aria-describedby="confirm-text confirm-differences" onCancel={onCancel}>
+      <h2 id="confirm-title">{title}</h2>
       <p id="confirm-text">
-        The packet sent for <strong>{submitted}</strong> (born {packet.patient.dob ?? 'unknown'}) will be filed in the chart of{' '}
-        <strong>{chartName(chart)}</strong> (born {chart.birthDate ?? 'unknown'}, MRN {chart.mrn}).
+        {what} <strong>{fullName(sent.firstName, sent.lastName ?? '') || 'a person whose name was not sent'}</strong> (born{' '}
+        <Value text={sent.birthDate ?? 'unknown'} />) will be filed in the chart of <strong>{chartName(chart)}</strong> (born{' '}
+        <Value text={chart.birthDate ?? 'unknown'} />, MRN <Value text={chart.mrn} />
+        ).
       </p>
+      <Differences rows={rows} id="confirm-differences" />
       <div class="toolbar">
         <button type="button" class="primary" onClick={onConfirm}>
           Route to {chartName(chart)}
@@ -182,40 +314,152 @@ function ConfirmRoute({ packet, chart, onConfirm, onCancel }: { packet: PacketDe
   );
 }
 
-function ChartCard({ chart, reasons, onRoute }: { chart: CandidateChart; reasons: string[]; onRoute?: (chart: CandidateChart) => void }) {
-  const tag = chart.role === 'requested' ? 'named by sender' : chart.role === 'search' ? 'search result' : `score ${chart.score ?? '—'}`;
+const ROLE_WORDS: Record<CandidateChart['role'], string> = {
+  candidate: 'possible match',
+  requested: 'named by the sender',
+  search: 'chart search result',
+  routed: 'filed here',
+};
+
+/**
+ * A chart patient beside what was sent: every field in the same order as the sent card, each
+ * disagreement marked with a sign and in words; the matcher's reasons in words, its points in a details view.
+ */
+function ChartCard({
+  chart,
+  sent,
+  reasons,
+  onRoute,
+  routeDisabledReason,
+}: {
+  chart: CandidateChart;
+  sent?: PersonFields;
+  reasons: string[];
+  onRoute?: (chart: CandidateChart) => void;
+  /** a reviewer sees the Route button disabled, with this explanation, when the record can no longer be routed */
+  routeDisabledReason?: string;
+}) {
+  const id = `chart-${chart.role}-${chart.patientId}`;
+  const rows = compareFields(sent ?? {}, chartPerson(chart));
+  const differing = differencesText(rows);
+  const rules = reasons.map(ruleText);
   return (
-    <article class="card" aria-labelledby={`chart-${chart.role}-${chart.patientId}`}>
-      <h3 id={`chart-${chart.role}-${chart.patientId}`}>
-        {chartName(chart)} <span class="tag">{tag}</span>
+    <article class="card" aria-labelledby={id}>
+      <h3 id={id}>
+        {chartName(chart)} <span class="tag">{ROLE_WORDS[chart.role]}</span>
       </h3>
+      {sent && (
+        <p class={differing ? 'differs-summary' : 'agrees-summary'}>
+          {differing ? (
+            <>
+              <span aria-hidden="true">≠ </span>Differs from what was sent in {differing}.
+            </>
+          ) : (
+            'Agrees with what was sent on every field both have.'
+          )}
+        </p>
+      )}
       <dl>
-        <dt>Birth date</dt>
-        <dd>{chart.birthDate ?? '—'}</dd>
-        <dt>Sex</dt>
-        <dd>{chart.sex ?? '—'}</dd>
-        <dt>MRN</dt>
-        <dd>
-          {chart.mrn} ({chart.assigningAuthority})
-        </dd>
-        <dt>Address</dt>
-        <dd>{addressText(chart)}</dd>
+        {rows.map((r) => (
+          <Fragment key={r.key}>
+            <dt>{r.label}</dt>
+            <dd class={r.differs ? 'differs' : undefined}>
+              {r.key === 'mrn' ? (
+                <>
+                  <Value text={chart.mrn} /> ({chart.assigningAuthority})
+                </>
+              ) : (
+                <Value text={r.chart} />
+              )}
+              {r.differs && (
+                <span class="differs-note">
+                  <span aria-hidden="true">≠ </span>Differs: sent <Value text={r.sent} />
+                </span>
+              )}
+            </dd>
+          </Fragment>
+        ))}
       </dl>
-      {reasons.length > 0 && (
+      {rules.length > 0 && (
         <>
-          <h4>Why it was considered</h4>
+          <h4>Why it was proposed</h4>
           <ul>
-            {reasons.map((r) => (
-              <li key={r}>{reasonText(r)}</li>
-            ))}
+            {rules
+              .filter((r) => !r.words.startsWith('Lead over'))
+              .map((r, i) => (
+                <li key={i}>{r.words}</li>
+              ))}
           </ul>
+          <details>
+            <summary>Matching details</summary>
+            <p>Score {chart.score ?? '—'} (points each rule added or took away):</p>
+            <ul>
+              {rules.map((r, i) => (
+                <li key={i}>
+                  {r.words}
+                  {r.points !== undefined ? `: ${r.points} points` : ''}
+                </li>
+              ))}
+            </ul>
+          </details>
         </>
       )}
       {onRoute && (
         <button type="button" class="primary" onClick={() => onRoute(chart)}>
-          Route to {chartName(chart)} (MRN {chart.mrn})
+          Route to {chartName(chart)} (MRN <Value text={chart.mrn} />)
         </button>
       )}
+      {!onRoute && routeDisabledReason && (
+        <>
+          <button type="button" class="primary" disabled aria-describedby={`${id}-disabled`}>
+            Route to {chartName(chart)} (MRN <Value text={chart.mrn} />)
+          </button>
+          <p id={`${id}-disabled`} class="tag">
+            {routeDisabledReason}
+          </p>
+        </>
+      )}
+    </article>
+  );
+}
+
+/** The card of what was sent, with the same fields in the same order as the chart cards. */
+function SentCard({
+  id,
+  title,
+  person,
+  extra,
+  children,
+}: {
+  id: string;
+  title: string;
+  person: PersonFields;
+  extra?: Array<[string, string]>;
+  children?: ComponentChildren;
+}) {
+  const rows = compareFields(person, {});
+  return (
+    <article class="card submitted" aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      <dl>
+        {rows.map((r) => (
+          <Fragment key={r.key}>
+            <dt>{r.label}</dt>
+            <dd>
+              <Value text={r.sent} />
+            </dd>
+          </Fragment>
+        ))}
+        {(extra ?? []).map(([label, value]) => (
+          <Fragment key={label}>
+            <dt>{label}</dt>
+            <dd>
+              <Value text={value} />
+            </dd>
+          </Fragment>
+        ))}
+      </dl>
+      {children}
     </article>
   );
 }
@@ -225,10 +469,13 @@ type ChartSearch = (query: PatientSearchQuery) => Promise<{ charts: CandidateCha
 /** Search the chart by MRN, or by last name + birth date, when no candidate is the patient (packets and held records). */
 function FindPatient({
   search: searchChart,
+  sent,
   onRoute,
   title = 'Find another patient',
 }: {
   search: ChartSearch;
+  /** what was sent, for the hits to be compared with */
+  sent: PersonFields;
   onRoute: (chart: CandidateChart) => void;
   title?: string;
 }) {
@@ -302,12 +549,27 @@ function FindPatient({
       {found && found.charts.length > 0 && (
         <div class="compare">
           {found.charts.map((chart) => (
-            <ChartCard key={chart.patientId} chart={chart} reasons={[]} onRoute={onRoute} />
+            <ChartCard key={chart.patientId} chart={chart} sent={sent} reasons={[]} onRoute={onRoute} />
           ))}
         </div>
       )}
     </section>
   );
+}
+
+type Confirming = { chart: CandidateChart; trigger?: HTMLElement };
+
+/** Gives focus back to the control that opened a dialog once it is closed (Escape, Cancel). */
+function useReturnFocus(confirming: Confirming | undefined) {
+  const trigger = useRef<HTMLElement | undefined>(undefined);
+  useEffect(() => {
+    if (confirming) trigger.current = confirming.trigger;
+    else if (trigger.current?.isConnected) {
+      trigger.current.focus();
+      trigger.current = undefined;
+    }
+  }, [confirming]);
+  return trigger;
 }
 
 function PacketView({
@@ -326,110 +588,132 @@ function PacketView({
   const [packet, setPacket] = useState<PacketDetail>();
   const [charts, setCharts] = useState<CandidateChart[]>();
   const [error, setError] = useState<string>();
-  const [confirming, setConfirming] = useState<CandidateChart>();
+  const [lostRace, setLostRace] = useState(false);
+  const [confirming, setConfirming] = useState<Confirming>();
   const heading = useRef<HTMLHeadingElement>(null);
+  const alert = useRef<HTMLParagraphElement>(null);
+  const returnFocus = useReturnFocus(confirming);
+  const load = () =>
+    Promise.all([api.packet(packetId), api.candidates(packetId)]).then(([p, c]) => {
+      setPacket(p);
+      setCharts(c.charts);
+    });
   useEffect(() => {
-    Promise.all([api.packet(packetId), api.candidates(packetId)])
-      .then(([p, c]) => {
-        setPacket(p);
-        setCharts(c.charts);
-      })
-      .catch((e: Error) => setError(e.message));
+    load().catch((e: Error) => setError(e.message));
   }, [packetId]);
   useEffect(() => heading.current?.focus(), [packet !== undefined]);
+  useEffect(() => {
+    if (lostRace || error) alert.current?.focus();
+  }, [lostRace, error]);
   const route = async (chart: CandidateChart) => {
+    returnFocus.current = undefined; // focus goes to the outcome, not back to the button
     setConfirming(undefined);
     try {
       await api.route(packetId, chart.patientId);
       onRouted(`The packet was routed to ${chartName(chart)} (MRN ${chart.mrn}).`);
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) {
-        setError(
-          `Someone else routed this packet first${typeof e.body.routedTo === 'string' ? ` (to chart ${e.body.routedTo})` : ''}. It is no longer waiting for review.`,
-        );
+        // someone else was first: show the packet as it is now, filed in their chosen chart
+        await load().catch((reload: Error) => setError(reload.message));
+        setLostRace(true);
       } else setError((e as Error).message);
     }
   };
+  const open = (chart: CandidateChart) => setConfirming({ chart, trigger: activeControl() });
   const awaiting = packet && (packet.state === 'pending_review' || packet.state === 'pending_match');
   const reasonsOf = (patientId: string) => packet?.candidates.find((c) => c.patientId === patientId)?.reasons ?? [];
+  const filedIn = packet?.patientId ? charts?.find((c) => c.patientId === packet.patientId) : undefined;
+  const filedBy = packet?.history.filter((h) => h.patientId === packet.patientId && h.state === packet.state).at(-1);
+  const filedText = packet?.patientId
+    ? `${filedIn ? `${chartName(filedIn)} (MRN ${filedIn.mrn})` : 'a chart patient this page cannot show'}${filedBy ? `, by ${actorText(filedBy.actor, filedBy.staffUsername, filedBy.action)}` : ''}`
+    : undefined;
+  const sent = packet ? packetPerson(packet) : undefined;
   return (
     <section aria-labelledby="packet-title">
       <button type="button" onClick={onBack}>
         ← Back to the queue
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
+      {(error || lostRace) && (
+        <p class="error" role="alert" tabIndex={-1} ref={alert}>
+          {lostRace
+            ? `Someone else routed this packet first: it is now in the chart of ${filedText ?? 'another patient'}. Your choice was not applied.`
+            : error}
         </p>
       )}
       {!packet && !error && <p role="status">Loading…</p>}
-      {packet && (
+      {packet && sent && (
         <>
           <h2 id="packet-title" tabIndex={-1} ref={heading}>
             {packet.formName ?? packet.formId} from {packet.sourceSystemId}
           </h2>
           <p>
-            State <strong>{packet.state}</strong>
-            {packet.reason ? ` — ${REASONS[packet.reason] ?? packet.reason}` : ''}. Received{' '}
+            <strong>{stateText(packet.state)}</strong>
+            {awaiting && packet.reason ? ` — ${REASONS[packet.reason] ?? packet.reason}` : ''}
+            {!awaiting && filedText ? `: in the chart of ${filedText}` : ''}. Received{' '}
             <time dateTime={packet.receivedAt}>{new Date(packet.receivedAt).toLocaleString()}</time>.
           </p>
           <div class="compare">
-            <article class="card submitted" aria-labelledby="submitted-title">
-              <h3 id="submitted-title">Submitted</h3>
-              <dl>
-                <dt>Name</dt>
-                <dd>{fullName(packet.patient.firstName, packet.patient.lastName)}</dd>
-                <dt>Birth date</dt>
-                <dd>{packet.patient.dob ?? '—'}</dd>
-                <dt>Email</dt>
-                <dd>{packet.patient.email ?? '—'}</dd>
-                <dt>Form tool patient id</dt>
-                <dd>{packet.patient.externalPatientId ?? '—'}</dd>
-              </dl>
+            <SentCard id="submitted-title" title="Submitted" person={sent} extra={[["Form's patient id", packet.patient.externalPatientId ?? 'not sent']]}>
               <h4>Answers</h4>
               <dl>
                 {Object.entries(packet.answers).map(([k, v]) => (
                   <Fragment key={k}>
-                    <dt>{k}</dt>
-                    <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+                    <dt>{answerLabel(k)}</dt>
+                    <dd>{typeof v === 'string' ? v : Array.isArray(v) ? v.join(', ') : String(v)}</dd>
                   </Fragment>
                 ))}
               </dl>
-            </article>
+            </SentCard>
             {(charts ?? []).map((chart) => (
-              <ChartCard key={chart.patientId} chart={chart} reasons={reasonsOf(chart.patientId)} onRoute={canRoute && awaiting ? setConfirming : undefined} />
+              <ChartCard
+                key={`${chart.role}-${chart.patientId}`}
+                chart={chart}
+                sent={sent}
+                reasons={reasonsOf(chart.patientId)}
+                onRoute={canRoute && awaiting ? open : undefined}
+                routeDisabledReason={canRoute && !awaiting ? 'This packet is already filed; it cannot be routed again.' : undefined}
+              />
             ))}
             {charts && charts.length === 0 && <p>No chart patient was found for this packet.</p>}
           </div>
-          {canRoute && awaiting && <FindPatient search={(query) => api.search(packetId, query)} onRoute={setConfirming} />}
+          {canRoute && awaiting && <FindPatient search={(query) => api.search(packetId, query)} sent={sent} onRoute={open} />}
           <h3>History</h3>
-          <table>
-            <caption class="visually-hidden">State history</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col">By</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {packet.history.map((h, i) => (
-                <tr key={i}>
-                  <td>
-                    <time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time>
-                  </td>
-                  <td>
-                    {h.action}
-                    {h.reason ? ` (${REASONS[h.reason] ?? h.reason})` : ''}
-                  </td>
-                  <td>{h.staffUsername ?? h.actor}</td>
-                  <td>{h.state}</td>
+          <TableScroll label="History">
+            <table>
+              <caption class="visually-hidden">What happened to this packet</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">What</th>
+                  <th scope="col">By</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {confirming && <ConfirmRoute packet={packet} chart={confirming} onConfirm={() => void route(confirming)} onCancel={() => setConfirming(undefined)} />}
+              </thead>
+              <tbody>
+                {packet.history.map((h, i) => (
+                  <tr key={i}>
+                    <td>
+                      <time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time>
+                    </td>
+                    <td>
+                      {ACTION_WORDS[h.action] ?? h.action}
+                      {h.reason ? ` (${REASONS[h.reason] ?? h.reason})` : ''}
+                    </td>
+                    <td>{actorText(h.actor, h.staffUsername, h.action)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+          {confirming && (
+            <ConfirmRoute
+              title="Route this packet?"
+              what="The packet sent for"
+              sent={sent}
+              chart={confirming.chart}
+              onConfirm={() => void route(confirming.chart)}
+              onCancel={() => setConfirming(undefined)}
+            />
+          )}
         </>
       )}
     </section>
@@ -459,7 +743,7 @@ function heldDescription(item: HeldSummary): string {
 }
 
 /** Records HL7 intake could not file to a chart patient: held (oldest first) or already routed. */
-function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => void }) {
+function HeldQueue({ api, onOpen, returnTo }: { api: InboxApi; onOpen: (id: string) => void; returnTo?: string }) {
   const [state, setState] = useState<'held' | 'routed'>('held');
   const [pages, setPages] = useState<Array<string | undefined>>([undefined]);
   const [items, setItems] = useState<HeldSummary[] | undefined>();
@@ -478,6 +762,11 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
       .catch((e: Error) => setError(e.message));
   };
   useEffect(load, [state, cursor]);
+  const { heading, markPaged } = useListFocus(items, returnTo, false);
+  const page = (next: Array<string | undefined>) => {
+    markPaged();
+    setPages(next);
+  };
   const show = (s: 'held' | 'routed') => {
     setState(s);
     setPages([undefined]);
@@ -485,7 +774,9 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
   const now = Date.now();
   return (
     <section aria-labelledby="held-title">
-      <h2 id="held-title">Held from partners</h2>
+      <h2 id="held-title" tabIndex={-1} ref={heading}>
+        Held from partners
+      </h2>
       <p>Lab results, documents and patient identities a partner sent that could not be filed to a chart patient.</p>
       {error && (
         <p class="error" role="alert">
@@ -503,12 +794,12 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
           Refresh
         </button>
         {pages.length > 1 && (
-          <button type="button" onClick={() => setPages([undefined])}>
+          <button type="button" onClick={() => page([undefined])}>
             First page
           </button>
         )}
         {next && (
-          <button type="button" onClick={() => setPages([...pages, next])}>
+          <button type="button" onClick={() => page([...pages, next])}>
             Next page
           </button>
         )}
@@ -516,75 +807,70 @@ function HeldQueue({ api, onOpen }: { api: InboxApi; onOpen: (id: string) => voi
       {!items && !error && <p role="status">Loading…</p>}
       {items && items.length === 0 && <p role="status">{state === 'held' ? 'Nothing is held for review.' : 'Nothing has been routed yet.'}</p>}
       {items && items.length > 0 && (
-        <table>
-          <caption>{state === 'held' ? 'Records held for review, oldest first' : 'Records routed to a chart patient, oldest first'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{state === 'held' ? 'Waiting' : 'Received'}</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Sender</th>
-              <th scope="col">Person as sent</th>
-              <th scope="col">About</th>
-              <th scope="col">{state === 'held' ? 'Reason' : 'Routed to'}</th>
-              <th scope="col">
-                <span class="visually-hidden">Open</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((h) => (
-              <tr key={h.heldId}>
-                <td>
-                  <time dateTime={h.receivedAt}>{state === 'held' ? waited(h.receivedAt, now) : new Date(h.receivedAt).toLocaleString()}</time>
-                </td>
-                <td>{kindLabel(h.kind)}</td>
-                <td>{h.sender}</td>
-                <td>
-                  {personName(h.person.name)}
-                  {h.person.birthDate ? `, born ${h.person.birthDate}` : ''}
-                </td>
-                <td>{heldDescription(h)}</td>
-                <td>{state === 'held' ? (HELD_REASONS[h.reason] ?? h.reason) : (h.routedTo ?? '—')}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => onOpen(h.heldId)}
-                    aria-label={`Open ${kindLabel(h.kind)} for ${personName(h.person.name)} from ${h.sender}`}
-                  >
-                    Open
-                  </button>
-                </td>
+        <TableScroll label={state === 'held' ? 'Records held for review' : 'Records routed to a chart patient'}>
+          <table>
+            <caption>{state === 'held' ? 'Records held for review, oldest first' : 'Records routed to a chart patient, oldest first'}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{state === 'held' ? 'Waiting' : 'Received'}</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Sender</th>
+                <th scope="col">Person as sent</th>
+                <th scope="col">About</th>
+                <th scope="col">{state === 'held' ? 'Reason' : 'Routed on'}</th>
+                <th scope="col">
+                  <span class="visually-hidden">Open</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {items.map((h) => (
+                <tr key={h.heldId}>
+                  <td>
+                    <time dateTime={h.receivedAt}>{state === 'held' ? waited(h.receivedAt, now) : new Date(h.receivedAt).toLocaleString()}</time>
+                  </td>
+                  <td>{kindLabel(h.kind)}</td>
+                  <td>
+                    <Value text={h.sender} />
+                  </td>
+                  <td>
+                    {personName(h.person.name)}
+                    {h.person.birthDate ? (
+                      <>
+                        , born <Value text={h.person.birthDate} />
+                      </>
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                  <td>{heldDescription(h)}</td>
+                  <td>
+                    {state === 'held' ? (
+                      (HELD_REASONS[h.reason] ?? h.reason)
+                    ) : h.routedAt ? (
+                      // the list reads no chart: the record itself names the patient it went to
+                      <time dateTime={h.routedAt}>{new Date(h.routedAt).toLocaleString()}</time>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      data-open={h.heldId}
+                      onClick={() => onOpen(h.heldId)}
+                      aria-label={`Open ${kindLabel(h.kind)} for ${personName(h.person.name)} from ${h.sender}`}
+                    >
+                      Open
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
-  );
-}
-
-function ConfirmHeldRoute({ record, chart, onConfirm, onCancel }: { record: HeldDetail; chart: CandidateChart; onConfirm: () => void; onCancel: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    dialog.current?.showModal();
-  }, []);
-  const what = record.kind === 'identity' ? "The partner's record of" : `The ${kindLabel(record.kind).toLowerCase()} sent for`;
-  return (
-    <dialog ref={dialog} aria-labelledby="confirm-held-title" aria-describedby="confirm-held-text" onCancel={onCancel}>
-      <h2 id="confirm-held-title">Route this record?</h2>
-      <p id="confirm-held-text">
-        {what} <strong>{personName(record.person.name)}</strong> (born {record.person.birthDate ?? 'unknown'}) will be filed under{' '}
-        <strong>{chartName(chart)}</strong> (born {chart.birthDate ?? 'unknown'}, MRN {chart.mrn}).
-      </p>
-      <div class="toolbar">
-        <button type="button" class="primary" onClick={onConfirm}>
-          Route to {chartName(chart)}
-        </button>
-        <button type="button" onClick={onCancel} autoFocus>
-          Cancel
-        </button>
-      </div>
-    </dialog>
   );
 }
 
@@ -593,8 +879,10 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
   const [record, setRecord] = useState<HeldDetail>();
   const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
-  const [confirming, setConfirming] = useState<CandidateChart>();
+  const [confirming, setConfirming] = useState<Confirming>();
   const heading = useRef<HTMLHeadingElement>(null);
+  const outcome = useRef<HTMLParagraphElement>(null);
+  const returnFocus = useReturnFocus(confirming);
   const load = () =>
     api
       .held(heldId)
@@ -602,7 +890,11 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
       .catch((e: Error) => setError(e.message));
   useEffect(() => void load(), [heldId]);
   useEffect(() => heading.current?.focus(), [record !== undefined]);
+  useEffect(() => {
+    if (notice || error) outcome.current?.focus();
+  }, [notice, error]);
   const route = async (chart: CandidateChart) => {
+    returnFocus.current = undefined;
     setConfirming(undefined);
     setError(undefined);
     try {
@@ -610,40 +902,47 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
       setNotice(`Routed to ${chartName(chart)} (MRN ${chart.mrn}).`);
     } catch (e) {
       if (e instanceof ApiError && e.status === 409 && typeof e.body.routedTo === 'string') {
-        setError(`Someone else routed this record first (to chart ${e.body.routedTo}).`);
+        setError('Someone else routed this record first; it now shows where it went. Your choice was not applied.');
       } else setError((e as Error).message);
     }
     await load();
   };
+  const open = (chart: CandidateChart) => setConfirming({ chart, trigger: activeControl() });
   const person = record?.person;
   const demographics = record?.demographics;
+  const sent: PersonFields | undefined = person && {
+    firstName: [person.name?.given, person.name?.middle].filter(Boolean).join(' ') || undefined,
+    lastName: person.name?.family,
+    birthDate: person.birthDate,
+    sex: person.sex,
+    address: demographics?.address,
+  };
+  const routed = record?.routedChart;
+  const routedName = routed
+    ? `${fullName([routed.name.given, routed.name.middle].filter(Boolean).join(' ') || undefined, routed.name.family)} (MRN ${routed.mrn})`
+    : 'a patient no longer in the chart';
   return (
     <section aria-labelledby="held-record-title">
       <button type="button" onClick={onBack}>
         ← Back to held records
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p class="notice" role="status">
-          {notice}
+      {(error || notice) && (
+        <p class={error ? 'error' : 'notice'} role={error ? 'alert' : 'status'} tabIndex={-1} ref={outcome}>
+          {error ?? notice}
         </p>
       )}
       {!record && !error && <p role="status">Loading…</p>}
-      {record && person && (
+      {record && person && sent && (
         <>
           <h2 id="held-record-title" tabIndex={-1} ref={heading}>
             {kindLabel(record.kind)} from {record.sender}
           </h2>
           <p>
             {record.state === 'held' ? (
-              <>Held — {HELD_REASONS[record.reason] ?? record.reason}.</>
+              <>Waiting for review — {HELD_REASONS[record.reason] ?? record.reason}.</>
             ) : (
               <>
-                Routed to chart <strong>{record.routedTo}</strong>
+                Routed to <strong>{routedName}</strong>
                 {record.routedBy ? ` by ${record.routedBy}` : ''}
                 {record.routedAt ? (
                   <>
@@ -657,35 +956,12 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
             Received <time dateTime={record.receivedAt}>{new Date(record.receivedAt).toLocaleString()}</time> (message {record.sourceMessageId}).
           </p>
           <div class="compare">
-            <article class="card submitted" aria-labelledby="held-person-title">
-              <h3 id="held-person-title">Person as the sender described them</h3>
-              <dl>
-                <dt>Name</dt>
-                <dd>{personName(person.name)}</dd>
-                <dt>Birth date</dt>
-                <dd>{person.birthDate ?? '—'}</dd>
-                <dt>Sex</dt>
-                <dd>{person.sex ?? '—'}</dd>
-                <dt>Identifiers</dt>
-                <dd>{identifiersText(person)}</dd>
-                {demographics?.address && (
-                  <>
-                    <dt>Address</dt>
-                    <dd>
-                      {[
-                        demographics.address.line1,
-                        demographics.address.line2,
-                        demographics.address.city,
-                        demographics.address.state,
-                        demographics.address.postalCode,
-                      ]
-                        .filter(Boolean)
-                        .join(', ')}
-                    </dd>
-                  </>
-                )}
-              </dl>
-            </article>
+            <SentCard
+              id="held-person-title"
+              title="Person as the sender described them"
+              person={sent}
+              extra={[["Sender's identifiers", identifiersText(person)]]}
+            />
             {record.note && (
               <article class="card" aria-labelledby="held-note-title">
                 <h3 id="held-note-title">Document {record.description.documentNumber ?? ''}</h3>
@@ -711,10 +987,17 @@ function HeldView({ api, heldId, canRoute, onBack }: { api: InboxApi; heldId: st
             )}
           </div>
           {canRoute && record.state === 'held' && (
-            <FindPatient search={(query) => api.heldSearch(heldId, query)} onRoute={setConfirming} title="Find the chart patient" />
+            <FindPatient search={(query) => api.heldSearch(heldId, query)} sent={sent} onRoute={open} title="Find the chart patient" />
           )}
           {confirming && (
-            <ConfirmHeldRoute record={record} chart={confirming} onConfirm={() => void route(confirming)} onCancel={() => setConfirming(undefined)} />
+            <ConfirmRoute
+              title="Route this record?"
+              what={record.kind === 'identity' ? "The partner's record of" : `The ${kindLabel(record.kind).toLowerCase()} sent for`}
+              sent={sent}
+              chart={confirming.chart}
+              onConfirm={() => void route(confirming.chart)}
+              onCancel={() => setConfirming(undefined)}
+            />
           )}
         </>
       )}
@@ -730,6 +1013,8 @@ function App({ config }: { config: PageConfig }) {
   const [notice, setNotice] = useState<string>();
   const [view, setView] = useState<'packets' | 'held'>('packets');
   const [openHeld, setOpenHeld] = useState<string>();
+  /** the packet or held record the reviewer came back from: its Open button gets focus again */
+  const [returnTo, setReturnTo] = useState<string>();
   useEffect(() => {
     completeSignIn(config)
       .then((s) => setSession(s))
@@ -764,18 +1049,30 @@ function App({ config }: { config: PageConfig }) {
         <h1 class="visually-hidden">Interop inbox</h1>
         {view === 'held' ? (
           openHeld ? (
-            <HeldView api={api} heldId={openHeld} canRoute={canRoute} onBack={() => setOpenHeld(undefined)} />
+            <HeldView
+              api={api}
+              heldId={openHeld}
+              canRoute={canRoute}
+              onBack={() => {
+                setReturnTo(openHeld);
+                setOpenHeld(undefined);
+              }}
+            />
           ) : (
-            <HeldQueue api={api} onOpen={setOpenHeld} />
+            <HeldQueue api={api} onOpen={setOpenHeld} returnTo={returnTo} />
           )
         ) : open ? (
           <PacketView
             api={api}
             packetId={open}
             canRoute={canRoute}
-            onBack={() => setOpen(undefined)}
+            onBack={() => {
+              setReturnTo(open);
+              setOpen(undefined);
+            }}
             onRouted={(message) => {
               setNotice(message);
+              setReturnTo(undefined);
               setOpen(undefined);
             }}
           />
@@ -783,6 +1080,7 @@ function App({ config }: { config: PageConfig }) {
           <Queue
             api={api}
             notice={notice}
+            returnTo={returnTo}
             onOpen={(id) => {
               setNotice(undefined);
               setOpen(id);
