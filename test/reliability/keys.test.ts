@@ -262,11 +262,16 @@ describe('keys: revocation takes effect on the very next request', () => {
         results.push({ started, status: res.status });
       }
     };
+    // counted, not timed: run until enough requests have started on each side of the revocation
+    // (a loaded machine answers fewer requests per second; the check must not depend on it)
+    const settle = async (enough: () => boolean) => {
+      while (!enough()) await new Promise((r) => setTimeout(r, 10));
+    };
     const workers = Array.from({ length: 8 }, worker);
-    await new Promise((r) => setTimeout(r, 300));
+    await settle(() => results.length >= 10);
     await keyStore(stack).revokeKey(key.keyHash, new Date());
     revokedAt = performance.now();
-    await new Promise((r) => setTimeout(r, 500));
+    await settle(() => results.filter((r) => r.started > revokedAt).length >= 16);
     stop = true;
     await Promise.all(workers);
     const late = results.filter((r) => r.started > revokedAt);
