@@ -3,8 +3,8 @@
  * (`{ payload: ... }`, schemas/form-packet.schema.json), so it runs the same intake (matching, inbox,
  * 409 for a changed resubmission):
  *
- *   sourceSystemId   meta.source, else identifier.system, whichever is a form source the partner owns
- *                    (none: the first one named, refused by the intake as for JSON: 403)
+ *   sourceSystemId   meta.source, else identifier.system; a form source the partner does not own is
+ *                    refused as for JSON (403, the same answer whether or not another partner owns it)
  *   formId           questionnaire (the canonical URL, `|version` kept)
  *   submissionId     identifier.value (required: it is what makes a resend the same submission)
  *   formName         the questionnaire's display (`_questionnaire` extension display), when sent
@@ -22,7 +22,6 @@
  *
  * Pure; problems are returned with their FHIRPath.
  */
-import type { Submitter } from '../forms/intake';
 import { isObject, resolveReference, type BundleIndex, type FhirObject } from './references';
 import type { StructureIssue } from './structure';
 
@@ -111,7 +110,6 @@ function patientOf(
 }
 
 export interface FormMappingContext {
-  submitter: Pick<Submitter, 'allowedFormSourceIds'>;
   bundle?: BundleIndex;
   path: string;
 }
@@ -121,9 +119,8 @@ export function formPacketFromResponse(response: FhirObject, context: FormMappin
   const issues: StructureIssue[] = [];
   const meta = isObject(response.meta) ? response.meta : {};
   const identifier = isObject(response.identifier) ? response.identifier : undefined;
-  const named = [str(meta.source), str(identifier?.system)].filter((s): s is string => s !== undefined);
-  const allowed = context.submitter.allowedFormSourceIds ?? [];
-  const sourceSystemId = named.find((s) => allowed.includes('*') || allowed.includes(s)) ?? named[0];
+  // meta.source names the source system when sent; else identifier.system (the submission ids' namespace)
+  const sourceSystemId = str(meta.source) ?? str(identifier?.system);
   if (!sourceSystemId)
     issues.push({ expression: `${path}.meta.source`, message: 'is required (or identifier.system): the form source system, one your partner owns' });
   const submissionId = str(identifier?.value);

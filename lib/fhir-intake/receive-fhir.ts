@@ -237,7 +237,7 @@ async function prepare(
     return { kind: 'lab', index, path, body, claim, ...(resolution ? { resolution } : {}), ifNoneExist };
   }
   if (resource.resourceType === 'QuestionnaireResponse') {
-    const mapped = formPacketFromResponse(resource, { submitter: input.principal, bundle, path });
+    const mapped = formPacketFromResponse(resource, { bundle, path });
     if (!mapped.ok) throw new EntryRefusal(400, mapped.issues);
     const subject = isObject(resource.subject) && typeof resource.subject.reference === 'string' ? resource.subject.reference : '';
     const resolved = resolveReference(subject, resource, bundle);
