@@ -9,6 +9,9 @@
  */
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** A fresh deep copy: callers mutate what they get. */
+const fresh = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
 export const LOINC = 'http://loinc.org';
 export const UCUM = 'http://unitsofmeasure.org';
 const INTERPRETATION = 'http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation';
@@ -96,7 +99,7 @@ export function specimen(): Json {
 /** A US Core lab DiagnosticReport, its Patient, Observations and Specimen contained. */
 export function labReport(accession: string, overrides: Json = {}): Json {
   const obs = observations();
-  return {
+  return fresh({
     resourceType: 'DiagnosticReport',
     meta: { source: 'DEMO-LAB-LIS' },
     contained: [CHART_PATIENT, ...obs, specimen()],
@@ -118,12 +121,12 @@ export function labReport(accession: string, overrides: Json = {}): Json {
     specimen: [{ reference: '#spec' }],
     result: obs.map((o) => ({ reference: `#${o.id}` })),
     ...overrides,
-  };
+  });
 }
 
 /** A small report (one glucose) about `patient` (a Patient resource contained as #pat). */
 export function smallReport(accession: string, patient: Json = CHART_PATIENT, overrides: Json = {}): Json {
-  return {
+  return fresh({
     resourceType: 'DiagnosticReport',
     contained: [
       { ...patient, id: 'pat' },
@@ -142,7 +145,7 @@ export function smallReport(accession: string, patient: Json = CHART_PATIENT, ov
     issued: '2026-11-20T09:00:00Z',
     result: [{ reference: '#o1' }],
     ...overrides,
-  };
+  });
 }
 
 /** An SDC QuestionnaireResponse with every answer type, from the form source demo-lab-forms. */
@@ -151,7 +154,7 @@ export function questionnaireResponse(
   patient: Json = { family: 'Sample', given: ['Alex'], birthDate: '1980-04-12' },
   overrides: Json = {},
 ): Json {
-  return {
+  return fresh({
     resourceType: 'QuestionnaireResponse',
     meta: { source: 'demo-lab-forms' },
     contained: [
@@ -186,7 +189,7 @@ export function questionnaireResponse(
       { linkId: 'history', item: [{ linkId: 'surgery', answer: [{ valueBoolean: true, item: [{ linkId: 'year', answer: [{ valueInteger: 2019 }] }] }] }] },
     ],
     ...overrides,
-  };
+  });
 }
 
 /** The answers the JSON packet of the same form carries (what the response maps to). */
