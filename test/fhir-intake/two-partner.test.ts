@@ -8,7 +8,7 @@
  */
 import { Scopes } from '../../lib/config/service';
 import type { LocalStack } from '../../lib/local/stack';
-import { BULK_KEYS, createKey, jsonPost, keyStore, send, snapshot, diffSnapshots, startReliabilityStack, type Res } from '../reliability/support';
+import { BULK_KEYS, captureLogs, createKey, jsonPost, keyStore, send, snapshot, diffSnapshots, startReliabilityStack, type Res } from '../reliability/support';
 import { CHART_PATIENT, questionnaireResponse, smallReport, type Json } from './fixtures';
 
 let stack: LocalStack;
@@ -101,5 +101,33 @@ describe('two lab partners on the FHIR intake routes', () => {
     expect(second.status).toBe(200);
     expect(second.headers['idempotent-replayed']).toBeUndefined();
     expect(second.json<Json>().entry[0].response.status).toBe('201 Created');
+  });
+
+  it('no PHI in logs or answers: names, MRNs, birth dates and form answers stay out (stored, refused, conflicting)', async () => {
+    const logs = captureLogs();
+    const phi = { family: 'Quixotewright', given: 'Belphoebe', mrn: 'PHI-MRN-77123', dob: '1961-07-19', answer: 'Tinnitus since the flood' };
+    const patient = {
+      ...CHART_PATIENT,
+      identifier: [{ system: 'DEMO-LAB', value: phi.mrn }],
+      name: [{ family: phi.family, given: [phi.given] }],
+      birthDate: phi.dob,
+    };
+    const answers: Res[] = [];
+    try {
+      answers.push(await post(FIRST, '/fhir/DiagnosticReport', smallReport('TP-PHI-1', patient)));
+      answers.push(await post(FIRST, '/fhir/DiagnosticReport', smallReport('TP-PHI-2', patient, { status: 'bogus' })));
+      answers.push(await post(SECOND, '/fhir/DiagnosticReport', smallReport('TP-PHI-3', patient)));
+      const qr = questionnaireResponse('TP-PHI-Q', { family: phi.family, given: [phi.given], birthDate: phi.dob });
+      qr.item[6].answer[0].valueString = phi.answer;
+      answers.push(await post(FIRST, '/fhir/QuestionnaireResponse', qr));
+      qr.item[6].answer[0].valueString = `${phi.answer}!`;
+      answers.push(await post(FIRST, '/fhir/QuestionnaireResponse', qr));
+    } finally {
+      logs.restore();
+    }
+    expect(answers.map((a) => a.status)).toEqual([201, 400, 403, 201, 409]);
+    const seen = [...logs.lines, ...answers.map((a) => a.body)].join('\n');
+    for (const value of Object.values(phi)) expect(seen).not.toContain(value);
+    expect(logs.lines.length).toBeGreaterThan(0);
   });
 });
