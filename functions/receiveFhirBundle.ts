@@ -11,7 +11,7 @@
  *             503 + Retry-After when a dependency is unavailable (send the same Bundle again)
  */
 import { httpEndpoint } from '../lib/http/endpoint';
-import { handleFhirIntake } from '../lib/fhir-intake/fhir-intake-endpoint';
+import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
 export const handler = httpEndpoint('receiveFhirBundle', (request) => handleFhirIntake('Bundle', request, fhirIntakeDependencies()));

@@ -11,7 +11,7 @@
  *             409 x-request-id reused with other content; 413 / 415; 503 + Retry-After
  */
 import { httpEndpoint } from '../lib/http/endpoint';
-import { handleFhirIntake } from '../lib/fhir-intake/fhir-intake-endpoint';
+import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
 export const handler = httpEndpoint('receiveFhirDiagnosticReport', (request) => handleFhirIntake('DiagnosticReport', request, fhirIntakeDependencies()));

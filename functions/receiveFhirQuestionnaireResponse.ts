@@ -10,7 +10,7 @@
  *             the partner does not own; 409 the submission id with other content; 413 / 415; 503 + Retry-After
  */
 import { httpEndpoint } from '../lib/http/endpoint';
-import { handleFhirIntake } from '../lib/fhir-intake/fhir-intake-endpoint';
+import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
 export const handler = httpEndpoint('receiveFhirQuestionnaireResponse', (request) =>

@@ -3,11 +3,11 @@
  * Content-Type (application/fhir+json, application/json), the JSON body, the answer as FHIR JSON with
  * `Location` and `idempotent-replayed`, the audit record.
  */
-import { fhirResponse, requireFhirAcceptable } from '../http/fhir';
-import type { EndpointResponse } from '../http/endpoint';
-import { readJsonBody } from '../http/json-body';
-import type { AuthorizedRequest } from '../http/request-state';
-import { receiveFhir, type FhirIntakeDependencies, type FhirIntakeRoute } from './receive-fhir';
+import { fhirResponse, requireFhirAcceptable } from './fhir';
+import type { EndpointResponse } from './endpoint';
+import { readJsonBody } from './json-body';
+import type { AuthorizedRequest } from './request-state';
+import { receiveFhir, type FhirIntakeDependencies, type FhirIntakeRoute } from '../fhir-intake/receive-fhir';
 
 export async function handleFhirIntake(route: FhirIntakeRoute, request: AuthorizedRequest, deps: FhirIntakeDependencies): Promise<EndpointResponse> {
   requireFhirAcceptable(request.event);
