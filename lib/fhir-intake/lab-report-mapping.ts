@@ -35,6 +35,7 @@
  * Code systems: URIs with an HL7 table 0396 name get it (http://loinc.org -> LN); the export's
  * sender-local `urn:interop:sender:<s>:code:<name>` is read back to <name>; other URIs keep the code
  * without a system (the lab model's coding system is a table 0396 name, at most 20 characters).
+ * The US Core Laboratory rules the R4 definitions leave open are checked here too ({@link usCoreLabIssues}).
  * Pure; problems are returned with their FHIRPath, nothing is thrown.
  */
 import type { Coding, EntityIdentifier, LabOrder, LabSpecimen } from '../chart/types';
@@ -338,6 +339,37 @@ function subjectOf(report: FhirObject, bundle: BundleIndex | undefined, path: st
   return undefined;
 }
 
+const V2_0074 = 'http://terminology.hl7.org/CodeSystem/v2-0074';
+const OBSERVATION_CATEGORY = 'http://terminology.hl7.org/CodeSystem/observation-category';
+
+function hasCoding(concepts: unknown, system: string, code: string): boolean {
+  return list(concepts).some((concept) => isObject(concept) && list(concept.coding).some((c) => isObject(c) && c.system === system && c.code === code));
+}
+
+/**
+ * The US Core 5.0.1 Laboratory rules the R4 definitions leave open: DiagnosticReport (Lab) category LAB
+ * (v2-0074), effective[x] required; Laboratory Result Observation category `laboratory`, us-core-2 (a
+ * value[x] or a dataAbsentReason), us-core-1 (effective at least to the day).
+ */
+export function usCoreLabIssues(report: FhirObject, path: string, observations: Array<{ observation: FhirObject; path: string }>): StructureIssue[] {
+  const issues: StructureIssue[] = [];
+  if (!hasCoding(report.category, V2_0074, 'LAB'))
+    issues.push({ expression: `${path}.category`, message: `US Core lab: a category with system ${V2_0074} and code LAB is required` });
+  if (report.effectiveDateTime === undefined && report.effectivePeriod === undefined)
+    issues.push({ expression: `${path}.effective[x]`, message: 'US Core lab: effective[x] (the clinically relevant time, e.g. the collection) is required' });
+  for (const { observation, path: at } of observations) {
+    if (!hasCoding(observation.category, OBSERVATION_CATEGORY, 'laboratory'))
+      issues.push({ expression: `${at}.category`, message: `US Core lab: a category with system ${OBSERVATION_CATEGORY} and code laboratory is required` });
+    const hasValue = Object.keys(observation).some((k) => k.startsWith('value'));
+    if (!hasValue && observation.dataAbsentReason === undefined && observation.component === undefined)
+      issues.push({ expression: at, message: 'US Core lab (us-core-2): a value[x] or a dataAbsentReason is required' });
+    const effective = typeof observation.effectiveDateTime === 'string' ? observation.effectiveDateTime : undefined;
+    if (effective !== undefined && !/^\d{4}-\d{2}-\d{2}/.test(effective))
+      issues.push({ expression: `${at}.effectiveDateTime`, message: 'US Core lab (us-core-1): the time must be at least to the day' });
+  }
+  return issues;
+}
+
 export interface LabMappingContext {
   /** the sender id the result is filed under (the partner's, or meta.source when it names one) */
   sender: string;
@@ -383,6 +415,7 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
   const reportObservationStatus = status ? REPORT_TO_OBSERVATION[status] : undefined;
 
   const results: TestValue[] = [];
+  const checked: Array<{ observation: FhirObject; path: string }> = [];
   const refs = list(report.result);
   if (refs.length === 0) issues.push({ expression: `${path}.result`, message: 'is required: the report must carry at least one Observation' });
   refs.forEach((ref, i) => {
@@ -397,6 +430,7 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
       resolved.kind === 'entry'
         ? `Bundle.entry[${resolved.index}].resource`
         : `${path}.contained.where(id='${String(observation.id).replace(/[^A-Za-z0-9\-.]/g, '')}')`;
+    checked.push({ observation, path: obsPath });
     if (observation.hasMember !== undefined) {
       issues.push({ expression: `${obsPath}.hasMember`, message: 'panels of panels are not taken: list each member Observation in DiagnosticReport.result' });
       return;
@@ -449,6 +483,7 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
       }),
     );
   });
+  issues.push(...usCoreLabIssues(report, path, checked));
   const reports = list(report.presentedForm)
     .filter(isObject)
     .map((form, i) => {

@@ -15,7 +15,7 @@ import { firstSegment, parseHl7Message, valueAt } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 import { r4Errors } from '../fhir/r4-validator';
-import { CHART_PATIENT, EXPECTED_ANSWERS, labReport, questionnaireResponse, smallReport, type Json } from './fixtures';
+import { CHART_PATIENT, EXPECTED_ANSWERS, LAB_OBSERVATION, LAB_REPORT, labReport, questionnaireResponse, smallReport, type Json } from './fixtures';
 
 let stack: LocalStack;
 beforeAll(async () => {
@@ -211,6 +211,24 @@ describe('subjects, held records and uniform answers', () => {
     expect((await post('/fhir/DiagnosticReport', smallReport(unique('S')), 'demo-all-key')).status).toBe(201);
   });
 
+  it('the US Core lab rules: category LAB, effective[x], Observation category laboratory, a value or a dataAbsentReason', async () => {
+    const report = smallReport(unique('USC'));
+    delete report.category;
+    delete report.effectiveDateTime;
+    delete report.contained[1].category;
+    delete report.contained[1].valueQuantity;
+    expect(r4Errors(report as never)).toEqual([]);
+    const res = await post('/fhir/DiagnosticReport', report);
+    expect(res.status).toBe(400);
+    const expressions = res.json<Json>().issue.map((i: Json) => i.expression?.[0]);
+    expect(expressions).toEqual([
+      'DiagnosticReport.category',
+      'DiagnosticReport.effective[x]',
+      "DiagnosticReport.contained.where(id='o1').category",
+      "DiagnosticReport.contained.where(id='o1')",
+    ]);
+  });
+
   it('a structural error is a 400 OperationOutcome with expression paths', async () => {
     const bad = smallReport(unique('B'));
     delete bad.status;
@@ -294,6 +312,7 @@ describe('POST /fhir: transaction and batch Bundles', () => {
         {
           resourceType: 'Observation',
           status: 'final',
+          category: [LAB_OBSERVATION],
           code: { coding: [{ system: 'http://loinc.org', code: '2345-7' }], text: 'Glucose' },
           valueQuantity: { value: 5.1, unit: 'mmol/L' },
         },
@@ -303,8 +322,10 @@ describe('POST /fhir: transaction and batch Bundles', () => {
         resourceType: 'DiagnosticReport',
         identifier: [{ system: 'urn:demo-lab:accession', value: accession }],
         status: 'final',
+        category: [LAB_REPORT],
         code: { coding: [{ system: 'http://loinc.org', code: '2345-7' }] },
         subject: { reference: patientUrl },
+        effectiveDateTime: '2026-11-20T07:30:00Z',
         issued: '2026-11-20T09:00:00Z',
         result: [{ reference: obsUrl }],
       }),

@@ -15,6 +15,9 @@ const fresh = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 export const LOINC = 'http://loinc.org';
 export const UCUM = 'http://unitsofmeasure.org';
 const INTERPRETATION = 'http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation';
+/** the US Core lab category slices (DiagnosticReport LAB, Observation laboratory) */
+export const LAB_REPORT = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'LAB' }] };
+export const LAB_OBSERVATION = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] };
 
 /** demo-patient-1 of the demo chart (MRN DEMO-000001 in the chart's authority DEMO-HOSP) */
 export const CHART_PATIENT = {
@@ -134,14 +137,17 @@ export function smallReport(accession: string, patient: Json = CHART_PATIENT, ov
         resourceType: 'Observation',
         id: 'o1',
         status: 'final',
+        category: [LAB_OBSERVATION],
         code: { coding: [{ system: LOINC, code: '2345-7', display: 'Glucose' }], text: 'Glucose' },
         valueQuantity: { value: 5.4, unit: 'mmol/L', system: UCUM, code: 'mmol/L' },
       },
     ],
     identifier: [{ system: 'urn:demo-lab:accession', value: accession }],
     status: 'final',
+    category: [LAB_REPORT],
     code: { coding: [{ system: LOINC, code: '2345-7' }] },
     subject: { reference: '#pat' },
+    effectiveDateTime: '2026-11-20T07:30:00Z',
     issued: '2026-11-20T09:00:00Z',
     result: [{ reference: '#o1' }],
     ...overrides,
