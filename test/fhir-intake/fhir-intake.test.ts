@@ -186,6 +186,22 @@ describe('subjects, held records and uniform answers', () => {
     expect(record?.person.name).toEqual({ family: 'Nobody', given: 'Known' });
   });
 
+  it('a held report is routed by staff like a held ORU result: then readable under the chart patient', async () => {
+    const stranger = { ...CHART_PATIENT, identifier: [{ system: 'DEMO-LAB', value: unique('ROUTE') }], name: [{ family: 'Held', given: ['Person'] }] };
+    const res = await post('/fhir/DiagnosticReport', smallReport(unique('R'), stranger));
+    const resultId = resultIdOf(res)!;
+    const held = (await heldRecords()).find((h) => h.body.kind === 'lab-result' && h.body.resultIds.includes(resultId))!;
+    expect(held).toBeDefined();
+    const routed = await call(stack, 'POST', `/interopInbox/held/${held.heldId}/route`, {
+      headers: { 'x-api-key': 'demo-inbox-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ patientId: 'demo-patient-3' }),
+    });
+    expect(routed.status).toBe(200);
+    const read = await get(`/fhir/DiagnosticReport/${logicalId('demo-patient-3', resultId)}`, 'demo-fhir-key');
+    expect(read.status).toBe(200);
+    expect(read.json<Json>().contained[0].valueQuantity.value).toBe(5.4);
+  });
+
   it('a chart MRN whose demographics disagree is held (demographics-differ), answered the same', async () => {
     const wrongName = { ...CHART_PATIENT, name: [{ family: 'Different', given: ['Person'] }] };
     const res = await post('/fhir/DiagnosticReport', smallReport(unique('D'), wrongName));
