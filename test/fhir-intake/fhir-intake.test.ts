@@ -136,6 +136,20 @@ describe('POST /fhir/DiagnosticReport: the lab model, round trip through the exp
     expect(valueAt(firstSegment(message, 'PID'), 3, 1)).toBe('DEMO-000001');
   });
 
+  it('GET /exportHl7PatientSummary carries the result: its OBR (accession) and the same OBX values', async () => {
+    const res = await get('/exportHl7PatientSummary?patientId=demo-patient-1&limit=200', 'demo-export-key');
+    expect(res.status).toBe(200);
+    const segments = res.text.split('\r');
+    const obrAt = segments.findIndex((s) => s.startsWith('OBR|') && s.split('|')[3]!.split('^')[0] === accession);
+    expect(obrAt).toBeGreaterThan(0);
+    const group = segments.slice(obrAt + 1);
+    const end = group.findIndex((s) => !s.startsWith('OBX|') && !s.startsWith('NTE|'));
+    const obx = group.slice(0, end === -1 ? undefined : end).filter((s) => s.startsWith('OBX|'));
+    expect(obx).toHaveLength(8);
+    expect(obx[0]!.split('|').slice(2, 9)).toEqual(['NM', '718-7^Hemoglobin [Mass/volume] in Blood^LN', '', '13.5', 'g/dL^g/dL^UCUM', '12-16', 'N']);
+    expect(obx[2]!.split('|')[5]).toBe('>^60');
+  });
+
   it('the same report again stores nothing new: 200, the same resultId', async () => {
     const again = await post('/fhir/DiagnosticReport', labReport(accession));
     expect(again.status).toBe(200);
