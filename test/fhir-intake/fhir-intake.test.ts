@@ -8,6 +8,7 @@
  *     authority or form source refused without revealing anything;
  *   - transaction all or nothing, batch per entry, idempotency on Bundle.identifier.
  */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeldRecordStore } from '../../lib/intake/held-records';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { logicalId } from '../../lib/fhir/logical-id';
@@ -298,6 +299,26 @@ describe('POST /fhir/QuestionnaireResponse: the form intake', () => {
     const comparable = (p: Json) => ({ formId: p.formId, sourceSystemId: p.sourceSystemId, state: p.state, patient: p.patient, answers: p.answers });
     expect(comparable(fromFhir)).toEqual(comparable(fromJson));
     expect(fromFhir.answers).toEqual(EXPECTED_ANSWERS);
+  });
+
+  it('subject Patient/<chart id> with agreeing demographics is routed to that patient, as a JSON packet with patientId', async () => {
+    const qr = questionnaireResponse(unique('QRP'), undefined, { subject: { reference: 'Patient/demo-patient-1' } });
+    const res = await post('/fhir/QuestionnaireResponse', qr);
+    expect(res.status).toBe(201);
+    const item = await dynamoDbClient().send(
+      new GetItemCommand({ TableName: stack.tables.forms, Key: { pk: { S: `PACKET#${packetIdOf(res)}` }, sk: { S: 'PACKET' } } }),
+    );
+    expect(item.Item?.state?.S).toBe('routed');
+    expect(item.Item?.patientId?.S).toBe('demo-patient-1');
+    const wrong = questionnaireResponse(
+      unique('QRP'),
+      { family: 'Other', given: ['Name'], birthDate: '1990-01-01' },
+      { subject: { reference: 'Patient/demo-patient-1' } },
+    );
+    const held = await post('/fhir/QuestionnaireResponse', wrong);
+    // the same answer; the packet waits for review instead
+    expect(held.status).toBe(201);
+    expect((await get(`/interopInbox/${packetIdOf(held)}`, 'demo-inbox-key')).json<Json>()).toMatchObject({ state: 'pending_review' });
   });
 
   it('the same response again: 200 the same packet; changed: 409, nothing stored', async () => {
