@@ -428,7 +428,7 @@ export async function receiveFhir(input: FhirIntakeInput, deps: FhirIntakeDepend
     }
   }
   try {
-    const answer = await process(input, deps, body);
+    const answer = await answerFor(input, deps, body);
     // only decided answers are kept: a refusal leaves no claim, so a corrected resend is processed
     if (claim) {
       if (answer.status < 300) {
@@ -445,7 +445,7 @@ export async function receiveFhir(input: FhirIntakeInput, deps: FhirIntakeDepend
   }
 }
 
-async function process(input: FhirIntakeInput, deps: FhirIntakeDependencies, body: FhirObject): Promise<FhirIntakeAnswer> {
+async function answerFor(input: FhirIntakeInput, deps: FhirIntakeDependencies, body: FhirObject): Promise<FhirIntakeAnswer> {
   const sourceMessageId = (isObject(body.identifier) && typeof body.identifier.value === 'string' ? body.identifier.value : undefined) ?? input.requestId;
   if (input.route !== 'Bundle') {
     let prepared: Prepared;
