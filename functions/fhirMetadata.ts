@@ -9,10 +9,10 @@ import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { capabilityStatement } from '../lib/fhir/capability-statement';
 
-const fhirPaths = HttpEndpoints.filter((e) => e.format === 'fhir').map((e) => e.path);
+const fhirRoutes = HttpEndpoints.filter((e) => e.format === 'fhir').map((e) => ({ method: e.method, path: e.path }));
 
 export const handler = httpEndpoint('fhirMetadata', async (request) => {
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);
-  return fhirResponse(capabilityStatement(fhirPaths, fhirBaseUrl(request.event)));
+  return fhirResponse(capabilityStatement(fhirRoutes, fhirBaseUrl(request.event)));
 });

@@ -13,6 +13,8 @@ export const Scopes = {
   inboxReview: 'interop:inbox:review',
   ingestHl7: 'interop:ingest:hl7',
   exportFhir: 'interop:export:fhir',
+  /** FHIR R4 intake: DiagnosticReport (lab results), QuestionnaireResponse (forms), transaction/batch Bundles */
+  ingestFhir: 'interop:ingest:fhir',
 } as const;
 export type Scope = (typeof Scopes)[keyof typeof Scopes];
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scopes);
@@ -330,6 +332,27 @@ const fhir = (name: string, path: string, needs: ResourceNeeds, extra: Partial<H
   ...extra,
 });
 
+/**
+ * FHIR intake (receiveFhir*): the lab result writer of receiveHl7 (patient resolution: chart patients, MRN
+ * index, partner identities, held records; keys: the owner of an assigning authority), the form intake of
+ * receiveFormIntakeScope (packets, match key, matching queue) and the idempotency table (Bundle answers).
+ */
+const fhirIntakeNeeds: ResourceNeeds = {
+  tables: {
+    chart: ['GetItem', 'PutItem'],
+    results: RESULT_WRITES,
+    idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    forms: ['GetItem', 'PutItem', 'UpdateItem'],
+    keys: ['GetItem'],
+    audit: AUDIT,
+  },
+  queues: { notifications: 'send', matching: 'send' },
+  kms: ['GenerateDataKey', 'Decrypt'],
+  kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+  documentsBucket: 'readwrite',
+};
+const fhirIntake: Partial<HttpEndpoint> = { method: 'POST', scope: Scopes.ingestFhir, memoryMb: 1024, timeoutSeconds: 29 };
+
 /** The endpoint list. A new endpoint is one file in functions/ and one line here. */
 export const HttpEndpoints: HttpEndpoint[] = [
   {
@@ -627,6 +650,12 @@ export const HttpEndpoints: HttpEndpoint[] = [
   ),
   fhir('fhirDiagnosticReportRead', '/fhir/DiagnosticReport/{id}', fhirLabNeeds),
   fhir('fhirDiagnosticReportSearch', '/fhir/DiagnosticReport', fhirLabSearchNeeds, { timeoutSeconds: 15 }),
+  // FHIR R4 intake (docs/fhir.md "Intake"): exact POST routes, so the greedy GET /fhir/{proxy+} never takes them.
+  // Lab results through the HL7 ORU result writer (patient resolution, held records), forms through the
+  // form intake (packets, match key, matching queue); the idempotency table keeps each Bundle's answer.
+  fhir('receiveFhirBundle', '/fhir', fhirIntakeNeeds, fhirIntake),
+  fhir('receiveFhirDiagnosticReport', '/fhir/DiagnosticReport', fhirIntakeNeeds, fhirIntake),
+  fhir('receiveFhirQuestionnaireResponse', '/fhir/QuestionnaireResponse', fhirIntakeNeeds, fhirIntake),
   // every other path under /fhir: 404 OperationOutcome instead of the gateway's problem+json (reads nothing)
   fhir('fhirRouteNotFound', '/fhir/{proxy+}', {}, { memoryMb: 256 }),
 ];

@@ -68,9 +68,26 @@ export const SEARCH_PARAMETERS: Record<string, CapabilityStatementRestResourceSe
   ],
 };
 
+const TRANSACTION_DOC =
+  'POST /fhir with a transaction Bundle of POST entries (DiagnosticReport, QuestionnaireResponse and the Patient, Observation, Specimen, ServiceRequest they reference): all or nothing; scope interop:ingest:fhir.';
+/** what a create (FHIR intake) does with each resource type */
+const CREATE_DOC: Record<string, string> = {
+  DiagnosticReport:
+    'FHIR intake (scope interop:ingest:fhir): a US Core lab report with its Observations becomes a lab result, filed as HL7 ORU results are (held for review when the patient is not resolved).',
+  QuestionnaireResponse:
+    'FHIR intake (scope interop:ingest:fhir): a completed form becomes a form packet (matching, interop inbox), as POST /receiveFormIntakeScope.',
+};
+
 const OPERATIONS: Record<string, string> = { everything: 'http://hl7.org/fhir/OperationDefinition/Patient-everything' };
 
-export function capabilityStatement(fhirPaths: readonly string[], baseUrl: string): CapabilityStatement {
+/** A FHIR route of the endpoint list: its path, and its method (GET when only a path is given). */
+export type FhirRoute = string | { method: 'GET' | 'POST'; path: string };
+
+/**
+ * The CapabilityStatement of the FHIR routes: GET `/fhir/<Type>/{id}` read, GET `/fhir/<Type>` search-type,
+ * `$operations`; POST `/fhir/<Type>` create (FHIR intake), POST `/fhir` transaction and batch.
+ */
+export function capabilityStatement(fhirRoutes: readonly FhirRoute[], baseUrl: string): CapabilityStatement {
   const byType = new Map<string, CapabilityStatementRestResource>();
   const resourceFor = (type: string) => {
     let r = byType.get(type);
@@ -80,8 +97,20 @@ export function capabilityStatement(fhirPaths: readonly string[], baseUrl: strin
     }
     return r;
   };
-  for (const path of fhirPaths) {
+  const systemInteractions: Array<{ code: 'transaction' | 'batch'; documentation: string }> = [];
+  for (const route of fhirRoutes) {
+    const { method, path } = typeof route === 'string' ? { method: 'GET', path: route } : route;
     const parts = path.split('/').filter((p) => p !== '');
+    if (method === 'POST') {
+      if (parts.length === 1 && parts[0] === 'fhir')
+        systemInteractions.push(
+          { code: 'transaction', documentation: TRANSACTION_DOC },
+          { code: 'batch', documentation: 'POST /fhir with a batch Bundle of POST entries: each entry answered on its own (entry.response).' },
+        );
+      else if (parts.length === 2 && parts[0] === 'fhir' && !parts[1]!.startsWith('{'))
+        resourceFor(parts[1]!).interaction!.push({ code: 'create', documentation: CREATE_DOC[parts[1]!] ?? 'FHIR intake (docs/fhir.md).' });
+      continue;
+    }
     if (parts[0] !== 'fhir' || !parts[1] || parts[1] === 'metadata' || parts[1].startsWith('{')) continue;
     const resource = resourceFor(parts[1]);
     if (parts.length === 3) {
@@ -103,16 +132,17 @@ export function capabilityStatement(fhirPaths: readonly string[], baseUrl: strin
     date: CAPABILITY_DATE,
     publisher: 'Clinical interoperability service',
     kind: 'instance',
-    implementation: { description: 'Read-only FHIR R4 export of the chart and lab results', url: baseUrl },
+    implementation: { description: 'FHIR R4 export of the chart and lab results, and FHIR intake of lab results and forms', url: baseUrl },
     fhirVersion: FHIR_VERSION,
     format: [FHIR_JSON, 'json'],
     rest: [
       {
         mode: 'server',
         documentation:
-          'Every request but this one needs an x-api-key with the scope interop:export:fhir. Record ids carry their patient: `<patient>..<record>`; a lab Observation is `<patient>..<result>..<n>` (see docs/fhir.md). An unsupported search parameter is a 400 and any other path under /fhir a 404, both as OperationOutcome.',
+          'Every read and search needs an x-api-key with the scope interop:export:fhir, every create, transaction and batch (FHIR intake) the scope interop:ingest:fhir; this one needs none. Record ids carry their patient: `<patient>..<record>`; a lab Observation is `<patient>..<result>..<n>` (see docs/fhir.md). An unsupported search parameter is a 400 and any other path under /fhir a 404, both as OperationOutcome.',
         security: { cors: false, description: 'API key in the x-api-key header; rate limited per key (x-ratelimit-* headers).' },
         resource: [...byType.values()],
+        ...(systemInteractions.length > 0 ? { interaction: systemInteractions } : {}),
       },
     ],
   };

@@ -63,7 +63,7 @@ export interface DemoKey {
   rateWindowSeconds?: number;
 }
 
-const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.ingestForms, Scopes.ingestHl7, Scopes.exportFhir];
+const coreScopes: Scope[] = [Scopes.exportHl7, Scopes.ingestResults, Scopes.ingestForms, Scopes.ingestHl7, Scopes.exportFhir, Scopes.ingestFhir];
 
 export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-export-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active' },
@@ -77,6 +77,8 @@ export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-limited-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active', rateLimit: 5, rateWindowSeconds: 60 },
   { secret: 'demo-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview], status: 'active' },
   { secret: 'demo-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir], status: 'active' },
+  // FHIR R4 intake for the demo lab (its senders demo-lab / DEMO-LAB-LIS, authority DEMO-LAB, form source demo-lab-forms)
+  { secret: 'demo-fhir-intake-key', partnerId: 'demo-lab', scopes: [Scopes.ingestFhir], status: 'active' },
 ];
 
 /**

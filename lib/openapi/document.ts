@@ -95,7 +95,10 @@ function headersFor(status: number, doc: EndpointDoc): Json {
   };
   if (status === 429 || status === 503) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
   if (status === 409 && doc.replayHeader) headers['retry-after'] = { $ref: '#/components/headers/RetryAfterIfInProgress' };
-  if (status === 200 && doc.replayHeader) headers['idempotent-replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
+  if ((status === 200 || (status === 201 && doc.fhirRequestBody)) && doc.replayHeader)
+    headers['idempotent-replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
+  if (status === 201 && doc.fhirRequestBody)
+    headers.location = { description: 'The created resource, readable through the FHIR reads (when the answer names one).', schema: { type: 'string' } };
   return headers;
 }
 
@@ -158,6 +161,9 @@ const FHIR_ISSUE_CODES: Record<number, string> = {
   403: 'forbidden',
   404: 'not-found',
   406: 'not-supported',
+  409: 'conflict',
+  413: 'too-costly',
+  415: 'not-supported',
   429: 'throttled',
   500: 'exception',
   503: 'transient',
@@ -280,6 +286,16 @@ function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
           example: readFileSync(path.join(EXAMPLES_DIR, doc.hl7RequestBody.exampleFile), 'utf8'),
         },
       },
+    };
+  }
+  if (doc.fhirRequestBody) {
+    const example = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, doc.fhirRequestBody.exampleFile), 'utf8')) as unknown;
+    // a FHIR resource (the route names its resourceType in the description); checked by lib/fhir-intake/structure.ts
+    const schema = { $ref: '#/components/schemas/FhirResource' };
+    op.requestBody = {
+      required: true,
+      description: `${doc.fhirRequestBody.description} \`resourceType\`: ${doc.fhirRequestBody.resourceType}.`,
+      content: { [FHIR_MEDIA_TYPE]: { schema, example }, 'application/json': { schema, example } },
     };
   }
   if (doc.requestBody) {
@@ -529,7 +545,7 @@ const tagDescriptions: Record<string, string> = {
   'Form intake': 'Form submissions from form tools.',
   'Interop inbox': 'Staff review of form packets that could not be routed automatically.',
   'HL7 intake': 'HL7 v2 messages from partners (ORU, ADT, MDM), answered with HL7 ACKs.',
-  'FHIR R4': 'Read-only FHIR R4 views of the chart (`application/fhir+json`); refusals are OperationOutcome.',
+  'FHIR R4': 'FHIR R4 views of the chart and FHIR intake of lab results and forms (`application/fhir+json`); refusals are OperationOutcome.',
   'API reference': 'This document and its rendered page, published with every stage; no key needed.',
 };
 

@@ -56,6 +56,8 @@ export interface EndpointDoc {
   requestBody?: { schemaFile: string; description: string; examples: Record<string, { summary: string; value: unknown }> };
   /** an HL7 v2 request body (`application/hl7-v2`), its example in lib/openapi/examples/ */
   hl7RequestBody?: { description: string; exampleFile: string };
+  /** a FHIR R4 JSON request body (`application/fhir+json`, also `application/json`), its example in lib/openapi/examples/ */
+  fhirRequestBody?: { description: string; resourceType: string; exampleFile: string };
   /** the endpoint can echo a stored answer (idempotent replay): `idempotent-replayed: true` */
   replayHeader?: boolean;
   success: Record<number, SuccessDoc>;
@@ -1264,6 +1266,67 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     exampleFile: 'fhirDiagnosticReportSearch.json',
     successText: 'One page of the searchset Bundle.',
   }),
+  receiveFhirBundle: fhirIntakeDoc({
+    summary: 'FHIR intake: a transaction or batch Bundle (lab results, forms)',
+    description:
+      'A `transaction` or `batch` Bundle whose entries POST DiagnosticReports (lab results: their Observations, Specimen and Patient as entries or contained), QuestionnaireResponses (forms), and the Patients, Observations, Specimens and ServiceRequests they reference. A transaction is all or nothing: any refused entry refuses the Bundle (one OperationOutcome, `issue.expression` per failing element) and nothing is stored; a batch answers each entry (`entry.response.status`, `outcome`). Lab results are filed as HL7 ORU results are (the same patient resolution, held for review when the patient is not resolved, the same answer either way); forms run the form intake (matching, inbox). The same `Bundle.identifier` (or `x-request-id`) with the same content answers the first outcome and stores nothing new; with other content a 409. At most 100 entries.',
+    resourceType: 'Bundle',
+    requestExample: 'receiveFhirBundle.request.json',
+    requestText: 'A `transaction` or `batch` Bundle of POST entries.',
+    success: {
+      200: {
+        kind: 'fhir',
+        description: 'The `transaction-response` / `batch-response` Bundle.',
+        schema: 'FhirResource',
+        exampleFile: 'receiveFhirBundle.json',
+      },
+    },
+  }),
+  receiveFhirDiagnosticReport: fhirIntakeDoc({
+    summary: 'FHIR intake: one lab result (DiagnosticReport)',
+    description:
+      "One US Core Laboratory DiagnosticReport, its Observations (every value[x] of the lab model: Quantity with comparator, CodeableConcept, Range, Ratio, string...), Specimen and Patient contained. The subject is a contained Patient with its identifier (the MRN; the identifier system is the assigning authority: your own, or the chart's `urn:interop:mrn:<authority>`), a logical reference by identifier, or `Patient/<chart patient id>`. Stored through the lab result writer of HL7 ORU intake; the sender is your partner's lab sender (`meta.source` when it names one of them). The answer is the same whether or not the patient is known.",
+    resourceType: 'DiagnosticReport',
+    requestExample: 'receiveFhirDiagnosticReport.request.json',
+    requestText: 'One DiagnosticReport, its Observations contained.',
+    success: {
+      200: {
+        kind: 'fhir',
+        description: 'The same content was stored before: nothing new (OperationOutcome, information).',
+        schema: 'FhirResource',
+        exampleFile: 'receiveFhirDiagnosticReport.json',
+      },
+      201: {
+        kind: 'fhir',
+        description:
+          'Stored (OperationOutcome, information: the resultId). `Location: DiagnosticReport/<id>` when the subject is `Patient/<chart patient id>`.',
+        schema: 'FhirResource',
+        exampleFile: 'receiveFhirDiagnosticReport.json',
+      },
+    },
+  }),
+  receiveFhirQuestionnaireResponse: fhirIntakeDoc({
+    summary: 'FHIR intake: one completed form (QuestionnaireResponse)',
+    description:
+      'One SDC QuestionnaireResponse, its Patient contained: it runs the form intake of POST /receiveFormIntakeScope (source system = `meta.source` or `identifier.system`, a form source your partner owns; submission id = `identifier.value`; form id = `questionnaire`; answers of every value[x] keyed by linkId). The answer never says whether the patient is known or where the packet went.',
+    resourceType: 'QuestionnaireResponse',
+    requestExample: 'receiveFhirQuestionnaireResponse.request.json',
+    requestText: 'One QuestionnaireResponse, its Patient contained.',
+    success: {
+      200: {
+        kind: 'fhir',
+        description: 'The same submission was received before: nothing new.',
+        schema: 'FhirResource',
+        exampleFile: 'receiveFhirQuestionnaireResponse.json',
+      },
+      201: {
+        kind: 'fhir',
+        description: 'Received (OperationOutcome, information: the packetId).',
+        schema: 'FhirResource',
+        exampleFile: 'receiveFhirQuestionnaireResponse.json',
+      },
+    },
+  }),
   fhirRouteNotFound: {
     ...fhirDoc({
       summary: 'Any other FHIR path (404 OperationOutcome)',
@@ -1332,6 +1395,61 @@ function fhirDoc(o: {
     badRequest: {
       description: 'A parameter is unknown, repeated or malformed (one issue per parameter).',
       examples: { count: { summary: '_count out of range', kind: 'validation', detail: 'query parameters are missing or invalid' } },
+    },
+  };
+}
+
+/** A FHIR intake route: FHIR JSON body and answers, OperationOutcome refusals with `issue.expression`. */
+function fhirIntakeDoc(o: {
+  summary: string;
+  description: string;
+  resourceType: string;
+  requestExample: string;
+  requestText: string;
+  success: Record<number, SuccessDoc>;
+}): EndpointDoc {
+  return {
+    summary: o.summary,
+    description: `${o.description} Refusals are FHIR OperationOutcome (\`issue.expression\` names each failing element). See docs/fhir.md "Intake".`,
+    tag: 'FHIR R4',
+    parameters: [],
+    fhirRequestBody: {
+      description: `${o.requestText} \`Content-Type: application/fhir+json\` (or application/json), at most ${BODY_LIMIT_TEXT}.`,
+      resourceType: o.resourceType,
+      exampleFile: o.requestExample,
+    },
+    replayHeader: true,
+    success: o.success,
+    problems: {
+      403: {
+        description:
+          "The key lacks interop:ingest:fhir, or an identifier system is an assigning authority of another partner, or a form source or lab sender is not your partner's. Nothing stored.",
+        examples: { authority: { summary: "another partner's authority", kind: 'forbidden', detail: 'the resource was refused: see each issue' } },
+      },
+      406: {
+        description: 'Accept (or `_format`) excludes FHIR JSON.',
+        examples: { notAcceptable: { summary: 'Accept: application/xml', kind: 'notAcceptable', detail: 'this endpoint produces application/fhir+json only' } },
+      },
+      409: {
+        description:
+          'The Bundle.identifier (or x-request-id) was used for other content, or is still being processed (Retry-After); or a form submission id was received with other content.',
+        examples: { reused: { summary: 'Bundle.identifier reused', kind: 'conflict', detail: 'the resource was refused: see each issue' } },
+      },
+      413: {
+        description: `The body exceeds ${BODY_LIMIT_TEXT}, or a form's answers exceed ${MAX_PACKET_CONTENT_BYTES} bytes.`,
+        examples: { tooLarge: { summary: 'body too large', kind: 'payloadTooLarge', detail: BODY_TOO_LARGE_DETAIL } },
+      },
+      415: {
+        description: 'The body was not sent as `application/fhir+json` (or `application/json`).',
+        examples: {
+          unsupported: { summary: 'XML body', kind: 'unsupportedMediaType', detail: 'the request body must be sent as Content-Type: application/json' },
+        },
+      },
+    },
+    badRequest: {
+      description:
+        'Not valid FHIR R4 JSON for this route, or an element the mapping needs is missing or unusable: one issue per failing element, with its FHIRPath in `expression`. Nothing stored.',
+      examples: { invalid: { summary: 'status missing', kind: 'validation', detail: 'the resource was refused: see each issue' } },
     },
   };
 }

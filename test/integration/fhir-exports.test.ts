@@ -129,8 +129,11 @@ describe('GET /fhir/metadata', () => {
       Encounter: ['read', 'search-type'],
       DocumentReference: ['read', 'search-type'],
       Observation: ['read', 'search-type'],
-      DiagnosticReport: ['read', 'search-type'],
+      DiagnosticReport: ['create', 'read', 'search-type'],
+      // FHIR intake (issue 29): POST /fhir/QuestionnaireResponse; POST /fhir is the system transaction / batch
+      QuestionnaireResponse: ['create'],
     });
+    expect(cs.rest![0]!.interaction!.map((i) => i.code)).toEqual(['transaction', 'batch']);
     expect(cs.rest![0]!.resource!.find((r) => r.type === 'Patient')!.operation).toEqual([
       { name: 'everything', definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything' },
     ]);

@@ -375,7 +375,9 @@ describe('CapabilityStatement', () => {
       Encounter: { interactions: ['read', 'search-type'], params: ['patient', '_count', '_page_token'] },
       DocumentReference: { interactions: ['read', 'search-type'], params: ['patient', '_count', '_page_token'] },
       Observation: { interactions: ['read', 'search-type'], params: ['patient', 'category', 'code', 'date', '_count', '_page_token'] },
-      DiagnosticReport: { interactions: ['read', 'search-type'], params: ['patient', 'category', 'date', '_count', '_page_token'] },
+      DiagnosticReport: { interactions: ['create', 'read', 'search-type'], params: ['patient', 'category', 'date', '_count', '_page_token'] },
+      // FHIR intake (issue 29)
+      QuestionnaireResponse: { interactions: ['create'], params: [] },
     });
   });
 });

@@ -15,6 +15,7 @@
 import type { LocalStack } from '../../lib/local/stack';
 import { call, type HttpResult } from '../support/local-stack';
 import { diffSnapshots, formBody, inboxPacket, labBody, problemIssues, snapshot, startReliabilityStack, Tally, type Res } from './support';
+import { questionnaireResponse, smallReport } from '../fhir-intake/fixtures';
 
 let stack: LocalStack;
 const tally = new Tally('auth-matrix');
@@ -48,6 +49,7 @@ interface EndpointCase {
 const EXPORT = { validKey: 'demo-export-key', withoutScope: 'demo-results-key', success: [200] };
 const INBOX = { validKey: 'demo-inbox-key', withoutScope: 'demo-all-key' };
 const FHIR = { validKey: 'demo-fhir-key', withoutScope: 'demo-export-key', success: [200], format: 'fhir' as const };
+const FHIR_INTAKE = { validKey: 'demo-fhir-intake-key', withoutScope: 'demo-fhir-key', success: [201], format: 'fhir' as const };
 
 const endpoints: EndpointCase[] = [
   { name: 'exportHl7PatientAdt', method: 'GET', request: async () => ({ path: '/exportHl7PatientAdt?patientId=demo-patient-1' }), ...EXPORT },
@@ -113,7 +115,35 @@ const endpoints: EndpointCase[] = [
   },
   { name: 'fhirObservationLabRead', method: 'GET', request: async () => ({ path: `/fhir/Observation/${await labReportId()}..1` }), ...FHIR },
   { name: 'fhirRouteNotFound', method: 'GET', request: async () => ({ path: '/fhir/Condition?patient=demo-patient-1' }), ...FHIR, success: [404] },
+  // FHIR intake (issue 29): a fresh accession / submission id per call
+  {
+    name: 'receiveFhirDiagnosticReport',
+    method: 'POST',
+    request: async () => ({ path: '/fhir/DiagnosticReport', body: smallReport(freshId('AM')) }),
+    ...FHIR_INTAKE,
+  },
+  {
+    name: 'receiveFhirQuestionnaireResponse',
+    method: 'POST',
+    request: async () => ({ path: '/fhir/QuestionnaireResponse', body: questionnaireResponse(freshId('AMQ')) }),
+    ...FHIR_INTAKE,
+  },
+  {
+    name: 'receiveFhirBundle',
+    method: 'POST',
+    request: async () => ({
+      path: '/fhir',
+      body: { resourceType: 'Bundle', type: 'batch', entry: [{ resource: smallReport(freshId('AMB')), request: { method: 'POST', url: 'DiagnosticReport' } }] },
+    }),
+    ...FHIR_INTAKE,
+    success: [200],
+  },
 ];
+
+let freshIds = 0;
+function freshId(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${++freshIds}`;
+}
 
 /** A lab result of demo-patient-1 stored once, as its DiagnosticReport id. */
 let labReport: string | undefined;

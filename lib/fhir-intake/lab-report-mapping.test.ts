@@ -1,0 +1,84 @@
+/**
+ * The intake mapping is the inverse of the export: a lab result with every field of the lab model
+ * (test/hl7/lab-model-export.fixtures.ts), exported as a DiagnosticReport (lib/fhir/lab-report.ts) and
+ * mapped back, is the same record, field by field. What FHIR cannot carry is named: a time written to
+ * the minute gets its seconds (FHIR dateTime), a cancelled test's value (the export writes none), the
+ * ordering provider and OBR-25 as sent (kept in the ServiceRequest, not read back), the display text
+ * of a number (rebuilt from the value as written: `6.90`).
+ */
+import type { LabTestSummary } from '../chart/types';
+import { labDiagnosticReport } from '../fhir';
+import { fullLabResult } from '../../test/hl7/lab-model-export.fixtures';
+import { labResultFromReport } from './lab-report-mapping';
+import { structuralIssues } from './structure';
+
+/** a time to the minute as FHIR writes it (seconds added) */
+const toSeconds = (t: string | undefined) => t?.replace(/T(\d{2}:\d{2})([Z+-])/, 'T$1:00$2');
+
+describe('export -> intake round trip of the full lab model', () => {
+  const exported = labDiagnosticReport('demo-patient-1', fullLabResult) as unknown as Record<string, unknown>;
+  const mapped = labResultFromReport(exported, { sender: 'acme-lab', path: 'DiagnosticReport', now: new Date('2024-11-08T00:00:00Z') });
+
+  it('the exported report passes the intake structure check and maps', () => {
+    expect(structuralIssues(exported, 'DiagnosticReport')).toEqual([]);
+    expect(mapped.ok).toBe(true);
+  });
+
+  it('report level: accession + namespace, placer, status, resulted at, universal service, collection, specimen, comments', () => {
+    if (!mapped.ok) throw new Error('not mapped');
+    const { data, subject } = mapped.mapping;
+    const order = fullLabResult.order!;
+    expect(subject).toEqual({ kind: 'chart', patientId: 'demo-patient-1', expression: 'DiagnosticReport.subject' });
+    expect(data).toMatchObject({
+      senderID: 'acme-lab',
+      accessionNumber: fullLabResult.accessionNumber,
+      status: 'final',
+      ResultedDateUTC: fullLabResult.resultedAt,
+    });
+    expect(data.order).toEqual({
+      placerOrderNumber: order.placerOrderNumber,
+      accessionNamespace: order.accessionNamespace,
+      universalService: order.universalService,
+      collectedAt: toSeconds(order.collectedAt),
+      specimen: { ...order.specimen, collectedAt: toSeconds(order.specimen!.collectedAt) },
+      comments: order.comments,
+    });
+  });
+
+  it('every test: name, codes, typed value, units, flags, range, status, time, performer, comments', () => {
+    if (!mapped.ok) throw new Error('not mapped');
+    const results = mapped.mapping.data.results as LabTestSummary[];
+    expect(results).toHaveLength(fullLabResult.results.length);
+    fullLabResult.results.forEach((sent, i) => {
+      const back = results[i]!;
+      const cancelled = sent.observationStatus === 'X';
+      const expected: Partial<LabTestSummary> = {
+        testName: sent.testName,
+        code: sent.code,
+        codeSystem: sent.codeSystem,
+        alternateCode: sent.alternateCode,
+        units: cancelled ? undefined : sent.units,
+        unitsCode: cancelled ? undefined : sent.unitsCode,
+        referenceRange: sent.referenceRange,
+        abnormalFlags: sent.abnormalFlags,
+        observationStatus: sent.observationStatus === 'F' ? undefined : sent.observationStatus,
+        observedAt: toSeconds(sent.observedAt),
+        performingOrganization: sent.performingOrganization,
+        comments: sent.comments,
+        ...(cancelled
+          ? { result: '' }
+          : {
+              valueType: sent.valueType,
+              numericValue: sent.numericValue,
+              structuredNumeric: sent.structuredNumeric,
+              codedValue: sent.codedValue,
+              textLines: sent.textLines,
+              // the display text of a typed value is rebuilt from the value (`6.9` written `6.90`: the value as sent)
+              result: sent.valueType === 'NM' ? sent.numericValue : sent.result,
+            }),
+      };
+      const defined = Object.fromEntries(Object.entries(expected).filter(([, v]) => v !== undefined));
+      expect({ i, ...back }).toEqual({ i, ...defined });
+    });
+  });
+});
