@@ -920,7 +920,8 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
         unitsCode: hasText(result.unitsCode) ? result.unitsCode.trim() : undefined,
         referenceRange: result.referenceRange,
         abnormalFlags: Array.isArray(result.abnormalFlags) ? result.abnormalFlags.filter(hasText).map((flag) => flag.trim()) : undefined,
-        observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : lab.resultedAt,
+        // OBX-14 is the physiologically relevant time: for a specimen, its collection (OBR-7), as FHIR effective[x] reads it
+        observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : collectedAt ? { asSent: collectedAt } : lab.resultedAt,
         performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : lab.senderId,
         comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),

@@ -98,6 +98,8 @@ describe.each(labExports)('%s: the lab model in its v2.5.1 places', (_name, enco
     expect([valueAt(glucose, 6, 1), valueAt(glucose, 6, 2), valueAt(glucose, 6, 3)]).toEqual(['mg/dL', 'mg/dL', 'UCUM']);
     // without a performing organization: the sender
     expect(valueAt(glucose, 23)).toBe('acme-lab');
+    // without its own observation time: the specimen's collection time (OBR-7), as FHIR effective[x] has it, not the resulted time
+    expect(valueAt(glucose, 14)).toBe('202411070830-0600');
     expect([1, 2, 3, 4].map((c) => valueAt(ana, 5, c))).toEqual(['', '1', ':', '160']);
     expect(repetitionsOf(ana, 8).map((rep) => rep[0]![0])).toEqual(['A']);
   });
