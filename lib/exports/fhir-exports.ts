@@ -244,11 +244,7 @@ export async function searchChartRecords(
   const candidates = found.slice(0, request.count);
   const all = candidates.map((record) =>
     kind === 'encounter'
-      ? encounterResource(
-          record as Parameters<typeof encounterResource>[0],
-          visitNumberOf(record as Parameters<typeof encounterResource>[0]),
-          hl7ExternalIds(),
-        )
+      ? encounterResource(record as Parameters<typeof encounterResource>[0], visitNumberOf(record as Parameters<typeof encounterResource>[0]), hl7ExternalIds())
       : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0], hl7ExternalIds()),
   );
   // at most `count`, and only while the page's JSON stays within its byte budget (a note can be long)

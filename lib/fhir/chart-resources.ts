@@ -329,10 +329,7 @@ export function documentReferenceResource(note: Note, ids?: ExternalIds): Docume
     resourceType: 'DocumentReference',
     id: logicalId(note.patientId, note.noteId),
     ...(source ? { meta: { source: partnerSystem(source.partnerId) } } : {}),
-    identifier: [
-      chartNumber,
-      ...(source && partnerNumber ? [{ system: partnerSystem(source.partnerId, 'document'), value: partnerNumber }] : []),
-    ],
+    identifier: [chartNumber, ...(source && partnerNumber ? [{ system: partnerSystem(source.partnerId, 'document'), value: partnerNumber }] : [])],
     status: 'current',
     docStatus: docStatusOf(note),
     type: { coding: [{ system: Systems.loinc, code: '11506-3', display: 'Progress note' }], text: 'Progress note' },

@@ -29,7 +29,14 @@ beforeAll(async () => {
     const res = await call(stack, 'POST', '/receiveTestData', {
       headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
       body: JSON.stringify({
-        data: { senderID: 'demo-lab', patientID: PATIENT, accessionNumber: `BUDGET-${r + 1}`, status: 'final', ResultedDateUTC: `2024-0${r + 1}-10T08:00:00Z`, results },
+        data: {
+          senderID: 'demo-lab',
+          patientID: PATIENT,
+          accessionNumber: `BUDGET-${r + 1}`,
+          status: 'final',
+          ResultedDateUTC: `2024-0${r + 1}-10T08:00:00Z`,
+          results,
+        },
       }),
     });
     expect(`${res.status} ${res.status === 200 ? '' : res.text.slice(0, 400)}`).toBe('200 ');
@@ -86,9 +93,11 @@ describe('FHIR pages stay within 5,000,000 bytes, and paging gives every record 
     const reportIds = keys(resources.filter((r) => r.resourceType === 'DiagnosticReport'));
     expect(reportIds).toHaveLength(RESULTS);
     expect(keys(resources.filter((r) => r.resourceType === 'Patient'))).toEqual([`Patient/${PATIENT}`]);
-    expect(keys(resources).filter((k) => k.startsWith('Encounter/') || k.startsWith('DocumentReference/')).sort()).toEqual(
-      keys([...chart.resources, ...notes.resources]).sort(),
-    );
+    expect(
+      keys(resources)
+        .filter((k) => k.startsWith('Encounter/') || k.startsWith('DocumentReference/'))
+        .sort(),
+    ).toEqual(keys([...chart.resources, ...notes.resources]).sort());
     expect(new Set(keys(resources)).size).toBe(resources.length);
   });
 
