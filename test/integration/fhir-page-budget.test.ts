@@ -6,6 +6,8 @@
  * page is at most 5,000,000 bytes and following the links gives every record exactly once.
  */
 import type { Bundle, DiagnosticReport, Observation, Resource } from '@medplum/fhirtypes';
+import { dynamoDbClient } from '../../lib/aws/clients';
+import { ChartStore } from '../../lib/chart/chart-store';
 import { FHIR_PAGE_MAX_BYTES } from '../../lib/exports/fhir-page-budget';
 import type { LocalStack } from '../../lib/local/stack';
 import { call, startTestStack } from '../support/local-stack';
@@ -15,6 +17,9 @@ const FHIR = { 'x-api-key': 'demo-fhir-key', accept: 'application/fhir+json' };
 const RESULTS = 3;
 const TESTS = 40;
 const VALUE_CHARS = 50_000;
+/** long notes (each within DynamoDB's 400 KB item; base64 in FHIR makes them a third larger) */
+const NOTES = 14;
+const NOTE_CHARS = 300_000;
 
 let stack: LocalStack;
 const resultIds: string[] = [];
@@ -41,6 +46,16 @@ beforeAll(async () => {
     });
     expect(`${res.status} ${res.status === 200 ? '' : res.text.slice(0, 400)}`).toBe('200 ');
     resultIds.push(res.json<{ resultId: string }>().resultId);
+  }
+  const chart = new ChartStore(dynamoDbClient(), stack.tables.chart);
+  for (let n = 0; n < NOTES; n++) {
+    await chart.putNote({
+      patientId: PATIENT,
+      noteId: `budget-note-${String(n + 1).padStart(2, '0')}`,
+      author: { id: 'demo-clinician-1', name: { family: 'Practitioner', given: 'Pat' } },
+      createdAt: `2023-01-${String(n + 1).padStart(2, '0')}T09:00:00Z`,
+      text: `Note ${n + 1}. `.padEnd(NOTE_CHARS, 'n'),
+    });
   }
 });
 
@@ -99,6 +114,15 @@ describe('FHIR pages stay within 5,000,000 bytes, and paging gives every record 
         .sort(),
     ).toEqual(keys([...chart.resources, ...notes.resources]).sort());
     expect(new Set(keys(resources)).size).toBe(resources.length);
+  });
+
+  it('DocumentReference?patient=&_count=200 with long notes: several pages, each within the budget, every note once', async () => {
+    const { sizes, resources } = await pages(`/fhir/DocumentReference?patient=${PATIENT}&_count=200`);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(FHIR_PAGE_MAX_BYTES);
+    const ids = keys(resources);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((k) => k.includes('budget-note-'))).toHaveLength(NOTES);
   });
 
   it('Observation?patient=&category=laboratory&_count=200: every lab Observation once, each page within the budget', async () => {
