@@ -176,7 +176,8 @@ function query(count: number, token?: string): string {
  * summary (encounters, notes, assessments, lab results), newest first, `count` per page. Both
  * sources are read from where the previous page stopped (count + 1 each, to know whether more
  * exist) and merged as the summary merges them: by instant, a lab result before a chart record
- * only when strictly newer.
+ * only when strictly newer. A page also ends before the record that would take its JSON past the
+ * byte budget (fhir-page-budget.ts); `next` then continues with that record.
  */
 export async function patientEverything(deps: FhirExportDependencies, request: SearchRequest): Promise<{ patientId: string; bundle: Bundle; records: number }> {
   const patientId = patientIdOf(request.patient);
