@@ -5,7 +5,7 @@
  * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readDiagnosticReport } from '../lib/exports/fhir-exports';
 
@@ -14,7 +14,7 @@ export const handler = httpEndpoint('fhirDiagnosticReportRead', async (request) 
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.result.read' });
-  const { patientId, recordId, resource } = await readDiagnosticReport(fhirLabDependencies(), id);
+  const { patientId, recordId, resource } = await readDiagnosticReport(fhirLabDependencies(), id, fhirBaseUrl(request.event));
   request.audit({ action: 'fhir.result.read', patientId, resourceIds: { resultId: recordId } });
   return fhirResponse(resource);
 });

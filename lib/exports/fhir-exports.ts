@@ -26,10 +26,13 @@ import {
   patientResource,
   recordIdsOf,
   searchsetBundle,
+  type LabReportOptions,
   type LabResultRecord,
   type VisitNumber,
 } from '../fhir';
 import { IDENTIFIER_LENGTH, shortIdentifier } from '../hl7';
+import { hl7ExternalIds } from './external-ids';
+import { PageBudget } from './fhir-page-budget';
 import { decodePageToken, encodePageToken } from './fhir-page-token';
 import { identifierNamespace } from './message-header';
 
@@ -57,13 +60,15 @@ export interface SearchRequest {
   pageToken?: string;
   baseUrl: string;
   now: Date;
+  /** the page's byte budget (default FHIR_PAGE_MAX_BYTES, fhir-page-budget.ts) */
+  maxBytes?: number;
 }
 
 export async function readPatient(deps: FhirExportDependencies, id: string): Promise<{ patientId: string; resource: Patient }> {
   const patientId = patientIdOf(id);
   const patient = patientId === undefined ? undefined : await deps.chart.getPatient(patientId);
   if (!patientId || !patient) throw new RecordNotFoundError('Patient');
-  return { patientId, resource: patientResource(patient) };
+  return { patientId, resource: patientResource(patient, hl7ExternalIds()) };
 }
 
 type ChartRead<R> = { patientId: string; recordId: string; resource: R };
@@ -107,7 +112,7 @@ export async function readEncounter(deps: FhirExportDependencies, id: string): P
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'encounter') : undefined;
   const record = ids && recordId ? await deps.chart.getEncounter(ids.patientId, recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('Encounter');
-  return { patientId: ids.patientId, recordId, resource: encounterResource(record, visitNumberOf(record)) };
+  return { patientId: ids.patientId, recordId, resource: encounterResource(record, visitNumberOf(record), hl7ExternalIds()) };
 }
 
 export async function readDocumentReference(deps: FhirExportDependencies, id: string): Promise<ChartRead<DocumentReference>> {
@@ -115,7 +120,7 @@ export async function readDocumentReference(deps: FhirExportDependencies, id: st
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'note') : undefined;
   const record = ids && recordId ? await deps.chart.getNote(ids.patientId, recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('DocumentReference');
-  return { patientId: ids.patientId, recordId, resource: documentReferenceResource(record) };
+  return { patientId: ids.patientId, recordId, resource: documentReferenceResource(record, hl7ExternalIds()) };
 }
 
 export async function readAssessmentObservation(deps: FhirExportDependencies, id: string): Promise<ChartRead<Observation>> {
@@ -123,10 +128,11 @@ export async function readAssessmentObservation(deps: FhirExportDependencies, id
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'assessment') : undefined;
   const record = ids && recordId ? await deps.chart.getAssessment(ids.patientId, recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('Observation');
-  return { patientId: ids.patientId, recordId, resource: assessmentObservation(record) };
+  return { patientId: ids.patientId, recordId, resource: assessmentObservation(record, hl7ExternalIds()) };
 }
 
-export async function readDiagnosticReport(deps: FhirExportDependencies, id: string): Promise<ChartRead<DiagnosticReport>> {
+/** `baseUrl` the FHIR base of the request: presentedForm urls are absolute, as in the searches and $everything. */
+export async function readDiagnosticReport(deps: FhirExportDependencies, id: string, baseUrl: string): Promise<ChartRead<DiagnosticReport>> {
   const ids = recordIdsOf(id);
   // result ids (`lr_` + 32 hex) always have a compact form: a DiagnosticReport id never hashes its record part
   const usable = ids && ids.recordHash === undefined ? ids : undefined;
@@ -134,7 +140,7 @@ export async function readDiagnosticReport(deps: FhirExportDependencies, id: str
   const [lab, patient] =
     usable && deps.labs ? await Promise.all([deps.labs.one(usable.patientId, usable.recordId), deps.chart.getPatient(usable.patientId)]) : [];
   if (!usable || !lab || !patient) throw new RecordNotFoundError('DiagnosticReport');
-  return { patientId: usable.patientId, recordId: usable.recordId, resource: labDiagnosticReport(usable.patientId, lab) };
+  return { patientId: usable.patientId, recordId: usable.recordId, resource: labDiagnosticReport(usable.patientId, lab, labReportOptions(baseUrl)) };
 }
 
 /**
@@ -145,14 +151,19 @@ function visitNumberOf(encounter: { encounterId: string }): VisitNumber {
   return { value: shortIdentifier(encounter.encounterId, IDENTIFIER_LENGTH.cx), namespace: identifierNamespace() };
 }
 
+/** How lab results are written in every FHIR answer: presentedForm urls absolute under the request's base, the HL7 ids. */
+export function labReportOptions(fhirBaseUrl: string): LabReportOptions {
+  return { serviceBaseUrl: serviceBaseOf(fhirBaseUrl), externalIds: hl7ExternalIds() };
+}
+
 function chartResource(record: ChartRecord): Resource {
   switch (record.kind) {
     case 'encounter':
-      return encounterResource(record.record, visitNumberOf(record.record));
+      return encounterResource(record.record, visitNumberOf(record.record), hl7ExternalIds());
     case 'note':
-      return documentReferenceResource(record.record);
+      return documentReferenceResource(record.record, hl7ExternalIds());
     case 'assessment':
-      return assessmentObservation(record.record);
+      return assessmentObservation(record.record, hl7ExternalIds());
   }
 }
 
@@ -165,7 +176,8 @@ function query(count: number, token?: string): string {
  * summary (encounters, notes, assessments, lab results), newest first, `count` per page. Both
  * sources are read from where the previous page stopped (count + 1 each, to know whether more
  * exist) and merged as the summary merges them: by instant, a lab result before a chart record
- * only when strictly newer.
+ * only when strictly newer. A page also ends before the record that would take its JSON past the
+ * byte budget (fhir-page-budget.ts); `next` then continues with that record.
  */
 export async function patientEverything(deps: FhirExportDependencies, request: SearchRequest): Promise<{ patientId: string; bundle: Bundle; records: number }> {
   const patientId = patientIdOf(request.patient);
@@ -185,21 +197,28 @@ export async function patientEverything(deps: FhirExportDependencies, request: S
     labs,
     (lab) => lab.summary.resultedAt,
   );
-  const page = merged.slice(0, request.count);
   let c = token?.c;
   let l = token?.l;
-  const resources: Resource[] = token ? [] : [patientResource(patient)];
-  for (const entry of page) {
-    if (entry.kind === 'record') {
-      resources.push(chartResource(entry.record.record));
-      c = entry.record.position;
-    } else {
-      resources.push(labDiagnosticReport(patientId, entry.lab.summary, { serviceBaseUrl: serviceBaseOf(request.baseUrl) }));
-      l = entry.lab.position;
-    }
+  const budget = new PageBudget(request.baseUrl, request.maxBytes);
+  const resources: Resource[] = [];
+  if (!token) {
+    const patientEntry = patientResource(patient, hl7ExternalIds());
+    budget.take(patientEntry);
+    resources.push(patientEntry);
+  }
+  // at most `count` records, and only while the page's JSON stays within its byte budget
+  let records = 0;
+  for (const entry of merged.slice(0, request.count)) {
+    const resource =
+      entry.kind === 'record' ? chartResource(entry.record.record) : labDiagnosticReport(patientId, entry.lab.summary, labReportOptions(request.baseUrl));
+    if (!budget.take(resource)) break;
+    resources.push(resource);
+    records += 1;
+    if (entry.kind === 'record') c = entry.record.position;
+    else l = entry.lab.position;
   }
   const self = `Patient/${request.patient}/$everything?${query(request.count, request.pageToken)}`;
-  const next = merged.length > request.count ? encodePageToken({ k: 'e', ...(c ? { c } : {}), ...(l ? { l } : {}) }) : undefined;
+  const next = merged.length > records ? encodePageToken({ k: 'e', ...(c ? { c } : {}), ...(l ? { l } : {}) }) : undefined;
   const bundle = searchsetBundle({
     baseUrl: request.baseUrl,
     selfPath: self,
@@ -207,7 +226,7 @@ export async function patientEverything(deps: FhirExportDependencies, request: S
     resources,
     now: request.now,
   });
-  return { patientId, bundle, records: page.length };
+  return { patientId, bundle, records };
 }
 
 const SEARCH_KIND = { Encounter: 'encounter', DocumentReference: 'note' } as const;
@@ -223,15 +242,20 @@ export async function searchChartRecords(
   if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();
   const kind = SEARCH_KIND[type];
   const found = patientId ? await deps.chart.recordsOfKind(patientId, kind, request.count + 1, token?.a) : [];
-  const page = found.slice(0, request.count);
-  const resources = page.map((record) =>
+  const candidates = found.slice(0, request.count);
+  const all = candidates.map((record) =>
     kind === 'encounter'
-      ? encounterResource(record as Parameters<typeof encounterResource>[0], visitNumberOf(record as Parameters<typeof encounterResource>[0]))
-      : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0]),
+      ? encounterResource(record as Parameters<typeof encounterResource>[0], visitNumberOf(record as Parameters<typeof encounterResource>[0]), hl7ExternalIds())
+      : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0], hl7ExternalIds()),
   );
+  // at most `count`, and only while the page's JSON stays within its byte budget (a note can be long)
+  const budget = new PageBudget(request.baseUrl, request.maxBytes);
+  const fitting = all.findIndex((resource) => !budget.take(resource));
+  const resources = fitting === -1 ? all : all.slice(0, fitting);
+  const page = candidates.slice(0, resources.length);
   const lastId = (record: (typeof page)[number]): string =>
     kind === 'encounter' ? (record as { encounterId: string }).encounterId : (record as { noteId: string }).noteId;
-  const next = found.length > request.count && page.length > 0 ? encodePageToken({ k: 's', a: lastId(page[page.length - 1]!) }) : undefined;
+  const next = found.length > page.length && page.length > 0 ? encodePageToken({ k: 's', a: lastId(page[page.length - 1]!) }) : undefined;
   const patientParam = `patient=${request.patient}`;
   const bundle = searchsetBundle({
     baseUrl: request.baseUrl,

@@ -24,7 +24,6 @@ import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import {
   assessmentObservation,
   labDiagnosticReport,
-  serviceBaseOf,
   labObservationIdsOf,
   labObservations,
   matchesDate,
@@ -37,7 +36,9 @@ import {
   type DateCondition,
   type TokenValue,
 } from '../fhir';
-import type { FhirExportDependencies } from './fhir-exports';
+import { labReportOptions, type FhirExportDependencies } from './fhir-exports';
+import { hl7ExternalIds } from './external-ids';
+import { PageBudget } from './fhir-page-budget';
 import { decodePageToken, encodePageToken, type ObservationToken } from './fhir-page-token';
 
 /** Results read per Query of a filtered scan, and at most per page. */
@@ -61,6 +62,8 @@ export interface FilteredSearch {
   search: Array<[string, string]>;
   baseUrl: string;
   now: Date;
+  /** the page's byte budget (default FHIR_PAGE_MAX_BYTES, fhir-page-budget.ts) */
+  maxBytes?: number;
 }
 
 const LAB_OBSERVATION_CATEGORY: CodeableConcept = { coding: [{ system: Systems.observationCategory, code: 'laboratory' }] };
@@ -93,12 +96,13 @@ function searchDate(resource: Observation | DiagnosticReport): string | undefine
 export async function readLabObservation(
   deps: FhirExportDependencies,
   id: string,
+  baseUrl: string,
 ): Promise<{ patientId: string; recordId: string; resource: Observation } | undefined> {
   const ids = labObservationIdsOf(id);
   if (!ids) return undefined;
   const [lab, patient] = deps.labs ? await Promise.all([deps.labs.one(ids.patientId, ids.resultId), deps.chart.getPatient(ids.patientId)]) : [];
   if (!lab || !patient) throw new RecordNotFoundError('Observation');
-  const found = labObservations(labDiagnosticReport(ids.patientId, lab)).find((o) => o.n === ids.n);
+  const found = labObservations(labDiagnosticReport(ids.patientId, lab, labReportOptions(baseUrl))).find((o) => o.n === ids.n);
   if (!found) throw new RecordNotFoundError('Observation');
   return { patientId: ids.patientId, recordId: ids.resultId, resource: found.observation };
 }
@@ -124,6 +128,9 @@ export async function searchObservations(
   const chartPatient = patientId && (wantLab || wantSurvey) ? await deps.chart.getPatient(patientId) : undefined;
   const matches = (o: Observation) => (!request.code || matchesToken([o.code], request.code)) && matchesDate(searchDate(o), request.date);
   const found: Observation[] = [];
+  // a page ends at `count` matches or before the match that would pass the byte budget
+  const budget = new PageBudget(request.baseUrl, request.maxBytes);
+  const full = (observation: Observation) => found.length === request.count || !budget.take(observation);
   let next: ObservationToken | undefined;
   let scanned = 0;
   if (patientId && chartPatient && wantLab && deps.labs && token?.p !== 'a') {
@@ -134,12 +141,12 @@ export async function searchObservations(
       const batch = await deps.labs.page(patientId, SCAN_BATCH, before);
       for (const entry of batch) {
         scanned += 1;
-        const observations = labObservations(labDiagnosticReport(patientId, entry.summary, { serviceBaseUrl: serviceBaseOf(request.baseUrl) }))
+        const observations = labObservations(labDiagnosticReport(patientId, entry.summary, labReportOptions(request.baseUrl)))
           .map((o) => o.observation)
           .filter(matches)
           .slice(skip);
         for (const [i, observation] of observations.entries()) {
-          if (found.length === request.count) {
+          if (full(observation)) {
             next = { k: 'o', ...(before !== undefined ? { l: before } : {}), ...(skip + i > 0 ? { n: String(skip + i) } : {}) };
             break scan;
           }
@@ -162,9 +169,9 @@ export async function searchObservations(
       const batch: Assessment[] = await deps.chart.recordsOfKind(patientId, 'assessment', SCAN_BATCH, after);
       for (const assessment of batch) {
         scanned += 1;
-        const observation = assessmentObservation(assessment);
+        const observation = assessmentObservation(assessment, hl7ExternalIds());
         if (matches(observation)) {
-          if (found.length === request.count) {
+          if (full(observation)) {
             next = { k: 'o', p: 'a', ...(after !== undefined ? { a: after } : {}) };
             break scan;
           }
@@ -198,6 +205,8 @@ export async function searchDiagnosticReports(
   const wanted = !request.category || matchesToken([LAB_REPORT_CATEGORY], request.category);
   const chartPatient = patientId && deps.labs && wanted ? await deps.chart.getPatient(patientId) : undefined;
   const found: DiagnosticReport[] = [];
+  // a page ends at `count` matches or before the match that would pass the byte budget
+  const budget = new PageBudget(request.baseUrl, request.maxBytes);
   let next: string | undefined;
   if (patientId && deps.labs && chartPatient) {
     const filtered = request.date.length > 0;
@@ -208,9 +217,9 @@ export async function searchDiagnosticReports(
       const batch = await deps.labs.page(patientId, filtered ? SCAN_BATCH : request.count + 1, before);
       for (const entry of batch) {
         scanned += 1;
-        const report = labDiagnosticReport(patientId, entry.summary, { serviceBaseUrl: serviceBaseOf(request.baseUrl) });
+        const report = labDiagnosticReport(patientId, entry.summary, labReportOptions(request.baseUrl));
         if (matchesDate(searchDate(report), request.date)) {
-          if (found.length === request.count) {
+          if (found.length === request.count || !budget.take(report)) {
             next = before;
             break scan;
           }
@@ -273,7 +282,7 @@ export async function searchPatients(
   const bundle = searchsetBundle({
     baseUrl: request.baseUrl,
     selfPath: `Patient?${selfQuery(request.search, request.count)}`,
-    resources: matching.map(patientResource),
+    resources: matching.map((patient) => patientResource(patient, hl7ExternalIds())),
     now: request.now,
   });
   return { patientIds: matching.map((p) => p.patientId), bundle };

@@ -96,8 +96,31 @@ export function displayName(name: PersonName): string | undefined {
   return fhirString([name.prefix, name.given, name.middle, name.family, name.suffix].filter((p) => typeof p === 'string' && p !== '').join(' '));
 }
 
-export function clinicianReference(clinician: Clinician): Reference<Practitioner> | undefined {
-  const id = fhirString(clinician.id);
+/**
+ * The external ids of issue 27 item 5 (one external id per entity, shared by HL7 and FHIR): each id as
+ * the HL7 exports write it (the stable short form where v2.5.1 limits the length, lib/hl7/identifiers.ts).
+ * lib/fhir shares no code with lib/hl7, so lib/exports (external-ids.ts) hands them in. Without them
+ * (pure callers, unit tests) ids are written as stored.
+ */
+export interface ExternalIds {
+  /** a clinician id as XCN-1 writes it (15 characters) */
+  clinician(id: string): string;
+  /** a placer, filler or accession number as EI-1 of OBR-2 / OBR-3 writes it (22 characters) */
+  orderNumber(id: string): string;
+  /** a document number as TXA-12 writes it with `namespace` as EI-2 (EI-1 and EI-2 30 characters in all) */
+  documentNumber(id: string, namespace: string): string;
+  /** EI-2 of the chart's own document numbers (TXA-12 of a chart note): `HL7_IDENTIFIER_NAMESPACE` */
+  entityNamespace: string;
+}
+
+/** The identifier system of the chart's document numbers in a namespace (TXA-12 EI-2, `HL7_IDENTIFIER_NAMESPACE`). */
+export function documentNumberSystem(namespace: string): string {
+  return `urn:interop:document-number:${encodeURIComponent(fhirString(namespace) ?? 'unknown')}`;
+}
+
+export function clinicianReference(clinician: Clinician, ids?: ExternalIds): Reference<Practitioner> | undefined {
+  const stored = fhirString(clinician.id);
+  const id = stored !== undefined && ids ? ids.clinician(stored) : stored;
   const display = displayName(clinician.name);
   if (id === undefined && display === undefined) return undefined;
   return { ...(id !== undefined ? { identifier: { system: CLINICIAN_ID_SYSTEM, value: id } } : {}), ...present('display', display) };
@@ -121,7 +144,7 @@ function defined<T>(list: Array<T | undefined>): T[] {
   return list.filter((x): x is T => x !== undefined);
 }
 
-export function patientResource(patient: Patient): FhirPatient {
+export function patientResource(patient: Patient, ids?: ExternalIds): FhirPatient {
   const identifier: Identifier = {
     use: 'usual',
     type: { coding: [{ system: Systems.v2IdentifierType, code: 'MR', display: 'Medical record number' }], text: 'Medical record number' },
@@ -160,7 +183,7 @@ export function patientResource(patient: Patient): FhirPatient {
     };
     return Object.keys(contact).length ? [contact] : [];
   });
-  const gp = patient.primaryCareProvider ? clinicianReference(patient.primaryCareProvider) : undefined;
+  const gp = patient.primaryCareProvider ? clinicianReference(patient.primaryCareProvider, ids) : undefined;
   return {
     resourceType: 'Patient',
     id: logicalId(patient.patientId),
@@ -190,13 +213,23 @@ function diagnosisCondition(patientId: string, container: Reference<FhirEncounte
   };
 }
 
-function orderRequest(patientId: string, container: Reference<FhirEncounter>, order: NonNullable<Encounter['orders']>[number], index: number): ServiceRequest {
-  const requester = order.orderingProvider ? clinicianReference(order.orderingProvider) : undefined;
+function orderRequest(
+  patientId: string,
+  container: Reference<FhirEncounter>,
+  order: NonNullable<Encounter['orders']>[number],
+  index: number,
+  ids: ExternalIds | undefined,
+): ServiceRequest {
+  const requester = order.orderingProvider ? clinicianReference(order.orderingProvider, ids) : undefined;
   return {
     resourceType: 'ServiceRequest',
     id: `order-${index + 1}`,
     identifier: [
-      { type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] }, ...present('value', fhirString(order.orderId)) },
+      {
+        type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] },
+        // ORC-2 / OBR-2 of the order's group (EI-1, short form beyond 22 characters)
+        ...present('value', ids && fhirString(order.orderId) !== undefined ? ids.orderNumber(order.orderId) : fhirString(order.orderId)),
+      },
     ],
     status: serviceRequestStatus(order.status),
     intent: 'order',
@@ -226,12 +259,12 @@ export function visitNumberSystem(namespace: string): string {
 /** System of the chart's own encounter id, used only when no visit number is handed in (pure callers, tests). */
 export const ENCOUNTER_ID_SYSTEM = 'urn:interop:encounter';
 
-export function encounterResource(encounter: Encounter, visitNumber?: VisitNumber): FhirEncounter {
+export function encounterResource(encounter: Encounter, visitNumber?: VisitNumber, ids?: ExternalIds): FhirEncounter {
   // contained resources point back at their container with `#`
   const container: Reference<FhirEncounter> = { reference: '#' };
   const diagnoses = (encounter.diagnoses ?? []).map((d, i) => diagnosisCondition(encounter.patientId, container, d, i));
-  const orders = (encounter.orders ?? []).map((o, i) => orderRequest(encounter.patientId, container, o, i));
-  const attending = encounter.attending ? clinicianReference(encounter.attending) : undefined;
+  const orders = (encounter.orders ?? []).map((o, i) => orderRequest(encounter.patientId, container, o, i, ids));
+  const attending = encounter.attending ? clinicianReference(encounter.attending, ids) : undefined;
   const reason = fhirString(encounter.reason);
   const location = fhirString(encounter.location);
   return {
@@ -282,19 +315,21 @@ function docStatusOf(note: Note): 'final' | 'preliminary' {
   return note.completionStatus === 'AU' || note.completionStatus === 'LA' ? 'final' : 'preliminary';
 }
 
-export function documentReferenceResource(note: Note): DocumentReference {
+export function documentReferenceResource(note: Note, ids?: ExternalIds): DocumentReference {
   const source = note.provenance;
   // a partner's document: its clinicians' ids are the partner's, its number is the partner's
-  const author = source ? partnerClinicianReference(note.author, source.partnerId) : clinicianReference(note.author);
-  const authenticator = source && note.authenticatedBy ? partnerClinicianReference(note.authenticatedBy, source.partnerId) : undefined;
+  const author = source ? partnerClinicianReference(note.author, source.partnerId, ids) : clinicianReference(note.author, ids);
+  const authenticator = source && note.authenticatedBy ? partnerClinicianReference(note.authenticatedBy, source.partnerId, ids) : undefined;
+  // the chart's own number: TXA-12 as the MDM writes it (EI-1 the note id or its short form, EI-2 the namespace)
+  const chartNumber: Identifier = ids
+    ? { system: documentNumberSystem(ids.entityNamespace), value: ids.documentNumber(note.noteId, ids.entityNamespace) }
+    : { value: note.noteId };
+  const partnerNumber = source && note.documentNumber ? (ids ? ids.documentNumber(note.documentNumber, source.sender) : note.documentNumber) : undefined;
   return {
     resourceType: 'DocumentReference',
     id: logicalId(note.patientId, note.noteId),
     ...(source ? { meta: { source: partnerSystem(source.partnerId) } } : {}),
-    identifier: [
-      { value: note.noteId },
-      ...(source && note.documentNumber ? [{ system: partnerSystem(source.partnerId, 'document'), value: note.documentNumber }] : []),
-    ],
+    identifier: [chartNumber, ...(source && partnerNumber ? [{ system: partnerSystem(source.partnerId, 'document'), value: partnerNumber }] : [])],
     status: 'current',
     docStatus: docStatusOf(note),
     type: { coding: [{ system: Systems.loinc, code: '11506-3', display: 'Progress note' }], text: 'Progress note' },
@@ -318,8 +353,8 @@ export function documentReferenceResource(note: Note): DocumentReference {
 }
 
 /** A partner's clinician: the id in the partner's system, never the chart's. */
-function partnerClinicianReference(clinician: Clinician, partnerId: string): Reference<Practitioner> | undefined {
-  const reference = clinicianReference(clinician);
+function partnerClinicianReference(clinician: Clinician, partnerId: string, ids: ExternalIds | undefined): Reference<Practitioner> | undefined {
+  const reference = clinicianReference(clinician, ids);
   if (!reference?.identifier) return reference;
   return { ...reference, identifier: { ...reference.identifier, system: partnerSystem(partnerId, 'clinician') } };
 }
@@ -370,7 +405,7 @@ function sameCode(a: CodeableConcept, b: CodeableConcept): boolean {
  * value then), in which case it is a `TOTAL` component. The interpretation text is
  * `interpretation[0].text`.
  */
-export function assessmentObservation(assessment: Assessment): Observation {
+export function assessmentObservation(assessment: Assessment, ids?: ExternalIds): Observation {
   const code = requiredConcept(assessment.code, 'Assessment without a code');
   const components = assessment.items.map(itemComponent);
   const total = assessment.total;
@@ -382,7 +417,7 @@ export function assessmentObservation(assessment: Assessment): Observation {
       : undefined;
   const panelCodeRepeated = components.some((c) => sameCode(c.code, code));
   if (totalValue && panelCodeRepeated) components.push({ code: TOTAL_CODE, ...totalValue });
-  const performer = assessment.performer ? clinicianReference(assessment.performer) : undefined;
+  const performer = assessment.performer ? clinicianReference(assessment.performer, ids) : undefined;
   const interpretation = fhirString(assessment.interpretation);
   return {
     resourceType: 'Observation',

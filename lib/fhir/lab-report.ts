@@ -50,7 +50,7 @@ import type {
 } from '@medplum/fhirtypes';
 import type { LabOrder, LabResultSummary, LabTestSummary } from '../chart/types';
 import { hasAlternateCodeOnly } from '../chart/types';
-import { clinicianReference, patientReference } from './chart-resources';
+import { clinicianReference, patientReference, type ExternalIds } from './chart-resources';
 import { logicalId } from './logical-id';
 import { numericValue } from './numeric';
 import { Systems, systemUri } from './terminology';
@@ -333,9 +333,11 @@ function specimenResource(patientId: string, lab: LabResultRecord, order: LabOrd
   };
 }
 
-function placerIdentifier(lab: LabResultRecord): Identifier | undefined {
+function placerIdentifier(lab: LabResultRecord, ids: ExternalIds | undefined): Identifier | undefined {
   const placer = lab.order?.placerOrderNumber;
-  const value = fhirString(placer?.id);
+  const stored = fhirString(placer?.id);
+  // OBR-2 as the HL7 exports write it (EI-1, short form beyond 22 characters)
+  const value = stored !== undefined && ids ? ids.orderNumber(stored) : stored;
   if (!value) return undefined;
   return {
     type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] },
@@ -366,11 +368,17 @@ function orderStatus(lab: LabResultRecord): ServiceRequest['status'] {
   }
 }
 
-function orderResource(patientId: string, lab: LabResultRecord, comments: Array<{ text: string }>, specimen: Specimen | undefined): ServiceRequest | undefined {
+function orderResource(
+  patientId: string,
+  lab: LabResultRecord,
+  comments: Array<{ text: string }>,
+  specimen: Specimen | undefined,
+  ids: ExternalIds | undefined,
+): ServiceRequest | undefined {
   const order = lab.order ?? {};
-  const placer = placerIdentifier(lab);
-  // the lab's clinician id is in the sender's system, never the chart's
-  const provider = order.orderingProvider ? clinicianReference(order.orderingProvider) : undefined;
+  const placer = placerIdentifier(lab, ids);
+  // the lab's clinician id is in the sender's system, never the chart's (its value as OBR-16 XCN-1 writes it)
+  const provider = order.orderingProvider ? clinicianReference(order.orderingProvider, ids) : undefined;
   const requester = provider?.identifier ? { ...provider, identifier: { ...provider.identifier, system: senderSystem(senderOf(lab), 'clinician') } } : provider;
   if (!placer && !requester && !order.universalService && comments.length === 0) return undefined;
   return {
@@ -427,6 +435,8 @@ function testObservation(
 /** Where the exports are served (the FHIR base without `/fhir`), for links to a document's single-result export. */
 export interface LabReportOptions {
   serviceBaseUrl?: string;
+  /** the ids as the HL7 exports write them (issue 27 item 5); ids as stored without */
+  externalIds?: ExternalIds;
 }
 
 /** The service root of a FHIR base URL (`https://host/stage/fhir` -> `https://host/stage`; `/fhir` -> ``). */
@@ -471,14 +481,16 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
   const observations = lab.results
     .filter((test) => !isLabCommentRow(test))
     .map((test, i) => testObservation(patientId, lab, test, i, { effective, specimen: specimen !== undefined }));
-  const serviceRequest = orderResource(patientId, lab, orderComments, specimen);
+  const serviceRequest = orderResource(patientId, lab, orderComments, specimen, options.externalIds);
   const contained: Array<Observation | ServiceRequest | Specimen> = [
     ...observations,
     ...(serviceRequest ? [serviceRequest] : []),
     ...(specimen ? [specimen] : []),
   ];
-  const placer = placerIdentifier(lab);
-  const accession = fhirString(lab.accessionNumber);
+  const placer = placerIdentifier(lab, options.externalIds);
+  // OBR-3 as the HL7 exports write it (EI-1, short form beyond 22 characters)
+  const storedAccession = fhirString(lab.accessionNumber);
+  const accession = storedAccession !== undefined && options.externalIds ? options.externalIds.orderNumber(storedAccession) : storedAccession;
   const performer: Array<Reference<Organization>> = fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
   return {
     resourceType: 'DiagnosticReport',

@@ -443,6 +443,11 @@ function expectedEi(id: string): string {
   return shortIdentifier(id, IDENTIFIER_LENGTH.ei);
 }
 
+function expectedXcn(id: string): string {
+  if (!isPlainIdentifier(id, IDENTIFIER_LENGTH.xcn)) rule('an XCN-1 that is too long or holds a delimiter / space / _ is written in its stable short form');
+  return shortIdentifier(id, IDENTIFIER_LENGTH.xcn);
+}
+
 /** One exported OBR group against what was sent. */
 function compareHl7Group(failures: string[], where: string, sent: SentResult, group: Hl7Group | undefined): void {
   if (!group) {
@@ -672,12 +677,13 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
   const byId = (ref: string | undefined) => contained.find((r) => `#${r.id}` === ref);
   const identifiers: Json[] = report.identifier ?? [];
   const acsn = identifiers.find((i) => i.type?.coding?.[0]?.code === 'ACSN');
-  check(failures, where, 'identifier[ACSN].value', sent.accession, acsn?.value);
+  // one external id per entity (issue 27 item 5): FHIR writes the id exactly as HL7 does
+  check(failures, where, 'identifier[ACSN].value', expectedEi(sent.accession), acsn?.value);
   const ns = sent.accessionNamespace ? `:${encodeURIComponent(sent.accessionNamespace)}` : '';
   check(failures, where, 'identifier[ACSN].system', `urn:interop:sender:${sent.sender}:accession${ns}`, acsn?.system);
   if (sent.placer) {
     const plac = identifiers.find((i) => i.type?.coding?.[0]?.code === 'PLAC');
-    check(failures, where, 'identifier[PLAC].value', sent.placer.id, plac?.value);
+    check(failures, where, 'identifier[PLAC].value', expectedEi(sent.placer.id), plac?.value);
     const pns = sent.placer.namespace ? `:${encodeURIComponent(sent.placer.namespace)}` : '';
     check(failures, where, 'identifier[PLAC].system', `urn:interop:sender:${sent.sender}:placer${pns}`, plac?.system);
   }
@@ -687,7 +693,7 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
   const order = byId(report.basedOn?.[0]?.reference);
   if (sent.provider) {
     const requester = order?.requester;
-    if (sent.provider.id) check(failures, where, 'ServiceRequest.requester.identifier.value', sent.provider.id, requester?.identifier?.value);
+    if (sent.provider.id) check(failures, where, 'ServiceRequest.requester.identifier.value', expectedXcn(sent.provider.id), requester?.identifier?.value);
     check(
       failures,
       where,
