@@ -8,12 +8,13 @@ import { SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
 
 let local: LocalDynamoDb;
 let limiter: SlidingWindowRateLimiter;
+let tables: Awaited<ReturnType<LocalDynamoDb['createTables']>>;
 let n = 0;
 const subject = () => `test-${++n}`;
 
 beforeAll(async () => {
   local = await startLocalDynamoDb();
-  const tables = await local.createTables('rate-limiter-test');
+  tables = await local.createTables('rate-limiter-test');
   limiter = new SlidingWindowRateLimiter(local.db, tables.rateLimit);
 });
 afterAll(async () => local?.stop());
@@ -96,6 +97,23 @@ describe('SlidingWindowRateLimiter', () => {
     // clocks up to 4 slots apart: an admission may be counted up to 4 slots after its own time
     expect(maxInAnyWindow(admitted, windowSeconds * 1000 - 5 * slotMs)).toBeLessThanOrEqual(9);
     expect(admitted.length).toBeGreaterThan(9);
+  });
+
+  it('four containers (limiters that each remember the item) on one subject: never more than `limit` in any window', async () => {
+    const key = subject();
+    const containers = Array.from({ length: 4 }, () => new SlidingWindowRateLimiter(local.db, tables.rateLimit));
+    const windowSeconds = 6; // 100 ms slots
+    const t0 = Date.UTC(2026, 0, 1, 5, 0, 0);
+    const admitted: number[] = [];
+    for (let wave = 0; wave < 40; wave++) {
+      const base = t0 + wave * 350;
+      const times = Array.from({ length: 12 }, (_v, i) => base + ((i * 31) % 7) * 20);
+      const states = await Promise.all(times.map((t, i) => containers[i % 4]!.hit(key, 11, windowSeconds, new Date(t))));
+      states.forEach((s, i) => !s.exceeded && admitted.push(times[i]!));
+    }
+    // writers' clocks here are up to 2 slots apart (see the test above for the margin)
+    expect(maxInAnyWindow(admitted, windowSeconds * 1000 - 3 * 100)).toBeLessThanOrEqual(11);
+    expect(admitted.length).toBeGreaterThan(11 * 2);
   });
 
   it('subjects do not share counts', async () => {

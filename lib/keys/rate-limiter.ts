@@ -21,6 +21,14 @@
  * the sum a request was admitted on is the true count at its write: no interval of one window
  * ever holds more than `limit` admissions. It errs on the safe side by up to one slot (1/60 of
  * the window): admissions in the slot straddling the window's start still count in full.
+ * One call per admission in steady state: the limiter remembers each subject's item as its last
+ * write returned it (ReturnValues ALL_NEW) and builds the next conditional UpdateItem from that
+ * instead of reading. The condition is what makes an admission safe, not the freshness of what it
+ * was built from: a remembered item that is behind (another container wrote a newer slot, or the
+ * slot it pins moved) fails the condition, and the request then reads the item (consistent
+ * GetItem) and tries again. Concurrent containers admitting in the same slot do not conflict
+ * (the condition bounds s<j>, it does not pin it): a container pays two extra calls (the failed
+ * UpdateItem and a GetItem) at most once per slot change (1/60 of the window). A refusal is only ever decided on a fresh read.
  * Refused requests are not counted. A writer whose clock is behind `latest` counts itself in
  * `latest`'s slot (never in the past). After MAX_ATTEMPTS lost races the request is refused as
  * limited (Retry-After 1): contention never turns into extra admissions.
@@ -44,6 +52,8 @@ export interface RateLimitState {
 export const SLOTS_PER_WINDOW = 60;
 /** Lost write races before a request is refused as limited. */
 export const MAX_ATTEMPTS = 8;
+/** Subjects whose last-seen item one limiter keeps (the oldest seen is dropped beyond it). */
+export const MAX_REMEMBERED_SUBJECTS = 10_000;
 const SLOT_PREFIX = 's';
 
 interface Snapshot {
@@ -69,10 +79,19 @@ function countIn(slots: Map<number, number>, first: number, last: number): numbe
 }
 
 export class SlidingWindowRateLimiter {
+  /** each subject's item as this instance last read or wrote it (at most MAX_REMEMBERED_SUBJECTS) */
+  private readonly lastSeen = new Map<string, Snapshot>();
+
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
   ) {}
+
+  private remember(subject: string, snapshot: Snapshot): void {
+    this.lastSeen.delete(subject);
+    this.lastSeen.set(subject, snapshot);
+    if (this.lastSeen.size > MAX_REMEMBERED_SUBJECTS) this.lastSeen.delete(this.lastSeen.keys().next().value!);
+  }
 
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
     const windowMs = windowSeconds * 1000;
@@ -93,13 +112,25 @@ export class SlidingWindowRateLimiter {
     };
 
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const read = await this.db.send(new GetItemCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
-      const { latest, slots } = snapshotOf(read.Item);
+      // the item as this container last saw it (its last write's ALL_NEW or read), else a consistent read
+      const remembered = attempt === 0 ? this.lastSeen.get(subject) : undefined;
+      let snapshot: Snapshot;
+      if (remembered) snapshot = remembered;
+      else {
+        const read = await this.db.send(new GetItemCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+        snapshot = snapshotOf(read.Item);
+        this.remember(subject, snapshot);
+      }
+      const { latest, slots } = snapshot;
       const slot = latest !== undefined && latest > ownSlot ? latest : ownSlot;
       const first = slot - SLOTS_PER_WINDOW;
       const older = countIn(slots, first, slot - 1);
       const current = slots.get(slot) ?? 0;
-      if (older + current >= limit) return state(slots, first, slot, true);
+      if (older + current >= limit) {
+        // a remembered item may be behind (another container's newer slot frees older ones): refuse on a fresh read only
+        if (remembered) continue;
+        return state(slots, first, slot, true);
+      }
 
       const names: Record<string, string> = { '#cur': `${SLOT_PREFIX}${slot}`, '#latest': 'latest', '#exp': 'expiresAt' };
       const values: Record<string, AttributeValue> = {
@@ -141,8 +172,11 @@ export class SlidingWindowRateLimiter {
             ReturnValues: 'ALL_NEW',
           }),
         );
-        return state(snapshotOf(out.Attributes).slots, first, slot, false);
+        const written = snapshotOf(out.Attributes);
+        this.remember(subject, written);
+        return state(written.slots, first, slot, false);
       } catch (error) {
+        this.lastSeen.delete(subject);
         if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
       }
     }
