@@ -44,7 +44,7 @@ async function partnerWithKey(overrides: Partial<ApiKeyRecord> = {}) {
   const partnerId = `partner-${++n}`;
   const secret = `secret-${n}-access-decision-test-key`;
   const keyHash = hashApiKey(secret);
-  const partner: PartnerRecord = { partnerId, name: partnerId, policy: 'active', rateLimit: 10_000, rateWindowSeconds: 60, allowedSenderIds: [] };
+  const partner: PartnerRecord = { partnerId, name: partnerId, policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [] };
   await admin.putPartner(partner);
   await admin.putKey({
     keyHash,

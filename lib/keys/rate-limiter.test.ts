@@ -4,7 +4,8 @@
  * writers whose clocks disagree.
  */
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
-import { SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
+import { ADMISSIONS_PER_SHARD_PER_SECOND, shardsFor, SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
+import { countingDynamoDbClient } from './testing/counting-client';
 
 let local: LocalDynamoDb;
 let limiter: SlidingWindowRateLimiter;
@@ -123,5 +124,58 @@ describe('SlidingWindowRateLimiter', () => {
     expect((await limiter.hit(a, 1, 60, at)).exceeded).toBe(false);
     expect((await limiter.hit(a, 1, 60, at)).exceeded).toBe(true);
     expect((await limiter.hit(b, 1, 60, at)).exceeded).toBe(false);
+  });
+
+  describe('one key at 1,000 requests/s (sharded counters)', () => {
+    it('splits fast limits over shards, slow ones stay one item', () => {
+      expect(shardsFor(1000, 60)).toBe(1);
+      expect(shardsFor(300, 60)).toBe(1);
+      expect(shardsFor(3000, 60)).toBe(1);
+      expect(shardsFor(6000, 60)).toBe(2);
+      expect(shardsFor(60_000, 60)).toBe(1000 / ADMISSIONS_PER_SHARD_PER_SECOND);
+      expect(shardsFor(10_000_000, 1)).toBe(64);
+      expect(shardsFor(3, 1)).toBe(1);
+    });
+
+    it('1,250 requests in one second against 1,000/s: never more than 1,000 in any second, about all of it used, writes spread', async () => {
+      const counting = countingDynamoDbClient(local.endpoint);
+      try {
+        // 2 containers; a fixed pseudo-random shard choice so the run is repeatable
+        let seed = 7;
+        const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+        const containers = Array.from({ length: 2 }, () => new SlidingWindowRateLimiter(counting.db, tables.rateLimit, random));
+        const key = subject();
+        const t0 = Date.UTC(2026, 0, 1, 6, 0, 0);
+        const admitted: number[] = [];
+        let requests = 0;
+        // 1,250 requests over one second in waves of 125 concurrent
+        for (let wave = 0; wave < 10; wave++) {
+          const times = Array.from({ length: 125 }, (_v, i) => t0 + wave * 100 + (i % 50));
+          const states = await Promise.all(times.map((t, i) => containers[i % 2]!.hit(key, 1000, 1, new Date(t))));
+          requests += states.length;
+          states.forEach((s, i) => {
+            expect(s.limit).toBe(1000);
+            if (!s.exceeded) admitted.push(times[i]!);
+          });
+        }
+        const slotMs = 1000 / SLOTS_PER_WINDOW;
+        const busiest = maxInAnyWindow(admitted, 1000 - 2 * slotMs);
+        expect(busiest).toBeLessThanOrEqual(1000);
+        // 1,250 offered for 1,000 places: the shards fill up (two tries per request)
+        const firstSecond = admitted.filter((t) => t < t0 + 1000).length;
+        expect(firstSecond).toBeGreaterThanOrEqual(950);
+        const perItem = new Map<string, number>();
+        for (const pk of counting.writtenKeys) perItem.set(pk, (perItem.get(pk) ?? 0) + 1);
+        const largest = Math.max(...perItem.values());
+        console.log(
+          `one key, 1,000/s limit: ${requests} requests, ${admitted.length} admitted (${firstSecond} in the first second, at most ${busiest} in any second), ` +
+            `${counting.calls.length} DynamoDB calls, ${perItem.size} counter items, the busiest took ${largest} of ${counting.writtenKeys.length} writes`,
+        );
+        expect(perItem.size).toBe(20);
+        expect(largest / counting.writtenKeys.length).toBeLessThan(0.1);
+      } finally {
+        counting.db.destroy();
+      }
+    });
   });
 });

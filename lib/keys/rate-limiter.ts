@@ -3,7 +3,8 @@
  * requests through in ANY interval of `windowSeconds`, kept in ONE DynamoDB item per subject and
  * changed only by single-item conditional writes (dynalite has no transactions).
  *
- * The item (`pk <subject>#sw`, subject `key#<keyId>` or `anon#<address>`):
+ * The item (`pk <subject>#sw`, subject `key#<keyId>` or `anon#<address>`; a limit of more than 50
+ * admissions a second is split over shard items `<subject>#<n>#sw`, see `hit`):
  *   s<k>      admissions counted in time slot k (slot = windowMs / SLOTS_PER_WINDOW, k = floor(ms / slot))
  *   latest    the newest slot written (slots only ever move forward)
  *   expiresAt TTL, one window after the newest slot
@@ -12,8 +13,9 @@
  * plus one slot, which contains every instant of (now - window, now]) number fewer than `limit`;
  * the admission is one UpdateItem `ADD s<j> :1` whose condition re-checks, at write time, that
  * nothing it summed has changed:
- *   - `latest` is still what was read (a write to a newer slot, or a slot change, fails it), and
- *     the count of the slot `latest` names is still what was read, when that slot is in the past;
+ *   - `latest` is still what was read (a write to a newer slot fails it), and the count of the
+ *     slot `latest` names, when that slot is in the past but inside the window, is still below
+ *     `limit` - (the sum of the window's other, closed, slots);
  *   - when `latest` is j itself, only s<j> can move, and the condition is s<j> < limit - (the
  *     sum of the older slots), so concurrent requests of one slot need no retry and exactly the
  *     remaining capacity gets through.
@@ -52,6 +54,17 @@ export interface RateLimitState {
 export const SLOTS_PER_WINDOW = 60;
 /** Lost write races before a request is refused as limited. */
 export const MAX_ATTEMPTS = 8;
+/** Admission rate one counter item is meant to take at most; a faster limit is split over shards. */
+export const ADMISSIONS_PER_SHARD_PER_SECOND = 50;
+/** Most shards of one subject's limit. */
+export const MAX_RATE_SHARDS = 64;
+
+/** Items one subject's limit is split over: 1 up to 50 admissions/s, then one more per 50/s (at most 64). */
+export function shardsFor(limit: number, windowSeconds: number): number {
+  const perSecond = limit / Math.max(1, windowSeconds);
+  return Math.max(1, Math.min(MAX_RATE_SHARDS, Math.ceil(perSecond / ADMISSIONS_PER_SHARD_PER_SECOND), limit));
+}
+
 /** Subjects whose last-seen item one limiter keeps (the oldest seen is dropped beyond it). */
 export const MAX_REMEMBERED_SUBJECTS = 10_000;
 const SLOT_PREFIX = 's';
@@ -85,6 +98,8 @@ export class SlidingWindowRateLimiter {
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
+    /** picks the shard of a sharded subject (tests may fix it) */
+    private readonly random: () => number = Math.random,
   ) {}
 
   private remember(subject: string, snapshot: Snapshot): void {
@@ -93,7 +108,31 @@ export class SlidingWindowRateLimiter {
     if (this.lastSeen.size > MAX_REMEMBERED_SUBJECTS) this.lastSeen.delete(this.lastSeen.keys().next().value!);
   }
 
+  /**
+   * Counts one request of `subject` against `limit` per `windowSeconds`. A limit of more than
+   * ADMISSIONS_PER_SHARD_PER_SECOND a second is split over shardsFor(...) items (each its own sliding
+   * window with its share of the limit; the shares add up to `limit` exactly): the request tries one
+   * shard chosen at random and, when that one is full, one other, so one key's 1,000 requests/s
+   * write 20 items at ~50/s each instead of one item at 1,000/s, and the sum of admissions in any
+   * window still never passes `limit`. Headers of a sharded subject: limit = the whole limit,
+   * remaining = the shard's remaining times the shard count (the shards fill evenly, requests
+   * picking them at random), reset = the shard's.
+   */
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
+    const shards = shardsFor(limit, windowSeconds);
+    if (shards === 1) return this.hitItem(subject, limit, windowSeconds, now);
+    const first = Math.floor(this.random() * shards) % shards;
+    const second = (first + 1 + (Math.floor(this.random() * (shards - 1)) % (shards - 1))) % shards;
+    let state: RateLimitState | undefined;
+    for (const shard of [first, second]) {
+      const share = Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
+      state = await this.hitItem(`${subject}#${shard}`, share, windowSeconds, now);
+      if (!state.exceeded) return { ...state, limit, remaining: Math.min(limit, state.remaining * shards) };
+    }
+    return { ...state!, limit, remaining: 0 };
+  }
+
+  private async hitItem(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
     const windowMs = windowSeconds * 1000;
     const slotMs = Math.max(1, Math.ceil(windowMs / SLOTS_PER_WINDOW));
     const key = { pk: { S: `${subject}#sw` } };
@@ -146,15 +185,14 @@ export class SlidingWindowRateLimiter {
         conditions.push('#latest = :slot', '(attribute_not_exists(#cur) OR #cur < :allow)');
         values[':allow'] = { N: String(limit - older) };
       } else {
-        // latest < slot: its slot may still be written by requests of that slot; pin it
-        names['#prev'] = `${SLOT_PREFIX}${latest}`;
+        // latest < slot: nothing newer than `latest` exists and the slots before it are closed; only
+        // s<latest> may still grow (requests of that slot): bound it, as the same-slot case bounds s<slot>
         values[':prevSlot'] = { N: String(latest) };
-        const prevCount = slots.get(latest);
-        if (prevCount === undefined) {
-          conditions.push('#latest = :prevSlot', 'attribute_not_exists(#prev)');
-        } else {
-          conditions.push('#latest = :prevSlot', '#prev = :prevCount');
-          values[':prevCount'] = { N: String(prevCount) };
+        conditions.push('#latest = :prevSlot');
+        if (latest >= first) {
+          names['#prev'] = `${SLOT_PREFIX}${latest}`;
+          conditions.push('(attribute_not_exists(#prev) OR #prev < :allowPrev)');
+          values[':allowPrev'] = { N: String(limit - (older - (slots.get(latest) ?? 0))) };
         }
       }
       const stale = [...slots.keys()].filter((k) => k < first);
