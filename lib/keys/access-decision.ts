@@ -80,6 +80,8 @@ const printableAscii = /^[\x21-\x7e]+$/;
  * 3. partner blocked by policy, key lacking the endpoint's scope, or a staff-only scope used by a
  *    key of a partner that is not `internal` -> 403;
  * 4. otherwise allow.
+ * `deps.keys` may answer from the container's copy of a record (lib/keys/access-records.ts: at most
+ * 10 s old, judged by `request.now`), so a key or partner change applies within that bound.
  */
 export async function decideAccess(
   request: AccessRequest,
