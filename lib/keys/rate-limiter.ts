@@ -94,11 +94,13 @@ function countIn(slots: Map<number, number>, first: number, last: number): numbe
 export class SlidingWindowRateLimiter {
   /** each subject's item as this instance last read or wrote it (at most MAX_REMEMBERED_SUBJECTS) */
   private readonly lastSeen = new Map<string, Snapshot>();
+  /** each sharded subject's shard this instance counts in (see `hit`) */
+  private readonly homeShard = new Map<string, number>();
 
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
-    /** picks the shard of a sharded subject (tests may fix it) */
+    /** picks the home shard of a sharded subject (tests may fix it) */
     private readonly random: () => number = Math.random,
   ) {}
 
@@ -111,25 +113,48 @@ export class SlidingWindowRateLimiter {
   /**
    * Counts one request of `subject` against `limit` per `windowSeconds`. A limit of more than
    * ADMISSIONS_PER_SHARD_PER_SECOND a second is split over shardsFor(...) items (each its own sliding
-   * window with its share of the limit; the shares add up to `limit` exactly): the request tries one
-   * shard chosen at random and, when that one is full, one other, so one key's 1,000 requests/s
-   * write 20 items at ~50/s each instead of one item at 1,000/s, and the sum of admissions in any
-   * window still never passes `limit`. Headers of a sharded subject: limit = the whole limit,
-   * remaining = the shard's remaining times the shard count (the shards fill evenly, requests
-   * picking them at random), reset = the shard's.
+   * window with its share of the limit; the shares add up to `limit` exactly), so the sum of
+   * admissions in any window never passes `limit`. Each container counts in a home shard it picked
+   * at random (so its steady state stays one call) and, when that one is full, in one other shard
+   * it has not seen full, which becomes its home: one key's 1,000 requests/s, served by many
+   * containers, write 20 items at ~50/s each instead of one item at 1,000/s. Headers of a sharded
+   * subject: limit = the whole limit, remaining = an estimate (exact for the shard counted in, the
+   * other shards as this container last saw them, a shard never seen at its full share), reset = the
+   * counted shard's.
    */
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
     const shards = shardsFor(limit, windowSeconds);
     if (shards === 1) return this.hitItem(subject, limit, windowSeconds, now);
-    const first = Math.floor(this.random() * shards) % shards;
-    const second = (first + 1 + (Math.floor(this.random() * (shards - 1)) % (shards - 1))) % shards;
-    let state: RateLimitState | undefined;
-    for (const shard of [first, second]) {
-      const share = Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
-      state = await this.hitItem(`${subject}#${shard}`, share, windowSeconds, now);
-      if (!state.exceeded) return { ...state, limit, remaining: Math.min(limit, state.remaining * shards) };
+    const share = (shard: number) => Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
+    const shardSubject = (shard: number) => `${subject}#${shard}`;
+    const home = this.homeShard.get(subject) ?? Math.floor(this.random() * shards) % shards;
+    let state = await this.hitItem(shardSubject(home), share(home), windowSeconds, now);
+    let counted = home;
+    if (state.exceeded) {
+      const open = Array.from({ length: shards }, (_v, i) => i).filter(
+        (i) => i !== home && !(this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) === 0),
+      );
+      if (open.length) {
+        counted = open[Math.floor(this.random() * open.length) % open.length]!;
+        state = await this.hitItem(shardSubject(counted), share(counted), windowSeconds, now);
+      }
     }
-    return { ...state!, limit, remaining: 0 };
+    if (state.exceeded) return { ...state, limit, remaining: 0 };
+    this.homeShard.delete(subject);
+    this.homeShard.set(subject, counted);
+    if (this.homeShard.size > MAX_REMEMBERED_SUBJECTS) this.homeShard.delete(this.homeShard.keys().next().value!);
+    let remaining = state.remaining;
+    for (let i = 0; i < shards; i++) if (i !== counted) remaining += this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) ?? share(i);
+    return { ...state, limit, remaining: Math.min(limit, remaining) };
+  }
+
+  /** What this container last saw of a shard: its remaining capacity now (undefined: never seen). */
+  private remainingSeen(subject: string, limit: number, windowSeconds: number, now: Date): number | undefined {
+    const seen = this.lastSeen.get(subject);
+    if (!seen) return undefined;
+    const slotMs = Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW));
+    const slot = Math.max(seen.latest ?? 0, Math.floor(now.getTime() / slotMs));
+    return Math.max(0, limit - countIn(seen.slots, slot - SLOTS_PER_WINDOW, slot));
   }
 
   private async hitItem(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
@@ -214,8 +239,10 @@ export class SlidingWindowRateLimiter {
         this.remember(subject, written);
         return state(written.slots, first, slot, false);
       } catch (error) {
-        this.lastSeen.delete(subject);
+        // a lost race: what this instance remembers is behind. Any other error leaves it as it is
+        // (a write that may or may not have happened is caught by the next condition)
         if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+        this.lastSeen.delete(subject);
       }
     }
     // lost every race: refuse rather than risk an uncounted admission
