@@ -177,5 +177,34 @@ describe('SlidingWindowRateLimiter', () => {
         counting.db.destroy();
       }
     });
+
+    it('a 60 s window at 1,000 requests/s from 10 containers: about one call per request, each container on one shard per slot', async () => {
+      const counting = countingDynamoDbClient(local.endpoint);
+      try {
+        let seed = 11;
+        const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+        const containers = Array.from({ length: 10 }, () => new SlidingWindowRateLimiter(counting.db, tables.rateLimit, random));
+        const key = subject();
+        const t0 = Date.UTC(2026, 0, 1, 7, 0, 0);
+        // 2,000 requests over 2 s (1,000/s), one per container per round; limit 60,000 a minute
+        for (let round = 0; round < 200; round++) {
+          const states = await Promise.all(containers.map((c, i) => c.hit(key, 60_000, 60, new Date(t0 + round * 10 + i))));
+          for (const s of states) expect(s.exceeded).toBe(false);
+        }
+        const perItem = new Map<string, number>();
+        for (const pk of counting.writtenKeys) perItem.set(pk, (perItem.get(pk) ?? 0) + 1);
+        const perRequest = counting.calls.length / 2000;
+        console.log(
+          `60 s window, 1,000/s from 10 containers: ${perRequest.toFixed(3)} DynamoDB calls per request (${counting.calls.length}), ${perItem.size} items, busiest ${Math.max(...perItem.values())} of ${counting.writtenKeys.length} writes`,
+        );
+        // first request of each container: BatchGetItem; each slot change (1 s) may cost a lost race and a read
+        expect(perRequest).toBeLessThan(1.1);
+        // each container writes one shard per slot (1 s here): 10 containers x 2 slots over 20 shards
+        expect(perItem.size).toBeGreaterThanOrEqual(10);
+        expect(Math.max(...perItem.values())).toBeLessThanOrEqual(2 * 200 + 10);
+      } finally {
+        counting.db.destroy();
+      }
+    });
   });
 });

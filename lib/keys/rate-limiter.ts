@@ -39,7 +39,7 @@
  * now; reset = Unix seconds at which the oldest admission counted now leaves the window (the
  * moment `remaining` next grows, so the Retry-After of a 429).
  */
-import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export interface RateLimitState {
   limit: number;
@@ -94,13 +94,13 @@ function countIn(slots: Map<number, number>, first: number, last: number): numbe
 export class SlidingWindowRateLimiter {
   /** each subject's item as this instance last read or wrote it (at most MAX_REMEMBERED_SUBJECTS) */
   private readonly lastSeen = new Map<string, Snapshot>();
-  /** each sharded subject's shard this instance counts in (see `hit`) */
-  private readonly homeShard = new Map<string, number>();
+  /** each sharded subject's shard for the current slot (see `hit`) */
+  private readonly shardOfSlot = new Map<string, { slot: number; shard: number }>();
 
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
-    /** picks the home shard of a sharded subject (tests may fix it) */
+    /** picks the shard of a sharded subject (tests may fix it) */
     private readonly random: () => number = Math.random,
   ) {}
 
@@ -114,38 +114,52 @@ export class SlidingWindowRateLimiter {
    * Counts one request of `subject` against `limit` per `windowSeconds`. A limit of more than
    * ADMISSIONS_PER_SHARD_PER_SECOND a second is split over shardsFor(...) items (each its own sliding
    * window with its share of the limit; the shares add up to `limit` exactly), so the sum of
-   * admissions in any window never passes `limit`. Each container counts in a home shard it picked
-   * at random (so its steady state stays one call) and, when that one is full, in one other shard
-   * it has not seen full, which becomes its home: one key's 1,000 requests/s, served by many
-   * containers, write 20 items at ~50/s each instead of one item at 1,000/s. Headers of a sharded
-   * subject: limit = the whole limit, remaining = an estimate (exact for the shard counted in, the
-   * other shards as this container last saw them, a shard never seen at its full share), reset = the
-   * counted shard's.
+   * admissions in any window never passes `limit`. A container counts in one shard per slot (1/60
+   * of the window), picked at random when the slot begins, and, when that one is full, in one other
+   * it has not seen full: one key's 1,000 requests/s from many containers write 20 items at ~50/s
+   * each instead of one item at 1,000/s, while each container's requests of a slot hit the item it
+   * just wrote (its remembered copy is current: one call). The first request of a subject in a
+   * container reads every shard in one consistent BatchGetItem. Headers of a sharded subject:
+   * limit = the whole limit, remaining = an estimate (exact for the shard counted in, the other
+   * shards as this container last saw them), reset = the counted shard's.
    */
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
     const shards = shardsFor(limit, windowSeconds);
     if (shards === 1) return this.hitItem(subject, limit, windowSeconds, now);
     const share = (shard: number) => Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
     const shardSubject = (shard: number) => `${subject}#${shard}`;
-    const home = this.homeShard.get(subject) ?? Math.floor(this.random() * shards) % shards;
-    let state = await this.hitItem(shardSubject(home), share(home), windowSeconds, now);
-    let counted = home;
+    const all = Array.from({ length: shards }, (_v, i) => i);
+    if (!all.some((i) => this.lastSeen.has(shardSubject(i)))) await this.readAll(all.map(shardSubject));
+    const slot = Math.floor(now.getTime() / Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW)));
+    const current = this.shardOfSlot.get(subject);
+    const first = current && current.slot === slot && current.shard < shards ? current.shard : Math.floor(this.random() * shards) % shards;
+    let state = await this.hitItem(shardSubject(first), share(first), windowSeconds, now);
+    let counted = first;
     if (state.exceeded) {
-      const open = Array.from({ length: shards }, (_v, i) => i).filter(
-        (i) => i !== home && !(this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) === 0),
-      );
+      const open = all.filter((i) => i !== first && this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) !== 0);
       if (open.length) {
         counted = open[Math.floor(this.random() * open.length) % open.length]!;
         state = await this.hitItem(shardSubject(counted), share(counted), windowSeconds, now);
       }
     }
     if (state.exceeded) return { ...state, limit, remaining: 0 };
-    this.homeShard.delete(subject);
-    this.homeShard.set(subject, counted);
-    if (this.homeShard.size > MAX_REMEMBERED_SUBJECTS) this.homeShard.delete(this.homeShard.keys().next().value!);
+    this.shardOfSlot.delete(subject);
+    this.shardOfSlot.set(subject, { slot, shard: counted });
+    if (this.shardOfSlot.size > MAX_REMEMBERED_SUBJECTS) this.shardOfSlot.delete(this.shardOfSlot.keys().next().value!);
     let remaining = state.remaining;
-    for (let i = 0; i < shards; i++) if (i !== counted) remaining += this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) ?? share(i);
+    for (const i of all) if (i !== counted) remaining += this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) ?? share(i);
     return { ...state, limit, remaining: Math.min(limit, remaining) };
+  }
+
+  /** Reads the items of `subjects` (at most 100) in one consistent BatchGetItem and remembers them. */
+  private async readAll(subjects: string[]): Promise<void> {
+    const out = await this.db.send(
+      new BatchGetItemCommand({ RequestItems: { [this.table]: { Keys: subjects.map((s) => ({ pk: { S: `${s}#sw` } })), ConsistentRead: true } } }),
+    );
+    const found = new Map((out.Responses?.[this.table] ?? []).map((item) => [item.pk?.S, item]));
+    const unprocessed = new Set((out.UnprocessedKeys?.[this.table]?.Keys ?? []).map((k) => k.pk?.S));
+    // an unprocessed key is simply not remembered: its first use reads it
+    for (const s of subjects) if (!unprocessed.has(`${s}#sw`)) this.remember(s, snapshotOf(found.get(`${s}#sw`)));
   }
 
   /** What this container last saw of a shard: its remaining capacity now (undefined: never seen). */
