@@ -12,6 +12,11 @@
  * counters) and keys of one patient or one result, whose share in this run only reflects that the
  * demo chart has 5 patients (at scale each patient's keys take that patient's own traffic).
  *
+ * The local stack is ONE container: a key's rate-limit counters are written one shard per second
+ * here (lib/keys/rate-limiter.ts: a container counts in one shard per slot), so their shares show
+ * one container's concentration; the containers serving 1,000 requests/s in the cloud each pick
+ * their own shard (lib/keys/rate-limiter.test.ts measures 10 of them).
+ *
  * Run alone: `npx tsx bench/partitions.ts [--quick]` (writes bench/partitions.json); `npm run bench`
  * runs it as well.
  */
