@@ -8,6 +8,7 @@
  *   4 HL7 encoder throughput vs @medplum/core and hl7v2      bench/hl7-throughput.ts
  *   5 local API throughput under load (concurrency 16)       bench/load.ts, load-client.mjs
  *   6 cost per million requests                              bench/cost.ts
+ *   7 writes per partition key under the issue 31 mix         bench/partitions.ts
  *
  * Options (for development; the committed figures come from a plain `npm run bench`):
  *   --quick   small counts, to check the plumbing in ~1 minute (results are not representative)
@@ -28,6 +29,7 @@ import { createBenchKeys, DEMO, labResultBody } from './fixtures';
 import { FloorReplayer } from './floor';
 import { measureHl7Throughput, profileOurs, type Hl7Result } from './hl7-throughput';
 import { measureLoad, type LoadResult } from './load';
+import { measurePartitions, type PartitionResult } from './partitions';
 import { machineInfo, type MachineInfo } from './machine';
 import { renderMarkdown } from './report';
 import { inboxPacketBody, inboxState, LAB_INTAKE, labIntakePresent, scenarioFor, type Scenario } from './scenarios';
@@ -111,6 +113,8 @@ export interface BenchResults {
   hl7: Hl7Result;
   load: Array<LoadResult | { endpoint: string; notMeasured: string }>;
   cost: { prices: typeof PRICES; awsCallMsAssumed: number; lines: CostLine[] };
+  /** measurement 7 (issue 31): writes per partition key under the mix of lab results, form packets and audited failures */
+  partitions?: PartitionResult;
 }
 
 export interface LabKms {
@@ -319,6 +323,16 @@ async function main(): Promise<void> {
   if (lab.presentAtEnd !== lab.presentAtStart)
     progress(`[bench] NOTE: the lab intake was ${lab.presentAtEnd ? 'added' : 'removed'} during the run; run again for a consistent picture`);
 
+  // ---- 7. partitions: a stack of its own, with the background workers (the matcher moves packets on)
+  progress(`[7/7] writes per partition key (${elapsed(started)})`);
+  const partitionStack = await startTestStack({ prefix: 'interop-bench-partitions', backgroundWorkers: true, env: { LOG_LEVEL: 'warn' } });
+  let partitions: PartitionResult;
+  try {
+    partitions = await measurePartitions(partitionStack, { labSubmissions: QUICK ? 100 : 1000, concurrency: 8, progress });
+  } finally {
+    await partitionStack.close();
+  }
+
   // ---- 6. cost
   progress(`[6/6] cost model (${elapsed(started)})`);
   const lines: CostLine[] = [];
@@ -356,6 +370,7 @@ async function main(): Promise<void> {
     hl7,
     load,
     cost: { prices: PRICES, awsCallMsAssumed: AWS_CALL_MS_ASSUMED, lines },
+    partitions,
   };
   writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
   writeFileSync(path.join(ROOT, 'bench', 'RESULTS.md'), renderMarkdown(results));

@@ -4,8 +4,11 @@
  * It runs the service's one access rule (lib/keys/access-decision.ts) and hands the decision to
  * the endpoint in the authorizer context; the endpoint's pipeline answers 401/403/429 with the
  * problem+json body and rate-limit headers, so every refusal looks the same locally and in the cloud.
- * Result caching is off (TTL 0): a revoked key stops working on the next request, and every
- * request is counted by the rate limiter.
+ * API Gateway's result caching is off (TTL 0): every request is counted by the rate limiter. The
+ * container keeps the key and partner records it read for at most 10 s (ACCESS_RECORD_MAX_AGE_SECONDS,
+ * lib/keys/access-records.ts), so a revocation, a block or any other key or partner change applies
+ * to every request 10 s after it at the latest, and a steady stream of requests costs one DynamoDB
+ * call each (the rate limiter's conditional UpdateItem).
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { endpointByRoute } from '../lib/config/service';

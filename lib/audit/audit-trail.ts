@@ -8,6 +8,7 @@
 import { PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { createHash, randomBytes } from 'node:crypto';
+import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 
 export type AuditOutcome = 'success' | 'not_found' | 'refused' | 'invalid' | 'conflict' | 'failed';
 
@@ -103,14 +104,22 @@ export function boundedResourceIds(resourceIds: Record<string, string> | undefin
 }
 
 /**
- * The partition key: the patient, else the first resource named (its first id when the value is a
- * list), else the day. Ids go in attributes; a key part is at most a few hundred bytes.
+ * Shards of a day's unresolved records: `UNRESOLVED#<day>#<nn>`, nn = a stable hash of the request id
+ * mod UNRESOLVED_SHARDS (lib/dynamo/write-shards.ts), so 1,000 refused or failed requests a second
+ * spread over 128 partitions (under 8 writes/s each) instead of one. forUnresolvedDay reads them all.
  */
-export function subjectKey(record: Pick<AuditRecord, 'patientId' | 'resourceIds' | 'at'>): string {
+export const UNRESOLVED_SHARDS = 128;
+
+/**
+ * The partition key: the patient, else the first resource named (its first id when the value is a
+ * list), else the day (sharded by request id). Ids go in attributes; a key part is at most a few
+ * hundred bytes.
+ */
+export function subjectKey(record: Pick<AuditRecord, 'patientId' | 'resourceIds' | 'at'> & { requestId?: string }): string {
   if (record.patientId) return `PATIENT#${keyPart(record.patientId)}`;
   const first = Object.entries(record.resourceIds ?? {})[0];
-  // requests that named no verified record are grouped by day
-  if (!first) return `UNRESOLVED#${record.at.slice(0, 10)}`;
+  // requests that named no verified record are grouped by day, spread over shards
+  if (!first) return shardedKeyFor(`UNRESOLVED#${record.at.slice(0, 10)}`, record.requestId ?? '', UNRESOLVED_SHARDS);
   return `RESOURCE#${keyPart(first[0])}#${keyPart(String(first[1]).split(',')[0]!)}`;
 }
 
@@ -143,6 +152,36 @@ export class AuditTrail {
    */
   forResource(name: string, id: string): Promise<AuditRecord[]> {
     return this.forSubject(subjectKey({ resourceIds: { [name]: id }, at: '' }));
+  }
+
+  /**
+   * The records of requests that named no verified record on one day (`YYYY-MM-DD`, UTC), oldest
+   * first: every shard (and the unsharded key of records written before sharding) merged by time.
+   */
+  async forUnresolvedDay(day: string): Promise<AuditRecord[]> {
+    const { rows } = await mergeSortedPartitions<{ sk: string; record: AuditRecord }, Record<string, AttributeValue>>(
+      partitionsOf(`UNRESOLVED#${day}`, UNRESOLVED_SHARDS),
+      Number.MAX_SAFE_INTEGER,
+      (a, b) => ascending(a.sk, b.sk),
+      async (pk, _limit, start) => {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: marshall({ ':pk': pk }),
+            ExclusiveStartKey: start,
+          }),
+        );
+        return {
+          rows: (out.Items ?? []).map((item) => {
+            const { pk: _pk, sk, ...record } = unmarshall(item);
+            return { sk: String(sk), record: record as AuditRecord };
+          }),
+          lastKey: out.LastEvaluatedKey,
+        };
+      },
+    );
+    return rows.map((r) => r.record);
   }
 
   private async forSubject(pk: string): Promise<AuditRecord[]> {

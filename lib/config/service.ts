@@ -663,7 +663,7 @@ export const HttpEndpoints: HttpEndpoint[] = [
 /** The authorizer runs in front of every HTTP endpoint. */
 export const AuthorizerFunction = {
   name: 'authorizer',
-  needs: { tables: { keys: ['GetItem'], rateLimit: ['GetItem', 'UpdateItem'] } } as ResourceNeeds,
+  needs: { tables: { keys: ['GetItem'], rateLimit: ['GetItem', 'BatchGetItem', 'UpdateItem'] } } as ResourceNeeds,
   memoryMb: 256,
   timeoutSeconds: 5,
 };

@@ -9,7 +9,7 @@
 import type { FormsDependencies } from './forms-dependencies';
 import { ConflictError, InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import { isPacketId } from './packet-id';
-import { statePkFor, type FormsStore } from './packet-store';
+import { statePartitions, statePkFor, type FormsStore } from './packet-store';
 import type { AnswerValue, CandidateRecord, FormPatient, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
 
@@ -74,10 +74,11 @@ export function decodeCursor(state: PacketState, cursor: string): Record<string,
     body?.v !== 1 ||
     body.s !== state ||
     !strings ||
-    k.statePk !== statePkFor(state) ||
     k.sk !== 'PACKET' ||
     !isPacketId(k.pk.replace(/^PACKET#/, '')) ||
-    !k.pk.startsWith('PACKET#')
+    !k.pk.startsWith('PACKET#') ||
+    // the packet's own shard of the state, or the legacy unsharded partition
+    (k.statePk !== statePkFor(state, k.pk.slice('PACKET#'.length)) && k.statePk !== statePartitions(state)[0])
   ) {
     throw new InvalidCursorError();
   }

@@ -167,7 +167,7 @@ export async function receiveFormPacket(
     ...(reason ? { requestedPatientId: requested } : {}),
     receivedAt: at,
     stateChangedAt: at,
-    statePk: statePkFor(state, patientId),
+    statePk: statePkFor(state, packetId, patientId),
     stateSk: stateSkFor(at, packetId),
     queueAttempts: queued ? 1 : 0,
     ...(queued ? { lastQueuedAt: at } : {}),

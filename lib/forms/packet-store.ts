@@ -31,6 +31,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { queryPages } from '../aws/query-pages';
 import { awsCall, isConditionalCheckFailed as conditionFailed } from '../aws/dependency-calls';
+import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
 
@@ -60,11 +61,25 @@ export interface ReindexProgress {
   updatedAt: string;
 }
 
-/** GSI partition of a packet in `state` (under `patientId` once routed). */
-export function statePkFor(state: PacketState, patientId?: string): string {
-  if (INBOX_STATES.includes(state)) return `STATE#${state}`;
+/**
+ * Shards of each inbox state's GSI partition: a packet waiting in `pending_match` or
+ * `pending_review` is under `STATE#<state>#<nn>`, nn = a stable hash of its packet id mod
+ * STATE_SHARDS (lib/dynamo/write-shards.ts), so 500 packets/s spread over 32 partitions instead of
+ * one (each packet writes its state's index about twice: in, then out). Readers (the inbox list, the sweeper) query every shard and the legacy `STATE#<state>`
+ * (packets written before sharding) and merge by stateSk: the same order one partition had.
+ */
+export const STATE_SHARDS = 32;
+
+/** GSI partition of a packet in `state`: a shard of the state (inbox states), under `patientId` once routed. */
+export function statePkFor(state: PacketState, packetId: string, patientId?: string): string {
+  if (INBOX_STATES.includes(state)) return shardedKeyFor(`STATE#${state}`, packetId, STATE_SHARDS);
   if (!patientId) throw new TypeError(`a packet in state ${state} needs a patient id`);
   return `PATIENT#${patientId}`;
+}
+
+/** Every GSI partition a reader of an inbox state queries (legacy unsharded first). */
+export function statePartitions(state: PacketState): string[] {
+  return partitionsOf(`STATE#${state}`, STATE_SHARDS);
 }
 
 export function stateSkFor(at: string, packetId: string): string {
@@ -200,7 +215,7 @@ export class FormsStore {
     const values: Record<string, unknown> = {
       ':to': t.to,
       ':at': t.at,
-      ':spk': statePkFor(t.to, t.patientId),
+      ':spk': statePkFor(t.to, t.packetId, t.patientId),
       ':ssk': stateSkFor(t.sortTime, t.packetId),
       ':entry': [t.entry],
     };
@@ -268,38 +283,56 @@ export class FormsStore {
   }
 
   /**
-   * One page of packets in an inbox state from the GSI, newest first by default. `before` keeps
-   * only items whose stateSk sorts before it (the sweeper's "older than").
+   * One page of packets in an inbox state from the GSI, newest first by default: every shard of the
+   * state queried and merged by stateSk (unique: `<time>#<packetId>`), so the order is the one a
+   * single partition would give. `exclusiveStartKey` is the lastKey of the previous page (only its
+   * stateSk is used: the page continues strictly after it); `before` keeps only items whose stateSk
+   * sorts before it (the sweeper's "older than"; never itself a stateSk).
    */
   async queryByState(
     state: PacketState,
     options: { limit: number; exclusiveStartKey?: Record<string, string>; newestFirst?: boolean; before?: string },
   ): Promise<StatePage> {
-    const values: Record<string, AttributeValue> = { ':spk': { S: statePkFor(state) } };
-    let condition = 'statePk = :spk';
-    if (options.before !== undefined) {
-      condition += ' AND stateSk < :before';
-      values[':before'] = { S: options.before };
-    }
-    const out = await this.call(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: STATE_INDEX,
-          KeyConditionExpression: condition,
-          ExpressionAttributeValues: values,
-          ExpressionAttributeNames: Object.fromEntries(SUMMARY_ATTRIBUTES.map((a) => [`#${a}`, a])),
-          ProjectionExpression: SUMMARY_ATTRIBUTES.map((a) => `#${a}`).join(', '),
-          ScanIndexForward: !(options.newestFirst ?? true),
-          Limit: options.limit,
-          ExclusiveStartKey: options.exclusiveStartKey ? marshall(options.exclusiveStartKey) : undefined,
-        }),
-      ),
+    const newestFirst = options.newestFirst ?? true;
+    const after = options.exclusiveStartKey?.stateSk;
+    const range = stateSkRange(newestFirst, after, options.before);
+    type Row = StateRow & { key: Record<string, string> };
+    const { rows, more } = await mergeSortedPartitions<Row, Record<string, AttributeValue>>(
+      statePartitions(state),
+      options.limit,
+      (a, b) => (newestFirst ? ascending(b.stateSk, a.stateSk) : ascending(a.stateSk, b.stateSk)),
+      async (partition, limit, startKey) => {
+        const out = await this.call(() =>
+          this.db.send(
+            new QueryCommand({
+              TableName: this.table,
+              IndexName: STATE_INDEX,
+              KeyConditionExpression: `statePk = :spk${range.condition}`,
+              ExpressionAttributeValues: { ':spk': { S: partition }, ...range.values },
+              ExpressionAttributeNames: Object.fromEntries([...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => [`#${a}`, a])),
+              ProjectionExpression: [...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => `#${a}`).join(', '),
+              ScanIndexForward: !newestFirst,
+              Limit: limit,
+              ExclusiveStartKey: startKey,
+            }),
+          ),
+        );
+        const items = (out.Items ?? []).filter((item) => item.stateSk?.S !== after);
+        return {
+          rows: items.map((item) => ({
+            summary: toSummary(item),
+            stateSk: item.stateSk?.S ?? '',
+            queueAttempts: Number(item.queueAttempts?.N ?? '0'),
+            key: { pk: packetPk(item.packetId!.S!), sk: PACKET_SK, statePk: item.statePk!.S!, stateSk: item.stateSk!.S! },
+          })),
+          lastKey: out.LastEvaluatedKey,
+        };
+      },
     );
-    const items = out.Items ?? [];
+    const last = rows[rows.length - 1];
     return {
-      rows: items.map((item) => ({ summary: toSummary(item), stateSk: item.stateSk?.S ?? '', queueAttempts: Number(item.queueAttempts?.N ?? '0') })),
-      lastKey: out.LastEvaluatedKey ? (unmarshall(out.LastEvaluatedKey) as Record<string, string>) : undefined,
+      rows: rows.map(({ key: _key, ...row }) => row),
+      ...(more && last ? { lastKey: last.key } : {}),
     };
   }
 
@@ -491,4 +524,25 @@ export class FormsStore {
   private call<T>(run: () => Promise<T>): Promise<T> {
     return awsCall(DEPENDENCY, run);
   }
+}
+
+/**
+ * The sort-key condition of one shard's query: strictly after `after` in reading order and
+ * strictly before `before`. Oldest first with both bounds is a BETWEEN (inclusive), and the row
+ * equal to `after` is dropped by the caller (`before` is a bare time, never a stateSk).
+ */
+function stateSkRange(
+  newestFirst: boolean,
+  after: string | undefined,
+  before: string | undefined,
+): { condition: string; values: Record<string, AttributeValue> } {
+  if (newestFirst) {
+    const upper = after !== undefined && before !== undefined ? (after < before ? after : before) : (after ?? before);
+    return upper === undefined ? { condition: '', values: {} } : { condition: ' AND stateSk < :hi', values: { ':hi': { S: upper } } };
+  }
+  if (after !== undefined && before !== undefined)
+    return { condition: ' AND stateSk BETWEEN :lo AND :hi', values: { ':lo': { S: after }, ':hi': { S: before } } };
+  if (after !== undefined) return { condition: ' AND stateSk > :lo', values: { ':lo': { S: after } } };
+  if (before !== undefined) return { condition: ' AND stateSk < :hi', values: { ':hi': { S: before } } };
+  return { condition: '', values: {} };
 }

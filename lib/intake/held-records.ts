@@ -7,18 +7,23 @@
  *   lab-result lab results (ORU) stored under an unresolved patient id; ids only (the results
  *              themselves stay encrypted in the results table)
  *
- *   chart table item   pk HELD   sk <heldId>        (heldId = held-<receivedAt compact>-<keyed hash>)
+ *   chart table item   pk HELD#<nn>   sk <heldId>   (heldId = held-<receivedAt compact>-<keyed hash>;
+ *                      nn = a stable hash of the heldId mod HELD_SHARDS, lib/dynamo/write-shards.ts)
  *                      attributes: kind, state (held | routed), partnerId, receivedAt, record (map), and
  *                      when routed: routedTo, routedBy, routedAt
  *
  * Writes are single-item conditional writes: holding is `attribute_not_exists` (a resent message
- * holds nothing twice); routing moves state held -> routed only once. One partition: at the scale of
- * a review queue (people read it) this is enough; issue 31 measures it.
+ * holds nothing twice: its heldId, hence its shard, is the same); routing moves state held -> routed
+ * only once. Sharded (issue 31) so a burst of unresolved messages spreads over HELD_SHARDS
+ * partitions; the list queries every shard and merges by heldId, which sorts by receipt time, so
+ * its order and its `after` paging are those of one partition. Records held before sharding (pk
+ * HELD) are still listed, read and routed (the legacy partition is one more query, and a get or
+ * route that misses its shard looks there).
  */
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
-import { queryPages } from '../aws/query-pages';
+import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 import type { Note, PersonName, Provenance } from '../chart/types';
 
 export const HELD_KINDS = ['document', 'identity', 'lab-result'] as const;
@@ -51,7 +56,11 @@ export interface HeldRecord {
 }
 
 const DEPENDENCY = 'chart-table';
-const PK = 'HELD';
+const LEGACY_PK = 'HELD';
+/** Partitions the held records are spread over. */
+export const HELD_SHARDS = 16;
+/** The partition of a held record. */
+export const heldPkFor = (heldId: string) => shardedKeyFor(LEGACY_PK, heldId, HELD_SHARDS);
 const HELD_ID = /^held-\d{14}-[0-9a-f]{24}$/;
 
 export function isHeldId(value: unknown): value is string {
@@ -76,7 +85,7 @@ export class HeldRecordStore {
   /** Holds a record; false when this held id is already held (a resend). */
   async hold(record: Omit<HeldRecord, 'state'>): Promise<boolean> {
     const item = {
-      pk: PK,
+      pk: heldPkFor(record.heldId),
       sk: record.heldId,
       kind: record.body.kind,
       state: 'held',
@@ -103,44 +112,60 @@ export class HeldRecordStore {
 
   async get(heldId: string): Promise<HeldRecord | undefined> {
     if (!isHeldId(heldId)) return undefined;
-    const out = await awsCall(DEPENDENCY, () =>
-      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: PK }, sk: { S: heldId } }, ConsistentRead: true })),
-    );
-    return out.Item ? recordOf(out.Item) : undefined;
+    for (const pk of [heldPkFor(heldId), LEGACY_PK]) {
+      const out = await awsCall(DEPENDENCY, () =>
+        this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: heldId } }, ConsistentRead: true })),
+      );
+      if (out.Item) return recordOf(out.Item);
+    }
+    return undefined;
   }
 
-  /** Up to `limit` held records in a state, oldest first, after `after` (a held id) when given. */
+  /** Up to `limit` held records in a state, oldest first (by heldId), after `after` (a held id) when given: every shard merged. */
   async list(state: HeldState, limit: number, after?: string): Promise<HeldRecord[]> {
-    const found: HeldRecord[] = [];
-    if (after !== undefined && !isHeldId(after)) return found;
-    await queryPages(
-      this.db,
-      DEPENDENCY,
-      () => ({
-        TableName: this.table,
-        KeyConditionExpression: after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
-        FilterExpression: '#state = :state',
-        // DynamoDB refuses an unused attribute name: #sk only with `after`
-        ExpressionAttributeNames: { '#pk': 'pk', '#state': 'state', ...(after === undefined ? {} : { '#sk': 'sk' }) },
-        ExpressionAttributeValues: { ':pk': { S: PK }, ':state': { S: state }, ...(after === undefined ? {} : { ':after': { S: after } }) },
-      }),
-      async (items) => {
-        for (const item of items) if (found.length < limit) found.push(recordOf(item));
-        return found.length < limit;
+    if (after !== undefined && !isHeldId(after)) return [];
+    if (limit <= 0) return [];
+    const { rows } = await mergeSortedPartitions<HeldRecord, Record<string, AttributeValue>>(
+      partitionsOf(LEGACY_PK, HELD_SHARDS),
+      limit,
+      (a, b) => ascending(a.heldId, b.heldId),
+      async (partition, batch, startKey) => {
+        const out = await awsCall(DEPENDENCY, () =>
+          this.db.send(
+            new QueryCommand({
+              TableName: this.table,
+              KeyConditionExpression: after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
+              FilterExpression: '#state = :state',
+              // DynamoDB refuses an unused attribute name: #sk only with `after`
+              ExpressionAttributeNames: { '#pk': 'pk', '#state': 'state', ...(after === undefined ? {} : { '#sk': 'sk' }) },
+              ExpressionAttributeValues: { ':pk': { S: partition }, ':state': { S: state }, ...(after === undefined ? {} : { ':after': { S: after } }) },
+              // the filter drops routed records after the limit is applied: read a little more than the batch
+              Limit: Math.max(batch, 50),
+              ExclusiveStartKey: startKey,
+            }),
+          ),
+        );
+        return { rows: (out.Items ?? []).map(recordOf), lastKey: out.LastEvaluatedKey };
       },
     );
-    return found;
+    return rows;
   }
 
   /** Moves a held record to routed (once). False when it is not held (unknown or routed already). */
   async markRouted(heldId: string, patientId: string, routedBy: string, at: Date): Promise<boolean> {
     if (!isHeldId(heldId)) return false;
+    if (await this.markRoutedIn(heldPkFor(heldId), heldId, patientId, routedBy, at)) return true;
+    // a record held before sharding
+    return this.markRoutedIn(LEGACY_PK, heldId, patientId, routedBy, at);
+  }
+
+  private async markRoutedIn(pk: string, heldId: string, patientId: string, routedBy: string, at: Date): Promise<boolean> {
     try {
       await awsCall(DEPENDENCY, () =>
         this.db.send(
           new UpdateItemCommand({
             TableName: this.table,
-            Key: { pk: { S: PK }, sk: { S: heldId } },
+            Key: { pk: { S: pk }, sk: { S: heldId } },
             UpdateExpression: 'SET #state = :routed, #record.#state = :routed, #record.routedTo = :to, #record.routedBy = :by, #record.routedAt = :at',
             ConditionExpression: '#state = :held',
             ExpressionAttributeNames: { '#state': 'state', '#record': 'record' },
@@ -162,6 +187,6 @@ export class HeldRecordStore {
   }
 }
 
-function recordOf(item: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue>): HeldRecord {
+function recordOf(item: Record<string, AttributeValue>): HeldRecord {
   return unmarshall(item).record as HeldRecord;
 }

@@ -9,7 +9,7 @@ import {
   type Hl7Profile,
   type PartnerRecord,
 } from './api-key';
-import type { ApiKeyStore } from './api-key-store';
+import type { AccessRecords } from './access-records';
 import type { SlidingWindowRateLimiter, RateLimitState } from './rate-limiter';
 
 /** Who is calling, as the pipeline needs it downstream. Contains no secret. */
@@ -80,10 +80,12 @@ const printableAscii = /^[\x21-\x7e]+$/;
  * 3. partner blocked by policy, key lacking the endpoint's scope, or a staff-only scope used by a
  *    key of a partner that is not `internal` -> 403;
  * 4. otherwise allow.
+ * `deps.keys` may answer from the container's copy of a record (lib/keys/access-records.ts: at most
+ * 10 s old, judged by `request.now`), so a key or partner change applies within that bound.
  */
 export async function decideAccess(
   request: AccessRequest,
-  deps: { keys: ApiKeyStore; limiter: SlidingWindowRateLimiter; anonymous: AnonymousLimit },
+  deps: { keys: AccessRecords; limiter: SlidingWindowRateLimiter; anonymous: AnonymousLimit },
 ): Promise<AccessDecision> {
   const distinct = [...new Set(request.apiKeys.map((k) => k.trim()).filter((k) => k !== ''))];
   const anonymous = async (reason: string): Promise<AccessDecision> => {
@@ -99,14 +101,14 @@ export async function decideAccess(
   if (secret.length > MAX_API_KEY_LENGTH || !printableAscii.test(secret)) return anonymous('x-api-key is not a valid API key');
 
   const keyHash = hashApiKey(secret);
-  const key = await deps.keys.getKey(keyHash);
+  const key = await deps.keys.getKey(keyHash, request.now);
   if (!key) return anonymous('x-api-key is not a valid API key');
   if (key.status === 'revoked') return anonymous('x-api-key has been revoked');
   // pending (a `keys create` that has not finished) is refused like an unknown key
   if (key.status !== 'active') return anonymous('x-api-key is not a valid API key');
   if (!keyIsUsable(key, request.now)) return anonymous('x-api-key has expired (replaced by a rotated key)');
 
-  const partner: PartnerRecord | undefined = await deps.keys.getPartner(key.partnerId);
+  const partner: PartnerRecord | undefined = await deps.keys.getPartner(key.partnerId, request.now);
   const limit = key.rateLimit ?? partner?.rateLimit ?? DEFAULT_RATE_LIMIT;
   const windowSeconds = key.rateWindowSeconds ?? partner?.rateWindowSeconds ?? DEFAULT_RATE_WINDOW_SECONDS;
   const rateLimit = await deps.limiter.hit(`key#${keyIdFromHash(keyHash)}`, limit, windowSeconds, request.now);

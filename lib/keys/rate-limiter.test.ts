@@ -4,16 +4,18 @@
  * writers whose clocks disagree.
  */
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
-import { SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
+import { ADMISSIONS_PER_SHARD_PER_SECOND, shardsFor, SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
+import { countingDynamoDbClient } from './testing/counting-client';
 
 let local: LocalDynamoDb;
 let limiter: SlidingWindowRateLimiter;
+let tables: Awaited<ReturnType<LocalDynamoDb['createTables']>>;
 let n = 0;
 const subject = () => `test-${++n}`;
 
 beforeAll(async () => {
   local = await startLocalDynamoDb();
-  const tables = await local.createTables('rate-limiter-test');
+  tables = await local.createTables('rate-limiter-test');
   limiter = new SlidingWindowRateLimiter(local.db, tables.rateLimit);
 });
 afterAll(async () => local?.stop());
@@ -98,6 +100,23 @@ describe('SlidingWindowRateLimiter', () => {
     expect(admitted.length).toBeGreaterThan(9);
   });
 
+  it('four containers (limiters that each remember the item) on one subject: never more than `limit` in any window', async () => {
+    const key = subject();
+    const containers = Array.from({ length: 4 }, () => new SlidingWindowRateLimiter(local.db, tables.rateLimit));
+    const windowSeconds = 6; // 100 ms slots
+    const t0 = Date.UTC(2026, 0, 1, 5, 0, 0);
+    const admitted: number[] = [];
+    for (let wave = 0; wave < 40; wave++) {
+      const base = t0 + wave * 350;
+      const times = Array.from({ length: 12 }, (_v, i) => base + ((i * 31) % 7) * 20);
+      const states = await Promise.all(times.map((t, i) => containers[i % 4]!.hit(key, 11, windowSeconds, new Date(t))));
+      states.forEach((s, i) => !s.exceeded && admitted.push(times[i]!));
+    }
+    // writers' clocks here are up to 2 slots apart (see the test above for the margin)
+    expect(maxInAnyWindow(admitted, windowSeconds * 1000 - 3 * 100)).toBeLessThanOrEqual(11);
+    expect(admitted.length).toBeGreaterThan(11 * 2);
+  });
+
   it('subjects do not share counts', async () => {
     const at = new Date(Date.UTC(2026, 0, 1, 4, 0, 0));
     const a = subject();
@@ -105,5 +124,87 @@ describe('SlidingWindowRateLimiter', () => {
     expect((await limiter.hit(a, 1, 60, at)).exceeded).toBe(false);
     expect((await limiter.hit(a, 1, 60, at)).exceeded).toBe(true);
     expect((await limiter.hit(b, 1, 60, at)).exceeded).toBe(false);
+  });
+
+  describe('one key at 1,000 requests/s (sharded counters)', () => {
+    it('splits fast limits over shards, slow ones stay one item', () => {
+      expect(shardsFor(1000, 60)).toBe(1);
+      expect(shardsFor(300, 60)).toBe(1);
+      expect(shardsFor(3000, 60)).toBe(1);
+      expect(shardsFor(6000, 60)).toBe(2);
+      expect(shardsFor(60_000, 60)).toBe(1000 / ADMISSIONS_PER_SHARD_PER_SECOND);
+      expect(shardsFor(10_000_000, 1)).toBe(64);
+      expect(shardsFor(3, 1)).toBe(1);
+    });
+
+    it('1,250 requests in one second against 1,000/s: never more than 1,000 in any second, about all of it used, writes spread', async () => {
+      const counting = countingDynamoDbClient(local.endpoint);
+      try {
+        // 25 containers (a Lambda container serves one request at a time), fixed pseudo-random choices
+        let seed = 7;
+        const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+        const containers = Array.from({ length: 25 }, () => new SlidingWindowRateLimiter(counting.db, tables.rateLimit, random));
+        const key = subject();
+        const t0 = Date.UTC(2026, 0, 1, 6, 0, 0);
+        const admitted: number[] = [];
+        let requests = 0;
+        // 1,250 requests over one second: 50 rounds, each container serving one request per round
+        for (let round = 0; round < 50; round++) {
+          const times = containers.map((_c, i) => t0 + round * 20 + (i % 20));
+          const states = await Promise.all(times.map((t, i) => containers[i]!.hit(key, 1000, 1, new Date(t))));
+          requests += states.length;
+          states.forEach((s, i) => {
+            expect(s.limit).toBe(1000);
+            if (!s.exceeded) admitted.push(times[i]!);
+          });
+        }
+        const slotMs = 1000 / SLOTS_PER_WINDOW;
+        const busiest = maxInAnyWindow(admitted, 1000 - 2 * slotMs);
+        expect(busiest).toBeLessThanOrEqual(1000);
+        // 1,250 offered for 1,000 places: the shards fill up (two tries per request)
+        const firstSecond = admitted.filter((t) => t < t0 + 1000).length;
+        expect(firstSecond).toBeGreaterThanOrEqual(950);
+        const perItem = new Map<string, number>();
+        for (const pk of counting.writtenKeys) perItem.set(pk, (perItem.get(pk) ?? 0) + 1);
+        const largest = Math.max(...perItem.values());
+        console.log(
+          `one key, 1,000/s limit: ${requests} requests, ${admitted.length} admitted (${firstSecond} in the first second, at most ${busiest} in any second), ` +
+            `${counting.calls.length} DynamoDB calls, ${perItem.size} counter items, the busiest took ${largest} of ${counting.writtenKeys.length} writes`,
+        );
+        expect(perItem.size).toBe(20);
+        expect(largest / counting.writtenKeys.length).toBeLessThan(0.1);
+      } finally {
+        counting.db.destroy();
+      }
+    });
+
+    it('a 60 s window at 1,000 requests/s from 10 containers: about one call per request, each container on one shard per slot', async () => {
+      const counting = countingDynamoDbClient(local.endpoint);
+      try {
+        let seed = 11;
+        const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+        const containers = Array.from({ length: 10 }, () => new SlidingWindowRateLimiter(counting.db, tables.rateLimit, random));
+        const key = subject();
+        const t0 = Date.UTC(2026, 0, 1, 7, 0, 0);
+        // 2,000 requests over 2 s (1,000/s), one per container per round; limit 60,000 a minute
+        for (let round = 0; round < 200; round++) {
+          const states = await Promise.all(containers.map((c, i) => c.hit(key, 60_000, 60, new Date(t0 + round * 10 + i))));
+          for (const s of states) expect(s.exceeded).toBe(false);
+        }
+        const perItem = new Map<string, number>();
+        for (const pk of counting.writtenKeys) perItem.set(pk, (perItem.get(pk) ?? 0) + 1);
+        const perRequest = counting.calls.length / 2000;
+        console.log(
+          `60 s window, 1,000/s from 10 containers: ${perRequest.toFixed(3)} DynamoDB calls per request (${counting.calls.length}), ${perItem.size} items, busiest ${Math.max(...perItem.values())} of ${counting.writtenKeys.length} writes`,
+        );
+        // first request of each container: BatchGetItem; each slot change (1 s) may cost a lost race and a read
+        expect(perRequest).toBeLessThan(1.1);
+        // each container writes one shard per slot (1 s here): 10 containers x 2 slots over 20 shards
+        expect(perItem.size).toBeGreaterThanOrEqual(10);
+        expect(Math.max(...perItem.values())).toBeLessThanOrEqual(2 * 200 + 10);
+      } finally {
+        counting.db.destroy();
+      }
+    });
   });
 });

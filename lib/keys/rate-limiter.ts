@@ -3,7 +3,8 @@
  * requests through in ANY interval of `windowSeconds`, kept in ONE DynamoDB item per subject and
  * changed only by single-item conditional writes (dynalite has no transactions).
  *
- * The item (`pk <subject>#sw`, subject `key#<keyId>` or `anon#<address>`):
+ * The item (`pk <subject>#sw`, subject `key#<keyId>` or `anon#<address>`; a limit of more than 50
+ * admissions a second is split over shard items `<subject>#<n>#sw`, see `hit`):
  *   s<k>      admissions counted in time slot k (slot = windowMs / SLOTS_PER_WINDOW, k = floor(ms / slot))
  *   latest    the newest slot written (slots only ever move forward)
  *   expiresAt TTL, one window after the newest slot
@@ -12,8 +13,9 @@
  * plus one slot, which contains every instant of (now - window, now]) number fewer than `limit`;
  * the admission is one UpdateItem `ADD s<j> :1` whose condition re-checks, at write time, that
  * nothing it summed has changed:
- *   - `latest` is still what was read (a write to a newer slot, or a slot change, fails it), and
- *     the count of the slot `latest` names is still what was read, when that slot is in the past;
+ *   - `latest` is still what was read (a write to a newer slot fails it), and the count of the
+ *     slot `latest` names, when that slot is in the past but inside the window, is still below
+ *     `limit` - (the sum of the window's other, closed, slots);
  *   - when `latest` is j itself, only s<j> can move, and the condition is s<j> < limit - (the
  *     sum of the older slots), so concurrent requests of one slot need no retry and exactly the
  *     remaining capacity gets through.
@@ -21,6 +23,14 @@
  * the sum a request was admitted on is the true count at its write: no interval of one window
  * ever holds more than `limit` admissions. It errs on the safe side by up to one slot (1/60 of
  * the window): admissions in the slot straddling the window's start still count in full.
+ * One call per admission in steady state: the limiter remembers each subject's item as its last
+ * write returned it (ReturnValues ALL_NEW) and builds the next conditional UpdateItem from that
+ * instead of reading. The condition is what makes an admission safe, not the freshness of what it
+ * was built from: a remembered item that is behind (another container wrote a newer slot, or the
+ * slot it pins moved) fails the condition, and the request then reads the item (consistent
+ * GetItem) and tries again. Concurrent containers admitting in the same slot do not conflict
+ * (the condition bounds s<j>, it does not pin it): a container pays two extra calls (the failed
+ * UpdateItem and a GetItem) at most once per slot change (1/60 of the window). A refusal is only ever decided on a fresh read.
  * Refused requests are not counted. A writer whose clock is behind `latest` counts itself in
  * `latest`'s slot (never in the past). After MAX_ATTEMPTS lost races the request is refused as
  * limited (Retry-After 1): contention never turns into extra admissions.
@@ -29,7 +39,7 @@
  * now; reset = Unix seconds at which the oldest admission counted now leaves the window (the
  * moment `remaining` next grows, so the Retry-After of a 429).
  */
-import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export interface RateLimitState {
   limit: number;
@@ -44,6 +54,19 @@ export interface RateLimitState {
 export const SLOTS_PER_WINDOW = 60;
 /** Lost write races before a request is refused as limited. */
 export const MAX_ATTEMPTS = 8;
+/** Admission rate one counter item is meant to take at most; a faster limit is split over shards. */
+export const ADMISSIONS_PER_SHARD_PER_SECOND = 50;
+/** Most shards of one subject's limit. */
+export const MAX_RATE_SHARDS = 64;
+
+/** Items one subject's limit is split over: 1 up to 50 admissions/s, then one more per 50/s (at most 64). */
+export function shardsFor(limit: number, windowSeconds: number): number {
+  const perSecond = limit / Math.max(1, windowSeconds);
+  return Math.max(1, Math.min(MAX_RATE_SHARDS, Math.ceil(perSecond / ADMISSIONS_PER_SHARD_PER_SECOND), limit));
+}
+
+/** Subjects whose last-seen item one limiter keeps (the oldest seen is dropped beyond it). */
+export const MAX_REMEMBERED_SUBJECTS = 10_000;
 const SLOT_PREFIX = 's';
 
 interface Snapshot {
@@ -69,12 +92,86 @@ function countIn(slots: Map<number, number>, first: number, last: number): numbe
 }
 
 export class SlidingWindowRateLimiter {
+  /** each subject's item as this instance last read or wrote it (at most MAX_REMEMBERED_SUBJECTS) */
+  private readonly lastSeen = new Map<string, Snapshot>();
+  /** each sharded subject's shard for the current slot (see `hit`) */
+  private readonly shardOfSlot = new Map<string, { slot: number; shard: number }>();
+
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
+    /** picks the shard of a sharded subject (tests may fix it) */
+    private readonly random: () => number = Math.random,
   ) {}
 
+  private remember(subject: string, snapshot: Snapshot): void {
+    this.lastSeen.delete(subject);
+    this.lastSeen.set(subject, snapshot);
+    if (this.lastSeen.size > MAX_REMEMBERED_SUBJECTS) this.lastSeen.delete(this.lastSeen.keys().next().value!);
+  }
+
+  /**
+   * Counts one request of `subject` against `limit` per `windowSeconds`. A limit of more than
+   * ADMISSIONS_PER_SHARD_PER_SECOND a second is split over shardsFor(...) items (each its own sliding
+   * window with its share of the limit; the shares add up to `limit` exactly), so the sum of
+   * admissions in any window never passes `limit`. A container counts in one shard per slot (1/60
+   * of the window), picked at random when the slot begins, and, when that one is full, in one other
+   * it has not seen full: one key's 1,000 requests/s from many containers write 20 items at ~50/s
+   * each instead of one item at 1,000/s, while each container's requests of a slot hit the item it
+   * just wrote (its remembered copy is current: one call). The first request of a subject in a
+   * container reads every shard in one consistent BatchGetItem. Headers of a sharded subject:
+   * limit = the whole limit, remaining = an estimate (exact for the shard counted in, the other
+   * shards as this container last saw them), reset = the counted shard's.
+   */
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
+    const shards = shardsFor(limit, windowSeconds);
+    if (shards === 1) return this.hitItem(subject, limit, windowSeconds, now);
+    const share = (shard: number) => Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
+    const shardSubject = (shard: number) => `${subject}#${shard}`;
+    const all = Array.from({ length: shards }, (_v, i) => i);
+    if (!all.some((i) => this.lastSeen.has(shardSubject(i)))) await this.readAll(all.map(shardSubject));
+    const slot = Math.floor(now.getTime() / Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW)));
+    const current = this.shardOfSlot.get(subject);
+    const first = current && current.slot === slot && current.shard < shards ? current.shard : Math.floor(this.random() * shards) % shards;
+    let state = await this.hitItem(shardSubject(first), share(first), windowSeconds, now);
+    let counted = first;
+    if (state.exceeded) {
+      const open = all.filter((i) => i !== first && this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) !== 0);
+      if (open.length) {
+        counted = open[Math.floor(this.random() * open.length) % open.length]!;
+        state = await this.hitItem(shardSubject(counted), share(counted), windowSeconds, now);
+      }
+    }
+    if (state.exceeded) return { ...state, limit, remaining: 0 };
+    this.shardOfSlot.delete(subject);
+    this.shardOfSlot.set(subject, { slot, shard: counted });
+    if (this.shardOfSlot.size > MAX_REMEMBERED_SUBJECTS) this.shardOfSlot.delete(this.shardOfSlot.keys().next().value!);
+    let remaining = state.remaining;
+    for (const i of all) if (i !== counted) remaining += this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) ?? share(i);
+    return { ...state, limit, remaining: Math.min(limit, remaining) };
+  }
+
+  /** Reads the items of `subjects` (at most 100) in one consistent BatchGetItem and remembers them. */
+  private async readAll(subjects: string[]): Promise<void> {
+    const out = await this.db.send(
+      new BatchGetItemCommand({ RequestItems: { [this.table]: { Keys: subjects.map((s) => ({ pk: { S: `${s}#sw` } })), ConsistentRead: true } } }),
+    );
+    const found = new Map((out.Responses?.[this.table] ?? []).map((item) => [item.pk?.S, item]));
+    const unprocessed = new Set((out.UnprocessedKeys?.[this.table]?.Keys ?? []).map((k) => k.pk?.S));
+    // an unprocessed key is simply not remembered: its first use reads it
+    for (const s of subjects) if (!unprocessed.has(`${s}#sw`)) this.remember(s, snapshotOf(found.get(`${s}#sw`)));
+  }
+
+  /** What this container last saw of a shard: its remaining capacity now (undefined: never seen). */
+  private remainingSeen(subject: string, limit: number, windowSeconds: number, now: Date): number | undefined {
+    const seen = this.lastSeen.get(subject);
+    if (!seen) return undefined;
+    const slotMs = Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW));
+    const slot = Math.max(seen.latest ?? 0, Math.floor(now.getTime() / slotMs));
+    return Math.max(0, limit - countIn(seen.slots, slot - SLOTS_PER_WINDOW, slot));
+  }
+
+  private async hitItem(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
     const windowMs = windowSeconds * 1000;
     const slotMs = Math.max(1, Math.ceil(windowMs / SLOTS_PER_WINDOW));
     const key = { pk: { S: `${subject}#sw` } };
@@ -93,13 +190,25 @@ export class SlidingWindowRateLimiter {
     };
 
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const read = await this.db.send(new GetItemCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
-      const { latest, slots } = snapshotOf(read.Item);
+      // the item as this container last saw it (its last write's ALL_NEW or read), else a consistent read
+      const remembered = attempt === 0 ? this.lastSeen.get(subject) : undefined;
+      let snapshot: Snapshot;
+      if (remembered) snapshot = remembered;
+      else {
+        const read = await this.db.send(new GetItemCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+        snapshot = snapshotOf(read.Item);
+        this.remember(subject, snapshot);
+      }
+      const { latest, slots } = snapshot;
       const slot = latest !== undefined && latest > ownSlot ? latest : ownSlot;
       const first = slot - SLOTS_PER_WINDOW;
       const older = countIn(slots, first, slot - 1);
       const current = slots.get(slot) ?? 0;
-      if (older + current >= limit) return state(slots, first, slot, true);
+      if (older + current >= limit) {
+        // a remembered item may be behind (another container's newer slot frees older ones): refuse on a fresh read only
+        if (remembered) continue;
+        return state(slots, first, slot, true);
+      }
 
       const names: Record<string, string> = { '#cur': `${SLOT_PREFIX}${slot}`, '#latest': 'latest', '#exp': 'expiresAt' };
       const values: Record<string, AttributeValue> = {
@@ -115,15 +224,14 @@ export class SlidingWindowRateLimiter {
         conditions.push('#latest = :slot', '(attribute_not_exists(#cur) OR #cur < :allow)');
         values[':allow'] = { N: String(limit - older) };
       } else {
-        // latest < slot: its slot may still be written by requests of that slot; pin it
-        names['#prev'] = `${SLOT_PREFIX}${latest}`;
+        // latest < slot: nothing newer than `latest` exists and the slots before it are closed; only
+        // s<latest> may still grow (requests of that slot): bound it, as the same-slot case bounds s<slot>
         values[':prevSlot'] = { N: String(latest) };
-        const prevCount = slots.get(latest);
-        if (prevCount === undefined) {
-          conditions.push('#latest = :prevSlot', 'attribute_not_exists(#prev)');
-        } else {
-          conditions.push('#latest = :prevSlot', '#prev = :prevCount');
-          values[':prevCount'] = { N: String(prevCount) };
+        conditions.push('#latest = :prevSlot');
+        if (latest >= first) {
+          names['#prev'] = `${SLOT_PREFIX}${latest}`;
+          conditions.push('(attribute_not_exists(#prev) OR #prev < :allowPrev)');
+          values[':allowPrev'] = { N: String(limit - (older - (slots.get(latest) ?? 0))) };
         }
       }
       const stale = [...slots.keys()].filter((k) => k < first);
@@ -141,9 +249,14 @@ export class SlidingWindowRateLimiter {
             ReturnValues: 'ALL_NEW',
           }),
         );
-        return state(snapshotOf(out.Attributes).slots, first, slot, false);
+        const written = snapshotOf(out.Attributes);
+        this.remember(subject, written);
+        return state(written.slots, first, slot, false);
       } catch (error) {
+        // a lost race: what this instance remembers is behind. Any other error leaves it as it is
+        // (a write that may or may not have happened is caught by the next condition)
         if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+        this.lastSeen.delete(subject);
       }
     }
     // lost every race: refuse rather than risk an uncounted admission

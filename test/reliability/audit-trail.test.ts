@@ -9,13 +9,13 @@
  * Refusals and failures: an unknown export id leaves outcome not_found, a routing to another patient
  * conflict, a bad inbox cursor invalid, a dependency fault failed (status 503, what the caller got);
  * such records keep none of the ids the caller sent (unverified text: no patientId, no resourceIds,
- * subject UNRESOLVED#<day>). Repeating a routing to the same patient is a retry: success. A refused
+ * subject UNRESOLVED#<day>#<shard>). Repeating a routing to the same patient is a retry: success. A refused
  * key (401/403) leaves nothing (the endpoint never ran). A success is only answered once its record is written: when the audit append
  * fails the caller gets 503 and no data. A patient's trail reads back in order (the query behind
  * `npm run audit -- --patient ID`).
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { AuditTrail } from '../../lib/audit/audit-trail';
+import { AuditTrail, subjectKey } from '../../lib/audit/audit-trail';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import type { LocalStack } from '../../lib/local/stack';
@@ -313,7 +313,7 @@ describe('audit trail: one record per PHI access or change', () => {
           ? `PATIENT#${e.patientId}`
           : firstId
             ? `RESOURCE#${firstId[0]}#${firstId[1]}`
-            : `UNRESOLVED#${String(r.at).slice(0, 10)}`;
+            : subjectKey({ at: String(r.at), requestId: String(r.requestId) });
         if (r.pk !== expectedPk) issues.push(`pk ${String(r.pk)}`);
       }
       tally.record(issues, () => e.what);

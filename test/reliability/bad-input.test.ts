@@ -21,7 +21,7 @@
  *     not_found, 404), GET /interopInbox with a bad cursor and otherwise valid parameters
  *     (inbox.list, invalid, 400). Each of those cases must leave exactly one record (matched by
  *     request id, with partner, key, action, outcome, status) that keeps none of the unverified ids
- *     the caller sent (no patientId, no resourceIds, subject UNRESOLVED#<day>); no other case may
+ *     the caller sent (no patientId, no resourceIds, subject UNRESOLVED#<day>#<shard>); no other case may
  *     leave any.
  * POST /receiveHl7 answers malformed HL7 with an ACK (issue 18): 1,000 broken messages in 13
  * categories (no MSH, wrong delimiters, truncated segment ids, bad escapes, unsupported versions and
@@ -37,6 +37,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import type { LocalStack } from '../../lib/local/stack';
+import { subjectKey } from '../../lib/audit/audit-trail';
 import { call } from '../support/local-stack';
 import { exportCases, fhirCases, formCases, getPacketCases, labCases, listCases, noiseHeaders, routeCases, type BadCase, type FhirRoute } from './arbitraries';
 import { BULK_KEYS, diffSnapshots, itemsByKey, mapLimit, newItems, problemIssues, send, snapshot, startReliabilityStack, Tally, type Res } from './support';
@@ -241,7 +242,7 @@ async function runBatch(
           if (r.patientId !== undefined) issues.push('audit keeps the unverified patientId');
           if (r.resourceIds !== undefined) issues.push(`audit keeps unverified resourceIds ${JSON.stringify(r.resourceIds).slice(0, 80)}`);
           if (typeof r.at !== 'string') issues.push('audit at missing');
-          else if (r.pk !== `UNRESOLVED#${r.at.slice(0, 10)}`) issues.push(`audit subject ${String(r.pk).slice(0, 80)}`);
+          else if (r.pk !== subjectKey({ at: r.at, requestId: String(r.requestId) })) issues.push(`audit subject ${String(r.pk).slice(0, 80)}`);
         }
       } else if (records.length > 0) {
         claimed.add(requestId);

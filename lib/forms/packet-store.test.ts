@@ -1,0 +1,125 @@
+/**
+ * The sharded inbox-state index against dynalite (real Query calls): packets of one state spread
+ * over STATE_SHARDS partitions (plus the legacy unsharded one), and every reader still sees one
+ * list in the order a single partition gave, page after page, without gaps or repeats.
+ */
+import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
+import { decodeCursor, encodeCursor, listInbox } from './inbox';
+import { packetIdFor } from './packet-id';
+import { FormsStore, STATE_SHARDS, statePartitions, statePkFor, stateSkFor } from './packet-store';
+import type { PacketRecord, PacketState } from './types';
+
+let local: LocalDynamoDb;
+let store: FormsStore;
+
+beforeAll(async () => {
+  local = await startLocalDynamoDb();
+  const tables = await local.createTables('packet-store-test');
+  store = new FormsStore(local.db, tables.forms);
+});
+afterAll(async () => local?.stop());
+
+function packet(n: number, state: PacketState, at: string, options: { legacy?: boolean } = {}): PacketRecord {
+  const packetId = packetIdFor('partner-a', 'tool', `sub-${state}-${n}`);
+  return {
+    packetId,
+    sourceSystemId: 'tool',
+    formId: 'intake',
+    submissionId: `sub-${n}`,
+    partnerId: 'partner-a',
+    keyId: 'key_test',
+    state,
+    receivedAt: at,
+    stateChangedAt: at,
+    statePk: options.legacy ? `STATE#${state}` : statePkFor(state, packetId),
+    stateSk: stateSkFor(at, packetId),
+    queueAttempts: 0,
+    history: [],
+    content: '{}',
+    contentBytes: 2,
+  };
+}
+
+const time = (second: number) => new Date(Date.UTC(2026, 10, 1, 0, 0, 0) + second * 1000).toISOString();
+
+describe('FormsStore inbox states: sharded writes, one ordered list for readers', () => {
+  const review: PacketRecord[] = [];
+  beforeAll(async () => {
+    // 120 packets, several sharing a receivedAt second, 3 written under the legacy unsharded key
+    for (let i = 0; i < 120; i++) review.push(packet(i, 'pending_review', time(Math.floor(i / 3)), { legacy: i % 40 === 7 }));
+    for (const p of review) expect(await store.createPacket(p)).toBe('created');
+  });
+
+  it('spreads one state over its shards', () => {
+    const used = new Set(review.map((p) => p.statePk));
+    expect(used.size).toBeGreaterThanOrEqual(STATE_SHARDS - 2);
+    for (const pk of used) expect(statePartitions('pending_review')).toContain(pk);
+  });
+
+  it('the inbox list, 7 a page by cursor: every packet once, newest first by stateSk, as one partition', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listInbox({ store: () => store }, { state: 'pending_review', limit: 7, ...(cursor ? { cursor } : {}) });
+      expect(page.items.length).toBeLessThanOrEqual(7);
+      seen.push(...page.items.map((i) => i.packetId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 100);
+    const expected = [...review].sort((a, b) => (a.stateSk < b.stateSk ? 1 : -1)).map((p) => p.packetId);
+    expect(seen).toEqual(expected);
+    expect(pages).toBeLessThanOrEqual(Math.ceil(120 / 7) + 1);
+  });
+
+  it('oldest first before a cutoff, continued by lastKey (the sweeper): exactly the older packets, in order', async () => {
+    const cutoff = time(25); // packets of seconds 0..24: 75
+    const seen: string[] = [];
+    let start: Record<string, string> | undefined;
+    do {
+      const page = await store.queryByState('pending_review', {
+        limit: 10,
+        newestFirst: false,
+        before: cutoff,
+        ...(start ? { exclusiveStartKey: start } : {}),
+      });
+      seen.push(...page.rows.map((r) => r.summary.packetId));
+      start = page.lastKey;
+    } while (start);
+    const expected = review
+      .filter((p) => p.receivedAt < cutoff)
+      .sort((a, b) => (a.stateSk < b.stateSk ? -1 : 1))
+      .map((p) => p.packetId);
+    expect(expected).toHaveLength(75);
+    expect(seen).toEqual(expected);
+  });
+
+  it('a cursor names the packet shard (or the legacy partition); another shard is refused', () => {
+    const p = review[0]!;
+    const key = { pk: `PACKET#${p.packetId}`, sk: 'PACKET', statePk: p.statePk, stateSk: p.stateSk };
+    expect(decodeCursor('pending_review', encodeCursor('pending_review', key))).toEqual(key);
+    expect(decodeCursor('pending_review', encodeCursor('pending_review', { ...key, statePk: 'STATE#pending_review' }))).toBeTruthy();
+    const other = statePartitions('pending_review').find((pk) => pk !== p.statePk && pk !== 'STATE#pending_review')!;
+    expect(() => decodeCursor('pending_review', encodeCursor('pending_review', { ...key, statePk: other }))).toThrow();
+  });
+
+  it('a transition moves the packet out of its shard; an empty state lists nothing, with no cursor', async () => {
+    const p = review[5]!;
+    const moved = await store.transition({
+      packetId: p.packetId,
+      from: ['pending_review'],
+      to: 'routed_manually',
+      at: time(500),
+      sortTime: p.receivedAt,
+      patientId: 'patient-1',
+      entry: { at: time(500), action: 'routed_manually', from: 'pending_review', state: 'routed_manually', actor: 'staff' },
+    });
+    expect(moved).toBe(true);
+    const all = await store.queryByState('pending_review', { limit: 500 });
+    expect(all.rows.map((r) => r.summary.packetId)).not.toContain(p.packetId);
+    expect(all.rows).toHaveLength(119);
+    expect(all.lastKey).toBeUndefined();
+    const empty = await store.queryByState('pending_match', { limit: 10 });
+    expect(empty).toEqual({ rows: [] });
+  });
+});
