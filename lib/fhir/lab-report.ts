@@ -333,17 +333,30 @@ function specimenResource(patientId: string, lab: LabResultRecord, order: LabOrd
   };
 }
 
-function placerIdentifier(lab: LabResultRecord, ids: ExternalIds | undefined): Identifier | undefined {
+function placerIdentifiers(lab: LabResultRecord, ids: ExternalIds | undefined): Identifier[] {
   const placer = lab.order?.placerOrderNumber;
   const stored = fhirString(placer?.id);
-  // OBR-2 as the HL7 exports write it (EI-1, short form beyond 22 characters)
-  const value = stored !== undefined && ids ? ids.orderNumber(stored) : stored;
-  if (!value) return undefined;
-  return {
-    type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] },
-    system: placerSystem(lab, placer?.namespace),
-    value,
-  };
+  if (!stored) return [];
+  return orderNumberIdentifiers(
+    { type: { coding: [{ system: Systems.v2IdentifierType, code: 'PLAC', display: 'Placer Identifier' }] }, system: placerSystem(lab, placer?.namespace) },
+    stored,
+    ids,
+  );
+}
+
+/**
+ * A placer or accession number: the lab's own value (nothing a lab sent is changed), and when OBR-2 / OBR-3
+ * write it in its stable short form (beyond 22 characters, or holding a space or `_`), that form as well, as a
+ * `secondary` identifier in the same system: the one string HL7 and FHIR share (issue 27 item 5).
+ */
+function orderNumberIdentifiers(base: Identifier, stored: string | undefined, ids: ExternalIds | undefined): Identifier[] {
+  if (stored === undefined) return [base];
+  const hl7 = ids ? ids.orderNumber(stored) : stored;
+  if (hl7 === stored) return [{ ...base, value: stored }];
+  return [
+    { use: 'usual', ...base, value: stored },
+    { use: 'secondary', ...base, value: hl7 },
+  ];
 }
 
 function reportCode(lab: LabResultRecord): CodeableConcept {
@@ -376,15 +389,15 @@ function orderResource(
   ids: ExternalIds | undefined,
 ): ServiceRequest | undefined {
   const order = lab.order ?? {};
-  const placer = placerIdentifier(lab, ids);
+  const placer = placerIdentifiers(lab, ids);
   // the lab's clinician id is in the sender's system, never the chart's (its value as OBR-16 XCN-1 writes it)
   const provider = order.orderingProvider ? clinicianReference(order.orderingProvider, ids) : undefined;
   const requester = provider?.identifier ? { ...provider, identifier: { ...provider.identifier, system: senderSystem(senderOf(lab), 'clinician') } } : provider;
-  if (!placer && !requester && !order.universalService && comments.length === 0) return undefined;
+  if (placer.length === 0 && !requester && !order.universalService && comments.length === 0) return undefined;
   return {
     resourceType: 'ServiceRequest',
     id: ORDER_ID,
-    ...nonEmpty('identifier', placer ? [placer] : []),
+    ...nonEmpty('identifier', placer),
     status: orderStatus(lab),
     intent: 'order',
     category: [{ coding: [{ system: 'http://snomed.info/sct', code: '108252007', display: 'Laboratory procedure' }] }],
@@ -487,22 +500,19 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     ...(serviceRequest ? [serviceRequest] : []),
     ...(specimen ? [specimen] : []),
   ];
-  const placer = placerIdentifier(lab, options.externalIds);
-  // OBR-3 as the HL7 exports write it (EI-1, short form beyond 22 characters)
-  const storedAccession = fhirString(lab.accessionNumber);
-  const accession = storedAccession !== undefined && options.externalIds ? options.externalIds.orderNumber(storedAccession) : storedAccession;
+  const placer = placerIdentifiers(lab, options.externalIds);
   const performer: Array<Reference<Organization>> = fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
   return {
     resourceType: 'DiagnosticReport',
     id: logicalId(patientId, lab.resultId),
     ...nonEmpty('contained', contained),
     identifier: [
-      {
-        type: { coding: [{ system: Systems.v2IdentifierType, code: 'ACSN', display: 'Accession ID' }] },
-        system: accessionSystem(lab),
-        ...present('value', accession),
-      },
-      ...(placer ? [placer] : []),
+      ...orderNumberIdentifiers(
+        { type: { coding: [{ system: Systems.v2IdentifierType, code: 'ACSN', display: 'Accession ID' }] }, system: accessionSystem(lab) },
+        fhirString(lab.accessionNumber),
+        options.externalIds,
+      ),
+      ...placer,
     ],
     ...(serviceRequest ? { basedOn: [{ reference: `#${ORDER_ID}` }] } : {}),
     status: lab.status,

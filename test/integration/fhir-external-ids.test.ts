@@ -118,19 +118,33 @@ describe('issue 27 item 5: one external id per clinician, order and document in 
     const report = JSON.parse(await text(`/fhir/DiagnosticReport/${logicalId(PATIENT, resultId)}`, FHIR)) as DiagnosticReport;
     const order = report.contained?.find((r) => r.resourceType === 'ServiceRequest') as ServiceRequest | undefined;
     expect(order?.requester?.identifier?.value).toBe(clinician);
-    expect(report.identifier?.map((id) => [id.type?.coding?.[0]?.code, id.value])).toEqual([
-      ['ACSN', accession],
-      ['PLAC', placer],
+    // the lab's own numbers unchanged, and the HL7 form beside them (secondary, the same system)
+    expect(report.identifier?.map((id) => [id.type?.coding?.[0]?.code, id.use, id.value])).toEqual([
+      ['ACSN', 'usual', ACCESSION],
+      ['ACSN', 'secondary', accession],
+      ['PLAC', 'usual', PLACER],
+      ['PLAC', 'secondary', placer],
     ]);
-    expect(order?.identifier?.[0]?.value).toBe(placer);
+    expect(order?.identifier?.map((id) => [id.use, id.value])).toEqual([
+      ['usual', PLACER],
+      ['secondary', placer],
+    ]);
   });
 
-  it('$everything writes the same strings and never the raw long ids', async () => {
+  it('$everything writes the same strings; the raw long clinician id never, the lab numbers only beside their HL7 form', async () => {
     const body = await text(`/fhir/Patient/${PATIENT}/$everything?_count=200`, FHIR);
     const bundle = JSON.parse(body) as Bundle;
     expect(bundle.link?.some((l) => l.relation === 'next')).toBe(false);
-    for (const raw of [CLINICIAN, ACCESSION, PLACER]) expect(body).not.toContain(raw);
+    expect(body).not.toContain(CLINICIAN);
     expect(body).toContain(`"value":"${clinician}"`);
+    for (const [raw, type] of [
+      [ACCESSION, 'ACSN'],
+      [PLACER, 'PLAC'],
+    ] as const) {
+      const short = shortIdentifier(raw, IDENTIFIER_LENGTH.ei);
+      expect(body.split(`"value":"${raw}"`).length - 1).toBe(body.split(`"value":"${short}"`).length - 1);
+      expect(body).toContain(type);
+    }
   });
 });
 

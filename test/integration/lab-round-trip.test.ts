@@ -667,6 +667,22 @@ function compareFhirObservation(
 let comparedResultId = '';
 let comparedDocuments: Json[] = [];
 
+/**
+ * An accession or placer number in FHIR: the lab's value unchanged (first), and when OBR-3 / OBR-2 write a
+ * short form, that form as a `secondary` identifier of the same system (one external id per entity, issue 27 item 5).
+ */
+function compareOrderNumber(failures: string[], where: string, type: 'ACSN' | 'PLAC', sent: string, system: string, identifiers: Json[]) {
+  const ofType = identifiers.filter((i) => i.type?.coding?.[0]?.code === type);
+  check(failures, where, `identifier[${type}].value`, sent, ofType[0]?.value);
+  check(failures, where, `identifier[${type}].system`, system, ofType[0]?.system);
+  const hl7 = expectedEi(sent);
+  if (hl7 !== sent) {
+    const secondary = ofType.find((i) => i.use === 'secondary');
+    check(failures, where, `identifier[${type}, secondary].value (the HL7 form)`, hl7, secondary?.value);
+    check(failures, where, `identifier[${type}, secondary].system`, system, secondary?.system);
+  } else check(failures, where, `identifier[${type}] count`, '1', String(ofType.length));
+}
+
 function compareFhirReport(failures: string[], where: string, sent: SentResult, report: Json | undefined) {
   if (!report) {
     tally.fields += 1;
@@ -676,16 +692,11 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
   const contained: Json[] = report.contained ?? [];
   const byId = (ref: string | undefined) => contained.find((r) => `#${r.id}` === ref);
   const identifiers: Json[] = report.identifier ?? [];
-  const acsn = identifiers.find((i) => i.type?.coding?.[0]?.code === 'ACSN');
-  // one external id per entity (issue 27 item 5): FHIR writes the id exactly as HL7 does
-  check(failures, where, 'identifier[ACSN].value', expectedEi(sent.accession), acsn?.value);
   const ns = sent.accessionNamespace ? `:${encodeURIComponent(sent.accessionNamespace)}` : '';
-  check(failures, where, 'identifier[ACSN].system', `urn:interop:sender:${sent.sender}:accession${ns}`, acsn?.system);
+  compareOrderNumber(failures, where, 'ACSN', sent.accession, `urn:interop:sender:${sent.sender}:accession${ns}`, identifiers);
   if (sent.placer) {
-    const plac = identifiers.find((i) => i.type?.coding?.[0]?.code === 'PLAC');
-    check(failures, where, 'identifier[PLAC].value', expectedEi(sent.placer.id), plac?.value);
     const pns = sent.placer.namespace ? `:${encodeURIComponent(sent.placer.namespace)}` : '';
-    check(failures, where, 'identifier[PLAC].system', `urn:interop:sender:${sent.sender}:placer${pns}`, plac?.system);
+    compareOrderNumber(failures, where, 'PLAC', sent.placer.id, `urn:interop:sender:${sent.sender}:placer${pns}`, identifiers);
   }
   check(failures, where, 'status', sent.status, report.status);
   if (sent.service) compareCoding(failures, where, 'code.coding[0]', sent.sender, sent.service, report.code?.coding?.[0]);
