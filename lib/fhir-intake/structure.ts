@@ -272,6 +272,19 @@ const TYPES: Record<string, TypeSpec> = {
     ...choice('value', ['Boolean', 'Decimal', 'Integer', 'Date', 'DateTime', 'Time', 'String', 'Uri', 'Attachment', 'Coding', 'Quantity', 'Reference']),
     item: many('QuestionnaireResponseItem'),
   },
+  // Patient's backbone elements (the US Core patient example carries communication)
+  PatientContact: {
+    ...BACKBONE,
+    relationship: many('CodeableConcept'),
+    name: e('HumanName'),
+    telecom: many('ContactPoint'),
+    address: e('Address'),
+    gender: e('code', { codes: ['male', 'female', 'other', 'unknown'] }),
+    organization: e('Reference'),
+    period: e('Period'),
+  },
+  PatientCommunication: { ...BACKBONE, language: req('CodeableConcept'), preferred: e('boolean') },
+  PatientLink: { ...BACKBONE, other: req('Reference'), type: req('code', { codes: ['replaced-by', 'replaces', 'refer', 'seealso'] }) },
   BundleLink: { ...BACKBONE, relation: req('string'), url: req('uri') },
   BundleEntry: {
     ...BACKBONE,
@@ -396,8 +409,12 @@ const TYPES: Record<string, TypeSpec> = {
     address: many('Address'),
     maritalStatus: e('CodeableConcept'),
     ...choice('multipleBirth', ['Boolean', 'Integer']),
+    photo: many('Attachment'),
+    contact: many('PatientContact'),
+    communication: many('PatientCommunication'),
     generalPractitioner: many('Reference'),
     managingOrganization: e('Reference'),
+    link: many('PatientLink'),
   },
   QuestionnaireResponse: {
     ...RESOURCE,

@@ -39,17 +39,47 @@ describe('published US Core examples conform', () => {
 describe('the checker fails what breaks the profiles', () => {
   const observation = () => example('observation-cbc-hemoglobin.json');
   const cases: Array<[string, (r: Json) => Json, RegExp, 'obs' | 'report' | 'contained']> = [
-    ['Observation without the laboratory category (category:us-core 1..1)', (o) => ({ ...o, category: [{ text: 'lab' }] }), /category:us-core: 0 present, at least 1/, 'obs'],
+    [
+      'Observation without the laboratory category (category:us-core 1..1)',
+      (o) => ({ ...o, category: [{ text: 'lab' }] }),
+      /category:us-core: 0 present, at least 1/,
+      'obs',
+    ],
     ['Observation without subject (1..1)', ({ subject: _s, ...o }) => o, /Observation\.subject: 0 present, at least 1/, 'obs'],
     ['Observation without value or dataAbsentReason (us-core-2)', ({ valueQuantity: _v, ...o }) => o, /us-core-2 violated/, 'obs'],
     ['effectiveDateTime of a year only (us-core-1)', (o) => ({ ...o, effectiveDateTime: '2005' }), /effectiveDateTime: us-core-1 violated/, 'obs'],
-    ['valueQuantity in a non-UCUM system (us-core-3)', (o) => ({ ...o, valueQuantity: { ...o.valueQuantity, system: 'http://example.org/units' } }), /us-core-3 violated/, 'obs'],
+    [
+      'valueQuantity in a non-UCUM system (us-core-3)',
+      (o) => ({ ...o, valueQuantity: { ...o.valueQuantity, system: 'http://example.org/units' } }),
+      /us-core-3 violated/,
+      'obs',
+    ],
     ['Observation subject a Practitioner', (o) => ({ ...o, subject: { reference: 'Practitioner/x' } }), /subject: references Practitioner/, 'obs'],
-    ['DiagnosticReport without the LAB category', (r) => ({ ...r, category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'RAD' }] }] }), /LaboratorySlice: 0 present/, 'report'],
-    ['DiagnosticReport with LAB twice (slice 1..1)', (r) => ({ ...r, category: [r.category[0], r.category[0]] }), /LaboratorySlice: 2 present, at most 1/, 'report'],
+    [
+      'DiagnosticReport without the LAB category',
+      (r) => ({ ...r, category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'RAD' }] }] }),
+      /LaboratorySlice: 0 present/,
+      'report',
+    ],
+    [
+      'DiagnosticReport with LAB twice (slice 1..1)',
+      (r) => ({ ...r, category: [r.category[0], r.category[0]] }),
+      /LaboratorySlice: 2 present, at most 1/,
+      'report',
+    ],
     ['DiagnosticReport status outside the required value set', (r) => ({ ...r, status: 'done' }), /status: \["done"\] not in the required value set/, 'report'],
-    ['DiagnosticReport result referencing a Condition', (r) => ({ ...r, result: [{ reference: 'Condition/c1' }] }), /result\[0\]: references Condition/, 'report'],
-    ['a contained result Observation without its category', (r) => ({ ...r, contained: [{ ...r.contained[0], category: [] }, r.contained[1]] }), /contained\[0\]\.category:us-core: 0 present/, 'contained'],
+    [
+      'DiagnosticReport result referencing a Condition',
+      (r) => ({ ...r, result: [{ reference: 'Condition/c1' }] }),
+      /result\[0\]: references Condition/,
+      'report',
+    ],
+    [
+      'a contained result Observation without its category',
+      (r) => ({ ...r, contained: [{ ...r.contained[0], category: [] }, r.contained[1]] }),
+      /contained\[0\]\.category:us-core: 0 present/,
+      'contained',
+    ],
   ];
   it.each(cases)('%s', (_what, breakIt, expected, kind) => {
     const base = kind === 'obs' ? observation() : kind === 'report' ? example('diagnosticreport-cbc.json') : containedReport();
@@ -61,7 +91,9 @@ describe('the checker fails what breaks the profiles', () => {
   it('a US Core Patient without identifier or name', () => {
     const { identifier: _i, name: _n, ...patient } = example('patient-example.json');
     const violations = profileViolations(patient as Resource, PROFILES.patient);
-    expect(violations).toEqual(expect.arrayContaining([expect.stringMatching(/Patient\.identifier: 0 present/), expect.stringMatching(/Patient\.name: 0 present/)]));
+    expect(violations).toEqual(
+      expect.arrayContaining([expect.stringMatching(/Patient\.identifier: 0 present/), expect.stringMatching(/Patient\.name: 0 present/)]),
+    );
   });
 });
 

@@ -88,7 +88,27 @@ interface Node {
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
-const PRIMITIVE = new Set(['boolean', 'integer', 'string', 'decimal', 'uri', 'url', 'canonical', 'base64Binary', 'instant', 'date', 'dateTime', 'time', 'code', 'oid', 'id', 'markdown', 'unsignedInt', 'positiveInt', 'uuid']);
+const PRIMITIVE = new Set([
+  'boolean',
+  'integer',
+  'string',
+  'decimal',
+  'uri',
+  'url',
+  'canonical',
+  'base64Binary',
+  'instant',
+  'date',
+  'dateTime',
+  'time',
+  'code',
+  'oid',
+  'id',
+  'markdown',
+  'unsignedInt',
+  'positiveInt',
+  'uuid',
+]);
 
 /** the values of `name` (`value[x]` a choice) in each node */
 function children(nodes: Node[], name: string): Node[] {
@@ -208,11 +228,14 @@ export function profileViolations(resource: Resource, profileUrl: string, path: 
   const say = (where: string, message: string) => out.push(`${profile}: ${where}: ${message}`);
   for (const element of elements) {
     const isRoot = !element.id.includes('.');
-    const groups = isRoot ? [{ parent: { value: resource, path } as Node, values: [{ value: resource, path, type: resource.resourceType } as Node] }] : collect(resource, path, element, byId).groups;
+    const groups = isRoot
+      ? [{ parent: { value: resource, path } as Node, values: [{ value: resource, path, type: resource.resourceType } as Node] }]
+      : collect(resource, path, element, byId).groups;
     const name = element.id.split('.').slice(1).join('.');
     for (const { parent, values } of groups) {
       if (!isRoot) {
-        if (element.min !== undefined && values.length < element.min) say(`${parent.path}.${name}`, `${values.length} present, at least ${element.min} required`);
+        if (element.min !== undefined && values.length < element.min)
+          say(`${parent.path}.${name}`, `${values.length} present, at least ${element.min} required`);
         if (element.max !== undefined && element.max !== '*' && values.length > Number(element.max))
           say(`${parent.path}.${name}`, `${values.length} present, at most ${element.max} allowed`);
       }
@@ -233,7 +256,8 @@ export function profileViolations(resource: Resource, profileUrl: string, path: 
               typeof node.value === 'string'
                 ? [node.value]
                 : (((node.value as Json)?.coding ?? ((node.value as Json)?.code !== undefined ? [node.value] : [])) as Json[]).map((c) => c.code);
-            if (sent.length > 0 && !sent.some((code) => codes.has(code))) say(node.path, `${JSON.stringify(sent)} not in the required value set ${element.binding.valueSet}`);
+            if (sent.length > 0 && !sent.some((code) => codes.has(code)))
+              say(node.path, `${JSON.stringify(sent)} not in the required value set ${element.binding.valueSet}`);
           }
         }
         const targets = element.type?.find((t) => t.code === 'Reference')?.targetProfile;
@@ -256,7 +280,8 @@ export function profileViolations(resource: Resource, profileUrl: string, path: 
   return out;
 }
 
-const isLabObservation = (r: Json) => (r.category ?? []).some((c: Json) => matches(c, { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }));
+const isLabObservation = (r: Json) =>
+  (r.category ?? []).some((c: Json) => matches(c, { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }));
 
 /**
  * The US Core lab violations of an exported resource: a DiagnosticReport against DiagnosticReport (Lab)
@@ -264,7 +289,8 @@ const isLabObservation = (r: Json) => (r.category ?? []).some((c: Json) => match
  * Laboratory Result Observation, a Bundle entry by entry. Other resources: none.
  */
 export function usCoreLabViolations(resource: Json): string[] {
-  if (resource.resourceType === 'Bundle') return ((resource.entry ?? []) as Json[]).flatMap((e, i) => usCoreLabViolations(e.resource).map((v) => `entry[${i}] ${v}`));
+  if (resource.resourceType === 'Bundle')
+    return ((resource.entry ?? []) as Json[]).flatMap((e, i) => usCoreLabViolations(e.resource).map((v) => `entry[${i}] ${v}`));
   if (resource.resourceType === 'DiagnosticReport') return profileViolations(resource as Resource, PROFILES.diagnosticReportLab);
   if (resource.resourceType === 'Observation' && isLabObservation(resource)) return profileViolations(resource as Resource, PROFILES.observationLab);
   return [];
