@@ -38,7 +38,7 @@ const loincOf = (o: Json) => (o.code.coding as Json[]).find((c) => c.system === 
 
 describe.each(Object.keys(US_CORE_LAB_REPORTS) as Array<keyof typeof US_CORE_LAB_REPORTS>)('US Core lab example %s', (name) => {
   const accession = `${name}-${run}`;
-  const { bundle, report: posted, observations } = labTransaction(name, accession);
+  const { bundle, report: posted, observations, supporting } = labTransaction(name, accession);
   let read: Json;
   let resultId: string;
 
@@ -49,9 +49,10 @@ describe.each(Object.keys(US_CORE_LAB_REPORTS) as Array<keyof typeof US_CORE_LAB
     expect(`${res.status} ${res.status === 200 ? '' : res.text}`).toBe('200 ');
     const answer = res.json<Json>();
     expect(answer.type).toBe('transaction-response');
-    const [reportEntry, ...observationEntries] = answer.entry as Json[];
+    const [reportEntry, ...supportingEntries] = answer.entry as Json[];
     expect(reportEntry!.response.status).toBe('201 Created');
-    for (const entry of observationEntries) expect(entry.response.status).toBe('200 OK');
+    // the Observations, the Specimen and the ServiceRequest: taken as part of the report
+    expect(supportingEntries.map((e) => e.response.status)).toEqual(Array(observations.length + supporting.length).fill('200 OK'));
     const location = String(reportEntry!.response.location);
     expect(location).toMatch(/^DiagnosticReport\//);
     const ids = recordIdsOf(location.slice('DiagnosticReport/'.length))!;
@@ -70,6 +71,14 @@ describe.each(Object.keys(US_CORE_LAB_REPORTS) as Array<keyof typeof US_CORE_LAB
     expect(read.subject.reference).toBe(`Patient/${CHART_PATIENT_ID}`);
     expect(read.identifier.find((i: Json) => i.type?.coding?.[0]?.code === 'ACSN').value).toBe(accession);
     expect(read.result).toHaveLength(observations.length);
+  });
+
+  it("the Specimen every Observation names comes back as the report's specimen: type, collection time, accession", () => {
+    const sent = supporting.find((r) => r.resourceType === 'Specimen')!;
+    const got = (read.contained as Json[]).find((r) => r.resourceType === 'Specimen')!;
+    expect(got.type.coding[0]).toMatchObject({ system: sent.type.coding[0].system, code: sent.type.coding[0].code });
+    expect(got.collection.collectedDateTime).toBe(sent.collection.collectedDateTime);
+    expect(got.identifier[0].value).toBe(sent.accessionIdentifier.value);
   });
 
   it('each Observation comes back with its code, value, unit, interpretation, reference range and status', () => {

@@ -20,7 +20,7 @@ export const CHART_PATIENT_ID = 'demo-patient-1';
 /** What the tests change in the published examples, and why (the README lists the same). */
 export const ADAPTATIONS = {
   labSubject:
-    'DiagnosticReport.subject and Observation.subject `Patient/example` -> `Patient/demo-patient-1` (a chart patient; the example patient is in no chart)',
+    'DiagnosticReport, Observation, Specimen and ServiceRequest subject `Patient/example` -> `Patient/demo-patient-1` (a chart patient; the example patient is in no chart)',
   labIdentifier:
     'DiagnosticReport.identifier added (ACSN, system urn:us-core-example:accession, value = the example id + a run suffix): the examples carry none, and an accession number is what makes a lab result one result',
   narrativeWithoutDiv:
@@ -35,10 +35,13 @@ export const US_CORE_LAB_REPORTS = {
   cbc: {
     report: 'us-core/diagnosticreport-cbc.json',
     observations: ['leukocytes', 'erythrocytes', 'hemoglobin', 'hematocrit', 'mcv', 'mch', 'mchc', 'platelets'].map((n) => `us-core/observation-cbc-${n}.json`),
+    /** the resources the report and its Observations reference that the guide publishes too */
+    supporting: ['us-core/specimen-example-whole-blood.json'],
   },
   'metabolic-panel': {
     report: 'us-core/diagnosticreport-metabolic-panel.json',
     observations: ['sodium', 'potassium', 'creatinine', 'co2', 'chloride', 'calcium', 'bun', 'glucose'].map((n) => `us-core/observation-serum-${n}.json`),
+    supporting: ['us-core/specimen-example-serum.json', 'us-core/servicerequest-bmp.json'],
   },
 } as const;
 
@@ -50,8 +53,11 @@ export const QUESTIONNAIRE_RESPONSES = [
 
 const toChartPatient = (resource: Json): Json => ({ ...resource, subject: { ...resource.subject, reference: `Patient/${CHART_PATIENT_ID}` } });
 
-/** A transaction Bundle: the DiagnosticReport and its Observations, each as published but for ADAPTATIONS. */
-export function labTransaction(name: keyof typeof US_CORE_LAB_REPORTS, accession: string): { bundle: Json; report: Json; observations: Json[] } {
+/** A transaction Bundle: the DiagnosticReport, its Observations and the Specimen (and ServiceRequest) they reference, each as published but for ADAPTATIONS. */
+export function labTransaction(
+  name: keyof typeof US_CORE_LAB_REPORTS,
+  accession: string,
+): { bundle: Json; report: Json; observations: Json[]; supporting: Json[] } {
   const files = US_CORE_LAB_REPORTS[name];
   const { text: _narrative, ...published } = example(files.report);
   const report = toChartPatient({
@@ -65,12 +71,13 @@ export function labTransaction(name: keyof typeof US_CORE_LAB_REPORTS, accession
     ],
   });
   const observations = files.observations.map((file) => toChartPatient(example(file)));
-  const entry = [report, ...observations].map((resource) => ({
+  const supporting = files.supporting.map((file) => toChartPatient(example(file)));
+  const entry = [report, ...observations, ...supporting].map((resource) => ({
     fullUrl: `http://hl7.org/fhir/us/core/${resource.resourceType}/${resource.id}`,
     resource,
     request: { method: 'POST', url: resource.resourceType },
   }));
-  return { bundle: { resourceType: 'Bundle', type: 'transaction', entry }, report, observations };
+  return { bundle: { resourceType: 'Bundle', type: 'transaction', entry }, report, observations, supporting };
 }
 
 /** The Patient a published QuestionnaireResponse is about, as a Bundle entry under the response's own subject reference. */
