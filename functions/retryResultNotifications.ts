@@ -1,7 +1,8 @@
 /**
  * Scheduled (rate(5 minutes), lib/config/service.ts): sends the lab result notifications that a
  * request could not publish (queue unavailable, or the request crashed after saving). Queries the
- * pending partition of the results table's byPatient index; never scans. See lib/results/retry.ts.
+ * pending shards (and the legacy unsharded partition) of the results table's byPatient index;
+ * never scans. See lib/results/retry.ts.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { notificationRetryDependencies } from '../lib/results/retry-wiring';

@@ -16,6 +16,7 @@
  *   effective[x]                      order.collectedAt (dateTime, or Period.start)
  *   issued                            ResultedDateUTC (UTC); without it effective, else the receipt time
  *   specimen                          Specimen: type, collection.collected[x], identifier -> order.specimen
+ *                                     (without one: the Specimen every result Observation names)
  *   basedOn ServiceRequest.note, conclusion  order.comments
  *   presentedForm                     reports (base64 data, content type, title)
  *   result -> Observation             one test each: code (first coding -> code/codeSystem, second ->
@@ -279,16 +280,36 @@ function placerOf(report: FhirObject, bundle: BundleIndex | undefined): { placer
   return compact({ placer, serviceRequest });
 }
 
+/**
+ * The report's specimen; without one, the specimen every result Observation names (the US Core
+ * examples link it from each Observation only). Results naming different specimens give none: the
+ * lab model holds one specimen per order.
+ */
 function specimenOf(report: FhirObject, bundle: BundleIndex | undefined, path: string, issues: StructureIssue[]): LabSpecimen | undefined {
   const ref = list(report.specimen)[0];
-  if (!isObject(ref) || typeof ref.reference !== 'string') return undefined;
-  const resolved = resolveReference(ref.reference, report, bundle);
-  if (resolved.kind !== 'contained' && resolved.kind !== 'entry') return undefined;
-  if (resolved.resource.resourceType !== 'Specimen') {
-    issues.push({ expression: `${path}.specimen[0].reference`, message: 'must reference a Specimen' });
-    return undefined;
+  if (isObject(ref) && typeof ref.reference === 'string') {
+    const resolved = resolveReference(ref.reference, report, bundle);
+    if (resolved.kind !== 'contained' && resolved.kind !== 'entry') return undefined;
+    if (resolved.resource.resourceType !== 'Specimen') {
+      issues.push({ expression: `${path}.specimen[0].reference`, message: 'must reference a Specimen' });
+      return undefined;
+    }
+    return specimenFields(resolved.resource);
   }
-  const specimen = resolved.resource;
+  const named = new Set<FhirObject>();
+  for (const result of list(report.result)) {
+    const observation = isObject(result) && typeof result.reference === 'string' ? resolveReference(result.reference, report, bundle) : undefined;
+    if (observation?.kind !== 'contained' && observation?.kind !== 'entry') continue;
+    const specimenRef = isObject(observation.resource.specimen) ? observation.resource.specimen.reference : undefined;
+    if (typeof specimenRef !== 'string') continue;
+    // a contained Observation's `#id` names a resource contained in the report beside it
+    const resolved = resolveReference(specimenRef, observation.kind === 'contained' ? report : observation.resource, bundle);
+    if ((resolved.kind === 'contained' || resolved.kind === 'entry') && resolved.resource.resourceType === 'Specimen') named.add(resolved.resource);
+  }
+  return named.size === 1 ? specimenFields([...named][0]!) : undefined;
+}
+
+function specimenFields(specimen: FhirObject): LabSpecimen | undefined {
   const type = isObject(specimen.type)
     ? list(specimen.type.coding)
         .map(codingOf)

@@ -360,16 +360,26 @@ function bundleEntries(bundle: FhirObject): { type: 'transaction' | 'batch'; ent
   return { type, entries, refusals };
 }
 
+/** What an entry that stored (or found) a lab result or a form packet answers: the id to ask about it with. */
+function storedText(outcome: EntryOutcome & { ok: true }): string | undefined {
+  const again = outcome.status === '200 OK';
+  if (outcome.resultId) return `the lab result was ${again ? 'already stored (nothing new)' : 'stored'}: resultId ${outcome.resultId}`;
+  if (outcome.packetId) return `the form response was ${again ? 'already received (nothing new)' : 'received'}: packetId ${outcome.packetId}`;
+  return undefined;
+}
+
 function entryResponse(outcome: EntryOutcome, requestId: string): FhirObject {
   if (!outcome.ok)
     return {
       response: { status: STATUS_TEXT[outcome.refusal.status]!, outcome: refusalAnswer(outcome.refusal, requestId).body },
     };
+  // a form packet has no FHIR read (no location), so without its packetId a Bundle's sender could not ask about it
+  const text = outcome.note ?? storedText(outcome);
   return {
     response: {
       status: outcome.status,
       ...(outcome.location ? { location: outcome.location } : {}),
-      ...(outcome.note ? { outcome: informationOutcome(outcome.note, requestId) } : {}),
+      ...(text ? { outcome: informationOutcome(text, requestId) } : {}),
     },
   };
 }
@@ -459,13 +469,9 @@ async function answerFor(input: FhirIntakeInput, deps: FhirIntakeDependencies, b
       throw error;
     }
     if (!outcome.ok) throw new Error('unreachable');
-    const text =
-      input.route === 'DiagnosticReport'
-        ? `the lab result was ${outcome.status === '200 OK' ? 'already stored (nothing new)' : 'stored'}: resultId ${outcome.resultId}`
-        : `the form response was ${outcome.status === '200 OK' ? 'already received (nothing new)' : 'received'}: packetId ${outcome.packetId}`;
     return {
       status: outcome.status === '201 Created' ? 201 : 200,
-      body: informationOutcome(text, input.requestId),
+      body: informationOutcome(storedText(outcome) ?? '', input.requestId),
       ...(outcome.location ? { headers: { location: outcome.location } } : {}),
       replayed: false,
       audit: auditOf(input, [outcome]),

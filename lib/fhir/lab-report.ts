@@ -409,6 +409,16 @@ function orderResource(
   };
 }
 
+/**
+ * US Core us-core-1: a lab Observation's effectiveDateTime is at least to the day. A time the lab sent
+ * coarser than that (`2024-04`, `2024`) keeps its precision as the Period it stands for (start and end
+ * the same month or year: inclusive at their precision), which the profile allows; nothing is made up.
+ */
+function observationEffective(effective: string | undefined): Pick<Observation, 'effectiveDateTime' | 'effectivePeriod'> {
+  if (effective === undefined) return {};
+  return effective.length >= 10 ? { effectiveDateTime: effective } : { effectivePeriod: { start: effective, end: effective } };
+}
+
 function testObservation(
   patientId: string,
   lab: LabResultRecord,
@@ -433,7 +443,7 @@ function testObservation(
     category: [{ coding: [{ system: Systems.observationCategory, code: 'laboratory', display: 'Laboratory' }] }],
     code: alternateOnly && codings.length > 0 ? { coding: codings } : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
-    ...present('effectiveDateTime', effective),
+    ...observationEffective(effective),
     issued: lab.resultedAt,
     ...(performer ? { performer: [{ display: performer }] } : {}),
     ...value,

@@ -10,16 +10,35 @@
  * here (one implementation); this module never imports LabResultStore at run time, because that
  * pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
-import { QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
+import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 import { CURRENT_SK, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, resultPk } from './result-items';
 import { statusRank } from './status';
 import type { VersionRecord } from './types';
 
-/** The byPatient index partition of versions whose notification is owed. */
+/**
+ * The byPatient index partition of versions whose notification is owed: the base of its shards
+ * `NOTIFY#PENDING#<nn>` (and the legacy partition itself, where versions written before sharding
+ * stay until they are sent).
+ */
 export const PENDING_PARTITION = 'NOTIFY#PENDING';
+
+/**
+ * Shards of the pending partition (lib/dynamo/write-shards.ts): every lab result writes its
+ * version into the pending index and takes it out once notified, so 1,000 results a second are
+ * 2,000 index writes a second; over 32 partitions that is about 63 a second each instead of all on
+ * one key. The shard is a stable hash of the version id, so a version keeps its shard for good
+ * (recordNotificationFailure moves only its sort key).
+ */
+export const PENDING_SHARDS = 32;
+
+/** The pending partition (shard) of a version's index entry. */
+export function pendingPartitionFor(versionId: string): string {
+  return shardedKeyFor(PENDING_PARTITION, versionId, PENDING_SHARDS);
+}
 const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
 
 export function pendingSortKey(at: Date, resultId: string, versionId: string): string {
@@ -127,24 +146,36 @@ export class NotificationLedger {
   }
 
   /**
-   * Versions whose notification is due (next attempt at or before `now`), oldest first, read
+   * Versions whose notification is due (next attempt at or before `now`), oldest first over all
+   * pending shards and the legacy unsharded partition (mergeSortedPartitions: the order one
+   * partition would have had, sort keys `<next attempt>#<resultId>#<versionId>` being unique), read
    * back with a consistent GetItem (the index is eventually consistent and may be projected
-   * narrowly). One Query page of at most `limit`.
+   * narrowly). At most `limit`.
    */
   async pendingNotifications(now: Date, limit: number): Promise<VersionRecord[]> {
-    const out = await awsCall(DEPENDENCY, () =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: BY_PATIENT,
-          KeyConditionExpression: 'patientPk = :pk AND patientSk <= :upper',
-          ExpressionAttributeValues: { ':pk': { S: PENDING_PARTITION }, ':upper': { S: `${now.toISOString()}$` } },
-          Limit: limit,
-        }),
-      ),
+    const upper = `${now.toISOString()}$`;
+    const { rows } = await mergeSortedPartitions<Record<string, AttributeValue>, Record<string, AttributeValue>>(
+      partitionsOf(PENDING_PARTITION, PENDING_SHARDS),
+      limit,
+      (a, b) => ascending(a.patientSk?.S ?? '', b.patientSk?.S ?? ''),
+      async (partition, batch, start) => {
+        const out = await awsCall(DEPENDENCY, () =>
+          this.db.send(
+            new QueryCommand({
+              TableName: this.table,
+              IndexName: BY_PATIENT,
+              KeyConditionExpression: 'patientPk = :pk AND patientSk <= :upper',
+              ExpressionAttributeValues: { ':pk': { S: partition }, ':upper': { S: upper } },
+              Limit: batch,
+              ExclusiveStartKey: start,
+            }),
+          ),
+        );
+        return { rows: out.Items ?? [], lastKey: out.LastEvaluatedKey };
+      },
     );
     const records: VersionRecord[] = [];
-    for (const item of out.Items ?? []) {
+    for (const item of rows) {
       const pk = item.pk?.S;
       const sk = item.sk?.S;
       if (!pk || !sk) continue;

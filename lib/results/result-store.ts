@@ -13,7 +13,9 @@
  *                    notificationAttempts, lastNotificationError
  *             ciphertext: envelope (the submission), summary (the summary the export reads)
  *             while the notification is pending, also the sparse index keys
- *               patientPk NOTIFY#PENDING   patientSk <next attempt ISO>#<resultId>#<versionId>
+ *               patientPk NOTIFY#PENDING#<nn>   patientSk <next attempt ISO>#<resultId>#<versionId>
+ *               (nn = a stable hash of the versionId mod PENDING_SHARDS, notification-ledger.ts;
+ *               versions written before sharding sit under NOTIFY#PENDING itself)
  *   current   pk RESULT#<resultId>   sk CURRENT
  *             rank (r2#<statusRank>#<receivedAt ISO>#<versionId>), versionId, versionSk, status,
  *             resultedAtKey, senderId, patientMatched, summary (ciphertext),
@@ -26,8 +28,9 @@
  *   config    pk CONFIG#results-lookup-key   sk v1   (lookup-keys.ts)
  *
  * GSI byPatient (patientPk, patientSk): a patient's current results newest first (pointer items
- * only), and, under the reserved partition NOTIFY#PENDING, versions whose notification is still
- * owed (the retry job's Query). Nothing here scans.
+ * only), and, under the reserved partitions NOTIFY#PENDING#<nn> (32 shards) and the legacy
+ * NOTIFY#PENDING, versions whose notification is still owed (the retry job's Queries, merged in
+ * sort-key order). Nothing here scans.
  *
  * Envelope contexts (bound as AES-GCM AAD, stored in the envelope, checked on decrypt):
  *   submission  { recordType: lab-result,          sender, resultId, versionId }
@@ -63,7 +66,7 @@ import { documentKey } from './document-key';
 import type { ResultDocumentStore } from './documents';
 import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
-import { NotificationLedger, PENDING_PARTITION, pendingSortKey } from './notification-ledger';
+import { NotificationLedger, pendingPartitionFor, pendingSortKey } from './notification-ledger';
 import { CURRENT_SK, RESULTS_DEPENDENCY, ResultItems, resultPk, versionRecordOf } from './result-items';
 import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
@@ -406,7 +409,7 @@ export class LabResultStore {
         ...(documentKeys.length ? { documentKeys } : {}),
         notificationState: 'pending',
         notificationAttempts: 0,
-        patientPk: PENDING_PARTITION,
+        patientPk: pendingPartitionFor(versionId),
         patientSk: pendingSortKey(input.notificationNotBefore, resultId, versionId),
       },
       { removeUndefinedValues: true },

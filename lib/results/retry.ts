@@ -1,8 +1,10 @@
 /**
- * The scheduled retry of owed notifications (functions/retryResultNotifications.ts). One Query of
- * the pending partition of the byPatient index per page (no Scan); for each due version: move the
- * current pointer if the request that wrote it did not get that far, publish, mark sent; on a
- * failed publish count the attempt and back off exponentially (1 min, 2, 4, ... capped at 1 h).
+ * The scheduled retry of owed notifications (functions/retryResultNotifications.ts). Each page is
+ * the oldest due versions over the pending shards of the byPatient index and the legacy unsharded
+ * partition (NotificationLedger.pendingNotifications: Queries merged in sort-key order, no Scan);
+ * for each due version: move the current pointer if the request that wrote it did not get that
+ * far, publish, mark sent; on a failed publish count the attempt and back off exponentially
+ * (1 min, 2, 4, ... capped at 1 h).
  * Needs results:readwrite and notifications:send only (no KMS: it works on plain attributes).
  */
 import { logger } from '../observability/logger';

@@ -27,6 +27,7 @@ import { isPlainIdentifier, shortIdentifier, IDENTIFIER_LENGTH } from '../../lib
 import { parseHl7Message, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
 import { call, startTestStack } from '../support/local-stack';
+import { usCoreLabViolations } from '../fhir-profiles/profile-checker';
 
 jest.setTimeout(180_000);
 
@@ -658,7 +659,9 @@ function compareFhirObservation(
   }
   check(failures, where, 'interpretation', o.flags.join('~'), (obs.interpretation ?? []).map((i: Json) => i.coding?.[0]?.code).join('~'));
   check(failures, where, 'referenceRange.text', o.range, obs.referenceRange?.[0]?.text);
-  checkTime(failures, where, 'effectiveDateTime', o.observedAt ?? defaults.effective, isoTime(obs.effectiveDateTime), true);
+  // a time coarser than a day is a Period of that month or year (US Core us-core-1)
+  const period = obs.effectivePeriod?.start === obs.effectivePeriod?.end ? obs.effectivePeriod?.start : undefined;
+  checkTime(failures, where, 'effectiveDateTime', o.observedAt ?? defaults.effective, isoTime(obs.effectiveDateTime ?? period), true);
   check(failures, where, 'performer', o.performer ?? sent.sender, obs.performer?.[0]?.display);
   check(failures, where, 'note', o.comments.join(' | '), (obs.note ?? []).map((n: Json) => n.text).join(' | '));
 }
@@ -1138,6 +1141,8 @@ let stack: LocalStack;
 const sent: SentResult[][] = [];
 /** OBR groups that never reached an export (another group of the same message has the same accession). */
 const shadowed: string[] = [];
+/** the FHIR DiagnosticReports the comparison read, for the US Core profile check (issue 27) */
+const fhirReports: Json[] = [];
 
 beforeAll(async () => {
   // many public samples are MSH-11 D (debugging): this stage is configured to take them
@@ -1249,6 +1254,7 @@ describe('issue 27: lab results round trip (intake -> single-result export, summ
     for (let page: string | undefined = `/fhir/DiagnosticReport?patient=${PATIENT}&_count=200`; page;) {
       const bundle = JSON.parse(await getText(page, 'demo-fhir-key', 'application/fhir+json')) as Json;
       reports.push(...(bundle.entry ?? []).map((e: Json) => e.resource));
+      fhirReports.push(...(bundle.entry ?? []).map((e: Json) => e.resource));
       const next = (bundle.link ?? []).find((l: Json) => l.relation === 'next')?.url as string | undefined;
       page = next ? next.slice(next.indexOf('/fhir/')) : undefined;
     }
@@ -1361,5 +1367,10 @@ describe('issue 27: lab results round trip (intake -> single-result export, summ
     ).toEqual(new Set([LONG_PERFORMER]));
     // K1 fixed: OBR groups of one message sharing an accession but not the universal service are results of their own
     expect(shadowed).toEqual([]);
+  });
+
+  it('every FHIR report read back conforms to US Core DiagnosticReport (Lab), its Observations to Laboratory Result Observation', () => {
+    expect(fhirReports.length).toBeGreaterThanOrEqual(40);
+    expect(fhirReports.flatMap((r) => usCoreLabViolations(r).map((v) => `${String(r.id)}: ${v}`))).toEqual([]);
   });
 });

@@ -134,10 +134,11 @@ async function resultsInvariants(options: { allowOrphanParts: boolean }): Promis
     }
     const pointer = pointers.get(String(v.pk));
     const current = pointer !== undefined && String(pointer.rank) >= String(v.rank);
-    const pendingForRetry = v.notificationState === 'pending' && v.patientPk === 'NOTIFY#PENDING';
+    // the retry job reads NOTIFY#PENDING#<nn> (its shards) and the legacy NOTIFY#PENDING
+    const inRetryIndex = typeof v.patientPk === 'string' && /^NOTIFY#PENDING(#\d{2})?$/.test(v.patientPk);
+    const pendingForRetry = v.notificationState === 'pending' && inRetryIndex;
     if (!current && !pendingForRetry) issues.push(`version ${String(v.versionId)} is neither current nor queued for the retry job`);
-    if (v.notificationState === 'pending' && v.patientPk !== 'NOTIFY#PENDING')
-      issues.push(`pending version ${String(v.versionId)} missing from the retry index`);
+    if (v.notificationState === 'pending' && !inRetryIndex) issues.push(`pending version ${String(v.versionId)} missing from the retry index`);
   }
   for (const p of pointers.values())
     if (!versionKeys.has(`${String(p.pk)}|${String(p.versionSk)}`)) issues.push(`pointer of ${String(p.resultId)} names a missing version`);

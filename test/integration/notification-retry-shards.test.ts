@@ -1,0 +1,154 @@
+/**
+ * The pending-notification index sharded over PENDING_SHARDS partitions (issue 31 item 3), on the
+ * local stack (dynalite, fauxqs, the KMS server; real calls): lab results submitted while the
+ * notifications queue is down (the only injected fault) land in NOTIFY#PENDING#<nn> partitions
+ * chosen by their version id, the scheduled retry finds every one of them, oldest first, and a
+ * version left in the unsharded NOTIFY#PENDING partition by the release before sharding is still
+ * retried.
+ */
+import { QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { dynamoDbClient, sqsClient } from '../../lib/aws/clients';
+import type { LocalStack } from '../../lib/local/stack';
+import { NotificationLedger, PENDING_PARTITION, PENDING_SHARDS, pendingPartitionFor, pendingSortKey } from '../../lib/results/notification-ledger';
+import { retryPendingNotifications } from '../../lib/results/retry';
+import { resultNotifier } from '../../lib/results/result-wiring';
+import type { ResultNotification } from '../../lib/results/notifications';
+import { call, startTestStack } from '../support/local-stack';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await stack?.close();
+});
+afterEach(() => jest.restoreAllMocks());
+
+let seq = 0;
+function labBody(): Record<string, unknown> {
+  return {
+    data: {
+      senderID: 'demo-lab',
+      patientID: 'demo-patient-1',
+      accessionNumber: `ACC-SHARD-${++seq}`,
+      status: 'final',
+      ResultedDateUTC: '2024-03-01T09:30:00Z',
+      results: { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
+    },
+  };
+}
+
+/** The notifications queue refuses every send (the injected fault); everything else is real. */
+function queueDown() {
+  const client = sqsClient() as unknown as { send: (...args: unknown[]) => Promise<unknown> };
+  const original = client.send.bind(client);
+  return jest.spyOn(client, 'send').mockImplementation((...args: unknown[]) => {
+    const name = (args[0] as { constructor: { name: string } }).constructor.name;
+    if (name === SendMessageCommand.name || name === SendMessageBatchCommand.name)
+      return Promise.reject(Object.assign(new Error('injected fault'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }));
+    return original(...args);
+  });
+}
+
+async function pendingVersionItems(): Promise<Array<Record<string, AttributeValue>>> {
+  const items: Array<Record<string, AttributeValue>> = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await dynamoDbClient().send(new ScanCommand({ TableName: stack.tables.results, ExclusiveStartKey: start, ConsistentRead: true }));
+    for (const item of out.Items ?? []) if (item.sk?.S?.startsWith('VERSION#') && item.notificationState?.S === 'pending') items.push(item);
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+async function drainNotifications(): Promise<ResultNotification[]> {
+  const out: ResultNotification[] = [];
+  for (;;) {
+    const got = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: stack.queues.notifications.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!got.Messages?.length) return out;
+    for (const m of got.Messages) out.push(JSON.parse(m.Body!) as ResultNotification);
+  }
+}
+
+describe('pending notifications over shards', () => {
+  const SUBMISSIONS = 40;
+  const versionIds: string[] = [];
+  let legacyVersionId = '';
+
+  beforeAll(async () => {
+    const down = queueDown();
+    for (let i = 0; i < SUBMISSIONS; i++) {
+      const res = await call(stack, 'POST', '/receiveTestData', {
+        headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+        body: JSON.stringify(labBody()),
+      });
+      expect(res.status).toBe(200);
+      const out = res.json<{ version: string; notification: string }>();
+      expect(out.notification).toBe('pending');
+      versionIds.push(out.version);
+    }
+    down.mockRestore();
+    await drainNotifications();
+  });
+
+  it('writes each pending version into the shard of its version id, spread over the shards', async () => {
+    const items = await pendingVersionItems();
+    expect(items.map((i) => i.versionId!.S).sort()).toEqual([...versionIds].sort());
+    for (const item of items) {
+      expect(item.patientPk!.S).toBe(pendingPartitionFor(item.versionId!.S!));
+      expect(item.patientPk!.S).toMatch(/^NOTIFY#PENDING#\d{2}$/);
+    }
+    // 40 ids (HMACs under this stack's key) over 32 shards land on about 23 of them; fewer than 12 has
+    // a chance far below one in a million, one partition (as before sharding) none
+    expect(new Set(items.map((i) => i.patientPk!.S)).size).toBeGreaterThanOrEqual(12);
+    expect(new Set(versionIds.map(pendingPartitionFor)).size).toBeLessThanOrEqual(PENDING_SHARDS);
+  });
+
+  it('the retry finds every shard and the legacy unsharded partition, oldest first, and sends each once', async () => {
+    // one version as the release before sharding wrote it: under NOTIFY#PENDING itself, and due first
+    const legacy = (await pendingVersionItems()).find((i) => i.versionId!.S === versionIds[SUBMISSIONS - 1])!;
+    legacyVersionId = legacy.versionId!.S!;
+    await dynamoDbClient().send(
+      new UpdateItemCommand({
+        TableName: stack.tables.results,
+        Key: { pk: legacy.pk!, sk: legacy.sk! },
+        UpdateExpression: 'SET patientPk = :pk, patientSk = :sk',
+        ExpressionAttributeValues: {
+          ':pk': { S: PENDING_PARTITION },
+          ':sk': { S: pendingSortKey(new Date('2026-01-01T00:00:00Z'), legacy.resultId!.S!, legacyVersionId) },
+        },
+      }),
+    );
+    const legacyIndexed = await dynamoDbClient().send(
+      new QueryCommand({
+        TableName: stack.tables.results,
+        IndexName: 'byPatient',
+        KeyConditionExpression: 'patientPk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: PENDING_PARTITION } },
+      }),
+    );
+    expect(legacyIndexed.Items?.map((i) => i.versionId?.S)).toEqual([legacyVersionId]);
+
+    const ledger = new NotificationLedger(dynamoDbClient(), stack.tables.results);
+    const later = new Date(Date.now() + 10 * 60 * 1000);
+    // one page of 25 over 33 partitions: the oldest 25 due, in sort-key order, the legacy one first
+    const page = await ledger.pendingNotifications(later, 25);
+    expect(page).toHaveLength(25);
+    expect(page[0]!.versionId).toBe(legacyVersionId);
+    const all = await ledger.pendingNotifications(later, 100);
+    expect(all.map((v) => v.versionId).sort()).toEqual([...versionIds].sort());
+    expect(page.map((v) => v.versionId)).toEqual(all.slice(0, 25).map((v) => v.versionId));
+    // nothing is due before its next attempt (each submission backed off by a minute at least)
+    expect(await ledger.pendingNotifications(new Date('2025-12-31T00:00:00Z'), 100)).toEqual([]);
+
+    const summary = await retryPendingNotifications({ store: ledger, notifier: resultNotifier() }, { now: () => later, remainingMs: () => 60_000 });
+    expect(summary).toMatchObject({ due: SUBMISSIONS, sent: SUBMISSIONS, failed: 0 });
+    const sent = await drainNotifications();
+    expect(sent.map((n) => n.versionId).sort()).toEqual([...versionIds].sort());
+    expect(await pendingVersionItems()).toEqual([]);
+    // sent versions left the index: a second run finds nothing
+    expect(await ledger.pendingNotifications(later, 100)).toEqual([]);
+  });
+});
