@@ -11,6 +11,8 @@ import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
 import { ApiKeyStore } from '../keys/api-key-store';
+import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access-records';
+import { ContainerCache } from '../aws/container-cache';
 import { chartAssigningAuthority } from '../keys/chart-authority';
 import { HeldRecordStore } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
@@ -31,11 +33,17 @@ export function ownNames(): { ownApplication: string; ownFacility: string } {
   };
 }
 
+/** Authority owners, kept for the container's life under the access-record bound (lib/keys/access-records.ts). */
+const authorityOwners = new ContainerCache<CachedAuthorityOwners>();
+
 export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
   const db = dynamoDbClient();
   const chart = new ChartStore(db, tableName('chart'));
   const labResults = receiveDependencies();
-  const keyStore = new ApiKeyStore(db, tableName('keys'));
+  const owners = authorityOwners.get(
+    [db, tableName('keys'), accessRecordMaxAgeSeconds()],
+    ([client, table, age]) => new CachedAuthorityOwners(new ApiKeyStore(client, table), age),
+  );
   return {
     keys: labResults.keys,
     labResults,
@@ -53,7 +61,7 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
     held: new HeldRecordStore(db, tableName('chart')),
     authorities: {
       chart: chartAssigningAuthority(),
-      ownerOf: (authority) => keyStore.authorityOwner(authority),
+      ownerOf: (authority) => owners.ownerOf(authority, new Date()),
     },
   };
 }

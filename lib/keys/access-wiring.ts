@@ -1,10 +1,10 @@
 import { Env } from '../config/service';
 import { dynamoDbClient } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
-import { integerEnv, MissingConfigurationError } from '../aws/environment';
+import { integerEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from './api-key-store';
-import { CachedAccessRecords, MAX_ACCESS_RECORD_AGE_SECONDS } from './access-records';
+import { accessRecordMaxAgeSeconds, CachedAccessRecords } from './access-records';
 import { SlidingWindowRateLimiter } from './rate-limiter';
 import type { AnonymousLimit } from './access-decision';
 
@@ -18,12 +18,7 @@ export const DEFAULT_ANONYMOUS_LIMIT: AnonymousLimit = { limit: 300, windowSecon
  */
 export const STAFF_USAGE_IDENTIFIER_ENV = 'STAFF_USAGE_IDENTIFIER';
 
-/**
- * Environment variable: how long (seconds, 0..10, default 10) the authorizer's container answers
- * from a key or partner record it read (lib/keys/access-records.ts). 0 reads both on every request
- * (the test suites set it, so their "revoked on the next request" checks keep their meaning).
- */
-export const ACCESS_RECORD_MAX_AGE_ENV = 'ACCESS_RECORD_MAX_AGE_SECONDS';
+export { ACCESS_RECORD_MAX_AGE_ENV } from './access-records';
 
 const built = new ContainerCache<{ keys: CachedAccessRecords; limiter: SlidingWindowRateLimiter }>();
 
@@ -46,14 +41,4 @@ export function accessDependencies() {
       windowSeconds: integerEnv(Env.anonRateWindowSeconds, DEFAULT_ANONYMOUS_LIMIT.windowSeconds),
     },
   };
-}
-
-/** ACCESS_RECORD_MAX_AGE_SECONDS: an integer 0..10; unset means 10. */
-function accessRecordMaxAgeSeconds(): number {
-  const raw = process.env[ACCESS_RECORD_MAX_AGE_ENV];
-  if (raw === undefined || raw === '') return MAX_ACCESS_RECORD_AGE_SECONDS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > MAX_ACCESS_RECORD_AGE_SECONDS)
-    throw new MissingConfigurationError(`${ACCESS_RECORD_MAX_AGE_ENV} (integer 0..${MAX_ACCESS_RECORD_AGE_SECONDS})`);
-  return value;
 }
