@@ -108,7 +108,6 @@ describe('decideAccess: DynamoDB calls per request', () => {
     const reads = counting.calls.filter((c) => c === 'GetItemCommand').length;
     expect(updates - reads).toBe(200);
     expect(reads).toBeLessThanOrEqual(2 * 10);
-    console.log(`two containers, one key: ${counting.calls.length} DynamoDB calls for 200 requests (${reads} reads)`);
   });
 });
 

@@ -167,10 +167,6 @@ describe('SlidingWindowRateLimiter', () => {
         const perItem = new Map<string, number>();
         for (const pk of counting.writtenKeys) perItem.set(pk, (perItem.get(pk) ?? 0) + 1);
         const largest = Math.max(...perItem.values());
-        console.log(
-          `one key, 1,000/s limit: ${requests} requests, ${admitted.length} admitted (${firstSecond} in the first second, at most ${busiest} in any second), ` +
-            `${counting.calls.length} DynamoDB calls, ${perItem.size} counter items, the busiest took ${largest} of ${counting.writtenKeys.length} writes`,
-        );
         expect(perItem.size).toBe(20);
         expect(largest / counting.writtenKeys.length).toBeLessThan(0.1);
       } finally {
@@ -194,9 +190,6 @@ describe('SlidingWindowRateLimiter', () => {
         const perItem = new Map<string, number>();
         for (const pk of counting.writtenKeys) perItem.set(pk, (perItem.get(pk) ?? 0) + 1);
         const perRequest = counting.calls.length / 2000;
-        console.log(
-          `60 s window, 1,000/s from 10 containers: ${perRequest.toFixed(3)} DynamoDB calls per request (${counting.calls.length}), ${perItem.size} items, busiest ${Math.max(...perItem.values())} of ${counting.writtenKeys.length} writes`,
-        );
         // first request of each container: BatchGetItem; each slot change (1 s) may cost a lost race and a read
         expect(perRequest).toBeLessThan(1.1);
         // each container writes one shard per slot (1 s here): 10 containers x 2 slots over 20 shards
