@@ -20,18 +20,36 @@ import path from 'node:path';
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { dynamoDbClient } from '../lib/aws/clients';
 import { Tables, type TableId } from '../lib/config/service';
+import { awsDataKeyPaddingBytes } from '../lib/results/sealed-record';
 import { call, startTestStack } from '../test/support/local-stack';
 
 type Item = Record<string, AttributeValue>;
-// dynalite's item size (DynamoDB's rules: attribute names + values) and write unit rounding
-const { capacityUnits } = require('dynalite/db') as { capacityUnits: (item: Item | undefined, isRead: boolean) => number }; // eslint-disable-line @typescript-eslint/no-require-imports
+// dynalite's item size (DynamoDB's rules: attribute names + values)
+const { itemSize } = require('dynalite/db') as { itemSize: (item: Item) => number }; // eslint-disable-line @typescript-eslint/no-require-imports
+
+/**
+ * An item's size as DynamoDB would price it in AWS: dynalite's size (attribute names and values),
+ * plus, for each sealed record (lib/results/sealed-record.ts) the item holds, the bytes by which an
+ * AWS KMS data key blob (184 bytes) is larger than the local KMS's (98 bytes).
+ */
+export function awsItemBytes(item: Item): number {
+  let padding = 0;
+  for (const value of Object.values(item)) if (value.B) padding += awsDataKeyPaddingBytes(value.B);
+  return itemSize(item) + padding;
+}
+
+/** Write units of an item of that size (1 KB each, at least 1). */
+export function writeUnitsOf(item: Item): number {
+  return Math.max(1, Math.ceil(awsItemBytes(item) / 1024));
+}
+const capacityUnits = (item: Item | undefined, _isRead: false) => (item ? writeUnitsOf(item) : 1);
 
 export const TARGET_WRITE_UNITS = 8;
 
 export interface WriteUnitsResult {
   submissions: number;
   /** mean write units per submission by item written */
-  perItem: Array<{ item: string; writes: number; tableUnits: number; indexUnits: number; units: number }>;
+  perItem: Array<{ item: string; writes: number; tableUnits: number; indexUnits: number; units: number; largestItemBytes: number }>;
   intakeUnits: number;
   authorizerUnits: number;
 }
@@ -43,6 +61,7 @@ function itemKind(table: TableId, key: Item): string {
   if (table === 'results') {
     if (sk.startsWith('VERSION#')) return 'result version';
     if (sk === 'CURRENT') return 'current pointer';
+    if (pk.startsWith('NOTIFY#PENDING')) return 'notification marker';
     if (sk.startsWith('SUMMARYPART#')) return 'summary part';
     return `results ${pk.split('#')[0]}`;
   }
@@ -56,7 +75,7 @@ export async function measureLabWriteUnits(submissions: number): Promise<WriteUn
   const stack = await startTestStack({ prefix: 'interop-write-units', env: { LOG_LEVEL: 'warn' } });
   const reader = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const tableOf = new Map(Object.entries(stack.tables).map(([id, name]) => [name, id as TableId]));
-  const totals = new Map<string, { writes: number; tableUnits: number; indexUnits: number }>();
+  const totals = new Map<string, { writes: number; tableUnits: number; indexUnits: number; largestItemBytes: number }>();
   let counting = false;
   const read = async (tableName: string, key: Item) => (await reader.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
   const keyOf = (table: TableId, item: Item): Item => {
@@ -109,7 +128,8 @@ export async function measureLabWriteUnits(submissions: number): Promise<WriteUn
           }
         }
         const kind = itemKind(table, w.key);
-        const entry = totals.get(kind) ?? { writes: 0, tableUnits: 0, indexUnits: 0 };
+        const entry = totals.get(kind) ?? { writes: 0, tableUnits: 0, indexUnits: 0, largestItemBytes: 0 };
+        entry.largestItemBytes = Math.max(entry.largestItemBytes, old ? awsItemBytes(old) : 0, now ? awsItemBytes(now) : 0);
         entry.writes++;
         entry.tableUnits += tableUnits;
         entry.indexUnits += indexUnits;
@@ -154,6 +174,7 @@ export async function measureLabWriteUnits(submissions: number): Promise<WriteUn
       tableUnits: t.tableUnits / submissions,
       indexUnits: t.indexUnits / submissions,
       units: (t.tableUnits + t.indexUnits) / submissions,
+      largestItemBytes: t.largestItemBytes,
     }))
     .sort((a, b) => b.units - a.units);
   const authorizer = perItem.filter((p) => p.item.includes('(authorizer)'));
@@ -167,8 +188,8 @@ export async function measureLabWriteUnits(submissions: number): Promise<WriteUn
 
 export function renderWriteUnits(r: WriteUnitsResult): string[] {
   const f = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
-  const out = ['| Item written | writes | table WU | index WU | WU |', '| --- | --- | --- | --- | --- |'];
-  for (const p of r.perItem) out.push(`| ${p.item} | ${f(p.writes)} | ${f(p.tableUnits)} | ${f(p.indexUnits)} | ${f(p.units)} |`);
+  const out = ['| Item written | writes | table WU | index WU | WU | largest item (bytes, AWS-sized) |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const p of r.perItem) out.push(`| ${p.item} | ${f(p.writes)} | ${f(p.tableUnits)} | ${f(p.indexUnits)} | ${f(p.units)} | ${p.largestItemBytes} |`);
   out.push('');
   out.push(
     `Per single-result submission (mean of ${r.submissions}): intake ${f(r.intakeUnits)} write units (target at most ${TARGET_WRITE_UNITS}: ${r.intakeUnits <= TARGET_WRITE_UNITS ? 'met' : 'missed'}); the authorizer's rate counter adds ${f(r.authorizerUnits)}.`,

@@ -10,7 +10,7 @@
  * here (one implementation); this module never imports LabResultStore at run time, because that
  * pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
-import { QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
@@ -45,6 +45,35 @@ export function pendingSortKey(at: Date, resultId: string, versionId: string): s
   return `${at.toISOString()}#${resultId}#${versionId}`;
 }
 
+/** The key of a version's notification marker (stable: a resend of the same submission names the same marker). */
+export function notificationMarkerKey(resultId: string, versionId: string): { pk: string; sk: string } {
+  return { pk: pendingPartitionFor(versionId), sk: `${resultId}#${versionId}` };
+}
+
+const keyOf = (resultId: string, versionId: string): Record<string, AttributeValue> => {
+  const { pk, sk } = notificationMarkerKey(resultId, versionId);
+  return { pk: { S: pk }, sk: { S: sk } };
+};
+
+/** What a marker holds besides its key. */
+export interface NotificationMarker {
+  versionSk: string;
+  /** when the retry job may take it (ISO) */
+  dueAt: string;
+  attempts: number;
+  /** the summary ciphertext the current pointer takes over (so the retry job moves the pointer without KMS) */
+  summary?: string | Uint8Array;
+}
+
+function markerOf(item: Record<string, AttributeValue>): NotificationMarker {
+  return {
+    versionSk: item.versionSk?.S ?? '',
+    dueAt: item.dueAt?.S ?? '',
+    attempts: Number(item.attempts?.N ?? 0),
+    ...(item.summary?.B ? { summary: item.summary.B } : item.summary?.S ? { summary: item.summary.S } : {}),
+  };
+}
+
 export class NotificationLedger {
   private readonly items: ResultItems;
 
@@ -55,25 +84,75 @@ export class NotificationLedger {
     this.items = new ResultItems(db, table);
   }
 
+  // ------------------------------------------------------------ the marker (versions since issue 31 item 2)
+
+  /**
+   * Writes the marker of an owed notification, before the version item (so a crash leaves the
+   * notification owed, never lost). Conditional: false when the marker is there already (an earlier
+   * attempt of the same submission owes it still; the first marker is kept as it is).
+   */
+  async putMarker(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, summary: Uint8Array, dueAt: Date): Promise<boolean> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new PutItemCommand({
+            TableName: this.table,
+            Item: {
+              ...keyOf(version.resultId, version.versionId),
+              versionSk: { S: version.versionSk },
+              dueAt: { S: dueAt.toISOString() },
+              summary: { B: summary },
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
+  }
+
+  /** The marker of a version, if its notification is still owed (consistent read). */
+  async getMarker(resultId: string, versionId: string): Promise<NotificationMarker | undefined> {
+    const { pk, sk } = notificationMarkerKey(resultId, versionId);
+    const item = await this.items.getItem(pk, sk);
+    return item ? markerOf(item) : undefined;
+  }
+
+  /** Takes a marker away (its notification went out, or it names no version). */
+  async deleteMarker(resultId: string, versionId: string): Promise<void> {
+    await awsCall(DEPENDENCY, () => this.db.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(resultId, versionId) })));
+  }
+
+  /** A version record with its notification facts from its marker (a version of the marker ledger whose marker is gone was notified). */
+  async withNotificationState(record: VersionRecord): Promise<VersionRecord> {
+    if (record.notificationLedger !== 'marker') return record;
+    const marker = await this.getMarker(record.resultId, record.versionId);
+    if (!marker) return { ...record, notificationState: 'sent', notificationAttempts: 0 };
+    return { ...record, notificationState: 'pending', notificationAttempts: marker.attempts, ...(marker.summary ? { summary: marker.summary } : {}) };
+  }
+
+  // ------------------------------------------------------------ both ledgers
+
   /**
    * Moves the current pointer to `version` when it outranks the current one (conditional
    * UpdateItem; plain attributes only, no KMS). Returns whether `version` is current afterwards.
+   * A version without a summary (its marker is gone: its pointer step was done) only reads the
+   * pointer.
    */
   async ensureCurrent(version: VersionRecord, now: Date): Promise<boolean> {
+    if (version.summary === undefined) return (await this.items.getPointer(version.resultId))?.versionId === version.versionId;
     const values = marshall({
-      ':kind': 'current',
-      ':resultId': version.resultId,
       ':versionId': version.versionId,
       ':versionSk': version.versionSk,
       ':senderId': version.senderId,
-      ':status': version.status,
-      ':resultedAtKey': version.resultedAtKey,
       ':rank': version.rank,
       ':patientPk': version.patientKey,
       ':patientSk': `${version.resultedAtKey}#${statusRank(version.status)}#${version.resultId}`,
       ':patientMatched': version.patientMatched,
       ':summary': version.summary,
-      ':updatedAt': now.toISOString(),
     });
     try {
       await awsCall(DEPENDENCY, () =>
@@ -81,8 +160,10 @@ export class NotificationLedger {
           new UpdateItemCommand({
             TableName: this.table,
             Key: { pk: { S: resultPk(version.resultId) }, sk: { S: CURRENT_SK } },
+            // what the keys and the version sort key say (result id, resultedAtKey, status) is not repeated; a pointer
+            // written before issue 31 item 2 loses those copies here, so none is left stale
             UpdateExpression:
-              'SET #kind = :kind, resultId = :resultId, versionId = :versionId, versionSk = :versionSk, senderId = :senderId, #status = :status, resultedAtKey = :resultedAtKey, #rank = :rank, patientPk = :patientPk, patientSk = :patientSk, patientMatched = :patientMatched, summary = :summary, updatedAt = :updatedAt',
+              'SET versionId = :versionId, versionSk = :versionSk, senderId = :senderId, #rank = :rank, patientPk = :patientPk, patientSk = :patientSk, patientMatched = :patientMatched, summary = :summary REMOVE #kind, resultId, #status, resultedAtKey, updatedAt',
             ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :rank',
             ExpressionAttributeNames: { '#kind': 'kind', '#status': 'status', '#rank': 'rank' },
             ExpressionAttributeValues: values,
@@ -97,14 +178,15 @@ export class NotificationLedger {
     return pointer?.versionId === version.versionId;
   }
 
-  /** The notification of a version went out: leave the pending index. */
-  async markNotificationSent(resultId: string, versionSk: string, now: Date): Promise<void> {
+  /** The notification of a version went out: its marker goes (or, for a version of the older layout, it leaves the pending index). */
+  async markNotificationSent(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk' | 'notificationLedger'>, now: Date): Promise<void> {
+    if (version.notificationLedger === 'marker') return this.deleteMarker(version.resultId, version.versionId);
     try {
       await awsCall(DEPENDENCY, () =>
         this.db.send(
           new UpdateItemCommand({
             TableName: this.table,
-            Key: { pk: { S: resultPk(resultId) }, sk: { S: versionSk } },
+            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: version.versionSk } },
             UpdateExpression: 'SET notificationState = :sent, notifiedAt = :now REMOVE patientPk, patientSk',
             ConditionExpression: 'notificationState = :pending',
             ExpressionAttributeValues: { ':sent': { S: 'sent' }, ':pending': { S: 'pending' }, ':now': { S: now.toISOString() } },
@@ -116,28 +198,43 @@ export class NotificationLedger {
     }
   }
 
-  /** A publish failed: count it and schedule the next attempt (stays pending). */
+  /** A publish failed: count it and schedule the next attempt (stays owed). */
   async recordNotificationFailure(
-    version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>,
+    version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk' | 'notificationLedger'>,
     attempts: number,
     nextAttemptAt: Date,
     errorName: string,
   ): Promise<void> {
+    const marker = version.notificationLedger === 'marker';
     try {
       await awsCall(DEPENDENCY, () =>
         this.db.send(
-          new UpdateItemCommand({
-            TableName: this.table,
-            Key: { pk: { S: resultPk(version.resultId) }, sk: { S: version.versionSk } },
-            UpdateExpression: 'SET notificationAttempts = :attempts, lastNotificationError = :error, patientSk = :next',
-            ConditionExpression: 'notificationState = :pending',
-            ExpressionAttributeValues: {
-              ':attempts': { N: String(attempts) },
-              ':error': { S: errorName.slice(0, 64) },
-              ':next': { S: pendingSortKey(nextAttemptAt, version.resultId, version.versionId) },
-              ':pending': { S: 'pending' },
-            },
-          }),
+          new UpdateItemCommand(
+            marker
+              ? {
+                  TableName: this.table,
+                  Key: keyOf(version.resultId, version.versionId),
+                  UpdateExpression: 'SET attempts = :attempts, lastNotificationError = :error, dueAt = :next',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: {
+                    ':attempts': { N: String(attempts) },
+                    ':error': { S: errorName.slice(0, 64) },
+                    ':next': { S: nextAttemptAt.toISOString() },
+                  },
+                }
+              : {
+                  TableName: this.table,
+                  Key: { pk: { S: resultPk(version.resultId) }, sk: { S: version.versionSk } },
+                  UpdateExpression: 'SET notificationAttempts = :attempts, lastNotificationError = :error, patientSk = :next',
+                  ConditionExpression: 'notificationState = :pending',
+                  ExpressionAttributeValues: {
+                    ':attempts': { N: String(attempts) },
+                    ':error': { S: errorName.slice(0, 64) },
+                    ':next': { S: pendingSortKey(nextAttemptAt, version.resultId, version.versionId) },
+                    ':pending': { S: 'pending' },
+                  },
+                },
+          ),
         ),
       );
     } catch (error) {
@@ -146,13 +243,67 @@ export class NotificationLedger {
   }
 
   /**
-   * Versions whose notification is due (next attempt at or before `now`), oldest first over all
-   * pending shards and the legacy unsharded partition (mergeSortedPartitions: the order one
-   * partition would have had, sort keys `<next attempt>#<resultId>#<versionId>` being unique), read
-   * back with a consistent GetItem (the index is eventually consistent and may be projected
-   * narrowly). At most `limit`.
+   * Versions whose notification is due (next attempt at or before `now`), at most `limit`: first
+   * those of the older layout (the pending shards of the byPatient index and the legacy unsharded
+   * partition, oldest first), then the markers (the same shards in the base table, Queries with a
+   * filter on the due time, merged in key order). Each is read back with a consistent GetItem of its
+   * version item. A marker whose version item does not exist (the request that wrote it stopped
+   * before the version: nothing was stored) is taken away.
    */
   async pendingNotifications(now: Date, limit: number): Promise<VersionRecord[]> {
+    const records = await this.pendingInVersionIndex(now, limit);
+    if (records.length < limit) records.push(...(await this.pendingMarkers(now, limit - records.length)));
+    return records;
+  }
+
+  private async pendingMarkers(now: Date, limit: number): Promise<VersionRecord[]> {
+    const records: VersionRecord[] = [];
+    // a page of due markers may name versions that were never stored: read on until `limit` or none are left
+    let after = '';
+    for (;;) {
+      const { rows, more } = await mergeSortedPartitions<Record<string, AttributeValue>, Record<string, AttributeValue>>(
+        partitionsOf(PENDING_PARTITION, PENDING_SHARDS),
+        limit - records.length,
+        (a, b) => ascending(a.sk?.S ?? '', b.sk?.S ?? ''),
+        async (partition, batch, start) => {
+          const out = await awsCall(DEPENDENCY, () =>
+            this.db.send(
+              new QueryCommand({
+                TableName: this.table,
+                KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
+                FilterExpression: 'dueAt <= :now',
+                ExpressionAttributeValues: { ':pk': { S: partition }, ':now': { S: now.toISOString() }, ...(after ? { ':after': { S: after } } : {}) },
+                Limit: batch,
+                ExclusiveStartKey: start,
+                ConsistentRead: true,
+              }),
+            ),
+          );
+          return { rows: out.Items ?? [], lastKey: out.LastEvaluatedKey };
+        },
+      );
+      for (const item of rows) {
+        after = item.sk!.S!;
+        const [resultId, versionId] = after.split('#') as [string, string];
+        const marker = markerOf(item);
+        const record = await this.items.getVersionRecord(resultId, marker.versionSk);
+        if (!record) {
+          await this.deleteMarker(resultId, versionId);
+          continue;
+        }
+        records.push({
+          ...record,
+          notificationLedger: 'marker',
+          notificationState: 'pending',
+          notificationAttempts: marker.attempts,
+          ...(marker.summary ? { summary: marker.summary } : {}),
+        });
+      }
+      if (records.length >= limit || !more || rows.length === 0) return records;
+    }
+  }
+
+  private async pendingInVersionIndex(now: Date, limit: number): Promise<VersionRecord[]> {
     const upper = `${now.toISOString()}$`;
     const { rows } = await mergeSortedPartitions<Record<string, AttributeValue>, Record<string, AttributeValue>>(
       partitionsOf(PENDING_PARTITION, PENDING_SHARDS),
@@ -180,7 +331,7 @@ export class NotificationLedger {
       const sk = item.sk?.S;
       if (!pk || !sk) continue;
       const record = await this.items.getVersionRecord(pk.slice('RESULT#'.length), sk);
-      if (record && record.notificationState === 'pending') records.push(record);
+      if (record && record.notificationLedger === 'version-item' && record.notificationState === 'pending') records.push(record);
     }
     return records;
   }

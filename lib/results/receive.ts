@@ -189,7 +189,7 @@ async function notify(version: VersionRecord, services: ReceiveDependencies, inp
     return 'pending';
   }
   try {
-    await services.store.markNotificationSent(version.resultId, version.versionSk, input.now);
+    await services.store.markNotificationSent(version, input.now);
   } catch (error) {
     // sent but not recorded: the retry job sends it again (consumers deduplicate on notificationId)
     logger.warn('lab_result.notification_unrecorded', { requestId: input.requestId, resultId: version.resultId, errorName: (error as Error)?.name });

@@ -56,18 +56,19 @@
  * scheduled retry job finishes the pointer and the notification.
  */
 import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
-import type { EnvelopeEncryptor } from '../crypto/envelope';
+import { DEFAULT_DATA_KEY_SERVICE, type EnvelopeEncryptor } from '../crypto/envelope';
 import { queryPages } from '../aws/query-pages';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { documentKey } from './document-key';
 import type { ResultDocumentStore } from './documents';
 import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
-import { NotificationLedger, pendingPartitionFor, pendingSortKey } from './notification-ledger';
-import { CURRENT_SK, RESULTS_DEPENDENCY, ResultItems, resultPk, versionRecordOf } from './result-items';
+import { NotificationLedger } from './notification-ledger';
+import { openRecord, sealRecord } from './sealed-record';
+import { CURRENT_SK, RANK_FORMAT, RESULTS_DEPENDENCY, ResultItems, parseVersionSk, resultPk, versionRank, versionRecordOf } from './result-items';
 import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
 
@@ -80,7 +81,6 @@ import type {
   LabResultVersion,
   LabResultVersionInfo,
   LabTestResult,
-  NotificationState,
   StoredLabResultSummary,
 } from './types';
 
@@ -92,6 +92,8 @@ export const RECORD_TYPES = {
 } as const;
 /** data key context purpose (goes to KMS / CloudTrail; no PHI) */
 export const LAB_RESULT_KEY_PURPOSE = 'lab-result';
+/** The data key context of lab results' encryptor (result-wiring.ts): sealed records leave it out (sealed-record.ts). */
+const LAB_RESULT_KEY_CONTEXT = { purpose: LAB_RESULT_KEY_PURPOSE, service: DEFAULT_DATA_KEY_SERVICE };
 export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
 export const BODY_INLINE_MAX_BYTES = 240 * 1024;
 /** Largest summary kept inline in the version item and the current pointer; a larger one goes to summary parts. */
@@ -105,19 +107,9 @@ const DEPENDENCY = RESULTS_DEPENDENCY;
 export const MAX_SUMMARY_LIMIT = 1000;
 
 const PLAIN_VERSION_ATTRIBUTES =
-  'resultId, versionId, senderId, #status, resultedAtKey, receivedAt, patientMatched, notificationState, notificationAttempts, documentKeys';
+  'pk, sk, resultId, versionId, senderId, partnerId, #status, resultedAtKey, receivedAt, patientKey, patientMatched, notificationState, notificationAttempts, documentKeys';
 
-/** Marks the rank format (see the table layout above). */
-export const RANK_FORMAT = 'r2';
-
-/**
- * `r2#<statusRank>#<receivedAt ISO>#<versionId>`: string order is precedence order (status
- * precedence, then receipt order, then the version id for the same millisecond). ISO instants of
- * years 0000-9999 are fixed width, so they sort as text.
- */
-export function versionRank(status: LabResultStatus, receivedAt: Date, versionId: string): string {
-  return `${RANK_FORMAT}#${statusRank(status)}#${receivedAt.toISOString()}#${versionId}`;
-}
+export { RANK_FORMAT, versionRank };
 
 /** The sort key of a version item: identifies it (resends find it), orders listVersions by ResultedDateUTC. */
 export function versionSortKey(resultedAtKey: string, status: LabResultStatus, versionId: string): string {
@@ -190,6 +182,14 @@ export interface LabResultStoreOptions {
 
 function sizeOf(text: string): number {
   return Buffer.byteLength(text, 'utf8');
+}
+
+/** A pointer (or, before issue 31 item 2, an index entry of one) with its summary ciphertext in either form. */
+const hasSummary = (item: Record<string, AttributeValue>) => Boolean(item.summary?.S || item.summary?.B);
+
+function withoutSummary(record: VersionRecord): VersionRecord {
+  const { summary: _summary, ...rest } = record; // eslint-disable-line @typescript-eslint/no-unused-vars
+  return rest;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -350,8 +350,8 @@ export class LabResultStore {
     }
     const documentKeys = [...(payload.bodyPart ? [payload.bodyPart.key] : []), ...documents.map((d) => d.key)];
 
-    // 3. encrypt submission and summary; a summary larger than the inline budget goes to summary parts first
-    const envelope = serializeEnvelope(await this.encryptor.encrypt(payloadJson, context(RECORD_TYPES.submission)));
+    // 3. seal submission and summary (compressed, encrypted, binary); a summary larger than the inline budget goes to summary parts first
+    const submission = await sealRecord(this.encryptor, payloadJson, context(RECORD_TYPES.submission), LAB_RESULT_KEY_CONTEXT);
     const full = buildSummary(accepted);
     let summaryJson = JSON.stringify(full);
     if (sizeOf(summaryJson) > SUMMARY_MAX_BYTES) {
@@ -366,7 +366,7 @@ export class LabResultStore {
       };
       summaryJson = JSON.stringify(stub);
     }
-    const summary = serializeEnvelope(await this.encryptor.encrypt(summaryJson, context(RECORD_TYPES.summary)));
+    const summary = await sealRecord(this.encryptor, summaryJson, context(RECORD_TYPES.summary), LAB_RESULT_KEY_CONTEXT);
 
     const record: VersionRecord = {
       resultId,
@@ -383,39 +383,31 @@ export class LabResultStore {
       patientMatched: input.patientMatched,
       summary,
       documentKeys,
+      notificationLedger: 'marker',
       notificationState: 'pending',
       notificationAttempts: 0,
     };
+    // the version item says nothing its keys say (resultId, versionId, resultedAtKey, status rank) nor anything derived (rank)
     const item = marshall(
       {
         pk: resultPk(resultId),
         sk: versionSk,
-        kind: 'version',
-        resultId,
-        versionId,
         senderId,
         partnerId: input.partnerId,
         keyId: input.keyId,
         status: accepted.status,
-        statusRank: statusRank(accepted.status),
-        resultedAtKey: accepted.resultedAtKey,
-        rank,
         receivedAt: record.receivedAt,
         sourceMessageId: record.sourceMessageId,
         patientKey: input.patientKey,
         patientMatched: input.patientMatched,
-        envelope,
-        summary,
+        submission,
         ...(documentKeys.length ? { documentKeys } : {}),
-        notificationState: 'pending',
-        notificationAttempts: 0,
-        patientPk: pendingPartitionFor(versionId),
-        patientSk: pendingSortKey(input.notificationNotBefore, resultId, versionId),
       },
       { removeUndefinedValues: true },
     );
 
-    // 4. the version item, exactly once
+    // 4. the notification marker (the notification is owed before the version exists), then the version item, exactly once
+    const markerCreated = await this.ledger.putMarker(record, summary, input.notificationNotBefore);
     try {
       await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
       return { created: true, version: record };
@@ -424,7 +416,12 @@ export class LabResultStore {
     }
     const existing = await this.items.getVersionRecord(resultId, versionSk);
     if (!existing) throw new Error('version item vanished after a conditional put conflict');
-    return { created: false, version: existing };
+    if (markerCreated) {
+      // the version was stored and notified before (its marker was gone): the marker this attempt wrote owes nothing
+      await this.ledger.deleteMarker(resultId, versionId);
+      return { created: false, version: existing.notificationLedger === 'marker' ? withoutSummary({ ...existing, notificationState: 'sent' }) : existing };
+    }
+    return { created: false, version: await this.ledger.withNotificationState(existing) };
   }
 
   /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
@@ -433,8 +430,8 @@ export class LabResultStore {
   }
 
   /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async markNotificationSent(resultId: string, versionSk: string, now: Date): Promise<void> {
-    return this.ledger.markNotificationSent(resultId, versionSk, now);
+  async markNotificationSent(...args: Parameters<NotificationLedger['markNotificationSent']>): Promise<void> {
+    return this.ledger.markNotificationSent(...args);
   }
 
   /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
@@ -449,24 +446,26 @@ export class LabResultStore {
     return this.ledger.pendingNotifications(now, limit);
   }
 
-  /** Every version of a result (plain facts), oldest ResultedDateUTC first. */
+  /** Every version of a result (plain facts), oldest ResultedDateUTC first; a version's notification facts from its marker when it has that layout. */
   async listVersions(resultId: string): Promise<LabResultVersionInfo[]> {
     const items = await this.queryVersions(resultId, { plainOnly: true });
-    return items.map((item) => {
-      const v = unmarshall(item) as Record<string, unknown>;
-      return {
-        resultId: v.resultId as string,
-        versionId: v.versionId as string,
-        senderId: v.senderId as string,
-        status: v.status as LabResultStatus,
-        resultedAtKey: v.resultedAtKey as string,
-        receivedAt: v.receivedAt as string,
-        patientMatched: v.patientMatched === true,
-        notificationState: v.notificationState as NotificationState,
-        notificationAttempts: typeof v.notificationAttempts === 'number' ? v.notificationAttempts : 0,
-        documentKeys: (v.documentKeys as string[] | undefined) ?? [],
-      };
-    });
+    const out: LabResultVersionInfo[] = [];
+    for (const item of items) {
+      const v = await this.ledger.withNotificationState(versionRecordOf(item));
+      out.push({
+        resultId: v.resultId,
+        versionId: v.versionId,
+        senderId: v.senderId,
+        status: v.status,
+        resultedAtKey: v.resultedAtKey,
+        receivedAt: v.receivedAt,
+        patientMatched: v.patientMatched,
+        notificationState: v.notificationState,
+        notificationAttempts: v.notificationAttempts,
+        documentKeys: v.documentKeys,
+      });
+    }
+    return out;
   }
 
   /** The version id the current pointer names, if the result exists. */
@@ -531,9 +530,9 @@ export class LabResultStore {
       }),
       async (items) => {
         for (const indexed of items) {
-          const item = indexed.summary?.S ? indexed : await this.items.getItem(indexed.pk!.S!, CURRENT_SK);
+          const item = hasSummary(indexed) ? indexed : await this.items.getItem(indexed.pk!.S!, CURRENT_SK);
           const position = indexed.patientSk?.S;
-          if (item?.summary?.S && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
+          if (item && hasSummary(item) && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
         }
         return page.length < limit;
       },
@@ -551,7 +550,7 @@ export class LabResultStore {
     const keys = await this.keys();
     if (!keys) return undefined;
     const item = await this.items.getItem(resultPk(resultId), CURRENT_SK);
-    if (!item?.summary?.S || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
+    if (!item || !hasSummary(item) || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
     return this.decryptSummary(item);
   }
 
@@ -611,10 +610,13 @@ export class LabResultStore {
   }
 
   private async decryptSummary(item: Record<string, AttributeValue>): Promise<StoredLabResultSummary> {
-    const resultId = item.resultId!.S!;
-    const versionId = item.versionId!.S!;
+    const resultId = item.resultId?.S ?? item.pk!.S!.slice(resultPk('').length);
+    const versionId = item.versionId?.S ?? parseVersionSk(item.versionSk!.S!)!.versionId;
     const senderId = item.senderId!.S!;
-    const plain = await this.encryptor.decrypt(item.summary!.S!, { recordType: RECORD_TYPES.summary, sender: senderId, resultId, versionId });
+    const context = { recordType: RECORD_TYPES.summary, sender: senderId, resultId, versionId };
+    const plain = item.summary!.B
+      ? await openRecord(this.encryptor, item.summary!.B, context, LAB_RESULT_KEY_CONTEXT)
+      : await this.encryptor.decrypt(item.summary!.S!, context);
     const inline = JSON.parse(plain.toString('utf8')) as SummaryPayload;
     const s = typeof inline.parts === 'number' && inline.parts > 0 ? await this.readSummaryParts(resultId, versionId, senderId, inline.parts) : inline;
     return {
@@ -633,7 +635,7 @@ export class LabResultStore {
   }
 
   private async decryptVersion(item: Record<string, AttributeValue>): Promise<LabResultVersion> {
-    const record = versionRecordOf(item);
+    const record = await this.ledger.withNotificationState(versionRecordOf(item));
     const context = (recordType: string, extra: Record<string, string> = {}) => ({
       recordType,
       sender: record.senderId,
@@ -641,7 +643,13 @@ export class LabResultStore {
       versionId: record.versionId,
       ...extra,
     });
-    const payload = JSON.parse((await this.encryptor.decrypt(item.envelope!.S!, context(RECORD_TYPES.submission))).toString('utf8')) as StoredPayload;
+    const sealed = item.submission?.B;
+    const payload = JSON.parse(
+      (sealed
+        ? await openRecord(this.encryptor, sealed, context(RECORD_TYPES.submission), LAB_RESULT_KEY_CONTEXT)
+        : await this.encryptor.decrypt(item.envelope!.S!, context(RECORD_TYPES.submission))
+      ).toString('utf8'),
+    ) as StoredPayload;
     let body: LabResultSubmission;
     if (payload.bodyPart) {
       body = JSON.parse(

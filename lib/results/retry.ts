@@ -45,7 +45,7 @@ export async function retryPendingNotifications(
     for (const version of page) {
       const errorName = failed.get(version.versionId);
       if (errorName === undefined) {
-        await deps.store.markNotificationSent(version.resultId, version.versionSk, now);
+        await deps.store.markNotificationSent(version, now);
         summary.sent++;
       } else {
         const attempts = version.notificationAttempts + 1;

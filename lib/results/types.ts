@@ -118,8 +118,18 @@ export interface VersionRecord {
   sourceMessageId?: string;
   patientKey: string;
   patientMatched: boolean;
-  summary: string;
+  /**
+   * the summary ciphertext the current pointer takes over: a sealed record (sealed-record.ts) or,
+   * for versions stored before issue 31 item 2, the envelope JSON. Absent when the version's
+   * notification marker is gone (its pointer step is done: nothing needs it).
+   */
+  summary?: string | Uint8Array;
   documentKeys: string[];
+  /**
+   * where the owed notification is kept: `marker`, a notification marker item (issue 31 item 2);
+   * `version-item`, the version item itself in the pending index (versions stored before)
+   */
+  notificationLedger: 'marker' | 'version-item';
   notificationState: NotificationState;
   notificationAttempts: number;
 }
