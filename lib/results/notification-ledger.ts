@@ -142,7 +142,7 @@ export class NotificationLedger {
    * A version without a summary (its marker is gone: its pointer step was done) only reads the
    * pointer.
    */
-  async ensureCurrent(version: VersionRecord, now: Date): Promise<boolean> {
+  async ensureCurrent(version: VersionRecord, _now: Date): Promise<boolean> {
     if (version.summary === undefined) return (await this.items.getPointer(version.resultId))?.versionId === version.versionId;
     const values = marshall({
       ':versionId': version.versionId,

@@ -188,7 +188,7 @@ function sizeOf(text: string): number {
 const hasSummary = (item: Record<string, AttributeValue>) => Boolean(item.summary?.S || item.summary?.B);
 
 function withoutSummary(record: VersionRecord): VersionRecord {
-  const { summary: _summary, ...rest } = record; // eslint-disable-line @typescript-eslint/no-unused-vars
+  const { summary: _summary, ...rest } = record;
   return rest;
 }
 
