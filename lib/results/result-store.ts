@@ -679,24 +679,22 @@ export class LabResultStore {
     };
   }
 
-  /** Version items of a result (one partition), optionally one version or the plain attributes only. */
+  /** Version items of a result (one partition), optionally one version (picked by its sort key) or the plain attributes only. */
   private async queryVersions(resultId: string, options: { versionId?: string; plainOnly?: boolean } = {}): Promise<Record<string, AttributeValue>[]> {
     const found: Record<string, AttributeValue>[] = [];
-    const values: Record<string, AttributeValue> = { ':pk': { S: resultPk(resultId) }, ':prefix': { S: VERSION_PREFIX } };
-    if (options.versionId) values[':versionId'] = { S: options.versionId };
     await queryPages(
       this.db,
       DEPENDENCY,
       () => ({
         TableName: this.table,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ...(options.versionId ? { FilterExpression: 'versionId = :versionId' } : {}),
         ...(options.plainOnly ? { ProjectionExpression: PLAIN_VERSION_ATTRIBUTES, ExpressionAttributeNames: { '#status': 'status' } } : {}),
-        ExpressionAttributeValues: values,
+        ExpressionAttributeValues: { ':pk': { S: resultPk(resultId) }, ':prefix': { S: VERSION_PREFIX } },
         ConsistentRead: true,
       }),
       (page) => {
-        found.push(...page);
+        // the version id is the last part of the sort key (items since issue 31 item 2 do not repeat it)
+        found.push(...(options.versionId ? page.filter((item) => parseVersionSk(item.sk?.S ?? '')?.versionId === options.versionId) : page));
         return true;
       },
     );

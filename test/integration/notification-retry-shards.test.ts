@@ -1,16 +1,17 @@
 /**
- * The pending-notification index sharded over PENDING_SHARDS partitions (issue 31 item 3), on the
- * local stack (dynalite, fauxqs, the KMS server; real calls): lab results submitted while the
- * notifications queue is down (the only injected fault) land in NOTIFY#PENDING#<nn> partitions
- * chosen by their version id, the scheduled retry finds every one of them, oldest first, and a
- * version left in the unsharded NOTIFY#PENDING partition by the release before sharding is still
- * retried.
+ * Owed notifications sharded over PENDING_SHARDS partitions (issue 31 item 3), on the local stack
+ * (dynalite, fauxqs, the KMS server; real calls): lab results submitted while the notifications
+ * queue is down (the only injected fault) leave their notification markers (issue 31 item 2) in
+ * NOTIFY#PENDING#<nn> partitions chosen by their version id; the scheduled retry finds every one,
+ * and versions of the older layout (the version item itself in the byPatient index, in its shard or
+ * in the unsharded NOTIFY#PENDING of the release before sharding) are still retried.
  */
-import { QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { dynamoDbClient, sqsClient } from '../../lib/aws/clients';
 import type { LocalStack } from '../../lib/local/stack';
-import { NotificationLedger, PENDING_PARTITION, PENDING_SHARDS, pendingPartitionFor, pendingSortKey } from '../../lib/results/notification-ledger';
+import { NotificationLedger, PENDING_PARTITION, PENDING_SHARDS, pendingPartitionFor } from '../../lib/results/notification-ledger';
+import { toOlderLayout } from '../support/lab-result-layouts';
 import { retryPendingNotifications } from '../../lib/results/retry';
 import { resultNotifier } from '../../lib/results/result-wiring';
 import type { ResultNotification } from '../../lib/results/notifications';
@@ -52,16 +53,20 @@ function queueDown() {
   });
 }
 
-async function pendingVersionItems(): Promise<Array<Record<string, AttributeValue>>> {
+/** The notification markers (issue 31 item 2: owed notifications of versions are marker items in the base table). */
+async function markerItems(): Promise<Array<Record<string, AttributeValue>>> {
   const items: Array<Record<string, AttributeValue>> = [];
   let start: Record<string, AttributeValue> | undefined;
   do {
     const out = await dynamoDbClient().send(new ScanCommand({ TableName: stack.tables.results, ExclusiveStartKey: start, ConsistentRead: true }));
-    for (const item of out.Items ?? []) if (item.sk?.S?.startsWith('VERSION#') && item.notificationState?.S === 'pending') items.push(item);
+    for (const item of out.Items ?? []) if (item.pk?.S?.startsWith('NOTIFY#PENDING')) items.push(item);
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
 }
+
+/** The version ids of a set of marker items (sk `<resultId>#<versionId>`). */
+const versionIdsOf = (markers: Array<Record<string, AttributeValue>>) => markers.map((m) => m.sk!.S!.split('#')[1]!);
 
 async function drainNotifications(): Promise<ResultNotification[]> {
   const out: ResultNotification[] = [];
@@ -75,7 +80,6 @@ async function drainNotifications(): Promise<ResultNotification[]> {
 describe('pending notifications over shards', () => {
   const SUBMISSIONS = 40;
   const versionIds: string[] = [];
-  let legacyVersionId = '';
 
   beforeAll(async () => {
     const down = queueDown();
@@ -93,34 +97,44 @@ describe('pending notifications over shards', () => {
     await drainNotifications();
   });
 
-  it('writes each pending version into the shard of its version id, spread over the shards', async () => {
-    const items = await pendingVersionItems();
-    expect(items.map((i) => i.versionId!.S).sort()).toEqual([...versionIds].sort());
-    for (const item of items) {
-      expect(item.patientPk!.S).toBe(pendingPartitionFor(item.versionId!.S!));
-      expect(item.patientPk!.S).toMatch(/^NOTIFY#PENDING#\d{2}$/);
+  it('writes each owed notification as a marker in the shard of its version id, spread over the shards', async () => {
+    const markers = await markerItems();
+    expect(versionIdsOf(markers).sort()).toEqual([...versionIds].sort());
+    for (const [i, marker] of markers.entries()) {
+      expect(marker.pk!.S).toBe(pendingPartitionFor(versionIdsOf(markers)[i]!));
+      expect(marker.pk!.S).toMatch(/^NOTIFY#PENDING#\d{2}$/);
     }
     // 40 ids (HMACs under this stack's key) over 32 shards land on about 23 of them; fewer than 12 has
     // a chance far below one in a million, one partition (as before sharding) none
-    expect(new Set(items.map((i) => i.patientPk!.S)).size).toBeGreaterThanOrEqual(12);
+    expect(new Set(markers.map((i) => i.pk!.S)).size).toBeGreaterThanOrEqual(12);
     expect(new Set(versionIds.map(pendingPartitionFor)).size).toBeLessThanOrEqual(PENDING_SHARDS);
-  });
-
-  it('the retry finds every shard and the legacy unsharded partition, oldest first, and sends each once', async () => {
-    // one version as the release before sharding wrote it: under NOTIFY#PENDING itself, and due first
-    const legacy = (await pendingVersionItems()).find((i) => i.versionId!.S === versionIds[SUBMISSIONS - 1])!;
-    legacyVersionId = legacy.versionId!.S!;
-    await dynamoDbClient().send(
-      new UpdateItemCommand({
+    // the versions themselves are not in the byPatient index (their items never change after the put)
+    const indexed = await dynamoDbClient().send(
+      new QueryCommand({
         TableName: stack.tables.results,
-        Key: { pk: legacy.pk!, sk: legacy.sk! },
-        UpdateExpression: 'SET patientPk = :pk, patientSk = :sk',
-        ExpressionAttributeValues: {
-          ':pk': { S: PENDING_PARTITION },
-          ':sk': { S: pendingSortKey(new Date('2026-01-01T00:00:00Z'), legacy.resultId!.S!, legacyVersionId) },
-        },
+        IndexName: 'byPatient',
+        KeyConditionExpression: 'patientPk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: markers[0]!.pk!.S! } },
       }),
     );
+    expect(indexed.Items).toEqual([]);
+  });
+
+  it('the retry finds every shard and versions of the older layout (sharded index and the unsharded NOTIFY#PENDING), and sends each once', async () => {
+    // one version as the release before issue 31 item 2 wrote it, in the unsharded NOTIFY#PENDING index partition, another in its index shard
+    const ledger = new NotificationLedger(dynamoDbClient(), stack.tables.results);
+    const legacyIds = versionIds.slice(SUBMISSIONS - 2);
+    for (const [n, versionId] of legacyIds.entries()) {
+      const marker = (await markerItems()).find((m) => m.sk!.S!.endsWith(`#${versionId}`))!;
+      const resultId = marker.sk!.S!.split('#')[0]!;
+      await toOlderLayout(
+        stack,
+        resultId,
+        marker.versionSk!.S!,
+        n === 0 ? PENDING_PARTITION : pendingPartitionFor(versionId),
+        new Date('2026-01-01T00:00:00Z'),
+      );
+    }
     const legacyIndexed = await dynamoDbClient().send(
       new QueryCommand({
         TableName: stack.tables.results,
@@ -129,14 +143,21 @@ describe('pending notifications over shards', () => {
         ExpressionAttributeValues: { ':pk': { S: PENDING_PARTITION } },
       }),
     );
-    expect(legacyIndexed.Items?.map((i) => i.versionId?.S)).toEqual([legacyVersionId]);
+    expect(legacyIndexed.Items?.map((i) => i.versionId?.S)).toEqual([legacyIds[0]]);
+    expect(versionIdsOf(await markerItems())).not.toContain(legacyIds[0]);
 
-    const ledger = new NotificationLedger(dynamoDbClient(), stack.tables.results);
     const later = new Date(Date.now() + 10 * 60 * 1000);
-    // one page of 25 over 33 partitions: the oldest 25 due, in sort-key order, the legacy one first
+    // a page of 25: the versions of the older layout first, then markers
     const page = await ledger.pendingNotifications(later, 25);
     expect(page).toHaveLength(25);
-    expect(page[0]!.versionId).toBe(legacyVersionId);
+    expect(
+      page
+        .slice(0, 2)
+        .map((v) => v.versionId)
+        .sort(),
+    ).toEqual([...legacyIds].sort());
+    expect(page.slice(0, 2).map((v) => v.notificationLedger)).toEqual(['version-item', 'version-item']);
+    expect(page.slice(2).every((v) => v.notificationLedger === 'marker')).toBe(true);
     const all = await ledger.pendingNotifications(later, 100);
     expect(all.map((v) => v.versionId).sort()).toEqual([...versionIds].sort());
     expect(page.map((v) => v.versionId)).toEqual(all.slice(0, 25).map((v) => v.versionId));
@@ -147,8 +168,17 @@ describe('pending notifications over shards', () => {
     expect(summary).toMatchObject({ due: SUBMISSIONS, sent: SUBMISSIONS, failed: 0 });
     const sent = await drainNotifications();
     expect(sent.map((n) => n.versionId).sort()).toEqual([...versionIds].sort());
-    expect(await pendingVersionItems()).toEqual([]);
-    // sent versions left the index: a second run finds nothing
+    expect(await markerItems()).toEqual([]);
+    // sent: a second run finds nothing
     expect(await ledger.pendingNotifications(later, 100)).toEqual([]);
+    const legacyAfter = await dynamoDbClient().send(
+      new QueryCommand({
+        TableName: stack.tables.results,
+        IndexName: 'byPatient',
+        KeyConditionExpression: 'patientPk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: PENDING_PARTITION } },
+      }),
+    );
+    expect(legacyAfter.Items).toEqual([]);
   });
 });

@@ -9,13 +9,13 @@ import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } f
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { EnvelopeEncryptor } from '../../lib/crypto/envelope';
-import { EnvelopeDecryptError } from '../../lib/crypto/errors';
 import { dynamoDbClient, kmsClient, s3Client, sqsClient } from '../../lib/aws/clients';
 import type { LocalStack } from '../../lib/local/stack';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import { IdempotencyStore, LEASE_MS } from '../../lib/results/idempotency';
 import type { ResultNotification } from '../../lib/results/notifications';
 import { LAB_RESULT_KEY_PURPOSE, RECORD_TYPES } from '../../lib/results/result-store';
+import { openRecord, SEALED_FORMAT_DEFLATE } from '../../lib/results/sealed-record';
 import { labResultStore } from '../../lib/results/result-wiring';
 import { MAX_REQUEST_BODY_BYTES } from '../../lib/http/body-limit';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
@@ -229,31 +229,33 @@ describe('POST /receiveTestData: storage', () => {
     expect(byAccession?.versionId).toBe(out.version);
   });
 
-  it('stores a versioned envelope whose context is bound: a wrong context fails', async () => {
+  it('stores the submission as a sealed record (compressed, encrypted, binary) whose context is bound: a wrong context fails', async () => {
     const out = res.json<Success>();
     const [item] = await versionItems(out.resultId);
-    const envelope = JSON.parse(item!.envelope!.S!) as Json & { ctx: Record<string, string>; v: number; alg: string; kctx: Record<string, string> };
-    expect(envelope).toMatchObject({ v: 1, alg: 'AES-256-GCM', kctx: { purpose: LAB_RESULT_KEY_PURPOSE, service: 'interop' } });
+    expect(item!.envelope).toBeUndefined(); // the JSON envelope of the layout before issue 31 item 2
+    expect(item!.summary).toBeUndefined(); // the summary lives on the pointer (and on the marker while the notification is owed)
+    const sealed = item!.submission!.B!;
+    expect(sealed[0]).toBe(SEALED_FORMAT_DEFLATE);
     const context = { recordType: RECORD_TYPES.submission, sender: 'demo-lab', resultId: out.resultId, versionId: out.version };
-    expect(envelope.ctx).toEqual(context);
+    const keyContext = { purpose: LAB_RESULT_KEY_PURPOSE, service: 'interop' };
 
     // a fresh encryptor (no cached keys): the data key comes back through KMS Decrypt
     const reader = new EnvelopeEncryptor({ kms: kmsClient(), keyId: stack.kmsKeyId, purpose: LAB_RESULT_KEY_PURPOSE });
-    const plain = JSON.parse((await reader.decrypt(item!.envelope!.S!, context)).toString('utf8')) as { body: Json };
+    const plain = JSON.parse((await openRecord(reader, sealed, context, keyContext)).toString('utf8')) as { body: Json };
     expect(plain.body).toEqual(body);
 
+    // the record context is not stored: it is AES-GCM AAD, so reading under another record's context fails authentication
     for (const wrong of [
       { ...context, sender: 'DEMO-LAB-LIS' },
       { ...context, resultId: 'lr_00000000000000000000000000000000' },
       { ...context, recordType: RECORD_TYPES.summary },
     ]) {
-      await expect(reader.decrypt(item!.envelope!.S!, wrong)).rejects.toMatchObject({ name: 'EnvelopeDecryptError', reason: 'context-mismatch' });
+      await expect(openRecord(reader, sealed, wrong, keyContext)).rejects.toMatchObject({ name: 'EnvelopeDecryptError', reason: 'authentication-failed' });
     }
-    // rewriting the stored context to match a forged expectation breaks GCM authentication
-    const forged = { ...context, sender: 'DEMO-LAB-LIS' };
-    const tampered = JSON.stringify({ ...envelope, ctx: forged });
-    await expect(reader.decrypt(tampered, forged)).rejects.toBeInstanceOf(EnvelopeDecryptError);
-    await expect(reader.decrypt(tampered, forged)).rejects.toMatchObject({ reason: 'authentication-failed' });
+    // one flipped ciphertext byte breaks GCM authentication
+    const tampered = Buffer.from(sealed);
+    tampered[tampered.length - 1] ^= 0x01;
+    await expect(openRecord(reader, tampered, context, keyContext)).rejects.toMatchObject({ reason: 'authentication-failed' });
   });
 
   it('publishes a notification with ids and status only', async () => {
@@ -837,7 +839,7 @@ describe('POST /receiveTestData: failures', () => {
     const requestId = unique('req-throttle');
     const spy = failCommands(
       db(),
-      (c) => c.constructor.name === 'PutItemCommand' && (c.input.Item as Record<string, { S?: string }> | undefined)?.kind?.S === 'version',
+      (c) => c.constructor.name === 'PutItemCommand' && String((c.input.Item as Record<string, { S?: string }> | undefined)?.sk?.S).startsWith('VERSION#'),
     );
     const res = await post(body, { 'x-request-id': requestId });
     spy.mockRestore();

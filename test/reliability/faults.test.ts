@@ -41,6 +41,8 @@ import type { LocalStack } from '../../lib/local/stack';
 import { clearResultKeysCache, LOOKUP_KEY_ITEM } from '../../lib/results/lookup-keys';
 import { clearMatchKeyCache } from '../../lib/forms/match-keys';
 import { receiveDependencies } from '../../lib/results/result-wiring';
+import { NotificationLedger, notificationMarkerKey } from '../../lib/results/notification-ledger';
+import { versionRecordOf } from '../../lib/results/result-items';
 import { labResultEncryptor } from '../../lib/results/result-wiring';
 import { handler as retryNotifications } from '../../functions/retryResultNotifications';
 import { handler as sweep } from '../../functions/sweepPendingPackets';
@@ -112,6 +114,9 @@ async function drain(url: string, keyOf: (body: Record<string, unknown>) => stri
 const drainNotifications = () => drain(stack.queues.notifications.url, (b) => (typeof b.versionId === 'string' ? `lv:${b.versionId}` : undefined));
 const drainMatching = () => drain(stack.queues.matching.url, (b) => (typeof b.packetId === 'string' ? `fp:${b.packetId}` : undefined));
 
+const notificationMarkerOf = (resultId: string, versionId: string) =>
+  new NotificationLedger(dynamoDbClient(), stack.tables.results).getMarker(resultId, versionId);
+
 async function auditRecordsFor(match: (r: Record<string, unknown>) => boolean): Promise<Array<Record<string, unknown>>> {
   return (await scanAll(stack.tables.audit)).map((i) => unmarshall(i)).filter(match);
 }
@@ -120,28 +125,40 @@ async function auditRecordsFor(match: (r: Record<string, unknown>) => boolean): 
 
 async function resultsInvariants(options: { allowOrphanParts: boolean }): Promise<string[]> {
   const issues: string[] = [];
-  const items = (await scanAll(stack.tables.results)).map((i) => unmarshall(i));
-  const versions = items.filter((i) => String(i.sk).startsWith('VERSION#'));
+  const raw = await scanAll(stack.tables.results);
+  const items = raw.map((i) => unmarshall(i));
+  const versions = raw.filter((i) => String(i.sk?.S).startsWith('VERSION#'));
   const pointers = new Map(items.filter((i) => i.sk === 'CURRENT').map((p) => [String(p.pk), p]));
-  const versionKeys = new Set(versions.map((v) => `${String(v.pk)}|${String(v.sk)}`));
+  // owed notifications of versions stored since issue 31 item 2: marker items in NOTIFY#PENDING#<nn>, sk <resultId>#<versionId>
+  const markers = new Set(items.filter((i) => /^NOTIFY#PENDING#\d{2}$/.test(String(i.pk))).map((m) => `${String(m.pk)}|${String(m.sk)}`));
+  const versionKeys = new Set(versions.map((v) => `${v.pk!.S!}|${v.sk!.S!}`));
   const objects = new Set(await listObjectKeys(stack));
   const referenced = new Set<string>();
-  for (const v of versions) {
-    if (typeof v.envelope !== 'string' || typeof v.summary !== 'string') issues.push(`version ${String(v.versionId)} without its ciphertext`);
-    for (const key of (v.documentKeys as string[] | undefined) ?? []) {
+  for (const item of versions) {
+    const v = unmarshall(item);
+    const record = versionRecordOf(item);
+    const sealed = item.submission?.B !== undefined;
+    if (!sealed && (typeof v.envelope !== 'string' || typeof v.summary !== 'string')) issues.push(`version ${record.versionId} without its ciphertext`);
+    for (const key of record.documentKeys) {
       referenced.add(key);
-      if (!objects.has(key)) issues.push(`version ${String(v.versionId)} names a missing S3 part`);
+      if (!objects.has(key)) issues.push(`version ${record.versionId} names a missing S3 part`);
     }
     const pointer = pointers.get(String(v.pk));
-    const current = pointer !== undefined && String(pointer.rank) >= String(v.rank);
-    // the retry job reads NOTIFY#PENDING#<nn> (its shards) and the legacy NOTIFY#PENDING
-    const inRetryIndex = typeof v.patientPk === 'string' && /^NOTIFY#PENDING(#\d{2})?$/.test(v.patientPk);
-    const pendingForRetry = v.notificationState === 'pending' && inRetryIndex;
-    if (!current && !pendingForRetry) issues.push(`version ${String(v.versionId)} is neither current nor queued for the retry job`);
-    if (v.notificationState === 'pending' && !inRetryIndex) issues.push(`pending version ${String(v.versionId)} missing from the retry index`);
+    const current = pointer !== undefined && String(pointer.rank) >= record.rank;
+    let pendingForRetry: boolean;
+    if (sealed) {
+      const { pk, sk } = notificationMarkerKey(record.resultId, record.versionId);
+      pendingForRetry = markers.has(`${pk}|${sk}`);
+    } else {
+      // the retry job reads NOTIFY#PENDING#<nn> (its shards) and the legacy NOTIFY#PENDING
+      const inRetryIndex = typeof v.patientPk === 'string' && /^NOTIFY#PENDING(#\d{2})?$/.test(v.patientPk);
+      pendingForRetry = v.notificationState === 'pending' && inRetryIndex;
+      if (v.notificationState === 'pending' && !inRetryIndex) issues.push(`pending version ${record.versionId} missing from the retry index`);
+    }
+    if (!current && !pendingForRetry) issues.push(`version ${record.versionId} is neither current nor queued for the retry job`);
   }
   for (const p of pointers.values())
-    if (!versionKeys.has(`${String(p.pk)}|${String(p.versionSk)}`)) issues.push(`pointer of ${String(p.resultId)} names a missing version`);
+    if (!versionKeys.has(`${String(p.pk)}|${String(p.versionSk)}`)) issues.push(`pointer of ${String(p.pk)} names a missing version`);
   if (!options.allowOrphanParts) {
     for (const key of objects) if (key.startsWith('lab-results/') && !referenced.has(key)) issues.push(`orphan S3 part ${key}`);
   }
@@ -339,12 +356,15 @@ function labScenario(name: string, options: { cold?: boolean; bootstrap?: boolea
       const sent = messagesByKey.get(`lv:${out.version}`) ?? 0;
       const version = versions[0];
       // the publish went out but marking it sent failed: delivery is at least once (consumers deduplicate on notificationId)
-      const markFailed = first.failedCall === 'dynamodb:UpdateItemCommand' && first.trace[first.failedIndex - 1] === 'sqs:SendMessageCommand';
+      // (the bookkeeping: the marker's DeleteItem; an UpdateItem of the version item in the layout before issue 31 item 2)
+      const markFailed =
+        (first.failedCall === 'dynamodb:DeleteItemCommand' || first.failedCall === 'dynamodb:UpdateItemCommand') &&
+        first.trace[first.failedIndex - 1] === 'sqs:SendMessageCommand';
       if (markFailed ? sent < 1 || sent > 2 : sent !== 1) issues.push(`${sent} notifications for the version (want ${markFailed ? '1-2' : '1'})`);
-      if (version && version.notificationState !== 'sent') {
+      const marker = version ? await notificationMarkerOf(String(out.resultId), String(out.version)) : undefined;
+      if (marker) {
         // only allowed when the publish went out but its bookkeeping failed: the retry job resends later (at least once)
-        const due = String(version.patientSk ?? '').slice(0, 24);
-        if (!(markFailed && sent === 1 && due > new Date().toISOString())) issues.push(`notification still ${String(version.notificationState)}`);
+        if (!(markFailed && sent === 1 && marker.dueAt > new Date().toISOString())) issues.push('notification still owed (its marker is there)');
       }
       const audits = await auditRecordsFor((r) => (r.resourceIds as Record<string, string> | undefined)?.resultId === out.resultId && r.outcome === 'success');
       if (audits.length === 0) issues.push('no success audit record for the stored result');
