@@ -1,8 +1,9 @@
 /**
  * Scheduled (rate(5 minutes), lib/config/service.ts): sends the lab result notifications that a
  * request could not publish (queue unavailable, or the request crashed after saving). Queries the
- * pending shards (and the legacy unsharded partition) of the results table's byPatient index;
- * never scans. See lib/results/retry.ts.
+ * notification markers' shards NOTIFY#PENDING#<nn> of the results table (and, for versions stored
+ * before issue 31 item 2, the same shards and the legacy unsharded partition of its byPatient
+ * index); never scans. See lib/results/retry.ts.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { notificationRetryDependencies } from '../lib/results/retry-wiring';

@@ -6,9 +6,11 @@
  * retry function bundles only the DynamoDB client (and SQS for the notifier), as its `needs`
  * (results readwrite, notifications send) say.
  *
- * Item layout: result-store.ts documents the table. LabResultStore delegates these four methods
- * here (one implementation); this module never imports LabResultStore at run time, because that
- * pulls in KMS (lookup keys, envelopes) and S3 (documents).
+ * Item layout: result-store.ts documents the table. An owed notification is a marker item
+ * (pk NOTIFY#PENDING#<nn>, sk <resultId>#<versionId>; versions stored before issue 31 item 2 keep
+ * theirs in the version item and the byPatient index, handled here too). LabResultStore delegates
+ * the bookkeeping here (one implementation); this module never imports LabResultStore at run time,
+ * because that pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
 import { DeleteItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -20,18 +22,17 @@ import { statusRank } from './status';
 import type { VersionRecord } from './types';
 
 /**
- * The byPatient index partition of versions whose notification is owed: the base of its shards
- * `NOTIFY#PENDING#<nn>` (and the legacy partition itself, where versions written before sharding
- * stay until they are sent).
+ * The partition of owed notifications, the base of its shards `NOTIFY#PENDING#<nn>`: in the base
+ * table the notification markers (issue 31 item 2); in the byPatient index versions of the older
+ * layout (the legacy partition itself holds versions written before sharding) until they are sent.
  */
 export const PENDING_PARTITION = 'NOTIFY#PENDING';
 
 /**
  * Shards of the pending partition (lib/dynamo/write-shards.ts): every lab result writes its
- * version into the pending index and takes it out once notified, so 1,000 results a second are
- * 2,000 index writes a second; over 32 partitions that is about 63 a second each instead of all on
- * one key. The shard is a stable hash of the version id, so a version keeps its shard for good
- * (recordNotificationFailure moves only its sort key).
+ * marker and deletes it once notified, so 1,000 results a second are 2,000 writes a second; over
+ * 32 partitions that is about 63 a second each instead of all on one key. The shard is a stable
+ * hash of the version id, so a version keeps its shard for good.
  */
 export const PENDING_SHARDS = 32;
 

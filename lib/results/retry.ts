@@ -1,9 +1,10 @@
 /**
  * The scheduled retry of owed notifications (functions/retryResultNotifications.ts). Each page is
- * the oldest due versions over the pending shards of the byPatient index and the legacy unsharded
- * partition (NotificationLedger.pendingNotifications: Queries merged in sort-key order, no Scan);
+ * the due versions: first those of the older layout (the pending shards of the byPatient index and
+ * the legacy unsharded partition), then the notification markers (the same shards in the base
+ * table) (NotificationLedger.pendingNotifications: Queries merged in sort-key order, no Scan);
  * for each due version: move the current pointer if the request that wrote it did not get that
- * far, publish, mark sent; on a failed publish count the attempt and back off exponentially
+ * far, publish, mark sent (delete the marker); on a failed publish count the attempt and back off exponentially
  * (1 min, 2, 4, ... capped at 1 h).
  * Needs results:readwrite and notifications:send only (no KMS: it works on plain attributes).
  */
