@@ -318,7 +318,8 @@ const fhirLabNeeds: ResourceNeeds = {
 /** a patient's lab results page (ResultStore.resultsForPatientPage: Query on byPatient) */
 const fhirLabSearchNeeds: ResourceNeeds = { tables: { chart: ['GetItem'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT }, ...labKms };
 /** the lab result writer (receiveTestData, receiveHl7, routeHeldRecord): versions, ledger, lookup keys */
-const RESULT_WRITES: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem'];
+/** DeleteItem: a lab result's notification marker goes once the notification is sent (lib/results/notification-ledger.ts) */
+const RESULT_WRITES: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
 const fhir = (name: string, path: string, needs: ResourceNeeds, extra: Partial<HttpEndpoint> = {}): HttpEndpoint => ({
   kind: 'http',
   name,
@@ -726,7 +727,8 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'schedule',
     name: 'retryResultNotifications',
     schedule: 'rate(5 minutes)',
-    needs: { tables: { results: ['GetItem', 'UpdateItem', 'Query:byPatient'] }, queues: { notifications: 'send' } },
+    // Query: the notification markers' shards; Query:byPatient: owed versions of the older layout; DeleteItem: a sent marker
+    needs: { tables: { results: ['GetItem', 'UpdateItem', 'DeleteItem', 'Query', 'Query:byPatient'] }, queues: { notifications: 'send' } },
     memoryMb: 256,
     timeoutSeconds: 60,
   },

@@ -12,7 +12,7 @@
  * the bookkeeping here (one implementation); this module never imports LabResultStore at run time,
  * because that pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
-import { DeleteItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Tables } from '../config/service';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
@@ -86,34 +86,6 @@ export class NotificationLedger {
   }
 
   // ------------------------------------------------------------ the marker (versions since issue 31 item 2)
-
-  /**
-   * Writes the marker of an owed notification, before the version item (so a crash leaves the
-   * notification owed, never lost). Conditional: false when the marker is there already (an earlier
-   * attempt of the same submission owes it still; the first marker is kept as it is).
-   */
-  async putMarker(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, summary: Uint8Array, dueAt: Date): Promise<boolean> {
-    try {
-      await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new PutItemCommand({
-            TableName: this.table,
-            Item: {
-              ...keyOf(version.resultId, version.versionId),
-              versionSk: { S: version.versionSk },
-              dueAt: { S: dueAt.toISOString() },
-              summary: { B: summary },
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      return false;
-    }
-  }
 
   /** The marker of a version, if its notification is still owed (consistent read). */
   async getMarker(resultId: string, versionId: string): Promise<NotificationMarker | undefined> {

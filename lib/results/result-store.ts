@@ -82,7 +82,7 @@ import { documentKey } from './document-key';
 import type { ResultDocumentStore } from './documents';
 import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
-import { NotificationLedger } from './notification-ledger';
+import { NotificationLedger, notificationMarkerKey } from './notification-ledger';
 import { openRecord, sealRecord } from './sealed-record';
 import { CURRENT_SK, RANK_FORMAT, RESULTS_DEPENDENCY, ResultItems, parseVersionSk, resultPk, versionRank, versionRecordOf } from './result-items';
 import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
@@ -202,6 +202,11 @@ function sizeOf(text: string): number {
 
 /** A pointer (or, before issue 31 item 2, an index entry of one) with its summary ciphertext in either form. */
 const hasSummary = (item: Record<string, AttributeValue>) => Boolean(item.summary?.S || item.summary?.B);
+
+function markerKey(resultId: string, versionId: string): Record<string, AttributeValue> {
+  const { pk, sk } = notificationMarkerKey(resultId, versionId);
+  return { pk: { S: pk }, sk: { S: sk } };
+}
 
 function withoutSummary(record: VersionRecord): VersionRecord {
   const { summary: _summary, ...rest } = record;
@@ -423,7 +428,7 @@ export class LabResultStore {
     );
 
     // 4. the notification marker (the notification is owed before the version exists), then the version item, exactly once
-    const markerCreated = await this.ledger.putMarker(record, summary, input.notificationNotBefore);
+    const markerCreated = await this.putMarker(record, summary, input.notificationNotBefore);
     try {
       await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
       return { created: true, version: record };
@@ -438,6 +443,35 @@ export class LabResultStore {
       return { created: false, version: existing.notificationLedger === 'marker' ? withoutSummary({ ...existing, notificationState: 'sent' }) : existing };
     }
     return { created: false, version: await this.ledger.withNotificationState(existing) };
+  }
+
+  /**
+   * Writes the marker of an owed notification, before the version item (so a crash leaves the
+   * notification owed, never lost). Conditional: false when the marker is there already (an earlier
+   * attempt of the same submission owes it still; the first marker is kept as it is). Here, not in NotificationLedger: only writers of versions
+   * write markers (the retry job needs no PutItem).
+   */
+  private async putMarker(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, summary: Uint8Array, dueAt: Date): Promise<boolean> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new PutItemCommand({
+            TableName: this.table,
+            Item: {
+              ...markerKey(version.resultId, version.versionId),
+              versionSk: { S: version.versionSk },
+              dueAt: { S: dueAt.toISOString() },
+              summary: { B: summary },
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
   }
 
   /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
