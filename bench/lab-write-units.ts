@@ -8,9 +8,14 @@
  *     that puts an item into the index costs ceil(KB) of the new item, one that takes it out
  *     ceil(KB) of the old one, one that moves its index key both, one that changes it in place the
  *     larger of the two.
+ * Item sizes are those DynamoDB would price in AWS: the local KMS's data key blob is 98 bytes, AWS
+ * KMS's 184, so each sealed record (lib/results/sealed-record.ts) in an item counts 86 bytes more
+ * than it holds here (awsItemBytes).
  * Nothing the service sends is changed (the extra GetItems go through their own client).
- * Reported: the mean write units per submission split by the item written, the authorizer's rate
- * counter shown apart from the intake's own writes.
+ * Reported: the mean write units per submission split by the item written (idempotency record,
+ * result version, notification marker, current pointer with its byPatient entry, audit record),
+ * with the largest item of each kind, the authorizer's rate counter shown apart from the intake's
+ * own writes. Issue 31 item 2: 19 before, 8 since the marker layout.
  *
  * Run alone: `npx tsx bench/lab-write-units.ts` (writes bench/lab-write-units.json).
  */
