@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { HttpEndpoints } from '../config/service';
+import { routeNamed } from '../config/service';
 import type { AuditEvent } from '../audit/audit-trail';
 import { accessControl } from './middleware/access-control';
 import { auditRecording } from './middleware/audit-recording';
@@ -32,7 +32,7 @@ const TIMEOUT_MARGIN_MS = 1000;
  * problem+json errors and common headers. `name` is the endpoint's name in the endpoint list.
  */
 export function httpEndpoint(name: string, handle: EndpointHandler, options: EndpointOptions = {}) {
-  const endpoint = HttpEndpoints.find((e) => e.name === name);
+  const endpoint = routeNamed(name);
   if (!endpoint) throw new Error(`endpoint ${name} is not in the endpoint list`);
   const clock = options.clock ?? (() => new Date());
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
