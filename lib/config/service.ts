@@ -12,7 +12,8 @@
  *   queues.ts          Queues
  *   resource-needs.ts  what a function may touch (ResourceNeeds, KmsPurposes, DynamoOperations)
  *   bundled-files.ts   files shipped beside a bundle (BundledFiles)
- *   routes.ts          the HTTP routes: name, method, path, scope, anonymous, format (what functions read)
+ *   routes.ts          the HTTP routes, one export each (`<name>Route`: name, method, path, scope,
+ *                      anonymous, format: what a function's pipeline reads) and their list
  *   endpoint-list.ts   HttpEndpoints (routes + needs, memory, timeout), AuthorizerFunction, BackgroundFunctions
  */
 export { Scopes, ALL_SCOPES, STAFF_ONLY_SCOPES, type Scope } from './scopes';
@@ -21,7 +22,8 @@ export { Tables, resourceName, type TableId, type IndexDefinition, type TableDef
 export { Queues, type QueueId, type QueueDefinition } from './queues';
 export { DynamoOperations, KmsPurposes, type Access, type DynamoOperation, type KmsPurpose, type ResourceNeeds, type TableOperation } from './resource-needs';
 export { BundledFiles, type BundledFile } from './bundled-files';
-export { HttpRoutes, allowedMethods, endpointByRoute, routeNamed, type EndpointName, type HttpRoute } from './routes';
+// every route by name (`<name>Route`), the route list, endpointByRoute, allowedMethods
+export * from './routes';
 export {
   AuthorizerFunction,
   BackgroundFunctions,
