@@ -134,6 +134,9 @@ describe('functions', () => {
       const bundle = fs.readFileSync(path.join(dir, 'index.mjs'), 'utf8');
       expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
       expect(fs.existsSync(path.join(dir, 'index.mjs.map'))).toBe(true);
+      // the map is beside the bundle, linked; the bundle does not carry it (issue 31 item 5)
+      expect(bundle.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map')).toBe(true);
+      expect(bundle).not.toContain('sourceMappingURL=data:');
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//); // nothing left to resolve at runtime
       expect(bundle).not.toMatch(/(?<![[\w])require\(["']@aws-sdk\//); // (one SDK error message quotes "[require(...)]")
       expect(bundle.split('\n').length).toBeLessThan(200); // minified

@@ -4,7 +4,8 @@
  * re-exports, an HTTP function carries its own route and not the endpoint list. Bundled with the
  * deployed esbuild options (scripts/build.ts LAMBDA_BUNDLE_OPTIONS), in memory.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { LAMBDA_BUNDLE_OPTIONS } from '../../scripts/build';
@@ -56,6 +57,25 @@ describe('service facts in a bundle', () => {
     const bytes = await configBytes({ file: 'functions/authorizer.ts' });
     expect(bytes['lib/config/routes.ts']).toBeGreaterThan(2000);
     expect(bytes['lib/config/endpoint-list.ts']).toBeUndefined();
+  });
+});
+
+describe('bundle files', () => {
+  it('the source map is a file beside the bundle, linked by a comment, without the sources; the bundle carries no map', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lambda-bundle-'));
+    try {
+      const outfile = path.join(dir, 'index.mjs');
+      await build({ ...LAMBDA_BUNDLE_OPTIONS, absWorkingDir: root, entryPoints: ['functions/fhirRouteNotFound.ts'], outfile });
+      const code = readFileSync(outfile, 'utf8');
+      expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map')).toBe(true);
+      expect(code).not.toContain('sourceMappingURL=data:');
+      expect(existsSync(`${outfile}.map`)).toBe(true);
+      const map = JSON.parse(readFileSync(`${outfile}.map`, 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+      expect(map.sources.some((s) => s.endsWith('functions/fhirRouteNotFound.ts'))).toBe(true);
+      expect(map.sourcesContent).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
