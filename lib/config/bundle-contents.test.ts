@@ -34,9 +34,14 @@ async function configBytes(entry: { file: string } | { source: string }): Promis
 }
 
 describe('service facts in a bundle', () => {
-  it('importing Env through service.ts brings environment.ts and nothing else of lib/config', async () => {
+  it('reading Env.chartTable through service.ts brings nothing of lib/config: the name is inlined', async () => {
     const bytes = await configBytes({ source: "import { Env } from './lib/config/service';\nexport const name = process.env[Env.chartTable];\n" });
-    expect(Object.keys(bytes)).toEqual(['lib/config/environment.ts']);
+    expect(bytes).toEqual({});
+  });
+
+  it('reading Tables through service.ts brings tables.ts and nothing else of lib/config', async () => {
+    const bytes = await configBytes({ source: "import { Tables } from './lib/config/service';\nexport const name = process.env[Tables.chart.env];\n" });
+    expect(Object.keys(bytes)).toEqual(['lib/config/tables.ts']);
   });
 
   it('an HTTP function carries its own route, not the route table or the endpoint list', async () => {
