@@ -134,6 +134,12 @@ async function bundle(root: string, outfile: string, entry: { file: string } | {
 
 // ---------------------------------------------------------------- events and environment
 
+/** Required query parameters of the GET functions without a bench scenario (ids that name nothing). */
+const COLD_START_QUERIES: Record<string, Record<string, string>> = {
+  exportHl7LabResult: { resultId: 'lr_bench-unknown' },
+  fhirObservationSearch: { patient: DEMO.patientId },
+};
+
 /** `{heldId}`, `{packetId}`, `{id}`: ids of the right shape that name nothing. */
 function placeholderPathParameters(pathTemplate: string): Record<string, string> | undefined {
   const names = [...pathTemplate.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!);
@@ -157,7 +163,7 @@ function coldEvent(name: string): unknown {
     // without a bench scenario got `{}` and stopped at 401, and scenario keys lacking an implied
     // scope at 403: no init time. Path parameters without a scenario get a well-formed unknown id.
     const key: BenchKey = scenario?.key ?? { secret: 'bench-cold-start-key', partnerId: 'demo-staff', scopes: [] };
-    const spec = scenario?.request(0) ?? { pathParameters: placeholderPathParameters(endpoint.path) };
+    const spec = scenario?.request(0) ?? { pathParameters: placeholderPathParameters(endpoint.path), query: COLD_START_QUERIES[name] };
     const event = proxyEvent(endpoint, spec, key.secret);
     event.requestContext.authorizer = { ...allowContext({ ...key, scopes: [...new Set([...key.scopes, endpoint.scope])] }), principalId: 'key_bench' };
     return event;
