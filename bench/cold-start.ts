@@ -170,29 +170,47 @@ function coldEvent(name: string): unknown {
   }
   switch (name) {
     case 'matchFormPackets':
-      return {
-        Records: [
-          {
-            messageId: '059f36b4-87a3-44ab-83d2-661975830a7d',
-            receiptHandle: 'AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a',
-            body: JSON.stringify({ v: 1, packetId: 'fp_0123456789abcdef0123456789abcdef' }),
-            attributes: {
-              ApproximateReceiveCount: '1',
-              SentTimestamp: String(Date.now()),
-              SenderId: 'AIDAIENQZJOLO23YVJ4VO',
-              ApproximateFirstReceiveTimestamp: String(Date.now()),
-            },
-            messageAttributes: {},
-            md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
-            eventSource: 'aws:sqs',
-            eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:interop-bench-form-matching',
-            awsRegion: 'us-east-1',
-          },
-        ],
-      };
+      return sqsEvent('form-matching', { v: 1, packetId: 'fp_0123456789abcdef0123456789abcdef' });
+    // measurement fix (issue 31 item 5): the webhook workers got `{}` and returned before any SDK call
+    case 'fanOutWebhookEvents':
+      return sqsEvent('result-notifications', {
+        type: 'lab-result.saved',
+        schemaVersion: 1,
+        notificationId: 'nt_bench',
+        resultId: 'lr_bench',
+        versionId: 'v_bench',
+        status: 'final',
+        partnerId: 'demo-lab',
+      });
+    case 'deliverWebhooks':
+      return sqsEvent('webhook-deliveries', { v: 1, deliveryId: 'dl_bench' });
     default:
       return {}; // scheduled functions
   }
+}
+
+/** One SQS record of `queue` (its base name) carrying `body`, as Lambda's event source mapping delivers it. */
+function sqsEvent(queue: string, body: unknown): unknown {
+  return {
+    Records: [
+      {
+        messageId: '059f36b4-87a3-44ab-83d2-661975830a7d',
+        receiptHandle: 'AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a',
+        body: JSON.stringify(body),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(Date.now()),
+          SenderId: 'AIDAIENQZJOLO23YVJ4VO',
+          ApproximateFirstReceiveTimestamp: String(Date.now()),
+        },
+        messageAttributes: {},
+        md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:interop-bench-${queue}`,
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
 }
 
 /** A clean environment as the deployed function would have it; every endpoint points at a closed port. */
