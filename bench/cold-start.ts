@@ -8,7 +8,8 @@
  * lib/aws/clients.ts does, and sends one DynamoDB GetItem.
  *
  * Init time = fresh `node` process (NODE_OPTIONS as deployed: --enable-source-maps), import() of
- * the bundle, one invocation with a realistic event, stopped at the first outgoing HTTP request
+ * the bundle, one invocation with a realistic event (HTTP functions: a request the authorizer
+ * allowed with the route's scope, see coldEvent), stopped at the first outgoing HTTP request
  * (bench/cold-start-child.mjs). So it covers module evaluation + building the clients + the code
  * up to the first SDK call, without network. Runs of functions and floors are interleaved; the
  * first round is a discarded warm-up (file cache).
@@ -20,7 +21,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { AuthorizerFunction, BackgroundFunctions, Env, HttpEndpoints, Queues, Tables, type ResourceNeeds } from '../lib/config/service';
 import { LAMBDA_BUNDLE_OPTIONS, functionNames } from '../scripts/build';
-import { allowContext, authorizerEvent, proxyEvent, BENCH_KEYS } from './fixtures';
+import { allowContext, authorizerEvent, proxyEvent, BENCH_KEYS, DEMO, type BenchKey } from './fixtures';
 import { scenarioFor } from './scenarios';
 import { median, round } from './stats';
 
@@ -133,42 +134,83 @@ async function bundle(root: string, outfile: string, entry: { file: string } | {
 
 // ---------------------------------------------------------------- events and environment
 
+/** Required query parameters of the GET functions without a bench scenario (ids that name nothing). */
+const COLD_START_QUERIES: Record<string, Record<string, string>> = {
+  exportHl7LabResult: { resultId: 'lr_bench-unknown' },
+  fhirObservationSearch: { patient: DEMO.patientId },
+};
+
+/** `{heldId}`, `{packetId}`, `{id}`: ids of the right shape that name nothing. */
+function placeholderPathParameters(pathTemplate: string): Record<string, string> | undefined {
+  const names = [...pathTemplate.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!);
+  if (!names.length) return undefined;
+  const value = (param: string) =>
+    param === 'packetId' ? 'fp_0123456789abcdef0123456789abcdef' : param === 'id' ? `${DEMO.patientId}..bench-unknown` : 'bench-unknown';
+  return Object.fromEntries(names.map((n) => [n, value(n)]));
+}
+
 function coldEvent(name: string): unknown {
   if (name === AuthorizerFunction.name) {
     const note = HttpEndpoints.find((e) => e.name === 'exportHl7Note')!;
     return authorizerEvent(proxyEvent(note, scenarioFor('exportHl7Note')!.request(0), BENCH_KEYS.export.secret));
   }
   const scenario = scenarioFor(name);
-  if (scenario) {
-    const event = proxyEvent(scenario.endpoint, scenario.request(0), scenario.key.secret);
-    event.requestContext.authorizer = { ...allowContext(scenario.key), principalId: 'key_bench' };
+  const endpoint = HttpEndpoints.find((e) => e.name === name);
+  if (endpoint) {
+    // Measurement fix (issue 31 item 5): every HTTP function gets a request its authorizer allowed
+    // with the route's own scope (as the authorizer grants it: inbox:review implies inbox:read),
+    // so the invocation passes access control and runs to its first SDK call. Before, functions
+    // without a bench scenario got `{}` and stopped at 401, and scenario keys lacking an implied
+    // scope at 403: no init time. Path parameters without a scenario get a well-formed unknown id.
+    const key: BenchKey = scenario?.key ?? { secret: 'bench-cold-start-key', partnerId: 'demo-staff', scopes: [] };
+    const spec = scenario?.request(0) ?? { pathParameters: placeholderPathParameters(endpoint.path), query: COLD_START_QUERIES[name] };
+    const event = proxyEvent(endpoint, spec, key.secret);
+    event.requestContext.authorizer = { ...allowContext({ ...key, scopes: [...new Set([...key.scopes, endpoint.scope])] }), principalId: 'key_bench' };
     return event;
   }
   switch (name) {
     case 'matchFormPackets':
-      return {
-        Records: [
-          {
-            messageId: '059f36b4-87a3-44ab-83d2-661975830a7d',
-            receiptHandle: 'AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a',
-            body: JSON.stringify({ v: 1, packetId: 'fp_0123456789abcdef0123456789abcdef' }),
-            attributes: {
-              ApproximateReceiveCount: '1',
-              SentTimestamp: String(Date.now()),
-              SenderId: 'AIDAIENQZJOLO23YVJ4VO',
-              ApproximateFirstReceiveTimestamp: String(Date.now()),
-            },
-            messageAttributes: {},
-            md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
-            eventSource: 'aws:sqs',
-            eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:interop-bench-form-matching',
-            awsRegion: 'us-east-1',
-          },
-        ],
-      };
+      return sqsEvent('form-matching', { v: 1, packetId: 'fp_0123456789abcdef0123456789abcdef' });
+    // measurement fix (issue 31 item 5): the webhook workers got `{}` and returned before any SDK call
+    case 'fanOutWebhookEvents':
+      return sqsEvent('result-notifications', {
+        type: 'lab-result.saved',
+        schemaVersion: 1,
+        notificationId: 'nt_bench',
+        resultId: 'lr_bench',
+        versionId: 'v_bench',
+        status: 'final',
+        partnerId: 'demo-lab',
+      });
+    case 'deliverWebhooks':
+      return sqsEvent('webhook-deliveries', { v: 1, deliveryId: 'dl_bench' });
     default:
       return {}; // scheduled functions
   }
+}
+
+/** One SQS record of `queue` (its base name) carrying `body`, as Lambda's event source mapping delivers it. */
+function sqsEvent(queue: string, body: unknown): unknown {
+  return {
+    Records: [
+      {
+        messageId: '059f36b4-87a3-44ab-83d2-661975830a7d',
+        receiptHandle: 'AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a',
+        body: JSON.stringify(body),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(Date.now()),
+          SenderId: 'AIDAIENQZJOLO23YVJ4VO',
+          ApproximateFirstReceiveTimestamp: String(Date.now()),
+        },
+        messageAttributes: {},
+        md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:interop-bench-${queue}`,
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
 }
 
 /** A clean environment as the deployed function would have it; every endpoint points at a closed port. */
@@ -384,7 +426,7 @@ export async function measureColdStart(options: {
   });
   return {
     method:
-      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
+      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
     runsPerBundle: runs,
     target: options.target,
     functions,

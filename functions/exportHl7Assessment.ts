@@ -5,13 +5,14 @@
  * 200 the message | 400 missing/invalid parameter | 404 unknown patient or assessment, or one of
  * another patient (RecordNotFoundError) | 406 when Accept excludes HL7.
  */
+import { exportHl7AssessmentRoute } from '../lib/config/service';
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
 import { exportAssessmentMessage } from '../lib/exports/chart-exports';
 import { chartExportDependencies } from '../lib/exports/chart-export-wiring';
 
-export const handler = httpEndpoint('exportHl7Assessment', async (request) => {
+export const handler = httpEndpoint(exportHl7AssessmentRoute, async (request) => {
   const ids = requireIdParameters(request.event, ['patientId', 'assessmentId'] as const);
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.assessment', patientId: ids.patientId, resourceIds: { assessmentId: ids.assessmentId } });

@@ -4,13 +4,14 @@
  * 200 the message | 400 missing/invalid parameter | 404 unknown patient or encounter, or one of
  * another patient (RecordNotFoundError) | 406 when Accept excludes HL7.
  */
+import { exportHl7EncounterRoute } from '../lib/config/service';
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
 import { exportEncounterMessage } from '../lib/exports/chart-exports';
 import { chartExportDependencies } from '../lib/exports/chart-export-wiring';
 
-export const handler = httpEndpoint('exportHl7Encounter', async (request) => {
+export const handler = httpEndpoint(exportHl7EncounterRoute, async (request) => {
   const ids = requireIdParameters(request.event, ['patientId', 'encounterId'] as const);
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.encounter', patientId: ids.patientId, resourceIds: { encounterId: ids.encounterId } });

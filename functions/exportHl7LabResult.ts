@@ -9,13 +9,14 @@
  * and `X-Export-Reports: <included>/<available>`.
  * 400 missing/invalid resultId; 404 unknown result; 406 when Accept excludes HL7.
  */
+import { exportHl7LabResultRoute } from '../lib/config/service';
 import { HL7_CONTENT_TYPE, httpEndpoint } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
 import { labResultExportDependencies } from '../lib/exports/lab-result-export-wiring';
 import { exportLabResultMessage } from '../lib/exports/lab-result-export';
 
-export const handler = httpEndpoint('exportHl7LabResult', async (request) => {
+export const handler = httpEndpoint(exportHl7LabResultRoute, async (request) => {
   const ids = requireIdParameters(request.event, ['resultId'] as const);
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.lab-result', resourceIds: { resultId: ids.resultId } });

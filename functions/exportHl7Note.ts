@@ -4,13 +4,14 @@
  * 400 missing/invalid parameter; 404 unknown patient or note, or a note of another patient;
  * 406 when Accept excludes HL7.
  */
+import { exportHl7NoteRoute } from '../lib/config/service';
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
 import { exportNoteMessage } from '../lib/exports/chart-exports';
 import { chartExportDependencies } from '../lib/exports/chart-export-wiring';
 
-export const handler = httpEndpoint('exportHl7Note', async (request) => {
+export const handler = httpEndpoint(exportHl7NoteRoute, async (request) => {
   const ids = requireIdParameters(request.event, ['patientId', 'noteId'] as const);
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.note', patientId: ids.patientId, resourceIds: { noteId: ids.noteId } });

@@ -4,13 +4,14 @@
  * 200 the message | 400 missing/invalid patientId | 404 unknown patient (RecordNotFoundError) |
  * 406 when Accept excludes HL7.
  */
+import { exportHl7PatientAdtRoute } from '../lib/config/service';
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
 import { exportPatientAdtMessage } from '../lib/exports/chart-exports';
 import { chartExportDependencies } from '../lib/exports/chart-export-wiring';
 
-export const handler = httpEndpoint('exportHl7PatientAdt', async (request) => {
+export const handler = httpEndpoint(exportHl7PatientAdtRoute, async (request) => {
   const ids = requireIdParameters(request.event, ['patientId'] as const);
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.patient_adt', patientId: ids.patientId });

@@ -9,13 +9,14 @@
  * 200 the batch or message | 400 missing/invalid patientId or limit | 404 unknown patient
  * (RecordNotFoundError) | 406 when Accept excludes HL7 | 503 when DynamoDB or KMS is unavailable.
  */
+import { exportHl7PatientSummaryRoute } from '../lib/config/service';
 import { HL7_CONTENT_TYPE, httpEndpoint } from '../lib/http/endpoint';
 import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { optionalIntegerParameter, requireIdParameters } from '../lib/http/query';
 import { SUMMARY_LIMIT, exportPatientSummary } from '../lib/exports/chart-exports';
 import { summaryExportDependencies } from '../lib/exports/summary-export-wiring';
 
-export const handler = httpEndpoint('exportHl7PatientSummary', async (request) => {
+export const handler = httpEndpoint(exportHl7PatientSummaryRoute, async (request) => {
   const { patientId } = requireIdParameters(request.event, ['patientId'] as const);
   const limit = optionalIntegerParameter(request.event, 'limit', SUMMARY_LIMIT);
   requireHl7Acceptable(request.event);

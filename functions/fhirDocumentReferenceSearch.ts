@@ -6,12 +6,13 @@
  * 200 the Bundle | 400 missing `patient`, a bad `_count` or `_page_token`, another parameter |
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
+import { fhirDocumentReferenceSearchRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchChartRecords } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint('fhirDocumentReferenceSearch', async (request) => {
+export const handler = httpEndpoint(fhirDocumentReferenceSearchRoute, async (request) => {
   const query = readFhirQuery(request.event, ['patient', '_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.note.search' });

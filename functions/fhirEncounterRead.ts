@@ -4,12 +4,13 @@
  * key, so another patient's record, an unknown record and an id of the wrong shape are the same 404.
  * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
+import { fhirEncounterReadRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readEncounter } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint('fhirEncounterRead', async (request) => {
+export const handler = httpEndpoint(fhirEncounterReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

@@ -8,13 +8,14 @@
  * 400 malformed id or unsupported parameter, 404 as above, 406 when Accept excludes FHIR JSON;
  * errors are OperationOutcome.
  */
+import { fhirObservationReadRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readAssessmentObservation } from '../lib/exports/fhir-exports';
 import { readLabObservation } from '../lib/exports/fhir-search';
 
-export const handler = httpEndpoint('fhirObservationRead', async (request) => {
+export const handler = httpEndpoint(fhirObservationReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

@@ -6,12 +6,13 @@
  * 200 the Bundle | 400 malformed id, `_count` or `_page_token` (InvalidParameterError) | 404 unknown
  * patient (RecordNotFoundError) | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
+import { fhirPatientEverythingRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { patientEverything } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint('fhirPatientEverything', async (request) => {
+export const handler = httpEndpoint(fhirPatientEverythingRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   const query = readFhirQuery(request.event, ['_count', '_page_token']);
   requireFhirAcceptable(request.event);

@@ -4,12 +4,13 @@
  * 400 malformed id or unsupported parameter, 404 unknown patient, 406 when Accept excludes FHIR JSON;
  * errors are OperationOutcome.
  */
+import { fhirPatientReadRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readPatient } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint('fhirPatientRead', async (request) => {
+export const handler = httpEndpoint(fhirPatientReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

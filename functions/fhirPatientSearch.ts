@@ -8,12 +8,13 @@
  * 200 the Bundle | 400 neither parameter, an identifier without a system, a bad `_id`, any other
  * parameter | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
+import { fhirPatientSearchRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { fhirPatientSearchDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchPatients } from '../lib/exports/fhir-search';
 
-export const handler = httpEndpoint('fhirPatientSearch', async (request) => {
+export const handler = httpEndpoint(fhirPatientSearchRoute, async (request) => {
   const query = readFhirQuery(request.event, ['identifier', '_id', '_count']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.patient.search' });

@@ -5,14 +5,14 @@
  * gateway's problem+json, so a FHIR client reads the refusal as FHIR. Reads nothing.
  * 404 always | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
-import { HttpEndpoints } from '../lib/config/service';
+import { HttpRoutes, fhirRouteNotFoundRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { requireFhirAcceptable } from '../lib/http/fhir';
 import { HttpProblem } from '../lib/http/problem';
 
-const types = [...new Set(HttpEndpoints.filter((e) => e.format === 'fhir').map((e) => e.path.split('/')[2]!))].filter((t) => /^[A-Z]/.test(t)).sort();
+const types = [...new Set(HttpRoutes.filter((e) => e.format === 'fhir').map((e) => e.path.split('/')[2]!))].filter((t) => /^[A-Z]/.test(t)).sort();
 
-export const handler = httpEndpoint('fhirRouteNotFound', async (request) => {
+export const handler = httpEndpoint(fhirRouteNotFoundRoute, async (request) => {
   requireFhirAcceptable(request.event);
   throw new HttpProblem(
     'notFound',

@@ -7,11 +7,12 @@
  * by name and MRN (routedChart; audited under that patient).
  * 200 the record | 404 an unknown id (HeldRecordNotFoundError).
  */
+import { getHeldRecordRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { getHeld, routedChartOf } from '../lib/intake/held-review';
 import { heldReadDependencies, routedChartReader } from '../lib/intake/held-review-wiring';
 
-export const handler = httpEndpoint('getHeldRecord', async (request) => {
+export const handler = httpEndpoint(getHeldRecordRoute, async (request) => {
   const heldId = request.event.pathParameters?.heldId ?? '';
   request.audit({ action: 'inbox.held_read', resourceIds: { heldId: heldId.slice(0, 128) } });
   const record = await getHeld(heldReadDependencies(), heldId);

@@ -7,11 +7,12 @@
  * a reviewer routed it, of the patient it went to (role routed), for the reviewer to compare with the packet. Audited per patient shown.
  * 200 { packetId, charts: [...] } | 404 unknown packet, or one never in the inbox (InboxPacketNotFoundError).
  */
+import { getInboxCandidatesRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { inboxCandidateCharts } from '../lib/forms/inbox-candidates';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 
-export const handler = httpEndpoint('getInboxCandidates', async (request) => {
+export const handler = httpEndpoint(getInboxCandidatesRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.candidates', resourceIds: { packetId: packetId.slice(0, 128) } });
   const charts = await inboxCandidateCharts({ store: formsStore, patients: patientDirectory }, packetId);

@@ -6,12 +6,13 @@
  * 200 the packet | 404 an unknown id, or a packet routed directly at intake (never in the inbox):
  * InboxPacketNotFoundError.
  */
+import { getInboxPacketRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { packetCipher } from '../lib/forms/kms-wiring';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import { getInboxPacket } from '../lib/forms/inbox';
 
-export const handler = httpEndpoint('getInboxPacket', async (request) => {
+export const handler = httpEndpoint(getInboxPacketRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.read', resourceIds: { packetId: packetId.slice(0, 128) } });
   const packet = await getInboxPacket({ store: formsStore, cipher: packetCipher, patients: patientDirectory }, packetId);

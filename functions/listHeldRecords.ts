@@ -9,6 +9,7 @@
  * time, never the text; lab-result: how many results; identity: nothing more).
  * 200 a page | 400 a bad state, limit or cursor (InvalidParameterError).
  */
+import { listHeldRecordsRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { InvalidParameterError } from '../lib/domain-errors';
 import { optionalIntegerParameter, optionalSingleParameter } from '../lib/http/query';
@@ -16,7 +17,7 @@ import type { HeldState } from '../lib/intake/held-records';
 import { DEFAULT_HELD_LIMIT, HELD_STATES, MAX_HELD_LIMIT, listHeld } from '../lib/intake/held-review';
 import { heldReadDependencies } from '../lib/intake/held-review-wiring';
 
-export const handler = httpEndpoint('listHeldRecords', async (request) => {
+export const handler = httpEndpoint(listHeldRecordsRoute, async (request) => {
   const event = request.event;
   const stateParam = optionalSingleParameter(event, 'state') ?? 'held';
   if (!HELD_STATES.includes(stateParam as HeldState)) {

@@ -6,6 +6,7 @@
  * Summaries only (ids, states, reason codes, times, candidate counts): no PHI, no decryption.
  * 200 a page | 400 a bad state, limit or cursor (InvalidParameterError, InvalidCursorError).
  */
+import { listInteropInboxRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { InvalidParameterError } from '../lib/domain-errors';
 import { optionalIntegerParameter, optionalSingleParameter } from '../lib/http/query';
@@ -13,7 +14,7 @@ import { formsStore } from '../lib/forms/table-wiring';
 import { DEFAULT_INBOX_LIMIT, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
 import type { PacketState } from '../lib/forms/types';
 
-export const handler = httpEndpoint('listInteropInbox', async (request) => {
+export const handler = httpEndpoint(listInteropInboxRoute, async (request) => {
   const event = request.event;
   const stateParam = optionalSingleParameter(event, 'state') ?? 'pending_review';
   if (!LISTABLE_STATES.includes(stateParam as PacketState)) {

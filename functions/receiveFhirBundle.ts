@@ -10,8 +10,9 @@
  *             per failing element), nothing stored; 409 Bundle.identifier reused with other content;
  *             503 + Retry-After when a dependency is unavailable (send the same Bundle again)
  */
+import { receiveFhirBundleRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
-export const handler = httpEndpoint('receiveFhirBundle', (request) => handleFhirIntake('Bundle', request, fhirIntakeDependencies()));
+export const handler = httpEndpoint(receiveFhirBundleRoute, (request) => handleFhirIntake('Bundle', request, fhirIntakeDependencies()));

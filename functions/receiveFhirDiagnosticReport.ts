@@ -10,8 +10,9 @@
  *             whether or not the patient is known. 400 / 403 OperationOutcome with issue.expression;
  *             409 x-request-id reused with other content; 413 / 415; 503 + Retry-After
  */
+import { receiveFhirDiagnosticReportRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
-export const handler = httpEndpoint('receiveFhirDiagnosticReport', (request) => handleFhirIntake('DiagnosticReport', request, fhirIntakeDependencies()));
+export const handler = httpEndpoint(receiveFhirDiagnosticReportRoute, (request) => handleFhirIntake('DiagnosticReport', request, fhirIntakeDependencies()));

@@ -9,10 +9,11 @@
  *             answer wherever the packet went. 400 OperationOutcome with issue.expression; 403 a form source
  *             the partner does not own; 409 the submission id with other content; 413 / 415; 503 + Retry-After
  */
+import { receiveFhirQuestionnaireResponseRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
-export const handler = httpEndpoint('receiveFhirQuestionnaireResponse', (request) =>
+export const handler = httpEndpoint(receiveFhirQuestionnaireResponseRoute, (request) =>
   handleFhirIntake('QuestionnaireResponse', request, fhirIntakeDependencies()),
 );

@@ -12,6 +12,7 @@
  * (ForbiddenByPolicyError) | 409 the same submission id with different content, or one first used
  * by another partner (ConflictError) | 413 content over 200 KiB (ContentTooLargeError).
  */
+import { receiveFormIntakeScopeRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { ValidationFailedError } from '../lib/domain-errors';
@@ -26,7 +27,7 @@ function accepted(packet: PacketRecord, requestId: string) {
   return jsonResponse(202, { status: 'accepted', packetId: packet.packetId, requestId });
 }
 
-export const handler = httpEndpoint('receiveFormIntakeScope', async (request) => {
+export const handler = httpEndpoint(receiveFormIntakeScopeRoute, async (request) => {
   const { value } = readJsonBody(request.event);
   const validation = validateIntakeBody(value, request.now);
   if (!validation.ok) throw new ValidationFailedError('the form packet failed validation', validation.errors);

@@ -10,12 +10,13 @@
  *             400 problem+json only when the body holds no MSH; 413 / 415; 503 + Retry-After when a
  *             dependency is unavailable (resend the same message: it is idempotent on MSH-4 + MSH-10)
  */
+import { receiveHl7Route } from '../lib/config/service';
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
 import { readHl7Body } from '../lib/http/hl7-body';
 import { receiveHl7 } from '../lib/intake/receive-hl7';
 import { ownNames, receiveHl7Dependencies } from '../lib/intake/receive-hl7-wiring';
 
-export const handler = httpEndpoint('receiveHl7', async (request) => {
+export const handler = httpEndpoint(receiveHl7Route, async (request) => {
   const body = readHl7Body(request.event);
   const outcome = await receiveHl7(
     { body, principal: request.principal, requestId: request.requestId, now: request.now, ...ownNames() },

@@ -11,12 +11,13 @@
  *             409 x-request-id reused with another body, or still in progress (Retry-After);
  *             413 / 415; 503 + Retry-After when DynamoDB, KMS or S3 is unavailable
  */
+import { receiveTestDataRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { receiveLabResult } from '../lib/results/receive';
 import { receiveDependencies } from '../lib/results/result-wiring';
 
-export const handler = httpEndpoint('receiveTestData', async (request) => {
+export const handler = httpEndpoint(receiveTestDataRoute, async (request) => {
   const { value } = readJsonBody(request.event);
   const outcome = await receiveLabResult(
     { body: value, principal: request.principal, requestId: request.requestId, requestIdSupplied: request.requestIdSupplied, now: request.now },

@@ -10,6 +10,7 @@
  * patient (RecordNotFoundError) | 409 already routed (HeldAlreadyRoutedError, with routedTo), or the
  * patient has another note with the document's id (HeldNoteConflictError; nothing changed).
  */
+import { routeHeldRecordRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { assertValid } from '../lib/schemas/field-errors';
@@ -18,7 +19,7 @@ import { routeHeld } from '../lib/intake/held-route';
 import { heldRouteDependencies } from '../lib/intake/held-review-wiring';
 import { labResultWriterDependencies } from '../lib/results/result-wiring';
 
-export const handler = httpEndpoint('routeHeldRecord', async (request) => {
+export const handler = httpEndpoint(routeHeldRecordRoute, async (request) => {
   const heldId = request.event.pathParameters?.heldId ?? '';
   const { value } = readJsonBody(request.event);
   const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');

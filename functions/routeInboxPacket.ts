@@ -8,6 +8,7 @@
  * 200 routed | 400 bad body (ValidationFailed) | 404 unknown packet (InboxPacketNotFoundError) or
  * patient (RecordNotFoundError) | 409 already routed (AlreadyRoutedError, with state and routedTo).
  */
+import { routeInboxPacketRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { assertValid } from '../lib/schemas/field-errors';
@@ -15,7 +16,7 @@ import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
 import { routeInboxPacket } from '../lib/forms/inbox';
 
-export const handler = httpEndpoint('routeInboxPacket', async (request) => {
+export const handler = httpEndpoint(routeInboxPacketRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   const { value } = readJsonBody(request.event);
   const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');

@@ -7,6 +7,7 @@
  * hits only, at most 20. Audited per patient shown.
  * 200 { heldId, charts: [...], more } | 400 bad body | 404 unknown held record (HeldRecordNotFoundError).
  */
+import { searchHeldPatientsRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { assertValid } from '../lib/schemas/field-errors';
@@ -17,7 +18,7 @@ import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import { heldReadDependencies } from '../lib/intake/held-review-wiring';
 import { searchChartForHeld } from '../lib/intake/held-search';
 
-export const handler = httpEndpoint('searchHeldPatients', async (request) => {
+export const handler = httpEndpoint(searchHeldPatientsRoute, async (request) => {
   const heldId = request.event.pathParameters?.heldId ?? '';
   request.audit({ action: 'inbox.held_patient-search', resourceIds: { heldId: heldId.slice(0, 128) } });
   const { value } = readJsonBody(request.event);

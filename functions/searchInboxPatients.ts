@@ -9,6 +9,7 @@
  * 200 { packetId, charts: [...], more } | 400 bad body | 404 unknown packet, or one never in the inbox
  * (InboxPacketNotFoundError).
  */
+import { searchInboxPatientsRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { readJsonBody } from '../lib/http/json-body';
 import { assertValid } from '../lib/schemas/field-errors';
@@ -17,7 +18,7 @@ import { matchKeysForLookup } from '../lib/forms/match-key-wiring';
 import { searchChartForPacket, type PatientSearchQuery } from '../lib/forms/patient-search';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 
-export const handler = httpEndpoint('searchInboxPatients', async (request) => {
+export const handler = httpEndpoint(searchInboxPatientsRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.patient-search', resourceIds: { packetId: packetId.slice(0, 128) } });
   const { value } = readJsonBody(request.event);

@@ -5,12 +5,12 @@
  * The browsable API reference: docs/openapi.json rendered by Redoc in one self-contained HTML page
  * with a Content-Security-Policy (lib/openapi/reference-page.ts). 200 text/html | 400 | 429 | 500 | 503.
  */
-import { BundledFiles } from '../lib/config/service';
+import { BundledFiles, serveApiReferenceRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { readBundledFile } from '../lib/openapi/published-files';
 import { cachedReferencePage } from '../lib/openapi/reference-page';
 
-export const handler = httpEndpoint('serveApiReference', async () => {
+export const handler = httpEndpoint(serveApiReferenceRoute, async () => {
   const page = cachedReferencePage(readBundledFile(BundledFiles.openApiDocument), readBundledFile(BundledFiles.redocBundle));
   return {
     status: 200,

@@ -6,11 +6,12 @@
  * (authorization code + PKCE against the staff user pool) and works the review queue through the
  * /interopInbox routes. 200 text/html | 429 | 503 (Retry-After) when staff sign-in is not configured.
  */
+import { serveInboxPageRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
 import { InboxPageNotConfiguredError, inboxPageConfigFromEnv, inboxPageSecurityHeaders, renderInboxPage } from '../lib/inbox-page/page';
 
-export const handler = httpEndpoint('serveInboxPage', async () => {
+export const handler = httpEndpoint(serveInboxPageRoute, async () => {
   let config;
   try {
     config = inboxPageConfigFromEnv();

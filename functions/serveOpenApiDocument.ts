@@ -5,11 +5,11 @@
  * The OpenAPI 3.1 document of this API, exactly the committed docs/openapi.json (shipped beside the
  * bundle). 200 application/json | 400 | 429 | 500 | 503.
  */
-import { BundledFiles } from '../lib/config/service';
+import { BundledFiles, serveOpenApiDocumentRoute } from '../lib/config/service';
 import { httpEndpoint } from '../lib/http/endpoint';
 import { readBundledFile } from '../lib/openapi/published-files';
 
-export const handler = httpEndpoint('serveOpenApiDocument', async () => ({
+export const handler = httpEndpoint(serveOpenApiDocumentRoute, async () => ({
   status: 200,
   contentType: 'application/json; charset=utf-8',
   body: readBundledFile(BundledFiles.openApiDocument),

@@ -14,6 +14,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { Env, Queues, Tables, type BundledFile, type EnvName, type QueueId, type ResourceNeeds, type TableId } from '../lib/config/service';
+import { ESM_REQUIRE_BANNER, LAMBDA_ESBUILD_TARGET, LAMBDA_MAIN_FIELDS } from '../lib/config/lambda-bundle';
 import type { StageConfig } from './config';
 import { FunctionRole, statementsForNeeds, type DataResources } from './least-privilege';
 import { acknowledge } from './nag';
@@ -25,13 +26,8 @@ export const DEFAULT_FUNCTIONS_DIR = path.join(REPO_ROOT, 'functions');
 export const RUNTIME = lambda.Runtime.NODEJS_24_X;
 export const ARCHITECTURE = lambda.Architecture.ARM_64;
 
-/**
- * ESM output cannot `require()`; CommonJS dependencies bundled into it call esbuild's `__require`,
- * which looks for a `require` in scope. This banner provides one (aliased import, so it cannot
- * clash with a symbol in the bundle).
- */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __interopCreateRequire } from 'node:module'; const require = __interopCreateRequire(import.meta.url);";
+/** The createRequire banner of every bundle (lib/config/lambda-bundle.ts). */
+export { ESM_REQUIRE_BANNER };
 
 export type FunctionKind = 'http' | 'authorizer' | 'queue' | 'schedule';
 
@@ -175,15 +171,19 @@ export class ServiceFunction extends Construct {
       environment: environmentFor(spec, data, config),
       deadLetterQueue: spec.deadLetterQueue,
       ...(spec.kind === 'schedule' ? { retryAttempts: 2, maxEventAge: Duration.hours(1) } : {}),
+      // the esbuild options of lib/config/lambda-bundle.ts (= scripts/build.ts LAMBDA_BUNDLE_OPTIONS,
+      // what npm run build and the bench measure): index.mjs.map beside the bundle, linked, not inline
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
+        target: LAMBDA_ESBUILD_TARGET,
+        mainFields: LAMBDA_MAIN_FIELDS,
         banner: ESM_REQUIRE_BANNER,
         minify: true,
         sourceMap: true,
         sourceMapMode: SourceMapMode.DEFAULT,
         sourcesContent: false,
+        esbuildArgs: { '--legal-comments': 'none' },
         // bundle everything, AWS SDK v3 included: the versions in package-lock.json are what runs
         externalModules: [],
         logLevel: EsbuildLogLevel.WARNING,

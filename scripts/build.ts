@@ -9,6 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints } from '../lib/config/service';
+import { ESM_REQUIRE_BANNER, LAMBDA_ESBUILD_TARGET, LAMBDA_MAIN_FIELDS } from '../lib/config/lambda-bundle';
 import { UsageError, type CommandSpec } from '../lib/admin/cli-options';
 import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
 
@@ -20,17 +21,20 @@ const BUILD_COMMAND: CommandSpec = {
   examples: ['npm run build'],
 };
 
+/** The esbuild options of every Lambda bundle: those of the CDK app (lib/config/lambda-bundle.ts). */
 export const LAMBDA_BUNDLE_OPTIONS = {
   bundle: true,
   minify: true,
   treeShaking: true,
+  // index.mjs.map beside the bundle, linked by a comment; the bundle does not carry it
   sourcemap: 'linked' as const,
+  sourcesContent: false,
   platform: 'node' as const,
-  target: 'node22',
+  target: LAMBDA_ESBUILD_TARGET,
   format: 'esm' as const,
-  mainFields: ['module', 'main'],
+  mainFields: LAMBDA_MAIN_FIELDS,
   // CommonJS dependencies inside an ESM bundle need a require
-  banner: { js: "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);" },
+  banner: { js: ESM_REQUIRE_BANNER },
   legalComments: 'none' as const,
   logLevel: 'warning' as const,
 };

@@ -197,8 +197,49 @@ function checkLocalFormats(names: string[], code: string): void {
   }
 }
 
+/** Keywords that only annotate (JSON Schema draft-07 "meta-data"): no effect on what validates or on the errors. */
+const ANNOTATION_KEYWORDS = new Set(['title', 'description', '$comment', 'examples']);
+/** Keywords whose value maps names to subschemas (the names are data, never keywords). */
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies']);
+/** Keywords whose value is a subschema or an array of subschemas. */
+const SUBSCHEMA_KEYWORDS = new Set([
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'not',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]);
+
+/**
+ * The schema without its annotations. ajv embeds a schema object in the standalone code when the
+ * code reads from it (e.g. the `type` list of a union type for an error's params), descriptions
+ * and all; they are never read, so they only add bytes to every Lambda bundle carrying the
+ * validator. Walks schema positions only: a property called `description` stays a property, and
+ * `enum`/`const`/`default` values and `dependencies` name lists are copied as they are.
+ */
+export function withoutAnnotations(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutAnnotations);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATION_KEYWORDS.has(key)) continue;
+    if (SCHEMA_MAP_KEYWORDS.has(key) && value && typeof value === 'object' && !Array.isArray(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, Array.isArray(sub) ? sub : withoutAnnotations(sub)]));
+    else if (SUBSCHEMA_KEYWORDS.has(key)) out[key] = withoutAnnotations(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
 export function compileSchema(schemaFile: string): string {
-  const schema = JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8')) as object;
+  const schema = withoutAnnotations(JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8'))) as object;
   const functionFormats = [...formatsUsed(schema)].filter((name) => !((fullFormats as Record<string, unknown>)[name] instanceof RegExp)).sort();
   for (const name of functionFormats)
     if (!LOCAL_FORMATS[name]) throw new Error(`format ${name} (${schemaFile}) has no local implementation in scripts/compile-schemas.ts`);

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { HttpEndpoints } from '../config/service';
+import type { HttpRoute } from '../config/service';
 import type { AuditEvent } from '../audit/audit-trail';
 import { accessControl } from './middleware/access-control';
 import { auditRecording } from './middleware/audit-recording';
@@ -29,11 +29,10 @@ const TIMEOUT_MARGIN_MS = 1000;
 /**
  * The pipeline every HTTP endpoint shares:
  * request id -> access decision (key, partner policy, rate limit, scope) -> the endpoint's code ->
- * problem+json errors and common headers. `name` is the endpoint's name in the endpoint list.
+ * problem+json errors and common headers. `endpoint` is the function's own route
+ * (`<name>Route` of lib/config/routes.ts: only that route goes into its bundle).
  */
-export function httpEndpoint(name: string, handle: EndpointHandler, options: EndpointOptions = {}) {
-  const endpoint = HttpEndpoints.find((e) => e.name === name);
-  if (!endpoint) throw new Error(`endpoint ${name} is not in the endpoint list`);
+export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, options: EndpointOptions = {}) {
   const clock = options.clock ?? (() => new Date());
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: TIMEOUT_MARGIN_MS,

@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import type { HttpEndpoint } from '../config/service';
+import type { HttpRoute } from '../config/service';
 import type { AccessDecision, Principal } from '../keys/access-decision';
 import type { RateLimitState } from '../keys/rate-limiter';
 import type { AuditEvent } from '../audit/audit-trail';
 
 /** What the pipeline learns about a request before the endpoint's own code runs. */
 export interface RequestState {
-  endpoint: HttpEndpoint;
+  endpoint: HttpRoute;
   requestId: string;
   /** true when the caller supplied x-request-id (it is then also the idempotency key) */
   requestIdSupplied: boolean;

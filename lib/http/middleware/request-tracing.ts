@@ -1,4 +1,4 @@
-import type { HttpEndpoint } from '../../config/service';
+import type { HttpRoute } from '../../config/service';
 import { headerValues } from '../headers';
 import { HttpProblem } from '../problem';
 import { isValidRequestId, newRequestId } from '../request-id';
@@ -10,7 +10,7 @@ import { decodeDecision } from '../../keys/authorizer-context';
  * UUID) so every response and log line carries it. An invalid x-request-id is a 400, answered
  * under a fresh id.
  */
-export function requestTracing(endpoint: HttpEndpoint, clock: () => Date) {
+export function requestTracing(endpoint: HttpRoute, clock: () => Date) {
   return {
     before: async (request: MiddyRequest) => {
       const now = clock();

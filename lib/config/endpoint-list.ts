@@ -1,0 +1,309 @@
+/**
+ * The functions as infra deploys them: each HTTP route (lib/config/routes.ts) with what it touches,
+ * its memory and timeout and the files shipped beside it; the authorizer; the background functions.
+ * Read by infra/, lib/local/, the bench and the tests; no Lambda bundle needs it (a function's own
+ * route is all its pipeline reads). Part of the service facts (lib/config/service.ts re-exports
+ * it). Side-effect free at module level (every call marked pure), so esbuild drops it from a
+ * bundle that only imports other service facts through service.ts.
+ */
+import { BundledFiles, type BundledFile } from './bundled-files';
+import { KmsPurposes, type ResourceNeeds, type TableOperation } from './resource-needs';
+import { HttpRoutes, type EndpointName, type HttpRoute } from './routes';
+import type { QueueId } from './queues';
+
+export interface HttpEndpoint extends HttpRoute {
+  kind: 'http';
+  needs: ResourceNeeds;
+  memoryMb: number;
+  timeoutSeconds: number;
+  /** files the function reads at run time, shipped beside its bundle */
+  bundledFiles?: BundledFile[];
+}
+
+/** What infra deploys for one HTTP route. */
+export type EndpointDeployment = Pick<HttpEndpoint, 'needs' | 'memoryMb' | 'timeoutSeconds' | 'bundledFiles'>;
+
+export interface BackgroundFunction {
+  kind: 'queue' | 'schedule';
+  name: string;
+  queue?: QueueId;
+  /** rate expression for scheduled functions */
+  schedule?: string;
+  needs: ResourceNeeds;
+  memoryMb: number;
+  timeoutSeconds: number;
+}
+
+/** The audit record every HTTP function appends (lib/http/middleware/audit-recording.ts). */
+const AUDIT: TableOperation[] = ['PutItem'];
+/** chart reads by id: patient (GetItem), or patient + record (+ encounter) in one BatchGetItem */
+const exportNeeds: ResourceNeeds = { tables: { chart: ['GetItem', 'BatchGetItem'], audit: AUDIT } };
+/** one chart item by id (ChartStore.getPatient / getRecord) */
+const chartGetNeeds: ResourceNeeds = { tables: { chart: ['GetItem'], audit: AUDIT } };
+/** FHIR searches of a patient's records of one kind (ChartStore.recordsOfKind: Query on the table) */
+const chartSearchNeeds: ResourceNeeds = { tables: { chart: ['Query'], audit: AUDIT } };
+const LAB_KMS = ['Decrypt'] as ResourceNeeds['kms'];
+const LAB_KMS_PURPOSES = [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac];
+/** FHIR reads that include lab results (decrypted summaries: results table + KMS Decrypt) */
+const fhirLabNeeds: ResourceNeeds = {
+  // one lab result by id: its versions (Query on the table), the lookup keys item (GetItem)
+  tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT },
+  kms: LAB_KMS,
+  kmsPurposes: LAB_KMS_PURPOSES,
+};
+/** a patient's lab results page (ResultStore.resultsForPatientPage: Query on byPatient) */
+const fhirLabSearchNeeds: ResourceNeeds = {
+  tables: { chart: ['GetItem'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+  kms: LAB_KMS,
+  kmsPurposes: LAB_KMS_PURPOSES,
+};
+/** the lab result writer (receiveTestData, receiveHl7, routeHeldRecord): versions, ledger, lookup keys */
+/** DeleteItem: a lab result's notification marker goes once the notification is sent (lib/results/notification-ledger.ts) */
+const RESULT_WRITES: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
+
+/**
+ * FHIR intake (receiveFhir*): the lab result writer of receiveHl7 (patient resolution: chart patients, MRN
+ * index, partner identities, held records; keys: the owner of an assigning authority), the form intake of
+ * receiveFormIntakeScope (packets, match key, matching queue) and the idempotency table (Bundle answers).
+ */
+const fhirIntake: EndpointDeployment = {
+  needs: {
+    tables: {
+      chart: ['GetItem', 'PutItem'],
+      results: RESULT_WRITES,
+      idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      forms: ['GetItem', 'PutItem', 'UpdateItem'],
+      keys: ['GetItem'],
+      audit: AUDIT,
+    },
+    queues: { notifications: 'send', matching: 'send' },
+    kms: ['GenerateDataKey', 'Decrypt'],
+    kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+    documentsBucket: 'readwrite',
+  },
+  memoryMb: 1024,
+  timeoutSeconds: 29,
+};
+
+/** Per route of lib/config/routes.ts (the compiler checks that every route has its entry, and no other). */
+export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
+  exportHl7PatientAdt: { needs: chartGetNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  exportHl7PatientSummary: {
+    needs: {
+      // the summary: timeline (Query on byTimeline), lab results of the patient (Query on byPatient), lookup keys
+      tables: { chart: ['Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 15,
+  },
+  exportHl7Encounter: { needs: exportNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  exportHl7Note: { needs: exportNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  exportHl7Assessment: { needs: exportNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  receiveTestData: {
+    needs: {
+      // no keys table: the partner comes from the authorizer's context
+      tables: { chart: ['GetItem'], results: RESULT_WRITES, idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: AUDIT },
+      queues: { notifications: 'send' },
+      kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+      documentsBucket: 'readwrite',
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  exportHl7LabResult: {
+    needs: {
+      tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+      documentsBucket: 'read',
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 15,
+  },
+  receiveFormIntakeScope: {
+    needs: {
+      // packet, match key envelope (created on first use: Put, then Update)
+      tables: { chart: ['GetItem'], forms: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT },
+      queues: { matching: 'send' },
+      kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+    },
+    memoryMb: 512,
+    timeoutSeconds: 15,
+  },
+  receiveHl7: {
+    needs: {
+      // chart: patients, notes (+ versions), held records, partner identities, MRN index, merge reviews;
+      // keys: the chart assigning authority's owner
+      tables: {
+        chart: ['GetItem', 'PutItem', 'UpdateItem'],
+        results: RESULT_WRITES,
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        keys: ['GetItem'],
+        audit: AUDIT,
+      },
+      queues: { notifications: 'send' },
+      kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.matchIndexKey, KmsPurposes.formPacket],
+      documentsBucket: 'readwrite',
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  listInteropInbox: { needs: { tables: { forms: ['Query:byState'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  listHeldRecords: { needs: { tables: { chart: ['Query'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  getHeldRecord: { needs: { tables: { chart: ['GetItem'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  // a document -> a chart note (only if absent), an identity -> its staff link, lab results -> a new
+  // version for the chart patient (the result writer of receiveTestData, without its idempotency table)
+  routeHeldRecord: {
+    needs: {
+      tables: { chart: ['GetItem', 'PutItem', 'UpdateItem'], results: RESULT_WRITES, audit: AUDIT },
+      queues: { notifications: 'send' },
+      kms: ['GenerateDataKey', 'Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+      documentsBucket: 'readwrite',
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  searchHeldPatients: {
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'Query'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  getInboxPacket: {
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.formPacket] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  routeInboxPacket: { needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  searchInboxPatients: {
+    needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'Query'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  getInboxCandidates: { needs: { tables: { chart: ['GetItem'], forms: ['GetItem'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  serveInboxPage: { needs: {}, memoryMb: 256, timeoutSeconds: 5 },
+  serveOpenApiDocument: { needs: {}, memoryMb: 256, timeoutSeconds: 5, bundledFiles: [BundledFiles.openApiDocument] },
+  serveApiReference: { needs: {}, memoryMb: 512, timeoutSeconds: 5, bundledFiles: [BundledFiles.openApiDocument, BundledFiles.redocBundle] },
+  fhirMetadata: { needs: {}, memoryMb: 256, timeoutSeconds: 10 },
+  fhirPatientRead: { needs: chartGetNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  // by MRN: the chart's MRN index (GetItem), keyed by the results table's lookup key (GetItem, unwrapped with KMS, never created)
+  fhirPatientSearch: {
+    needs: { tables: { chart: ['GetItem'], results: ['GetItem'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.resultsLookupHmac] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  fhirPatientEverything: {
+    needs: {
+      tables: { chart: ['GetItem', 'Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+      kms: LAB_KMS,
+      kmsPurposes: LAB_KMS_PURPOSES,
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 15,
+  },
+  fhirEncounterRead: { needs: chartGetNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  fhirEncounterSearch: { needs: chartSearchNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  fhirDocumentReferenceRead: { needs: chartGetNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  fhirDocumentReferenceSearch: { needs: chartSearchNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  fhirObservationRead: { needs: fhirLabNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  fhirObservationSearch: {
+    needs: {
+      tables: { chart: ['GetItem', 'Query'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+      kms: LAB_KMS,
+      kmsPurposes: LAB_KMS_PURPOSES,
+    },
+    memoryMb: 512,
+    timeoutSeconds: 15,
+  },
+  fhirDiagnosticReportRead: { needs: fhirLabNeeds, memoryMb: 512, timeoutSeconds: 10 },
+  fhirDiagnosticReportSearch: { needs: fhirLabSearchNeeds, memoryMb: 512, timeoutSeconds: 15 },
+  // Lab results through the HL7 ORU result writer (patient resolution, held records), forms through the
+  // form intake (packets, match key, matching queue); the idempotency table keeps each Bundle's answer.
+  receiveFhirBundle: fhirIntake,
+  receiveFhirDiagnosticReport: fhirIntake,
+  receiveFhirQuestionnaireResponse: fhirIntake,
+  fhirRouteNotFound: { needs: {}, memoryMb: 256, timeoutSeconds: 10 },
+};
+
+/** The endpoint list: every route with its deployment facts, in the route list's order. */
+export const HttpEndpoints: HttpEndpoint[] = /* @__PURE__ */ HttpRoutes.map((route): HttpEndpoint =>
+  Object.assign({ kind: 'http' as const }, route, EndpointDeployments[route.name as EndpointName]),
+);
+
+/** The authorizer runs in front of every HTTP endpoint. */
+export const AuthorizerFunction = {
+  name: 'authorizer',
+  needs: { tables: { keys: ['GetItem'], rateLimit: ['GetItem', 'BatchGetItem', 'UpdateItem'] } } as ResourceNeeds,
+  memoryMb: 256,
+  timeoutSeconds: 5,
+};
+
+export const BackgroundFunctions: BackgroundFunction[] = [
+  {
+    kind: 'queue',
+    name: 'matchFormPackets',
+    queue: 'matching',
+    needs: {
+      tables: { chart: ['GetItem'], forms: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], audit: AUDIT },
+      queues: { matching: 'consume' },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+    },
+    memoryMb: 512,
+    timeoutSeconds: 30,
+  },
+  {
+    kind: 'schedule',
+    name: 'sweepPendingPackets',
+    schedule: 'rate(5 minutes)',
+    needs: { tables: { forms: ['Query:byState', 'UpdateItem'] }, queues: { matching: 'send' } },
+    memoryMb: 256,
+    timeoutSeconds: 60,
+  },
+  {
+    kind: 'queue',
+    name: 'fanOutWebhookEvents',
+    queue: 'notifications',
+    needs: { tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem', 'Query:byList'] }, queues: { notifications: 'consume', webhookDeliveries: 'send' } },
+    memoryMb: 256,
+    timeoutSeconds: 30,
+  },
+  {
+    kind: 'queue',
+    name: 'deliverWebhooks',
+    queue: 'webhookDeliveries',
+    // ChangeMessageVisibility (the backoff) is part of consume
+    needs: {
+      tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem'] },
+      queues: { webhookDeliveries: 'consume' },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.webhookSecret],
+    },
+    memoryMb: 512,
+    timeoutSeconds: 30,
+  },
+  {
+    kind: 'schedule',
+    name: 'revokeExpiredKeys',
+    // a rotated key is refused by the authorizer from its expiresAt on; this revokes it in the table
+    // and deletes its API Gateway key (10,000 per account and region) within 15 minutes
+    schedule: 'rate(15 minutes)',
+    needs: { tables: { keys: ['Scan', 'UpdateItem'], audit: AUDIT }, apiGatewayKeys: 'delete' },
+    memoryMb: 256,
+    timeoutSeconds: 60,
+  },
+  {
+    kind: 'schedule',
+    name: 'retryResultNotifications',
+    schedule: 'rate(5 minutes)',
+    // Query: the notification markers' shards; Query:byPatient: owed versions of the older layout; DeleteItem: a sent marker
+    needs: { tables: { results: ['GetItem', 'UpdateItem', 'DeleteItem', 'Query', 'Query:byPatient'] }, queues: { notifications: 'send' } },
+    memoryMb: 256,
+    timeoutSeconds: 60,
+  },
+];
