@@ -216,10 +216,10 @@ function findRevocationTest(): Issue31Results['revocationTest'] {
   const full = path.join(ROOT, file);
   if (!existsSync(full)) return { file, title: null, assertsUnauthenticated: false, injectedClock: false };
   const text = readFileSync(full, 'utf8');
-  const match = /it\(\s*[`'"](revocation:[^`'"]*)[`'"]\s*,\s*async \(\) => \{([\s\S]*?)\n {2}\}\);/.exec(text);
+  const match = /it\(\s*([`'"])(revocation:.*?)\1\s*,\s*async \(\) => \{([\s\S]*?)\n {2}\}\);/.exec(text);
   if (!match) return { file, title: null, assertsUnauthenticated: false, injectedClock: false };
-  const title = match[1]!.replace(/\$\{MAX_ACCESS_RECORD_AGE_SECONDS\}/g, String(MAX_ACCESS_RECORD_AGE_SECONDS));
-  const body = match[2]!;
+  const title = match[2]!.replace(/\$\{MAX_ACCESS_RECORD_AGE_SECONDS\}/g, String(MAX_ACCESS_RECORD_AGE_SECONDS));
+  const body = match[3]!;
   return {
     file,
     title,
