@@ -37,7 +37,7 @@ export interface CapacityUnits {
 const zero = (): CapacityUnits => ({ rru: 0, wruTable: 0, wruIndex: 0, wru: 0 });
 
 /** Write units of one item write: the table and each index of the table. */
-export function writeUnitsOf(
+export function itemWriteUnits(
   def: TableDefinition,
   before: Item | undefined,
   after: Item | undefined,
@@ -98,7 +98,7 @@ export class CapacityMeter {
         } finally {
           const after = failed ? before : await Promise.all(writes.map((w) => this.read(w.tableName, w.key)));
           writes.forEach((w, i) => {
-            const u = writeUnitsOf(Tables[w.table], before[i], after[i], failed);
+            const u = itemWriteUnits(Tables[w.table], before[i], after[i], failed);
             this.units.wruTable += u.table;
             this.units.wruIndex += u.index;
             this.units.wru += u.table + u.index;

@@ -28,6 +28,10 @@ export function freshId(): string {
 /** Set by the bench once it has created inbox packets (getInboxPacket needs one). */
 export const inboxState: { packetId?: string; routablePacketIds: string[] } = { routablePacketIds: [] };
 
+const UNKNOWN_HEX = '0123456789abcdef0123456789abcdef';
+/** lib/intake/held-records.ts: held-<14 digits>-<24 hex> */
+const UNKNOWN_HELD_ID = 'held-20240301093000-0123456789abcdef01234567';
+
 const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
   exportHl7PatientAdt: { key: BENCH_KEYS.export, path: 'patient found', request: () => ({ query: { patientId: DEMO.patientId } }), okStatus: [200] },
   exportHl7PatientSummary: {
@@ -123,6 +127,48 @@ const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
     request: () => ({ query: { patient: DEMO.patientId } }),
     okStatus: [200],
   },
+  // the endpoints below have a scenario for the cold-start event only (bench/cold-start.ts): a request
+  // that passes validation and reaches the function's first SDK call (ids of the right format; an
+  // unknown one answers 404 after its read)
+  exportHl7LabResult: {
+    key: BENCH_KEYS.export,
+    path: 'unknown result (404; one read)',
+    request: () => ({ query: { resultId: `lr_${UNKNOWN_HEX}` } }),
+    okStatus: [404],
+  },
+  listHeldRecords: { key: BENCH_KEYS.inbox, path: 'default state held', request: () => ({}), okStatus: [200] },
+  getHeldRecord: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown held record (404; one read)',
+    request: () => ({ pathParameters: { heldId: UNKNOWN_HELD_ID } }),
+    okStatus: [404],
+  },
+  routeHeldRecord: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown held record (404)',
+    request: () => ({ pathParameters: { heldId: UNKNOWN_HELD_ID }, body: JSON.stringify({ patientId: DEMO.patientId }) }),
+    okStatus: [404],
+  },
+  searchHeldPatients: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown held record (404)',
+    request: () => ({ pathParameters: { heldId: UNKNOWN_HELD_ID }, body: JSON.stringify({ mrn: 'MRN-1001' }) }),
+    okStatus: [404],
+  },
+  searchInboxPatients: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown packet (404)',
+    request: () => ({ pathParameters: { packetId: `fp_${UNKNOWN_HEX}` }, body: JSON.stringify({ mrn: 'MRN-1001' }) }),
+    okStatus: [404],
+  },
+  getInboxCandidates: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown packet (404)',
+    request: () => ({ pathParameters: { packetId: `fp_${UNKNOWN_HEX}` } }),
+    okStatus: [404],
+  },
+  fhirPatientSearch: { key: BENCH_KEYS.fhir, path: 'by _id', request: () => ({ query: { _id: DEMO.patientId } }), okStatus: [200] },
+  fhirObservationSearch: { key: BENCH_KEYS.fhir, path: "the patient's observations", request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
 };
 
 export function scenarioFor(name: string): Scenario | undefined {
