@@ -28,6 +28,8 @@ export const BENCH_KEYS = {
   forms: { secret: 'bench-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms] },
   inbox: { secret: 'bench-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview] },
   fhir: { secret: 'bench-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir] },
+  hl7: { secret: 'bench-hl7-key', partnerId: 'demo-lab', scopes: [Scopes.ingestHl7] },
+  fhirIngest: { secret: 'bench-fhir-ingest-key', partnerId: 'demo-lab', scopes: [Scopes.ingestFhir] },
 } satisfies Record<string, BenchKey>;
 
 export async function createBenchKeys(store: ApiKeyStore, now: Date): Promise<void> {
