@@ -76,6 +76,8 @@ export interface PartitionResult {
   containers: {
     count: number;
     model: string;
+    /** the run's length on the model's clock (the plan at the issue's rates) */
+    modelSeconds: number;
     /** counter writes of the model (in the shares) */
     modelWrites: number;
     /** the local authorizer's own counter writes (one container; not in the shares) */
@@ -330,6 +332,7 @@ export async function measurePartitions(
     containers: {
       count: containerCount,
       model: `${containerCount} simulated authorizer containers (one rate limiter each, one per concurrency slot of the load), clock at the issue's rates (${MIX_PER_SECOND.toLocaleString('en-US')} requests a second)`,
+      modelSeconds: plan.length / MIX_PER_SECOND,
       modelWrites,
       localOneContainer: {
         writes: localWrites,
@@ -421,7 +424,7 @@ export function renderPartitions(r: PartitionResult): string[] {
   out.push('');
   const c = r.containers;
   out.push(
-    `Rate-limit counters: the writes above come from the container model (${c.model}): ${c.modelWrites} counter writes. ` +
+    `Rate-limit counters: the writes above come from the container model (${c.model}): ${c.modelWrites} counter writes over ${c.modelSeconds.toFixed(1)} s of the model's clock. A container counts in one shard per 1 s slot, so within one second a key's writes fall on at most ${c.count} of its shards (fewer when two containers pick the same one); a longer run spreads them over all shards, so the share over a short run is the one that matters for a hot partition. ` +
       `The local authorizer (one container, the machine's rate) wrote ${c.localOneContainer.writes} counter writes of its own, not in the shares; counted instead, its busiest \`${c.localOneContainer.largestKey}\` (${c.localOneContainer.largestWrites} writes) would be ${pct(c.localOneContainer.shareIfCounted)}.`,
   );
   out.push('');

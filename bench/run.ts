@@ -385,7 +385,7 @@ async function main(): Promise<void> {
     }
 
     // ---- 6. DynamoDB capacity units per request, metered (outside the timed runs; before the clients are replaced)
-    progress(`[6/6] DynamoDB capacity units: ${COUNTS.meteredRequests} metered requests per endpoint (${elapsed(started)})`);
+    progress(`[6a] DynamoDB capacity units: ${COUNTS.meteredRequests} metered requests per endpoint (${elapsed(started)})`);
     for (const w of warmLatency) {
       const scenario = scenarioFor(w.endpoint)!;
       const sum: CapacityUnits = { rru: 0, wruTable: 0, wruIndex: 0, wru: 0 };
@@ -442,7 +442,7 @@ async function main(): Promise<void> {
     progress(`[bench] NOTE: the lab intake was ${lab.presentAtEnd ? 'added' : 'removed'} during the run; run again for a consistent picture`);
 
   // ---- 7. partitions: a stack of its own, with the background workers (the matcher moves packets on)
-  progress(`[7/7] writes per partition key (${elapsed(started)})`);
+  progress(`[7, 31.3] writes per partition key (${elapsed(started)})`);
   const partitionStack = await startTestStack({ prefix: 'interop-bench-partitions', backgroundWorkers: true, env: { LOG_LEVEL: 'warn' } });
   let partitions: PartitionResult;
   try {
@@ -467,7 +467,7 @@ async function main(): Promise<void> {
   progress(`  ${scale.row.result} (${scale.row.met ? 'met' : 'missed'})`);
 
   // ---- 6. cost
-  progress(`[6/6] cost model (${elapsed(started)})`);
+  progress(`[6b] cost model (${elapsed(started)})`);
   const lines: CostLine[] = [];
   for (const w of warmLatency) {
     const callMs = w.traced.calls.filter((c) => c.phase !== 'other');
