@@ -82,6 +82,8 @@ export interface PartitionResult {
     modelWrites: number;
     /** the local authorizer's own counter writes (one container; not in the shares) */
     localOneContainer: { writes: number; largestKey: string; largestWrites: number; shareIfCounted: number };
+    /** the same counter hits replayed by other numbers of containers: the largest counter key's share of all writes */
+    sensitivity: Array<{ containers: number; counterWrites: number; largestKey: string; largestShare: number }>;
   };
   /** the per-key limit under the same container model: 1,250 offered in 1 s to a 1,000/s key */
   limitCheck: { limitPerSecond: number; offered: number; admitted: number; maxInAnyWindowMs1000: number; containers: number; held: boolean };
@@ -291,6 +293,48 @@ export async function measurePartitions(
   const modelWrites = [...counter.counts.values()].filter((c) => c.table === 'rateLimit').reduce((s, c) => s + c.writes, 0);
   const local = [...localCounters.counts.values()].sort((a, b) => b.writes - a.writes);
   const localWrites = local.reduce((s, c) => s + c.writes, 0);
+  const otherWrites = [...counter.counts.values()].filter((c) => c.table !== 'rateLimit').reduce((s, c) => s + c.writes, 0);
+  // how the counters' largest share moves with the number of containers: the same hits, replayed alone
+  const sensitivity: PartitionResult['containers']['sensitivity'] = [];
+  for (const count of SENSITIVITY_CONTAINERS) {
+    const replay = new WriteCounter(stack.tables);
+    const replayDb = new DynamoDBClient({
+      endpoint: stack.urls.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    replayDb.middlewareStack.add(
+      (next, context) => async (args) => {
+        replay.record(String(context.commandName), args.input as Record<string, unknown>);
+        return next(args);
+      },
+      { step: 'initialize', name: 'benchPartitionSensitivity' },
+    );
+    try {
+      const pool = Array.from({ length: count }, () => new SlidingWindowRateLimiter(replayDb, stack.tables.rateLimit));
+      for (let j = 0; j < plan.length; j += count)
+        await Promise.all(
+          // request j + i goes to container (i + round) mod count: every container serves every key in turn
+          pool.map((_limiter, i) => {
+            const entry = plan[j + i];
+            if (!entry) return undefined;
+            const limiter = pool[(i + j / count) % count]!;
+            const k = KEYS[entry.key];
+            return limiter.hit(`x${count}.${modelSubject(k.secret)}`, k.perMinute, 60, new Date(modelT0 + ((j + i) * 1000) / MIX_PER_SECOND));
+          }),
+        );
+    } finally {
+      replayDb.destroy();
+    }
+    const counts = [...replay.counts.values()].sort((a, b) => b.writes - a.writes);
+    const writes = counts.reduce((s, c) => s + c.writes, 0);
+    sensitivity.push({
+      containers: count,
+      counterWrites: writes,
+      largestKey: counts[0]?.key ?? '-',
+      largestShare: counts[0] ? counts[0].writes / (otherWrites + writes) : 0,
+    });
+  }
 
   const all = [...counter.counts.values()];
   const totalWrites = all.reduce((s, c) => s + c.writes, 0);
@@ -340,10 +384,17 @@ export async function measurePartitions(
         largestWrites: local[0]?.writes ?? 0,
         shareIfCounted: local[0] ? local[0].writes / (totalWrites - modelWrites + localWrites) : 0,
       },
+      sensitivity,
     },
     limitCheck,
   };
 }
+
+/**
+ * Containers for the sensitivity replay: 2,500 requests a second x ~10 ms per authorizer invocation
+ * in Lambda (an assumption: one DynamoDB call in region plus the function) = 25 at once.
+ */
+const SENSITIVITY_CONTAINERS = [25];
 
 /** requests a second of the issue's mix: 1,000 lab results + 500 form packets + 1,000 audited failures */
 const MIX_PER_SECOND = 2500;
@@ -427,6 +478,10 @@ export function renderPartitions(r: PartitionResult): string[] {
     `Rate-limit counters: the writes above come from the container model (${c.model}): ${c.modelWrites} counter writes over ${c.modelSeconds.toFixed(1)} s of the model's clock. A container counts in one shard per 1 s slot, so within one second a key's writes fall on at most ${c.count} of its shards (fewer when two containers pick the same one); a longer run spreads them over all shards, so the share over a short run is the one that matters for a hot partition. ` +
       `The local authorizer (one container, the machine's rate) wrote ${c.localOneContainer.writes} counter writes of its own, not in the shares; counted instead, its busiest \`${c.localOneContainer.largestKey}\` (${c.localOneContainer.largestWrites} writes) would be ${pct(c.localOneContainer.shareIfCounted)}.`,
   );
+  for (const x of c.sensitivity)
+    out.push(
+      `\nThe same counter hits replayed alone by ${x.containers} containers (2,500 requests a second x ~10 ms per authorizer invocation in Lambda, an assumption): largest counter key \`${x.largestKey}\` ${pct(x.largestShare)} of all writes (${x.counterWrites} counter writes).`,
+    );
   out.push('');
   const l = r.limitCheck;
   out.push(

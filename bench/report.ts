@@ -95,7 +95,7 @@ function issue31Rows(r: BenchResults): Array<Array<string | number>> {
           .filter((h) => h.largest)
           .map((h) => `${h.family}: ${h.partitions} partitions, largest ${f(h.largest!.share * 100)} %`)
           .join('; ') +
-        `. Counter writes from ${p.containers.count} simulated containers (one per concurrency slot, clock at the issue's rates); the one local container's counters apart (${f(p.containers.localOneContainer.shareIfCounted * 100)} % if counted). ` +
+        `. Counter writes from ${p.containers.count} simulated containers (one per concurrency slot, clock at the issue's rates); the one local container's counters apart (${f(p.containers.localOneContainer.shareIfCounted * 100)} % if counted)${p.containers.sensitivity.map((x) => `; the same counter hits from ${x.containers} containers: largest ${f(x.largestShare * 100)} %`).join('')}. ` +
         `Limit: a 1,000/s key offered 1,250/s by ${p.limitCheck.containers} containers admitted at most **${int(p.limitCheck.maxInAnyWindowMs1000)} in any 1,000 ms** (${p.limitCheck.held ? 'held' : '**not held**'}; also lib/keys/rate-limiter.test.ts). Section 7`,
       yes(p.largestServiceWide.share <= T.largestPartitionShare && p.limitCheck.held),
     ]);
