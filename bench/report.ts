@@ -38,8 +38,8 @@ function labCostSentence(r: BenchResults): string {
   const lab = r.cost.lines.find((c) => c.endpoint === 'receiveTestData');
   const before = r.issue31.costBefore;
   return lab
-    ? `lab submission (receiveTestData, ${lab.path}) **$${f(lab.perMillion.total)}** per million beside **$${f(before.perMillion)} before issue 31** (${before.source})`
-    : `lab submission not measured (was $${f(before.perMillion)} before issue 31)`;
+    ? `Lab submission (receiveTestData, ${lab.path}) **$${f(lab.perMillion.total)}** per million beside **$${f(before.perMillion)} before issue 31** (${before.source})`
+    : `Lab submission not measured (was $${f(before.perMillion)} before issue 31)`;
 }
 
 /** Rows 31.1-31.6 of the targets table: the issue's wording, the figure measured in this run, met or missed. */
@@ -158,7 +158,12 @@ function issue31Rows(r: BenchResults): Array<Array<string | number>> {
   ]);
 
   // cost
-  rows.push(['31 cost', 'Lab submission cost per million (no target; issue 31 measured $16.73 before)', labCostSentence(r), '—']);
+  rows.push([
+    '31 cost',
+    `Lab submission cost per million (no target; issue 31 measured $${f(r.issue31.costBefore.perMillion)} before)`,
+    labCostSentence(r),
+    '—',
+  ]);
   return rows;
 }
 
