@@ -1,7 +1,11 @@
 /**
  * Measurement 6: AWS cost per million requests per endpoint, from what the bench measured:
- * calls and DynamoDB capacity units per request (traced steady-state request; KMS amortised over
- * the timed run), billed duration (mean of per-request handler time rounded up to 1 ms, Lambda's
+ * DynamoDB priced by capacity units, never by call count: write units measured per request by
+ * bench/capacity-units.ts (ceil KB of the larger of the item before and after, every index entry
+ * written or removed priced as its own write: a 3 KB PutItem whose item has a global index entry is
+ * 6 WRU), read units as DynamoDB reports them (per 4 KB, eventually consistent = half); mean over a
+ * few metered requests per endpoint. KMS and SQS by calls (their prices are per request), amortised
+ * over the timed run. Billed duration (mean of per-request handler time rounded up to 1 ms, Lambda's
  * rule) and the configured memory (endpoint list). The authorizer runs once per request (result
  * caching off, TTL 0) and is billed as its own Lambda invocation (256 MB).
  *
@@ -45,14 +49,31 @@ export interface CostInput {
   logBytesPerRequest: number;
   /** mean local duration of one AWS call on this path, ms (for the sensitivity column) */
   localCallMs: number;
+  /** DynamoDB capacity units per request (authorizer + endpoint), measured (bench/capacity-units.ts) */
+  units: { rru: number; wru: number; wruIndex: number; requests: number };
 }
+
+/**
+ * The lab submission's cost before issue 31: bench/RESULTS.md of commit 44b387a ("bench: RESULTS.md
+ * after issue 14", `npm run bench` on this machine, 2026-11-25, code at 0ce6218), section 6,
+ * receiveTestData "new result, no x-request-id" (the same request as today's line). Its DynamoDB
+ * part (19 WRU, 3.5 RRU) came from the emulator's table units plus an estimate of index writes that
+ * counted an index entry's removal as 1 WRU and missed index rewrites by updates of other attributes,
+ * so by today's metering that figure was, if anything, low.
+ */
+export const LAB_SUBMISSION_COST_BEFORE_ISSUE_31 = {
+  perMillion: 16.73,
+  source: 'bench/RESULTS.md at commit 44b387a (npm run bench, 2026-11-25, code 0ce6218), receiveTestData "new result, no x-request-id"',
+} as const;
 
 export interface CostLine {
   endpoint: string;
   path: string;
   memoryMb: number;
   billedMs: { handler: number; authorizer: number };
-  perRequest: { rru: number; wru: number; kms: number; sqs: number; s3Put: number; s3Get: number; dynamoCalls: number };
+  perRequest: { rru: number; wru: number; wruIndex: number; kms: number; sqs: number; s3Put: number; s3Get: number; dynamoCalls: number };
+  /** requests metered for the capacity units */
+  meteredRequests: number;
   perMillion: {
     apiGateway: number;
     lambdaRequests: number;
@@ -81,8 +102,7 @@ export function costOf(input: CostInput): CostLine {
     .reduce((s, [, v]) => s + v, 0);
   const s3Put = input.callsPerRequest['s3.PutObject'] ?? 0;
   const s3Get = input.callsPerRequest['s3.GetObject'] ?? 0;
-  const rru = both.authorizer.rru + both.handler.rru;
-  const wru = both.authorizer.wru + both.handler.wru;
+  const { rru, wru } = input.units;
   const gbs = (mb: number, ms: number) => (mb / 1024) * (ms / 1000);
   const compute = (mb: number, ms: number) => gbs(mb, ms) * PRICES.lambdaArm64PerGbSecond * 1e6;
   const perMillion = {
@@ -110,7 +130,17 @@ export function costOf(input: CostInput): CostLine {
     path: input.path,
     memoryMb: endpoint.memoryMb,
     billedMs: input.billedMs,
-    perRequest: { rru, wru, kms: round(kms, 4), sqs: round(sqs, 4), s3Put, s3Get, dynamoCalls: both.authorizer.dynamodb + both.handler.dynamodb },
+    perRequest: {
+      rru: round(rru, 2),
+      wru: round(wru, 2),
+      wruIndex: round(input.units.wruIndex, 2),
+      kms: round(kms, 4),
+      sqs: round(sqs, 4),
+      s3Put,
+      s3Get,
+      dynamoCalls: both.authorizer.dynamodb + both.handler.dynamodb,
+    },
+    meteredRequests: input.units.requests,
     perMillion: Object.fromEntries(Object.entries(perMillion).map(([k, v]) => [k, round(v, 4)])) as CostLine['perMillion'],
     totalWithAwsLatency: round(totalWithAwsLatency, 4),
     logsPerMillion: round(((input.logBytesPerRequest * 1e6) / 1024 ** 3) * PRICES.cloudWatchLogsIngestPerGb, 4),

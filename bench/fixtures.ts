@@ -9,7 +9,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { Scopes, type HttpEndpoint, type Scope } from '../lib/config/service';
 import { hashApiKey, keyIdFromHash } from '../lib/keys/api-key';
 import type { ApiKeyStore } from '../lib/keys/api-key-store';
+import { effectiveScopes } from '../lib/keys/access-decision';
 import { encodeDecision } from '../lib/keys/authorizer-context';
+import { DEMO_PARTNERS } from '../lib/local/demo-keys';
 
 export const BENCH_RATE_LIMIT = 1_000_000;
 
@@ -26,6 +28,8 @@ export const BENCH_KEYS = {
   forms: { secret: 'bench-forms-key', partnerId: 'demo-forms', scopes: [Scopes.ingestForms] },
   inbox: { secret: 'bench-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview] },
   fhir: { secret: 'bench-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir] },
+  hl7: { secret: 'bench-hl7-key', partnerId: 'demo-lab', scopes: [Scopes.ingestHl7] },
+  fhirIngest: { secret: 'bench-fhir-ingest-key', partnerId: 'demo-lab', scopes: [Scopes.ingestFhir] },
 } satisfies Record<string, BenchKey>;
 
 export async function createBenchKeys(store: ApiKeyStore, now: Date): Promise<void> {
@@ -156,12 +160,28 @@ export function proxyEvent(endpoint: HttpEndpoint, spec: RequestSpec, apiKey: st
 export const authorizerEvent = authorizerEventFor;
 
 /** An authorizer context that allows the request (for invocations without a running authorizer). */
-export function allowContext(key: BenchKey, allowedSenderIds: string[] = ['demo-lab']) {
+/**
+ * The authorizer context the real authorizer would hand the endpoint for a bench key: the key's
+ * scopes with what they imply (lib/keys/access-decision.ts effectiveScopes) and its demo partner's
+ * record (lib/local/demo-keys.ts: senders, form sources, assigning authorities, receiver, profile).
+ */
+export function allowContext(key: BenchKey) {
   const keyId = keyIdFromHash(hashApiKey(key.secret));
+  const partner = DEMO_PARTNERS.find((p) => p.partnerId === key.partnerId);
   return encodeDecision({
     outcome: 'allow',
     reason: 'ok',
-    principal: { keyId, partnerId: key.partnerId, scopes: key.scopes, allowedSenderIds, receivingApplication: 'DEMO-EHR', receivingFacility: 'DEMO-CLINIC' },
+    principal: {
+      keyId,
+      partnerId: key.partnerId,
+      scopes: effectiveScopes(key.scopes),
+      allowedSenderIds: partner?.allowedSenderIds ?? [],
+      ...(partner?.allowedFormSourceIds ? { allowedFormSourceIds: partner.allowedFormSourceIds } : {}),
+      ...(partner?.assigningAuthorities ? { assigningAuthorities: partner.assigningAuthorities } : {}),
+      ...(partner?.receivingApplication ? { receivingApplication: partner.receivingApplication } : {}),
+      ...(partner?.receivingFacility ? { receivingFacility: partner.receivingFacility } : {}),
+      ...(partner?.hl7Profile ? { hl7Profile: partner.hl7Profile } : {}),
+    },
     rateLimit: { limit: BENCH_RATE_LIMIT, remaining: BENCH_RATE_LIMIT - 1, reset: Math.floor(Date.now() / 1000) + 60, exceeded: false },
   });
 }

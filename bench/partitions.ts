@@ -12,10 +12,20 @@
  * counters) and keys of one patient or one result, whose share in this run only reflects that the
  * demo chart has 5 patients (at scale each patient's keys take that patient's own traffic).
  *
- * The local stack is ONE container: a key's rate-limit counters are written one shard per second
- * here (lib/keys/rate-limiter.ts: a container counts in one shard per slot), so their shares show
- * one container's concentration; the containers serving 1,000 requests/s in the cloud each pick
- * their own shard (lib/keys/rate-limiter.test.ts measures 10 of them).
+ * Containers: the local stack is ONE authorizer container, and a container counts a key's
+ * admissions in one rate-limit counter shard per slot (lib/keys/rate-limiter.ts; a slot is 1 s for a
+ * 60 s window). In Lambda a container serves one request at a time, so a key at 1,000 requests/s is
+ * served by many containers at once, each counting in a shard of its own choosing. The counter
+ * writes in the shares are therefore those of a container model, not of the local authorizer: one
+ * SlidingWindowRateLimiter (the authorizer's only per-container state that decides where a counter
+ * write lands: lib/keys/access-wiring.ts keeps one per container) per concurrency slot of the load,
+ * each counting every request its slot sends against the key's limit, with the clock of the issue's
+ * rates (request j of the plan at j / 2,500 s: 1,000 lab results + 500 form packets + 1,000
+ * failures a second), against the same table under a subject of its own (`containers:key#...`). The
+ * local authorizer's own counter writes (one container, the machine's rate) are counted apart and
+ * reported, not in the shares. The same model checks the per-key limit: a key limited to 1,000 a
+ * second, offered 1,250 in one second by the same number of containers, never admits more than
+ * 1,000 in any 1,000 ms interval (counted over the admitted requests' clocks).
  *
  * Run alone: `npx tsx bench/partitions.ts [--quick]` (writes bench/partitions.json); `npm run bench`
  * runs it as well.
@@ -28,7 +38,7 @@ import { dynamoDbClient } from '../lib/aws/clients';
 import { Tables, type TableId } from '../lib/config/service';
 import { hashApiKey, keyIdFromHash } from '../lib/keys/api-key';
 import { ApiKeyStore } from '../lib/keys/api-key-store';
-import { shardsFor } from '../lib/keys/rate-limiter';
+import { shardsFor, SlidingWindowRateLimiter } from '../lib/keys/rate-limiter';
 import type { LocalStack } from '../lib/local/stack';
 import { Scopes } from '../lib/config/service';
 import { startTestStack } from '../test/support/local-stack';
@@ -62,6 +72,21 @@ export interface PartitionResult {
   /** the named hot keys of issue 31: their largest shard */
   hotKeys: Array<{ family: string; partitions: number; writes: number; largest: PartitionCount | undefined }>;
   rateLimitShards: { lab: number; forms: number; failures: number };
+  /** the container model the counter writes in the shares come from */
+  containers: {
+    count: number;
+    model: string;
+    /** the run's length on the model's clock (the plan at the issue's rates) */
+    modelSeconds: number;
+    /** counter writes of the model (in the shares) */
+    modelWrites: number;
+    /** the local authorizer's own counter writes (one container; not in the shares) */
+    localOneContainer: { writes: number; largestKey: string; largestWrites: number; shareIfCounted: number };
+    /** the same counter hits replayed by other numbers of containers: the largest counter key's share of all writes */
+    sensitivity: Array<{ containers: number; counterWrites: number; largestKey: string; largestShare: number }>;
+  };
+  /** the per-key limit under the same container model: 1,250 offered in 1 s to a 1,000/s key */
+  limitCheck: { limitPerSecond: number; offered: number; admitted: number; maxInAnyWindowMs1000: number; containers: number; held: boolean };
 }
 
 const PER_RECORD = /^(PATIENT#|RESULT#|RES#|PACKET#|LR#|lr\.|DOC#|NOTE#|IDEM#|RESOURCE#|LINK#|MATCHIDX)/;
@@ -173,7 +198,7 @@ function formBody(n: number) {
 
 export async function measurePartitions(
   stack: LocalStack,
-  options: { labSubmissions: number; concurrency: number; progress: (line: string) => void },
+  options: { labSubmissions: number; concurrency: number; containers?: number; progress: (line: string) => void },
 ): Promise<PartitionResult> {
   const admin = new ApiKeyStore(new DynamoDBClient({ endpoint: stack.urls.dynamodb }), stack.tables.keys);
   const now = new Date();
@@ -192,35 +217,56 @@ export async function measurePartitions(
     });
   }
   const counter = new WriteCounter(stack.tables);
+  const localCounters = new WriteCounter(stack.tables);
   const db = dynamoDbClient();
+  const containerCount = options.containers ?? options.concurrency;
+  // the container model: one limiter per concurrency slot, on a client of its own whose writes are counted
+  const modelDb = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  modelDb.middlewareStack.add(
+    (next, context) => async (args) => {
+      counter.record(String(context.commandName), args.input as Record<string, unknown>);
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchPartitionModelWrites' },
+  );
+  const containers = Array.from({ length: containerCount }, () => new SlidingWindowRateLimiter(modelDb, stack.tables.rateLimit));
+  const modelT0 = Math.floor(Date.now() / 1000) * 1000 + 60_000;
   const middlewareName = 'benchPartitionWrites';
   db.middlewareStack.add(
     (next, context) => async (args) => {
-      counter.record(String(context.commandName), args.input as Record<string, unknown>);
+      const input = args.input as Record<string, unknown>;
+      (input.TableName === stack.tables.rateLimit ? localCounters : counter).record(String(context.commandName), input);
       return next(args);
     },
     { step: 'initialize', name: middlewareName },
   );
   const statuses: Record<string, number> = {};
   // the mix 2 : 1 : 2, interleaved
-  const plan: Array<() => Promise<Response>> = [];
+  const plan: Array<{ key: keyof typeof KEYS; send: () => Promise<Response> }> = [];
   const post = (path: string, secret: string, body: unknown) => () =>
     fetch(stack.urls.api + path, { method: 'POST', headers: { 'x-api-key': secret, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const forms = Math.round(options.labSubmissions / 2);
   for (let i = 0; i < options.labSubmissions; i++) {
-    plan.push(post('/receiveTestData', KEYS.lab.secret, labBody(i)));
+    plan.push({ key: 'lab', send: post('/receiveTestData', KEYS.lab.secret, labBody(i)) });
     // an audited failure: an inbox read of an unknown packet (404, audited under the day: UNRESOLVED)
     const unknownPacket = `fp_${createHash('sha256').update(`partitions-${i}-${now.toISOString()}`).digest('hex').slice(0, 32)}`;
-    plan.push(() => fetch(`${stack.urls.api}/interopInbox/${unknownPacket}`, { headers: { 'x-api-key': KEYS.failures.secret } }));
-    if (i % 2 === 0 && i / 2 < forms) plan.push(post('/receiveFormIntakeScope', KEYS.forms.secret, formBody(i / 2)));
+    plan.push({ key: 'failures', send: () => fetch(`${stack.urls.api}/interopInbox/${unknownPacket}`, { headers: { 'x-api-key': KEYS.failures.secret } }) });
+    if (i % 2 === 0 && i / 2 < forms) plan.push({ key: 'forms', send: post('/receiveFormIntakeScope', KEYS.forms.secret, formBody(i / 2)) });
   }
   let next = 0;
   let done = 0;
   try {
     await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
+      Array.from({ length: options.concurrency }, async (_v, slot) => {
         while (next < plan.length) {
-          const res = await plan[next++]!();
+          const j = next++;
+          const entry = plan[j]!;
+          const k = KEYS[entry.key];
+          // the request's counter write as the container of this slot makes it, at the issue's rates
+          const [res] = await Promise.all([
+            entry.send(),
+            containers[slot % containerCount]!.hit(modelSubject(k.secret), k.perMinute, 60, new Date(modelT0 + (j * 1000) / MIX_PER_SECOND)),
+          ]);
           await res.arrayBuffer();
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
           if (++done % 500 === 0) options.progress(`[partitions] ${done} of ${plan.length} requests`);
@@ -237,6 +283,57 @@ export async function measurePartitions(
     }
   } finally {
     db.middlewareStack.remove(middlewareName);
+  }
+  modelDb.destroy();
+  // the limit check writes through a client that is not counted (its writes are not part of the mix)
+  const limitDb = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const limitCheck = await checkKeyLimit(containerCount, (random) => new SlidingWindowRateLimiter(limitDb, stack.tables.rateLimit, random)).finally(() =>
+    limitDb.destroy(),
+  );
+  const modelWrites = [...counter.counts.values()].filter((c) => c.table === 'rateLimit').reduce((s, c) => s + c.writes, 0);
+  const local = [...localCounters.counts.values()].sort((a, b) => b.writes - a.writes);
+  const localWrites = local.reduce((s, c) => s + c.writes, 0);
+  const otherWrites = [...counter.counts.values()].filter((c) => c.table !== 'rateLimit').reduce((s, c) => s + c.writes, 0);
+  // how the counters' largest share moves with the number of containers: the same hits, replayed alone
+  const sensitivity: PartitionResult['containers']['sensitivity'] = [];
+  for (const count of SENSITIVITY_CONTAINERS) {
+    const replay = new WriteCounter(stack.tables);
+    const replayDb = new DynamoDBClient({
+      endpoint: stack.urls.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    replayDb.middlewareStack.add(
+      (next, context) => async (args) => {
+        replay.record(String(context.commandName), args.input as Record<string, unknown>);
+        return next(args);
+      },
+      { step: 'initialize', name: 'benchPartitionSensitivity' },
+    );
+    try {
+      const pool = Array.from({ length: count }, () => new SlidingWindowRateLimiter(replayDb, stack.tables.rateLimit));
+      for (let j = 0; j < plan.length; j += count)
+        await Promise.all(
+          // request j + i goes to container (i + round) mod count: every container serves every key in turn
+          pool.map((_limiter, i) => {
+            const entry = plan[j + i];
+            if (!entry) return undefined;
+            const limiter = pool[(i + j / count) % count]!;
+            const k = KEYS[entry.key];
+            return limiter.hit(`x${count}.${modelSubject(k.secret)}`, k.perMinute, 60, new Date(modelT0 + ((j + i) * 1000) / MIX_PER_SECOND));
+          }),
+        );
+    } finally {
+      replayDb.destroy();
+    }
+    const counts = [...replay.counts.values()].sort((a, b) => b.writes - a.writes);
+    const writes = counts.reduce((s, c) => s + c.writes, 0);
+    sensitivity.push({
+      containers: count,
+      counterWrites: writes,
+      largestKey: counts[0]?.key ?? '-',
+      largestShare: counts[0] ? counts[0].writes / (otherWrites + writes) : 0,
+    });
   }
 
   const all = [...counter.counts.values()];
@@ -256,7 +353,10 @@ export async function measurePartitions(
     ['forms index STATE#pending_match', (r) => r.table === 'forms' && r.key.startsWith('STATE#pending_match')],
     ['forms index STATE#pending_review', (r) => r.table === 'forms' && r.key.startsWith('STATE#pending_review')],
     ['audit UNRESOLVED#<day>', (r) => r.table === 'audit' && r.key.startsWith('UNRESOLVED#')],
-    ['rate limit of the lab key (1,000/s)', (r) => r.table === 'rateLimit' && r.key.startsWith(`key#${keyIdFromHash(hashApiKey(KEYS.lab.secret))}`)],
+    [
+      `rate limit of the lab key (1,000/s), ${containerCount} containers`,
+      (r) => r.table === 'rateLimit' && r.key.startsWith(`${modelSubject(KEYS.lab.secret)}#`),
+    ],
     ['results NOTIFY#PENDING', (r) => r.table === 'results' && r.key.startsWith('NOTIFY#')],
     ['chart HELD', (r) => r.table === 'chart' && r.key.startsWith('HELD')],
   ];
@@ -273,7 +373,73 @@ export async function measurePartitions(
       return { family, partitions: matched.length, writes: matched.reduce((s, r) => s + r.writes, 0), largest: matched[0] };
     }),
     rateLimitShards: { lab: shardsFor(KEYS.lab.perMinute, 60), forms: shardsFor(KEYS.forms.perMinute, 60), failures: shardsFor(KEYS.failures.perMinute, 60) },
+    containers: {
+      count: containerCount,
+      model: `${containerCount} simulated authorizer containers (one rate limiter each, one per concurrency slot of the load), clock at the issue's rates (${MIX_PER_SECOND.toLocaleString('en-US')} requests a second)`,
+      modelSeconds: plan.length / MIX_PER_SECOND,
+      modelWrites,
+      localOneContainer: {
+        writes: localWrites,
+        largestKey: local[0]?.key ?? '-',
+        largestWrites: local[0]?.writes ?? 0,
+        shareIfCounted: local[0] ? local[0].writes / (totalWrites - modelWrites + localWrites) : 0,
+      },
+      sensitivity,
+    },
+    limitCheck,
   };
+}
+
+/**
+ * Containers for the sensitivity replay: 2,500 requests a second x ~10 ms per authorizer invocation
+ * in Lambda (an assumption: one DynamoDB call in region plus the function) = 25 at once.
+ */
+const SENSITIVITY_CONTAINERS = [25];
+
+/** requests a second of the issue's mix: 1,000 lab results + 500 form packets + 1,000 audited failures */
+const MIX_PER_SECOND = 2500;
+
+/** The container model's rate-limit subject for a key (apart from the local authorizer's `key#<keyId>`). */
+function modelSubject(secret: string): string {
+  return `containers:key#${keyIdFromHash(hashApiKey(secret))}`;
+}
+
+/** Largest number of instants inside any half-open interval [t, t + windowMs). */
+export function maxInAnyWindow(instants: number[], windowMs: number): number {
+  const times = [...instants].sort((a, b) => a - b);
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while (times[end]! - times[start]! >= windowMs) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+/**
+ * The per-key limit under the container model: a key limited to 1,000 a second (shardsFor splits
+ * it over counter shards), 1,250 requests offered over one second by `containers` limiters (one
+ * request per container per round, clocks spread over the second), then half a second more at the
+ * same rate; the admitted requests' clocks are counted in every 1,000 ms interval.
+ */
+async function checkKeyLimit(containers: number, limiter: (random: () => number) => SlidingWindowRateLimiter): Promise<PartitionResult['limitCheck']> {
+  let seed = 31;
+  const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+  const pool = Array.from({ length: containers }, () => limiter(random));
+  const subject = `containers:limit-check-${Date.now().toString(36)}`;
+  const limit = 1000;
+  const offered = 1875;
+  const t0 = Math.floor(Date.now() / 1000) * 1000 + 120_000;
+  const admitted: number[] = [];
+  for (let j = 0; j < offered; j += containers) {
+    const times = pool.map((_c, i) => t0 + Math.floor(((j + i) * 1000) / 1250)).filter((_t, i) => j + i < offered);
+    const states = await Promise.all(times.map((t, i) => pool[i]!.hit(subject, limit, 1, new Date(t))));
+    states.forEach((s, i) => {
+      if (!s.exceeded) admitted.push(times[i]!);
+    });
+  }
+  const max = maxInAnyWindow(admitted, 1000);
+  return { limitPerSecond: limit, offered, admitted: admitted.length, maxInAnyWindowMs1000: max, containers, held: max <= limit };
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
@@ -305,6 +471,21 @@ export function renderPartitions(r: PartitionResult): string[] {
     `Per-record keys (one patient / result / packet; 5 demo patients here, so each takes about a fifth of its kind): busiest ${r.busiestPerRecord
       .map((c) => `\`${c.key}\` (${c.table}${c.index ? ` ${c.index}` : ''}) ${pct(c.share)}`)
       .join(', ')}.`,
+  );
+  out.push('');
+  const c = r.containers;
+  out.push(
+    `Rate-limit counters: the writes above come from the container model (${c.model}): ${c.modelWrites} counter writes over ${c.modelSeconds.toFixed(1)} s of the model's clock. A container counts in one shard per 1 s slot, so within one second a key's writes fall on at most ${c.count} of its shards (fewer when two containers pick the same one); a longer run spreads them over all shards, so the share over a short run is the one that matters for a hot partition. ` +
+      `The local authorizer (one container, the machine's rate) wrote ${c.localOneContainer.writes} counter writes of its own, not in the shares; counted instead, its busiest \`${c.localOneContainer.largestKey}\` (${c.localOneContainer.largestWrites} writes) would be ${pct(c.localOneContainer.shareIfCounted)}.`,
+  );
+  for (const x of c.sensitivity)
+    out.push(
+      `\nThe same counter hits replayed alone by ${x.containers} containers (2,500 requests a second x ~10 ms per authorizer invocation in Lambda, an assumption): largest counter key \`${x.largestKey}\` ${pct(x.largestShare)} of all writes (${x.counterWrites} counter writes).`,
+    );
+  out.push('');
+  const l = r.limitCheck;
+  out.push(
+    `Per-key limit under the same model: a key limited to ${l.limitPerSecond.toLocaleString('en-US')} a second, ${l.offered.toLocaleString('en-US')} requests offered over 1.5 s (1,250 a second) by ${l.containers} containers: ${l.admitted.toLocaleString('en-US')} admitted, at most **${l.maxInAnyWindowMs1000.toLocaleString('en-US')} in any 1,000 ms interval** (${l.held ? 'the limit held' : '**the limit did not hold**'}). lib/keys/rate-limiter.test.ts checks the same with 25 containers ("1,250 requests in one second against 1,000/s: never more than 1,000 in any second").`,
   );
   return out;
 }

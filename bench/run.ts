@@ -9,29 +9,44 @@
  *   5 local API throughput under load (concurrency 16)       bench/load.ts, load-client.mjs
  *   6 cost per million requests                              bench/cost.ts
  *   7 writes per partition key under the issue 31 mix         bench/partitions.ts
+ *   issue 31 targets (rows 31.1-31.6 of the targets table):
+ *     31.1 authorizer DynamoDB calls per request             bench/authorizer-calls.ts (own stack)
+ *     31.2 write units per single-result lab submission      bench/lab-write-units.ts (own stack)
+ *     31.3 largest partition key share (container model)     bench/partitions.ts (own stack)
+ *     31.4 scale with the chart and the inbox                bench/scale.ts (contract: scale-contract.ts)
+ *     31.5 bundles and init vs the SDK floor, source maps    measurement 1 + the bundles' files
+ *     31.6 HL7 encoder vs @medplum/core                      measurement 4
+ *   DynamoDB capacity units per request for the cost model   bench/capacity-units.ts
  *
  * Options (for development; the committed figures come from a plain `npm run bench`):
- *   --quick   small counts, to check the plumbing in ~1 minute (results are not representative)
+ *   --quick   small counts, to check the plumbing in a few minutes (results are not representative)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamoDbClient, kmsClient, s3Client, sqsClient } from '../lib/aws/clients';
 import { ApiKeyStore } from '../lib/keys/api-key-store';
+import { MAX_ACCESS_RECORD_AGE_SECONDS } from '../lib/keys/access-records';
 import { setLogSink } from '../lib/observability/logger';
 import { startTestStack } from '../test/support/local-stack';
 import { CallRecorder, type PathCalls } from './aws-calls';
+import { measureAuthorizerCalls, type AuthorizerCallsResult } from './authorizer-calls';
 import { simulateNewContainer, traceOne } from './call-paths';
+import { CapacityMeter, type CapacityUnits } from './capacity-units';
 import { measureColdStart, type ColdStartResult } from './cold-start';
-import { costOf, PRICES, AWS_CALL_MS_ASSUMED, type CostLine } from './cost';
+import { costOf, PRICES, AWS_CALL_MS_ASSUMED, LAB_SUBMISSION_COST_BEFORE_ISSUE_31, type CostLine } from './cost';
 import { createBenchKeys, DEMO, labResultBody } from './fixtures';
 import { FloorReplayer } from './floor';
+import { invoke } from './invoke';
 import { measureHl7Throughput, profileOurs, type Hl7Result } from './hl7-throughput';
+import { measureLabWriteUnits, renderWriteUnits, TARGET_WRITE_UNITS, type WriteUnitsResult } from './lab-write-units';
 import { measureLoad, type LoadResult } from './load';
 import { measurePartitions, type PartitionResult } from './partitions';
 import { machineInfo, type MachineInfo } from './machine';
 import { renderMarkdown } from './report';
+import { measureScale } from './scale';
+import type { ScaleMeasurement } from './scale-contract';
 import { inboxPacketBody, inboxState, LAB_INTAKE, labIntakePresent, scenarioFor, type Scenario } from './scenarios';
 import { round } from './stats';
 import { measureEndpoint, type LatencyResult } from './warm-latency';
@@ -45,6 +60,13 @@ export const TARGETS = {
   exportHandlerDynamoCalls: 3,
   labKmsCallsPer100Results: 1,
   hl7VsFastestPeer: 10,
+  /** issue 31 */
+  authorizerDynamoCalls: 1,
+  labWriteUnits: TARGET_WRITE_UNITS,
+  largestPartitionShare: 0.01,
+  bundleRatio: 1.15,
+  hl7VsMedplum: 5,
+  hl7VsMedplumGoal: 10,
 } as const;
 
 const COUNTS = QUICK
@@ -60,6 +82,11 @@ const COUNTS = QUICK
       loadWarmupMs: 300,
       hl7RoundMs: 150,
       hl7Rounds: 2,
+      authorizerWarmup: 20,
+      authorizerSamples: 5,
+      labWriteUnitSubmissions: 10,
+      partitionLabSubmissions: 100,
+      meteredRequests: 2,
     }
   : {
       coldRuns: 12,
@@ -73,7 +100,14 @@ const COUNTS = QUICK
       loadWarmupMs: 1000,
       hl7RoundMs: 400,
       hl7Rounds: 5,
+      authorizerWarmup: 100,
+      authorizerSamples: 20,
+      labWriteUnitSubmissions: 50,
+      partitionLabSubmissions: 1000,
+      meteredRequests: 5,
     };
+/** the partition run's concurrency, and as many simulated authorizer containers */
+const PARTITION_CONCURRENCY = 8;
 
 /** The endpoints timed in measurement 2, in order. routeInboxPacket consumes an inbox packet per request: traced only. */
 const WARM_ENDPOINTS = [
@@ -115,6 +149,26 @@ export interface BenchResults {
   cost: { prices: typeof PRICES; awsCallMsAssumed: number; lines: CostLine[] };
   /** measurement 7 (issue 31): writes per partition key under the mix of lab results, form packets and audited failures */
   partitions?: PartitionResult;
+  issue31: Issue31Results;
+}
+
+export interface Issue31Results {
+  authorizer: AuthorizerCallsResult;
+  /** the revocation-bound test named in row 31.1, as found in its file */
+  revocationTest: { file: string; title: string | null; assertsUnauthenticated: boolean; injectedClock: boolean };
+  labWriteUnits: WriteUnitsResult | { notMeasured: string };
+  labWriteUnitsTable: string[];
+  scale: ScaleMeasurement;
+  sourceMaps: SourceMapCheck;
+  costBefore: typeof LAB_SUBMISSION_COST_BEFORE_ISSUE_31;
+}
+
+export interface SourceMapCheck {
+  bundles: number;
+  /** bundles with a .map file beside them and a linked (not inline) sourceMappingURL */
+  beside: number;
+  inline: string[];
+  missing: string[];
 }
 
 export interface LabKms {
@@ -131,6 +185,52 @@ export interface LabKms {
 
 function progress(line: string): void {
   process.stdout.write(line + '\n');
+}
+
+const f2 = (x: number) => x.toFixed(2);
+
+/**
+ * Issue 31 item 5: source maps shipped beside the bundle, not inside. Every bundle the cold-start
+ * measurement built (LAMBDA_BUNDLE_OPTIONS, as deployed) is read: an inline
+ * `sourceMappingURL=data:` fails; a linked URL needs its .map file next to the bundle.
+ */
+function checkSourceMaps(dir: string): SourceMapCheck {
+  const result: SourceMapCheck = { bundles: 0, beside: 0, inline: [], missing: [] };
+  const walk = (d: string): string[] =>
+    existsSync(d) ? readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)])) : [];
+  for (const file of walk(dir).filter((x) => /\.m?js$/.test(x))) {
+    result.bundles += 1;
+    const name = path.relative(dir, file);
+    const code = readFileSync(file, 'utf8');
+    const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(code)?.[1];
+    if (code.includes('sourceMappingURL=data:')) result.inline.push(name);
+    else if (!url || !existsSync(path.join(path.dirname(file), url))) result.missing.push(name);
+    else result.beside += 1;
+  }
+  return result;
+}
+
+/** Row 31.1 names the revocation-bound test; the bench checks it is there and what it asserts. */
+function findRevocationTest(): Issue31Results['revocationTest'] {
+  const file = 'lib/keys/access-decision.test.ts';
+  const full = path.join(ROOT, file);
+  if (!existsSync(full)) return { file, title: null, assertsUnauthenticated: false, injectedClock: false };
+  const text = readFileSync(full, 'utf8');
+  const match = /it\(\s*([`'"])(revocation:.*?)\1\s*,\s*async \(\) => \{([\s\S]*?)\n {2}\}\);/.exec(text);
+  if (!match) return { file, title: null, assertsUnauthenticated: false, injectedClock: false };
+  const title = match[2]!.replace(/\$\{MAX_ACCESS_RECORD_AGE_SECONDS\}/g, String(MAX_ACCESS_RECORD_AGE_SECONDS));
+  const body = match[3]!;
+  return {
+    file,
+    title,
+    assertsUnauthenticated: /toBe\(AccessOutcomes\.unauthenticated\)/.test(body),
+    injectedClock: /\bat\(/.test(body) && !/Date\.now\(\)/.test(body),
+  };
+}
+
+function notMeasured(error: Error): { notMeasured: string } {
+  process.stderr.write(`[bench] measurement failed: ${error.stack ?? error.message}\n`);
+  return { notMeasured: `not measured (failed: ${error.name}: ${error.message.split('\n')[0]!.slice(0, 200)})` };
 }
 
 function elapsed(start: number): string {
@@ -151,6 +251,10 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'interop-bench-'));
   progress(`[1/6] cold start: bundles and init time (${elapsed(started)})`);
   const coldStart = await measureColdStart({ root: ROOT, workDir, runs: COUNTS.coldRuns, target: TARGETS.coldStartRatio, progress });
+  const sourceMaps = checkSourceMaps(path.join(workDir, 'functions'));
+  progress(
+    `  source maps: ${sourceMaps.beside} of ${sourceMaps.bundles} bundles with the map beside; inline: ${sourceMaps.inline.length}; missing: ${sourceMaps.missing.length}`,
+  );
   rmSync(workDir, { recursive: true, force: true });
   for (const f of coldStart.functions) {
     progress(
@@ -174,6 +278,8 @@ async function main(): Promise<void> {
   await createBenchKeys(new ApiKeyStore(adminDb, stack.tables.keys), new Date());
   const recorder = new CallRecorder();
   recorder.attach({ dynamodb: dynamoDbClient(), kms: kmsClient(), sqs: sqsClient(), s3: s3Client() });
+  const meter = new CapacityMeter(stack.urls.dynamodb, stack.tables);
+  const metered = new Map<string, CapacityUnits & { requests: number }>();
   const replayer = new FloorReplayer(stack.urls);
 
   const warmLatency: LatencyResult[] = [];
@@ -282,6 +388,22 @@ async function main(): Promise<void> {
       );
     }
 
+    // ---- 6. DynamoDB capacity units per request, metered (outside the timed runs; before the clients are replaced)
+    progress(`[6a] DynamoDB capacity units: ${COUNTS.meteredRequests} metered requests per endpoint (${elapsed(started)})`);
+    meter.attach(dynamoDbClient()); // only now: the timed runs above went through the same middleware stack as before
+    for (const w of warmLatency) {
+      const scenario = scenarioFor(w.endpoint)!;
+      const sum: CapacityUnits = { rru: 0, wruTable: 0, wruIndex: 0, wru: 0 };
+      for (let i = 0; i < COUNTS.meteredRequests; i++) {
+        const { value, units } = await meter.measure(() => invoke(scenario, scenario.request(i), recorder));
+        if (!scenario.okStatus.includes(value.status)) throw new Error(`${w.endpoint}: metered request answered ${value.status}`);
+        for (const k of Object.keys(sum) as Array<keyof CapacityUnits>) sum[k] += units[k];
+      }
+      const n = COUNTS.meteredRequests;
+      metered.set(w.endpoint, { rru: sum.rru / n, wruTable: sum.wruTable / n, wruIndex: sum.wruIndex / n, wru: sum.wru / n, requests: n });
+      progress(`  ${w.endpoint.padEnd(24)} ${f2(sum.rru / n)} RRU, ${f2(sum.wru / n)} WRU (${f2(sum.wruIndex / n)} of them index) per request`);
+    }
+
     // ---- 3. lab intake KMS accounting, and the new-container path (last: it replaces the SDK clients)
     if (lab.measured && labScenario) {
       const timed = warmLatency.find((w) => w.endpoint === LAB_INTAKE);
@@ -316,6 +438,7 @@ async function main(): Promise<void> {
     }
   } finally {
     replayer.close();
+    meter.close();
     adminDb.destroy();
     await stack.close();
   }
@@ -324,20 +447,45 @@ async function main(): Promise<void> {
     progress(`[bench] NOTE: the lab intake was ${lab.presentAtEnd ? 'added' : 'removed'} during the run; run again for a consistent picture`);
 
   // ---- 7. partitions: a stack of its own, with the background workers (the matcher moves packets on)
-  progress(`[7/7] writes per partition key (${elapsed(started)})`);
+  progress(`[7, 31.3] writes per partition key (${elapsed(started)})`);
   const partitionStack = await startTestStack({ prefix: 'interop-bench-partitions', backgroundWorkers: true, env: { LOG_LEVEL: 'warn' } });
   let partitions: PartitionResult;
   try {
-    partitions = await measurePartitions(partitionStack, { labSubmissions: QUICK ? 100 : 1000, concurrency: 8, progress });
+    partitions = await measurePartitions(partitionStack, {
+      labSubmissions: COUNTS.partitionLabSubmissions,
+      concurrency: PARTITION_CONCURRENCY,
+      containers: PARTITION_CONCURRENCY,
+      progress,
+    });
   } finally {
     await partitionStack.close();
   }
 
+  // ---- issue 31: the authorizer's calls (own stack), the lab intake's write units (own stack), scale
+  progress(`[31.1] authorizer DynamoDB calls per request (${elapsed(started)})`);
+  const authorizer = await measureAuthorizerCalls({ warmup: COUNTS.authorizerWarmup, samples: COUNTS.authorizerSamples, progress });
+  progress(`[31.2] write units per single-result lab submission (${elapsed(started)})`);
+  // a measurement that fails is reported as not measured (with its error), so the rest of the run still renders
+  const labWriteUnits = await measureLabWriteUnits(COUNTS.labWriteUnitSubmissions).catch((error: Error) => notMeasured(error));
+  progress(
+    'notMeasured' in labWriteUnits
+      ? `  ${labWriteUnits.notMeasured}`
+      : `  intake ${f2(labWriteUnits.intakeUnits)} write units, authorizer ${f2(labWriteUnits.authorizerUnits)}`,
+  );
+  progress(`[31.4] scale with the chart and the inbox (${elapsed(started)})`);
+  const scale = await measureScale({ quick: QUICK, progress }).catch((error: Error): ScaleMeasurement => ({
+    row: { result: notMeasured(error).notMeasured, met: false },
+    section: [],
+    json: null,
+  }));
+  progress(`  ${scale.row.result} (${scale.row.met ? 'met' : 'missed'})`);
+
   // ---- 6. cost
-  progress(`[6/6] cost model (${elapsed(started)})`);
+  progress(`[6b] cost model (${elapsed(started)})`);
   const lines: CostLine[] = [];
   for (const w of warmLatency) {
     const callMs = w.traced.calls.filter((c) => c.phase !== 'other');
+    const units = metered.get(w.endpoint)!;
     lines.push(
       costOf({
         endpoint: w.endpoint,
@@ -347,6 +495,7 @@ async function main(): Promise<void> {
         callsPerRequest: w.callsPerRequest,
         logBytesPerRequest: w.logBytesPerRequest,
         localCallMs: callMs.reduce((s, c) => s + c.ms, 0) / Math.max(1, callMs.length),
+        units: { rru: units.rru, wru: units.wru, wruIndex: units.wruIndex, requests: units.requests },
       }),
     );
   }
@@ -371,6 +520,15 @@ async function main(): Promise<void> {
     load,
     cost: { prices: PRICES, awsCallMsAssumed: AWS_CALL_MS_ASSUMED, lines },
     partitions,
+    issue31: {
+      authorizer,
+      revocationTest: findRevocationTest(),
+      labWriteUnits,
+      labWriteUnitsTable: 'notMeasured' in labWriteUnits ? [] : renderWriteUnits(labWriteUnits),
+      scale,
+      sourceMaps,
+      costBefore: LAB_SUBMISSION_COST_BEFORE_ISSUE_31,
+    },
   };
   writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
   writeFileSync(path.join(ROOT, 'bench', 'RESULTS.md'), renderMarkdown(results));

@@ -5,6 +5,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { HttpEndpoints, type HttpEndpoint } from '../lib/config/service';
+import { randomUUID } from 'node:crypto';
+import { questionnaireResponse, smallReport } from '../test/fhir-intake/fixtures';
 import { BENCH_KEYS, DEMO, formPacketBody, labResultBody, type BenchKey, type RequestSpec } from './fixtures';
 
 export interface Scenario {
@@ -27,6 +29,24 @@ export function freshId(): string {
 
 /** Set by the bench once it has created inbox packets (getInboxPacket needs one). */
 export const inboxState: { packetId?: string; routablePacketIds: string[] } = { routablePacketIds: [] };
+
+const UNKNOWN_HEX = '0123456789abcdef0123456789abcdef';
+/** lib/intake/held-records.ts: held-<14 digits>-<24 hex> */
+const UNKNOWN_HELD_ID = 'held-20240301093000-0123456789abcdef01234567';
+
+const FHIR_JSON = { 'content-type': 'application/fhir+json' };
+
+/** An ORU^R01 from the demo lab's LIS for a chart patient (as test/integration/hl7-acks.test.ts sends). */
+function oruMessage(id: string): string {
+  return (
+    [
+      `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||ORU^R01^ORU_R01|${id}|P|2.5.1`,
+      'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex',
+      `OBR|1||ACC-${id}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`,
+      'OBX|1|NM|2345-7^Glucose^LN||98|mg/dL^^UCUM|70-99|N|||F',
+    ].join('\r') + '\r'
+  );
+}
 
 const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
   exportHl7PatientAdt: { key: BENCH_KEYS.export, path: 'patient found', request: () => ({ query: { patientId: DEMO.patientId } }), okStatus: [200] },
@@ -123,6 +143,86 @@ const SCENARIOS: Record<string, Omit<Scenario, 'endpoint'>> = {
     request: () => ({ query: { patient: DEMO.patientId } }),
     okStatus: [200],
   },
+  // the endpoints below have a scenario for the cold-start event only (bench/cold-start.ts): a request
+  // that passes validation and reaches the function's first SDK call (ids of the right format; an
+  // unknown one answers 404 after its read)
+  exportHl7LabResult: {
+    key: BENCH_KEYS.export,
+    path: 'unknown result (404; one read)',
+    request: () => ({ query: { resultId: `lr_${UNKNOWN_HEX}` } }),
+    okStatus: [404],
+  },
+  listHeldRecords: { key: BENCH_KEYS.inbox, path: 'default state held', request: () => ({}), okStatus: [200] },
+  getHeldRecord: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown held record (404; one read)',
+    request: () => ({ pathParameters: { heldId: UNKNOWN_HELD_ID } }),
+    okStatus: [404],
+  },
+  routeHeldRecord: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown held record (404)',
+    request: () => ({ pathParameters: { heldId: UNKNOWN_HELD_ID }, body: JSON.stringify({ patientId: DEMO.patientId }) }),
+    okStatus: [404],
+  },
+  searchHeldPatients: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown held record (404)',
+    request: () => ({ pathParameters: { heldId: UNKNOWN_HELD_ID }, body: JSON.stringify({ mrn: 'MRN-1001' }) }),
+    okStatus: [404],
+  },
+  searchInboxPatients: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown packet (404)',
+    request: () => ({ pathParameters: { packetId: `fp_${UNKNOWN_HEX}` }, body: JSON.stringify({ mrn: 'MRN-1001' }) }),
+    okStatus: [404],
+  },
+  getInboxCandidates: {
+    key: BENCH_KEYS.inbox,
+    path: 'unknown packet (404)',
+    request: () => ({ pathParameters: { packetId: `fp_${UNKNOWN_HEX}` } }),
+    okStatus: [404],
+  },
+  receiveHl7: {
+    key: BENCH_KEYS.hl7,
+    path: 'ORU^R01 for a chart patient (cold start only)',
+    request: () => ({ headers: { 'content-type': 'application/hl7-v2' }, body: oruMessage(freshId()) }),
+    okStatus: [200],
+  },
+  receiveFhirDiagnosticReport: {
+    key: BENCH_KEYS.fhirIngest,
+    path: 'US Core lab report (cold start only)',
+    request: () => ({ headers: FHIR_JSON, body: JSON.stringify(smallReport(`BENCH-${freshId()}`)) }),
+    okStatus: [200, 201],
+  },
+  receiveFhirQuestionnaireResponse: {
+    key: BENCH_KEYS.fhirIngest,
+    path: 'SDC QuestionnaireResponse (cold start only)',
+    request: () => ({ headers: FHIR_JSON, body: JSON.stringify(questionnaireResponse(`BENCH-${freshId()}`)) }),
+    okStatus: [200, 201],
+  },
+  receiveFhirBundle: {
+    key: BENCH_KEYS.fhirIngest,
+    path: 'transaction of one QuestionnaireResponse (cold start only)',
+    request: () => ({
+      headers: FHIR_JSON,
+      body: JSON.stringify({
+        resourceType: 'Bundle',
+        type: 'transaction',
+        identifier: { system: 'urn:demo-lab:bundles', value: `BENCH-${freshId()}` },
+        entry: [
+          {
+            fullUrl: `urn:uuid:${randomUUID()}`,
+            resource: questionnaireResponse(`BENCH-${freshId()}`),
+            request: { method: 'POST', url: 'QuestionnaireResponse' },
+          },
+        ],
+      }),
+    }),
+    okStatus: [200],
+  },
+  fhirPatientSearch: { key: BENCH_KEYS.fhir, path: 'by _id', request: () => ({ query: { _id: DEMO.patientId } }), okStatus: [200] },
+  fhirObservationSearch: { key: BENCH_KEYS.fhir, path: "the patient's observations", request: () => ({ query: { patient: DEMO.patientId } }), okStatus: [200] },
 };
 
 export function scenarioFor(name: string): Scenario | undefined {
