@@ -21,7 +21,7 @@ import {
   orderObservationSegments,
 } from './observations';
 import { patientAdtSegments } from './patient-adt-message';
-import { Hl7Message, type Segment, SEGMENT_TERMINATOR } from './segment';
+import { Hl7Message, type Segment } from './segment';
 import { assertSamePatient, nextOfKinSegments, patientAdditionalDemographicSegment, patientIdentificationSegment, visitSegments } from './segments';
 
 /*
@@ -97,10 +97,11 @@ export interface PatientSummary {
   wireBytes: number;
 }
 
+/** The bytes the segments take inside a JSON string, as {@link jsonStringBytes} counts them (measured while they were built). */
 function segmentsBytes(segments: readonly Segment[]): number {
   let bytes = 0;
   for (const segment of segments) {
-    bytes += jsonStringBytes(segment.toString() + SEGMENT_TERMINATOR) - 2;
+    bytes += segment.jsonStringBytes();
   }
   return bytes;
 }
@@ -149,7 +150,7 @@ function oruSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[], 
     message.add(primaryCare);
   }
   message.addAll(nextOfKinSegments(patient));
-  let used = segmentsBytes(message.segments) + CUT_NOTICE_RESERVE_BYTES;
+  let used = message.jsonStringBytes() - 2 + CUT_NOTICE_RESERVE_BYTES;
   let setId = 0;
   let included = 0;
   for (const entry of entries) {
@@ -174,7 +175,7 @@ function oruSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[], 
     message.addAll(orderObservationSegments([noRecordsObservationGroup(header.timestamp)], namespaces));
   }
   const text = encodeMessage(message, header);
-  return { text, style: 'oru', recordsAvailable: entries.length, recordsIncluded: included, cut, wireBytes: jsonStringBytes(text) };
+  return { text, style: 'oru', recordsAvailable: entries.length, recordsIncluded: included, cut, wireBytes: message.jsonStringBytes() };
 }
 
 /** The messages of one entry in the `batch` style (MSH-10 from `controlIdAt`). */

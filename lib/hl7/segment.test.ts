@@ -1,4 +1,5 @@
-import { escapeText, type EscapedText } from './escape';
+import { escapeFormattedText, escapeText, type EscapedText } from './escape';
+import { jsonStringBytes } from './json-string-bytes';
 import { Hl7Message, Segment } from './segment';
 
 describe('Segment', () => {
@@ -64,5 +65,72 @@ describe('Hl7Message', () => {
   test('has exactly one MSH, first', () => {
     expect(() => new Hl7Message(new Segment('PID'))).toThrow();
     expect(() => new Hl7Message(new Segment('MSH')).add(new Segment('MSH'))).toThrow();
+  });
+});
+
+describe('JSON size measured while the values are checked', () => {
+  /** A deterministic generator (no Math.random: the same corpus every run). */
+  function corpus(count: number): string[] {
+    const pieces = [
+      'a',
+      'Z',
+      '0',
+      ' ',
+      '"',
+      '\\',
+      '|',
+      '^',
+      '&',
+      '~',
+      '\r\n',
+      '\n',
+      '\t',
+      '\u0001',
+      'é',
+      'ß',
+      '中',
+      '😀',
+      '\ud83d',
+      '\ude00',
+      '\u00a0',
+      '\u0085',
+      '\u2028',
+    ];
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    return Array.from({ length: count }, () => {
+      let text = '';
+      for (let length = next() % 9; length > 0; length -= 1) text += pieces[next() % pieces.length];
+      return text;
+    });
+  }
+
+  test('a segment and a message count exactly the bytes jsonStringBytes counts on their text', () => {
+    const values = corpus(600);
+    // raw surrogates (what escaping replaces) are valid escaped text too: a value ending in a high surrogate is counted on the whole text
+    const escaped = [
+      ...values.map((value) => escapeText(value)),
+      ...values.map((value) => escapeFormattedText(value)),
+      '\ud83d' as EscapedText,
+      'x\ud83d' as EscapedText,
+    ];
+    const message = new Hl7Message(new Segment('MSH').set(3, escaped[0]!));
+    for (let index = 0; index + 6 < escaped.length; index += 7) {
+      const segment = new Segment('OBX')
+        .set(1, escaped[index]!)
+        .set(3, [escaped[index + 1]!, [escaped[index + 2]!, escaped[index + 3]!]])
+        .setRepetitions(5, [[escaped[index + 4]!], [escaped[index + 5]!]])
+        .setLines(6, [escaped[index + 6]!, escaped[index]!]);
+      expect(segment.jsonStringBytes()).toBe(jsonStringBytes(segment.toString() + '\r') - 2);
+      message.add(segment);
+    }
+    message.add(new Segment('NTE').set(3, '\ud83d' as EscapedText).set(4, escapeText('"x"')));
+    expect(message.jsonStringBytes()).toBe(jsonStringBytes(message.toString()));
+    // a field set again is measured again
+    message.header.set(3, escapeText('"Zoë"'));
+    expect(message.jsonStringBytes()).toBe(jsonStringBytes(message.toString()));
   });
 });
