@@ -1,19 +1,65 @@
 import type { Encounter, Note, Patient } from '../chart/types';
-import { ceFromCodedValue, eiFromIdentifier, tsFromDateTime, xcnFromClinician } from './datatypes';
-import { Hl7EncodingError } from './errors';
-import { escapeText, escapeTextLines, type EscapedText } from './escape';
-import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext, namespacesOf } from './header';
-import { documentNumberLength, LOCAL_CODES } from './observations';
-import { type Component, Hl7Message, Segment } from './segment';
-import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstComponent } from './segments';
 import {
-  CONTENT_PRESENTATION_TEXT,
-  DOCUMENT_AVAILABLE,
-  DOCUMENT_COMPLETION_AUTHENTICATED,
-  DOCUMENT_COMPLETION_DOCUMENTED,
-  DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED,
-  DOCUMENT_TYPE_PROGRESS_NOTE,
+  ceFromCodedValue as ceFromCodedValueImport,
+  eiFromIdentifier as eiFromIdentifierImport,
+  tsFromDateTime as tsFromDateTimeImport,
+  xcnFromClinician as xcnFromClinicianImport,
+} from './datatypes';
+import { Hl7EncodingError } from './errors';
+import { escapeText as escapeTextImport, escapeTextLines as escapeTextLinesImport, type EscapedText } from './escape';
+import {
+  buildMessageHeader as buildMessageHeaderImport,
+  encodeMessage as encodeMessageImport,
+  MDM_T02 as MDM_T02Import,
+  type MessageHeaderContext,
+  namespacesOf as namespacesOfImport,
+} from './header';
+import { documentNumberLength as documentNumberLengthImport, LOCAL_CODES as LOCAL_CODESImport } from './observations';
+import { type Component, Hl7Message as Hl7MessageImport, Segment as SegmentImport } from './segment';
+import {
+  assertSamePatient as assertSamePatientImport,
+  eventTypeSegment as eventTypeSegmentImport,
+  noteVisitSegment as noteVisitSegmentImport,
+  patientIdentificationSegment as patientIdentificationSegmentImport,
+  requireFirstComponent as requireFirstComponentImport,
+} from './segments';
+import {
+  CONTENT_PRESENTATION_TEXT as CONTENT_PRESENTATION_TEXTImport,
+  DOCUMENT_AVAILABLE as DOCUMENT_AVAILABLEImport,
+  DOCUMENT_COMPLETION_AUTHENTICATED as DOCUMENT_COMPLETION_AUTHENTICATEDImport,
+  DOCUMENT_COMPLETION_DOCUMENTED as DOCUMENT_COMPLETION_DOCUMENTEDImport,
+  DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED as DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATEDImport,
+  DOCUMENT_TYPE_PROGRESS_NOTE as DOCUMENT_TYPE_PROGRESS_NOTEImport,
 } from './tables';
+
+// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
+const ceFromCodedValue = ceFromCodedValueImport;
+const eiFromIdentifier = eiFromIdentifierImport;
+const tsFromDateTime = tsFromDateTimeImport;
+const xcnFromClinician = xcnFromClinicianImport;
+const escapeText = escapeTextImport;
+const escapeTextLines = escapeTextLinesImport;
+const buildMessageHeader = buildMessageHeaderImport;
+const encodeMessage = encodeMessageImport;
+const MDM_T02 = MDM_T02Import;
+const namespacesOf = namespacesOfImport;
+const documentNumberLength = documentNumberLengthImport;
+const LOCAL_CODES = LOCAL_CODESImport;
+const Hl7Message = Hl7MessageImport;
+type Hl7Message = Hl7MessageImport;
+const Segment = SegmentImport;
+type Segment = SegmentImport;
+const assertSamePatient = assertSamePatientImport;
+const eventTypeSegment = eventTypeSegmentImport;
+const noteVisitSegment = noteVisitSegmentImport;
+const patientIdentificationSegment = patientIdentificationSegmentImport;
+const requireFirstComponent = requireFirstComponentImport;
+const CONTENT_PRESENTATION_TEXT = CONTENT_PRESENTATION_TEXTImport;
+const DOCUMENT_AVAILABLE = DOCUMENT_AVAILABLEImport;
+const DOCUMENT_COMPLETION_AUTHENTICATED = DOCUMENT_COMPLETION_AUTHENTICATEDImport;
+const DOCUMENT_COMPLETION_DOCUMENTED = DOCUMENT_COMPLETION_DOCUMENTEDImport;
+const DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED = DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATEDImport;
+const DOCUMENT_TYPE_PROGRESS_NOTE = DOCUMENT_TYPE_PROGRESS_NOTEImport;
 
 /*
  * MDM^T02^MDM_T02 (original document notification and content), exactly as hl7-notes.md maps the service
