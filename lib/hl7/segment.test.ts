@@ -1,4 +1,4 @@
-import { escapeFormattedText, escapeText, type EscapedText } from './escape';
+import { escapeFormattedText, escapeText, type EscapedText, isEscapedText } from './escape';
 import { jsonStringBytes } from './json-string-bytes';
 import { Hl7Message, Segment } from './segment';
 
@@ -46,6 +46,78 @@ describe('Segment', () => {
       expect(() => segment.set(5, [escapeText('x'), raw as EscapedText])).toThrow(/not escaped/);
       expect(() => segment.set(5, [[raw as EscapedText]])).toThrow(/not escaped/);
     }
+  });
+
+  test('the one check per field refuses a value with any delimiter, line break or stray backslash, wherever it stands', () => {
+    const bad = ['a|b', 'a^b', 'a~b', 'a&b', 'a\rb', 'a\nb', 'a\\b', '\\', 'a\\F', '\\X\\', '\\.br', 'a\u0085b', 'a\u2028b', 'a\u0001b', 'a\u007fb'];
+    const ok = escapeText('ok');
+    for (const raw of bad as EscapedText[]) {
+      const segment = new Segment('OBX');
+      expect(() => segment.set(5, raw)).toThrow(/not escaped/);
+      expect(() => segment.set(5, [ok, raw, ok])).toThrow(/not escaped/);
+      expect(() => segment.set(5, [ok, [ok, raw]])).toThrow(/not escaped/);
+      expect(() => segment.set(5, [[raw, ok], ok])).toThrow(/not escaped/);
+      expect(() => segment.setRepetitions(5, [[ok], [raw], [ok, ok]])).toThrow(/not escaped/);
+      expect(() => segment.setLines(5, [ok, raw, ok])).toThrow(/not escaped/);
+      // an escape that would span a separator is no escape
+      expect(() => segment.set(5, [escapeText(''), raw, escapeText('F\\')])).toThrow(/not escaped/);
+    }
+  });
+
+  test('a field is accepted exactly when each of its values passes the check of a single value (generated corpus)', () => {
+    const pieces = [
+      'a',
+      ' ',
+      '"',
+      'é',
+      '😀',
+      '\ud83d',
+      '|',
+      '^',
+      '&',
+      '~',
+      '\\',
+      '\\F\\',
+      '\\E\\',
+      '\\.br\\',
+      '\\X\\',
+      'F',
+      '\\',
+      '\r',
+      '\n',
+      '\t',
+      '\u0085',
+      '\u2029',
+      '',
+    ];
+    let seed = 11;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed >> 8;
+    };
+    const value = (): EscapedText => {
+      let text = '';
+      for (let length = next() % 4; length > 0; length -= 1) text += pieces[next() % pieces.length];
+      // half of them through escaping, half raw (mostly not escaped text)
+      return next() % 2 === 0 ? escapeText(text) : (text as EscapedText);
+    };
+    let accepted = 0;
+    for (let round = 0; round < 3000; round += 1) {
+      const components = [value(), [value(), value()], value()] as const;
+      const values = [components[0], ...components[1], components[2]];
+      const expected = values.every((v) => isEscapedText(v));
+      let actual = true;
+      try {
+        new Segment('OBX').set(5, components).setRepetitions(6, [[values[1]!], [values[3]!]]);
+      } catch {
+        actual = false;
+      }
+      expect(actual).toBe(expected);
+      if (actual) accepted += 1;
+    }
+    // both outcomes occur
+    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeLessThan(2900);
   });
 
   test('refuses field 0 and bad segment names', () => {
