@@ -28,7 +28,18 @@ export const SUBCOMPONENT_SEPARATOR = '&';
 /** MSH-2, exactly as hl7-notes.md requires. */
 export const ENCODING_CHARACTERS = '^~\\&';
 
-const SEGMENT_NAME = /^[A-Z][A-Z0-9]{2}$/;
+/** `^[A-Z][A-Z0-9]{2}$`, without a regular expression (a segment is made for every few values). */
+function isSegmentName(name: string): boolean {
+  if (typeof name !== 'string' || name.length !== 3) {
+    return false;
+  }
+  const first = name.charCodeAt(0);
+  return first >= 0x41 && first <= 0x5a && isUpperCaseLetterOrDigit(name.charCodeAt(1)) && isUpperCaseLetterOrDigit(name.charCodeAt(2));
+}
+
+function isUpperCaseLetterOrDigit(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39);
+}
 
 /** Segments whose field 1 is the field separator and field 2 the encoding characters. */
 function isHeaderSegment(name: string): boolean {
@@ -159,16 +170,15 @@ export class Segment {
   private text: string | undefined;
   /** {@link jsonStringBytes}, until a field changes */
   private jsonBytes: number | undefined;
+  /** 3 for MSH, FHS and BHS (fields 1 and 2 are the delimiters), else 1 */
+  private readonly firstSettableField: number;
 
   constructor(name: string) {
-    if (!SEGMENT_NAME.test(name)) {
+    if (!isSegmentName(name)) {
       throw new Error(`invalid segment name ${JSON.stringify(name)}`);
     }
     this.name = name;
-  }
-
-  private get firstSettableField(): number {
-    return isHeaderSegment(this.name) ? 3 : 1;
+    this.firstSettableField = isHeaderSegment(name) ? 3 : 1;
   }
 
   /** Sets field `fieldNumber` to one value (one repetition). An empty value clears the field. */
@@ -320,7 +330,15 @@ export class Hl7Message {
 
   /** True when any segment holds text outside ASCII (HL7's default character set). */
   hasNonAsciiText(): boolean {
-    return this.header.hasNonAsciiText() || this.body.some((segment) => segment.hasNonAsciiText());
+    if (this.header.hasNonAsciiText()) {
+      return true;
+    }
+    for (const segment of this.body) {
+      if (segment.hasNonAsciiText()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@link jsonStringBytes} of {@link toString}: the bytes the message takes as a JSON string, quotes included. */
