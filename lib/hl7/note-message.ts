@@ -15,7 +15,7 @@ import {
   namespacesOf as namespacesOfImport,
 } from './header';
 import { documentNumberLength as documentNumberLengthImport, LOCAL_CODES as LOCAL_CODESImport } from './observations';
-import { type Component, Hl7Message as Hl7MessageImport, Segment as SegmentImport } from './segment';
+import { type Component, type Components, Hl7Message as Hl7MessageImport, Segment as SegmentImport } from './segment';
 import {
   assertSamePatient as assertSamePatientImport,
   eventTypeSegment as eventTypeSegmentImport,
@@ -101,9 +101,9 @@ export interface NoteMessageInput {
 /** PPN-15 (date/time action performed) is the 15th component; XCN fills the first 14. */
 const PPN_TIME_COMPONENT = 15;
 
-/** TXA-22 (PPN): the authenticating clinician as an XCN, and when they authenticated. */
-function authenticationPerson(author: Note['author'], at: EscapedText, assigningAuthority: string): Component[] {
-  const components: Component[] = [...xcnFromClinician(author, assigningAuthority)];
+/** TXA-22 (PPN): the authenticating clinician as an XCN (`xcn`), and when they authenticated. */
+function authenticationPerson(xcn: Components, at: EscapedText): Component[] {
+  const components: Component[] = xcn.slice();
   while (components.length < PPN_TIME_COMPONENT - 1) {
     components.push(escapeText(''));
   }
@@ -143,11 +143,10 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     : source
       ? note.authenticatedBy &&
         authenticationPerson(
-          note.authenticatedBy,
+          xcnFromClinician(note.authenticatedBy, source.sender),
           note.authenticatedAt ? tsFromDateTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
-          source.sender,
         )
-      : authenticationPerson(note.author, createdAt, namespaces.clinician);
+      : authenticationPerson(author, createdAt); // the author, with the clinician namespace as in TXA-5
 
   const transcriptionHeader = new Segment('TXA')
     .set(1, escapeText('1'))
@@ -156,7 +155,7 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     .set(4, createdAt)
     .set(5, author)
     .set(6, createdAt)
-    .set(9, author)
+    .copyField(9, 5) // the originator is the author too
     .set(12, requireFirstComponent(documentNumber, 'note.noteId'))
     .set(17, escapeText(completion))
     .set(19, escapeText(DOCUMENT_AVAILABLE));

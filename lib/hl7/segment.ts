@@ -219,6 +219,22 @@ export class Segment {
     return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
   }
 
+  /** Sets field `fieldNumber` to the value of field `sourceFieldNumber` (already checked): the same value twice is written once. */
+  copyField(fieldNumber: number, sourceFieldNumber: number): this {
+    this.assertSettable(fieldNumber);
+    this.assertSettable(sourceFieldNumber);
+    this.fields[fieldNumber] = this.fields[sourceFieldNumber] ?? '';
+    this.fieldExtraJsonBytes[fieldNumber] = this.fieldExtraJsonBytes[sourceFieldNumber] ?? 0;
+    if (this.nonAsciiFields?.has(sourceFieldNumber)) {
+      this.nonAsciiFields.add(fieldNumber);
+    } else {
+      this.nonAsciiFields?.delete(fieldNumber);
+    }
+    this.text = undefined;
+    this.jsonBytes = undefined;
+    return this;
+  }
+
   private assertSettable(fieldNumber: number): void {
     if (!Number.isInteger(fieldNumber) || fieldNumber < this.firstSettableField) {
       throw new Error(`${this.name}-${fieldNumber} cannot be set`);
