@@ -206,3 +206,27 @@ describe('JSON size measured while the values are checked', () => {
     expect(message.jsonStringBytes()).toBe(jsonStringBytes(message.toString()));
   });
 });
+
+describe('copyField', () => {
+  test('writes the same text, measure and character set as the field it copies, and replaces what was there', () => {
+    const segment = new Segment('TXA')
+      .set(5, [escapeText('ID'), escapeText('Zoë "Z"')])
+      .set(9, escapeText('old'))
+      .copyField(9, 5);
+    expect(segment.toString()).toBe('TXA|||||ID^Zoë "Z"||||ID^Zoë "Z"');
+    expect(segment.jsonStringBytes()).toBe(jsonStringBytes(segment.toString() + '\r') - 2);
+    expect(segment.hasNonAsciiText()).toBe(true);
+    segment.set(5, escapeText('x'));
+    expect(segment.hasNonAsciiText()).toBe(true); // field 9 still holds ë
+    segment.copyField(9, 5);
+    expect(segment.hasNonAsciiText()).toBe(false);
+    expect(segment.toString()).toBe('TXA|||||x||||x');
+    expect(new Segment('TXA').copyField(9, 5).toString()).toBe('TXA');
+  });
+
+  test('refuses MSH-1 and MSH-2 as source or target', () => {
+    const msh = new Segment('MSH').set(3, escapeText('APP'));
+    expect(() => msh.copyField(2, 3)).toThrow();
+    expect(() => msh.copyField(3, 1)).toThrow();
+  });
+});
