@@ -112,11 +112,20 @@ function endOfCarriageReturn(value: string, index: number): number {
   return index + 1;
 }
 
+/** A line break after `out`: `lineBreak` written, or with `lines` given, `out` is the end of a line (the text goes on from ''). */
+function breakLine(out: string, lineBreak: string, lines: string[] | undefined): string {
+  if (lines === undefined) {
+    return out + lineBreak;
+  }
+  lines.push(out);
+  return '';
+}
+
 /**
  * The escaping itself, from `start` (the first character that {@link needsWork}); `lineBreak` is what a
  * line break becomes. Untouched runs of characters are copied with one `slice` each.
  */
-function escapeFrom(value: string, start: number, lineBreak: string): string {
+function escapeFrom(value: string, start: number, lineBreak: string, lines?: string[]): string {
   let out = value.slice(0, start);
   let copyFrom = start; // start of the run of kept characters not yet copied to `out`
   let index = start;
@@ -129,7 +138,7 @@ function escapeFrom(value: string, start: number, lineBreak: string): string {
     out += value.slice(copyFrom, index);
     let next = index + 1;
     if (isUnicodeLineBreak(code)) {
-      out += lineBreak;
+      out = breakLine(out, lineBreak, lines);
     } else if (isC1Control(code)) {
       // removed, like the C0 controls
     } else if (code >= 0x80) {
@@ -147,10 +156,10 @@ function escapeFrom(value: string, start: number, lineBreak: string): string {
           break;
         case CR:
           next = endOfCarriageReturn(value, index);
-          out += lineBreak;
+          out = breakLine(out, lineBreak, lines);
           break;
         case LF:
-          out += lineBreak;
+          out = breakLine(out, lineBreak, lines);
           break;
         default: // REMOVE
           break;
@@ -201,8 +210,27 @@ export function escapeFormattedText(value: string | undefined): EscapedText {
  * LF, each one break); empty lines are kept.
  */
 export function escapeTextLines(value: string | undefined): EscapedText[] {
-  // after escaping, an LF can only be the line break written here
-  return escapeWith(value, '\n').split('\n') as EscapedText[];
+  if (typeof value !== 'string') {
+    return [escapeWith(value, FORMATTED_LINE_BREAK)]; // '' for undefined; anything else is refused
+  }
+  const start = firstToEscape(value);
+  if (start === value.length) {
+    return [value as EscapedText]; // nothing to escape: one line
+  }
+  // escaped line by line: each line break ends a line (no text built with breaks and split again)
+  const lines: string[] = [];
+  const lastLine = escapeFrom(value, start, '', lines);
+  lines.push(lastLine);
+  return lines as EscapedText[];
+}
+
+/** Index of the first character that {@link needsWork}, or the length when none does. */
+function firstToEscape(value: string): number {
+  let index = 0;
+  while (index < value.length && !needsWork(value.charCodeAt(index))) {
+    index += 1;
+  }
+  return index;
 }
 
 /**
