@@ -1,5 +1,6 @@
 import { runInNewContext } from 'node:vm';
 import {
+  codingSystemName,
   ceFromCodedValue,
   ceFromText,
   cxFromIdentifier,
@@ -196,5 +197,38 @@ describe('tsFromPartialDateTime (issue 27: precision and the sender offset kept)
 
   test.each(['2024-13', '2024-02-30', '2024-11-07T24:00Z', '20241107', '2024-11-07 08:30', ''])('%s is refused', (input) => {
     expect(() => tsFromPartialDateTime(input, 'order.collectedAt')).toThrow(Hl7EncodingError);
+  });
+});
+
+describe('codingSystemName', () => {
+  // the definition the fast path keeps: trimmed and upper-cased, I10 / ICD-10-CM / ICD10CM are I10C, anything else as stored
+  const byDefinition = (system: string): string => (['I10', 'ICD-10-CM', 'ICD10CM'].includes(system.trim().toUpperCase()) ? 'I10C' : system);
+
+  test("renames the chart's ICD-10-CM names, whatever their case and white space, and keeps every other name", () => {
+    const names = [
+      'I10',
+      'i10',
+      ' I10 ',
+      'I10\u00a0',
+      '\u2028icd-10-cm',
+      'ICD-10-CM',
+      'icd10cm',
+      'ICD10CM\t',
+      'LN',
+      'SNM',
+      'HL70004',
+      'I9C',
+      'I10C',
+      'L',
+      '',
+      ' ',
+      'ICD-10-PCS',
+      'ICD10CMX',
+      'X I10',
+    ];
+    for (const name of names) {
+      expect([name, codingSystemName(name)]).toEqual([name, byDefinition(name)]);
+    }
+    expect(codingSystemName(undefined)).toBeUndefined();
   });
 });

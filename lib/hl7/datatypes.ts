@@ -115,6 +115,11 @@ export function cxFromIdentifier(id: string, assigningAuthority: string | undefi
   ];
 }
 
+/** A character other than space and control characters in ASCII (never white space). */
+function isPrintableAscii(code: number): boolean {
+  return code > 0x20 && code < 0x7f;
+}
+
 /**
  * Coding system names as HL7 table 0396 spells them. The chart stores ICD-10-CM codes under `I10`
  * (its documented convention, lib/chart/types.ts), which table 0396 reserves for WHO ICD-10: those are
@@ -122,6 +127,12 @@ export function cxFromIdentifier(id: string, assigningAuthority: string | undefi
  */
 export function codingSystemName(system: string | undefined): string | undefined {
   if (typeof system !== 'string') {
+    return system;
+  }
+  // only `I10`, `ICD-10-CM` and `ICD10CM` (any case, white space around) are renamed: other lengths with
+  // printable ASCII at both ends (no white space to trim) are written as stored without building copies
+  const length = system.length;
+  if (length !== 3 && length !== 7 && length !== 9 && isPrintableAscii(system.charCodeAt(0)) && isPrintableAscii(system.charCodeAt(length - 1))) {
     return system;
   }
   const normalized = system.trim().toUpperCase();

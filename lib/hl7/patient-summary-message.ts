@@ -331,7 +331,11 @@ function batchSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[]
 /** The patient summary in the chosen style, within its size budget. */
 export function encodePatientSummary(input: PatientSummaryMessageInput): PatientSummary {
   const { patient, records } = input;
-  records.forEach((record, index) => assertSamePatient(patient, record.record.patientId, `records[${index}].record.patientId`));
+  records.forEach((record, index) => {
+    if (record.record.patientId !== patient.patientId) {
+      assertSamePatient(patient, record.record.patientId, `records[${index}].record.patientId`); // throws, naming the record
+    }
+  });
   const entries = mergeNewestFirst(
     records,
     (record) => record.at,

@@ -300,7 +300,9 @@ export class Segment {
       const text = this.toString();
       // the name and the separators are ASCII (one byte each), the encoding characters hold one `\`, the CR is `\r`
       let bytes = text.length + (isHeaderSegment(this.name) ? 1 : 0) + 2;
-      for (const extra of this.fieldExtraJsonBytes) {
+      const extras = this.fieldExtraJsonBytes;
+      for (let fieldNumber = this.firstSettableField; fieldNumber < extras.length; fieldNumber += 1) {
+        const extra = extras[fieldNumber];
         if (extra !== undefined) bytes += extra;
       }
       this.jsonBytes = Number.isNaN(bytes) ? jsonStringBytes(text + SEGMENT_TERMINATOR) - 2 : bytes;
