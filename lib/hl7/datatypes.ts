@@ -363,6 +363,16 @@ export function dtFromDate(value: string, inputPath = 'date'): EscapedText {
   return escapeText(value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10));
 }
 
+// --- Set ids ---------------------------------------------------------------------------------------------
+
+/** `SET_IDS[n]` is set id n (SI) escaped, for the set ids most messages use; escaped once, at load. */
+const SET_IDS: readonly EscapedText[] = Array.from({ length: 1024 }, (_, value) => escapeText(String(value)));
+
+/** SI (sequence id: OBR-1, OBX-1, NTE-1, PID-1...) of a positive integer. */
+export function siFromNumber(value: number): EscapedText {
+  return SET_IDS[value] ?? escapeText(String(value));
+}
+
 // --- Numbers -----------------------------------------------------------------------------------------------
 
 const NM_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;

@@ -111,6 +111,14 @@ function authenticationPerson(xcn: Components, at: EscapedText): Component[] {
   return components;
 }
 
+// values every note message writes, escaped once
+const SET_ID_1 = escapeText('1');
+const CONTENT_PRESENTATION = escapeText(CONTENT_PRESENTATION_TEXT);
+const AVAILABLE = escapeText(DOCUMENT_AVAILABLE);
+const VALUE_TYPE_TX = escapeText('TX');
+const NOTE_CODE = ceFromCodedValue(LOCAL_CODES.note);
+const FINAL = escapeText('F');
+
 export function encodeNoteMessage(input: NoteMessageInput): string {
   const message = new Hl7Message(buildMessageHeader(input.header, MDM_T02)).addAll(noteMessageSegments(input));
   return encodeMessage(message, input.header);
@@ -149,24 +157,19 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
       : authenticationPerson(author, createdAt); // the author, with the clinician namespace as in TXA-5
 
   const transcriptionHeader = new Segment('TXA')
-    .set(1, escapeText('1'))
+    .set(1, SET_ID_1)
     .set(2, escapeText(input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE))
-    .set(3, escapeText(CONTENT_PRESENTATION_TEXT))
+    .set(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
     .set(5, author)
     .set(6, createdAt)
     .copyField(9, 5) // the originator is the author too
     .set(12, requireFirstComponent(documentNumber, 'note.noteId'))
     .set(17, escapeText(completion))
-    .set(19, escapeText(DOCUMENT_AVAILABLE));
+    .set(19, AVAILABLE);
   if (authentication) transcriptionHeader.set(22, authentication);
 
-  const noteText = new Segment('OBX')
-    .set(1, escapeText('1'))
-    .set(2, escapeText('TX'))
-    .set(3, ceFromCodedValue(LOCAL_CODES.note))
-    .setLines(5, escapeTextLines(note.text))
-    .set(11, escapeText('F'));
+  const noteText = new Segment('OBX').set(1, SET_ID_1).set(2, VALUE_TYPE_TX).set(3, NOTE_CODE).setLines(5, escapeTextLines(note.text)).set(11, FINAL);
   // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
   if (source) noteText.set(23, [escapeText(source.sender)]);
 

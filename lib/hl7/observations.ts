@@ -20,6 +20,7 @@ import {
   eiFromIdentifier as eiFromIdentifierImport,
   isNumericText as isNumericTextImport,
   nmFromNumber as nmFromNumberImport,
+  siFromNumber as siFromNumberImport,
   tsFromDateTime as tsFromDateTimeImport,
   tsFromPartialDateTime as tsFromPartialDateTimeImport,
   xcnFromClinician as xcnFromClinicianImport,
@@ -58,6 +59,7 @@ const ceWithAlternate = ceWithAlternateImport;
 const eiFromIdentifier = eiFromIdentifierImport;
 const isNumericText = isNumericTextImport;
 const nmFromNumber = nmFromNumberImport;
+const siFromNumber = siFromNumberImport;
 const tsFromDateTime = tsFromDateTimeImport;
 const tsFromPartialDateTime = tsFromPartialDateTimeImport;
 const xcnFromClinician = xcnFromClinicianImport;
@@ -308,7 +310,7 @@ export function noteSegments(comments: readonly string[] | undefined): Segment[]
     .filter((comment) => typeof comment === 'string' && comment.trim() !== '')
     .map((comment, index) =>
       new Segment('NTE')
-        .set(1, escapeText(String(index + 1)))
+        .set(1, siFromNumber(index + 1))
         .set(2, escapeText(COMMENT_SOURCE_FILLER))
         .set(3, escapeFormattedText(comment)),
     );
@@ -361,7 +363,7 @@ export class ObservationGroup {
   private observationRequestSegment(setId: number, namespaces: IdentifierNamespaces): Segment {
     const { request } = this;
     const obr = new Segment('OBR')
-      .set(1, escapeText(String(setId)))
+      .set(1, siFromNumber(setId))
       .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'))
       .set(7, segmentTime(request.observedAt, request.inputPath))
       .set(25, escapeText(request.resultStatus));
@@ -472,7 +474,7 @@ function isTextLines(value: FieldValue | TextLines): value is TextLines {
 
 function observationSegment(observation: Observation, setId: number, subId: string | undefined, namespaces: IdentifierNamespaces): Segment {
   const obx = new Segment('OBX')
-    .set(1, escapeText(String(setId)))
+    .set(1, siFromNumber(setId))
     .set(2, escapeText(observation.valueType))
     .set(3, requireComponents(ceWithAlternate(observation.identifier, observation.alternateIdentifier), observation.inputPath, '.code'))
     .set(4, escapeText(subId))

@@ -6,6 +6,7 @@ import {
   dtFromDate as dtFromDateImport,
   eiFromIdentifier as eiFromIdentifierImport,
   plFromLocation as plFromLocationImport,
+  siFromNumber as siFromNumberImport,
   tsFromDateTime as tsFromDateTimeImport,
   xadFromAddress as xadFromAddressImport,
   xcnFromClinician as xcnFromClinicianImport,
@@ -34,6 +35,7 @@ const cxFromIdentifier = cxFromIdentifierImport;
 const dtFromDate = dtFromDateImport;
 const eiFromIdentifier = eiFromIdentifierImport;
 const plFromLocation = plFromLocationImport;
+const siFromNumber = siFromNumberImport;
 const tsFromDateTime = tsFromDateTimeImport;
 const xadFromAddress = xadFromAddressImport;
 const xcnFromClinician = xcnFromClinicianImport;
@@ -111,7 +113,7 @@ export function assertSamePatient(patient: Patient, patientId: string, inputPath
 }
 
 function setId(value: number): EscapedText {
-  return escapeText(String(value));
+  return siFromNumber(value);
 }
 
 function patientClassCode(patientClass: string, inputPath: string): PatientClass {
