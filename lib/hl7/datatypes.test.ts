@@ -1,6 +1,7 @@
 import { runInNewContext } from 'node:vm';
 import {
   codingSystemName,
+  siFromNumber,
   ceFromCodedValue,
   ceFromText,
   cxFromIdentifier,
@@ -231,4 +232,8 @@ describe('codingSystemName', () => {
     }
     expect(codingSystemName(undefined)).toBeUndefined();
   });
+});
+
+test('siFromNumber: the set id as written, from the table escaped at load and beyond it', () => {
+  expect([1, 2, 10, 1023, 1024, 123456].map((value) => siFromNumber(value))).toEqual(['1', '2', '10', '1023', '1024', '123456']);
 });
