@@ -349,9 +349,12 @@ export class ObservationGroup {
     segments.push(this.observationRequestSegment(observationRequestSetId, namespaces));
     segments.push(...noteSegments(this.request.comments));
     const subIds = assignSubIds(this.observations);
+    let previous: { observation: Observation; segment: Segment } | undefined;
     this.observations.forEach((observation, index) => {
-      segments.push(observationSegment(observation, index + 1, subIds[index], namespaces));
+      const segment = observationSegment(observation, index + 1, subIds[index], namespaces, previous);
+      segments.push(segment);
       segments.push(...noteSegments(observation.comments));
+      previous = { observation, segment };
     });
     const specimen = this.request.specimen && specimenSegment(this.request.specimen, `${this.request.inputPath}.order.specimen`);
     if (specimen) {
@@ -472,7 +475,17 @@ function isTextLines(value: FieldValue | TextLines): value is TextLines {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && 'lines' in value;
 }
 
-function observationSegment(observation: Observation, setId: number, subId: string | undefined, namespaces: IdentifierNamespaces): Segment {
+/**
+ * One OBX. `previous` is the OBX before it in the group: the same responsible observer (an assessment's
+ * performer on every row) is written once and its OBX-16 copied.
+ */
+function observationSegment(
+  observation: Observation,
+  setId: number,
+  subId: string | undefined,
+  namespaces: IdentifierNamespaces,
+  previous?: { observation: Observation; segment: Segment },
+): Segment {
   const obx = new Segment('OBX')
     .set(1, siFromNumber(setId))
     .set(2, escapeText(observation.valueType))
@@ -501,7 +514,11 @@ function observationSegment(observation: Observation, setId: number, subId: stri
   }
   setTime(obx, 14, observation.observedAt, observation.inputPath);
   if (observation.responsibleObserver) {
-    obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
+    if (previous && previous.observation.responsibleObserver === observation.responsibleObserver) {
+      obx.copyFieldFrom(previous.segment, 16);
+    } else {
+      obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
+    }
   }
   if (observation.performingOrganization) {
     // XON-1 the organization name, whole: v2.5.1's 50 characters are a conformance length (receivers take

@@ -224,6 +224,16 @@ describe('copyField', () => {
     expect(new Segment('TXA').copyField(9, 5).toString()).toBe('TXA');
   });
 
+  test('copyFieldFrom: the field of another segment, with its measure and character set', () => {
+    const first = new Segment('OBX').set(16, [escapeText('1'), escapeText('Moreau'), escapeText('Élodie')]);
+    const second = new Segment('OBX').set(1, escapeText('2')).copyFieldFrom(first, 16);
+    expect(second.toString()).toBe('OBX|2|||||||||||||||1^Moreau^Élodie');
+    expect(second.hasNonAsciiText()).toBe(true);
+    expect(second.jsonStringBytes()).toBe(jsonStringBytes(second.toString() + '\r') - 2);
+    expect(new Segment('OBX').set(3, escapeText('x')).copyFieldFrom(first, 3, 16).fieldText(3)).toBe('1^Moreau^Élodie');
+    expect(() => second.copyFieldFrom(new Segment('MSH'), 16, 1)).toThrow();
+  });
+
   test('refuses MSH-1 and MSH-2 as source or target', () => {
     const msh = new Segment('MSH').set(3, escapeText('APP'));
     expect(() => msh.copyField(2, 3)).toThrow();

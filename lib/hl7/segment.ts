@@ -221,12 +221,17 @@ export class Segment {
 
   /** Sets field `fieldNumber` to the value of field `sourceFieldNumber` (already checked): the same value twice is written once. */
   copyField(fieldNumber: number, sourceFieldNumber: number): this {
+    return this.copyFieldFrom(this, fieldNumber, sourceFieldNumber);
+  }
+
+  /** Sets field `fieldNumber` to the value of that field (or of `sourceFieldNumber`) in `source`, already checked there. */
+  copyFieldFrom(source: Segment, fieldNumber: number, sourceFieldNumber = fieldNumber): this {
     this.assertSettable(fieldNumber);
-    this.assertSettable(sourceFieldNumber);
-    this.fields[fieldNumber] = this.fields[sourceFieldNumber] ?? '';
-    this.fieldExtraJsonBytes[fieldNumber] = this.fieldExtraJsonBytes[sourceFieldNumber] ?? 0;
-    if (this.nonAsciiFields?.has(sourceFieldNumber)) {
-      this.nonAsciiFields.add(fieldNumber);
+    source.assertSettable(sourceFieldNumber);
+    this.fields[fieldNumber] = source.fields[sourceFieldNumber] ?? '';
+    this.fieldExtraJsonBytes[fieldNumber] = source.fieldExtraJsonBytes[sourceFieldNumber] ?? 0;
+    if (source.nonAsciiFields?.has(sourceFieldNumber)) {
+      (this.nonAsciiFields ??= new Set()).add(fieldNumber);
     } else {
       this.nonAsciiFields?.delete(fieldNumber);
     }
