@@ -32,3 +32,19 @@ describe('ObservationGroup', () => {
     ).toBe(true);
   });
 });
+
+test('OBX-14 of each row is its own time, whether or not the row before had the same one', () => {
+  const code = (value: string) => ({ code: value, display: value, system: 'L' });
+  const group = new ObservationGroup({ serviceIdentifier: code('PANEL'), observedAt: '2024-05-06T07:08:09Z', resultStatus: 'F', inputPath: 'x' }).add(
+    makeObservation(code('A'), textObservationValue('a'), 'F', 'x.a', { observedAt: '2024-05-06T07:08:09-05:00' }),
+    makeObservation(code('B'), textObservationValue('b'), 'F', 'x.b', { observedAt: '2024-05-06T07:08:09-05:00' }),
+    makeObservation(code('C'), textObservationValue('c'), 'F', 'x.c', { observedAt: { asSent: '2024-05-06T07:08' } }),
+    makeObservation(code('D'), textObservationValue('d'), 'F', 'x.d'),
+    makeObservation(code('E'), textObservationValue('e'), 'F', 'x.e', { observedAt: '2024-05-06T07:08:10Z' }),
+  );
+  const times = group
+    .toSegments(1, { entity: 'C', clinician: 'C', visit: 'C' })
+    .filter((segment) => segment.name === 'OBX')
+    .map((segment) => segment.fieldText(14));
+  expect(times).toEqual(['20240506120809+0000', '20240506120809+0000', '202405060708', '', '20240506070810+0000']);
+});

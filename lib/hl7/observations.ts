@@ -476,8 +476,8 @@ function isTextLines(value: FieldValue | TextLines): value is TextLines {
 }
 
 /**
- * One OBX. `previous` is the OBX before it in the group: the same responsible observer (an assessment's
- * performer on every row) is written once and its OBX-16 copied.
+ * One OBX. `previous` is the OBX before it in the group: the same observation time (OBX-14) and
+ * responsible observer (OBX-16), as an assessment's rows have, are written once and copied.
  */
 function observationSegment(
   observation: Observation,
@@ -512,7 +512,11 @@ function observationSegment(
       observation.abnormalFlags.map((flag) => [escapeText(flag)]),
     );
   }
-  setTime(obx, 14, observation.observedAt, observation.inputPath);
+  if (previous && observation.observedAt !== undefined && previous.observation.observedAt === observation.observedAt) {
+    obx.copyFieldFrom(previous.segment, 14); // the same time as the row before (an assessment's rows)
+  } else {
+    setTime(obx, 14, observation.observedAt, observation.inputPath);
+  }
   if (observation.responsibleObserver) {
     if (previous && previous.observation.responsibleObserver === observation.responsibleObserver) {
       obx.copyFieldFrom(previous.segment, 16);
