@@ -1,5 +1,7 @@
 import { runInNewContext } from 'node:vm';
 import {
+  codingSystemName,
+  siFromNumber,
   ceFromCodedValue,
   ceFromText,
   cxFromIdentifier,
@@ -147,8 +149,19 @@ describe('DT', () => {
   test('yyyyMMdd from YYYY-MM-DD', () => {
     expect(dtFromDate('1980-02-29')).toBe('19800229');
   });
-  test.each(['1981-02-29', '1980-13-01', '19800101', '1980-1-1', '1980-01-01T00:00:00Z', ''])('refuses %j', (value) => {
-    expect(() => dtFromDate(value, 'patient.birthDate')).toThrow(/^patient\.birthDate: /);
+  test.each(['1981-02-29', '1980-13-01', '19800101', '1980-1-1', '1980-01-01T00:00:00Z', '', '0000-01-01', '1980-00-10', '1980-04-31', '1980-04-00'])(
+    'refuses %j',
+    (value) => {
+      expect(() => dtFromDate(value, 'patient.birthDate')).toThrow(/^patient\.birthDate: /);
+    },
+  );
+  test('the first and last days of months and years', () => {
+    expect(['0001-01-01', '2000-02-29', '2024-12-31', '9999-12-31'].map((value) => dtFromDate(value))).toEqual([
+      '00010101',
+      '20000229',
+      '20241231',
+      '99991231',
+    ]);
   });
 });
 
@@ -186,4 +199,41 @@ describe('tsFromPartialDateTime (issue 27: precision and the sender offset kept)
   test.each(['2024-13', '2024-02-30', '2024-11-07T24:00Z', '20241107', '2024-11-07 08:30', ''])('%s is refused', (input) => {
     expect(() => tsFromPartialDateTime(input, 'order.collectedAt')).toThrow(Hl7EncodingError);
   });
+});
+
+describe('codingSystemName', () => {
+  // the definition the fast path keeps: trimmed and upper-cased, I10 / ICD-10-CM / ICD10CM are I10C, anything else as stored
+  const byDefinition = (system: string): string => (['I10', 'ICD-10-CM', 'ICD10CM'].includes(system.trim().toUpperCase()) ? 'I10C' : system);
+
+  test("renames the chart's ICD-10-CM names, whatever their case and white space, and keeps every other name", () => {
+    const names = [
+      'I10',
+      'i10',
+      ' I10 ',
+      'I10\u00a0',
+      '\u2028icd-10-cm',
+      'ICD-10-CM',
+      'icd10cm',
+      'ICD10CM\t',
+      'LN',
+      'SNM',
+      'HL70004',
+      'I9C',
+      'I10C',
+      'L',
+      '',
+      ' ',
+      'ICD-10-PCS',
+      'ICD10CMX',
+      'X I10',
+    ];
+    for (const name of names) {
+      expect([name, codingSystemName(name)]).toEqual([name, byDefinition(name)]);
+    }
+    expect(codingSystemName(undefined)).toBeUndefined();
+  });
+});
+
+test('siFromNumber: the set id as written, from the table escaped at load and beyond it', () => {
+  expect([1, 2, 10, 1023, 1024, 123456].map((value) => siFromNumber(value))).toEqual(['1', '2', '10', '1023', '1024', '123456']);
 });

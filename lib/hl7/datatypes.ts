@@ -1,8 +1,13 @@
 import type { Address, Clinician, CodedValue, PersonName } from '../chart/types';
 import { Hl7EncodingError } from './errors';
-import { type EscapedText, escapeText } from './escape';
-import { IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
+import { type EscapedText, escapeText as escapeTextImport } from './escape';
+import { IDENTIFIER_LENGTH as IDENTIFIER_LENGTHImport, shortIdentifier as shortIdentifierImport } from './identifiers';
 import type { Components } from './segment';
+
+// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
+const escapeText = escapeTextImport;
+const IDENTIFIER_LENGTH = IDENTIFIER_LENGTHImport;
+const shortIdentifier = shortIdentifierImport;
 
 /*
  * Builders of HL7 v2.5.1 composite data types from chart values. Each returns escaped components,
@@ -16,35 +21,39 @@ export const ADDRESS_TYPE_HOME = 'H';
 /** Table 0203 identifier type of a clinician's id: provider number. */
 export const IDENTIFIER_TYPE_PROVIDER_NUMBER = 'PRN';
 
+/** The empty value, and constant values escaped once, at load (they need no escaping: the result is themselves). */
+const EMPTY = escapeText('');
+const LEGAL = escapeText(NAME_TYPE_LEGAL);
+const PROVIDER_NUMBER = escapeText(IDENTIFIER_TYPE_PROVIDER_NUMBER);
+
 /** XPN (person name): FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^TYPE, XPN-7 name type `L` (legal, table 0200). */
 export function xpnFromPersonName(name: PersonName): Components {
-  return [...nameParts(name), escapeText(''), escapeText(NAME_TYPE_LEGAL)];
-}
-
-/** FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX, the name part XPN and XCN share (XCN after its id). */
-function nameParts(name: PersonName): Components {
-  return [escapeText(name.family), escapeText(name.given), escapeText(name.middle), escapeText(name.suffix), escapeText(name.prefix)];
+  return [escapeText(name.family), escapeText(name.given), escapeText(name.middle), escapeText(name.suffix), escapeText(name.prefix), EMPTY, LEGAL];
 }
 
 /**
  * XCN (person with an identifier): ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^^AUTHORITY^L^^^PRN.
  * XCN-1 the clinician id in its short form (at most 15 characters, see identifiers.ts), XCN-9 the
  * assigning authority (configured namespace) and XCN-13 `PRN` (provider number, table 0203) when there
- * is an id; XCN-10 name type `L`.
+ * is an id; XCN-10 name type `L`. The name part (XCN-2..6) is the one of XPN.
  */
 export function xcnFromClinician(clinician: Clinician, assigningAuthority: string): Components {
   const { name } = clinician;
   const hasId = typeof clinician.id === 'string' && clinician.id.trim() !== '';
   return [
-    escapeText(hasId ? shortIdentifier(clinician.id!, IDENTIFIER_LENGTH.xcn) : undefined),
-    ...nameParts(name),
-    escapeText(''),
-    escapeText(''),
-    escapeText(hasId ? assigningAuthority : undefined),
-    escapeText(NAME_TYPE_LEGAL),
-    escapeText(''),
-    escapeText(''),
-    escapeText(hasId ? IDENTIFIER_TYPE_PROVIDER_NUMBER : undefined),
+    hasId ? escapeText(shortIdentifier(clinician.id!, IDENTIFIER_LENGTH.xcn)) : EMPTY,
+    escapeText(name.family),
+    escapeText(name.given),
+    escapeText(name.middle),
+    escapeText(name.suffix),
+    escapeText(name.prefix),
+    EMPTY,
+    EMPTY,
+    hasId ? escapeText(assigningAuthority) : EMPTY,
+    LEGAL,
+    EMPTY,
+    EMPTY,
+    hasId ? PROVIDER_NUMBER : EMPTY,
   ];
 }
 
@@ -89,7 +98,7 @@ export function xtnFromPhone(phone: string, useCode?: TelecomUseCode): Component
 
 /** XTN for an e-mail address: ^NET^Internet^ADDRESS (XTN-2 `NET`, XTN-3 `Internet`, XTN-4 the address). */
 export function xtnFromEmail(email: string): Components {
-  return [escapeText(''), escapeText('NET'), escapeText('Internet'), escapeText(email)];
+  return [EMPTY, escapeText('NET'), escapeText('Internet'), escapeText(email)];
 }
 
 /**
@@ -99,11 +108,16 @@ export function xtnFromEmail(email: string): Components {
 export function cxFromIdentifier(id: string, assigningAuthority: string | undefined, identifierTypeCode: string): Components {
   return [
     escapeText(typeof id === 'string' && id.trim() !== '' ? shortIdentifier(id, IDENTIFIER_LENGTH.cx) : id),
-    escapeText(''),
-    escapeText(''),
+    EMPTY,
+    EMPTY,
     escapeText(assigningAuthority),
     escapeText(identifierTypeCode),
   ];
+}
+
+/** A character other than space and control characters in ASCII (never white space). */
+function isPrintableAscii(code: number): boolean {
+  return code > 0x20 && code < 0x7f;
 }
 
 /**
@@ -113,6 +127,12 @@ export function cxFromIdentifier(id: string, assigningAuthority: string | undefi
  */
 export function codingSystemName(system: string | undefined): string | undefined {
   if (typeof system !== 'string') {
+    return system;
+  }
+  // only `I10`, `ICD-10-CM` and `ICD10CM` (any case, white space around) are renamed: other lengths with
+  // printable ASCII at both ends (no white space to trim) are written as stored without building copies
+  const length = system.length;
+  if (length !== 3 && length !== 7 && length !== 9 && isPrintableAscii(system.charCodeAt(0)) && isPrintableAscii(system.charCodeAt(length - 1))) {
     return system;
   }
   const normalized = system.trim().toUpperCase();
@@ -142,7 +162,7 @@ export function ceWithAlternate(coded: CodedValue, alternate: CodedValue | undef
 
 /** CE carrying only text (CE-2), for a value with no code, e.g. an admit reason. */
 export function ceFromText(text: string): Components {
-  return [escapeText(''), escapeText(text)];
+  return [EMPTY, escapeText(text)];
 }
 
 /** Alias of {@link ceFromCodedValue} for fields typed CWE. */
@@ -175,7 +195,7 @@ export function hdFromNamespace(namespaceId: string): Components {
  * and the zone is read from the end, so {@link tsFromDateTime} needs no capture groups.
  */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/i;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * `yyyyMMddHHmmss` from its parts (all in range), written from one number (below 2^53, so exact): one
@@ -220,6 +240,18 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
+/**
+ * The last `Date` {@link tsFromDateTime} wrote (as whole seconds since the epoch) and its TS: the message
+ * time is written twice in every message (MSH-7, EVN-2), and once per message of a batch.
+ */
+let lastDateSecond = NaN;
+let lastDateTimeStamp = '' as EscapedText;
+
+/** TS `yyyyMMddHHmmss+0000` of an epoch time in milliseconds (fractions of a second dropped), escaped. */
+function utcTimeStamp(time: number, inputPath: string): EscapedText {
+  return escapeText(formatEpochMilliseconds(time, inputPath) + UTC_OFFSET);
+}
+
 /** `yyyyMMddHHmmss` in UTC of an epoch time in milliseconds (fractions of a second dropped). */
 function formatEpochMilliseconds(time: number, inputPath: string): string {
   if (Number.isNaN(time)) {
@@ -258,7 +290,13 @@ export const UTC_OFFSET = '+0000';
 export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): EscapedText {
   if (typeof value !== 'string') {
     // not `instanceof Date`: a Date from another realm (vm context, worker) must work too
-    return escapeText(formatEpochMilliseconds(value.getTime(), inputPath) + UTC_OFFSET);
+    const time = value.getTime();
+    const second = Math.floor(time / 1000);
+    if (second !== lastDateSecond) {
+      lastDateTimeStamp = utcTimeStamp(time, inputPath);
+      lastDateSecond = second;
+    }
+    return lastDateTimeStamp;
   }
   // `test`, then the fields read at their fixed places: no match array and no substrings to allocate
   if (!ISO_DATE_TIME.test(value)) {
@@ -279,7 +317,7 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
     return escapeText(timestampText(y, mo, d, h, mi, s) + UTC_OFFSET);
   }
   const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + ((h * 60 + mi - offsetMinutes) * 60 + s) * 1000;
-  return escapeText(formatEpochMilliseconds(utcTime, inputPath) + UTC_OFFSET);
+  return utcTimeStamp(utcTime, inputPath);
 }
 
 const COLON = 0x3a;
@@ -314,11 +352,25 @@ function zoneOffsetMinutes(dateTime: string): number {
  * Throws {@link Hl7EncodingError} (naming `inputPath`) for anything else.
  */
 export function dtFromDate(value: string, inputPath = 'date'): EscapedText {
-  const match = ISO_DATE.exec(value);
-  if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3])) || Number(match[1]) < 1) {
+  // `test`, then the fields read at their fixed places (as tsFromDateTime does)
+  if (!ISO_DATE.test(value)) {
     throw new Hl7EncodingError(inputPath, 'is not a YYYY-MM-DD date');
   }
-  return escapeText(`${match[1]}${match[2]}${match[3]}`);
+  const year = digitsAt(value, 0, 4);
+  if (year < 1 || !isCalendarDate(year, digitsAt(value, 5, 2), digitsAt(value, 8, 2))) {
+    throw new Hl7EncodingError(inputPath, 'is not a YYYY-MM-DD date');
+  }
+  return escapeText(value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10));
+}
+
+// --- Set ids ---------------------------------------------------------------------------------------------
+
+/** `SET_IDS[n]` is set id n (SI) escaped, for the set ids most messages use; escaped once, at load. */
+const SET_IDS: readonly EscapedText[] = Array.from({ length: 1024 }, (_, value) => escapeText(String(value)));
+
+/** SI (sequence id: OBR-1, OBX-1, NTE-1, PID-1...) of a positive integer. */
+export function siFromNumber(value: number): EscapedText {
+  return SET_IDS[value] ?? escapeText(String(value));
 }
 
 // --- Numbers -----------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-import { escapeFormattedText, escapeText, hasLineBreak, isEscapedText } from './escape';
+import fc from 'fast-check';
+import { escapeFormattedText, escapeText, escapeTextLines, hasLineBreak, isEscapedText } from './escape';
 
 describe('escapeText', () => {
   test.each([
@@ -91,4 +92,74 @@ test('hasLineBreak', () => {
   expect(hasLineBreak('a\u2028b')).toBe(true);
   expect(hasLineBreak('a\u2029b')).toBe(true);
   expect(hasLineBreak('a b')).toBe(false);
+});
+
+describe('escapeTextLines (escaped line by line, in one pass)', () => {
+  /** The lines of an escapeFormattedText result: read escape by escape, `\.br\` ends a line (unambiguous left to right). */
+  function linesOfFormatted(formatted: string): string[] {
+    const lines: string[] = [];
+    let line = '';
+    for (let index = 0; index < formatted.length; index += 1) {
+      if (formatted.startsWith('\\.br\\', index)) {
+        lines.push(line);
+        line = '';
+        index += 4;
+      } else if (formatted[index] === '\\') {
+        line += formatted.slice(index, index + 3); // \E\ \F\ \S\ \T\ \R\
+        index += 2;
+      } else {
+        line += formatted[index];
+      }
+    }
+    lines.push(line);
+    return lines;
+  }
+
+  test('examples: each break ends a line, empty lines kept, delimiters escaped', () => {
+    expect(escapeTextLines('one\r\ntwo\n\nthree|four\rfive\u2028six')).toEqual(['one', 'two', '', 'three\\F\\four', 'five', 'six']);
+    expect(escapeTextLines('plain')).toEqual(['plain']);
+    expect(escapeTextLines('')).toEqual(['']);
+    expect(escapeTextLines(undefined)).toEqual(['']);
+    expect(escapeTextLines('\n')).toEqual(['', '']);
+    expect(escapeTextLines('a\r\u0001\nb')).toEqual(['a', 'b']); // CR, a removed control, LF: one break
+    expect(() => escapeTextLines(5 as unknown as string)).toThrow(TypeError);
+  });
+
+  test('the same lines as escapeFormattedText separates (generated corpus with delimiters, controls, breaks, non-ASCII)', () => {
+    const pieces = [
+      'a',
+      'Zoë',
+      '😀',
+      '\ud83d',
+      '\ude00',
+      ' ',
+      '|',
+      '^',
+      '&',
+      '~',
+      '\\',
+      '\\.br\\',
+      '\\E\\',
+      '\r',
+      '\n',
+      '\r\n',
+      '\t',
+      '\u0001',
+      '\u007f',
+      '\u0085',
+      '\u0090',
+      '\u2028',
+      '\u2029',
+      '"',
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        const lines = escapeTextLines(text);
+        expect(lines).toEqual(linesOfFormatted(escapeFormattedText(text)));
+        for (const line of lines) expect(isEscapedText(line)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });

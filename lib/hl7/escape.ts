@@ -26,6 +26,8 @@
  * at all (by far the most common case) is returned as it is after a single read of its characters.
  */
 
+import { jsonStringBytes } from './json-string-bytes';
+
 declare const escapedTextBrand: unique symbol;
 
 /** A string that is safe to place in one HL7 field, component or subcomponent. */
@@ -110,11 +112,20 @@ function endOfCarriageReturn(value: string, index: number): number {
   return index + 1;
 }
 
+/** A line break after `out`: `lineBreak` written, or with `lines` given, `out` is the end of a line (the text goes on from ''). */
+function breakLine(out: string, lineBreak: string, lines: string[] | undefined): string {
+  if (lines === undefined) {
+    return out + lineBreak;
+  }
+  lines.push(out);
+  return '';
+}
+
 /**
  * The escaping itself, from `start` (the first character that {@link needsWork}); `lineBreak` is what a
  * line break becomes. Untouched runs of characters are copied with one `slice` each.
  */
-function escapeFrom(value: string, start: number, lineBreak: string): string {
+function escapeFrom(value: string, start: number, lineBreak: string, lines?: string[]): string {
   let out = value.slice(0, start);
   let copyFrom = start; // start of the run of kept characters not yet copied to `out`
   let index = start;
@@ -127,7 +138,7 @@ function escapeFrom(value: string, start: number, lineBreak: string): string {
     out += value.slice(copyFrom, index);
     let next = index + 1;
     if (isUnicodeLineBreak(code)) {
-      out += lineBreak;
+      out = breakLine(out, lineBreak, lines);
     } else if (isC1Control(code)) {
       // removed, like the C0 controls
     } else if (code >= 0x80) {
@@ -145,10 +156,10 @@ function escapeFrom(value: string, start: number, lineBreak: string): string {
           break;
         case CR:
           next = endOfCarriageReturn(value, index);
-          out += lineBreak;
+          out = breakLine(out, lineBreak, lines);
           break;
         case LF:
-          out += lineBreak;
+          out = breakLine(out, lineBreak, lines);
           break;
         default: // REMOVE
           break;
@@ -199,8 +210,27 @@ export function escapeFormattedText(value: string | undefined): EscapedText {
  * LF, each one break); empty lines are kept.
  */
 export function escapeTextLines(value: string | undefined): EscapedText[] {
-  // after escaping, an LF can only be the line break written here
-  return escapeWith(value, '\n').split('\n') as EscapedText[];
+  if (typeof value !== 'string') {
+    return [escapeWith(value, FORMATTED_LINE_BREAK)]; // '' for undefined; anything else is refused
+  }
+  const start = firstToEscape(value);
+  if (start === value.length) {
+    return [value as EscapedText]; // nothing to escape: one line
+  }
+  // escaped line by line: each line break ends a line (no text built with breaks and split again)
+  const lines: string[] = [];
+  const lastLine = escapeFrom(value, start, '', lines);
+  lines.push(lastLine);
+  return lines as EscapedText[];
+}
+
+/** Index of the first character that {@link needsWork}, or the length when none does. */
+function firstToEscape(value: string): number {
+  let index = 0;
+  while (index < value.length && !needsWork(value.charCodeAt(index))) {
+    index += 1;
+  }
+  return index;
 }
 
 /**
@@ -219,39 +249,73 @@ export function hasLineBreak(value: string): boolean {
 export type EscapedTextCheck = 'not escaped' | 'ascii' | 'non-ascii';
 
 const BACKSLASH = 0x5c;
-/** The letters of the delimiter escapes `\F\ \S\ \T\ \R\ \E\`. */
-const ESCAPE_LETTERS = new Set(['F', 'S', 'T', 'R', 'E'].map((letter) => letter.charCodeAt(0)));
+const QUOTE = 0x22;
+/** The letters of the delimiter escapes `\F\ \S\ \T\ \R\ \E\`, by char code. */
+const IS_ESCAPE_LETTER = new Uint8Array(128);
+for (const letter of ['F', 'S', 'T', 'R', 'E']) {
+  IS_ESCAPE_LETTER[letter.charCodeAt(0)] = 1;
+}
+
+/** {@link scanEscapedText}: the value is not escaped text. */
+export const NOT_ESCAPED_TEXT = -1;
 
 /**
- * One scan that both validates a value (see {@link isEscapedText}) and tells whether it holds non-ASCII
- * text, so a segment learns what MSH-18 needs without a second pass over the message.
+ * One scan that validates a value (see {@link isEscapedText}) and measures it, so a segment learns what
+ * MSH-18 and the size budgets need without another pass over the message. Returns
+ * {@link NOT_ESCAPED_TEXT}, or for valid text `2 * extra + (non-ASCII ? 1 : 0)`, where `extra` is what the
+ * value takes inside a JSON string beyond its length ({@link jsonStringBytes}: `\` and `"` two bytes,
+ * text outside ASCII its UTF-8 bytes). `extra` is NaN (so is the result) when only the whole text can tell:
+ * a value ending in a high surrogate, which {@link jsonStringBytes} counts together with whatever follows.
  *
  * Valid: anything but delimiters, CR/LF and other C0 controls and DEL, C1 controls (NEL among them),
- * U+2028 and U+2029; a backslash only as one of the
- * escapes we write (`\F\ \S\ \T\ \R\ \E\ \.br\`). A lone surrogate is accepted here (escaping already
- * replaced it), as the original regular expression did.
+ * U+2028 and U+2029; a backslash only as one of the escapes we write (`\F\ \S\ \T\ \R\ \E\ \.br\`). A
+ * lone surrogate is accepted here (escaping already replaced it), as the original regular expression did.
  */
-export function checkEscapedText(value: string): EscapedTextCheck {
-  let result: EscapedTextCheck = 'ascii';
+export function scanEscapedText(value: string): number {
+  let extra = 0;
+  let nonAscii = false;
   const length = value.length;
   for (let index = 0; index < length; index += 1) {
     const code = value.charCodeAt(index);
     if (code >= 0x80) {
-      if (code <= 0x9f || code === 0x2028 || code === 0x2029) return 'not escaped';
-      result = 'non-ascii';
+      if (code <= 0x9f || code === 0x2028 || code === 0x2029) return NOT_ESCAPED_TEXT;
+      nonAscii = true;
     } else if (code === BACKSLASH) {
-      if (ESCAPE_LETTERS.has(value.charCodeAt(index + 1)) && value.charCodeAt(index + 2) === BACKSLASH) {
+      if (IS_ESCAPE_LETTER[value.charCodeAt(index + 1)] === 1 && value.charCodeAt(index + 2) === BACKSLASH) {
         index += 2;
       } else if (value.startsWith(FORMATTED_LINE_BREAK, index)) {
         index += FORMATTED_LINE_BREAK.length - 1;
       } else {
-        return 'not escaped';
+        return NOT_ESCAPED_TEXT;
       }
+      extra += 2; // the two backslashes of the escape
     } else if (ASCII_ACTION[code] !== KEEP) {
-      return 'not escaped';
+      return NOT_ESCAPED_TEXT;
+    } else if (code === QUOTE) {
+      extra += 1;
     }
   }
-  return result;
+  if (!nonAscii) {
+    return 2 * extra;
+  }
+  // rare: text outside ASCII is measured by the function that defines the size
+  const last = value.charCodeAt(length - 1);
+  return isHighSurrogate(last) ? NaN : 2 * (jsonStringBytes(value) - 2 - length) + 1;
+}
+
+/** True when a {@link scanEscapedText} result of a valid value says it holds text outside ASCII. */
+export function scanFoundNonAscii(scan: number): boolean {
+  return scan !== scan || (scan & 1) === 1; // NaN only comes with a surrogate
+}
+
+/**
+ * One scan that both validates a value (see {@link isEscapedText}) and tells whether it holds non-ASCII
+ * text ({@link scanEscapedText}).
+ */
+export function checkEscapedText(value: string): EscapedTextCheck {
+  const scan = scanEscapedText(value);
+  if (scan === NOT_ESCAPED_TEXT) return 'not escaped';
+  return scanFoundNonAscii(scan) ? 'non-ascii' : 'ascii';
 }
 
 /**

@@ -1,8 +1,15 @@
-import { hdFromNamespace, tsFromDateTime } from './datatypes';
+import { hdFromNamespace as hdFromNamespaceImport, tsFromDateTime as tsFromDateTimeImport } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { escapeText } from './escape';
+import { escapeText as escapeTextImport } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
-import { type Hl7Message, Segment } from './segment';
+import { type Hl7Message, Segment as SegmentImport } from './segment';
+
+// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
+const hdFromNamespace = hdFromNamespaceImport;
+const tsFromDateTime = tsFromDateTimeImport;
+const escapeText = escapeTextImport;
+const Segment = SegmentImport;
+type Segment = SegmentImport;
 
 /** MSH-18 value declared when the message holds text outside ASCII (HL7 table 0211). */
 export const UNICODE_UTF8_CHARACTER_SET = 'UNICODE UTF-8';
@@ -69,12 +76,30 @@ export const MDM_T02: MessageType = { messageCode: 'MDM', triggerEvent: 'T02', m
 export const ADT_A08: MessageType = { messageCode: 'ADT', triggerEvent: 'A08', messageStructure: 'ADT_A01' };
 export const ORU_R01: MessageType = { messageCode: 'ORU', triggerEvent: 'R01', messageStructure: 'ORU_R01' };
 
-const CONTROL_ID = /^[\x20-\x7E]{1,20}$/;
-const HL7_DELIMITER = /[|^~\\&]/;
+/** MSH-10: 1 to 20 printable ASCII characters, not all spaces, without `| ^ ~ \\ &` (one scan, no regular expressions). */
+function isControlId(controlId: string): boolean {
+  if (typeof controlId !== 'string' || controlId.length < 1 || controlId.length > 20) {
+    return false;
+  }
+  let allSpaces = true;
+  for (let index = 0; index < controlId.length; index += 1) {
+    const code = controlId.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e || code === 0x7c || code === 0x5e || code === 0x7e || code === 0x5c || code === 0x26) {
+      return false;
+    }
+    allSpaces &&= code === 0x20;
+  }
+  return !allSpaces;
+}
+
+// MSH values that never change, escaped once
+const PROCESSING_ID = escapeText(PROCESSING_ID_PRODUCTION);
+const VERSION_ID = escapeText(HL7_VERSION);
+const NEVER = escapeText(ACKNOWLEDGMENT_NEVER);
 
 /** Builds MSH-1..MSH-12 (MSH-18 is decided by {@link encodeMessage} once the message is complete). */
 export function buildMessageHeader(context: MessageHeaderContext, messageType: MessageType): Segment {
-  if (!CONTROL_ID.test(context.controlId) || HL7_DELIMITER.test(context.controlId) || context.controlId.trim() === '') {
+  if (!isControlId(context.controlId)) {
     throw new Hl7EncodingError('header.controlId', 'must be 1 to 20 printable ASCII characters without | ^ ~ \\ &');
   }
   return new Segment('MSH')
@@ -85,10 +110,10 @@ export function buildMessageHeader(context: MessageHeaderContext, messageType: M
     .set(7, tsFromDateTime(context.timestamp, 'header.timestamp'))
     .set(9, [escapeText(messageType.messageCode), escapeText(messageType.triggerEvent), escapeText(messageType.messageStructure)])
     .set(10, escapeText(context.controlId))
-    .set(11, escapeText(PROCESSING_ID_PRODUCTION))
-    .set(12, escapeText(HL7_VERSION))
-    .set(15, escapeText(ACKNOWLEDGMENT_NEVER))
-    .set(16, escapeText(ACKNOWLEDGMENT_NEVER));
+    .set(11, PROCESSING_ID)
+    .set(12, VERSION_ID)
+    .set(15, NEVER)
+    .set(16, NEVER);
 }
 
 /**

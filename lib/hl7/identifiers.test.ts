@@ -50,3 +50,21 @@ describe('shortIdentifier', () => {
     expect(seen.size).toBe(50_000);
   });
 });
+
+describe('isPlainIdentifier (one scan)', () => {
+  // the definition the scan replaces: printable ASCII without space, at least one character, none of `| ^ ~ \ & _`
+  const byRegularExpressions = (id: string, max: number): boolean => id.length <= max && /^[!-~]+$/.test(id) && !/[|^~\\&_]/.test(id);
+
+  test('agrees with the regular expressions on every character and on generated ids', () => {
+    for (let code = 0; code < 0x200; code += 1) {
+      const id = `a${String.fromCharCode(code)}b`;
+      expect(isPlainIdentifier(id, 15)).toBe(byRegularExpressions(id, 15));
+    }
+    fc.assert(
+      fc.property(fc.string({ maxLength: 20 }), fc.integer({ min: 0, max: 22 }), (id, max) => {
+        expect(isPlainIdentifier(id, max)).toBe(byRegularExpressions(id, max));
+      }),
+    );
+    expect(isPlainIdentifier('', 15)).toBe(false);
+  });
+});

@@ -1,19 +1,65 @@
 import type { Encounter, Note, Patient } from '../chart/types';
-import { ceFromCodedValue, eiFromIdentifier, tsFromDateTime, xcnFromClinician } from './datatypes';
-import { Hl7EncodingError } from './errors';
-import { escapeText, escapeTextLines, type EscapedText } from './escape';
-import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext, namespacesOf } from './header';
-import { documentNumberLength, LOCAL_CODES } from './observations';
-import { type Component, Hl7Message, Segment } from './segment';
-import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstComponent } from './segments';
 import {
-  CONTENT_PRESENTATION_TEXT,
-  DOCUMENT_AVAILABLE,
-  DOCUMENT_COMPLETION_AUTHENTICATED,
-  DOCUMENT_COMPLETION_DOCUMENTED,
-  DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED,
-  DOCUMENT_TYPE_PROGRESS_NOTE,
+  ceFromCodedValue as ceFromCodedValueImport,
+  eiFromIdentifier as eiFromIdentifierImport,
+  tsFromDateTime as tsFromDateTimeImport,
+  xcnFromClinician as xcnFromClinicianImport,
+} from './datatypes';
+import { Hl7EncodingError } from './errors';
+import { escapeText as escapeTextImport, escapeTextLines as escapeTextLinesImport, type EscapedText } from './escape';
+import {
+  buildMessageHeader as buildMessageHeaderImport,
+  encodeMessage as encodeMessageImport,
+  MDM_T02 as MDM_T02Import,
+  type MessageHeaderContext,
+  namespacesOf as namespacesOfImport,
+} from './header';
+import { documentNumberLength as documentNumberLengthImport, LOCAL_CODES as LOCAL_CODESImport } from './observations';
+import { type Component, type Components, Hl7Message as Hl7MessageImport, Segment as SegmentImport } from './segment';
+import {
+  assertSamePatient as assertSamePatientImport,
+  eventTypeSegment as eventTypeSegmentImport,
+  noteVisitSegment as noteVisitSegmentImport,
+  patientIdentificationSegment as patientIdentificationSegmentImport,
+  requireFirstComponent as requireFirstComponentImport,
+} from './segments';
+import {
+  CONTENT_PRESENTATION_TEXT as CONTENT_PRESENTATION_TEXTImport,
+  DOCUMENT_AVAILABLE as DOCUMENT_AVAILABLEImport,
+  DOCUMENT_COMPLETION_AUTHENTICATED as DOCUMENT_COMPLETION_AUTHENTICATEDImport,
+  DOCUMENT_COMPLETION_DOCUMENTED as DOCUMENT_COMPLETION_DOCUMENTEDImport,
+  DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED as DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATEDImport,
+  DOCUMENT_TYPE_PROGRESS_NOTE as DOCUMENT_TYPE_PROGRESS_NOTEImport,
 } from './tables';
+
+// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
+const ceFromCodedValue = ceFromCodedValueImport;
+const eiFromIdentifier = eiFromIdentifierImport;
+const tsFromDateTime = tsFromDateTimeImport;
+const xcnFromClinician = xcnFromClinicianImport;
+const escapeText = escapeTextImport;
+const escapeTextLines = escapeTextLinesImport;
+const buildMessageHeader = buildMessageHeaderImport;
+const encodeMessage = encodeMessageImport;
+const MDM_T02 = MDM_T02Import;
+const namespacesOf = namespacesOfImport;
+const documentNumberLength = documentNumberLengthImport;
+const LOCAL_CODES = LOCAL_CODESImport;
+const Hl7Message = Hl7MessageImport;
+type Hl7Message = Hl7MessageImport;
+const Segment = SegmentImport;
+type Segment = SegmentImport;
+const assertSamePatient = assertSamePatientImport;
+const eventTypeSegment = eventTypeSegmentImport;
+const noteVisitSegment = noteVisitSegmentImport;
+const patientIdentificationSegment = patientIdentificationSegmentImport;
+const requireFirstComponent = requireFirstComponentImport;
+const CONTENT_PRESENTATION_TEXT = CONTENT_PRESENTATION_TEXTImport;
+const DOCUMENT_AVAILABLE = DOCUMENT_AVAILABLEImport;
+const DOCUMENT_COMPLETION_AUTHENTICATED = DOCUMENT_COMPLETION_AUTHENTICATEDImport;
+const DOCUMENT_COMPLETION_DOCUMENTED = DOCUMENT_COMPLETION_DOCUMENTEDImport;
+const DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED = DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATEDImport;
+const DOCUMENT_TYPE_PROGRESS_NOTE = DOCUMENT_TYPE_PROGRESS_NOTEImport;
 
 /*
  * MDM^T02^MDM_T02 (original document notification and content), exactly as hl7-notes.md maps the service
@@ -55,15 +101,23 @@ export interface NoteMessageInput {
 /** PPN-15 (date/time action performed) is the 15th component; XCN fills the first 14. */
 const PPN_TIME_COMPONENT = 15;
 
-/** TXA-22 (PPN): the authenticating clinician as an XCN, and when they authenticated. */
-function authenticationPerson(author: Note['author'], at: EscapedText, assigningAuthority: string): Component[] {
-  const components: Component[] = [...xcnFromClinician(author, assigningAuthority)];
+/** TXA-22 (PPN): the authenticating clinician as an XCN (`xcn`), and when they authenticated. */
+function authenticationPerson(xcn: Components, at: EscapedText): Component[] {
+  const components: Component[] = xcn.slice();
   while (components.length < PPN_TIME_COMPONENT - 1) {
     components.push(escapeText(''));
   }
   components.push([at]);
   return components;
 }
+
+// values every note message writes, escaped once
+const SET_ID_1 = escapeText('1');
+const CONTENT_PRESENTATION = escapeText(CONTENT_PRESENTATION_TEXT);
+const AVAILABLE = escapeText(DOCUMENT_AVAILABLE);
+const VALUE_TYPE_TX = escapeText('TX');
+const NOTE_CODE = ceFromCodedValue(LOCAL_CODES.note);
+const FINAL = escapeText('F');
 
 export function encodeNoteMessage(input: NoteMessageInput): string {
   const message = new Hl7Message(buildMessageHeader(input.header, MDM_T02)).addAll(noteMessageSegments(input));
@@ -97,31 +151,25 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     : source
       ? note.authenticatedBy &&
         authenticationPerson(
-          note.authenticatedBy,
+          xcnFromClinician(note.authenticatedBy, source.sender),
           note.authenticatedAt ? tsFromDateTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
-          source.sender,
         )
-      : authenticationPerson(note.author, createdAt, namespaces.clinician);
+      : authenticationPerson(author, createdAt); // the author, with the clinician namespace as in TXA-5
 
   const transcriptionHeader = new Segment('TXA')
-    .set(1, escapeText('1'))
+    .set(1, SET_ID_1)
     .set(2, escapeText(input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE))
-    .set(3, escapeText(CONTENT_PRESENTATION_TEXT))
+    .set(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
     .set(5, author)
     .set(6, createdAt)
-    .set(9, author)
+    .copyField(9, 5) // the originator is the author too
     .set(12, requireFirstComponent(documentNumber, 'note.noteId'))
     .set(17, escapeText(completion))
-    .set(19, escapeText(DOCUMENT_AVAILABLE));
+    .set(19, AVAILABLE);
   if (authentication) transcriptionHeader.set(22, authentication);
 
-  const noteText = new Segment('OBX')
-    .set(1, escapeText('1'))
-    .set(2, escapeText('TX'))
-    .set(3, ceFromCodedValue(LOCAL_CODES.note))
-    .setLines(5, escapeTextLines(note.text))
-    .set(11, escapeText('F'));
+  const noteText = new Segment('OBX').set(1, SET_ID_1).set(2, VALUE_TYPE_TX).set(3, NOTE_CODE).setLines(5, escapeTextLines(note.text)).set(11, FINAL);
   // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
   if (source) noteText.set(23, [escapeText(source.sender)]);
 

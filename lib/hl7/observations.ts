@@ -15,30 +15,71 @@ import { hasAlternateCodeOnly } from '../chart/types';
 
 export type { LabResultSummary, LabTestSummary } from '../chart/types';
 import {
-  ceFromCodedValue,
-  ceWithAlternate,
-  eiFromIdentifier,
-  isNumericText,
-  nmFromNumber,
-  tsFromDateTime,
-  tsFromPartialDateTime,
-  xcnFromClinician,
+  ceFromCodedValue as ceFromCodedValueImport,
+  ceWithAlternate as ceWithAlternateImport,
+  eiFromIdentifier as eiFromIdentifierImport,
+  isNumericText as isNumericTextImport,
+  nmFromNumber as nmFromNumberImport,
+  siFromNumber as siFromNumberImport,
+  tsFromDateTime as tsFromDateTimeImport,
+  tsFromPartialDateTime as tsFromPartialDateTimeImport,
+  xcnFromClinician as xcnFromClinicianImport,
 } from './datatypes';
-import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, hasLineBreak } from './escape';
-import { Hl7EncodingError } from './errors';
-import { type IdentifierNamespaces, IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
-import { type FieldValue, Segment } from './segment';
-import { type CommonOrder, commonOrderSegment, patientClassCodedValue, requireComponents, requireFirstComponent } from './segments';
 import {
-  ORDER_CONTROL_RESULTS,
-  ORDER_CONTROL_STATUS_CHANGED,
-  observationResultStatus,
+  type EscapedText,
+  escapeFormattedText as escapeFormattedTextImport,
+  escapeText as escapeTextImport,
+  escapeTextLines as escapeTextLinesImport,
+  hasLineBreak as hasLineBreakImport,
+} from './escape';
+import { Hl7EncodingError } from './errors';
+import { type IdentifierNamespaces, IDENTIFIER_LENGTH as IDENTIFIER_LENGTHImport, shortIdentifier as shortIdentifierImport } from './identifiers';
+import { type FieldValue, Segment as SegmentImport } from './segment';
+import {
+  type CommonOrder,
+  commonOrderSegment as commonOrderSegmentImport,
+  patientClassCodedValue as patientClassCodedValueImport,
+  requireComponents as requireComponentsImport,
+  requireFirstComponent as requireFirstComponentImport,
+} from './segments';
+import {
+  ORDER_CONTROL_RESULTS as ORDER_CONTROL_RESULTSImport,
+  ORDER_CONTROL_STATUS_CHANGED as ORDER_CONTROL_STATUS_CHANGEDImport,
+  observationResultStatus as observationResultStatusImport,
   type ObservationResultStatus,
   type ObservationValueType,
-  orderStatusCode,
-  resultStatus,
+  orderStatusCode as orderStatusCodeImport,
+  resultStatus as resultStatusImport,
   type ResultStatus,
 } from './tables';
+
+// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
+const ceFromCodedValue = ceFromCodedValueImport;
+const ceWithAlternate = ceWithAlternateImport;
+const eiFromIdentifier = eiFromIdentifierImport;
+const isNumericText = isNumericTextImport;
+const nmFromNumber = nmFromNumberImport;
+const siFromNumber = siFromNumberImport;
+const tsFromDateTime = tsFromDateTimeImport;
+const tsFromPartialDateTime = tsFromPartialDateTimeImport;
+const xcnFromClinician = xcnFromClinicianImport;
+const escapeFormattedText = escapeFormattedTextImport;
+const escapeText = escapeTextImport;
+const escapeTextLines = escapeTextLinesImport;
+const hasLineBreak = hasLineBreakImport;
+const IDENTIFIER_LENGTH = IDENTIFIER_LENGTHImport;
+const shortIdentifier = shortIdentifierImport;
+const Segment = SegmentImport;
+type Segment = SegmentImport;
+const commonOrderSegment = commonOrderSegmentImport;
+const patientClassCodedValue = patientClassCodedValueImport;
+const requireComponents = requireComponentsImport;
+const requireFirstComponent = requireFirstComponentImport;
+const ORDER_CONTROL_RESULTS = ORDER_CONTROL_RESULTSImport;
+const ORDER_CONTROL_STATUS_CHANGED = ORDER_CONTROL_STATUS_CHANGEDImport;
+const observationResultStatus = observationResultStatusImport;
+const orderStatusCode = orderStatusCodeImport;
+const resultStatus = resultStatusImport;
 
 /*
  * ORU_R01 ORDER_OBSERVATION groups: [ORC] OBR [{NTE}] {OBX [{NTE}]}. OBR-1 numbers the groups of a
@@ -269,7 +310,7 @@ export function noteSegments(comments: readonly string[] | undefined): Segment[]
     .filter((comment) => typeof comment === 'string' && comment.trim() !== '')
     .map((comment, index) =>
       new Segment('NTE')
-        .set(1, escapeText(String(index + 1)))
+        .set(1, siFromNumber(index + 1))
         .set(2, escapeText(COMMENT_SOURCE_FILLER))
         .set(3, escapeFormattedText(comment)),
     );
@@ -308,9 +349,12 @@ export class ObservationGroup {
     segments.push(this.observationRequestSegment(observationRequestSetId, namespaces));
     segments.push(...noteSegments(this.request.comments));
     const subIds = assignSubIds(this.observations);
+    let previous: { observation: Observation; segment: Segment } | undefined;
     this.observations.forEach((observation, index) => {
-      segments.push(observationSegment(observation, index + 1, subIds[index], namespaces));
+      const segment = observationSegment(observation, index + 1, subIds[index], namespaces, previous);
+      segments.push(segment);
       segments.push(...noteSegments(observation.comments));
+      previous = { observation, segment };
     });
     const specimen = this.request.specimen && specimenSegment(this.request.specimen, `${this.request.inputPath}.order.specimen`);
     if (specimen) {
@@ -322,7 +366,7 @@ export class ObservationGroup {
   private observationRequestSegment(setId: number, namespaces: IdentifierNamespaces): Segment {
     const { request } = this;
     const obr = new Segment('OBR')
-      .set(1, escapeText(String(setId)))
+      .set(1, siFromNumber(setId))
       .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'))
       .set(7, segmentTime(request.observedAt, request.inputPath))
       .set(25, escapeText(request.resultStatus));
@@ -431,9 +475,19 @@ function isTextLines(value: FieldValue | TextLines): value is TextLines {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && 'lines' in value;
 }
 
-function observationSegment(observation: Observation, setId: number, subId: string | undefined, namespaces: IdentifierNamespaces): Segment {
+/**
+ * One OBX. `previous` is the OBX before it in the group: the same observation time (OBX-14) and
+ * responsible observer (OBX-16), as an assessment's rows have, are written once and copied.
+ */
+function observationSegment(
+  observation: Observation,
+  setId: number,
+  subId: string | undefined,
+  namespaces: IdentifierNamespaces,
+  previous?: { observation: Observation; segment: Segment },
+): Segment {
   const obx = new Segment('OBX')
-    .set(1, escapeText(String(setId)))
+    .set(1, siFromNumber(setId))
     .set(2, escapeText(observation.valueType))
     .set(3, requireComponents(ceWithAlternate(observation.identifier, observation.alternateIdentifier), observation.inputPath, '.code'))
     .set(4, escapeText(subId))
@@ -458,9 +512,17 @@ function observationSegment(observation: Observation, setId: number, subId: stri
       observation.abnormalFlags.map((flag) => [escapeText(flag)]),
     );
   }
-  setTime(obx, 14, observation.observedAt, observation.inputPath);
+  if (previous && observation.observedAt !== undefined && previous.observation.observedAt === observation.observedAt) {
+    obx.copyFieldFrom(previous.segment, 14); // the same time as the row before (an assessment's rows)
+  } else {
+    setTime(obx, 14, observation.observedAt, observation.inputPath);
+  }
   if (observation.responsibleObserver) {
-    obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
+    if (previous && previous.observation.responsibleObserver === observation.responsibleObserver) {
+      obx.copyFieldFrom(previous.segment, 16);
+    } else {
+      obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
+    }
   }
   if (observation.performingOrganization) {
     // XON-1 the organization name, whole: v2.5.1's 50 characters are a conformance length (receivers take

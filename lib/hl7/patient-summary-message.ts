@@ -1,28 +1,77 @@
-import { mergeNewestFirst, type TimelineEntry } from '../chart/timeline';
+import { mergeNewestFirst as mergeNewestFirstImport, type TimelineEntry } from '../chart/timeline';
 import type { ChartRecord, Encounter, Patient } from '../chart/types';
-import { assessmentMessageSegments } from './assessment-message';
-import { batchClosing, batchMessageControlId, batchOpening } from './batch';
-import { encounterAdtSegments } from './encounter-message';
-import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext, MDM_T02, namespacesOf, ORU_R01 } from './header';
-import type { IdentifierNamespaces } from './identifiers';
-import { jsonStringBytes } from './json-string-bytes';
-import { encodeLabResultMessage } from './lab-result-message';
-import { noteMessageSegments } from './note-message';
+import { assessmentMessageSegments as assessmentMessageSegmentsImport } from './assessment-message';
+import { batchClosing as batchClosingImport, batchMessageControlId as batchMessageControlIdImport, batchOpening as batchOpeningImport } from './batch';
+import { encounterAdtSegments as encounterAdtSegmentsImport } from './encounter-message';
 import {
-  assessmentObservationGroup,
-  encounterObservationGroup,
-  encounterOrderGroups,
-  labResultObservationGroup,
+  ADT_A08 as ADT_A08Import,
+  buildMessageHeader as buildMessageHeaderImport,
+  encodeMessage as encodeMessageImport,
+  type MessageHeaderContext,
+  MDM_T02 as MDM_T02Import,
+  namespacesOf as namespacesOfImport,
+  ORU_R01 as ORU_R01Import,
+} from './header';
+import type { IdentifierNamespaces } from './identifiers';
+import { jsonStringBytes as jsonStringBytesImport } from './json-string-bytes';
+import { encodeLabResultMessage as encodeLabResultMessageImport } from './lab-result-message';
+import { noteMessageSegments as noteMessageSegmentsImport } from './note-message';
+import {
+  assessmentObservationGroup as assessmentObservationGroupImport,
+  encounterObservationGroup as encounterObservationGroupImport,
+  encounterOrderGroups as encounterOrderGroupsImport,
+  labResultObservationGroup as labResultObservationGroupImport,
   type LabResultSummary,
-  LOCAL_CODES,
-  noRecordsObservationGroup,
-  noteObservationGroup,
-  ObservationGroup,
-  orderObservationSegments,
+  LOCAL_CODES as LOCAL_CODESImport,
+  noRecordsObservationGroup as noRecordsObservationGroupImport,
+  noteObservationGroup as noteObservationGroupImport,
+  ObservationGroup as ObservationGroupImport,
+  orderObservationSegments as orderObservationSegmentsImport,
 } from './observations';
-import { patientAdtSegments } from './patient-adt-message';
-import { Hl7Message, type Segment, SEGMENT_TERMINATOR } from './segment';
-import { assertSamePatient, nextOfKinSegments, patientAdditionalDemographicSegment, patientIdentificationSegment, visitSegments } from './segments';
+import { patientAdtSegments as patientAdtSegmentsImport } from './patient-adt-message';
+import { Hl7Message as Hl7MessageImport, type Segment } from './segment';
+import {
+  assertSamePatient as assertSamePatientImport,
+  nextOfKinSegments as nextOfKinSegmentsImport,
+  patientAdditionalDemographicSegment as patientAdditionalDemographicSegmentImport,
+  patientIdentificationSegment as patientIdentificationSegmentImport,
+  visitSegments as visitSegmentsImport,
+} from './segments';
+
+// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
+const mergeNewestFirst = mergeNewestFirstImport;
+const assessmentMessageSegments = assessmentMessageSegmentsImport;
+const batchClosing = batchClosingImport;
+const batchMessageControlId = batchMessageControlIdImport;
+const batchOpening = batchOpeningImport;
+const encounterAdtSegments = encounterAdtSegmentsImport;
+const ADT_A08 = ADT_A08Import;
+const buildMessageHeader = buildMessageHeaderImport;
+const encodeMessage = encodeMessageImport;
+const MDM_T02 = MDM_T02Import;
+const namespacesOf = namespacesOfImport;
+const ORU_R01 = ORU_R01Import;
+const jsonStringBytes = jsonStringBytesImport;
+const encodeLabResultMessage = encodeLabResultMessageImport;
+const noteMessageSegments = noteMessageSegmentsImport;
+const assessmentObservationGroup = assessmentObservationGroupImport;
+const encounterObservationGroup = encounterObservationGroupImport;
+const encounterOrderGroups = encounterOrderGroupsImport;
+const labResultObservationGroup = labResultObservationGroupImport;
+const LOCAL_CODES = LOCAL_CODESImport;
+const noRecordsObservationGroup = noRecordsObservationGroupImport;
+const noteObservationGroup = noteObservationGroupImport;
+const ObservationGroup = ObservationGroupImport;
+type ObservationGroup = ObservationGroupImport;
+const orderObservationSegments = orderObservationSegmentsImport;
+const patientAdtSegments = patientAdtSegmentsImport;
+const Hl7Message = Hl7MessageImport;
+type Hl7Message = Hl7MessageImport;
+const assertSamePatient = assertSamePatientImport;
+const nextOfKinSegments = nextOfKinSegmentsImport;
+const patientAdditionalDemographicSegment = patientAdditionalDemographicSegmentImport;
+const patientIdentificationSegment = patientIdentificationSegmentImport;
+const visitSegments = visitSegmentsImport;
 
 /*
  * The longitudinal patient summary, in one of two styles chosen per partner (`hl7Profile.summaryStyle`).
@@ -97,10 +146,11 @@ export interface PatientSummary {
   wireBytes: number;
 }
 
+/** The bytes the segments take inside a JSON string, as {@link jsonStringBytes} counts them (measured while they were built). */
 function segmentsBytes(segments: readonly Segment[]): number {
   let bytes = 0;
   for (const segment of segments) {
-    bytes += jsonStringBytes(segment.toString() + SEGMENT_TERMINATOR) - 2;
+    bytes += segment.jsonStringBytes();
   }
   return bytes;
 }
@@ -149,7 +199,7 @@ function oruSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[], 
     message.add(primaryCare);
   }
   message.addAll(nextOfKinSegments(patient));
-  let used = segmentsBytes(message.segments) + CUT_NOTICE_RESERVE_BYTES;
+  let used = message.jsonStringBytes() - 2 + CUT_NOTICE_RESERVE_BYTES;
   let setId = 0;
   let included = 0;
   for (const entry of entries) {
@@ -174,7 +224,7 @@ function oruSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[], 
     message.addAll(orderObservationSegments([noRecordsObservationGroup(header.timestamp)], namespaces));
   }
   const text = encodeMessage(message, header);
-  return { text, style: 'oru', recordsAvailable: entries.length, recordsIncluded: included, cut, wireBytes: jsonStringBytes(text) };
+  return { text, style: 'oru', recordsAvailable: entries.length, recordsIncluded: included, cut, wireBytes: message.jsonStringBytes() };
 }
 
 /** The messages of one entry in the `batch` style (MSH-10 from `controlIdAt`). */
@@ -281,7 +331,11 @@ function batchSummary(input: PatientSummaryMessageInput, entries: SummaryEntry[]
 /** The patient summary in the chosen style, within its size budget. */
 export function encodePatientSummary(input: PatientSummaryMessageInput): PatientSummary {
   const { patient, records } = input;
-  records.forEach((record, index) => assertSamePatient(patient, record.record.patientId, `records[${index}].record.patientId`));
+  records.forEach((record, index) => {
+    if (record.record.patientId !== patient.patientId) {
+      assertSamePatient(patient, record.record.patientId, `records[${index}].record.patientId`); // throws, naming the record
+    }
+  });
   const entries = mergeNewestFirst(
     records,
     (record) => record.at,

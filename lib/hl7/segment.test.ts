@@ -1,4 +1,5 @@
-import { escapeText, type EscapedText } from './escape';
+import { escapeFormattedText, escapeText, type EscapedText, isEscapedText } from './escape';
+import { jsonStringBytes } from './json-string-bytes';
 import { Hl7Message, Segment } from './segment';
 
 describe('Segment', () => {
@@ -47,6 +48,78 @@ describe('Segment', () => {
     }
   });
 
+  test('the one check per field refuses a value with any delimiter, line break or stray backslash, wherever it stands', () => {
+    const bad = ['a|b', 'a^b', 'a~b', 'a&b', 'a\rb', 'a\nb', 'a\\b', '\\', 'a\\F', '\\X\\', '\\.br', 'a\u0085b', 'a\u2028b', 'a\u0001b', 'a\u007fb'];
+    const ok = escapeText('ok');
+    for (const raw of bad as EscapedText[]) {
+      const segment = new Segment('OBX');
+      expect(() => segment.set(5, raw)).toThrow(/not escaped/);
+      expect(() => segment.set(5, [ok, raw, ok])).toThrow(/not escaped/);
+      expect(() => segment.set(5, [ok, [ok, raw]])).toThrow(/not escaped/);
+      expect(() => segment.set(5, [[raw, ok], ok])).toThrow(/not escaped/);
+      expect(() => segment.setRepetitions(5, [[ok], [raw], [ok, ok]])).toThrow(/not escaped/);
+      expect(() => segment.setLines(5, [ok, raw, ok])).toThrow(/not escaped/);
+      // an escape that would span a separator is no escape
+      expect(() => segment.set(5, [escapeText(''), raw, escapeText('F\\')])).toThrow(/not escaped/);
+    }
+  });
+
+  test('a field is accepted exactly when each of its values passes the check of a single value (generated corpus)', () => {
+    const pieces = [
+      'a',
+      ' ',
+      '"',
+      'é',
+      '😀',
+      '\ud83d',
+      '|',
+      '^',
+      '&',
+      '~',
+      '\\',
+      '\\F\\',
+      '\\E\\',
+      '\\.br\\',
+      '\\X\\',
+      'F',
+      '\\',
+      '\r',
+      '\n',
+      '\t',
+      '\u0085',
+      '\u2029',
+      '',
+    ];
+    let seed = 11;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed >> 8;
+    };
+    const value = (): EscapedText => {
+      let text = '';
+      for (let length = next() % 4; length > 0; length -= 1) text += pieces[next() % pieces.length];
+      // half of them through escaping, half raw (mostly not escaped text)
+      return next() % 2 === 0 ? escapeText(text) : (text as EscapedText);
+    };
+    let accepted = 0;
+    for (let round = 0; round < 3000; round += 1) {
+      const components = [value(), [value(), value()], value()] as const;
+      const values = [components[0], ...components[1], components[2]];
+      const expected = values.every((v) => isEscapedText(v));
+      let actual = true;
+      try {
+        new Segment('OBX').set(5, components).setRepetitions(6, [[values[1]!], [values[3]!]]);
+      } catch {
+        actual = false;
+      }
+      expect(actual).toBe(expected);
+      if (actual) accepted += 1;
+    }
+    // both outcomes occur
+    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeLessThan(2900);
+  });
+
   test('refuses field 0 and bad segment names', () => {
     expect(() => new Segment('PID').set(0, escapeText('x'))).toThrow();
     expect(() => new Segment('pid')).toThrow();
@@ -64,5 +137,106 @@ describe('Hl7Message', () => {
   test('has exactly one MSH, first', () => {
     expect(() => new Hl7Message(new Segment('PID'))).toThrow();
     expect(() => new Hl7Message(new Segment('MSH')).add(new Segment('MSH'))).toThrow();
+  });
+});
+
+describe('JSON size measured while the values are checked', () => {
+  /** A deterministic generator (no Math.random: the same corpus every run). */
+  function corpus(count: number): string[] {
+    const pieces = [
+      'a',
+      'Z',
+      '0',
+      ' ',
+      '"',
+      '\\',
+      '|',
+      '^',
+      '&',
+      '~',
+      '\r\n',
+      '\n',
+      '\t',
+      '\u0001',
+      'é',
+      'ß',
+      '中',
+      '😀',
+      '\ud83d',
+      '\ude00',
+      '\u00a0',
+      '\u0085',
+      '\u2028',
+    ];
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    return Array.from({ length: count }, () => {
+      let text = '';
+      for (let length = next() % 9; length > 0; length -= 1) text += pieces[next() % pieces.length];
+      return text;
+    });
+  }
+
+  test('a segment and a message count exactly the bytes jsonStringBytes counts on their text', () => {
+    const values = corpus(600);
+    // raw surrogates (what escaping replaces) are valid escaped text too: a value ending in a high surrogate is counted on the whole text
+    const escaped = [
+      ...values.map((value) => escapeText(value)),
+      ...values.map((value) => escapeFormattedText(value)),
+      '\ud83d' as EscapedText,
+      'x\ud83d' as EscapedText,
+    ];
+    const message = new Hl7Message(new Segment('MSH').set(3, escaped[0]!));
+    for (let index = 0; index + 6 < escaped.length; index += 7) {
+      const segment = new Segment('OBX')
+        .set(1, escaped[index]!)
+        .set(3, [escaped[index + 1]!, [escaped[index + 2]!, escaped[index + 3]!]])
+        .setRepetitions(5, [[escaped[index + 4]!], [escaped[index + 5]!]])
+        .setLines(6, [escaped[index + 6]!, escaped[index]!]);
+      expect(segment.jsonStringBytes()).toBe(jsonStringBytes(segment.toString() + '\r') - 2);
+      message.add(segment);
+    }
+    message.add(new Segment('NTE').set(3, '\ud83d' as EscapedText).set(4, escapeText('"x"')));
+    expect(message.jsonStringBytes()).toBe(jsonStringBytes(message.toString()));
+    // a field set again is measured again
+    message.header.set(3, escapeText('"Zoë"'));
+    expect(message.jsonStringBytes()).toBe(jsonStringBytes(message.toString()));
+  });
+});
+
+describe('copyField', () => {
+  test('writes the same text, measure and character set as the field it copies, and replaces what was there', () => {
+    const segment = new Segment('TXA')
+      .set(5, [escapeText('ID'), escapeText('Zoë "Z"')])
+      .set(9, escapeText('old'))
+      .copyField(9, 5);
+    expect(segment.toString()).toBe('TXA|||||ID^Zoë "Z"||||ID^Zoë "Z"');
+    expect(segment.jsonStringBytes()).toBe(jsonStringBytes(segment.toString() + '\r') - 2);
+    expect(segment.hasNonAsciiText()).toBe(true);
+    segment.set(5, escapeText('x'));
+    expect(segment.hasNonAsciiText()).toBe(true); // field 9 still holds ë
+    segment.copyField(9, 5);
+    expect(segment.hasNonAsciiText()).toBe(false);
+    expect(segment.toString()).toBe('TXA|||||x||||x');
+    expect(new Segment('TXA').copyField(9, 5).toString()).toBe('TXA');
+  });
+
+  test('copyFieldFrom: the field of another segment, with its measure and character set', () => {
+    const first = new Segment('OBX').set(16, [escapeText('1'), escapeText('Moreau'), escapeText('Élodie')]);
+    const second = new Segment('OBX').set(1, escapeText('2')).copyFieldFrom(first, 16);
+    expect(second.toString()).toBe('OBX|2|||||||||||||||1^Moreau^Élodie');
+    expect(second.hasNonAsciiText()).toBe(true);
+    expect(second.jsonStringBytes()).toBe(jsonStringBytes(second.toString() + '\r') - 2);
+    expect(new Segment('OBX').set(3, escapeText('x')).copyFieldFrom(first, 3, 16).fieldText(3)).toBe('1^Moreau^Élodie');
+    expect(() => second.copyFieldFrom(new Segment('MSH'), 16, 1)).toThrow();
+  });
+
+  test('refuses MSH-1 and MSH-2 as source or target', () => {
+    const msh = new Segment('MSH').set(3, escapeText('APP'));
+    expect(() => msh.copyField(2, 3)).toThrow();
+    expect(() => msh.copyField(3, 1)).toThrow();
   });
 });

@@ -1,12 +1,15 @@
-import { checkEscapedText as checkEscapedTextExport, type EscapedText } from './escape';
+import { type EscapedText, NOT_ESCAPED_TEXT as NOT_ESCAPED_TEXT_EXPORT, scanEscapedText as scanEscapedTextExport } from './escape';
+import { jsonStringBytes as jsonStringBytesExport } from './json-string-bytes';
 
 /*
  * Read once, here. When this library runs as CommonJS transformed by esbuild (tsx, the jest transform),
  * every use of an imported binding is a getter call on the exporting module's exports object, and this
  * check runs for every value of every message (about a tenth of a note message's time under tsx). The
- * ESM bundle of `npm run build` has no such cost; there this line changes nothing.
+ * ESM bundle of `npm run build` has no such cost; there these lines change nothing.
  */
-const checkEscapedText = checkEscapedTextExport;
+const scanEscapedText = scanEscapedTextExport;
+const NOT_ESCAPED_TEXT = NOT_ESCAPED_TEXT_EXPORT;
+const jsonStringBytes = jsonStringBytesExport;
 
 /** One component: a single escaped value, or its subcomponents (joined by `&`). */
 export type Component = EscapedText | readonly EscapedText[];
@@ -25,7 +28,18 @@ export const SUBCOMPONENT_SEPARATOR = '&';
 /** MSH-2, exactly as hl7-notes.md requires. */
 export const ENCODING_CHARACTERS = '^~\\&';
 
-const SEGMENT_NAME = /^[A-Z][A-Z0-9]{2}$/;
+/** `^[A-Z][A-Z0-9]{2}$`, without a regular expression (a segment is made for every few values). */
+function isSegmentName(name: string): boolean {
+  if (typeof name !== 'string' || name.length !== 3) {
+    return false;
+  }
+  const first = name.charCodeAt(0);
+  return first >= 0x41 && first <= 0x5a && isUpperCaseLetterOrDigit(name.charCodeAt(1)) && isUpperCaseLetterOrDigit(name.charCodeAt(2));
+}
+
+function isUpperCaseLetterOrDigit(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39);
+}
 
 /** Segments whose field 1 is the field separator and field 2 the encoding characters. */
 function isHeaderSegment(name: string): boolean {
@@ -48,24 +62,36 @@ function separators(runs: readonly string[], count: number): string {
 }
 
 /**
- * Checks one value; returns whether it holds text outside ASCII. A value that skipped escaping is a
+ * Checks one value ({@link scanEscapedText}) and returns the scan. A value that skipped escaping is a
  * programming error inside lib/hl7, never a data problem.
  */
-function checkValue(value: string, segmentName: string, fieldNumber: number): boolean {
-  const check = checkEscapedText(value);
-  if (check === 'not escaped') {
+function checkValue(value: string, segmentName: string, fieldNumber: number): number {
+  const scan = scanEscapedText(value);
+  if (scan === NOT_ESCAPED_TEXT) {
     throw new Error(`${segmentName}-${fieldNumber}: value is not escaped HL7 text`);
   }
-  return check === 'non-ascii';
+  return scan;
+}
+
+/** Whether a value holds text outside ASCII, from its scan (NaN comes only with a surrogate). */
+function isNonAscii(scan: number): boolean {
+  return scan !== scan || (scan & 1) === 1;
+}
+
+/** The bytes a value takes inside a JSON string beyond its length, from its scan (NaN: not countable alone). */
+function extraJsonBytes(scan: number): number {
+  return (scan - (scan & 1)) / 2;
 }
 
 /**
  * Serializes one field while it is set, so each value is validated and written exactly once. Every
- * value is checked ({@link checkEscapedText}) in the same pass; `nonAscii` records whether any value
- * holds text outside ASCII (for MSH-18).
+ * value is checked ({@link scanEscapedText}) in the same pass; `nonAscii` records whether any value
+ * holds text outside ASCII (for MSH-18), `extraJsonBytes` what the values take inside a JSON string
+ * beyond their length (for the size budgets; NaN when it must be counted on the whole text).
  */
 class FieldWriter {
   nonAscii = false;
+  extraJsonBytes = 0;
 
   constructor(
     private readonly segmentName: string,
@@ -74,8 +100,12 @@ class FieldWriter {
 
   /** A value, checked ({@link checkValue}). */
   value(value: string): string {
-    if (checkValue(value, this.segmentName, this.fieldNumber)) {
-      this.nonAscii = true;
+    if (value !== '') {
+      const scan = checkValue(value, this.segmentName, this.fieldNumber);
+      if (scan !== 0) {
+        this.nonAscii ||= isNonAscii(scan);
+        this.extraJsonBytes += extraJsonBytes(scan);
+      }
     }
     return value;
   }
@@ -134,18 +164,21 @@ export class Segment {
   private readonly fields: string[] = [];
   /** the fields holding text outside ASCII; created for the few segments that have one */
   private nonAsciiFields: Set<number> | undefined;
+  /** index = field number: what the field's values take inside a JSON string beyond their length (NaN: not countable alone) */
+  private readonly fieldExtraJsonBytes: number[] = [];
   /** {@link toString}, until a field changes */
   private text: string | undefined;
+  /** {@link jsonStringBytes}, until a field changes */
+  private jsonBytes: number | undefined;
+  /** 3 for MSH, FHS and BHS (fields 1 and 2 are the delimiters), else 1 */
+  private readonly firstSettableField: number;
 
   constructor(name: string) {
-    if (!SEGMENT_NAME.test(name)) {
+    if (!isSegmentName(name)) {
       throw new Error(`invalid segment name ${JSON.stringify(name)}`);
     }
     this.name = name;
-  }
-
-  private get firstSettableField(): number {
-    return isHeaderSegment(this.name) ? 3 : 1;
+    this.firstSettableField = isHeaderSegment(name) ? 3 : 1;
   }
 
   /** Sets field `fieldNumber` to one value (one repetition). An empty value clears the field. */
@@ -153,11 +186,12 @@ export class Segment {
     this.assertSettable(fieldNumber);
     if (typeof value === 'string') {
       // the common case, a single value: no FieldWriter needed
-      return this.store(fieldNumber, value, checkValue(value, this.name, fieldNumber));
+      const scan = checkValue(value, this.name, fieldNumber);
+      return this.store(fieldNumber, value, isNonAscii(scan), extraJsonBytes(scan));
     }
     const writer = new FieldWriter(this.name, fieldNumber);
     const text = writer.repetition(value as Components);
-    return this.store(fieldNumber, text, writer.nonAscii);
+    return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
   }
 
   /** Sets a repeating field: one entry per repetition (joined by `~`). Empty repetitions are dropped. */
@@ -171,7 +205,7 @@ export class Segment {
         text = text === '' ? repetition : text + REPETITION_SEPARATOR + repetition;
       }
     }
-    return this.store(fieldNumber, text, writer.nonAscii);
+    return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
   }
 
   /**
@@ -182,7 +216,28 @@ export class Segment {
     this.assertSettable(fieldNumber);
     const writer = new FieldWriter(this.name, fieldNumber);
     const text = lines.some((line) => line !== '') ? lines.map((line) => writer.value(line)).join(REPETITION_SEPARATOR) : '';
-    return this.store(fieldNumber, text, writer.nonAscii);
+    return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
+  }
+
+  /** Sets field `fieldNumber` to the value of field `sourceFieldNumber` (already checked): the same value twice is written once. */
+  copyField(fieldNumber: number, sourceFieldNumber: number): this {
+    return this.copyFieldFrom(this, fieldNumber, sourceFieldNumber);
+  }
+
+  /** Sets field `fieldNumber` to the value of that field (or of `sourceFieldNumber`) in `source`, already checked there. */
+  copyFieldFrom(source: Segment, fieldNumber: number, sourceFieldNumber = fieldNumber): this {
+    this.assertSettable(fieldNumber);
+    source.assertSettable(sourceFieldNumber);
+    this.fields[fieldNumber] = source.fields[sourceFieldNumber] ?? '';
+    this.fieldExtraJsonBytes[fieldNumber] = source.fieldExtraJsonBytes[sourceFieldNumber] ?? 0;
+    if (source.nonAsciiFields?.has(sourceFieldNumber)) {
+      (this.nonAsciiFields ??= new Set()).add(fieldNumber);
+    } else {
+      this.nonAsciiFields?.delete(fieldNumber);
+    }
+    this.text = undefined;
+    this.jsonBytes = undefined;
+    return this;
   }
 
   private assertSettable(fieldNumber: number): void {
@@ -191,14 +246,16 @@ export class Segment {
     }
   }
 
-  private store(fieldNumber: number, text: string, nonAscii: boolean): this {
+  private store(fieldNumber: number, text: string, nonAscii: boolean, extraJsonBytes: number): this {
     this.fields[fieldNumber] = text;
+    this.fieldExtraJsonBytes[fieldNumber] = extraJsonBytes;
     if (nonAscii) {
       (this.nonAsciiFields ??= new Set()).add(fieldNumber);
     } else {
       this.nonAsciiFields?.delete(fieldNumber);
     }
     this.text = undefined;
+    this.jsonBytes = undefined;
     return this;
   }
 
@@ -236,6 +293,26 @@ export class Segment {
       this.text = out;
     }
     return this.text;
+  }
+
+  /**
+   * The bytes the segment and its terminator take inside a JSON string ({@link jsonStringBytes} of
+   * `toString() + '\r'`, without the quotes), from what the values' checks measured: no second pass
+   * over the text, except for the rare segment with a value that ends in a high surrogate.
+   */
+  jsonStringBytes(): number {
+    if (this.jsonBytes === undefined) {
+      const text = this.toString();
+      // the name and the separators are ASCII (one byte each), the encoding characters hold one `\`, the CR is `\r`
+      let bytes = text.length + (isHeaderSegment(this.name) ? 1 : 0) + 2;
+      const extras = this.fieldExtraJsonBytes;
+      for (let fieldNumber = this.firstSettableField; fieldNumber < extras.length; fieldNumber += 1) {
+        const extra = extras[fieldNumber];
+        if (extra !== undefined) bytes += extra;
+      }
+      this.jsonBytes = Number.isNaN(bytes) ? jsonStringBytes(text + SEGMENT_TERMINATOR) - 2 : bytes;
+    }
+    return this.jsonBytes;
   }
 }
 
@@ -276,7 +353,24 @@ export class Hl7Message {
 
   /** True when any segment holds text outside ASCII (HL7's default character set). */
   hasNonAsciiText(): boolean {
-    return this.header.hasNonAsciiText() || this.body.some((segment) => segment.hasNonAsciiText());
+    if (this.header.hasNonAsciiText()) {
+      return true;
+    }
+    for (const segment of this.body) {
+      if (segment.hasNonAsciiText()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@link jsonStringBytes} of {@link toString}: the bytes the message takes as a JSON string, quotes included. */
+  jsonStringBytes(): number {
+    let bytes = 2 + this.header.jsonStringBytes();
+    for (const segment of this.body) {
+      bytes += segment.jsonStringBytes();
+    }
+    return bytes;
   }
 
   toString(): string {

@@ -1,31 +1,55 @@
 import type { Clinician, CodedValue, Encounter, Patient, PersonName } from '../chart/types';
 import {
-  ceFromCodedValue,
-  ceFromText,
-  cxFromIdentifier,
-  dtFromDate,
-  eiFromIdentifier,
-  plFromLocation,
-  tsFromDateTime,
-  xadFromAddress,
-  xcnFromClinician,
-  xpnFromPersonName,
-  xtnFromEmail,
-  xtnFromPhone,
+  ceFromCodedValue as ceFromCodedValueImport,
+  ceFromText as ceFromTextImport,
+  cxFromIdentifier as cxFromIdentifierImport,
+  dtFromDate as dtFromDateImport,
+  eiFromIdentifier as eiFromIdentifierImport,
+  plFromLocation as plFromLocationImport,
+  siFromNumber as siFromNumberImport,
+  tsFromDateTime as tsFromDateTimeImport,
+  xadFromAddress as xadFromAddressImport,
+  xcnFromClinician as xcnFromClinicianImport,
+  xpnFromPersonName as xpnFromPersonNameImport,
+  xtnFromEmail as xtnFromEmailImport,
+  xtnFromPhone as xtnFromPhoneImport,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { type EscapedText, escapeText } from './escape';
+import { type EscapedText, escapeText as escapeTextImport } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
-import { type Component, type Components, Segment } from './segment';
+import { type Component, type Components, Segment as SegmentImport } from './segment';
 import {
-  ADMINISTRATIVE_SEX,
-  IDENTIFIER_TYPE_MEDICAL_RECORD,
-  IDENTIFIER_TYPE_VISIT_NUMBER,
+  ADMINISTRATIVE_SEX as ADMINISTRATIVE_SEXImport,
+  IDENTIFIER_TYPE_MEDICAL_RECORD as IDENTIFIER_TYPE_MEDICAL_RECORDImport,
+  IDENTIFIER_TYPE_VISIT_NUMBER as IDENTIFIER_TYPE_VISIT_NUMBERImport,
   type OrderControl,
-  PATIENT_CLASS_NOT_APPLICABLE,
-  PATIENT_CLASS_TEXT,
+  PATIENT_CLASS_NOT_APPLICABLE as PATIENT_CLASS_NOT_APPLICABLEImport,
+  PATIENT_CLASS_TEXT as PATIENT_CLASS_TEXTImport,
   type PatientClass,
 } from './tables';
+
+// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
+const ceFromCodedValue = ceFromCodedValueImport;
+const ceFromText = ceFromTextImport;
+const cxFromIdentifier = cxFromIdentifierImport;
+const dtFromDate = dtFromDateImport;
+const eiFromIdentifier = eiFromIdentifierImport;
+const plFromLocation = plFromLocationImport;
+const siFromNumber = siFromNumberImport;
+const tsFromDateTime = tsFromDateTimeImport;
+const xadFromAddress = xadFromAddressImport;
+const xcnFromClinician = xcnFromClinicianImport;
+const xpnFromPersonName = xpnFromPersonNameImport;
+const xtnFromEmail = xtnFromEmailImport;
+const xtnFromPhone = xtnFromPhoneImport;
+const escapeText = escapeTextImport;
+const Segment = SegmentImport;
+type Segment = SegmentImport;
+const ADMINISTRATIVE_SEX = ADMINISTRATIVE_SEXImport;
+const IDENTIFIER_TYPE_MEDICAL_RECORD = IDENTIFIER_TYPE_MEDICAL_RECORDImport;
+const IDENTIFIER_TYPE_VISIT_NUMBER = IDENTIFIER_TYPE_VISIT_NUMBERImport;
+const PATIENT_CLASS_NOT_APPLICABLE = PATIENT_CLASS_NOT_APPLICABLEImport;
+const PATIENT_CLASS_TEXT = PATIENT_CLASS_TEXTImport;
 
 /*
  * Builders of the segments several messages share. Each takes chart values, escapes them through the
@@ -89,7 +113,7 @@ export function assertSamePatient(patient: Patient, patientId: string, inputPath
 }
 
 function setId(value: number): EscapedText {
-  return escapeText(String(value));
+  return siFromNumber(value);
 }
 
 function patientClassCode(patientClass: string, inputPath: string): PatientClass {

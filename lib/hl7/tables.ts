@@ -85,6 +85,23 @@ export type OrderControl = typeof ORDER_CONTROL_RESULTS | typeof ORDER_CONTROL_S
 export const IDENTIFIER_TYPE_MEDICAL_RECORD = 'MR';
 export const IDENTIFIER_TYPE_VISIT_NUMBER = 'VN';
 
+/** Table 0038 codes by the chart's free-text order status (normalized: trimmed, lower case, runs of spaces and `_` as `-`). */
+const ORDER_STATUS_BY_NAME = new Map<string, string>([
+  ['completed', 'CM'],
+  ['complete', 'CM'],
+  ['cancelled', 'CA'],
+  ['canceled', 'CA'],
+  ['discontinued', 'DC'],
+  ['on-hold', 'HD'],
+  ['held', 'HD'],
+  ['in-progress', 'IP'],
+  ['active', 'IP'],
+  ['scheduled', 'SC'],
+  ['replaced', 'RP'],
+  ['partial', 'A'],
+]);
+const TABLE_0038: readonly string[] = ['A', 'CA', 'CM', 'DC', 'ER', 'HD', 'IP', 'RP', 'SC'];
+
 /** Table 0038 order status, from the free-text order status the chart stores; `undefined` when unknown. */
 export function orderStatusCode(status: string | undefined): string | undefined {
   if (status === undefined) {
@@ -94,20 +111,5 @@ export function orderStatusCode(status: string | undefined): string | undefined 
     .trim()
     .toLowerCase()
     .replace(/[\s_]+/g, '-');
-  const byName = new Map<string, string>([
-    ['completed', 'CM'],
-    ['complete', 'CM'],
-    ['cancelled', 'CA'],
-    ['canceled', 'CA'],
-    ['discontinued', 'DC'],
-    ['on-hold', 'HD'],
-    ['held', 'HD'],
-    ['in-progress', 'IP'],
-    ['active', 'IP'],
-    ['scheduled', 'SC'],
-    ['replaced', 'RP'],
-    ['partial', 'A'],
-  ]);
-  const table0038 = ['A', 'CA', 'CM', 'DC', 'ER', 'HD', 'IP', 'RP', 'SC'];
-  return byName.get(normalized) ?? (table0038.includes(status.trim()) ? status.trim() : undefined);
+  return ORDER_STATUS_BY_NAME.get(normalized) ?? (TABLE_0038.includes(status.trim()) ? status.trim() : undefined);
 }

@@ -1,0 +1,50 @@
+import { makeObservation, ObservationGroup, textObservationValue } from './observations';
+
+describe('ObservationGroup', () => {
+  const namespaces = { entity: 'CLINIC', clinician: 'CLINIC', visit: 'CLINIC' };
+  const nurse = { id: 'RN-1', name: { family: 'Moreau', given: 'Élodie' } };
+  const doctor = { id: 'MD-2', name: { family: 'Haddad', given: 'Omar' } };
+  const code = (value: string) => ({ code: value, display: value, system: 'L' });
+
+  test('OBX-16 of each row is its own responsible observer, whether or not the row before had the same one', () => {
+    const group = new ObservationGroup({ serviceIdentifier: code('PANEL'), observedAt: '2024-05-06T07:08:09Z', resultStatus: 'F', inputPath: 'x' }).add(
+      makeObservation(code('A'), textObservationValue('a'), 'F', 'x.a', { responsibleObserver: nurse }),
+      makeObservation(code('B'), textObservationValue('b'), 'F', 'x.b', { responsibleObserver: nurse }),
+      makeObservation(code('C'), textObservationValue('c'), 'F', 'x.c', { responsibleObserver: doctor }),
+      makeObservation(code('D'), textObservationValue('d'), 'F', 'x.d'),
+      makeObservation(code('E'), textObservationValue('e'), 'F', 'x.e', { responsibleObserver: { ...nurse } }),
+    );
+    const observers = group
+      .toSegments(1, namespaces)
+      .filter((segment) => segment.name === 'OBX')
+      .map((segment) => segment.fieldText(16));
+    expect(observers).toEqual([
+      'RN-1^Moreau^Élodie^^^^^^CLINIC^L^^^PRN',
+      'RN-1^Moreau^Élodie^^^^^^CLINIC^L^^^PRN',
+      'MD-2^Haddad^Omar^^^^^^CLINIC^L^^^PRN',
+      '',
+      'RN-1^Moreau^Élodie^^^^^^CLINIC^L^^^PRN',
+    ]);
+    expect(
+      group
+        .toSegments(1, namespaces)
+        .every((segment, index) => index === 0 || segment.name !== 'OBX' || segment.hasNonAsciiText() === segment.toString().includes('É')),
+    ).toBe(true);
+  });
+});
+
+test('OBX-14 of each row is its own time, whether or not the row before had the same one', () => {
+  const code = (value: string) => ({ code: value, display: value, system: 'L' });
+  const group = new ObservationGroup({ serviceIdentifier: code('PANEL'), observedAt: '2024-05-06T07:08:09Z', resultStatus: 'F', inputPath: 'x' }).add(
+    makeObservation(code('A'), textObservationValue('a'), 'F', 'x.a', { observedAt: '2024-05-06T07:08:09-05:00' }),
+    makeObservation(code('B'), textObservationValue('b'), 'F', 'x.b', { observedAt: '2024-05-06T07:08:09-05:00' }),
+    makeObservation(code('C'), textObservationValue('c'), 'F', 'x.c', { observedAt: { asSent: '2024-05-06T07:08' } }),
+    makeObservation(code('D'), textObservationValue('d'), 'F', 'x.d'),
+    makeObservation(code('E'), textObservationValue('e'), 'F', 'x.e', { observedAt: '2024-05-06T07:08:10Z' }),
+  );
+  const times = group
+    .toSegments(1, { entity: 'C', clinician: 'C', visit: 'C' })
+    .filter((segment) => segment.name === 'OBX')
+    .map((segment) => segment.fieldText(14));
+  expect(times).toEqual(['20240506120809+0000', '20240506120809+0000', '202405060708', '', '20240506070810+0000']);
+});
