@@ -10,7 +10,10 @@
  * Measured per page: handler time, DynamoDB read units (ReturnConsumedCapacity TOTAL added to every
  * read the handler sends: dynalite prices it as DynamoDB does, 4 KB units, half for eventually
  * consistent reads), the response's bytes as Lambda carries them (body inside the JSON response).
- * Memory: the process's peak RSS (getrusage maxRSS) and heap after a warm-up page and after the walk.
+ * Memory: a full GC before each page (outside the timed part), then RSS and heap sampled every 2 ms
+ * while the page runs and at its end: the most one invocation takes above the collected heap, and the
+ * process's peak RSS. (getrusage's maxRSS is useless here: Linux keeps the parent's high-water mark
+ * across fork + exec, and the parent holds the whole in-memory DynamoDB.)
  * Prints one line: SCALE_RESULT <JSON>.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -37,13 +40,22 @@ export interface WalkResult {
   ms: number[];
   readUnits: number[];
   responseBytes: number[];
+  /** heap above the collected heap at the page's start (MiB, sampled) */
+  heapGrowthMiB: number[];
   statuses: number[];
 }
 
 export interface ScaleChildResult {
   kind: ScaleJob['kind'];
   walks: WalkResult[];
-  memory: { baselineRssMiB: number; peakRssMiB: number; heapAfterWarmupMiB: number; heapPeakSampledMiB: number; heapAfterWalkGcMiB: number };
+  memory: {
+    baselineRssMiB: number;
+    peakRssMiB: number;
+    heapAfterWarmupMiB: number;
+    heapPeakSampledMiB: number;
+    maxPageHeapGrowthMiB: number;
+    heapAfterWalkGcMiB: number;
+  };
 }
 
 const READS = new Set(['QueryCommand', 'GetItemCommand', 'BatchGetItemCommand', 'ScanCommand']);
@@ -126,22 +138,35 @@ async function main(): Promise<void> {
   const warm = await invoke(undefined, 1);
   if (warm.statusCode !== 200) throw new Error(`warm-up answered ${warm.statusCode}: ${warm.body.slice(0, 300)}`);
   gc();
-  const baselineRss = process.resourceUsage().maxRSS * 1024;
+  const baselineRss = process.memoryUsage.rss();
   const heapAfterWarmup = process.memoryUsage().heapUsed;
   let heapPeak = heapAfterWarmup;
+  let rssPeak = baselineRss;
+  let pageHeapPeak = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    rssPeak = Math.max(rssPeak, m.rss);
+    pageHeapPeak = Math.max(pageHeapPeak, m.heapUsed);
+  };
+  const sampler = setInterval(sample, 2);
 
   const walks: WalkResult[] = [];
   for (const walk of job.walks) {
-    const result: WalkResult = { label: walk.label, pages: 0, records: 0, ms: [], readUnits: [], responseBytes: [], statuses: [] };
+    const result: WalkResult = { label: walk.label, pages: 0, records: 0, ms: [], readUnits: [], responseBytes: [], heapGrowthMiB: [], statuses: [] };
     let cursor = walk.cursor;
     do {
+      gc();
+      const heapBefore = process.memoryUsage().heapUsed;
+      pageHeapPeak = heapBefore;
       units = 0;
       counting = true;
       const t0 = process.hrtime.bigint();
       const response = await invoke(cursor);
       const t1 = process.hrtime.bigint();
       counting = false;
-      heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+      sample();
+      heapPeak = Math.max(heapPeak, pageHeapPeak);
+      result.heapGrowthMiB.push((pageHeapPeak - heapBefore) / MiB);
       result.statuses.push(response.statusCode);
       if (response.statusCode !== 200) throw new Error(`${job.kind} page ${result.pages + 1} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
       const page = pageOf(job, response);
@@ -155,7 +180,8 @@ async function main(): Promise<void> {
     } while (cursor && (walk.maxPages === undefined || result.pages < walk.maxPages));
     walks.push(result);
   }
-  const peakRss = process.resourceUsage().maxRSS * 1024;
+  clearInterval(sampler);
+  const peakRss = rssPeak;
   gc();
   const out: ScaleChildResult = {
     kind: job.kind,
@@ -165,6 +191,7 @@ async function main(): Promise<void> {
       peakRssMiB: peakRss / MiB,
       heapAfterWarmupMiB: heapAfterWarmup / MiB,
       heapPeakSampledMiB: heapPeak / MiB,
+      maxPageHeapGrowthMiB: Math.max(0, ...walks.flatMap((w) => w.heapGrowthMiB)),
       heapAfterWalkGcMiB: process.memoryUsage().heapUsed / MiB,
     },
   };

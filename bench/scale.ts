@@ -32,7 +32,8 @@
  * `next` link's _page_token, _count 200; inbox: nextCursor, limit 100: the first 10 pages and the last 10
  * pages, from a cursor 1,000 packets before the end). Per page: handler time, read units (ReturnConsumedCapacity added to each
  * read; dynalite prices as DynamoDB: per request ceil(bytes / 4 KB), half for eventually consistent
- * reads), response bytes as Lambda carries them. Memory: the child's peak RSS (getrusage) and heap.
+ * reads), response bytes as Lambda carries them. Memory: the child's peak RSS and the heap one page
+ * takes (sampled every 2 ms after a full GC before each page).
  * Growth: per-record time and read units of a whole walk at the largest size over the smallest
  * (summary, $everything); per-page time and read units (inbox); peak RSS largest over smallest.
  * Met when every ratio is at most 1.25, every walk returned every record, and no response passed
@@ -287,6 +288,8 @@ interface ChartRow {
   peakRssMiB: number;
   rssGrowthMiB: number;
   heapPeakMiB: number;
+  /** the most one page's invocation took above the collected heap */
+  pageHeapGrowthMiB: number;
   maxResponseBytes: number;
 }
 
@@ -303,6 +306,8 @@ interface InboxRow {
   peakRssMiB: number;
   rssGrowthMiB: number;
   heapPeakMiB: number;
+  /** the most one page's invocation took above the collected heap */
+  pageHeapGrowthMiB: number;
   maxResponseBytes: number;
 }
 
@@ -324,6 +329,7 @@ function chartRow(records: number, child: ScaleChildResult): ChartRow {
     peakRssMiB: r(child.memory.peakRssMiB, 1),
     rssGrowthMiB: r(child.memory.peakRssMiB - child.memory.baselineRssMiB, 1),
     heapPeakMiB: r(child.memory.heapPeakSampledMiB, 1),
+    pageHeapGrowthMiB: r(child.memory.maxPageHeapGrowthMiB, 1),
     maxResponseBytes: Math.max(...walk.responseBytes),
   };
 }
@@ -344,6 +350,7 @@ function inboxRow(packets: number, child: ScaleChildResult): InboxRow {
     peakRssMiB: r(child.memory.peakRssMiB, 1),
     rssGrowthMiB: r(child.memory.peakRssMiB - child.memory.baselineRssMiB, 1),
     heapPeakMiB: r(child.memory.heapPeakSampledMiB, 1),
+    pageHeapGrowthMiB: r(child.memory.maxPageHeapGrowthMiB, 1),
     maxResponseBytes: Math.max(...top.responseBytes, ...deep.responseBytes),
   };
 }
@@ -450,6 +457,7 @@ function report(
       readUnitsPerRecord: ratio(l.readUnitsPerRecord, s.readUnitsPerRecord),
       peakRss: ratio(l.peakRssMiB, s.peakRssMiB),
       memoryPerRecord: ratio(l.peakRssMiB / l.records, s.peakRssMiB / s.records),
+      pageHeap: ratio(l.pageHeapGrowthMiB, s.pageHeapGrowthMiB),
       msPerPageMedian: ratio(l.msPerPageMedian, s.msPerPageMedian),
     };
   };
@@ -463,6 +471,7 @@ function report(
       topReadUnitsPerPage: ratio(li.topReadUnitsPerPage, si.topReadUnitsPerPage),
       deepReadUnitsPerPage: ratio(li.deepReadUnitsPerPage, si.deepReadUnitsPerPage),
       peakRss: ratio(li.peakRssMiB, si.peakRssMiB),
+      pageHeap: ratio(li.pageHeapGrowthMiB, si.pageHeapGrowthMiB),
     },
   };
   const allRecordsReturned = [...summaryRows, ...everythingRows].every((row) => row.recordsReturned === row.records);
@@ -491,15 +500,15 @@ function report(
     `largest response ${(maxResponse / 1e6).toFixed(2)} MB (cap 6 MB), every listing pages`;
 
   const chartTable = (rows: ChartRow[]) => [
-    '| records | pages | returned | total ms | ms/page (median, max) | ms/record | RU | RU/record | RU/page max | peak RSS MiB (growth) | heap peak MiB | largest page bytes |',
+    '| records | pages | returned | total ms | ms/page (median, max) | ms/record | RU | RU/record | RU/page max | peak RSS MiB (over warm) | heap per page MiB (max) | largest page bytes |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (x) =>
-        `| ${x.records} | ${x.pages} | ${x.recordsReturned} | ${x.totalMs} | ${x.msPerPageMedian}, ${x.msPerPageMax} | ${x.msPerRecord} | ${x.readUnits} | ${x.readUnitsPerRecord} | ${x.readUnitsPerPageMax} | ${x.peakRssMiB} (+${x.rssGrowthMiB}) | ${x.heapPeakMiB} | ${x.maxResponseBytes} |`,
+        `| ${x.records} | ${x.pages} | ${x.recordsReturned} | ${x.totalMs} | ${x.msPerPageMedian}, ${x.msPerPageMax} | ${x.msPerRecord} | ${x.readUnits} | ${x.readUnitsPerRecord} | ${x.readUnitsPerPageMax} | ${x.peakRssMiB} (+${x.rssGrowthMiB}) | ${x.pageHeapGrowthMiB} | ${x.maxResponseBytes} |`,
     ),
   ];
   const g = (x: ReturnType<typeof growthOf>) =>
-    `largest/smallest: ms/record ${x.msPerRecord}x, RU/record ${x.readUnitsPerRecord}x, peak RSS ${x.peakRss}x (per record ${x.memoryPerRecord}x), ms/page ${x.msPerPageMedian}x.`;
+    `largest/smallest: ms/record ${x.msPerRecord}x, RU/record ${x.readUnitsPerRecord}x, peak RSS ${x.peakRss}x (per record ${x.memoryPerRecord}x), heap per page ${x.pageHeap}x, ms/page ${x.msPerPageMedian}x.`;
   const section = [
     '## Scale with the chart and the inbox (issue 31 item 4)',
     '',
@@ -507,7 +516,7 @@ function report(
     '',
     "Records of a chart = what the summary export and `$everything` read and return: encounters, notes, assessments (chart table, `byTimeline`) and lab results (results table, `byPatient`, current version each); the chart has no separate problems, medications or allergies (diagnoses and orders are inside encounters). The synthetic chart: visits of 5 records (1 encounter with 2 diagnoses and 1 order, 1 note, 1 PHQ-9 assessment, 2 lab results of 3 tests), one a day. Seeded through the production write paths: chart import (`importChart`), lab results through `receiveLabResult` with the deployed wiring, packets built by `receiveFormPacket` (unknown patient id: pending_review) and written in `createPacket`'s item layout with BatchWriteItem (bench/scale.ts).",
     '',
-    `Method: each listing and size in a child process of its own (one Lambda container of that function, bench/scale-child.ts), warmed by one small page, then walked with its continuation: the summary with limit ${SUMMARY_PAGE} and \`cursor\` (x-summary-next-cursor), \`$everything\` with _count ${EVERYTHING_PAGE} and the \`next\` link, the inbox with limit ${INBOX_PAGE}: ${INBOX_PAGES_PER_WALK} pages from the top (newest) and the last ${INBOX_PAGES_PER_WALK} (from the cursor of the packet ${INBOX_PAGES_PER_WALK * INBOX_PAGE} from the end: no offset is paid). Time: the handler's (no authorizer, no HTTP). Read units: ReturnConsumedCapacity on each read, priced by dynalite as DynamoDB does (per request, 4 KB units, half for eventually consistent). Memory: the child's peak RSS (getrusage) and sampled heap; growth = peak minus the RSS after the warm-up page.`,
+    `Method: each listing and size in a child process of its own (one Lambda container of that function, bench/scale-child.ts), warmed by one small page, then walked with its continuation: the summary with limit ${SUMMARY_PAGE} and \`cursor\` (x-summary-next-cursor), \`$everything\` with _count ${EVERYTHING_PAGE} and the \`next\` link, the inbox with limit ${INBOX_PAGE}: ${INBOX_PAGES_PER_WALK} pages from the top (newest) and the last ${INBOX_PAGES_PER_WALK} (from the cursor of the packet ${INBOX_PAGES_PER_WALK * INBOX_PAGE} from the end: no offset is paid). Time: the handler's (no authorizer, no HTTP). Read units: ReturnConsumedCapacity on each read, priced by dynalite as DynamoDB does (per request, 4 KB units, half for eventually consistent). Memory: a full GC before each page (untimed), then RSS and heap sampled every 2 ms while it runs: the child's peak RSS (and how far above the RSS after the warm-up page) and the most heap one page's invocation took above the collected heap. The gate is the peak RSS (largest size over smallest); heap per page is shown beside it.`,
     '',
     '### HL7 patient summary (`GET /exportHl7PatientSummary`, the whole chart by pages)',
     '',
@@ -523,14 +532,14 @@ function report(
     '',
     "### Interop inbox (`GET /interopInbox`, the staff inbox page's queue)",
     '',
-    '| packets waiting | pages (top + deep) | items/page | ms/page top (median) | ms/page deep | RU/page top | RU/page deep | ms per packet listed | peak RSS MiB (growth) | heap peak MiB | largest page bytes |',
+    '| packets waiting | pages (top + deep) | items/page | ms/page top (median) | ms/page deep | RU/page top | RU/page deep | ms per packet listed | peak RSS MiB (over warm) | heap per page MiB (max) | largest page bytes |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...inboxRows.map(
       (x) =>
-        `| ${x.packets} | ${x.topPages} + ${x.deepPages} | ${x.itemsPerPage} | ${x.topMsPerPageMedian} | ${x.deepMsPerPageMedian} | ${x.topReadUnitsPerPage} | ${x.deepReadUnitsPerPage} | ${x.msPerPacketListed} | ${x.peakRssMiB} (+${x.rssGrowthMiB}) | ${x.heapPeakMiB} | ${x.maxResponseBytes} |`,
+        `| ${x.packets} | ${x.topPages} + ${x.deepPages} | ${x.itemsPerPage} | ${x.topMsPerPageMedian} | ${x.deepMsPerPageMedian} | ${x.topReadUnitsPerPage} | ${x.deepReadUnitsPerPage} | ${x.msPerPacketListed} | ${x.peakRssMiB} (+${x.rssGrowthMiB}) | ${x.pageHeapGrowthMiB} | ${x.maxResponseBytes} |`,
     ),
     '',
-    `largest/smallest: ms/page top ${growth.inbox.topMsPerPage}x, deep ${growth.inbox.deepMsPerPage}x, RU/page top ${growth.inbox.topReadUnitsPerPage}x, deep ${growth.inbox.deepReadUnitsPerPage}x, peak RSS ${growth.inbox.peakRss}x.`,
+    `largest/smallest: ms/page top ${growth.inbox.topMsPerPage}x, deep ${growth.inbox.deepMsPerPage}x, RU/page top ${growth.inbox.topReadUnitsPerPage}x, deep ${growth.inbox.deepReadUnitsPerPage}x, peak RSS ${growth.inbox.peakRss}x, heap per page ${growth.inbox.pageHeap}x.`,
     '',
     `Paging: every page is bounded (summary: limit <= 200 and 5,000,000 bytes, then \`x-summary-next-cursor\`; \`$everything\`: _count <= 200 and 5,000,000 bytes, then \`next\`; inbox: limit <= 100, then \`nextCursor\`), so no response depends on the chart's or the inbox's size; the largest page measured was ${maxResponse} bytes (cap ${RESPONSE_CAP_BYTES}). The inbox page's other data calls (one packet, its candidates, patient search) read one packet or one index key: not size-dependent. ${met ? 'Met.' : `Not met: ${!allRecordsReturned ? 'a walk did not return every record; ' : ''}${maxResponse >= RESPONSE_CAP_BYTES ? 'a page passed 6 MB; ' : ''}${worst > GROWTH_TARGET ? `a ratio of ${worst}x passes ${GROWTH_TARGET}x` : ''}.`}`,
   ];
