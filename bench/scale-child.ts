@@ -17,7 +17,9 @@
  * Prints one line: SCALE_RESULT <JSON>.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamoDbClient } from '../lib/aws/clients';
+import { tableName } from '../lib/dynamo/table-names';
 import { HttpEndpoints, Scopes } from '../lib/config/service';
 import { loadHandler } from '../lib/local/function-registry';
 import { lambdaContext } from '../lib/local/lambda-context';
@@ -40,6 +42,8 @@ export interface WalkResult {
   ms: number[];
   readUnits: number[];
   responseBytes: number[];
+  /** DynamoDB calls the page made */
+  calls: number[];
   /** heap above the collected heap at the page's start (MiB, sampled) */
   heapGrowthMiB: number[];
   statuses: number[];
@@ -48,6 +52,8 @@ export interface WalkResult {
 export interface ScaleChildResult {
   kind: ScaleJob['kind'];
   walks: WalkResult[];
+  /** the emulator's time for one small call at this size: median of GetItem of one chart item (ms) */
+  emulatorCallMs: number;
   memory: {
     baselineRssMiB: number;
     peakRssMiB: number;
@@ -111,10 +117,12 @@ async function main(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
   let counting = false;
   let units = 0;
+  let calls = 0;
   dynamoDbClient().middlewareStack.add(
     (next, context) => async (args) => {
       const read = READS.has(String(context.commandName));
       if (read) (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      if (counting) calls += 1;
       const out = await next(args);
       if (read && counting) {
         const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
@@ -137,6 +145,14 @@ async function main(): Promise<void> {
   // warm-up: module, clients, KMS data keys and lookup keys (once per container), a small page
   const warm = await invoke(undefined, 1);
   if (warm.statusCode !== 200) throw new Error(`warm-up answered ${warm.statusCode}: ${warm.body.slice(0, 300)}`);
+  // the emulator's floor at this size (the parent's in-memory DynamoDB slows as its heap grows)
+  const floor: number[] = [];
+  for (let i = 0; i < 31; i += 1) {
+    const t = process.hrtime.bigint();
+    await dynamoDbClient().send(new GetItemCommand({ TableName: tableName('chart'), Key: { pk: { S: 'PATIENT#demo-patient-1' }, sk: { S: 'PATIENT' } } }));
+    floor.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  floor.sort((a, b) => a - b);
   gc();
   const baselineRss = process.memoryUsage.rss();
   const heapAfterWarmup = process.memoryUsage().heapUsed;
@@ -152,13 +168,24 @@ async function main(): Promise<void> {
 
   const walks: WalkResult[] = [];
   for (const walk of job.walks) {
-    const result: WalkResult = { label: walk.label, pages: 0, records: 0, ms: [], readUnits: [], responseBytes: [], heapGrowthMiB: [], statuses: [] };
+    const result: WalkResult = {
+      label: walk.label,
+      pages: 0,
+      records: 0,
+      ms: [],
+      readUnits: [],
+      responseBytes: [],
+      calls: [],
+      heapGrowthMiB: [],
+      statuses: [],
+    };
     let cursor = walk.cursor;
     do {
       gc();
       const heapBefore = process.memoryUsage().heapUsed;
       pageHeapPeak = heapBefore;
       units = 0;
+      calls = 0;
       counting = true;
       const t0 = process.hrtime.bigint();
       const response = await invoke(cursor);
@@ -174,6 +201,7 @@ async function main(): Promise<void> {
       result.records += page.records;
       result.ms.push(Number(t1 - t0) / 1e6);
       result.readUnits.push(units);
+      result.calls.push(calls);
       // what Lambda carries: the proxy result as JSON (the body JSON-escaped inside it)
       result.responseBytes.push(Buffer.byteLength(JSON.stringify(response), 'utf8'));
       cursor = page.next;
@@ -186,6 +214,7 @@ async function main(): Promise<void> {
   const out: ScaleChildResult = {
     kind: job.kind,
     walks,
+    emulatorCallMs: floor[15]!,
     memory: {
       baselineRssMiB: baselineRss / MiB,
       peakRssMiB: peakRss / MiB,
