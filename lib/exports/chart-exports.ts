@@ -4,12 +4,12 @@
  * message with lib/hl7. Not-found never says which part was missing.
  */
 import type { ChartStore } from '../chart/chart-store';
-import { mergeNewestFirst } from '../chart/timeline';
-import type { LabResultSummary } from '../chart/types';
+import type { LabResultSummary, Patient } from '../chart/types';
 import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
 import { encodeAssessmentMessage, encodeEncounterMessage, encodeNoteMessage, encodePatientAdtMessage, encodePatientSummary, type PatientSummary } from '../hl7';
 import { decodePageToken, encodePageToken } from './fhir-page-token';
+import { newestMerged } from './merged-timeline';
 import { hl7ProfileOf, messageHeaderFor } from './message-header';
 
 export interface ExportContext {
@@ -80,8 +80,8 @@ export async function exportAssessmentMessage(
  * budget (`maxBytes`, default lib/hl7 DEFAULT_SUMMARY_MAX_BYTES, below Lambda's 6 MB response limit).
  *
  * Paging (issue 31 item 4: a chart of 10,000 records is walked, never held in one response): each
- * source is read from where `cursor` stopped (`limit` + 1 each, one bounded Query per source, to know
- * whether more exist); `nextCursor` is given while older records remain, also those the byte budget
+ * source is read from where `cursor` stopped, in chunks (merged-timeline.ts: about `limit` + 1 items in
+ * all, +1 to know whether more exist, not `limit` + 1 from each); `nextCursor` is given while older records remain, also those the byte budget
  * cut, so following it page after page yields every record exactly once, newest first. The cursor
  * (lib/exports/fhir-page-token.ts, kind `h`) only moves the start inside this patient's partitions.
  */
@@ -92,21 +92,35 @@ export async function exportPatientSummary(
 ): Promise<PatientSummaryPage> {
   const token = ids.cursor === undefined ? undefined : decodePageToken(ids.cursor, 'h');
   if (ids.cursor !== undefined && !token) throw new InvalidSummaryCursorError();
-  const [timeline, labResults, patientAgain] = await Promise.all([
-    deps.chart.timelinePage(ids.patientId, ids.limit + 1, token?.c),
-    deps.labResultsPage ? deps.labResultsPage(ids.patientId, ids.limit + 1, token?.l) : Promise.resolve([]),
-    // the timeline gives the patient only on the first page (it sorts before every record)
+  let firstPagePatient: Patient | undefined;
+  const [{ entries: merged }, patientAgain] = await Promise.all([
+    // the newest `limit` + 1 of both sources merged (+1: whether more remain), read in chunks
+    newestMerged(
+      {
+        start: token?.c,
+        read: async (limit, before) => {
+          const page = await deps.chart.timelinePage(ids.patientId, limit, before);
+          // the timeline gives the patient only on the first page (it sorts before every record)
+          if (before === undefined) firstPagePatient = page.patient;
+          return page.entries;
+        },
+        positionOf: (entry) => entry.position,
+        timeOf: (entry) => entry.record.at,
+      },
+      deps.labResultsPage
+        ? {
+            start: token?.l,
+            read: (limit, before) => deps.labResultsPage!(ids.patientId, limit, before),
+            positionOf: (lab) => lab.position,
+            timeOf: (lab) => lab.summary.resultedAt,
+          }
+        : undefined,
+      ids.limit + 1,
+    ),
     token ? deps.chart.getPatient(ids.patientId) : Promise.resolve(undefined),
   ]);
-  const patient = token ? patientAgain : timeline.patient;
+  const patient = token ? patientAgain : firstPagePatient;
   if (!patient) throw new RecordNotFoundError('patient');
-  // the newest `limit` entries of both newest-first lists (the same merge the message applies)
-  const merged = mergeNewestFirst(
-    timeline.entries,
-    (entry) => entry.record.at,
-    labResults,
-    (lab) => lab.summary.resultedAt,
-  );
   const newest = merged.slice(0, ids.limit);
   const profile = hl7ProfileOf(ctx.principal);
   const summary = encodePatientSummary({
