@@ -76,7 +76,7 @@ describe('newestMerged: the merge of two newest-first sources read in chunks', (
 
   test('without a second source it reads the records alone, in one call when they fit', async () => {
     const records = timeline('r', 10, lcg(9));
-    const { entries, reads } = await newestMerged(sourceOf(records), undefined, 5);
+    const { entries, reads } = await newestMerged<Item, Item>(sourceOf(records), undefined, 5);
     expect(entries.map(key)).toEqual(records.slice(0, 5).map((item) => item.id));
     expect(reads.records).toEqual({ calls: 1, items: 5 });
     expect(reads.labs).toEqual({ calls: 0, items: 0 });
