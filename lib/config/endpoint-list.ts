@@ -90,8 +90,8 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   exportHl7PatientAdt: { needs: chartGetNeeds, memoryMb: 512, timeoutSeconds: 10 },
   exportHl7PatientSummary: {
     needs: {
-      // the summary: timeline (Query on byTimeline), lab results of the patient (Query on byPatient), lookup keys
-      tables: { chart: ['Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+      // the summary: timeline (Query on byTimeline; the patient by GetItem on a continuation page), lab results of the patient (Query on byPatient), lookup keys
+      tables: { chart: ['GetItem', 'Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
       kms: ['Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
     },

@@ -4,11 +4,12 @@
  * message with lib/hl7. Not-found never says which part was missing.
  */
 import type { ChartStore } from '../chart/chart-store';
-import { mergeNewestFirst } from '../chart/timeline';
-import type { LabResultSummary } from '../chart/types';
-import { RecordNotFoundError } from '../domain-errors';
+import type { LabResultSummary, Patient } from '../chart/types';
+import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
 import { encodeAssessmentMessage, encodeEncounterMessage, encodeNoteMessage, encodePatientAdtMessage, encodePatientSummary, type PatientSummary } from '../hl7';
+import { decodePageToken, encodePageToken } from './fhir-page-token';
+import { newestMerged } from './merged-timeline';
 import { hl7ProfileOf, messageHeaderFor } from './message-header';
 
 export interface ExportContext {
@@ -18,8 +19,23 @@ export interface ExportContext {
 
 export interface ChartExportDependencies {
   chart: ChartStore;
-  /** the patient's most recent lab results, newest first (decrypted); absent = none */
-  recentLabResults?: (patientId: string, limit: number) => Promise<LabResultSummary[]>;
+  /**
+   * Up to `limit` of the patient's lab results (decrypted summaries), newest first, strictly older
+   * than the position `before` (one returned earlier) when given; absent = none.
+   */
+  labResultsPage?: (patientId: string, limit: number, before?: string) => Promise<Array<{ summary: LabResultSummary; position: string }>>;
+}
+
+/** The summary's continuation (`cursor`) is not one this server issued for this export. */
+export class InvalidSummaryCursorError extends InvalidParameterError {
+  constructor() {
+    super('cursor', 'is not a cursor this server issued for the summary export');
+  }
+}
+
+/** The summary of one page and where the next one continues (absent: nothing older is left). */
+export interface PatientSummaryPage extends PatientSummary {
+  nextCursor?: string;
 }
 
 export const SUMMARY_LIMIT = { min: 1, max: 200, fallback: 20 } as const;
@@ -62,32 +78,69 @@ export async function exportAssessmentMessage(
  * The longitudinal summary: the `limit` most recent records across encounters, notes, assessments
  * and lab results, newest first, in the partner's summary style, cut (newest kept) at the byte
  * budget (`maxBytes`, default lib/hl7 DEFAULT_SUMMARY_MAX_BYTES, below Lambda's 6 MB response limit).
+ *
+ * Paging (issue 31 item 4: a chart of 10,000 records is walked, never held in one response): each
+ * source is read from where `cursor` stopped, in chunks (merged-timeline.ts: about `limit` + 1 items in
+ * all, +1 to know whether more exist, not `limit` + 1 from each); `nextCursor` is given while older records remain, also those the byte budget
+ * cut, so following it page after page yields every record exactly once, newest first. The cursor
+ * (lib/exports/fhir-page-token.ts, kind `h`) only moves the start inside this patient's partitions.
  */
 export async function exportPatientSummary(
   deps: ChartExportDependencies,
-  ids: { patientId: string; limit: number },
+  ids: { patientId: string; limit: number; cursor?: string },
   ctx: ExportContext & { maxBytes?: number },
-): Promise<PatientSummary> {
-  const [{ patient, records }, labResults] = await Promise.all([
-    deps.chart.getPatientSummary(ids.patientId, ids.limit),
-    deps.recentLabResults ? deps.recentLabResults(ids.patientId, ids.limit) : Promise.resolve([] as LabResultSummary[]),
+): Promise<PatientSummaryPage> {
+  const token = ids.cursor === undefined ? undefined : decodePageToken(ids.cursor, 'h');
+  if (ids.cursor !== undefined && !token) throw new InvalidSummaryCursorError();
+  let firstPagePatient: Patient | undefined;
+  const [{ entries: merged }, patientAgain] = await Promise.all([
+    // the newest `limit` + 1 of both sources merged (+1: whether more remain), read in chunks
+    newestMerged(
+      {
+        start: token?.c,
+        read: async (limit, before) => {
+          const page = await deps.chart.timelinePage(ids.patientId, limit, before);
+          // the timeline gives the patient only on the first page (it sorts before every record)
+          if (before === undefined) firstPagePatient = page.patient;
+          return page.entries;
+        },
+        positionOf: (entry) => entry.position,
+        timeOf: (entry) => entry.record.at,
+      },
+      deps.labResultsPage
+        ? {
+            start: token?.l,
+            read: (limit, before) => deps.labResultsPage!(ids.patientId, limit, before),
+            positionOf: (lab) => lab.position,
+            timeOf: (lab) => lab.summary.resultedAt,
+          }
+        : undefined,
+      ids.limit + 1,
+    ),
+    token ? deps.chart.getPatient(ids.patientId) : Promise.resolve(undefined),
   ]);
+  const patient = token ? patientAgain : firstPagePatient;
   if (!patient) throw new RecordNotFoundError('patient');
-  // the newest `limit` entries of both newest-first lists (the same merge the message applies)
-  const newest = mergeNewestFirst(
-    records,
-    (record) => record.at,
-    labResults,
-    (lab) => lab.resultedAt,
-  ).slice(0, ids.limit);
+  const newest = merged.slice(0, ids.limit);
   const profile = hl7ProfileOf(ctx.principal);
-  return encodePatientSummary({
+  const summary = encodePatientSummary({
     header: messageHeaderFor(ctx.principal, ctx.now),
     patient,
-    records: newest.flatMap((entry) => (entry.kind === 'record' ? [entry.record] : [])),
-    labResults: newest.flatMap((entry) => (entry.kind === 'lab' ? [entry.lab] : [])),
+    records: newest.flatMap((entry) => (entry.kind === 'record' ? [entry.record.record] : [])),
+    labResults: newest.flatMap((entry) => (entry.kind === 'lab' ? [entry.lab.summary] : [])),
     style: profile.summaryStyle,
     noteDocumentType: profile.noteDocumentType,
     ...(ctx.maxBytes !== undefined ? { maxBytes: ctx.maxBytes } : {}),
   });
+  // the message holds the first `recordsIncluded` of `newest` (it merges them the same way)
+  let c = token?.c;
+  let l = token?.l;
+  for (const entry of newest.slice(0, summary.recordsIncluded)) {
+    if (entry.kind === 'record') c = entry.record.position;
+    else l = entry.lab.position;
+  }
+  const more = merged.length > summary.recordsIncluded;
+  // a page that holds nothing (one record alone above the budget) cannot move on: no cursor then
+  const nextCursor = more && summary.recordsIncluded > 0 ? encodePageToken({ k: 'h', ...(c ? { c } : {}), ...(l ? { l } : {}) }) : undefined;
+  return { ...summary, ...(nextCursor ? { nextCursor } : {}) };
 }

@@ -10,10 +10,9 @@
  * answers exactly as for an unused id. Chart records (Encounter, DocumentReference, Observation)
  * live only in chart patients' partitions, so their searches need no such check.
  */
-import { mergeNewestFirst } from '../chart/timeline';
 import type { Bundle, DiagnosticReport, DocumentReference, Encounter, Observation, Patient, Resource } from '@medplum/fhirtypes';
 import type { ChartStore } from '../chart/chart-store';
-import type { ChartRecord } from '../chart/types';
+import type { ChartRecord, Patient as ChartPatient } from '../chart/types';
 import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import {
   assessmentObservation,
@@ -34,6 +33,7 @@ import { IDENTIFIER_LENGTH, shortIdentifier } from '../hl7';
 import { hl7ExternalIds } from './external-ids';
 import { PageBudget } from './fhir-page-budget';
 import { decodePageToken, encodePageToken } from './fhir-page-token';
+import { newestMerged } from './merged-timeline';
 import { identifierNamespace } from './message-header';
 
 /** Lab results as the FHIR reads need them (decrypted summaries, keyed by patient). */
@@ -174,8 +174,8 @@ function query(count: number, token?: string): string {
 /**
  * Patient/{id}/$everything: the Patient (first page only) and the same records as the HL7 patient
  * summary (encounters, notes, assessments, lab results), newest first, `count` per page. Both
- * sources are read from where the previous page stopped (count + 1 each, to know whether more
- * exist) and merged as the summary merges them: by instant, a lab result before a chart record
+ * sources are read from where the previous page stopped, in chunks (merged-timeline.ts: about
+ * count + 1 items in all, +1 to know whether more exist) and merged as the summary merges them: by instant, a lab result before a chart record
  * only when strictly newer. A page also ends before the record that would take its JSON past the
  * byte budget (fhir-page-budget.ts); `next` then continues with that record.
  */
@@ -184,19 +184,35 @@ export async function patientEverything(deps: FhirExportDependencies, request: S
   if (!patientId) throw new RecordNotFoundError('Patient');
   const token = request.pageToken === undefined ? undefined : decodePageToken(request.pageToken, 'e');
   if (request.pageToken !== undefined && !token) throw new InvalidPageTokenError();
-  const [timeline, labs, patientAgain] = await Promise.all([
-    deps.chart.timelinePage(patientId, request.count + 1, token?.c),
-    deps.labs ? deps.labs.page(patientId, request.count + 1, token?.l) : Promise.resolve([]),
+  let firstPagePatient: ChartPatient | undefined;
+  const [{ entries: merged }, patientAgain] = await Promise.all([
+    // the newest `count` + 1 of both sources merged (+1: whether more remain), read in chunks
+    newestMerged(
+      {
+        start: token?.c,
+        read: async (limit, before) => {
+          const page = await deps.chart.timelinePage(patientId, limit, before);
+          // the timeline gives the patient only on the first page (it sorts before every record)
+          if (before === undefined) firstPagePatient = page.patient;
+          return page.entries;
+        },
+        positionOf: (entry) => entry.position,
+        timeOf: (entry) => entry.record.at,
+      },
+      deps.labs
+        ? {
+            start: token?.l,
+            read: (limit, before) => deps.labs!.page(patientId, limit, before),
+            positionOf: (lab) => lab.position,
+            timeOf: (lab) => lab.summary.resultedAt,
+          }
+        : undefined,
+      request.count + 1,
+    ),
     token ? deps.chart.getPatient(patientId) : Promise.resolve(undefined),
   ]);
-  const patient = token ? patientAgain : timeline.patient;
+  const patient = token ? patientAgain : firstPagePatient;
   if (!patient) throw new RecordNotFoundError('Patient');
-  const merged = mergeNewestFirst(
-    timeline.entries,
-    (entry) => entry.record.at,
-    labs,
-    (lab) => lab.summary.resultedAt,
-  );
   let c = token?.c;
   let l = token?.l;
   const budget = new PageBudget(request.baseUrl, request.maxBytes);

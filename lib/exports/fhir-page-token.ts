@@ -2,6 +2,7 @@
  * Page tokens of the FHIR searches: where the next page continues, never an offset, so a page is one
  * bounded Query per source whatever the page number. base64url of a small JSON object:
  *   $everything          { k: 'e', c?: <chart timeline position>, l?: <lab result position> }
+ *   HL7 patient summary  { k: 'h', c?: <chart timeline position>, l?: <lab result position> } (its `cursor`)
  *   Encounter/DocRef     { k: 's', a: <last record id> }
  *   DiagnosticReport     { k: 'l', l: <lab result position> }
  *   Observation          { k: 'o', l?: <lab result position>, n?: <matching Observations of the next
@@ -12,10 +13,11 @@
  */
 
 export type EverythingToken = { k: 'e'; c?: string; l?: string };
+export type SummaryToken = { k: 'h'; c?: string; l?: string };
 export type SearchToken = { k: 's'; a: string };
 export type LabToken = { k: 'l'; l: string };
 export type ObservationToken = { k: 'o'; l?: string; n?: string; p?: 'a'; a?: string };
-export type PageToken = EverythingToken | SearchToken | LabToken | ObservationToken;
+export type PageToken = EverythingToken | SummaryToken | SearchToken | LabToken | ObservationToken;
 
 const TIMELINE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#(encounter|note|assessment)#[A-Za-z0-9._:-]{1,128}$/;
 const LAB_POSITION = /^[0-9A-Za-z:.#_-]{1,200}$/;
@@ -42,6 +44,7 @@ export function decodePageToken<K extends PageToken['k']>(text: string, kind: K)
     t[name] === undefined ? !required : typeof t[name] === 'string' && pattern.test(t[name] as string);
   switch (kind) {
     case 'e':
+    case 'h':
       return keys.every((k) => ['k', 'c', 'l'].includes(k)) && ok('c', TIMELINE, false) && ok('l', LAB_POSITION, false)
         ? (t as Extract<PageToken, { k: K }>)
         : undefined;

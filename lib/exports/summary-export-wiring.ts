@@ -12,6 +12,6 @@ const cache = new ContainerCache<ChartExportDependencies>();
 export function summaryExportDependencies(): ChartExportDependencies {
   return cache.get([chartExportDependencies(), labResultSummaryReader()], ([chart, results]) => ({
     ...chart,
-    recentLabResults: (patientId, limit) => results.recentResultsForPatient(patientId, limit),
+    labResultsPage: (patientId, limit, before) => results.resultsForPatientPage(patientId, limit, before),
   }));
 }

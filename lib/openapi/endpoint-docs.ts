@@ -307,7 +307,7 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
   exportHl7PatientSummary: {
     summary: 'Export a patient summary (FHS/BHS batch, or one ORU^R01)',
     description:
-      "The patient's `limit` most recent records across encounters, notes, assessments and lab results, newest first. By default an FHS/BHS batch: ADT^A08 demographics, then per record an ADT^A08 (encounter) with an ORU^R01 per order, an MDM^T02 (note), an ORU^R01 (assessment, lab result), each with its own MSH-10. A partner whose HL7 profile says `summaryStyle: oru` gets one `ORU^R01^ORU_R01` with one order group per record. Never over 5,000,000 bytes: `x-summary-truncated` and `x-summary-records` tell whether records were cut (README).",
+      'The patient\'s `limit` most recent records across encounters, notes, assessments and lab results, newest first. By default an FHS/BHS batch: ADT^A08 demographics, then per record an ADT^A08 (encounter) with an ORU^R01 per order, an MDM^T02 (note), an ORU^R01 (assessment, lab result), each with its own MSH-10. A partner whose HL7 profile says `summaryStyle: oru` gets one `ORU^R01^ORU_R01` with one order group per record. Never over 5,000,000 bytes: `x-summary-truncated` and `x-summary-records` tell whether records were cut (README). Paging: while older records remain (beyond `limit`, or cut by the byte budget) the header `x-summary-next-cursor` carries the `cursor` of the next page; following it page after page gives every record of the chart exactly once, newest first (README "Paging").',
     tag: 'HL7 exports',
     parameters: [
       patientId,
@@ -319,11 +319,19 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
         schema: { type: 'integer', minimum: SUMMARY_LIMIT.min, maximum: SUMMARY_LIMIT.max, default: SUMMARY_LIMIT.fallback },
         example: 3,
       },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: 'The `x-summary-next-cursor` of the previous page (opaque; only for the same patient). Sent at most once.',
+        schema: { type: 'string', minLength: 1, maxLength: 2048 },
+        example: 'eyJrIjoiaCIsImMiOiIyMDI0LTA5LTEwVDE0OjAwOjAwLjAwMFojZW5jb3VudGVyI2RlbW8tZW5jb3VudGVyLTQifQ',
+      },
     ],
     success: { 200: { kind: 'hl7', description: 'The ORU^R01 summary message.', exampleFile: 'exportHl7PatientSummary.hl7' } },
     problems: exportProblems('patient'),
     badRequest: {
-      description: 'patientId missing or malformed, or limit outside its range.',
+      description: 'patientId missing or malformed, limit outside its range, or a cursor this server did not issue.',
       examples: {
         limit: {
           summary: 'limit out of range',
