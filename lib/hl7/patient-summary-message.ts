@@ -184,7 +184,7 @@ function cutNoticeGroup(messageTime: Date, included: number, available: number, 
     resultStatus: 'F',
     comments: [
       `This summary holds the ${included} newest of ${available} records: it was cut at its size budget of ${maxBytes} bytes. ` +
-        'Ask for a smaller limit or export the remaining records one by one.',
+        'The older records come on the next page: repeat the request with the cursor of the x-summary-next-cursor response header.',
     ],
     inputPath: 'records',
   });
