@@ -65,6 +65,9 @@ export function shardsFor(limit: number, windowSeconds: number): number {
   return Math.max(1, Math.min(MAX_RATE_SHARDS, Math.ceil(perSecond / ADMISSIONS_PER_SHARD_PER_SECOND), limit));
 }
 
+/** Admissions a container counts in one shard before it picks another at random (see `hit`). */
+export const SHARD_VISIT_ADMISSIONS = 16;
+
 /** Subjects whose last-seen item one limiter keeps (the oldest seen is dropped beyond it). */
 export const MAX_REMEMBERED_SUBJECTS = 10_000;
 const SLOT_PREFIX = 's';
@@ -94,14 +97,16 @@ function countIn(slots: Map<number, number>, first: number, last: number): numbe
 export class SlidingWindowRateLimiter {
   /** each subject's item as this instance last read or wrote it (at most MAX_REMEMBERED_SUBJECTS) */
   private readonly lastSeen = new Map<string, Snapshot>();
-  /** each sharded subject's shard for the current slot (see `hit`) */
-  private readonly shardOfSlot = new Map<string, { slot: number; shard: number }>();
+  /** each sharded subject's shard now: the slot it was picked in and the admissions counted in it since (see `hit`) */
+  private readonly shardInUse = new Map<string, { slot: number; shard: number; admissions: number }>();
 
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
     /** picks the shard of a sharded subject (tests may fix it) */
     private readonly random: () => number = Math.random,
+    /** admissions a container counts in one shard before it picks another (see `hit`) */
+    private readonly admissionsPerVisit: number = SHARD_VISIT_ADMISSIONS,
   ) {}
 
   private remember(subject: string, snapshot: Snapshot): void {
@@ -129,10 +134,20 @@ export class SlidingWindowRateLimiter {
     const share = (shard: number) => Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
     const shardSubject = (shard: number) => `${subject}#${shard}`;
     const all = Array.from({ length: shards }, (_v, i) => i);
-    if (!all.some((i) => this.lastSeen.has(shardSubject(i)))) await this.readAll(all.map(shardSubject));
+    const readEvery = !all.some((i) => this.lastSeen.has(shardSubject(i)));
+    if (readEvery) await this.readAll(all.map(shardSubject));
     const slot = Math.floor(now.getTime() / Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW)));
-    const current = this.shardOfSlot.get(subject);
-    const first = current && current.slot === slot && current.shard < shards ? current.shard : Math.floor(this.random() * shards) % shards;
+    const current = this.shardInUse.get(subject);
+    const stay = current !== undefined && current.slot === slot && current.shard < shards && current.admissions < this.admissionsPerVisit;
+    let first: number;
+    if (stay) first = current.shard;
+    else {
+      // two distinct shards at random, read fresh (one consistent BatchGetItem, no write), the less written of the two
+      const a = Math.floor(this.random() * shards) % shards;
+      const b = (a + 1 + (Math.floor(this.random() * (shards - 1)) % (shards - 1))) % shards;
+      if (!readEvery) await this.readAll([shardSubject(a), shardSubject(b)]);
+      first = this.loadSeen(shardSubject(b), share(b), windowSeconds, now) < this.loadSeen(shardSubject(a), share(a), windowSeconds, now) ? b : a;
+    }
     let state = await this.hitItem(shardSubject(first), share(first), windowSeconds, now);
     let counted = first;
     if (state.exceeded) {
@@ -143,9 +158,10 @@ export class SlidingWindowRateLimiter {
       }
     }
     if (state.exceeded) return { ...state, limit, remaining: 0 };
-    this.shardOfSlot.delete(subject);
-    this.shardOfSlot.set(subject, { slot, shard: counted });
-    if (this.shardOfSlot.size > MAX_REMEMBERED_SUBJECTS) this.shardOfSlot.delete(this.shardOfSlot.keys().next().value!);
+    const admissions = stay && counted === current.shard ? current.admissions + 1 : 1;
+    this.shardInUse.delete(subject);
+    this.shardInUse.set(subject, { slot, shard: counted, admissions });
+    if (this.shardInUse.size > MAX_REMEMBERED_SUBJECTS) this.shardInUse.delete(this.shardInUse.keys().next().value!);
     let remaining = state.remaining;
     for (const i of all) if (i !== counted) remaining += this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) ?? share(i);
     return { ...state, limit, remaining: Math.min(limit, remaining) };
@@ -160,6 +176,21 @@ export class SlidingWindowRateLimiter {
     const unprocessed = new Set((out.UnprocessedKeys?.[this.table]?.Keys ?? []).map((k) => k.pk?.S));
     // an unprocessed key is simply not remembered: its first use reads it
     for (const s of subjects) if (!unprocessed.has(`${s}#sw`)) this.remember(s, snapshotOf(found.get(`${s}#sw`)));
+  }
+
+  /**
+   * How loaded a shard looked when this container last saw it, for picking the lighter of two:
+   * full (or never seen) first as the heaviest, then by the admissions of the slot a write would go
+   * to now (its write rate), then by the admissions of its window.
+   */
+  private loadSeen(subject: string, limit: number, windowSeconds: number, now: Date): number {
+    const seen = this.lastSeen.get(subject);
+    if (!seen) return Number.MAX_SAFE_INTEGER;
+    const slotMs = Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW));
+    const slot = Math.max(seen.latest ?? 0, Math.floor(now.getTime() / slotMs));
+    const inWindow = countIn(seen.slots, slot - SLOTS_PER_WINDOW, slot);
+    if (inWindow >= limit) return Number.MAX_SAFE_INTEGER;
+    return (seen.slots.get(slot) ?? 0) * (limit + 1) + inWindow;
   }
 
   /** What this container last saw of a shard: its remaining capacity now (undefined: never seen). */
