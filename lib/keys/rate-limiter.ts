@@ -100,8 +100,11 @@ function countIn(slots: Map<number, number>, first: number, last: number): numbe
 export class SlidingWindowRateLimiter {
   /** each subject's item as this instance last read or wrote it (at most MAX_REMEMBERED_SUBJECTS) */
   private readonly lastSeen = new Map<string, Snapshot>();
-  /** each sharded subject's shard now: the slot it was picked in and the admissions counted in it since (see `hit`) */
-  private readonly shardInUse = new Map<string, { slot: number; shard: number; admissions: number }>();
+  /**
+   * each sharded subject's shard now: the slot it was picked in, the admissions counted in it since,
+   * and the last slot in which a write of this container found another container's writes (see `hit`)
+   */
+  private readonly shardInUse = new Map<string, { slot: number; shard: number; admissions: number; sharedSlot: number | undefined }>();
 
   constructor(
     private readonly db: DynamoDBClient,
@@ -160,28 +163,39 @@ export class SlidingWindowRateLimiter {
     const slot = Math.floor(now.getTime() / Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW)));
     const current = this.shardInUse.get(subject);
     const stay = current !== undefined && current.slot === slot && current.shard < shards && current.admissions < this.admissionsPerVisit;
+    // another container wrote this subject's shards in this slot or the one before: remembered copies are behind
+    const shared = current?.sharedSlot !== undefined && current.sharedSlot >= slot - 1;
     let first: number;
     if (stay) first = current.shard;
     else {
-      // two distinct shards at random, read fresh (one consistent BatchGetItem, no write), the less written of the two
+      // two distinct shards at random, the less written of the two: read fresh (one consistent BatchGetItem, no
+      // write) when other containers write them too; alone, the copies this container remembers are exact
       const a = Math.floor(this.random() * shards) % shards;
       const b = (a + 1 + (Math.floor(this.random() * (shards - 1)) % (shards - 1))) % shards;
-      if (!readEvery) await this.readAll([shardSubject(a), shardSubject(b)]);
-      first = this.loadSeen(shardSubject(b), share(b), windowSeconds, now) < this.loadSeen(shardSubject(a), share(a), windowSeconds, now) ? b : a;
+      if (!readEvery && shared) await this.readAll([shardSubject(a), shardSubject(b)]);
+      const [loadA, loadB] = [a, b].map((i) => this.loadSeen(shardSubject(i), share(i), windowSeconds, now));
+      // on a tie, not the shard the visit is leaving
+      first = loadB! < loadA! || (loadB === loadA && a === current?.shard) ? b : a;
     }
+    let before = this.lastSeen.get(shardSubject(first));
     let state = await this.hitItem(shardSubject(first), share(first), windowSeconds, now);
     let counted = first;
     if (state.exceeded) {
       const open = all.filter((i) => i !== first && this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) !== 0);
       if (open.length) {
         counted = open[Math.floor(this.random() * open.length) % open.length]!;
+        before = this.lastSeen.get(shardSubject(counted));
         state = await this.hitItem(shardSubject(counted), share(counted), windowSeconds, now);
       }
     }
     if (state.exceeded) return { ...state, limit, remaining: 0 };
+    // the write found other writers when its slot's count is not the copy it started from plus this admission
+    const after = this.lastSeen.get(shardSubject(counted));
+    const written = after?.latest;
+    const othersWrote = !before || written === undefined || (after!.slots.get(written) ?? 0) !== (before.slots.get(written) ?? 0) + 1;
     const admissions = stay && counted === current.shard ? current.admissions + 1 : 1;
     this.shardInUse.delete(subject);
-    this.shardInUse.set(subject, { slot, shard: counted, admissions });
+    this.shardInUse.set(subject, { slot, shard: counted, admissions, sharedSlot: othersWrote ? slot : current?.sharedSlot });
     if (this.shardInUse.size > MAX_REMEMBERED_SUBJECTS) this.shardInUse.delete(this.shardInUse.keys().next().value!);
     let remaining = state.remaining;
     for (const i of all) if (i !== counted) remaining += this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) ?? share(i);
