@@ -31,9 +31,9 @@
  * GetItem) and tries again. Concurrent containers admitting in the same slot do not conflict
  * (the condition bounds s<j>, it does not pin it): a container pays two extra calls (the failed
  * UpdateItem and a GetItem) at most once per slot change (1/60 of the window). A refusal is only ever decided on a fresh read.
- * A sharded subject (see `hit`) adds one read per visit of a shard (at most SHARD_VISIT_ADMISSIONS
- * admissions): a consistent BatchGetItem of two shards, no write, after which the write is built on
- * a fresh copy and the failed UpdateItem of a slot change is rare.
+ * A sharded subject (see `hit`) shared by several containers adds one read per visit of a shard
+ * (at most SHARD_VISIT_ADMISSIONS admissions): a consistent BatchGetItem of two shards, no write,
+ * after which the write is built on a fresh copy; a container alone on a subject reads nothing more.
  * Refused requests are not counted. A writer whose clock is behind `latest` counts itself in
  * `latest`'s slot (never in the past). After MAX_ATTEMPTS lost races the request is refused as
  * limited (Retry-After 1): contention never turns into extra admissions.
@@ -130,24 +130,30 @@ export class SlidingWindowRateLimiter {
    *
    * Choice of shard: a container counts a subject in one shard for a visit of at most
    * SHARD_VISIT_ADMISSIONS (16) admissions, never across a slot boundary (1/60 of the window). A
-   * visit begins by reading two shards picked at random (one consistent BatchGetItem; the first
-   * request of a subject in a container reads every shard instead) and counting in the less
-   * written of the two (the fewer admissions in the slot a write would go to, then in the window;
-   * a full one last). The visit's other admissions build their UpdateItem on the copy the last
-   * write returned (ALL_NEW: one call each). When the shard is full, one other it has not seen full
-   * is tried. So one key's 1,000 requests/s from many containers write its 20 shards at ~50/s each,
-   * and no container puts a whole slot's worth on one shard (with one shard per slot, the bench's 8
-   * containers wrote 2.0 % of all the mix's writes on one shard): the two-choice read on fresh counts
-   * evens the shards out, where a blind random switch every 10-20 admissions (no read) left the
-   * largest shard at 0.8-1.3 % for 1.05-1.10 calls per request (its lost races and reads).
+   * visit goes to the less written of two shards picked at random (the fewer admissions in the slot
+   * a write would go to, then in the window; a full one last; on a tie, not the shard just left).
+   * When another container wrote the subject's shards in this slot or the one before (a write of
+   * this container found its slot's count other than its copy's plus one, or lost a race), the two
+   * are read first (one consistent BatchGetItem, no write), so the choice is made on fresh counts
+   * and the write built on a fresh copy; a container alone on a subject compares the copies it
+   * remembers, which are then exact: one call per admission, no read. The first request of a
+   * subject in a container reads every shard instead. The visit's other admissions build their
+   * UpdateItem on the copy the last write returned (ALL_NEW: one call each). When the shard is full,
+   * one other it has not seen full is tried. So one key's 1,000 requests/s from many containers
+   * write its 20 shards at ~50/s each, and no container puts a whole slot's worth on one shard (with
+   * one shard per container per slot, the bench's 8 containers wrote 2.0-2.95 % of all the mix's
+   * writes on one shard): the two-choice read on fresh counts evens the shards out, where a blind
+   * random switch every 10-20 admissions (no read) left the largest shard at 0.8-1.3 % for 1.05-1.10
+   * calls per request (its lost races and reads).
    * Measured (visits of 16): lib/keys/rate-limiter.test.ts's 10 containers at 1,000/s on a 60 s
-   * window, 1.08 calls per request (2,164 for 2,000 in one run), largest shard 160 of 2,000 writes
-   * (one shard per container per slot: the test allowed 410); `npx tsx bench/partitions.ts` (8 containers, the issue's mix,
-   * 12,501 writes): largest counter shard 74 writes, 0.59 % of all writes (lab key 0.51 %; 25
-   * containers 0.64 %; before: 2.0-2.95 %), the limit held (1,000 in any 1,000 ms); the same model
-   * replayed against dynalite: 1.07 calls per counted request with 8 containers, 1.09 with 25.
-   * Visits of 10 spread a little more (0.52-0.56 %) but cost 1.11 calls per request in the test;
-   * visits of 20 cost 1.06 but left 0.64-1.13 % (a sweep over 3 runs of the bench's model).
+   * window: 1.08 calls per request (2,156 for 2,000 in one run), largest shard 162 of 2,000 writes
+   * (with one shard per container per slot the test allowed 410). `npx tsx bench/partitions.ts`
+   * (8 containers, the issue's mix, 12,515 writes): largest counter shard 74 writes, 0.59 % of all
+   * writes (25 containers: 0.66 %; one shard per container per slot: 2.0-2.95 %); the limit held
+   * (1,000 in any 1,000 ms, 1,530 of 1,875 admitted). The same model replayed alone against dynalite
+   * (3 runs): 1.06-1.07 calls per counted request with 8 containers, 1.08-1.09 with 25. A sweep of
+   * the visit length (3 runs each, reading on every visit): 10 spread a little more (0.52-0.64 %)
+   * but cost 1.11 calls per request in the test; 20 cost 1.06 but left up to 1.13 % (25 containers).
    *
    * Headers of a sharded subject: limit = the whole limit, remaining = an estimate (exact for the
    * shard counted in, the other shards as this container last saw them), reset = the counted shard's.
