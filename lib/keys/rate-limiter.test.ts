@@ -4,7 +4,7 @@
  * writers whose clocks disagree.
  */
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
-import { ADMISSIONS_PER_SHARD_PER_SECOND, shardsFor, SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
+import { ADMISSIONS_PER_SHARD_PER_SECOND, SHARD_VISIT_ADMISSIONS, shardsFor, SLOTS_PER_WINDOW, SlidingWindowRateLimiter } from './rate-limiter';
 import { countingDynamoDbClient } from './testing/counting-client';
 
 let local: LocalDynamoDb;
@@ -172,7 +172,57 @@ describe('SlidingWindowRateLimiter', () => {
       }
     });
 
-    it('a 60 s window at 1,000 requests/s from 10 containers: about one call per request, each container on one shard per slot', async () => {
+    it('one container alone within one slot: visits of at most SHARD_VISIT_ADMISSIONS admissions on several shards, one call per admission', async () => {
+      const counting = countingDynamoDbClient(local.endpoint);
+      try {
+        let seed = 5;
+        const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+        const container = new SlidingWindowRateLimiter(counting.db, tables.rateLimit, random);
+        const key = subject();
+        const t0 = Date.UTC(2026, 0, 1, 8, 0, 0);
+        // 100 admissions inside one 1 s slot of a 60 s window (limit 60,000 a minute: 20 shards)
+        for (let i = 0; i < 100; i++) expect((await container.hit(key, 60_000, 60, new Date(t0 + i * 5))).exceeded).toBe(false);
+        // the first request reads all 20 shards; alone, its remembered copies are exact: no read, no lost race after it
+        expect(counting.calls[0]).toBe('BatchGetItemCommand');
+        expect(counting.calls.slice(1)).toEqual(Array.from({ length: 100 }, () => 'UpdateItemCommand'));
+        // counted, not timed: the slot's writes fall on several shards, in runs of at most 16 (twice that
+        // when the shard left is still the lighter of the two picked)
+        const runs: number[] = [];
+        counting.writtenKeys.forEach((pk, i) => (i > 0 && pk === counting.writtenKeys[i - 1] ? runs[runs.length - 1]!++ : runs.push(1)));
+        expect(new Set(counting.writtenKeys).size).toBeGreaterThanOrEqual(Math.floor(100 / SHARD_VISIT_ADMISSIONS));
+        expect(runs.length).toBeGreaterThanOrEqual(Math.floor(100 / SHARD_VISIT_ADMISSIONS));
+        expect(Math.max(...runs)).toBeLessThanOrEqual(2 * SHARD_VISIT_ADMISSIONS);
+      } finally {
+        counting.db.destroy();
+      }
+    });
+
+    it('containers sharing a key read the two shards they pick at the start of a visit (one BatchGetItem)', async () => {
+      const counting = countingDynamoDbClient(local.endpoint);
+      try {
+        let seed = 9;
+        const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+        const [one, two] = [0, 1].map(() => new SlidingWindowRateLimiter(counting.db, tables.rateLimit, random));
+        const key = subject();
+        const t0 = Date.UTC(2026, 0, 1, 8, 30, 0);
+        // two containers in turn, 64 admissions each inside one slot, on a limit of 2 shards (6,000 a
+        // minute): each finds the other's writes
+        expect(shardsFor(6000, 60)).toBe(2);
+        for (let i = 0; i < 64; i++) {
+          expect((await one!.hit(key, 6000, 60, new Date(t0 + i * 10))).exceeded).toBe(false);
+          expect((await two!.hit(key, 6000, 60, new Date(t0 + i * 10 + 5))).exceeded).toBe(false);
+        }
+        const reads = counting.calls.filter((c) => c === 'BatchGetItemCommand').length;
+        // 2 first reads of all shards, then at most one per visit (64 / 16 = 4 visits each)
+        expect(reads).toBeGreaterThan(2);
+        expect(reads).toBeLessThanOrEqual(2 + 2 * (64 / SHARD_VISIT_ADMISSIONS));
+        expect(counting.calls.length / 128).toBeLessThan(1.15);
+      } finally {
+        counting.db.destroy();
+      }
+    });
+
+    it('a 60 s window at 1,000 requests/s from 10 containers: about one call per request, writes spread over all shards', async () => {
       const counting = countingDynamoDbClient(local.endpoint);
       try {
         let seed = 11;
@@ -188,14 +238,36 @@ describe('SlidingWindowRateLimiter', () => {
         const perItem = new Map<string, number>();
         for (const pk of counting.writtenKeys) perItem.set(pk, (perItem.get(pk) ?? 0) + 1);
         const perRequest = counting.calls.length / 2000;
-        // first request of each container: BatchGetItem; each slot change (1 s) may cost a lost race and a read
+        // first request of each container: BatchGetItem of all shards; then one BatchGetItem of two
+        // shards per visit (16 admissions or a new slot), and now and then a lost race and a read
         expect(perRequest).toBeLessThan(1.1);
-        // each container writes one shard per slot (1 s here): 10 containers x 2 slots over 20 shards
-        expect(perItem.size).toBeGreaterThanOrEqual(10);
-        expect(Math.max(...perItem.values())).toBeLessThanOrEqual(2 * 200 + 10);
+        // a container switches shards within a slot: all 20 written, none near a whole container's slot (100)
+        expect(perItem.size).toBe(20);
+        expect(Math.max(...perItem.values())).toBeLessThan(2000 / 10);
       } finally {
         counting.db.destroy();
       }
+    });
+
+    it('8 containers offered 1,250 requests/s for 1.5 s against 1,000/s, switching shards at every admission: never more than 1,000 in any second', async () => {
+      let seed = 31;
+      const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+      // a slot of a 1 s window is 16.7 ms (about 3 admissions of a container here): visits of 1 admission make every admission a switch
+      const containers = Array.from({ length: 8 }, () => new SlidingWindowRateLimiter(local.db, tables.rateLimit, random, 1));
+      const key = subject();
+      const t0 = Date.UTC(2026, 0, 1, 9, 0, 0);
+      const admitted: number[] = [];
+      // request j at t0 + j x 0.8 ms, the 8 of a round at once (clocks within one slot of each other)
+      for (let j = 0; j < 1875; j += 8) {
+        const times = containers.map((_c, i) => t0 + Math.floor(((j + i) * 1000) / 1250));
+        const states = await Promise.all(times.map((t, i) => containers[i]!.hit(key, 1000, 1, new Date(t))));
+        states.forEach((s, i) => !s.exceeded && admitted.push(times[i]!));
+      }
+      const slotMs = 1000 / SLOTS_PER_WINDOW;
+      expect(maxInAnyWindow(admitted, 1000 - 2 * slotMs)).toBeLessThanOrEqual(1000);
+      // not a lockout: the shards fill in the first second and admit again as the window slides
+      expect(admitted.filter((t) => t < t0 + 1000).length).toBeGreaterThanOrEqual(950);
+      expect(admitted.length).toBeGreaterThan(1200);
     });
   });
 });

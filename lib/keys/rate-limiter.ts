@@ -31,6 +31,9 @@
  * GetItem) and tries again. Concurrent containers admitting in the same slot do not conflict
  * (the condition bounds s<j>, it does not pin it): a container pays two extra calls (the failed
  * UpdateItem and a GetItem) at most once per slot change (1/60 of the window). A refusal is only ever decided on a fresh read.
+ * A sharded subject (see `hit`) shared by several containers adds one read per visit of a shard
+ * (at most SHARD_VISIT_ADMISSIONS admissions): a consistent BatchGetItem of two shards, no write,
+ * after which the write is built on a fresh copy; a container alone on a subject reads nothing more.
  * Refused requests are not counted. A writer whose clock is behind `latest` counts itself in
  * `latest`'s slot (never in the past). After MAX_ATTEMPTS lost races the request is refused as
  * limited (Retry-After 1): contention never turns into extra admissions.
@@ -65,6 +68,9 @@ export function shardsFor(limit: number, windowSeconds: number): number {
   return Math.max(1, Math.min(MAX_RATE_SHARDS, Math.ceil(perSecond / ADMISSIONS_PER_SHARD_PER_SECOND), limit));
 }
 
+/** Admissions a container counts in one shard of a subject before it picks another (see `hit`: 16 keeps calls per request under 1.1). */
+export const SHARD_VISIT_ADMISSIONS = 16;
+
 /** Subjects whose last-seen item one limiter keeps (the oldest seen is dropped beyond it). */
 export const MAX_REMEMBERED_SUBJECTS = 10_000;
 const SLOT_PREFIX = 's';
@@ -94,14 +100,19 @@ function countIn(slots: Map<number, number>, first: number, last: number): numbe
 export class SlidingWindowRateLimiter {
   /** each subject's item as this instance last read or wrote it (at most MAX_REMEMBERED_SUBJECTS) */
   private readonly lastSeen = new Map<string, Snapshot>();
-  /** each sharded subject's shard for the current slot (see `hit`) */
-  private readonly shardOfSlot = new Map<string, { slot: number; shard: number }>();
+  /**
+   * each sharded subject's shard now: the slot it was picked in, the admissions counted in it since,
+   * and the last slot in which a write of this container found another container's writes (see `hit`)
+   */
+  private readonly shardInUse = new Map<string, { slot: number; shard: number; admissions: number; sharedSlot: number | undefined }>();
 
   constructor(
     private readonly db: DynamoDBClient,
     private readonly table: string,
     /** picks the shard of a sharded subject (tests may fix it) */
     private readonly random: () => number = Math.random,
+    /** admissions a container counts in one shard before it picks another (see `hit`) */
+    private readonly admissionsPerVisit: number = SHARD_VISIT_ADMISSIONS,
   ) {}
 
   private remember(subject: string, snapshot: Snapshot): void {
@@ -114,14 +125,38 @@ export class SlidingWindowRateLimiter {
    * Counts one request of `subject` against `limit` per `windowSeconds`. A limit of more than
    * ADMISSIONS_PER_SHARD_PER_SECOND a second is split over shardsFor(...) items (each its own sliding
    * window with its share of the limit; the shares add up to `limit` exactly), so the sum of
-   * admissions in any window never passes `limit`. A container counts in one shard per slot (1/60
-   * of the window), picked at random when the slot begins, and, when that one is full, in one other
-   * it has not seen full: one key's 1,000 requests/s from many containers write 20 items at ~50/s
-   * each instead of one item at 1,000/s, while each container's requests of a slot hit the item it
-   * just wrote (its remembered copy is current: one call). The first request of a subject in a
-   * container reads every shard in one consistent BatchGetItem. Headers of a sharded subject:
-   * limit = the whole limit, remaining = an estimate (exact for the shard counted in, the other
-   * shards as this container last saw them), reset = the counted shard's.
+   * admissions in any window never passes `limit`, whichever shard each admission is counted in:
+   * the choice of shard below only decides where a write lands, never whether it is admitted.
+   *
+   * Choice of shard: a container counts a subject in one shard for a visit of at most
+   * SHARD_VISIT_ADMISSIONS (16) admissions, never across a slot boundary (1/60 of the window). A
+   * visit goes to the less written of two shards picked at random (the fewer admissions in the slot
+   * a write would go to, then in the window; a full one last; on a tie, not the shard just left).
+   * When another container wrote the subject's shards in this slot or the one before (a write of
+   * this container found its slot's count other than its copy's plus one, or lost a race), the two
+   * are read first (one consistent BatchGetItem, no write), so the choice is made on fresh counts
+   * and the write built on a fresh copy; a container alone on a subject compares the copies it
+   * remembers, which are then exact: one call per admission, no read. The first request of a
+   * subject in a container reads every shard instead. The visit's other admissions build their
+   * UpdateItem on the copy the last write returned (ALL_NEW: one call each). When the shard is full,
+   * one other it has not seen full is tried. So one key's 1,000 requests/s from many containers
+   * write its 20 shards at ~50/s each, and no container puts a whole slot's worth on one shard (with
+   * one shard per container per slot, the bench's 8 containers wrote 2.0-2.95 % of all the mix's
+   * writes on one shard): the two-choice read on fresh counts evens the shards out, where a blind
+   * random switch every 10-20 admissions (no read) left the largest shard at 0.8-1.3 % for 1.05-1.10
+   * calls per request (its lost races and reads).
+   * Measured (visits of 16): lib/keys/rate-limiter.test.ts's 10 containers at 1,000/s on a 60 s
+   * window: 1.08 calls per request (2,156 for 2,000 in one run), largest shard 162 of 2,000 writes
+   * (with one shard per container per slot the test allowed 410). `npx tsx bench/partitions.ts`
+   * (8 containers, the issue's mix, 12,515 writes): largest counter shard 74 writes, 0.59 % of all
+   * writes (25 containers: 0.66 %; one shard per container per slot: 2.0-2.95 %); the limit held
+   * (1,000 in any 1,000 ms, 1,530 of 1,875 admitted). The same model replayed alone against dynalite
+   * (3 runs): 1.06-1.07 calls per counted request with 8 containers, 1.08-1.09 with 25. A sweep of
+   * the visit length (3 runs each, reading on every visit): 10 spread a little more (0.52-0.64 %)
+   * but cost 1.11 calls per request in the test; 20 cost 1.06 but left up to 1.13 % (25 containers).
+   *
+   * Headers of a sharded subject: limit = the whole limit, remaining = an estimate (exact for the
+   * shard counted in, the other shards as this container last saw them), reset = the counted shard's.
    */
   async hit(subject: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitState> {
     const shards = shardsFor(limit, windowSeconds);
@@ -129,23 +164,45 @@ export class SlidingWindowRateLimiter {
     const share = (shard: number) => Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
     const shardSubject = (shard: number) => `${subject}#${shard}`;
     const all = Array.from({ length: shards }, (_v, i) => i);
-    if (!all.some((i) => this.lastSeen.has(shardSubject(i)))) await this.readAll(all.map(shardSubject));
+    const readEvery = !all.some((i) => this.lastSeen.has(shardSubject(i)));
+    if (readEvery) await this.readAll(all.map(shardSubject));
     const slot = Math.floor(now.getTime() / Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW)));
-    const current = this.shardOfSlot.get(subject);
-    const first = current && current.slot === slot && current.shard < shards ? current.shard : Math.floor(this.random() * shards) % shards;
+    const current = this.shardInUse.get(subject);
+    const stay = current !== undefined && current.slot === slot && current.shard < shards && current.admissions < this.admissionsPerVisit;
+    // another container wrote this subject's shards in this slot or the one before: remembered copies are behind
+    const shared = current?.sharedSlot !== undefined && current.sharedSlot >= slot - 1;
+    let first: number;
+    if (stay) first = current.shard;
+    else {
+      // two distinct shards at random, the less written of the two: read fresh (one consistent BatchGetItem, no
+      // write) when other containers write them too; alone, the copies this container remembers are exact
+      const a = Math.floor(this.random() * shards) % shards;
+      const b = (a + 1 + (Math.floor(this.random() * (shards - 1)) % (shards - 1))) % shards;
+      if (!readEvery && shared) await this.readAll([shardSubject(a), shardSubject(b)]);
+      const [loadA, loadB] = [a, b].map((i) => this.loadSeen(shardSubject(i), share(i), windowSeconds, now));
+      // on a tie, not the shard the visit is leaving
+      first = loadB! < loadA! || (loadB === loadA && a === current?.shard) ? b : a;
+    }
+    let before = this.lastSeen.get(shardSubject(first));
     let state = await this.hitItem(shardSubject(first), share(first), windowSeconds, now);
     let counted = first;
     if (state.exceeded) {
       const open = all.filter((i) => i !== first && this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) !== 0);
       if (open.length) {
         counted = open[Math.floor(this.random() * open.length) % open.length]!;
+        before = this.lastSeen.get(shardSubject(counted));
         state = await this.hitItem(shardSubject(counted), share(counted), windowSeconds, now);
       }
     }
     if (state.exceeded) return { ...state, limit, remaining: 0 };
-    this.shardOfSlot.delete(subject);
-    this.shardOfSlot.set(subject, { slot, shard: counted });
-    if (this.shardOfSlot.size > MAX_REMEMBERED_SUBJECTS) this.shardOfSlot.delete(this.shardOfSlot.keys().next().value!);
+    // the write found other writers when its slot's count is not the copy it started from plus this admission
+    const after = this.lastSeen.get(shardSubject(counted));
+    const written = after?.latest;
+    const othersWrote = !before || written === undefined || (after!.slots.get(written) ?? 0) !== (before.slots.get(written) ?? 0) + 1;
+    const admissions = stay && counted === current.shard ? current.admissions + 1 : 1;
+    this.shardInUse.delete(subject);
+    this.shardInUse.set(subject, { slot, shard: counted, admissions, sharedSlot: othersWrote ? slot : current?.sharedSlot });
+    if (this.shardInUse.size > MAX_REMEMBERED_SUBJECTS) this.shardInUse.delete(this.shardInUse.keys().next().value!);
     let remaining = state.remaining;
     for (const i of all) if (i !== counted) remaining += this.remainingSeen(shardSubject(i), share(i), windowSeconds, now) ?? share(i);
     return { ...state, limit, remaining: Math.min(limit, remaining) };
@@ -160,6 +217,21 @@ export class SlidingWindowRateLimiter {
     const unprocessed = new Set((out.UnprocessedKeys?.[this.table]?.Keys ?? []).map((k) => k.pk?.S));
     // an unprocessed key is simply not remembered: its first use reads it
     for (const s of subjects) if (!unprocessed.has(`${s}#sw`)) this.remember(s, snapshotOf(found.get(`${s}#sw`)));
+  }
+
+  /**
+   * How loaded a shard looked when this container last saw it, for picking the lighter of two:
+   * full (or never seen) first as the heaviest, then by the admissions of the slot a write would go
+   * to now (its write rate), then by the admissions of its window.
+   */
+  private loadSeen(subject: string, limit: number, windowSeconds: number, now: Date): number {
+    const seen = this.lastSeen.get(subject);
+    if (!seen) return Number.MAX_SAFE_INTEGER;
+    const slotMs = Math.max(1, Math.ceil((windowSeconds * 1000) / SLOTS_PER_WINDOW));
+    const slot = Math.max(seen.latest ?? 0, Math.floor(now.getTime() / slotMs));
+    const inWindow = countIn(seen.slots, slot - SLOTS_PER_WINDOW, slot);
+    if (inWindow >= limit) return Number.MAX_SAFE_INTEGER;
+    return (seen.slots.get(slot) ?? 0) * (limit + 1) + inWindow;
   }
 
   /** What this container last saw of a shard: its remaining capacity now (undefined: never seen). */
