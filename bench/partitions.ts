@@ -13,8 +13,9 @@
  * demo chart has 5 patients (at scale each patient's keys take that patient's own traffic).
  *
  * Containers: the local stack is ONE authorizer container, and a container counts a key's
- * admissions in one rate-limit counter shard per slot (lib/keys/rate-limiter.ts; a slot is 1 s for a
- * 60 s window). In Lambda a container serves one request at a time, so a key at 1,000 requests/s is
+ * admissions in one rate-limit counter shard for a visit of at most 16 admissions within a slot,
+ * then moves to the less written of two shards picked at random (lib/keys/rate-limiter.ts; a slot is
+ * 1 s for a 60 s window). In Lambda a container serves one request at a time, so a key at 1,000 requests/s is
  * served by many containers at once, each counting in a shard of its own choosing. The counter
  * writes in the shares are therefore those of a container model, not of the local authorizer: one
  * SlidingWindowRateLimiter (the authorizer's only per-container state that decides where a counter
@@ -475,7 +476,7 @@ export function renderPartitions(r: PartitionResult): string[] {
   out.push('');
   const c = r.containers;
   out.push(
-    `Rate-limit counters: the writes above come from the container model (${c.model}): ${c.modelWrites} counter writes over ${c.modelSeconds.toFixed(1)} s of the model's clock. A container counts in one shard per 1 s slot, so within one second a key's writes fall on at most ${c.count} of its shards (fewer when two containers pick the same one); a longer run spreads them over all shards, so the share over a short run is the one that matters for a hot partition. ` +
+    `Rate-limit counters: the writes above come from the container model (${c.model}): ${c.modelWrites} counter writes over ${c.modelSeconds.toFixed(1)} s of the model's clock. A container counts in one shard for a visit of at most 16 admissions (never across a 1 s slot), then moves to the less written of two shards picked at random, so within one second ${c.count} containers spread a key's writes over its shards; the share over a short run is the one that matters for a hot partition. ` +
       `The local authorizer (one container, the machine's rate) wrote ${c.localOneContainer.writes} counter writes of its own, not in the shares; counted instead, its busiest \`${c.localOneContainer.largestKey}\` (${c.localOneContainer.largestWrites} writes) would be ${pct(c.localOneContainer.shareIfCounted)}.`,
   );
   for (const x of c.sensitivity)
