@@ -15,7 +15,9 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats';
+import { SchemaEnv } from 'ajv/dist/compile';
 import { _Code } from 'ajv/dist/compile/codegen/code';
+import { inlineRef } from 'ajv/dist/compile/resolve';
 import standaloneCode from 'ajv/dist/standalone';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -238,24 +240,84 @@ export function withoutAnnotations(schema: unknown): unknown {
   return out;
 }
 
-export function compileSchema(schemaFile: string): string {
+/** Options of the standalone code: whether each $ref is a call (false: the compact form we ship) or inlined where ajv's default inlines it. */
+export interface CompileOptions {
+  /**
+   * 'calls' (shipped): every $ref'd definition is one function, called from each place that
+   * references it, and errors are appended by one shared helper. 'inlined': ajv's defaults
+   * (a definition without $refs of its own is copied into every place that references it), the
+   * form shipped before; kept so test/schemas-compact-equivalence.test.ts can compare the two.
+   */
+  refs: 'calls' | 'inlined';
+}
+
+/** The helper the compact code appends each error with (same object, same key order as ajv's). */
+const PUSH_ERROR_HELPER = `function pushError(vErrors, instancePath, schemaPath, keyword, params, message) {
+  const err = { instancePath, schemaPath, keyword, params, message };
+  if (vErrors === null) return [err];
+  vErrors.push(err);
+  return vErrors;
+}`;
+
+/**
+ * ajv writes every error as `const errN = {instancePath,schemaPath,keyword,params,message};
+ * if(vErrors === null){vErrors = [errN];}else {vErrors.push(errN);}errors++;` (~270 bytes, 252
+ * times in the lab result validator). The compact form calls PUSH_ERROR_HELPER instead: the same
+ * object in the same array, the same count.
+ */
+const AJV_ERROR_STATEMENT =
+  /const (err\d+) = \{instancePath(?::(.*?))?,schemaPath:("[^"]*"),keyword:("[^"]*"),params:(\{.*?\}),message:((?:"(?:[^"\\]|\\.)*"\+?)+)\};if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
+
+/** The code with each ajv error statement (of exactly the five usual fields) as a PUSH_ERROR_HELPER call. */
+function withPushErrorHelper(code: string): string {
+  if (code.includes('pushError')) throw new Error('generated code already uses the name pushError');
+  return code.replace(AJV_ERROR_STATEMENT, (statement: string, _name: string, instancePath: string | undefined, ...fields: string[]) => {
+    const args = [instancePath ?? 'instancePath', ...fields.slice(0, 4)];
+    // a lazily matched field stays inside its own statement
+    if (args.some((f) => /const err\d+ = |vErrors|;/.test(f))) throw new Error(`unexpected ajv error statement: ${statement.slice(0, 200)}`);
+    return `vErrors = pushError(vErrors, ${args.join(', ')});errors++;`;
+  });
+}
+
+/**
+ * With inlineRefs off, a definition ajv used to inline is its own function, whose error
+ * schemaPaths start at its own root (`#/pattern`); inlined, they started at the $ref
+ * (`#/definitions/id/pattern`), which lib/results/validation.ts reads to word its messages. Each
+ * such function's schemaPaths get their $ref back, so every error is the same object as before.
+ */
+function restoreInlinedSchemaPaths(root: SchemaEnv): void {
+  for (const [ref, env] of Object.entries(root.refs)) {
+    if (!(env instanceof SchemaEnv) || !inlineRef(env.schema, true)) continue;
+    const fragment = ref.slice(ref.indexOf('#'));
+    if (!fragment.startsWith('#/') || !env.validate?.source) throw new Error(`unexpected $ref ${ref}`);
+    const source = env.validate.source;
+    if (source.validateCode.includes('schemaPath:"#"')) throw new Error(`${ref}: an error at the definition's root schemaPath`);
+    source.validateCode = source.validateCode.split('schemaPath:"#/').join(`schemaPath:"${fragment}/`);
+  }
+}
+
+export function compileSchema(schemaFile: string, options: CompileOptions = { refs: 'calls' }): string {
   const schema = withoutAnnotations(JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8'))) as object;
   const functionFormats = [...formatsUsed(schema)].filter((name) => !((fullFormats as Record<string, unknown>)[name] instanceof RegExp)).sort();
   for (const name of functionFormats)
     if (!LOCAL_FORMATS[name]) throw new Error(`format ${name} (${schemaFile}) has no local implementation in scripts/compile-schemas.ts`);
   const formatsCode = functionFormats.length ? localFormatsCode(functionFormats) : undefined;
   if (formatsCode) checkLocalFormats(functionFormats, formatsCode);
+  const calls = options.refs === 'calls';
   // code.formats set before addFormats: ajv-formats keeps it instead of its require("ajv-formats/dist/formats")
   const ajv = new Ajv({
     code: { source: true, esm: false, ...(formatsCode ? { formats: new _Code(formatsCode) } : {}) },
     allErrors: true,
     strict: true,
     allowUnionTypes: true,
+    ...(calls ? { inlineRefs: false } : {}),
   });
   addFormats(ajv);
   const validate = ajv.compile(schema);
-  const source = standaloneCode(ajv, validate);
+  if (calls) restoreInlinedSchemaPaths((validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root);
+  let source = standaloneCode(ajv, validate);
   if (source.includes('ajv-formats')) throw new Error(`${schemaFile}: the standalone validator still requires ajv-formats`);
+  if (calls) source = `${withPushErrorHelper(source)}\n${PUSH_ERROR_HELPER}`;
   return `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n${source}\n`;
 }
 
