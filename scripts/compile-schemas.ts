@@ -252,31 +252,96 @@ export interface CompileOptions {
 }
 
 /** The helper the compact code appends each error with (same object, same key order as ajv's). */
-const PUSH_ERROR_HELPER = `function pushError(vErrors, instancePath, schemaPath, keyword, params, message) {
-  const err = { instancePath, schemaPath, keyword, params, message };
+/**
+ * ajv's messages for keywords whose message is a function of the error's params alone (ajv 8
+ * lib/vocabularies). A call site may leave the message out only when this table, run at compile
+ * time on that site's literal params, gives exactly the message ajv wrote there.
+ */
+const ERROR_MESSAGE_CODE: Record<string, string> = {
+  type: `(p) => "must be " + p.type`,
+  required: `(p) => "must have required property '" + p.missingProperty + "'"`,
+  minLength: `(p) => "must NOT have fewer than " + p.limit + " characters"`,
+  maxLength: `(p) => "must NOT have more than " + p.limit + " characters"`,
+  minItems: `(p) => "must NOT have fewer than " + p.limit + " items"`,
+  maxItems: `(p) => "must NOT have more than " + p.limit + " items"`,
+  minProperties: `(p) => "must NOT have fewer than " + p.limit + " properties"`,
+  maxProperties: `(p) => "must NOT have more than " + p.limit + " properties"`,
+  pattern: `(p) => 'must match pattern "' + p.pattern + '"'`,
+  format: `(p) => 'must match format "' + p.format + '"'`,
+};
+const errorMessages = Object.fromEntries(
+  Object.entries(ERROR_MESSAGE_CODE).map(([keyword, code]) => [keyword, new Function(`return ${code};`)() as (params: unknown) => string]),
+);
+
+/**
+ * The helper the compact code appends each error with (same object, same key order as ajv's);
+ * with the messages of `keywords` (those whose message some call site leaves out).
+ */
+function pushErrorHelper(keywords: Set<string>): string {
+  const push = `  const err = { instancePath, schemaPath, keyword, params, message };
   if (vErrors === null) return [err];
   vErrors.push(err);
   return vErrors;
 }`;
+  if (keywords.size === 0) return `function pushError(vErrors, instancePath, schemaPath, keyword, params, message) {\n${push}`;
+  const table = [...keywords].sort().map((k) => `  ${k}: ${ERROR_MESSAGE_CODE[k]},`);
+  return `const errorMessages = {\n${table.join('\n')}\n};\nfunction pushError(vErrors, instancePath, schemaPath, keyword, params, message = errorMessages[keyword](params)) {\n${push}`;
+}
+
+/** The value of a generated expression when it is a literal (no names), else undefined. */
+function literalValue(expression: string): { value: unknown } | undefined {
+  try {
+    return { value: new Function(`"use strict"; return (${expression});`)() as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the message ajv wrote is what errorMessages gives for the same literal params. */
+function messageFollowsFromParams(keyword: string, params: string, message: string): boolean {
+  const render = errorMessages[JSON.parse(keyword) as string];
+  const literalParams = literalValue(params);
+  const literalMessage = literalValue(message);
+  return !!render && !!literalParams && !!literalMessage && render(literalParams.value) === literalMessage.value;
+}
 
 /**
  * ajv writes every error as `const errN = {instancePath,schemaPath,keyword,params,message};
  * if(vErrors === null){vErrors = [errN];}else {vErrors.push(errN);}errors++;` (~270 bytes, 252
- * times in the lab result validator). The compact form calls PUSH_ERROR_HELPER instead: the same
- * object in the same array, the same count.
+ * times in the lab result validator). The compact form calls a helper (pushErrorHelper) instead: the same
+ * object in the same array, the same count; the message is left to the helper where it follows
+ * from the (literal) params as checked at compile time.
  */
 const AJV_ERROR_STATEMENT =
   /const (err\d+) = \{instancePath(?::(.*?))?,schemaPath:("[^"]*"),keyword:("[^"]*"),params:(\{.*?\}),message:((?:"(?:[^"\\]|\\.)*"\+?)+)\};if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
 
-/** The code with each ajv error statement (of exactly the five usual fields) as a PUSH_ERROR_HELPER call. */
+/** The arguments of pushError for one ajv error statement (instancePath, schemaPath, keyword, params, message). */
+function pushErrorArguments(statement: string, instancePath: string | undefined, fields: string[]): string[] {
+  const args = [instancePath ?? 'instancePath', ...fields.slice(0, 4)];
+  // a lazily matched field stays inside its own statement
+  if (args.some((f) => /const err\d+ = |vErrors|;/.test(f))) throw new Error(`unexpected ajv error statement: ${statement.slice(0, 200)}`);
+  return args;
+}
+
+/**
+ * The code with each ajv error statement (of exactly the five usual fields) as a pushError call,
+ * and the helper. A keyword's message is left to the helper when at least 3 call sites can leave
+ * it out (fewer would not pay for its entry in the table).
+ */
 function withPushErrorHelper(code: string): string {
-  if (code.includes('pushError')) throw new Error('generated code already uses the name pushError');
-  return code.replace(AJV_ERROR_STATEMENT, (statement: string, _name: string, instancePath: string | undefined, ...fields: string[]) => {
-    const args = [instancePath ?? 'instancePath', ...fields.slice(0, 4)];
-    // a lazily matched field stays inside its own statement
-    if (args.some((f) => /const err\d+ = |vErrors|;/.test(f))) throw new Error(`unexpected ajv error statement: ${statement.slice(0, 200)}`);
+  for (const name of ['pushError', 'errorMessages']) if (code.includes(name)) throw new Error(`generated code already uses the name ${name}`);
+  const derivable = new Map<string, number>();
+  for (const [statement, , instancePath, ...fields] of code.matchAll(AJV_ERROR_STATEMENT)) {
+    const [, , keyword, params, message] = pushErrorArguments(statement, instancePath, fields);
+    if (messageFollowsFromParams(keyword!, params!, message!)) derivable.set(keyword!, (derivable.get(keyword!) ?? 0) + 1);
+  }
+  const derived = new Set([...derivable].filter(([, sites]) => sites >= 3).map(([keyword]) => JSON.parse(keyword) as string));
+  const out = code.replace(AJV_ERROR_STATEMENT, (statement: string, _name: string, instancePath: string | undefined, ...fields: string[]) => {
+    const args = pushErrorArguments(statement, instancePath, fields);
+    if (derived.has(JSON.parse(args[2]!) as string) && messageFollowsFromParams(args[2]!, args[3]!, args[4]!)) args.pop();
     return `vErrors = pushError(vErrors, ${args.join(', ')});errors++;`;
   });
+  return `${out}\n${pushErrorHelper(derived)}`;
 }
 
 /** The index just past the JSON value starting at `start` (objects, arrays, strings, literals). */
@@ -376,7 +441,7 @@ export function compileSchema(schemaFile: string, options: CompileOptions = { re
   if (calls) restoreInlinedSchemaPaths((validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root);
   let source = standaloneCode(ajv, validate);
   if (source.includes('ajv-formats')) throw new Error(`${schemaFile}: the standalone validator still requires ajv-formats`);
-  if (calls) source = `${withPrunedSchemaConstants(withPushErrorHelper(source))}\n${PUSH_ERROR_HELPER}`;
+  if (calls) source = withPrunedSchemaConstants(withPushErrorHelper(source));
   return `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n${source}\n`;
 }
 
