@@ -303,6 +303,24 @@ export function scanEscapedText(value: string): number {
   return isHighSurrogate(last) ? NaN : 2 * (jsonStringBytes(value) - 2 - length) + 1;
 }
 
+/**
+ * For a RAW value (before escaping): what it takes inside a JSON string beyond its length (its `"`), when
+ * it is ASCII and escaping ({@link escapeText}, {@link escapeFormattedText}) leaves it as it is; then the
+ * value is its own escaped text and passes {@link scanEscapedText} with this measure (`2 * result`). -1
+ * otherwise: the value must be escaped, then checked. One scan that is both the escaping's and the
+ * segment's, for the common value (Segment.setText).
+ */
+export function plainAsciiExtraJsonBytes(value: string): number {
+  let quotes = 0;
+  const length = value.length;
+  for (let index = 0; index < length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code >= 0x80 || ASCII_ACTION[code] !== KEEP) return -1;
+    if (code === QUOTE) quotes += 1;
+  }
+  return quotes;
+}
+
 /** True when a {@link scanEscapedText} result of a valid value says it holds text outside ASCII. */
 export function scanFoundNonAscii(scan: number): boolean {
   return scan !== scan || (scan & 1) === 1; // NaN only comes with a surrogate

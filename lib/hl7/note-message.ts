@@ -1,9 +1,9 @@
 import type { Encounter, Note, Patient } from '../chart/types';
 import {
   ceFromCodedValue as ceFromCodedValueImport,
-  eiFromIdentifier as eiFromIdentifierImport,
+  eiTextFromIdentifier as eiTextFromIdentifierImport,
   tsFromDateTime as tsFromDateTimeImport,
-  xcnFromClinician as xcnFromClinicianImport,
+  xcnTextFromClinician as xcnTextFromClinicianImport,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { escapeText as escapeTextImport, escapeTextLines as escapeTextLinesImport, type EscapedText } from './escape';
@@ -15,13 +15,13 @@ import {
   namespacesOf as namespacesOfImport,
 } from './header';
 import { documentNumberLength as documentNumberLengthImport, LOCAL_CODES as LOCAL_CODESImport } from './observations';
-import { type Component, type Components, Hl7Message as Hl7MessageImport, Segment as SegmentImport } from './segment';
+import { Hl7Message as Hl7MessageImport, Segment as SegmentImport, type TextComponents } from './segment';
 import {
   assertSamePatient as assertSamePatientImport,
   eventTypeSegment as eventTypeSegmentImport,
   noteVisitSegment as noteVisitSegmentImport,
   patientIdentificationSegment as patientIdentificationSegmentImport,
-  requireFirstComponent as requireFirstComponentImport,
+  requireFirstText as requireFirstTextImport,
 } from './segments';
 import {
   CONTENT_PRESENTATION_TEXT as CONTENT_PRESENTATION_TEXTImport,
@@ -34,9 +34,9 @@ import {
 
 // Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
 const ceFromCodedValue = ceFromCodedValueImport;
-const eiFromIdentifier = eiFromIdentifierImport;
+const eiTextFromIdentifier = eiTextFromIdentifierImport;
 const tsFromDateTime = tsFromDateTimeImport;
-const xcnFromClinician = xcnFromClinicianImport;
+const xcnTextFromClinician = xcnTextFromClinicianImport;
 const escapeText = escapeTextImport;
 const escapeTextLines = escapeTextLinesImport;
 const buildMessageHeader = buildMessageHeaderImport;
@@ -53,7 +53,7 @@ const assertSamePatient = assertSamePatientImport;
 const eventTypeSegment = eventTypeSegmentImport;
 const noteVisitSegment = noteVisitSegmentImport;
 const patientIdentificationSegment = patientIdentificationSegmentImport;
-const requireFirstComponent = requireFirstComponentImport;
+const requireFirstText = requireFirstTextImport;
 const CONTENT_PRESENTATION_TEXT = CONTENT_PRESENTATION_TEXTImport;
 const DOCUMENT_AVAILABLE = DOCUMENT_AVAILABLEImport;
 const DOCUMENT_COMPLETION_AUTHENTICATED = DOCUMENT_COMPLETION_AUTHENTICATEDImport;
@@ -101,13 +101,16 @@ export interface NoteMessageInput {
 /** PPN-15 (date/time action performed) is the 15th component; XCN fills the first 14. */
 const PPN_TIME_COMPONENT = 15;
 
-/** TXA-22 (PPN): the authenticating clinician as an XCN (`xcn`), and when they authenticated. */
-function authenticationPerson(xcn: Components, at: EscapedText): Component[] {
-  const components: Component[] = xcn.slice();
+/**
+ * TXA-22 (PPN) as RAW components: the authenticating clinician's XCN (`xcn`), and when they authenticated
+ * (`at`, a TS value: digits and `+`/`-`, which escaping leaves as they are).
+ */
+function authenticationPerson(xcn: TextComponents, at: EscapedText): TextComponents {
+  const components: (string | undefined)[] = xcn.slice();
   while (components.length < PPN_TIME_COMPONENT - 1) {
-    components.push(escapeText(''));
+    components.push('');
   }
-  components.push([at]);
+  components.push(at);
   return components;
 }
 
@@ -139,39 +142,39 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
   // a partner's document: the ids are the sender's (its MSH-4 as the namespace), not the chart's, so the
   // author is never exported as one of the chart's clinicians and TXA-12 is the sender's own number
   const source = note.provenance;
-  const author = xcnFromClinician(note.author, source ? source.sender : namespaces.clinician);
+  const author = xcnTextFromClinician(note.author, source ? source.sender : namespaces.clinician);
   const completion = note.completionStatus ?? (source ? DOCUMENT_COMPLETION_DOCUMENTED : DOCUMENT_COMPLETION_AUTHENTICATED);
   const authenticated = completion === DOCUMENT_COMPLETION_AUTHENTICATED || completion === DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED;
   const documentNumber =
     source && note.documentNumber
-      ? eiFromIdentifier(note.documentNumber, source.sender, documentNumberLength({ ...namespaces, entity: source.sender }))
-      : eiFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces));
+      ? eiTextFromIdentifier(note.documentNumber, source.sender, documentNumberLength({ ...namespaces, entity: source.sender }))
+      : eiTextFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces));
   const authentication = !authenticated
     ? undefined
     : source
       ? note.authenticatedBy &&
         authenticationPerson(
-          xcnFromClinician(note.authenticatedBy, source.sender),
+          xcnTextFromClinician(note.authenticatedBy, source.sender),
           note.authenticatedAt ? tsFromDateTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
         )
       : authenticationPerson(author, createdAt); // the author, with the clinician namespace as in TXA-5
 
   const transcriptionHeader = new Segment('TXA')
     .set(1, SET_ID_1)
-    .set(2, escapeText(input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE))
+    .setText(2, input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE)
     .set(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
-    .set(5, author)
+    .setTextComponents(5, author)
     .set(6, createdAt)
     .copyField(9, 5) // the originator is the author too
-    .set(12, requireFirstComponent(documentNumber, 'note.noteId'))
-    .set(17, escapeText(completion))
+    .setTextComponents(12, requireFirstText(documentNumber, 'note.noteId'))
+    .setText(17, completion)
     .set(19, AVAILABLE);
-  if (authentication) transcriptionHeader.set(22, authentication);
+  if (authentication) transcriptionHeader.setTextComponents(22, authentication);
 
   const noteText = new Segment('OBX').set(1, SET_ID_1).set(2, VALUE_TYPE_TX).set(3, NOTE_CODE).setLines(5, escapeTextLines(note.text)).set(11, FINAL);
   // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
-  if (source) noteText.set(23, [escapeText(source.sender)]);
+  if (source) noteText.setText(23, source.sender); // XON-1 alone
 
   return [
     eventTypeSegment('T02', header.timestamp),

@@ -3,6 +3,7 @@ import {
   ceFromCodedValue as ceFromCodedValueImport,
   ceFromText as ceFromTextImport,
   cxFromIdentifier as cxFromIdentifierImport,
+  cxTextFromIdentifier as cxTextFromIdentifierImport,
   dtFromDate as dtFromDateImport,
   eiFromIdentifier as eiFromIdentifierImport,
   plFromLocation as plFromLocationImport,
@@ -10,14 +11,16 @@ import {
   tsFromDateTime as tsFromDateTimeImport,
   xadFromAddress as xadFromAddressImport,
   xcnFromClinician as xcnFromClinicianImport,
+  xcnTextFromClinician as xcnTextFromClinicianImport,
   xpnFromPersonName as xpnFromPersonNameImport,
+  xpnTextFromPersonName as xpnTextFromPersonNameImport,
   xtnFromEmail as xtnFromEmailImport,
   xtnFromPhone as xtnFromPhoneImport,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeText as escapeTextImport } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
-import { type Component, type Components, Segment as SegmentImport } from './segment';
+import { type Component, type Components, Segment as SegmentImport, type TextComponents } from './segment';
 import {
   ADMINISTRATIVE_SEX as ADMINISTRATIVE_SEXImport,
   IDENTIFIER_TYPE_MEDICAL_RECORD as IDENTIFIER_TYPE_MEDICAL_RECORDImport,
@@ -32,6 +35,7 @@ import {
 const ceFromCodedValue = ceFromCodedValueImport;
 const ceFromText = ceFromTextImport;
 const cxFromIdentifier = cxFromIdentifierImport;
+const cxTextFromIdentifier = cxTextFromIdentifierImport;
 const dtFromDate = dtFromDateImport;
 const eiFromIdentifier = eiFromIdentifierImport;
 const plFromLocation = plFromLocationImport;
@@ -39,7 +43,9 @@ const siFromNumber = siFromNumberImport;
 const tsFromDateTime = tsFromDateTimeImport;
 const xadFromAddress = xadFromAddressImport;
 const xcnFromClinician = xcnFromClinicianImport;
+const xcnTextFromClinician = xcnTextFromClinicianImport;
 const xpnFromPersonName = xpnFromPersonNameImport;
+const xpnTextFromPersonName = xpnTextFromPersonNameImport;
 const xtnFromEmail = xtnFromEmailImport;
 const xtnFromPhone = xtnFromPhoneImport;
 const escapeText = escapeTextImport;
@@ -105,6 +111,25 @@ export function requireFirstComponent(components: Components, inputPath: string,
   return components;
 }
 
+/** {@link requireFirstComponent} for RAW components: the first one must not be empty once escaped. */
+export function requireFirstText(components: TextComponents, inputPath: string, inputPathSuffix = ''): TextComponents {
+  if (escapeText(components[0]) === '') {
+    throw new Hl7EncodingError(inputPath + inputPathSuffix, 'is required and must not be empty');
+  }
+  return components;
+}
+
+/** {@link requireName} as RAW components: XPN-1..5 must not all be empty once escaped. */
+export function requireNameText(name: PersonName, inputPath: string): TextComponents {
+  const xpn = xpnTextFromPersonName(name);
+  for (let index = 0; index < 5; index += 1) {
+    if (escapeText(xpn[index]) !== '') {
+      return xpn;
+    }
+  }
+  throw new Hl7EncodingError(inputPath, 'is required and must not be empty');
+}
+
 /** Refuses to put a record of one patient into a message about another. */
 export function assertSamePatient(patient: Patient, patientId: string, inputPath: string): void {
   if (patientId !== patient.patientId) {
@@ -131,7 +156,7 @@ export function patientClassCodedValue(encounter: Encounter, inputPath: string):
 
 /** EVN: event type code (EVN-1) and recorded date/time (EVN-2). */
 export function eventTypeSegment(eventTypeCode: string, recordedAt: Date): Segment {
-  return new Segment('EVN').set(1, escapeText(eventTypeCode)).set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
+  return new Segment('EVN').setText(1, eventTypeCode).set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
 }
 
 /** Which PID fields to write: `core` is the spec's note shape (PID-1, 3, 5, 7, 8), `full` all demographics. */
@@ -145,8 +170,8 @@ export type PatientDetail = 'core' | 'full';
 export function patientIdentificationSegment(patient: Patient, detail: PatientDetail): Segment {
   const pid = new Segment('PID')
     .set(1, setId(1))
-    .set(3, requireFirstComponent(cxFromIdentifier(patient.mrn, patient.assigningAuthority, IDENTIFIER_TYPE_MEDICAL_RECORD), 'patient.mrn'))
-    .set(5, requireName(patient.name, 'patient.name'));
+    .setTextComponents(3, requireFirstText(cxTextFromIdentifier(patient.mrn, patient.assigningAuthority, IDENTIFIER_TYPE_MEDICAL_RECORD), 'patient.mrn'))
+    .setTextComponents(5, requireNameText(patient.name, 'patient.name'));
   if (patient.birthDate !== undefined) {
     pid.set(7, dtFromDate(patient.birthDate, 'patient.birthDate'));
   }
@@ -154,7 +179,7 @@ export function patientIdentificationSegment(patient: Patient, detail: PatientDe
     if (!(ADMINISTRATIVE_SEX as readonly string[]).includes(patient.sex)) {
       throw new Hl7EncodingError('patient.sex', 'is not an HL7 table 0001 code');
     }
-    pid.set(8, escapeText(patient.sex));
+    pid.setText(8, patient.sex);
   }
   if (detail === 'core') {
     return pid;
@@ -212,6 +237,11 @@ export function visitNumber(encounter: Encounter, namespaces: IdentifierNamespac
   return requireFirstComponent(cxFromIdentifier(encounter.encounterId, namespaces.visit, IDENTIFIER_TYPE_VISIT_NUMBER), 'encounter.encounterId');
 }
 
+/** {@link visitNumber} as RAW components, for `Segment.setTextComponents`. */
+export function visitNumberText(encounter: Encounter, namespaces: IdentifierNamespaces): TextComponents {
+  return requireFirstText(cxTextFromIdentifier(encounter.encounterId, namespaces.visit, IDENTIFIER_TYPE_VISIT_NUMBER), 'encounter.encounterId');
+}
+
 /**
  * PV1 for an encounter: PV1-1 `1`, PV1-2 patient class, PV1-3 location, PV1-7 attending doctor,
  * PV1-19 visit number ({@link visitNumber}), PV1-44 admit and PV1-45 discharge date/time.
@@ -243,13 +273,13 @@ export function patientVisitSegment(encounter: Encounter, namespaces: Identifier
 export function noteVisitSegment(encounter: Encounter | undefined, attending: Clinician, namespaces: IdentifierNamespaces): Segment {
   const pv1 = new Segment('PV1').set(1, setId(1));
   if (!encounter) {
-    return pv1.set(2, escapeText(PATIENT_CLASS_NOT_APPLICABLE)).set(7, xcnFromClinician(attending, namespaces.clinician));
+    return pv1.setText(2, PATIENT_CLASS_NOT_APPLICABLE).setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician));
   }
-  pv1.set(2, escapeText(patientClassCode(encounter.patientClass, 'encounter.patientClass')));
+  pv1.setText(2, patientClassCode(encounter.patientClass, 'encounter.patientClass'));
   if (encounter.location) {
-    pv1.set(3, plFromLocation(encounter.location));
+    pv1.setText(3, encounter.location); // PL-1 alone
   }
-  return pv1.set(7, xcnFromClinician(attending, namespaces.clinician)).set(19, visitNumber(encounter, namespaces));
+  return pv1.setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician)).setTextComponents(19, visitNumberText(encounter, namespaces));
 }
 
 /** PV1 when no visit applies: `PV1|1|N`. */
