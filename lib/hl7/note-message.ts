@@ -1,4 +1,4 @@
-import type { Encounter, Note, Patient } from '../chart/types';
+import type { Clinician, Encounter, Note, Patient } from '../chart/types';
 import {
   ceFromCodedValue as ceFromCodedValueImport,
   eiTextFromIdentifier as eiTextFromIdentifierImport,
@@ -114,6 +114,14 @@ function authenticationPerson(xcn: TextComponents, at: EscapedText): TextCompone
   return components;
 }
 
+/** Whether two clinicians give the same XCN (id and name; the namespace aside). */
+function sameClinician(a: Clinician, b: Clinician): boolean {
+  if (a === b) return true;
+  const x = a.name;
+  const y = b.name;
+  return a.id === b.id && x.family === y.family && x.given === y.given && x.middle === y.middle && x.suffix === y.suffix && x.prefix === y.prefix;
+}
+
 // values every note message writes, escaped once
 const SET_ID_1 = escapeText('1');
 const CONTENT_PRESENTATION = escapeText(CONTENT_PRESENTATION_TEXT);
@@ -149,15 +157,14 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     source && note.documentNumber
       ? eiTextFromIdentifier(note.documentNumber, source.sender, documentNumberLength({ ...namespaces, entity: source.sender }))
       : eiTextFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces));
-  const authentication = !authenticated
-    ? undefined
-    : source
-      ? note.authenticatedBy &&
-        authenticationPerson(
+  // a partner's document: its authenticator as the sender gave it; ours: the author (TXA-5) and the creation time
+  const partnerAuthentication =
+    authenticated && source && note.authenticatedBy
+      ? authenticationPerson(
           xcnTextFromClinician(note.authenticatedBy, source.sender),
           note.authenticatedAt ? tsFromDateTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
         )
-      : authenticationPerson(author, createdAt); // the author, with the clinician namespace as in TXA-5
+      : undefined;
 
   const transcriptionHeader = new Segment('TXA')
     .set(1, SET_ID_1)
@@ -170,16 +177,21 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     .setTextComponents(12, requireFirstText(documentNumber, 'note.noteId'))
     .setText(17, completion)
     .set(19, AVAILABLE);
-  if (authentication) transcriptionHeader.setTextComponents(22, authentication);
+  if (partnerAuthentication) transcriptionHeader.setTextComponents(22, partnerAuthentication);
+  else if (authenticated && !source) transcriptionHeader.setExtendedCopy(22, 5, PPN_TIME_COMPONENT, createdAt); // TXA-5's XCN, PPN-15 the time
 
   const noteText = new Segment('OBX').set(1, SET_ID_1).set(2, VALUE_TYPE_TX).set(3, NOTE_CODE).setLines(5, escapeTextLines(note.text)).set(11, FINAL);
   // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
   if (source) noteText.setText(23, source.sender); // XON-1 alone
 
+  // PV1-7: the encounter's attending, else the author; when that is the author as TXA-5 wrote it (same
+  // clinician, same namespace), TXA-5 is copied
+  const attending = encounter?.attending ?? note.author;
+  const attendingIsAuthor = !source && sameClinician(attending, note.author);
   return [
     eventTypeSegment('T02', header.timestamp),
     patientIdentificationSegment(patient, 'core'),
-    noteVisitSegment(encounter, encounter?.attending ?? note.author, namespaces),
+    noteVisitSegment(encounter, attending, namespaces, attendingIsAuthor ? { segment: transcriptionHeader, fieldNumber: 5 } : undefined),
     transcriptionHeader,
     noteText,
   ];

@@ -315,6 +315,34 @@ export class Segment {
     return this;
   }
 
+  /**
+   * Sets field `fieldNumber` to field `sourceFieldNumber` of this segment (one repetition, already
+   * checked) with one more component, `value`, at component `componentNumber` after its last: a PPN is an
+   * XCN followed by PPN-15 (TXA-22 is TXA-5's person and a time), written without building the person twice.
+   */
+  setExtendedCopy(fieldNumber: number, sourceFieldNumber: number, componentNumber: number, value: EscapedText): this {
+    this.assertSettable(fieldNumber);
+    this.assertSettable(sourceFieldNumber);
+    const source = this.fields[sourceFieldNumber] ?? '';
+    // components written in the source: one more than its separators (an escaped value holds none)
+    let components = source === '' ? 0 : 1;
+    for (let index = source.indexOf(COMPONENT_SEPARATOR); index !== -1; index = source.indexOf(COMPONENT_SEPARATOR, index + 1)) {
+      components += 1;
+    }
+    if (source.includes(REPETITION_SEPARATOR) || !Number.isInteger(componentNumber) || componentNumber <= components) {
+      throw new Error(`${this.name}-${fieldNumber}: component ${componentNumber} does not follow ${this.name}-${sourceFieldNumber}`);
+    }
+    const scan = checkValue(value, this.name, fieldNumber);
+    const text =
+      value === ''
+        ? source
+        : source === ''
+          ? separators(COMPONENT_SEPARATOR_RUNS, componentNumber - 1) + value
+          : source + separators(COMPONENT_SEPARATOR_RUNS, componentNumber - components) + value;
+    const nonAscii = (this.nonAsciiFields?.has(sourceFieldNumber) ?? false) || isNonAscii(scan);
+    return this.store(fieldNumber, text, nonAscii, (this.fieldExtraJsonBytes[sourceFieldNumber] ?? 0) + extraJsonBytes(scan));
+  }
+
   private assertSettable(fieldNumber: number): void {
     if (!Number.isInteger(fieldNumber) || fieldNumber < this.firstSettableField) {
       throw new Error(`${this.name}-${fieldNumber} cannot be set`);

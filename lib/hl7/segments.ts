@@ -270,16 +270,27 @@ export function patientVisitSegment(encounter: Encounter, namespaces: Identifier
  * encounter's own export, so the receiver attaches the note to that visit).
  * Without an encounter PV1-2 is `N` (not applicable) and there is no location and no visit number.
  */
-export function noteVisitSegment(encounter: Encounter | undefined, attending: Clinician, namespaces: IdentifierNamespaces): Segment {
+export function noteVisitSegment(
+  encounter: Encounter | undefined,
+  attending: Clinician,
+  namespaces: IdentifierNamespaces,
+  attendingWritten?: { segment: Segment; fieldNumber: number },
+): Segment {
   const pv1 = new Segment('PV1').set(1, setId(1));
+  // the same XCN already written in another segment (the note's author in TXA-5) is copied, not built again
+  const setAttending = (): Segment =>
+    attendingWritten
+      ? pv1.copyFieldFrom(attendingWritten.segment, 7, attendingWritten.fieldNumber)
+      : pv1.setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician));
   if (!encounter) {
-    return pv1.setText(2, PATIENT_CLASS_NOT_APPLICABLE).setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician));
+    pv1.setText(2, PATIENT_CLASS_NOT_APPLICABLE);
+    return setAttending();
   }
   pv1.setText(2, patientClassCode(encounter.patientClass, 'encounter.patientClass'));
   if (encounter.location) {
     pv1.setText(3, encounter.location); // PL-1 alone
   }
-  return pv1.setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician)).setTextComponents(19, visitNumberText(encounter, namespaces));
+  return setAttending().setTextComponents(19, visitNumberText(encounter, namespaces));
 }
 
 /** PV1 when no visit applies: `PV1|1|N`. */
