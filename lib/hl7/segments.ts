@@ -277,20 +277,21 @@ export function noteVisitSegment(
   attendingWritten?: { segment: Segment; fieldNumber: number },
 ): Segment {
   const pv1 = new Segment('PV1').set(1, setId(1));
-  // the same XCN already written in another segment (the note's author in TXA-5) is copied, not built again
-  const setAttending = (): Segment =>
-    attendingWritten
-      ? pv1.copyFieldFrom(attendingWritten.segment, 7, attendingWritten.fieldNumber)
-      : pv1.setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician));
   if (!encounter) {
     pv1.setText(2, PATIENT_CLASS_NOT_APPLICABLE);
-    return setAttending();
+  } else {
+    pv1.setText(2, patientClassCode(encounter.patientClass, 'encounter.patientClass'));
+    if (encounter.location) {
+      pv1.setText(3, encounter.location); // PL-1 alone
+    }
   }
-  pv1.setText(2, patientClassCode(encounter.patientClass, 'encounter.patientClass'));
-  if (encounter.location) {
-    pv1.setText(3, encounter.location); // PL-1 alone
+  // the same XCN already written in another segment (the note's author in TXA-5) is copied, not built again
+  if (attendingWritten) {
+    pv1.copyFieldFrom(attendingWritten.segment, 7, attendingWritten.fieldNumber);
+  } else {
+    pv1.setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician));
   }
-  return setAttending().setTextComponents(19, visitNumberText(encounter, namespaces));
+  return encounter ? pv1.setTextComponents(19, visitNumberText(encounter, namespaces)) : pv1;
 }
 
 /** PV1 when no visit applies: `PV1|1|N`. */
