@@ -91,10 +91,10 @@ function isControlId(controlId: string): boolean {
   return !allSpaces;
 }
 
-// MSH values that never change, escaped once
-const PROCESSING_ID = escapeText(PROCESSING_ID_PRODUCTION);
-const VERSION_ID = escapeText(HL7_VERSION);
-const NEVER = escapeText(ACKNOWLEDGMENT_NEVER);
+// MSH values that never change, escaped and checked once
+const PROCESSING_ID = Segment.checkedField(escapeText(PROCESSING_ID_PRODUCTION));
+const VERSION_ID = Segment.checkedField(escapeText(HL7_VERSION));
+const NEVER = Segment.checkedField(escapeText(ACKNOWLEDGMENT_NEVER));
 
 /** Builds MSH-1..MSH-12 (MSH-18 is decided by {@link encodeMessage} once the message is complete). */
 export function buildMessageHeader(context: MessageHeaderContext, messageType: MessageType): Segment {
@@ -109,10 +109,10 @@ export function buildMessageHeader(context: MessageHeaderContext, messageType: M
     .set(7, tsFromDateTime(context.timestamp, 'header.timestamp'))
     .setTextComponents(9, [messageType.messageCode, messageType.triggerEvent, messageType.messageStructure])
     .setText(10, context.controlId)
-    .set(11, PROCESSING_ID)
-    .set(12, VERSION_ID)
-    .set(15, NEVER)
-    .set(16, NEVER);
+    .setChecked(11, PROCESSING_ID)
+    .setChecked(12, VERSION_ID)
+    .setChecked(15, NEVER)
+    .setChecked(16, NEVER);
 }
 
 /**

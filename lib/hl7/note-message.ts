@@ -122,13 +122,13 @@ function sameClinician(a: Clinician, b: Clinician): boolean {
   return a.id === b.id && x.family === y.family && x.given === y.given && x.middle === y.middle && x.suffix === y.suffix && x.prefix === y.prefix;
 }
 
-// values every note message writes, escaped once
-const SET_ID_1 = escapeText('1');
-const CONTENT_PRESENTATION = escapeText(CONTENT_PRESENTATION_TEXT);
-const AVAILABLE = escapeText(DOCUMENT_AVAILABLE);
-const VALUE_TYPE_TX = escapeText('TX');
-const NOTE_CODE = ceFromCodedValue(LOCAL_CODES.note);
-const FINAL = escapeText('F');
+// values every note message writes, escaped and checked once
+const SET_ID_1 = Segment.checkedField(escapeText('1'));
+const CONTENT_PRESENTATION = Segment.checkedField(escapeText(CONTENT_PRESENTATION_TEXT));
+const AVAILABLE = Segment.checkedField(escapeText(DOCUMENT_AVAILABLE));
+const VALUE_TYPE_TX = Segment.checkedField(escapeText('TX'));
+const NOTE_CODE = Segment.checkedField(ceFromCodedValue(LOCAL_CODES.note));
+const FINAL = Segment.checkedField(escapeText('F'));
 
 export function encodeNoteMessage(input: NoteMessageInput): string {
   const message = new Hl7Message(buildMessageHeader(input.header, MDM_T02)).addAll(noteMessageSegments(input));
@@ -167,20 +167,25 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
       : undefined;
 
   const transcriptionHeader = new Segment('TXA')
-    .set(1, SET_ID_1)
+    .setChecked(1, SET_ID_1)
     .setText(2, input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE)
-    .set(3, CONTENT_PRESENTATION)
+    .setChecked(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
     .setTextComponents(5, author)
     .set(6, createdAt)
     .copyField(9, 5) // the originator is the author too
     .setTextComponents(12, requireFirstText(documentNumber, 'note.noteId'))
     .setText(17, completion)
-    .set(19, AVAILABLE);
+    .setChecked(19, AVAILABLE);
   if (partnerAuthentication) transcriptionHeader.setTextComponents(22, partnerAuthentication);
   else if (authenticated && !source) transcriptionHeader.setExtendedCopy(22, 5, PPN_TIME_COMPONENT, createdAt); // TXA-5's XCN, PPN-15 the time
 
-  const noteText = new Segment('OBX').set(1, SET_ID_1).set(2, VALUE_TYPE_TX).set(3, NOTE_CODE).setLines(5, escapeTextLines(note.text)).set(11, FINAL);
+  const noteText = new Segment('OBX')
+    .setChecked(1, SET_ID_1)
+    .setChecked(2, VALUE_TYPE_TX)
+    .setChecked(3, NOTE_CODE)
+    .setLines(5, escapeTextLines(note.text))
+    .setChecked(11, FINAL);
   // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
   if (source) noteText.setText(23, source.sender); // XON-1 alone
 

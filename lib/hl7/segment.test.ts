@@ -283,6 +283,22 @@ describe('RAW values escaped by the segment (setText, setTextComponents)', () =>
   });
 });
 
+describe('checkedField / setChecked', () => {
+  test('writes, measures and flags what set writes; a value that is not escaped is refused when the field is made', () => {
+    for (const value of [escapeText('1'), escapeText('Zoë "Z"'), [escapeText('NOTE'), escapeText('Chart"Note'), escapeText('L')]] as const) {
+      const field = Segment.checkedField(value);
+      const mine = new Segment('OBX').setChecked(3, field);
+      const reference = new Segment('OBX').set(3, value);
+      expect(mine.toString()).toBe(reference.toString());
+      expect(mine.jsonStringBytes()).toBe(reference.jsonStringBytes());
+      expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
+      expect(Object.isFrozen(field)).toBe(true);
+    }
+    expect(() => Segment.checkedField('a|b' as EscapedText)).toThrow(/not escaped/);
+    expect(() => new Segment('MSH').setChecked(2, Segment.checkedField(escapeText('x')))).toThrow();
+  });
+});
+
 describe('setExtendedCopy', () => {
   test('the source field with one more component: what setting the components again writes, measured and flagged', () => {
     const time = escapeText('20240430172000+0000');

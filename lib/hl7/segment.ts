@@ -192,6 +192,17 @@ class FieldWriter {
 }
 
 /**
+ * A field value checked once, when it is made ({@link Segment.checkedField}): the constants every
+ * message writes (set ids, MSH-11/12, table codes), set with {@link Segment.setChecked} without checking
+ * and measuring the same text again for each message. Immutable.
+ */
+export interface CheckedField {
+  readonly text: string;
+  readonly nonAscii: boolean;
+  readonly extraJsonBytes: number;
+}
+
+/**
  * One HL7 segment. Fields are addressed 1-based as in the standard (`PID-3` is `set(3, ...)`).
  * For MSH, fields 1 (field separator) and 2 (encoding characters) are fixed and field 3 is the first
  * settable one, so `MSH-9` is `set(9, ...)` there too.
@@ -261,6 +272,18 @@ export class Segment {
     const writer = new FieldWriter(this.name, fieldNumber);
     const text = writer.textRepetition(components);
     return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
+  }
+
+  /** Checks a field value once ({@link set}) for {@link setChecked}. */
+  static checkedField(value: FieldValue): CheckedField {
+    const probe = new Segment('ZZZ').set(1, value);
+    return Object.freeze({ text: probe.fields[1]!, nonAscii: probe.hasNonAsciiText(), extraJsonBytes: probe.fieldExtraJsonBytes[1]! });
+  }
+
+  /** Sets field `fieldNumber` to a value checked when it was made ({@link checkedField}). */
+  setChecked(fieldNumber: number, field: CheckedField): this {
+    this.assertSettable(fieldNumber);
+    return this.store(fieldNumber, field.text, field.nonAscii, field.extraJsonBytes);
   }
 
   /** Sets a repeating field: one entry per repetition (joined by `~`). Empty repetitions are dropped. */

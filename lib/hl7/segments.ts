@@ -141,6 +141,9 @@ function setId(value: number): EscapedText {
   return siFromNumber(value);
 }
 
+/** Set id 1 (PID-1, PV1-1), escaped and checked once. */
+const SET_ID_1 = Segment.checkedField(setId(1));
+
 function patientClassCode(patientClass: string, inputPath: string): PatientClass {
   if (!Object.prototype.hasOwnProperty.call(PATIENT_CLASS_TEXT, patientClass)) {
     throw new Hl7EncodingError(inputPath, 'is not an HL7 table 0004 patient class');
@@ -169,7 +172,7 @@ export type PatientDetail = 'core' | 'full';
  */
 export function patientIdentificationSegment(patient: Patient, detail: PatientDetail): Segment {
   const pid = new Segment('PID')
-    .set(1, setId(1))
+    .setChecked(1, SET_ID_1)
     .setTextComponents(3, requireFirstText(cxTextFromIdentifier(patient.mrn, patient.assigningAuthority, IDENTIFIER_TYPE_MEDICAL_RECORD), 'patient.mrn'))
     .setTextComponents(5, requireNameText(patient.name, 'patient.name'));
   if (patient.birthDate !== undefined) {
@@ -276,7 +279,7 @@ export function noteVisitSegment(
   namespaces: IdentifierNamespaces,
   attendingWritten?: { segment: Segment; fieldNumber: number },
 ): Segment {
-  const pv1 = new Segment('PV1').set(1, setId(1));
+  const pv1 = new Segment('PV1').setChecked(1, SET_ID_1);
   if (!encounter) {
     pv1.setText(2, PATIENT_CLASS_NOT_APPLICABLE);
   } else {
