@@ -321,6 +321,21 @@ export function plainAsciiExtraJsonBytes(value: string): number {
   return quotes;
 }
 
+/**
+ * True when escaping ({@link escapeText}, {@link escapeFormattedText}) gives the empty value: `undefined`,
+ * `''`, or only characters escaping removes (C0 controls other than TAB, CR and LF; DEL; C1 controls other
+ * than NEL). Stops at the first character escaping keeps: a required value is checked without a scan.
+ */
+export function isEmptyOnceEscaped(value: string | undefined): boolean {
+  if (typeof value !== 'string') return escapeText(value) === ''; // undefined; anything else is refused as escaping refuses it
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    const removed = code < 0x80 ? ASCII_ACTION[code] === REMOVE : isC1Control(code) && code !== 0x85;
+    if (!removed) return false;
+  }
+  return true;
+}
+
 /** True when a {@link scanEscapedText} result of a valid value says it holds text outside ASCII. */
 export function scanFoundNonAscii(scan: number): boolean {
   return scan !== scan || (scan & 1) === 1; // NaN only comes with a surrogate

@@ -172,7 +172,7 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     .setChecked(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
     .setTextComponents(5, author)
-    .set(6, createdAt)
+    .copyField(6, 4) // the creation time again
     .copyField(9, 5) // the originator is the author too
     .setTextComponents(12, requireFirstText(documentNumber, 'note.noteId'))
     .setText(17, completion)

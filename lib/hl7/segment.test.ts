@@ -1,4 +1,4 @@
-import { escapeFormattedText, escapeText, type EscapedText, isEscapedText, plainAsciiExtraJsonBytes, scanEscapedText } from './escape';
+import { escapeFormattedText, escapeText, type EscapedText, isEmptyOnceEscaped, isEscapedText, plainAsciiExtraJsonBytes, scanEscapedText } from './escape';
 import { jsonStringBytes } from './json-string-bytes';
 import { Hl7Message, Segment } from './segment';
 
@@ -250,6 +250,15 @@ describe('RAW values escaped by the segment (setText, setTextComponents)', () =>
         expect(escaped === raw && /^[\x00-\x7f]*$/.test(raw)).toBe(false);
       }
     }
+  });
+
+  test("isEmptyOnceEscaped is escapeText(raw) === '' (generated corpus, control characters alone and mixed)", () => {
+    const controls = ['\u0001', '\u0000\u007f', '\u0080\u009f', '\u0085', '\u0001\t', '\u0002\r', '\u001f\u0001x', '\u00a0'];
+    for (const raw of [...raws, ...controls, undefined]) {
+      expect(isEmptyOnceEscaped(raw)).toBe(escapeText(raw) === '');
+      expect(escapeFormattedText(raw) === '').toBe(escapeText(raw) === '');
+    }
+    expect(() => isEmptyOnceEscaped(42 as unknown as string)).toThrow(TypeError);
   });
 
   test('setText writes, measures and flags exactly what escapeText-then-set does (generated corpus)', () => {

@@ -18,7 +18,7 @@ import {
   xtnFromPhone as xtnFromPhoneImport,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { type EscapedText, escapeText as escapeTextImport } from './escape';
+import { type EscapedText, escapeText as escapeTextImport, isEmptyOnceEscaped as isEmptyOnceEscapedImport } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
 import { type Component, type Components, Segment as SegmentImport, type TextComponents } from './segment';
 import {
@@ -49,6 +49,7 @@ const xpnTextFromPersonName = xpnTextFromPersonNameImport;
 const xtnFromEmail = xtnFromEmailImport;
 const xtnFromPhone = xtnFromPhoneImport;
 const escapeText = escapeTextImport;
+const isEmptyOnceEscaped = isEmptyOnceEscapedImport;
 const Segment = SegmentImport;
 type Segment = SegmentImport;
 const ADMINISTRATIVE_SEX = ADMINISTRATIVE_SEXImport;
@@ -113,7 +114,7 @@ export function requireFirstComponent(components: Components, inputPath: string,
 
 /** {@link requireFirstComponent} for RAW components: the first one must not be empty once escaped. */
 export function requireFirstText(components: TextComponents, inputPath: string, inputPathSuffix = ''): TextComponents {
-  if (escapeText(components[0]) === '') {
+  if (isEmptyOnceEscaped(components[0])) {
     throw new Hl7EncodingError(inputPath + inputPathSuffix, 'is required and must not be empty');
   }
   return components;
@@ -123,7 +124,7 @@ export function requireFirstText(components: TextComponents, inputPath: string, 
 export function requireNameText(name: PersonName, inputPath: string): TextComponents {
   const xpn = xpnTextFromPersonName(name);
   for (let index = 0; index < 5; index += 1) {
-    if (escapeText(xpn[index]) !== '') {
+    if (!isEmptyOnceEscaped(xpn[index])) {
       return xpn;
     }
   }
