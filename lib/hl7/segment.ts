@@ -207,8 +207,10 @@ export interface CheckedField {
  * For MSH, fields 1 (field separator) and 2 (encoding characters) are fixed and field 3 is the first
  * settable one, so `MSH-9` is `set(9, ...)` there too.
  *
- * Every value must be escaped ({@link EscapedText}); this is checked at run time as well, so a value can
- * never add a field, component, repetition or segment.
+ * Every value is escaped: either given escaped ({@link EscapedText}, checked at run time as well, so a
+ * value can never add a field, component, repetition or segment), or given RAW to {@link setText} /
+ * {@link setTextComponents}, which escape it themselves ({@link escapeText}) in the same scan as the
+ * check. Constants are checked once ({@link checkedField}); copies take text already checked.
  *
  * Performance: a field is serialized once, when it is set, and kept as text; the segment's text is built
  * once and cached until a field changes.
