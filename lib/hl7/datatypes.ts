@@ -2,7 +2,7 @@ import type { Address, Clinician, CodedValue, PersonName } from '../chart/types'
 import { Hl7EncodingError } from './errors';
 import { type EscapedText, escapeText as escapeTextImport } from './escape';
 import { IDENTIFIER_LENGTH as IDENTIFIER_LENGTHImport, shortIdentifier as shortIdentifierImport } from './identifiers';
-import type { Components } from './segment';
+import type { Components, TextComponents } from './segment';
 
 // Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
 const escapeText = escapeTextImport;
@@ -21,40 +21,61 @@ export const ADDRESS_TYPE_HOME = 'H';
 /** Table 0203 identifier type of a clinician's id: provider number. */
 export const IDENTIFIER_TYPE_PROVIDER_NUMBER = 'PRN';
 
-/** The empty value, and constant values escaped once, at load (they need no escaping: the result is themselves). */
+/** The empty value, escaped once, at load. */
 const EMPTY = escapeText('');
-const LEGAL = escapeText(NAME_TYPE_LEGAL);
-const PROVIDER_NUMBER = escapeText(IDENTIFIER_TYPE_PROVIDER_NUMBER);
 
-/** XPN (person name): FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^TYPE, XPN-7 name type `L` (legal, table 0200). */
-export function xpnFromPersonName(name: PersonName): Components {
-  return [escapeText(name.family), escapeText(name.given), escapeText(name.middle), escapeText(name.suffix), escapeText(name.prefix), EMPTY, LEGAL];
+/** Each RAW component escaped ({@link escapeText}): the escaped form of a `...TextFrom...` builder's components. */
+function escapeEach(components: TextComponents): Components {
+  const escaped: EscapedText[] = new Array<EscapedText>(components.length);
+  for (let index = 0; index < components.length; index += 1) {
+    escaped[index] = escapeText(components[index]);
+  }
+  return escaped;
 }
 
 /**
- * XCN (person with an identifier): ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^^AUTHORITY^L^^^PRN.
+ * XPN (person name) as RAW components, for `Segment.setTextComponents` (which escapes them):
+ * FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^TYPE, XPN-7 name type `L` (legal, table 0200).
+ */
+export function xpnTextFromPersonName(name: PersonName): TextComponents {
+  return [name.family, name.given, name.middle, name.suffix, name.prefix, '', NAME_TYPE_LEGAL];
+}
+
+/** XPN (person name), escaped: {@link xpnTextFromPersonName}. */
+export function xpnFromPersonName(name: PersonName): Components {
+  return escapeEach(xpnTextFromPersonName(name));
+}
+
+/**
+ * XCN (person with an identifier) as RAW components, for `Segment.setTextComponents` (which escapes
+ * them): ID^FAMILY^GIVEN^MIDDLE^SUFFIX^PREFIX^^^AUTHORITY^L^^^PRN.
  * XCN-1 the clinician id in its short form (at most 15 characters, see identifiers.ts), XCN-9 the
  * assigning authority (configured namespace) and XCN-13 `PRN` (provider number, table 0203) when there
  * is an id; XCN-10 name type `L`. The name part (XCN-2..6) is the one of XPN.
  */
-export function xcnFromClinician(clinician: Clinician, assigningAuthority: string): Components {
+export function xcnTextFromClinician(clinician: Clinician, assigningAuthority: string): TextComponents {
   const { name } = clinician;
   const hasId = typeof clinician.id === 'string' && clinician.id.trim() !== '';
   return [
-    hasId ? escapeText(shortIdentifier(clinician.id!, IDENTIFIER_LENGTH.xcn)) : EMPTY,
-    escapeText(name.family),
-    escapeText(name.given),
-    escapeText(name.middle),
-    escapeText(name.suffix),
-    escapeText(name.prefix),
-    EMPTY,
-    EMPTY,
-    hasId ? escapeText(assigningAuthority) : EMPTY,
-    LEGAL,
-    EMPTY,
-    EMPTY,
-    hasId ? PROVIDER_NUMBER : EMPTY,
+    hasId ? shortIdentifier(clinician.id!, IDENTIFIER_LENGTH.xcn) : '',
+    name.family,
+    name.given,
+    name.middle,
+    name.suffix,
+    name.prefix,
+    '',
+    '',
+    hasId ? assigningAuthority : '',
+    NAME_TYPE_LEGAL,
+    '',
+    '',
+    hasId ? IDENTIFIER_TYPE_PROVIDER_NUMBER : '',
   ];
+}
+
+/** XCN (person with an identifier), escaped: {@link xcnTextFromClinician}. */
+export function xcnFromClinician(clinician: Clinician, assigningAuthority: string): Components {
+  return escapeEach(xcnTextFromClinician(clinician, assigningAuthority));
 }
 
 /**
@@ -102,17 +123,16 @@ export function xtnFromEmail(email: string): Components {
 }
 
 /**
- * CX (identifier): ID^^^AUTHORITY^TYPE, e.g. `12345^^^HOSP^MR`. CX-1 in its short form (at most 15
- * characters, see identifiers.ts).
+ * CX (identifier) as RAW components, for `Segment.setTextComponents`: ID^^^AUTHORITY^TYPE, e.g.
+ * `12345^^^HOSP^MR`. CX-1 in its short form (at most 15 characters, see identifiers.ts).
  */
+export function cxTextFromIdentifier(id: string, assigningAuthority: string | undefined, identifierTypeCode: string): TextComponents {
+  return [typeof id === 'string' && id.trim() !== '' ? shortIdentifier(id, IDENTIFIER_LENGTH.cx) : id, '', '', assigningAuthority, identifierTypeCode];
+}
+
+/** CX (identifier), escaped: {@link cxTextFromIdentifier}. */
 export function cxFromIdentifier(id: string, assigningAuthority: string | undefined, identifierTypeCode: string): Components {
-  return [
-    escapeText(typeof id === 'string' && id.trim() !== '' ? shortIdentifier(id, IDENTIFIER_LENGTH.cx) : id),
-    EMPTY,
-    EMPTY,
-    escapeText(assigningAuthority),
-    escapeText(identifierTypeCode),
-  ];
+  return escapeEach(cxTextFromIdentifier(id, assigningAuthority, identifierTypeCode));
 }
 
 /** A character other than space and control characters in ASCII (never white space). */
@@ -173,8 +193,13 @@ export const cweFromCodedValue = ceFromCodedValue;
  * default: OBR-2/3, ORC-2/3; see identifiers.ts), EI-2 the configured namespace.
  */
 export function eiFromIdentifier(id: string, namespace: string, maxLength: number = IDENTIFIER_LENGTH.ei): Components {
+  return escapeEach(eiTextFromIdentifier(id, namespace, maxLength));
+}
+
+/** EI as RAW components, for `Segment.setTextComponents`: {@link eiFromIdentifier} before escaping. */
+export function eiTextFromIdentifier(id: string, namespace: string, maxLength: number = IDENTIFIER_LENGTH.ei): TextComponents {
   const hasId = typeof id === 'string' && id.trim() !== '';
-  return [escapeText(hasId ? shortIdentifier(id, maxLength) : id), escapeText(hasId ? namespace : undefined)];
+  return [hasId ? shortIdentifier(id, maxLength) : id, hasId ? namespace : undefined];
 }
 
 /** PL (person location): the location as the point of care (PL-1). */

@@ -2,7 +2,8 @@
  * Escaping of data values for HL7 v2.5.1 (hl7-notes.md, "Escaping").
  *
  * Every data value of every field, component and subcomponent goes through one of the two functions
- * below before it reaches a segment; the segment refuses anything else (see {@link isEscapedText}).
+ * below before it reaches a segment, or is given raw to the segment, which escapes it with
+ * {@link escapeText} itself (Segment.setText); the segment refuses anything else (see {@link isEscapedText}).
  *
  * - Delimiters: `\` -> `\E\`, `|` -> `\F\`, `^` -> `\S\`, `&` -> `\T\`, `~` -> `\R\`. The replacement is a
  *   single left-to-right pass, which is the same as escaping `\` first: an escape sequence we write is
@@ -301,6 +302,39 @@ export function scanEscapedText(value: string): number {
   // rare: text outside ASCII is measured by the function that defines the size
   const last = value.charCodeAt(length - 1);
   return isHighSurrogate(last) ? NaN : 2 * (jsonStringBytes(value) - 2 - length) + 1;
+}
+
+/**
+ * For a RAW value (before escaping): what it takes inside a JSON string beyond its length (its `"`), when
+ * it is ASCII and escaping ({@link escapeText}, {@link escapeFormattedText}) leaves it as it is; then the
+ * value is its own escaped text and passes {@link scanEscapedText} with this measure (`2 * result`). -1
+ * otherwise: the value must be escaped, then checked. One scan that is both the escaping's and the
+ * segment's, for the common value (Segment.setText).
+ */
+export function plainAsciiExtraJsonBytes(value: string): number {
+  let quotes = 0;
+  const length = value.length;
+  for (let index = 0; index < length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code >= 0x80 || ASCII_ACTION[code] !== KEEP) return -1;
+    if (code === QUOTE) quotes += 1;
+  }
+  return quotes;
+}
+
+/**
+ * True when escaping ({@link escapeText}, {@link escapeFormattedText}) gives the empty value: `undefined`,
+ * `''`, or only characters escaping removes (C0 controls other than TAB, CR and LF; DEL; C1 controls other
+ * than NEL). Stops at the first character escaping keeps: a required value is checked without a scan.
+ */
+export function isEmptyOnceEscaped(value: string | undefined): boolean {
+  if (typeof value !== 'string') return escapeText(value) === ''; // undefined; anything else is refused as escaping refuses it
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    const removed = code < 0x80 ? ASCII_ACTION[code] === REMOVE : isC1Control(code) && code !== 0x85;
+    if (!removed) return false;
+  }
+  return true;
 }
 
 /** True when a {@link scanEscapedText} result of a valid value says it holds text outside ASCII. */

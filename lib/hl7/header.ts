@@ -1,11 +1,10 @@
-import { hdFromNamespace as hdFromNamespaceImport, tsFromDateTime as tsFromDateTimeImport } from './datatypes';
+import { tsFromDateTime as tsFromDateTimeImport } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { escapeText as escapeTextImport } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
 import { type Hl7Message, Segment as SegmentImport } from './segment';
 
 // Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const hdFromNamespace = hdFromNamespaceImport;
 const tsFromDateTime = tsFromDateTimeImport;
 const escapeText = escapeTextImport;
 const Segment = SegmentImport;
@@ -92,10 +91,10 @@ function isControlId(controlId: string): boolean {
   return !allSpaces;
 }
 
-// MSH values that never change, escaped once
-const PROCESSING_ID = escapeText(PROCESSING_ID_PRODUCTION);
-const VERSION_ID = escapeText(HL7_VERSION);
-const NEVER = escapeText(ACKNOWLEDGMENT_NEVER);
+// MSH values that never change, escaped and checked once
+const PROCESSING_ID = Segment.checkedField(escapeText(PROCESSING_ID_PRODUCTION));
+const VERSION_ID = Segment.checkedField(escapeText(HL7_VERSION));
+const NEVER = Segment.checkedField(escapeText(ACKNOWLEDGMENT_NEVER));
 
 /** Builds MSH-1..MSH-12 (MSH-18 is decided by {@link encodeMessage} once the message is complete). */
 export function buildMessageHeader(context: MessageHeaderContext, messageType: MessageType): Segment {
@@ -103,17 +102,17 @@ export function buildMessageHeader(context: MessageHeaderContext, messageType: M
     throw new Hl7EncodingError('header.controlId', 'must be 1 to 20 printable ASCII characters without | ^ ~ \\ &');
   }
   return new Segment('MSH')
-    .set(3, hdFromNamespace(context.sendingApplication))
-    .set(4, hdFromNamespace(context.sendingFacility))
-    .set(5, hdFromNamespace(context.receivingApplication))
-    .set(6, hdFromNamespace(context.receivingFacility))
+    .setText(3, context.sendingApplication) // HD-1 alone
+    .setText(4, context.sendingFacility)
+    .setText(5, context.receivingApplication)
+    .setText(6, context.receivingFacility)
     .set(7, tsFromDateTime(context.timestamp, 'header.timestamp'))
-    .set(9, [escapeText(messageType.messageCode), escapeText(messageType.triggerEvent), escapeText(messageType.messageStructure)])
-    .set(10, escapeText(context.controlId))
-    .set(11, PROCESSING_ID)
-    .set(12, VERSION_ID)
-    .set(15, NEVER)
-    .set(16, NEVER);
+    .setTextComponents(9, [messageType.messageCode, messageType.triggerEvent, messageType.messageStructure])
+    .setText(10, context.controlId)
+    .setChecked(11, PROCESSING_ID)
+    .setChecked(12, VERSION_ID)
+    .setChecked(15, NEVER)
+    .setChecked(16, NEVER);
 }
 
 /**
@@ -124,6 +123,6 @@ export function buildMessageHeader(context: MessageHeaderContext, messageType: M
  */
 export function encodeMessage(message: Hl7Message, context: MessageHeaderContext): string {
   const declareUnicode = context.characterSet === UNICODE_UTF8_CHARACTER_SET || message.hasNonAsciiText();
-  message.header.set(18, escapeText(declareUnicode ? UNICODE_UTF8_CHARACTER_SET : undefined));
+  message.header.setText(18, declareUnicode ? UNICODE_UTF8_CHARACTER_SET : undefined);
   return message.toString();
 }

@@ -1,9 +1,9 @@
-import type { Encounter, Note, Patient } from '../chart/types';
+import type { Clinician, Encounter, Note, Patient } from '../chart/types';
 import {
   ceFromCodedValue as ceFromCodedValueImport,
-  eiFromIdentifier as eiFromIdentifierImport,
+  eiTextFromIdentifier as eiTextFromIdentifierImport,
   tsFromDateTime as tsFromDateTimeImport,
-  xcnFromClinician as xcnFromClinicianImport,
+  xcnTextFromClinician as xcnTextFromClinicianImport,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { escapeText as escapeTextImport, escapeTextLines as escapeTextLinesImport, type EscapedText } from './escape';
@@ -15,13 +15,13 @@ import {
   namespacesOf as namespacesOfImport,
 } from './header';
 import { documentNumberLength as documentNumberLengthImport, LOCAL_CODES as LOCAL_CODESImport } from './observations';
-import { type Component, type Components, Hl7Message as Hl7MessageImport, Segment as SegmentImport } from './segment';
+import { Hl7Message as Hl7MessageImport, Segment as SegmentImport, type TextComponents } from './segment';
 import {
   assertSamePatient as assertSamePatientImport,
   eventTypeSegment as eventTypeSegmentImport,
   noteVisitSegment as noteVisitSegmentImport,
   patientIdentificationSegment as patientIdentificationSegmentImport,
-  requireFirstComponent as requireFirstComponentImport,
+  requireFirstText as requireFirstTextImport,
 } from './segments';
 import {
   CONTENT_PRESENTATION_TEXT as CONTENT_PRESENTATION_TEXTImport,
@@ -34,9 +34,9 @@ import {
 
 // Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
 const ceFromCodedValue = ceFromCodedValueImport;
-const eiFromIdentifier = eiFromIdentifierImport;
+const eiTextFromIdentifier = eiTextFromIdentifierImport;
 const tsFromDateTime = tsFromDateTimeImport;
-const xcnFromClinician = xcnFromClinicianImport;
+const xcnTextFromClinician = xcnTextFromClinicianImport;
 const escapeText = escapeTextImport;
 const escapeTextLines = escapeTextLinesImport;
 const buildMessageHeader = buildMessageHeaderImport;
@@ -53,7 +53,7 @@ const assertSamePatient = assertSamePatientImport;
 const eventTypeSegment = eventTypeSegmentImport;
 const noteVisitSegment = noteVisitSegmentImport;
 const patientIdentificationSegment = patientIdentificationSegmentImport;
-const requireFirstComponent = requireFirstComponentImport;
+const requireFirstText = requireFirstTextImport;
 const CONTENT_PRESENTATION_TEXT = CONTENT_PRESENTATION_TEXTImport;
 const DOCUMENT_AVAILABLE = DOCUMENT_AVAILABLEImport;
 const DOCUMENT_COMPLETION_AUTHENTICATED = DOCUMENT_COMPLETION_AUTHENTICATEDImport;
@@ -101,23 +101,34 @@ export interface NoteMessageInput {
 /** PPN-15 (date/time action performed) is the 15th component; XCN fills the first 14. */
 const PPN_TIME_COMPONENT = 15;
 
-/** TXA-22 (PPN): the authenticating clinician as an XCN (`xcn`), and when they authenticated. */
-function authenticationPerson(xcn: Components, at: EscapedText): Component[] {
-  const components: Component[] = xcn.slice();
+/**
+ * TXA-22 (PPN) as RAW components: the authenticating clinician's XCN (`xcn`), and when they authenticated
+ * (`at`, a TS value: digits and `+`/`-`, which escaping leaves as they are).
+ */
+function authenticationPerson(xcn: TextComponents, at: EscapedText): TextComponents {
+  const components: (string | undefined)[] = xcn.slice();
   while (components.length < PPN_TIME_COMPONENT - 1) {
-    components.push(escapeText(''));
+    components.push('');
   }
-  components.push([at]);
+  components.push(at);
   return components;
 }
 
-// values every note message writes, escaped once
-const SET_ID_1 = escapeText('1');
-const CONTENT_PRESENTATION = escapeText(CONTENT_PRESENTATION_TEXT);
-const AVAILABLE = escapeText(DOCUMENT_AVAILABLE);
-const VALUE_TYPE_TX = escapeText('TX');
-const NOTE_CODE = ceFromCodedValue(LOCAL_CODES.note);
-const FINAL = escapeText('F');
+/** Whether two clinicians give the same XCN (id and name; the namespace aside). */
+function sameClinician(a: Clinician, b: Clinician): boolean {
+  if (a === b) return true;
+  const x = a.name;
+  const y = b.name;
+  return a.id === b.id && x.family === y.family && x.given === y.given && x.middle === y.middle && x.suffix === y.suffix && x.prefix === y.prefix;
+}
+
+// values every note message writes, escaped and checked once
+const SET_ID_1 = Segment.checkedField(escapeText('1'));
+const CONTENT_PRESENTATION = Segment.checkedField(escapeText(CONTENT_PRESENTATION_TEXT));
+const AVAILABLE = Segment.checkedField(escapeText(DOCUMENT_AVAILABLE));
+const VALUE_TYPE_TX = Segment.checkedField(escapeText('TX'));
+const NOTE_CODE = Segment.checkedField(ceFromCodedValue(LOCAL_CODES.note));
+const FINAL = Segment.checkedField(escapeText('F'));
 
 export function encodeNoteMessage(input: NoteMessageInput): string {
   const message = new Hl7Message(buildMessageHeader(input.header, MDM_T02)).addAll(noteMessageSegments(input));
@@ -139,44 +150,53 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
   // a partner's document: the ids are the sender's (its MSH-4 as the namespace), not the chart's, so the
   // author is never exported as one of the chart's clinicians and TXA-12 is the sender's own number
   const source = note.provenance;
-  const author = xcnFromClinician(note.author, source ? source.sender : namespaces.clinician);
+  const author = xcnTextFromClinician(note.author, source ? source.sender : namespaces.clinician);
   const completion = note.completionStatus ?? (source ? DOCUMENT_COMPLETION_DOCUMENTED : DOCUMENT_COMPLETION_AUTHENTICATED);
   const authenticated = completion === DOCUMENT_COMPLETION_AUTHENTICATED || completion === DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED;
   const documentNumber =
     source && note.documentNumber
-      ? eiFromIdentifier(note.documentNumber, source.sender, documentNumberLength({ ...namespaces, entity: source.sender }))
-      : eiFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces));
-  const authentication = !authenticated
-    ? undefined
-    : source
-      ? note.authenticatedBy &&
-        authenticationPerson(
-          xcnFromClinician(note.authenticatedBy, source.sender),
+      ? eiTextFromIdentifier(note.documentNumber, source.sender, documentNumberLength({ ...namespaces, entity: source.sender }))
+      : eiTextFromIdentifier(note.noteId, namespaces.entity, documentNumberLength(namespaces));
+  // a partner's document: its authenticator as the sender gave it; ours: the author (TXA-5) and the creation time
+  const partnerAuthentication =
+    authenticated && source && note.authenticatedBy
+      ? authenticationPerson(
+          xcnTextFromClinician(note.authenticatedBy, source.sender),
           note.authenticatedAt ? tsFromDateTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
         )
-      : authenticationPerson(author, createdAt); // the author, with the clinician namespace as in TXA-5
+      : undefined;
 
   const transcriptionHeader = new Segment('TXA')
-    .set(1, SET_ID_1)
-    .set(2, escapeText(input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE))
-    .set(3, CONTENT_PRESENTATION)
+    .setChecked(1, SET_ID_1)
+    .setText(2, input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE)
+    .setChecked(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
-    .set(5, author)
-    .set(6, createdAt)
+    .setTextComponents(5, author)
+    .copyField(6, 4) // the creation time again
     .copyField(9, 5) // the originator is the author too
-    .set(12, requireFirstComponent(documentNumber, 'note.noteId'))
-    .set(17, escapeText(completion))
-    .set(19, AVAILABLE);
-  if (authentication) transcriptionHeader.set(22, authentication);
+    .setTextComponents(12, requireFirstText(documentNumber, 'note.noteId'))
+    .setText(17, completion)
+    .setChecked(19, AVAILABLE);
+  if (partnerAuthentication) transcriptionHeader.setTextComponents(22, partnerAuthentication);
+  else if (authenticated && !source) transcriptionHeader.setExtendedCopy(22, 5, PPN_TIME_COMPONENT, createdAt); // TXA-5's XCN, PPN-15 the time
 
-  const noteText = new Segment('OBX').set(1, SET_ID_1).set(2, VALUE_TYPE_TX).set(3, NOTE_CODE).setLines(5, escapeTextLines(note.text)).set(11, FINAL);
+  const noteText = new Segment('OBX')
+    .setChecked(1, SET_ID_1)
+    .setChecked(2, VALUE_TYPE_TX)
+    .setChecked(3, NOTE_CODE)
+    .setLines(5, escapeTextLines(note.text))
+    .setChecked(11, FINAL);
   // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
-  if (source) noteText.set(23, [escapeText(source.sender)]);
+  if (source) noteText.setText(23, source.sender); // XON-1 alone
 
+  // PV1-7: the encounter's attending, else the author; when that is the author as TXA-5 wrote it (same
+  // clinician, same namespace), TXA-5 is copied
+  const attending = encounter?.attending ?? note.author;
+  const attendingIsAuthor = !source && sameClinician(attending, note.author);
   return [
     eventTypeSegment('T02', header.timestamp),
     patientIdentificationSegment(patient, 'core'),
-    noteVisitSegment(encounter, encounter?.attending ?? note.author, namespaces),
+    noteVisitSegment(encounter, attending, namespaces, attendingIsAuthor ? { segment: transcriptionHeader, fieldNumber: 5 } : undefined),
     transcriptionHeader,
     noteText,
   ];

@@ -1,4 +1,4 @@
-import { escapeFormattedText, escapeText, type EscapedText, isEscapedText } from './escape';
+import { escapeFormattedText, escapeText, type EscapedText, isEmptyOnceEscaped, isEscapedText, plainAsciiExtraJsonBytes, scanEscapedText } from './escape';
 import { jsonStringBytes } from './json-string-bytes';
 import { Hl7Message, Segment } from './segment';
 
@@ -140,46 +140,46 @@ describe('Hl7Message', () => {
   });
 });
 
-describe('JSON size measured while the values are checked', () => {
-  /** A deterministic generator (no Math.random: the same corpus every run). */
-  function corpus(count: number): string[] {
-    const pieces = [
-      'a',
-      'Z',
-      '0',
-      ' ',
-      '"',
-      '\\',
-      '|',
-      '^',
-      '&',
-      '~',
-      '\r\n',
-      '\n',
-      '\t',
-      '\u0001',
-      'é',
-      'ß',
-      '中',
-      '😀',
-      '\ud83d',
-      '\ude00',
-      '\u00a0',
-      '\u0085',
-      '\u2028',
-    ];
-    let seed = 7;
-    const next = (): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed;
-    };
-    return Array.from({ length: count }, () => {
-      let text = '';
-      for (let length = next() % 9; length > 0; length -= 1) text += pieces[next() % pieces.length];
-      return text;
-    });
-  }
+/** A deterministic generator (no Math.random: the same corpus every run). */
+function corpus(count: number): string[] {
+  const pieces = [
+    'a',
+    'Z',
+    '0',
+    ' ',
+    '"',
+    '\\',
+    '|',
+    '^',
+    '&',
+    '~',
+    '\r\n',
+    '\n',
+    '\t',
+    '\u0001',
+    'é',
+    'ß',
+    '中',
+    '😀',
+    '\ud83d',
+    '\ude00',
+    '\u00a0',
+    '\u0085',
+    '\u2028',
+  ];
+  let seed = 7;
+  const next = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed;
+  };
+  return Array.from({ length: count }, () => {
+    let text = '';
+    for (let length = next() % 9; length > 0; length -= 1) text += pieces[next() % pieces.length];
+    return text;
+  });
+}
 
+describe('JSON size measured while the values are checked', () => {
   test('a segment and a message count exactly the bytes jsonStringBytes counts on their text', () => {
     const values = corpus(600);
     // raw surrogates (what escaping replaces) are valid escaped text too: a value ending in a high surrogate is counted on the whole text
@@ -204,6 +204,135 @@ describe('JSON size measured while the values are checked', () => {
     // a field set again is measured again
     message.header.set(3, escapeText('"Zoë"'));
     expect(message.jsonStringBytes()).toBe(jsonStringBytes(message.toString()));
+  });
+});
+
+describe('RAW values escaped by the segment (setText, setTextComponents)', () => {
+  const values = corpus(800);
+  // every delimiter, control characters, line breaks, non-ASCII, paired and lone surrogates, alone and mixed
+  const singles = [
+    '',
+    '\\',
+    '|',
+    '^',
+    '&',
+    '~',
+    '\r',
+    '\n',
+    '\r\n',
+    '\t',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u0085',
+    '\u009f',
+    '\u2028',
+    '\u2029',
+    '"',
+    'é',
+    '😀',
+    '\ud83d',
+    '\ude00',
+    'x\ud83d',
+    '\\F\\',
+    '\\.br\\',
+  ];
+  const raws = [...singles, ...values];
+
+  test('plainAsciiExtraJsonBytes: -1 unless escaping leaves the value as it is and it is ASCII; then the measure scanEscapedText gives', () => {
+    for (const raw of raws) {
+      const extra = plainAsciiExtraJsonBytes(raw);
+      const escaped = escapeText(raw);
+      if (extra >= 0) {
+        expect(escaped).toBe(raw);
+        expect(2 * extra).toBe(scanEscapedText(raw));
+      } else {
+        expect(escaped === raw && /^[\x00-\x7f]*$/.test(raw)).toBe(false);
+      }
+    }
+  });
+
+  test("isEmptyOnceEscaped is escapeText(raw) === '' (generated corpus, control characters alone and mixed)", () => {
+    const controls = ['\u0001', '\u0000\u007f', '\u0080\u009f', '\u0085', '\u0001\t', '\u0002\r', '\u001f\u0001x', '\u00a0'];
+    for (const raw of [...raws, ...controls, undefined]) {
+      expect(isEmptyOnceEscaped(raw)).toBe(escapeText(raw) === '');
+      expect(escapeFormattedText(raw) === '').toBe(escapeText(raw) === '');
+    }
+    expect(() => isEmptyOnceEscaped(42 as unknown as string)).toThrow(TypeError);
+  });
+
+  test('setText writes, measures and flags exactly what escapeText-then-set does (generated corpus)', () => {
+    for (const raw of [...raws, undefined]) {
+      const mine = new Segment('NTE').setText(3, raw);
+      const reference = new Segment('NTE').set(3, escapeText(raw));
+      expect(mine.toString()).toBe(reference.toString());
+      expect(mine.jsonStringBytes()).toBe(reference.jsonStringBytes());
+      expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
+    }
+  });
+
+  test('setTextComponents writes, measures and flags exactly what escapeText-then-set does (generated corpus)', () => {
+    for (let index = 0; index + 4 < raws.length; index += 5) {
+      const components = [raws[index], undefined, raws[index + 1], raws[index + 2], '', raws[index + 3], raws[index + 4]];
+      const mine = new Segment('OBX').setTextComponents(16, components);
+      const reference = new Segment('OBX').set(
+        16,
+        components.map((raw) => escapeText(raw)),
+      );
+      expect(mine.toString()).toBe(reference.toString());
+      expect(mine.jsonStringBytes()).toBe(reference.jsonStringBytes());
+      expect(mine.jsonStringBytes()).toBe(jsonStringBytes(mine.toString() + '\r') - 2);
+      expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
+    }
+  });
+
+  test('a value that is not a string is refused, as escapeText refuses it', () => {
+    expect(() => new Segment('NTE').setText(3, 42 as unknown as string)).toThrow(TypeError);
+    expect(() => new Segment('NTE').setTextComponents(3, ['a', null as unknown as string])).toThrow(TypeError);
+  });
+});
+
+describe('checkedField / setChecked', () => {
+  test('writes, measures and flags what set writes; a value that is not escaped is refused when the field is made', () => {
+    for (const value of [escapeText('1'), escapeText('Zoë "Z"'), [escapeText('NOTE'), escapeText('Chart"Note'), escapeText('L')]] as const) {
+      const field = Segment.checkedField(value);
+      const mine = new Segment('OBX').setChecked(3, field);
+      const reference = new Segment('OBX').set(3, value);
+      expect(mine.toString()).toBe(reference.toString());
+      expect(mine.jsonStringBytes()).toBe(reference.jsonStringBytes());
+      expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
+      expect(Object.isFrozen(field)).toBe(true);
+    }
+    expect(() => Segment.checkedField('a|b' as EscapedText)).toThrow(/not escaped/);
+    expect(() => new Segment('MSH').setChecked(2, Segment.checkedField(escapeText('x')))).toThrow();
+  });
+});
+
+describe('setExtendedCopy', () => {
+  test('the source field with one more component: what setting the components again writes, measured and flagged', () => {
+    const time = escapeText('20240430172000+0000');
+    for (const person of [
+      ['ID', 'Zoë "Z"', '', '', '', '', '', '', 'NS', 'L', '', '', 'PRN'],
+      ['', 'Doe', '', '', '', '', '', '', '', 'L'],
+      ['', ''],
+    ]) {
+      const mine = new Segment('TXA').setTextComponents(5, person).setExtendedCopy(22, 5, 15, time);
+      const padded = person.map((raw) => escapeText(raw));
+      while (padded.length < 14) padded.push(escapeText(''));
+      const reference = new Segment('TXA').setTextComponents(5, person).set(22, [...padded, [time]]);
+      expect(mine.toString()).toBe(reference.toString());
+      expect(mine.jsonStringBytes()).toBe(reference.jsonStringBytes());
+      expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
+    }
+  });
+
+  test('refuses a component that does not follow the source, a repeating source, and a value that is not escaped', () => {
+    const segment = new Segment('TXA').setTextComponents(5, ['a', 'b', 'c']);
+    expect(() => segment.setExtendedCopy(22, 5, 3, escapeText('x'))).toThrow();
+    expect(() => segment.setExtendedCopy(22, 5, 4, 'x|y' as EscapedText)).toThrow(/not escaped/);
+    const repeating = new Segment('PID').setRepetitions(13, [[escapeText('1')], [escapeText('2')]]);
+    expect(() => repeating.setExtendedCopy(14, 13, 5, escapeText('x'))).toThrow();
+    expect(segment.setExtendedCopy(22, 5, 4, escapeText('x')).fieldText(22)).toBe('a^b^c^x');
   });
 });
 

@@ -1,4 +1,10 @@
-import { type EscapedText, NOT_ESCAPED_TEXT as NOT_ESCAPED_TEXT_EXPORT, scanEscapedText as scanEscapedTextExport } from './escape';
+import {
+  type EscapedText,
+  escapeText as escapeTextExport,
+  NOT_ESCAPED_TEXT as NOT_ESCAPED_TEXT_EXPORT,
+  plainAsciiExtraJsonBytes as plainAsciiExtraJsonBytesExport,
+  scanEscapedText as scanEscapedTextExport,
+} from './escape';
 import { jsonStringBytes as jsonStringBytesExport } from './json-string-bytes';
 
 /*
@@ -8,6 +14,8 @@ import { jsonStringBytes as jsonStringBytesExport } from './json-string-bytes';
  * ESM bundle of `npm run build` has no such cost; there these lines change nothing.
  */
 const scanEscapedText = scanEscapedTextExport;
+const escapeText = escapeTextExport;
+const plainAsciiExtraJsonBytes = plainAsciiExtraJsonBytesExport;
 const NOT_ESCAPED_TEXT = NOT_ESCAPED_TEXT_EXPORT;
 const jsonStringBytes = jsonStringBytesExport;
 
@@ -19,6 +27,12 @@ export type Components = readonly Component[];
 
 /** What a field can hold: a single escaped value, or the components of one repetition. */
 export type FieldValue = EscapedText | Components;
+
+/**
+ * The components of one repetition as RAW values (chart text, not escaped; `undefined` is empty), for
+ * {@link Segment.setTextComponents}, which escapes each one ({@link escapeText}) itself.
+ */
+export type TextComponents = readonly (string | undefined)[];
 
 export const SEGMENT_TERMINATOR = '\r';
 export const FIELD_SEPARATOR = '|';
@@ -110,6 +124,36 @@ class FieldWriter {
     return value;
   }
 
+  /**
+   * A RAW value, escaped as {@link escapeText} does. The common value (ASCII that escaping leaves as it
+   * is) is escaped and checked in one scan ({@link plainAsciiExtraJsonBytes}); any other is escaped, then
+   * checked like every value.
+   */
+  text(raw: string | undefined): string {
+    if (typeof raw === 'string') {
+      const extra = plainAsciiExtraJsonBytes(raw);
+      if (extra >= 0) {
+        this.extraJsonBytes += extra;
+        return raw;
+      }
+    }
+    return this.value(escapeText(raw));
+  }
+
+  /** One repetition of RAW components ({@link text}), joined without the trailing empty ones. */
+  textRepetition(components: TextComponents): string {
+    let out = '';
+    let written = 0;
+    for (let index = 0; index < components.length; index += 1) {
+      const text = this.text(components[index]);
+      if (text !== '') {
+        out += index === written ? text : separators(COMPONENT_SEPARATOR_RUNS, index - written) + text;
+        written = index;
+      }
+    }
+    return out;
+  }
+
   /*
    * component() and repetition() join their items without the trailing empty ones, in one pass with no
    * array: `written` is the index of the last non-empty item in `out` (= the separators `out` holds), and
@@ -148,12 +192,25 @@ class FieldWriter {
 }
 
 /**
+ * A field value checked once, when it is made ({@link Segment.checkedField}): the constants every
+ * message writes (set ids, MSH-11/12, table codes), set with {@link Segment.setChecked} without checking
+ * and measuring the same text again for each message. Immutable.
+ */
+export interface CheckedField {
+  readonly text: string;
+  readonly nonAscii: boolean;
+  readonly extraJsonBytes: number;
+}
+
+/**
  * One HL7 segment. Fields are addressed 1-based as in the standard (`PID-3` is `set(3, ...)`).
  * For MSH, fields 1 (field separator) and 2 (encoding characters) are fixed and field 3 is the first
  * settable one, so `MSH-9` is `set(9, ...)` there too.
  *
- * Every value must be escaped ({@link EscapedText}); this is checked at run time as well, so a value can
- * never add a field, component, repetition or segment.
+ * Every value is escaped: either given escaped ({@link EscapedText}, checked at run time as well, so a
+ * value can never add a field, component, repetition or segment), or given RAW to {@link setText} /
+ * {@link setTextComponents}, which escape it themselves ({@link escapeText}) in the same scan as the
+ * check. Constants are checked once ({@link checkedField}); copies take text already checked.
  *
  * Performance: a field is serialized once, when it is set, and kept as text; the segment's text is built
  * once and cached until a field changes.
@@ -194,6 +251,43 @@ export class Segment {
     return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
   }
 
+  /**
+   * Sets field `fieldNumber` to one RAW value (chart text, not escaped), escaped here as {@link escapeText}
+   * does and checked in the same scan. `undefined` or an empty value clears the field.
+   */
+  setText(fieldNumber: number, raw: string | undefined): this {
+    this.assertSettable(fieldNumber);
+    if (typeof raw === 'string') {
+      const extra = plainAsciiExtraJsonBytes(raw);
+      if (extra >= 0) {
+        return this.store(fieldNumber, raw, false, extra);
+      }
+    }
+    const escaped = escapeText(raw);
+    const scan = checkValue(escaped, this.name, fieldNumber);
+    return this.store(fieldNumber, escaped, isNonAscii(scan), extraJsonBytes(scan));
+  }
+
+  /** Sets field `fieldNumber` to one repetition of RAW components, each escaped here ({@link setText}). */
+  setTextComponents(fieldNumber: number, components: TextComponents): this {
+    this.assertSettable(fieldNumber);
+    const writer = new FieldWriter(this.name, fieldNumber);
+    const text = writer.textRepetition(components);
+    return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
+  }
+
+  /** Checks a field value once ({@link set}) for {@link setChecked}. */
+  static checkedField(value: FieldValue): CheckedField {
+    const probe = new Segment('ZZZ').set(1, value);
+    return Object.freeze({ text: probe.fields[1]!, nonAscii: probe.hasNonAsciiText(), extraJsonBytes: probe.fieldExtraJsonBytes[1]! });
+  }
+
+  /** Sets field `fieldNumber` to a value checked when it was made ({@link checkedField}). */
+  setChecked(fieldNumber: number, field: CheckedField): this {
+    this.assertSettable(fieldNumber);
+    return this.store(fieldNumber, field.text, field.nonAscii, field.extraJsonBytes);
+  }
+
   /** Sets a repeating field: one entry per repetition (joined by `~`). Empty repetitions are dropped. */
   setRepetitions(fieldNumber: number, repetitions: readonly Components[]): this {
     this.assertSettable(fieldNumber);
@@ -215,8 +309,14 @@ export class Segment {
   setLines(fieldNumber: number, lines: readonly EscapedText[]): this {
     this.assertSettable(fieldNumber);
     const writer = new FieldWriter(this.name, fieldNumber);
-    const text = lines.some((line) => line !== '') ? lines.map((line) => writer.value(line)).join(REPETITION_SEPARATOR) : '';
-    return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
+    let text = '';
+    let hasText = false;
+    for (let index = 0; index < lines.length; index += 1) {
+      const line = writer.value(lines[index]!);
+      hasText ||= line !== '';
+      text = index === 0 ? line : text + REPETITION_SEPARATOR + line;
+    }
+    return this.store(fieldNumber, hasText ? text : '', writer.nonAscii, writer.extraJsonBytes);
   }
 
   /** Sets field `fieldNumber` to the value of field `sourceFieldNumber` (already checked): the same value twice is written once. */
@@ -238,6 +338,34 @@ export class Segment {
     this.text = undefined;
     this.jsonBytes = undefined;
     return this;
+  }
+
+  /**
+   * Sets field `fieldNumber` to field `sourceFieldNumber` of this segment (one repetition, already
+   * checked) with one more component, `value`, at component `componentNumber` after its last: a PPN is an
+   * XCN followed by PPN-15 (TXA-22 is TXA-5's person and a time), written without building the person twice.
+   */
+  setExtendedCopy(fieldNumber: number, sourceFieldNumber: number, componentNumber: number, value: EscapedText): this {
+    this.assertSettable(fieldNumber);
+    this.assertSettable(sourceFieldNumber);
+    const source = this.fields[sourceFieldNumber] ?? '';
+    // components written in the source: one more than its separators (an escaped value holds none)
+    let components = source === '' ? 0 : 1;
+    for (let index = source.indexOf(COMPONENT_SEPARATOR); index !== -1; index = source.indexOf(COMPONENT_SEPARATOR, index + 1)) {
+      components += 1;
+    }
+    if (source.includes(REPETITION_SEPARATOR) || !Number.isInteger(componentNumber) || componentNumber <= components) {
+      throw new Error(`${this.name}-${fieldNumber}: component ${componentNumber} does not follow ${this.name}-${sourceFieldNumber}`);
+    }
+    const scan = checkValue(value, this.name, fieldNumber);
+    const text =
+      value === ''
+        ? source
+        : source === ''
+          ? separators(COMPONENT_SEPARATOR_RUNS, componentNumber - 1) + value
+          : source + separators(COMPONENT_SEPARATOR_RUNS, componentNumber - components) + value;
+    const nonAscii = (this.nonAsciiFields?.has(sourceFieldNumber) ?? false) || isNonAscii(scan);
+    return this.store(fieldNumber, text, nonAscii, (this.fieldExtraJsonBytes[sourceFieldNumber] ?? 0) + extraJsonBytes(scan));
   }
 
   private assertSettable(fieldNumber: number): void {

@@ -3,6 +3,7 @@ import {
   ceFromCodedValue as ceFromCodedValueImport,
   ceFromText as ceFromTextImport,
   cxFromIdentifier as cxFromIdentifierImport,
+  cxTextFromIdentifier as cxTextFromIdentifierImport,
   dtFromDate as dtFromDateImport,
   eiFromIdentifier as eiFromIdentifierImport,
   plFromLocation as plFromLocationImport,
@@ -10,14 +11,16 @@ import {
   tsFromDateTime as tsFromDateTimeImport,
   xadFromAddress as xadFromAddressImport,
   xcnFromClinician as xcnFromClinicianImport,
+  xcnTextFromClinician as xcnTextFromClinicianImport,
   xpnFromPersonName as xpnFromPersonNameImport,
+  xpnTextFromPersonName as xpnTextFromPersonNameImport,
   xtnFromEmail as xtnFromEmailImport,
   xtnFromPhone as xtnFromPhoneImport,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { type EscapedText, escapeText as escapeTextImport } from './escape';
+import { type EscapedText, escapeText as escapeTextImport, isEmptyOnceEscaped as isEmptyOnceEscapedImport } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
-import { type Component, type Components, Segment as SegmentImport } from './segment';
+import { type Component, type Components, Segment as SegmentImport, type TextComponents } from './segment';
 import {
   ADMINISTRATIVE_SEX as ADMINISTRATIVE_SEXImport,
   IDENTIFIER_TYPE_MEDICAL_RECORD as IDENTIFIER_TYPE_MEDICAL_RECORDImport,
@@ -32,6 +35,7 @@ import {
 const ceFromCodedValue = ceFromCodedValueImport;
 const ceFromText = ceFromTextImport;
 const cxFromIdentifier = cxFromIdentifierImport;
+const cxTextFromIdentifier = cxTextFromIdentifierImport;
 const dtFromDate = dtFromDateImport;
 const eiFromIdentifier = eiFromIdentifierImport;
 const plFromLocation = plFromLocationImport;
@@ -39,10 +43,13 @@ const siFromNumber = siFromNumberImport;
 const tsFromDateTime = tsFromDateTimeImport;
 const xadFromAddress = xadFromAddressImport;
 const xcnFromClinician = xcnFromClinicianImport;
+const xcnTextFromClinician = xcnTextFromClinicianImport;
 const xpnFromPersonName = xpnFromPersonNameImport;
+const xpnTextFromPersonName = xpnTextFromPersonNameImport;
 const xtnFromEmail = xtnFromEmailImport;
 const xtnFromPhone = xtnFromPhoneImport;
 const escapeText = escapeTextImport;
+const isEmptyOnceEscaped = isEmptyOnceEscapedImport;
 const Segment = SegmentImport;
 type Segment = SegmentImport;
 const ADMINISTRATIVE_SEX = ADMINISTRATIVE_SEXImport;
@@ -105,6 +112,25 @@ export function requireFirstComponent(components: Components, inputPath: string,
   return components;
 }
 
+/** {@link requireFirstComponent} for RAW components: the first one must not be empty once escaped. */
+export function requireFirstText(components: TextComponents, inputPath: string, inputPathSuffix = ''): TextComponents {
+  if (isEmptyOnceEscaped(components[0])) {
+    throw new Hl7EncodingError(inputPath + inputPathSuffix, 'is required and must not be empty');
+  }
+  return components;
+}
+
+/** {@link requireName} as RAW components: XPN-1..5 must not all be empty once escaped. */
+export function requireNameText(name: PersonName, inputPath: string): TextComponents {
+  const xpn = xpnTextFromPersonName(name);
+  for (let index = 0; index < 5; index += 1) {
+    if (!isEmptyOnceEscaped(xpn[index])) {
+      return xpn;
+    }
+  }
+  throw new Hl7EncodingError(inputPath, 'is required and must not be empty');
+}
+
 /** Refuses to put a record of one patient into a message about another. */
 export function assertSamePatient(patient: Patient, patientId: string, inputPath: string): void {
   if (patientId !== patient.patientId) {
@@ -115,6 +141,9 @@ export function assertSamePatient(patient: Patient, patientId: string, inputPath
 function setId(value: number): EscapedText {
   return siFromNumber(value);
 }
+
+/** Set id 1 (PID-1, PV1-1), escaped and checked once. */
+const SET_ID_1 = Segment.checkedField(setId(1));
 
 function patientClassCode(patientClass: string, inputPath: string): PatientClass {
   if (!Object.prototype.hasOwnProperty.call(PATIENT_CLASS_TEXT, patientClass)) {
@@ -131,7 +160,7 @@ export function patientClassCodedValue(encounter: Encounter, inputPath: string):
 
 /** EVN: event type code (EVN-1) and recorded date/time (EVN-2). */
 export function eventTypeSegment(eventTypeCode: string, recordedAt: Date): Segment {
-  return new Segment('EVN').set(1, escapeText(eventTypeCode)).set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
+  return new Segment('EVN').setText(1, eventTypeCode).set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
 }
 
 /** Which PID fields to write: `core` is the spec's note shape (PID-1, 3, 5, 7, 8), `full` all demographics. */
@@ -144,9 +173,9 @@ export type PatientDetail = 'core' | 'full';
  */
 export function patientIdentificationSegment(patient: Patient, detail: PatientDetail): Segment {
   const pid = new Segment('PID')
-    .set(1, setId(1))
-    .set(3, requireFirstComponent(cxFromIdentifier(patient.mrn, patient.assigningAuthority, IDENTIFIER_TYPE_MEDICAL_RECORD), 'patient.mrn'))
-    .set(5, requireName(patient.name, 'patient.name'));
+    .setChecked(1, SET_ID_1)
+    .setTextComponents(3, requireFirstText(cxTextFromIdentifier(patient.mrn, patient.assigningAuthority, IDENTIFIER_TYPE_MEDICAL_RECORD), 'patient.mrn'))
+    .setTextComponents(5, requireNameText(patient.name, 'patient.name'));
   if (patient.birthDate !== undefined) {
     pid.set(7, dtFromDate(patient.birthDate, 'patient.birthDate'));
   }
@@ -154,7 +183,7 @@ export function patientIdentificationSegment(patient: Patient, detail: PatientDe
     if (!(ADMINISTRATIVE_SEX as readonly string[]).includes(patient.sex)) {
       throw new Hl7EncodingError('patient.sex', 'is not an HL7 table 0001 code');
     }
-    pid.set(8, escapeText(patient.sex));
+    pid.setText(8, patient.sex);
   }
   if (detail === 'core') {
     return pid;
@@ -212,6 +241,11 @@ export function visitNumber(encounter: Encounter, namespaces: IdentifierNamespac
   return requireFirstComponent(cxFromIdentifier(encounter.encounterId, namespaces.visit, IDENTIFIER_TYPE_VISIT_NUMBER), 'encounter.encounterId');
 }
 
+/** {@link visitNumber} as RAW components, for `Segment.setTextComponents`. */
+export function visitNumberText(encounter: Encounter, namespaces: IdentifierNamespaces): TextComponents {
+  return requireFirstText(cxTextFromIdentifier(encounter.encounterId, namespaces.visit, IDENTIFIER_TYPE_VISIT_NUMBER), 'encounter.encounterId');
+}
+
 /**
  * PV1 for an encounter: PV1-1 `1`, PV1-2 patient class, PV1-3 location, PV1-7 attending doctor,
  * PV1-19 visit number ({@link visitNumber}), PV1-44 admit and PV1-45 discharge date/time.
@@ -240,16 +274,28 @@ export function patientVisitSegment(encounter: Encounter, namespaces: Identifier
  * encounter's own export, so the receiver attaches the note to that visit).
  * Without an encounter PV1-2 is `N` (not applicable) and there is no location and no visit number.
  */
-export function noteVisitSegment(encounter: Encounter | undefined, attending: Clinician, namespaces: IdentifierNamespaces): Segment {
-  const pv1 = new Segment('PV1').set(1, setId(1));
+export function noteVisitSegment(
+  encounter: Encounter | undefined,
+  attending: Clinician,
+  namespaces: IdentifierNamespaces,
+  attendingWritten?: { segment: Segment; fieldNumber: number },
+): Segment {
+  const pv1 = new Segment('PV1').setChecked(1, SET_ID_1);
   if (!encounter) {
-    return pv1.set(2, escapeText(PATIENT_CLASS_NOT_APPLICABLE)).set(7, xcnFromClinician(attending, namespaces.clinician));
+    pv1.setText(2, PATIENT_CLASS_NOT_APPLICABLE);
+  } else {
+    pv1.setText(2, patientClassCode(encounter.patientClass, 'encounter.patientClass'));
+    if (encounter.location) {
+      pv1.setText(3, encounter.location); // PL-1 alone
+    }
   }
-  pv1.set(2, escapeText(patientClassCode(encounter.patientClass, 'encounter.patientClass')));
-  if (encounter.location) {
-    pv1.set(3, plFromLocation(encounter.location));
+  // the same XCN already written in another segment (the note's author in TXA-5) is copied, not built again
+  if (attendingWritten) {
+    pv1.copyFieldFrom(attendingWritten.segment, 7, attendingWritten.fieldNumber);
+  } else {
+    pv1.setTextComponents(7, xcnTextFromClinician(attending, namespaces.clinician));
   }
-  return pv1.set(7, xcnFromClinician(attending, namespaces.clinician)).set(19, visitNumber(encounter, namespaces));
+  return encounter ? pv1.setTextComponents(19, visitNumberText(encounter, namespaces)) : pv1;
 }
 
 /** PV1 when no visit applies: `PV1|1|N`. */
