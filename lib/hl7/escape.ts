@@ -225,6 +225,72 @@ export function escapeTextLines(value: string | undefined): EscapedText[] {
   return lines as EscapedText[];
 }
 
+/** What {@link escapeAsciiTextLines} measured besides the text. */
+export interface TextLinesMeasure {
+  /** what the lines take inside a JSON string beyond their length (`"` one byte, each escape's two `\\`) */
+  extraJsonBytes: number;
+  /** whether any line holds a character (else every line is empty) */
+  hasText: boolean;
+}
+
+/**
+ * {@link escapeTextLines} joined by `separator`, for an ASCII value, escaped and measured in ONE scan of
+ * the raw value; `undefined` as soon as a character outside ASCII is met (then escape, then check).
+ *
+ * Why the lines need no second check ({@link scanEscapedText}): for ASCII every character written is
+ * either one escaping keeps (ASCII_ACTION KEEP: no delimiter, no backslash, no control character, so
+ * valid as it is, and `"` the only one counted, one byte), a delimiter's escape `\F\ \S\ \T\ \R\ \E\`
+ * (valid, two bytes for its backslashes), or the space a TAB becomes; a line break only ever ends a line
+ * (written as `separator`, between values); removed characters write nothing. That is exactly what the
+ * scan would accept and measure, and the equivalence is tested over a corpus (escape.test.ts).
+ */
+export function escapeAsciiTextLines(value: string, separator: string, measure: TextLinesMeasure): string | undefined {
+  let out = '';
+  let copyFrom = 0; // start of the run of kept characters not yet copied to `out`
+  let extra = 0;
+  let hasText = false;
+  const length = value.length;
+  let index = 0;
+  while (index < length) {
+    const code = value.charCodeAt(index);
+    if (code >= 0x80) return undefined;
+    const action = ASCII_ACTION[code];
+    if (action === KEEP) {
+      if (code === QUOTE) extra += 1;
+      hasText = true;
+      index += 1;
+      continue;
+    }
+    if (copyFrom < index) out += value.slice(copyFrom, index);
+    let next = index + 1;
+    switch (action) {
+      case DELIMITER:
+        out += DELIMITER_ESCAPES[code];
+        extra += 2;
+        hasText = true;
+        break;
+      case SPACE:
+        out += ' ';
+        hasText = true;
+        break;
+      case CR:
+        next = endOfCarriageReturn(value, index);
+        out += separator;
+        break;
+      case LF:
+        out += separator;
+        break;
+      default: // REMOVE
+        break;
+    }
+    index = next;
+    copyFrom = next;
+  }
+  measure.extraJsonBytes = extra;
+  measure.hasText = hasText;
+  return copyFrom === 0 ? value : out + value.slice(copyFrom);
+}
+
 /** Index of the first character that {@link needsWork}, or the length when none does. */
 function firstToEscape(value: string): number {
   let index = 0;

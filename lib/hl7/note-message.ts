@@ -6,7 +6,7 @@ import {
   xcnTextFromClinician as xcnTextFromClinicianImport,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { escapeText as escapeTextImport, escapeTextLines as escapeTextLinesImport, type EscapedText } from './escape';
+import { escapeText as escapeTextImport, type EscapedText } from './escape';
 import {
   buildMessageHeader as buildMessageHeaderImport,
   encodeMessage as encodeMessageImport,
@@ -38,7 +38,6 @@ const eiTextFromIdentifier = eiTextFromIdentifierImport;
 const tsFromDateTime = tsFromDateTimeImport;
 const xcnTextFromClinician = xcnTextFromClinicianImport;
 const escapeText = escapeTextImport;
-const escapeTextLines = escapeTextLinesImport;
 const buildMessageHeader = buildMessageHeaderImport;
 const encodeMessage = encodeMessageImport;
 const MDM_T02 = MDM_T02Import;
@@ -184,7 +183,7 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
     .setChecked(1, SET_ID_1)
     .setChecked(2, VALUE_TYPE_TX)
     .setChecked(3, NOTE_CODE)
-    .setLines(5, escapeTextLines(note.text))
+    .setTextLines(5, note.text)
     .setChecked(11, FINAL);
   // OBX-23 performing organization (XON-1 name): who the document came from, for a partner's document
   if (source) noteText.setText(23, source.sender); // XON-1 alone

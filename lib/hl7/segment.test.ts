@@ -1,4 +1,14 @@
-import { escapeFormattedText, escapeText, type EscapedText, isEmptyOnceEscaped, isEscapedText, plainAsciiExtraJsonBytes, scanEscapedText } from './escape';
+import {
+  escapeAsciiTextLines,
+  escapeFormattedText,
+  escapeText,
+  type EscapedText,
+  escapeTextLines,
+  isEmptyOnceEscaped,
+  isEscapedText,
+  plainAsciiExtraJsonBytes,
+  scanEscapedText,
+} from './escape';
 import { jsonStringBytes } from './json-string-bytes';
 import { Hl7Message, Segment } from './segment';
 
@@ -284,6 +294,44 @@ describe('RAW values escaped by the segment (setText, setTextComponents)', () =>
       expect(mine.jsonStringBytes()).toBe(jsonStringBytes(mine.toString() + '\r') - 2);
       expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
     }
+  });
+
+  // multi-line text: the corpus values joined by every kind of break, and ASCII text with breaks split by removed controls
+  const asciiLines = ['a\r\u0001\nb', '\r\u007f\u0002\n', '\r\r\n\n', '\n\n', '\t\r', '"q"\r\n|^&~\\', '\u0001\u0002', 'x\r\u0001', 'a\u0085b', 'a\u2028b'];
+  const texts = [...raws, ...asciiLines];
+  for (let index = 0; index + 2 < raws.length; index += 3) {
+    texts.push(raws[index]! + '\r\n' + raws[index + 1]! + '\n\r' + raws[index + 2]!);
+  }
+
+  test('escapeAsciiTextLines: undefined exactly for text outside ASCII; else escapeTextLines joined, measured as scanEscapedText measures each line', () => {
+    let ascii = 0;
+    for (const raw of texts) {
+      const measure = { extraJsonBytes: -1, hasText: false };
+      const text = escapeAsciiTextLines(raw, '~', measure);
+      if (/[^\x00-\x7f]/.test(raw)) {
+        expect(text).toBeUndefined();
+        continue;
+      }
+      ascii += 1;
+      const lines = escapeTextLines(raw);
+      expect(text).toBe(lines.join('~'));
+      expect(2 * measure.extraJsonBytes).toBe(lines.reduce((sum, line) => sum + scanEscapedText(line), 0));
+      expect(measure.hasText).toBe(lines.some((line) => line !== ''));
+    }
+    expect(ascii).toBeGreaterThan(100);
+  });
+
+  test('setTextLines writes, measures and flags exactly what escapeTextLines-then-setLines does (generated corpus)', () => {
+    for (const raw of [...texts, undefined]) {
+      const mine = new Segment('OBX').setText(1, 'x').setTextLines(5, raw).setText(11, 'F');
+      const reference = new Segment('OBX').setText(1, 'x').setLines(5, escapeTextLines(raw)).setText(11, 'F');
+      expect(mine.toString()).toBe(reference.toString());
+      expect(mine.jsonStringBytes()).toBe(reference.jsonStringBytes());
+      expect(mine.jsonStringBytes()).toBe(jsonStringBytes(mine.toString() + '\r') - 2);
+      expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
+    }
+    expect(() => new Segment('OBX').setTextLines(5, 42 as unknown as string)).toThrow(TypeError);
+    expect(() => new Segment('OBX').setTextLines(0, 'x')).toThrow('OBX-0 cannot be set');
   });
 
   test('a value that is not a string is refused, as escapeText refuses it', () => {

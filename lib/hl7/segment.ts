@@ -1,6 +1,9 @@
 import {
+  escapeAsciiTextLines as escapeAsciiTextLinesExport,
   type EscapedText,
   escapeText as escapeTextExport,
+  escapeTextLines as escapeTextLinesExport,
+  type TextLinesMeasure,
   NOT_ESCAPED_TEXT as NOT_ESCAPED_TEXT_EXPORT,
   plainAsciiExtraJsonBytes as plainAsciiExtraJsonBytesExport,
   scanEscapedText as scanEscapedTextExport,
@@ -15,6 +18,8 @@ import { jsonStringBytes as jsonStringBytesExport } from './json-string-bytes';
  */
 const scanEscapedText = scanEscapedTextExport;
 const escapeText = escapeTextExport;
+const escapeTextLines = escapeTextLinesExport;
+const escapeAsciiTextLines = escapeAsciiTextLinesExport;
 const plainAsciiExtraJsonBytes = plainAsciiExtraJsonBytesExport;
 const NOT_ESCAPED_TEXT = NOT_ESCAPED_TEXT_EXPORT;
 const jsonStringBytes = jsonStringBytesExport;
@@ -191,6 +196,9 @@ class FieldWriter {
   }
 }
 
+/** {@link Segment.setTextLines}'s scratch measure (synchronous: read right after each scan). */
+const TEXT_LINES_MEASURE: TextLinesMeasure = { extraJsonBytes: 0, hasText: false };
+
 /**
  * A field value checked once, when it is made ({@link Segment.checkedField}): the constants every
  * message writes (set ids, MSH-11/12, table codes), set with {@link Segment.setChecked} without checking
@@ -317,6 +325,23 @@ export class Segment {
       text = index === 0 ? line : text + REPETITION_SEPARATOR + line;
     }
     return this.store(fieldNumber, hasText ? text : '', writer.nonAscii, writer.extraJsonBytes);
+  }
+
+  /**
+   * Sets a TX field from RAW text: {@link escapeTextLines} then {@link setLines}, one repetition per line.
+   * ASCII text (the common note) is escaped, joined and measured in one scan ({@link escapeAsciiTextLines},
+   * which says why its lines need no second check); any other is escaped, then checked line by line.
+   */
+  setTextLines(fieldNumber: number, raw: string | undefined): this {
+    if (typeof raw === 'string') {
+      this.assertSettable(fieldNumber);
+      const measure = TEXT_LINES_MEASURE;
+      const text = escapeAsciiTextLines(raw, REPETITION_SEPARATOR, measure);
+      if (text !== undefined) {
+        return this.store(fieldNumber, measure.hasText ? text : '', false, measure.extraJsonBytes);
+      }
+    }
+    return this.setLines(fieldNumber, escapeTextLines(raw));
   }
 
   /** Sets field `fieldNumber` to the value of field `sourceFieldNumber` (already checked): the same value twice is written once. */
