@@ -3,7 +3,8 @@
  *
  * Every data value of every field, component and subcomponent goes through one of the two functions
  * below before it reaches a segment, or is given raw to the segment, which escapes it with
- * {@link escapeText} itself (Segment.setText); the segment refuses anything else (see {@link isEscapedText}).
+ * {@link escapeText} itself (Segment.setText; TX lines: Segment.setTextLines); the segment refuses
+ * anything else (see {@link isEscapedText}).
  *
  * - Delimiters: `\` -> `\E\`, `|` -> `\F\`, `^` -> `\S\`, `&` -> `\T\`, `~` -> `\R\`. The replacement is a
  *   single left-to-right pass, which is the same as escaping `\` first: an escape sequence we write is

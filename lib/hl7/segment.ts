@@ -217,8 +217,8 @@ export interface CheckedField {
  *
  * Every value is escaped: either given escaped ({@link EscapedText}, checked at run time as well, so a
  * value can never add a field, component, repetition or segment), or given RAW to {@link setText} /
- * {@link setTextComponents}, which escape it themselves ({@link escapeText}) in the same scan as the
- * check. Constants are checked once ({@link checkedField}); copies take text already checked.
+ * {@link setTextComponents} / {@link setTextLines} (TX), which escape it themselves ({@link escapeText},
+ * {@link escapeTextLines}) in the same scan as the check. Constants are checked once ({@link checkedField}); copies take text already checked.
  *
  * Performance: a field is serialized once, when it is set, and kept as text; the segment's text is built
  * once and cached until a field changes.
