@@ -71,6 +71,11 @@ const idSchema = { type: 'string', pattern: ID_PATTERN.source, minLength: 1, max
 const idRule =
   'Required, sent once (a repeat of the same value counts as once; two different values are a 400), 1-128 characters of letters, digits, `.`, `_`, `:` or `-`.';
 
+/** An optional query parameter. */
+function optionalQuery(name: string, description: string, schema: Record<string, unknown>, example: string | number): ParameterDoc {
+  return { name, in: 'query', required: false, description, schema, example };
+}
+
 function idParameter(name: string, what: string, example: string): ParameterDoc {
   return { name, in: 'query', required: true, description: `${what}. ${idRule}`, schema: idSchema, example };
 }
@@ -201,48 +206,27 @@ const fhirPatient: ParameterDoc = {
   schema: { type: 'string', minLength: 1 },
   example: 'demo-patient-1',
 };
-const fhirCount: ParameterDoc = {
-  name: '_count',
-  in: 'query',
-  required: false,
-  description: 'Page size, 1-200 (default 20). Sent at most once.',
-  schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
-  example: 20,
-};
-const fhirCategory = (what: string, example: string): ParameterDoc => ({
-  name: 'category',
-  in: 'query',
-  required: false,
-  description: `${what} A token: \`code\`, \`system|code\`, \`|code\` or \`system|\`; a comma-separated list is OR. Sent at most once.`,
-  schema: { type: 'string', minLength: 1 },
-  example,
-});
-const fhirCode: ParameterDoc = {
-  name: 'code',
-  in: 'query',
-  required: false,
-  description:
-    'Observation.code as a token: `code`, `system|code` (e.g. `http://loinc.org|2345-7`), `|code` or `system|`; a comma-separated list is OR. Sent at most once.',
-  schema: { type: 'string', minLength: 1 },
-  example: 'http://loinc.org|2345-7',
-};
-const fhirDate: ParameterDoc = {
-  name: 'date',
-  in: 'query',
-  required: false,
-  description:
-    'effective[x] (else issued): `[prefix]YYYY[-MM[-DD[Thh:mm[:ss][Z|±hh:mm]]]]`, prefix eq (default), ne, gt, lt, ge, le, sa or eb; a value is the range its precision covers (no offset: UTC). Repeat for AND (up to 4), e.g. `date=ge2024-01-01&date=lt2025-01-01`.',
-  schema: { type: 'string', pattern: '^(eq|ne|gt|lt|ge|le|sa|eb)?\\d{4}(-\\d{2}(-\\d{2}(T.+)?)?)?$' },
-  example: 'ge2024-01-01',
-};
-const fhirPageToken: ParameterDoc = {
-  name: '_page_token',
-  in: 'query',
-  required: false,
-  description: 'The token of a `next` link (opaque).',
-  schema: { type: 'string', minLength: 1 },
-  example: 'eyJ2IjoxfQ',
-};
+const fhirCount = optionalQuery('_count', 'Page size, 1-200 (default 20). Sent at most once.', { type: 'integer', minimum: 1, maximum: 200, default: 20 }, 20);
+const fhirCategory = (what: string, example: string): ParameterDoc =>
+  optionalQuery(
+    'category',
+    `${what} A token: \`code\`, \`system|code\`, \`|code\` or \`system|\`; a comma-separated list is OR. Sent at most once.`,
+    { type: 'string', minLength: 1 },
+    example,
+  );
+const fhirCode = optionalQuery(
+  'code',
+  'Observation.code as a token: `code`, `system|code` (e.g. `http://loinc.org|2345-7`), `|code` or `system|`; a comma-separated list is OR. Sent at most once.',
+  { type: 'string', minLength: 1 },
+  'http://loinc.org|2345-7',
+);
+const fhirDate = optionalQuery(
+  'date',
+  'effective[x] (else issued): `[prefix]YYYY[-MM[-DD[Thh:mm[:ss][Z|±hh:mm]]]]`, prefix eq (default), ne, gt, lt, ge, le, sa or eb; a value is the range its precision covers (no offset: UTC). Repeat for AND (up to 4), e.g. `date=ge2024-01-01&date=lt2025-01-01`.',
+  { type: 'string', pattern: '^(eq|ne|gt|lt|ge|le|sa|eb)?\\d{4}(-\\d{2}(-\\d{2}(T.+)?)?)?$' },
+  'ge2024-01-01',
+);
+const fhirPageToken = optionalQuery('_page_token', 'The token of a `next` link (opaque).', { type: 'string', minLength: 1 }, 'eyJ2IjoxfQ');
 
 /** The 400 of an endpoint that reads nothing from the request but the x-request-id header. */
 const requestIdBadRequest: ProblemDoc = {
@@ -311,22 +295,18 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     tag: 'HL7 exports',
     parameters: [
       patientId,
-      {
-        name: 'limit',
-        in: 'query',
-        required: false,
-        description: `How many records, ${SUMMARY_LIMIT.min}-${SUMMARY_LIMIT.max} (default ${SUMMARY_LIMIT.fallback}). Sent at most once.`,
-        schema: { type: 'integer', minimum: SUMMARY_LIMIT.min, maximum: SUMMARY_LIMIT.max, default: SUMMARY_LIMIT.fallback },
-        example: 3,
-      },
-      {
-        name: 'cursor',
-        in: 'query',
-        required: false,
-        description: 'The `x-summary-next-cursor` of the previous page (opaque; only for the same patient). Sent at most once.',
-        schema: { type: 'string', minLength: 1, maxLength: 2048 },
-        example: 'eyJrIjoiaCIsImMiOiIyMDI0LTA5LTEwVDE0OjAwOjAwLjAwMFojZW5jb3VudGVyI2RlbW8tZW5jb3VudGVyLTQifQ',
-      },
+      optionalQuery(
+        'limit',
+        `How many records, ${SUMMARY_LIMIT.min}-${SUMMARY_LIMIT.max} (default ${SUMMARY_LIMIT.fallback}). Sent at most once.`,
+        { type: 'integer', minimum: SUMMARY_LIMIT.min, maximum: SUMMARY_LIMIT.max, default: SUMMARY_LIMIT.fallback },
+        3,
+      ),
+      optionalQuery(
+        'cursor',
+        'The `x-summary-next-cursor` of the previous page (opaque; only for the same patient). Sent at most once.',
+        { type: 'string', minLength: 1, maxLength: 2048 },
+        'eyJrIjoiaCIsImMiOiIyMDI0LTA5LTEwVDE0OjAwOjAwLjAwMFojZW5jb3VudGVyI2RlbW8tZW5jb3VudGVyLTQifQ',
+      ),
     ],
     success: { 200: { kind: 'hl7', description: 'The ORU^R01 summary message.', exampleFile: 'exportHl7PatientSummary.hl7' } },
     problems: exportProblems('patient'),
@@ -510,30 +490,24 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     description: 'Packets waiting in the interop inbox, newest first, as summaries (ids, states, reason codes, times, candidate counts; no PHI).',
     tag: 'Interop inbox',
     parameters: [
-      {
-        name: 'state',
-        in: 'query',
-        required: false,
-        description: `Which packets: ${LISTABLE_STATES.join(' or ')} (default pending_review). Sent at most once.`,
-        schema: { type: 'string', enum: [...LISTABLE_STATES], default: 'pending_review' },
-        example: 'pending_review',
-      },
-      {
-        name: 'limit',
-        in: 'query',
-        required: false,
-        description: `Page size, 1-${MAX_INBOX_LIMIT} (default ${DEFAULT_INBOX_LIMIT}).`,
-        schema: { type: 'integer', minimum: 1, maximum: MAX_INBOX_LIMIT, default: DEFAULT_INBOX_LIMIT },
-        example: 25,
-      },
-      {
-        name: 'cursor',
-        in: 'query',
-        required: false,
-        description: '`nextCursor` of the previous page (opaque).',
-        schema: { type: 'string', minLength: 1 },
-        example: 'eyJ2IjoxLCJzIjoicGVuZGluZ19yZXZpZXciLCJrIjp7fX0',
-      },
+      optionalQuery(
+        'state',
+        `Which packets: ${LISTABLE_STATES.join(' or ')} (default pending_review). Sent at most once.`,
+        { type: 'string', enum: [...LISTABLE_STATES], default: 'pending_review' },
+        'pending_review',
+      ),
+      optionalQuery(
+        'limit',
+        `Page size, 1-${MAX_INBOX_LIMIT} (default ${DEFAULT_INBOX_LIMIT}).`,
+        { type: 'integer', minimum: 1, maximum: MAX_INBOX_LIMIT, default: DEFAULT_INBOX_LIMIT },
+        25,
+      ),
+      optionalQuery(
+        'cursor',
+        '`nextCursor` of the previous page (opaque).',
+        { type: 'string', minLength: 1 },
+        'eyJ2IjoxLCJzIjoicGVuZGluZ19yZXZpZXciLCJrIjp7fX0',
+      ),
     ],
     success: {
       200: {
@@ -788,30 +762,19 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       "Lab results, documents and partner identities HL7 intake could not file to a chart patient (docs/write-authority.md), oldest first (the longest waiting first). Each item names the sender, the person as the sender described them (name, birth date, sex, PID-3 identifiers) and a short description: a document's author and time (never its text), the number of held results; nothing more for an identity.",
     tag: 'Interop inbox',
     parameters: [
-      {
-        name: 'state',
-        in: 'query',
-        required: false,
-        description: `Which records: ${HELD_STATES.join(' or ')} (default held). Sent at most once.`,
-        schema: { type: 'string', enum: [...HELD_STATES], default: 'held' },
-        example: 'held',
-      },
-      {
-        name: 'limit',
-        in: 'query',
-        required: false,
-        description: `Page size, 1-${MAX_HELD_LIMIT} (default ${DEFAULT_HELD_LIMIT}).`,
-        schema: { type: 'integer', minimum: 1, maximum: MAX_HELD_LIMIT, default: DEFAULT_HELD_LIMIT },
-        example: 25,
-      },
-      {
-        name: 'cursor',
-        in: 'query',
-        required: false,
-        description: '`nextCursor` of the previous page.',
-        schema: { type: 'string', minLength: 1 },
-        example: heldId,
-      },
+      optionalQuery(
+        'state',
+        `Which records: ${HELD_STATES.join(' or ')} (default held). Sent at most once.`,
+        { type: 'string', enum: [...HELD_STATES], default: 'held' },
+        'held',
+      ),
+      optionalQuery(
+        'limit',
+        `Page size, 1-${MAX_HELD_LIMIT} (default ${DEFAULT_HELD_LIMIT}).`,
+        { type: 'integer', minimum: 1, maximum: MAX_HELD_LIMIT, default: DEFAULT_HELD_LIMIT },
+        25,
+      ),
+      optionalQuery('cursor', '`nextCursor` of the previous page.', { type: 'string', minLength: 1 }, heldId),
     ],
     success: {
       200: {
@@ -1203,22 +1166,13 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
     description:
       'The chart patients matching every parameter sent: `identifier=system|value` with the system as Patient.identifier writes it (`urn:interop:mrn:<assigning authority>`; MRN and authority compared normalised), `_id` one to ten ids (OR). One of them is required. Read through the MRN index (no scans).',
     parameters: [
-      {
-        name: 'identifier',
-        in: 'query',
-        required: false,
-        description: 'The MRN identifier, `system|value`. The system is required. Sent at most once.',
-        schema: { type: 'string', pattern: '^[^|]+\\|.+$' },
-        example: 'urn:interop:mrn:DEMO-HOSP|DEMO-000001',
-      },
-      {
-        name: '_id',
-        in: 'query',
-        required: false,
-        description: 'One to ten Patient ids, comma-separated (OR). Sent at most once.',
-        schema: { type: 'string', minLength: 1 },
-        example: 'demo-patient-1',
-      },
+      optionalQuery(
+        'identifier',
+        'The MRN identifier, `system|value`. The system is required. Sent at most once.',
+        { type: 'string', pattern: '^[^|]+\\|.+$' },
+        'urn:interop:mrn:DEMO-HOSP|DEMO-000001',
+      ),
+      optionalQuery('_id', 'One to ten Patient ids, comma-separated (OR). Sent at most once.', { type: 'string', minLength: 1 }, 'demo-patient-1'),
       fhirCount,
     ],
     schema: 'FhirBundle',
