@@ -287,11 +287,13 @@ export class FormsStore {
    * state queried and merged by stateSk (unique: `<time>#<packetId>`), so the order is the one a
    * single partition would give. `exclusiveStartKey` is the lastKey of the previous page (only its
    * stateSk is used: the page continues strictly after it); `before` keeps only items whose stateSk
-   * sorts before it (the sweeper's "older than"; never itself a stateSk).
+   * sorts before it (the sweeper's "older than"; never itself a stateSk). `concurrency`: at most
+   * that many shard Queries in flight (the sweeper; the inbox list, an HTTP endpoint, sends each
+   * round's Queries at once).
    */
   async queryByState(
     state: PacketState,
-    options: { limit: number; exclusiveStartKey?: Record<string, string>; newestFirst?: boolean; before?: string },
+    options: { limit: number; exclusiveStartKey?: Record<string, string>; newestFirst?: boolean; before?: string; concurrency?: number },
   ): Promise<StatePage> {
     const newestFirst = options.newestFirst ?? true;
     const after = options.exclusiveStartKey?.stateSk;
@@ -328,6 +330,7 @@ export class FormsStore {
           lastKey: out.LastEvaluatedKey,
         };
       },
+      { concurrency: options.concurrency },
     );
     const last = rows[rows.length - 1];
     return {
