@@ -354,6 +354,8 @@ export interface ColdStartResult {
   functions: FunctionColdStart[];
   floors: FloorColdStart[];
   notMeasured: Array<{ name: string; reason: string }>;
+  /** bundles of an earlier build (option baselineDir) measured in the same rounds, against the same floors */
+  baseline?: Array<{ name: string; timing: TimingSummary; initRatio: number | null }>;
 }
 
 function summarizeRuns(results: ChildResult[]): TimingSummary {
@@ -400,6 +402,11 @@ export async function measureColdStart(options: {
   progress: (line: string) => void;
   /** only these functions (and their floors); all when absent */
   only?: readonly string[];
+  /**
+   * A work directory of an earlier run (tsx bench/cold-start.ts --keep <dir>): its bundles of the
+   * same functions are run interleaved with today's, with today's events (before/after in one run)
+   */
+  baselineDir?: string;
 }): Promise<ColdStartResult> {
   const { root, workDir, runs, progress } = options;
   const harness = path.join(root, 'bench', 'cold-start-child.mjs');
@@ -447,6 +454,16 @@ export async function measureColdStart(options: {
   const jobs = [
     ...[...bundles].map(([name, b]) => ({ key: `fn:${name}`, env: functionEnv(env, name), ...b })),
     ...[...floors].map(([id, b]) => ({ key: `floor:${id}`, env, ...b })),
+    ...(options.baselineDir
+      ? [...bundles]
+          .map(([name, b]) => ({
+            key: `base:${name}`,
+            env: functionEnv(env, name),
+            ...b,
+            file: path.join(options.baselineDir!, 'functions', name, 'index.mjs'),
+          }))
+          .filter((j) => existsSync(j.file))
+      : []),
   ];
   const results = new Map<string, ChildResult[]>(jobs.map((j) => [j.key, []]));
   progress(`  ${runs} cold starts (+1 discarded warm-up) of each of ${jobs.length} bundles, interleaved, NODE_OPTIONS=${env.NODE_OPTIONS}`);
@@ -502,7 +519,17 @@ export async function measureColdStart(options: {
         ratios.size <= options.target && ratios.initMs !== null && ratios.initMs <= options.target && extraClients.length === 0 && uncalledClients.length === 0,
     };
   });
+  const baseline = options.baselineDir
+    ? [...bundles.keys()]
+        .filter((name) => results.has(`base:${name}`))
+        .map((name) => {
+          const timing = summarizeRuns(results.get(`base:${name}`)!);
+          const floor = floorResults.find((f) => f.id === clientsFromNeeds(needsOf(name)).join('+'))!;
+          return { name, timing, initRatio: timing.initMs !== null && floor.timing.initMs !== null ? round(timing.initMs / floor.timing.initMs, 3) : null };
+        })
+    : undefined;
   return {
+    ...(baseline ? { baseline } : {}),
     method:
       'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response ("init to response"; a 5xx is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
     runsPerBundle: runs,
@@ -514,9 +541,11 @@ export async function measureColdStart(options: {
 }
 
 /**
- * `npx tsx bench/cold-start.ts --only a,b [--runs 12] [--keep <dir>]`: the cold-start measurement of
- * the named functions and their floors alone (same method as npm run bench, section 1), one line
- * per bundle. `--keep` leaves the bundles in <dir> (e.g. for node --cpu-prof on one of them).
+ * `npx tsx bench/cold-start.ts --only a,b [--runs 12] [--keep <dir>] [--baseline <dir>]`: the
+ * cold-start measurement of the named functions and their floors alone (same method as npm run
+ * bench, section 1), one line per bundle. `--keep` leaves the bundles in <dir> (e.g. for node
+ * --cpu-prof on one of them); `--baseline <dir>` (an earlier --keep) runs those bundles too, in the
+ * same rounds: before and after a change on one machine state.
  */
 async function cli(argv: string[]): Promise<number> {
   const arg = (flag: string) => {
@@ -528,11 +557,12 @@ async function cli(argv: string[]): Promise<number> {
     .map((n) => n.trim())
     .filter(Boolean);
   if (!only?.length) {
-    process.stderr.write('usage: tsx bench/cold-start.ts --only <function>[,<function>...] [--runs 12] [--keep <dir>]\n');
+    process.stderr.write('usage: tsx bench/cold-start.ts --only <function>[,<function>...] [--runs 12] [--keep <dir>] [--baseline <dir>]\n');
     return 2;
   }
   const runs = Number(arg('--runs') ?? 12);
   const keep = arg('--keep');
+  const baselineDir = arg('--baseline');
   const { mkdtempSync, rmSync } = await import('node:fs');
   const os = await import('node:os');
   const workDir = keep ? path.resolve(keep) : mkdtempSync(path.join(os.tmpdir(), 'interop-cold-start-'));
@@ -543,6 +573,7 @@ async function cli(argv: string[]): Promise<number> {
       runs,
       target: 1.15,
       only,
+      ...(baselineDir ? { baselineDir: path.resolve(baselineDir) } : {}),
       progress: (line) => process.stderr.write(`${line}\n`),
     });
     for (const floor of result.floors)
@@ -554,6 +585,8 @@ async function cli(argv: string[]): Promise<number> {
           `${x.uncalledClients.length ? `  never calls: ${x.uncalledClients.join(', ')}` : ''}${x.extraClients.length ? `  not in needs: ${x.extraClients.join(', ')}` : ''}\n`,
       );
     }
+    for (const b of result.baseline ?? [])
+      process.stdout.write(`${`${b.name} (baseline)`.padEnd(37)} init ${b.timing.initMs ?? 'n/a'} ms (${b.initRatio ?? 'n/a'}x)\n`);
     return 0;
   } finally {
     if (!keep) rmSync(workDir, { recursive: true, force: true });
