@@ -127,7 +127,8 @@ export interface StatePage {
   lastKey?: Record<string, string>;
 }
 
-const SUMMARY_ATTRIBUTES = [
+/** What the inbox listing (and the sweeper) reads of a packet in the state index: the summary, stateSk, queueAttempts. */
+export const SUMMARY_ATTRIBUTES = [
   'packetId',
   'state',
   'reason',
