@@ -237,7 +237,7 @@ const STAFF_SIGN_IN: Partial<Record<Env, string>> = {
 };
 
 /** A clean environment as the deployed function would have it; every endpoint points at a closed port. */
-function childEnv(): NodeJS.ProcessEnv {
+export function childEnv(): NodeJS.ProcessEnv {
   const closed = 'http://127.0.0.1:9';
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -263,12 +263,12 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 /** childEnv() plus what infra adds to this function alone (the staff sign-in settings). */
-function functionEnv(base: NodeJS.ProcessEnv, name: string): NodeJS.ProcessEnv {
+export function functionEnv(base: NodeJS.ProcessEnv, name: string): NodeJS.ProcessEnv {
   const staffSignIn = name === AuthorizerFunction.name || HttpEndpoints.some((e) => e.name === name && 'staffSignIn' in e && e.staffSignIn);
   return staffSignIn ? { ...base, ...STAFF_SIGN_IN } : base;
 }
 
-interface ChildResult {
+export interface ChildResult {
   importMs: number;
   firstCallMs: number | null;
   invokeMs: number | null;
@@ -358,7 +358,7 @@ export interface ColdStartResult {
   baseline?: Array<{ name: string; timing: TimingSummary; initRatio: number | null }>;
 }
 
-function summarizeRuns(results: ChildResult[]): TimingSummary {
+export function summarizeRuns(results: ChildResult[]): TimingSummary {
   const reached = results.filter((r) => r.reason === 'sdk-call');
   // a response without any SDK call is a measurement only when the function served (below 500)
   const served = results.filter((r) => r.reason === 'returned-without-sdk-call' && r.responseMs !== null && (r.status ?? 0) < 500);
