@@ -19,8 +19,8 @@ export const DEFAULT_MAX_PACKETS_PER_SWEEP = 1000;
 const PAGE_SIZE = 100;
 /**
  * Shard Queries of the state index in flight at once: a background job needs no burst of 33
- * requests (the sweep's pace is set by its sends and updates, not by this read), and holds at most
- * this many responses at a time.
+ * requests against the table (the sweep's pace is set by its sends and updates, not by this read);
+ * the pages are the same.
  */
 export const SWEEP_READ_CONCURRENCY = 4;
 

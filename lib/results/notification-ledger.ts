@@ -38,7 +38,7 @@ export const PENDING_SHARDS = 32;
 
 /**
  * Shard Queries in flight at once when the retry job reads what is owed (a background job: no burst
- * of 33 requests against the table, at most this many responses held at a time).
+ * of 33 requests against the table; what it reads is the same).
  */
 export const PENDING_READ_CONCURRENCY = 4;
 
