@@ -355,7 +355,13 @@ export interface ColdStartResult {
   floors: FloorColdStart[];
   notMeasured: Array<{ name: string; reason: string }>;
   /** bundles of an earlier build (option baselineDir) measured in the same rounds, against the same floors */
-  baseline?: Array<{ name: string; timing: TimingSummary; initRatio: number | null }>;
+  baseline?: Array<{
+    name: string;
+    timing: TimingSummary;
+    initRatio: number | null;
+    /** median over rounds of today's init / the baseline's init in the same round (load drift cancels) */
+    pairedInitRatio: number | null;
+  }>;
 }
 
 export function summarizeRuns(results: ChildResult[]): TimingSummary {
@@ -525,7 +531,18 @@ export async function measureColdStart(options: {
         .map((name) => {
           const timing = summarizeRuns(results.get(`base:${name}`)!);
           const floor = floorResults.find((f) => f.id === clientsFromNeeds(needsOf(name)).join('+'))!;
-          return { name, timing, initRatio: timing.initMs !== null && floor.timing.initMs !== null ? round(timing.initMs / floor.timing.initMs, 3) : null };
+          const initOf = (r: ChildResult) => r.firstCallMs ?? r.responseMs;
+          const today = results.get(`fn:${name}`)!;
+          const pairs = results
+            .get(`base:${name}`)!
+            .map((b, i) => (initOf(b) && today[i] && initOf(today[i]!) ? initOf(today[i]!)! / initOf(b)! : null))
+            .filter((x): x is number => x !== null);
+          return {
+            name,
+            timing,
+            initRatio: timing.initMs !== null && floor.timing.initMs !== null ? round(timing.initMs / floor.timing.initMs, 3) : null,
+            pairedInitRatio: pairs.length ? round(median(pairs), 3) : null,
+          };
         })
     : undefined;
   return {
@@ -586,7 +603,9 @@ async function cli(argv: string[]): Promise<number> {
       );
     }
     for (const b of result.baseline ?? [])
-      process.stdout.write(`${`${b.name} (baseline)`.padEnd(37)} init ${b.timing.initMs ?? 'n/a'} ms (${b.initRatio ?? 'n/a'}x)\n`);
+      process.stdout.write(
+        `${`${b.name} (baseline)`.padEnd(37)} init ${b.timing.initMs ?? 'n/a'} ms (${b.initRatio ?? 'n/a'}x); today / baseline, same round, median: ${b.pairedInitRatio ?? 'n/a'}\n`,
+      );
     return 0;
   } finally {
     if (!keep) rmSync(workDir, { recursive: true, force: true });
