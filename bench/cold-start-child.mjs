@@ -6,10 +6,12 @@
 //
 //   node cold-start-child.mjs <bundle.mjs> <event.json>
 //
-// Prints one line: BENCH_RESULT {"importMs":..,"firstCallMs":..,"invokeMs":..,"bootMs":..,"reason":..}
+// Prints one line: BENCH_RESULT {"importMs":..,"firstCallMs":..,"invokeMs":..,"responseMs":..,"bootMs":..,"reason":..}
 //   importMs     module evaluation of the bundle (import())
-//   firstCallMs  from before import() to the first SDK HTTP request
-//   invokeMs     from the end of import() to the first SDK HTTP request
+//   firstCallMs  from before import() to the first SDK HTTP request (null when there was none)
+//   invokeMs     from the end of import() to the first SDK HTTP request (null when there was none)
+//   responseMs   from before import() to the handler's returned response, for an invocation that
+//                finished without any SDK call (null otherwise: the process stops at the request)
 //   bootMs       Node start-up before this script ran (performance.now() at entry)
 import { performance } from 'node:perf_hooks';
 import diagnostics from 'node:diagnostics_channel';
@@ -30,6 +32,7 @@ function report(reason, extra = {}) {
     importMs: (imported ?? now) - start,
     firstCallMs: reason === 'sdk-call' ? now - start : null,
     invokeMs: reason === 'sdk-call' && imported !== undefined ? now - imported : null,
+    responseMs: reason === 'returned-without-sdk-call' ? now - start : null,
     bootMs,
     reason,
     ...extra,

@@ -11,8 +11,15 @@
  * the bundle, one invocation with a realistic event (HTTP functions: a request the authorizer
  * allowed with the route's scope, see coldEvent), stopped at the first outgoing HTTP request
  * (bench/cold-start-child.mjs). So it covers module evaluation + building the clients + the code
- * up to the first SDK call, without network. Runs of functions and floors are interleaved; the
- * first round is a discarded warm-up (file cache).
+ * up to the first SDK call, without network. A function whose invocation finishes without any
+ * SDK call (the static pages, the FHIR capability statement and route-not-found) is measured to
+ * its returned response instead ("init to response": import() + the whole invocation, a later end
+ * point than the first SDK request, so never more lenient) and compared with the same floor init;
+ * a 5xx response is not a measurement (the function did not serve). Runs of functions and floors
+ * are interleaved; the first round is a discarded warm-up (file cache).
+ *
+ * Only some functions: `npx tsx bench/cold-start.ts --only listInteropInbox,sweepPendingPackets
+ * [--runs 12]` (their floors are measured beside them in the same run).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -213,8 +220,24 @@ function sqsEvent(queue: string, body: unknown): unknown {
   };
 }
 
+/**
+ * The staff sign-in settings infra/interop-stack.ts gives the authorizer and every route with
+ * `staffSignIn` (infra/staff-sign-in.ts: the Cognito user pool's endpoints): without them
+ * serveInboxPage answers 503 and serves no page. Values of the same shape; nothing is fetched from
+ * them on the cold-start request (the page only embeds them; the authorizer's request has an API key).
+ */
+const STAFF_SIGN_IN: Partial<Record<Env, string>> = {
+  [Env.staffIssuer]: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_bench',
+  [Env.staffClientId]: 'interop-bench-inbox',
+  [Env.staffJwksUri]: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_bench/.well-known/jwks.json',
+  [Env.staffAuthorizeUrl]: 'https://interop-bench.auth.us-east-1.amazoncognito.com/oauth2/authorize',
+  [Env.staffTokenUrl]: 'https://interop-bench.auth.us-east-1.amazoncognito.com/oauth2/token',
+  [Env.staffLogoutUrl]: 'https://interop-bench.auth.us-east-1.amazoncognito.com/logout',
+  [Env.staffScopes]: 'openid profile',
+};
+
 /** A clean environment as the deployed function would have it; every endpoint points at a closed port. */
-function childEnv(): NodeJS.ProcessEnv {
+export function childEnv(): NodeJS.ProcessEnv {
   const closed = 'http://127.0.0.1:9';
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -239,10 +262,18 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-interface ChildResult {
+/** childEnv() plus what infra adds to this function alone (the staff sign-in settings). */
+export function functionEnv(base: NodeJS.ProcessEnv, name: string): NodeJS.ProcessEnv {
+  const staffSignIn = name === AuthorizerFunction.name || HttpEndpoints.some((e) => e.name === name && 'staffSignIn' in e && e.staffSignIn);
+  return staffSignIn ? { ...base, ...STAFF_SIGN_IN } : base;
+}
+
+export interface ChildResult {
   importMs: number;
   firstCallMs: number | null;
   invokeMs: number | null;
+  /** import() + the whole invocation, when it returned without an SDK call */
+  responseMs: number | null;
   bootMs: number;
   reason: string;
   target?: string;
@@ -265,13 +296,27 @@ function runChild(harness: string, bundleFile: string, eventFile: string, env: N
 
 // ---------------------------------------------------------------- measurement
 
+/**
+ * Where an init measurement ends: at the first SDK HTTP request, or (a function whose invocation
+ * makes none) at the handler's returned response.
+ */
+export type InitEnd = 'first-sdk-call' | 'response';
+
 export interface TimingSummary {
   runs: number;
   importMs: number;
+  /** median import() + invocation up to the first SDK request (null unless every run reached one) */
   firstCallMs: number | null;
+  /** median import() + whole invocation up to its response (null unless every run returned without an SDK call, status below 500) */
+  responseMs: number | null;
+  /** the init figure compared with the floor: firstCallMs, or responseMs for a function that made no SDK call */
+  initMs: number | null;
+  initEnd: InitEnd | null;
   /** reason of the last run: sdk-call when the invocation reached an SDK call */
   reachedSdkCall: boolean;
   firstCallTarget?: string;
+  /** HTTP status of the response (init to response only) */
+  responseStatus?: number;
 }
 
 export interface FunctionColdStart {
@@ -281,9 +326,15 @@ export interface FunctionColdStart {
   floor: string;
   bundle: BundleInfo;
   timing: TimingSummary;
-  ratios: { size: number; gzip: number; importMs: number; firstCallMs: number | null };
+  /** initMs: the function's init (to its first SDK call, or to its response when it makes none) over the floor's init */
+  ratios: { size: number; gzip: number; importMs: number; firstCallMs: number | null; initMs: number | null };
   /** SDK clients in the bundle that `needs` does not list */
   extraClients: ClientId[];
+  /**
+   * SDK clients in the bundle the function can never call: DynamoDB when `needs` grants no table
+   * (its IAM role has no table action; the floor still counts DynamoDB, which every floor builds)
+   */
+  uncalledClients: ClientId[];
   /** packages whose bytes exceed the floor's, largest first (KB) */
   excessByPackage: Array<{ pkg: string; kb: number }>;
   meetsTarget: boolean;
@@ -303,15 +354,31 @@ export interface ColdStartResult {
   functions: FunctionColdStart[];
   floors: FloorColdStart[];
   notMeasured: Array<{ name: string; reason: string }>;
+  /** bundles of an earlier build (option baselineDir) measured in the same rounds, against the same floors */
+  baseline?: Array<{
+    name: string;
+    timing: TimingSummary;
+    initRatio: number | null;
+    /** median over rounds of today's init / the baseline's init in the same round (load drift cancels) */
+    pairedInitRatio: number | null;
+  }>;
 }
 
-function summarizeRuns(results: ChildResult[]): TimingSummary {
+export function summarizeRuns(results: ChildResult[]): TimingSummary {
   const reached = results.filter((r) => r.reason === 'sdk-call');
+  // a response without any SDK call is a measurement only when the function served (below 500)
+  const served = results.filter((r) => r.reason === 'returned-without-sdk-call' && r.responseMs !== null && (r.status ?? 0) < 500);
   const last = results[results.length - 1];
+  const firstCallMs = results.length && reached.length === results.length ? round(median(reached.map((r) => r.firstCallMs!)), 2) : null;
+  const responseMs = results.length && served.length === results.length ? round(median(served.map((r) => r.responseMs!)), 2) : null;
   return {
     runs: results.length,
     importMs: round(median(results.map((r) => r.importMs)), 2),
-    firstCallMs: reached.length === results.length ? round(median(reached.map((r) => r.firstCallMs!)), 2) : null,
+    firstCallMs,
+    responseMs,
+    initMs: firstCallMs ?? responseMs,
+    initEnd: firstCallMs !== null ? 'first-sdk-call' : responseMs !== null ? 'response' : null,
+    ...(responseMs !== null && last?.status !== undefined ? { responseStatus: last.status } : {}),
     reachedSdkCall: reached.length === results.length,
     firstCallTarget: last
       ? last.reason === 'sdk-call'
@@ -327,17 +394,32 @@ function kindOf(name: string): FunctionColdStart['kind'] {
   return BackgroundFunctions.find((f) => f.name === name)!.kind;
 }
 
+/** SDK clients a function may call at all: DynamoDB only with a table in `needs`, the others as clientsFromNeeds. */
+export function callableClients(needs: ResourceNeeds): ClientId[] {
+  const tables = Object.values(needs.tables ?? {}).some((ops) => (ops?.length ?? 0) > 0);
+  return clientsFromNeeds(needs).filter((c) => c !== 'dynamodb' || tables);
+}
+
 export async function measureColdStart(options: {
   root: string;
   workDir: string;
   runs: number;
   target: number;
   progress: (line: string) => void;
+  /** only these functions (and their floors); all when absent */
+  only?: readonly string[];
+  /**
+   * A work directory of an earlier run (tsx bench/cold-start.ts --keep <dir>): its bundles of the
+   * same functions are run interleaved with today's, with today's events (before/after in one run)
+   */
+  baselineDir?: string;
 }): Promise<ColdStartResult> {
   const { root, workDir, runs, progress } = options;
   const harness = path.join(root, 'bench', 'cold-start-child.mjs');
   const env = childEnv();
-  const names = functionNames();
+  const unknown = (options.only ?? []).filter((n) => !functionNames().includes(n));
+  if (unknown.length) throw new Error(`unknown function(s): ${unknown.join(', ')}`);
+  const names = functionNames().filter((n) => !options.only || options.only.includes(n));
 
   progress(`  bundling ${names.length} functions with LAMBDA_BUNDLE_OPTIONS`);
   const bundles = new Map<string, { file: string; info: BundleInfo; event: string }>();
@@ -375,14 +457,27 @@ export async function measureColdStart(options: {
     floors.set(id, { file, info, event: floorEvent });
   }
 
-  const jobs = [...[...bundles].map(([name, b]) => ({ key: `fn:${name}`, ...b })), ...[...floors].map(([id, b]) => ({ key: `floor:${id}`, ...b }))];
+  const jobs = [
+    ...[...bundles].map(([name, b]) => ({ key: `fn:${name}`, env: functionEnv(env, name), ...b })),
+    ...[...floors].map(([id, b]) => ({ key: `floor:${id}`, env, ...b })),
+    ...(options.baselineDir
+      ? [...bundles]
+          .map(([name, b]) => ({
+            key: `base:${name}`,
+            env: functionEnv(env, name),
+            ...b,
+            file: path.join(options.baselineDir!, 'functions', name, 'index.mjs'),
+          }))
+          .filter((j) => existsSync(j.file))
+      : []),
+  ];
   const results = new Map<string, ChildResult[]>(jobs.map((j) => [j.key, []]));
   progress(`  ${runs} cold starts (+1 discarded warm-up) of each of ${jobs.length} bundles, interleaved, NODE_OPTIONS=${env.NODE_OPTIONS}`);
   for (let round = 0; round <= runs; round++) {
     // rotate the order each round so no bundle always runs right after the same one
     const order = jobs.map((_, i) => jobs[(i + round * 5) % jobs.length]!);
     for (const job of order) {
-      const r = await runChild(harness, job.file, job.event, env);
+      const r = await runChild(harness, job.file, job.event, job.env);
       if (round > 0) results.get(job.key)!.push(r);
     }
     if (round > 0 && (round % 5 === 0 || round === runs)) progress(`    round ${round}/${runs}`);
@@ -409,8 +504,12 @@ export async function measureColdStart(options: {
       gzip: round(b.info.gzipBytes / floor.bundle.gzipBytes, 3),
       importMs: round(timing.importMs / floor.timing.importMs, 3),
       firstCallMs: timing.firstCallMs !== null && floor.timing.firstCallMs !== null ? round(timing.firstCallMs / floor.timing.firstCallMs, 3) : null,
+      // the same floor init (to its GetItem request) whatever the function's end point
+      initMs: timing.initMs !== null && floor.timing.initMs !== null ? round(timing.initMs / floor.timing.initMs, 3) : null,
     };
     const extraClients = b.info.sdkClients.filter((c) => !needs.includes(c));
+    const callable = callableClients(needsOf(name));
+    const uncalledClients = b.info.sdkClients.filter((c) => needs.includes(c) && !callable.includes(c));
     return {
       name,
       kind: kindOf(name),
@@ -420,17 +519,105 @@ export async function measureColdStart(options: {
       timing,
       ratios,
       extraClients,
+      uncalledClients,
       excessByPackage: excess,
-      meetsTarget: ratios.size <= options.target && ratios.firstCallMs !== null && ratios.firstCallMs <= options.target && extraClients.length === 0,
+      meetsTarget:
+        ratios.size <= options.target && ratios.initMs !== null && ratios.initMs <= options.target && extraClients.length === 0 && uncalledClients.length === 0,
     };
   });
+  const baseline = options.baselineDir
+    ? [...bundles.keys()]
+        .filter((name) => results.has(`base:${name}`))
+        .map((name) => {
+          const timing = summarizeRuns(results.get(`base:${name}`)!);
+          const floor = floorResults.find((f) => f.id === clientsFromNeeds(needsOf(name)).join('+'))!;
+          const initOf = (r: ChildResult) => r.firstCallMs ?? r.responseMs;
+          const today = results.get(`fn:${name}`)!;
+          const pairs = results
+            .get(`base:${name}`)!
+            .map((b, i) => (initOf(b) && today[i] && initOf(today[i]!) ? initOf(today[i]!)! / initOf(b)! : null))
+            .filter((x): x is number => x !== null);
+          return {
+            name,
+            timing,
+            initRatio: timing.initMs !== null && floor.timing.initMs !== null ? round(timing.initMs / floor.timing.initMs, 3) : null,
+            pairedInitRatio: pairs.length ? round(median(pairs), 3) : null,
+          };
+        })
+    : undefined;
   return {
+    ...(baseline ? { baseline } : {}),
     method:
-      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
+      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response ("init to response"; a 5xx is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
     runsPerBundle: runs,
     target: options.target,
     functions,
     floors: floorResults,
     notMeasured,
   };
+}
+
+/**
+ * `npx tsx bench/cold-start.ts --only a,b [--runs 12] [--keep <dir>] [--baseline <dir>]`: the
+ * cold-start measurement of the named functions and their floors alone (same method as npm run
+ * bench, section 1), one line per bundle. `--keep` leaves the bundles in <dir> (e.g. for node
+ * --cpu-prof on one of them); `--baseline <dir>` (an earlier --keep) runs those bundles too, in the
+ * same rounds: before and after a change on one machine state.
+ */
+async function cli(argv: string[]): Promise<number> {
+  const arg = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const only = arg('--only')
+    ?.split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (!only?.length) {
+    process.stderr.write('usage: tsx bench/cold-start.ts --only <function>[,<function>...] [--runs 12] [--keep <dir>] [--baseline <dir>]\n');
+    return 2;
+  }
+  const runs = Number(arg('--runs') ?? 12);
+  const keep = arg('--keep');
+  const baselineDir = arg('--baseline');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const os = await import('node:os');
+  const workDir = keep ? path.resolve(keep) : mkdtempSync(path.join(os.tmpdir(), 'interop-cold-start-'));
+  try {
+    const result = await measureColdStart({
+      root: path.resolve(__dirname, '..'),
+      workDir,
+      runs,
+      target: 1.15,
+      only,
+      ...(baselineDir ? { baselineDir: path.resolve(baselineDir) } : {}),
+      progress: (line) => process.stderr.write(`${line}\n`),
+    });
+    for (const floor of result.floors)
+      process.stdout.write(`floor ${floor.id.padEnd(24)} import ${floor.timing.importMs} ms  init ${floor.timing.initMs} ms\n`);
+    for (const x of result.functions) {
+      const end = x.timing.initEnd === 'response' ? `to response (status ${x.timing.responseStatus})` : `to ${x.timing.firstCallTarget}`;
+      process.stdout.write(
+        `${x.name.padEnd(26)} ${(x.bundle.bytes / 1024).toFixed(1)} KB (${x.ratios.size}x)  import ${x.timing.importMs} ms (${x.ratios.importMs}x)  init ${x.timing.initMs ?? 'n/a'} ms (${x.ratios.initMs ?? 'n/a'}x) ${end}` +
+          `${x.uncalledClients.length ? `  never calls: ${x.uncalledClients.join(', ')}` : ''}${x.extraClients.length ? `  not in needs: ${x.extraClients.join(', ')}` : ''}\n`,
+      );
+    }
+    for (const b of result.baseline ?? [])
+      process.stdout.write(
+        `${`${b.name} (baseline)`.padEnd(37)} init ${b.timing.initMs ?? 'n/a'} ms (${b.initRatio ?? 'n/a'}x); today / baseline, same round, median: ${b.pairedInitRatio ?? 'n/a'}\n`,
+      );
+    return 0;
+  } finally {
+    if (!keep) rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  cli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`cold-start: ${(error as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -112,31 +112,43 @@ function issue31Rows(r: BenchResults): Array<Array<string | number>> {
   // 31.5
   const cs = r.coldStart;
   const within = cs.functions.filter(
-    (x) => x.ratios.size <= T.bundleRatio && x.ratios.firstCallMs !== null && x.ratios.firstCallMs <= T.bundleRatio && x.extraClients.length === 0,
+    (x) =>
+      x.ratios.size <= T.bundleRatio &&
+      x.ratios.initMs !== null &&
+      x.ratios.initMs <= T.bundleRatio &&
+      x.extraClients.length === 0 &&
+      x.uncalledClients.length === 0,
   );
-  const initUnmeasured = cs.functions.filter((x) => x.ratios.firstCallMs === null);
+  const initUnmeasured = cs.functions.filter((x) => x.ratios.initMs === null);
+  const toResponse = cs.functions.filter((x) => x.timing.initEnd === 'response');
+  const uncalled = cs.functions.filter((x) => x.uncalledClients.length > 0);
   const worst = (pick: (x: (typeof cs.functions)[number]) => number | null) =>
     cs.functions.reduce<{ name: string; v: number } | undefined>((best, x) => {
       const v = pick(x);
       return v !== null && (!best || v > best.v) ? { name: x.name, v } : best;
     }, undefined);
   const worstSize = worst((x) => x.ratios.size);
-  const worstInit = worst((x) => x.ratios.firstCallMs);
+  const worstInit = worst((x) => x.ratios.initMs);
   const sm = i31.sourceMaps;
   const mapsOk = sm.bundles > 0 && sm.beside === sm.bundles;
   rows.push([
     '31.5',
     `Bundles: every function within ${T.bundleRatio}x of its SDK floor in size and init (only what a function uses of the endpoint list in its bundle); source maps shipped beside, not inside`,
     `**${within.length} of ${cs.functions.length}** functions within ${T.bundleRatio}x in size and init${cs.notMeasured.length ? ` (${cs.notMeasured.length} not measured: ${cs.notMeasured.map((x) => x.name).join(', ')})` : ''}; worst size ${worstSize ? `${f(worstSize.v, 3)}x (${worstSize.name})` : 'n/a'}, worst init ${worstInit ? `${f(worstInit.v, 3)}x (${worstInit.name})` : 'n/a'} of the ${cs.functions.length - initUnmeasured.length} whose init was measured` +
+      (toResponse.length
+        ? `; init to response (no SDK call on their path) for ${toResponse.length}: ${toResponse.map((x) => `${x.name} ${f(x.ratios.initMs, 2)}x (status ${x.timing.responseStatus ?? '?'})`).join(', ')}`
+        : '') +
       (initUnmeasured.length
-        ? `; **init not measured for ${initUnmeasured.length}** (the cold-start event returned before any SDK call: ${initUnmeasured.map((x) => `${x.name} (${x.timing.firstCallTarget ?? '?'})`).join(', ')}), counted as not within`
+        ? `; **init not measured for ${initUnmeasured.length}** (${initUnmeasured.map((x) => `${x.name} (${x.timing.firstCallTarget ?? '?'})`).join(', ')}), counted as not within`
+        : '') +
+      (uncalled.length
+        ? `; **bundling a client they never call** (no table in needs): ${uncalled.map((x) => `${x.name} (${x.uncalledClients.join(', ')})`).join(', ')}`
         : '') +
       (within.length < cs.functions.length
         ? `; outside: ${cs.functions
             .filter((x) => !within.includes(x))
-            .filter((x) => x.ratios.firstCallMs !== null)
-            .filter((x) => x.ratios.firstCallMs !== null)
-            .map((x) => `${x.name} ${f(x.ratios.size, 2)}/${f(x.ratios.firstCallMs, 2)}`)
+            .filter((x) => x.ratios.initMs !== null)
+            .map((x) => `${x.name} ${f(x.ratios.size, 2)}/${f(x.ratios.initMs, 2)}${x.uncalledClients.length ? '/uncalled client' : ''}`)
             .join(', ')} (size/init)`
         : '') +
       `. Source maps: ${sm.beside} of ${sm.bundles} bundles link a .map file beside them${sm.inline.length ? `; **inline in ${sm.inline.join(', ')}**` : ''}${sm.missing.length ? `; **no map beside ${sm.missing.join(', ')}**` : ''}. Same measurement as row 1 (issue 7), section 1`,
@@ -227,10 +239,15 @@ export function renderMarkdown(r: BenchResults): string {
         [
           '1',
           `every function within ${T.coldStartRatio}x of its SDK-client floor in size and init time; no client it does not call`,
-          `${coldMet.length} of ${cs.functions.length} functions meet all three (${coldMet.map((x) => x.name).join(', ')}). Size ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.size)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.size)), 3)}x, init ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.firstCallMs ?? Infinity)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.firstCallMs ?? 0)), 3)}x; functions bundling a client outside their needs: ${
+          `${coldMet.length} of ${cs.functions.length} functions meet all three (${coldMet.map((x) => x.name).join(', ')}). Size ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.size)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.size)), 3)}x, init ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.initMs ?? Infinity)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.initMs ?? 0)), 3)}x; functions bundling a client outside their needs: ${
             cs.functions
               .filter((x) => x.extraClients.length)
               .map((x) => `${x.name} (+${x.extraClients.join(', +')})`)
+              .join('; ') || 'none'
+          }; bundling a client they never call: ${
+            cs.functions
+              .filter((x) => x.uncalledClients.length)
+              .map((x) => `${x.name} (${x.uncalledClients.join(', ')})`)
               .join('; ') || 'none'
           }${cs.notMeasured.length ? `; not measured: ${cs.notMeasured.map((x) => x.name).join(', ')}` : ''}`,
           yes(coldMet.length === cs.functions.length && cs.notMeasured.length === 0),
@@ -301,7 +318,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(`Method: ${cs.method}. ${cs.runsPerBundle} processes per bundle (plus one discarded warm-up round), medians.`);
   out.push('');
   out.push(
-    `"init" = import() of the bundle + the first invocation up to its first AWS SDK request (clients built, credentials and endpoint resolved, request serialised and signed); "import" = module evaluation only. Floor = only the clients of \`needs\` (DynamoDB always; KMS / SQS / S3 when listed), built like lib/aws/clients.ts, plus one GetItem; same esbuild options, same run. The floor has no command code beyond GetItem, so the commands a function really sends (and their serialisers, e.g. S3 checksums for PutObject) count as excess. A function that builds a client only after its first SDK call (the forms functions build KMS/SQS lazily) does not pay that construction inside its init figure, while its floor builds all its clients first; the import column has no such asymmetry.`,
+    `"init" = import() of the bundle + the first invocation up to its first AWS SDK request (clients built, credentials and endpoint resolved, request serialised and signed: every request the invocation starts before that one leaves, e.g. a listing's concurrent shard Queries, is serialised and signed inside it); "import" = module evaluation only. A function whose invocation makes no SDK call at all (a static page, the FHIR capability statement, route not found) is measured "init to response": import() + the whole invocation up to the response its handler returns, a later end point than a first SDK request (it includes all of the handler), compared with the same floor init; a 5xx response is no measurement (the function did not serve). The column "init measured to" says which end point each row has. The cold-start environment is the deployed one, including the staff sign-in settings infra gives the authorizer and the inbox page (without them the page answers 503). "No client it does not call": an SDK client in the bundle that \`needs\` does not list, or DynamoDB when \`needs\` grants no table (the function's role could not call it: column "SDK clients bundled", **never called**), fails the target. Floor = only the clients of \`needs\` (DynamoDB always; KMS / SQS / S3 when listed), built like lib/aws/clients.ts, plus one GetItem; same esbuild options, same run. The floor has no command code beyond GetItem, so the commands a function really sends (and their serialisers, e.g. S3 checksums for PutObject) count as excess. A function that builds a client only after its first SDK call (the forms functions build KMS/SQS lazily) does not pay that construction inside its init figure, while its floor builds all its clients first; the import column has no such asymmetry.`,
   );
   out.push('');
   out.push(
@@ -318,7 +335,7 @@ export function renderMarkdown(r: BenchResults): string {
         'import ms (floor)',
         'init ms (floor)',
         'init ×',
-        'first SDK call',
+        'init measured to',
         'target',
       ],
       cs.functions.map((x) => {
@@ -326,16 +343,22 @@ export function renderMarkdown(r: BenchResults): string {
         return [
           x.name,
           x.floor,
-          x.bundle.sdkClients.join('+') + (x.extraClients.length ? ` (**+${x.extraClients.join(', +')}** not in needs)` : ''),
+          x.bundle.sdkClients.join('+') +
+            (x.extraClients.length ? ` (**+${x.extraClients.join(', +')}** not in needs)` : '') +
+            (x.uncalledClients.length ? ` (**${x.uncalledClients.join(', ')} never called**: no table in needs)` : ''),
           kb(x.bundle.bytes),
           kb(x.bundle.gzipBytes),
           `${kb(floor.bundle.bytes)} / ${kb(floor.bundle.gzipBytes)}`,
           f(x.ratios.size, 3),
           f(x.ratios.gzip, 3),
           `${f(x.timing.importMs, 1)} (${f(floor.timing.importMs, 1)})`,
-          `${f(x.timing.firstCallMs, 1)} (${f(floor.timing.firstCallMs, 1)})`,
-          f(x.ratios.firstCallMs, 3),
-          x.timing.firstCallTarget ?? '',
+          `${f(x.timing.initMs, 1)} (${f(floor.timing.initMs, 1)})`,
+          f(x.ratios.initMs, 3),
+          x.timing.initEnd === 'response'
+            ? `response (status ${x.timing.responseStatus ?? '?'}; no SDK call)`
+            : x.timing.initEnd === 'first-sdk-call'
+              ? `first SDK call ${x.timing.firstCallTarget ?? ''}`
+              : `not measured: ${x.timing.firstCallTarget ?? '?'}`,
           yes(x.meetsTarget),
         ];
       }),
@@ -347,10 +370,10 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   for (const x of cs.functions) {
     const parts = x.excessByPackage.slice(0, 5).map((e) => `${e.pkg} +${e.kb} KB`);
-    const extra = x.extraClients.map((c) => `${c} client imported by ${(x.bundle.clientImporters[c] ?? ['?']).join(', ')}`);
+    const extra = [...x.extraClients, ...x.uncalledClients].map((c) => `${c} client imported by ${(x.bundle.clientImporters[c] ?? ['?']).join(', ')}`);
     const app = x.bundle.topAppFiles.map((a) => `${a.file} ${a.kb}`).join(', ');
     out.push(
-      `- **${x.name}** (${f(x.ratios.size, 3)}x size, ${f(x.ratios.firstCallMs, 3)}x init): ${parts.join(', ') || 'nothing above 1 KB'}${extra.length ? `. Extra: ${extra.join('; ')}` : ''}. Largest app files (KB): ${app}.`,
+      `- **${x.name}** (${f(x.ratios.size, 3)}x size, ${f(x.ratios.initMs, 3)}x init${x.timing.initEnd === 'response' ? ' to response' : ''}): ${parts.join(', ') || 'nothing above 1 KB'}${extra.length ? `. Extra: ${extra.join('; ')}` : ''}. Largest app files (KB): ${app}.`,
     );
   }
   const sm = r.issue31.sourceMaps;

@@ -48,6 +48,47 @@ describe('write shards', () => {
       expect(all.more).toBe(false);
     });
 
+    it('bounded concurrency: at most `concurrency` reads in flight, the same rows and calls as unbounded', async () => {
+      let inFlight = 0;
+      let maxInFlight = 0;
+      const gated = async (partition: string, limit: number, start: number | undefined) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        // let every other started read run up to here before this one finishes
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        inFlight--;
+        return fetch(partition, limit, start);
+      };
+      for (const limit of [1, 20, 57, 1000]) {
+        queries = itemsRead = 0;
+        const unbounded = await mergeSortedPartitions(partitions, limit, ascending, gated);
+        const unboundedCalls = { queries, itemsRead };
+        expect(maxInFlight).toBe(partitions.length);
+        maxInFlight = 0;
+        queries = itemsRead = 0;
+        const bounded = await mergeSortedPartitions(partitions, limit, ascending, gated, { concurrency: 2 });
+        expect(maxInFlight).toBe(2);
+        maxInFlight = 0;
+        expect(bounded).toEqual(unbounded);
+        expect({ queries, itemsRead }).toEqual(unboundedCalls);
+      }
+    });
+
+    it('bounded concurrency: a failed read rejects the page and no further read starts', async () => {
+      const started: string[] = [];
+      const failing = async (partition: string, limit: number, start: number | undefined) => {
+        started.push(partition);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (partition === 'p0') throw new Error('throttled');
+        return fetch(partition, limit, start);
+      };
+      await expect(mergeSortedPartitions(partitions, 20, ascending, failing, { concurrency: 2 })).rejects.toThrow('throttled');
+      // 'empty' and 'p0' in flight; p0 fails: the worker that ran 'empty' may have started one more, nothing after
+      expect(started.length).toBeLessThanOrEqual(3);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(started.length).toBeLessThanOrEqual(3);
+    });
+
     it('descending order and a page that ends exactly at the last row', async () => {
       const descending = (a: string, b: string) => ascending(b, a);
       const page = await mergeSortedPartitions(partitions, 200, descending, async (p, limit, start: number | undefined) => {

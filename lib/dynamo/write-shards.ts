@@ -44,6 +44,16 @@ export interface PartitionBatch<T, K> {
   lastKey?: K;
 }
 
+export interface MergeOptions {
+  /**
+   * At most this many partition reads in flight (a pool: the next starts when one finishes; after a
+   * failure no further read starts). All of a round's reads at once when absent. For background
+   * readers: no burst of `partitions` requests, and only this many requests are built before the
+   * first one leaves. The rows returned do not depend on it.
+   */
+  concurrency?: number;
+}
+
 /**
  * The first `limit` rows over all `partitions` in `compare` order, each partition being read in
  * that order already (a Query on its sort key). Reads lazily: a first batch of about
@@ -56,21 +66,22 @@ export async function mergeSortedPartitions<T, K>(
   limit: number,
   compare: (a: T, b: T) => number,
   fetch: (partition: string, limit: number, startKey: K | undefined) => Promise<PartitionBatch<T, K>>,
+  options: MergeOptions = {},
 ): Promise<{ rows: T[]; more: boolean }> {
   const batch = Math.max(1, Math.min(limit, Math.ceil(limit / partitions.length) + 4));
   const cursors = partitions.map((partition) => ({ partition, buffer: [] as T[], next: undefined as K | undefined, started: false }));
   const hasMore = (c: (typeof cursors)[number]) => !c.started || c.next !== undefined;
   const out: T[] = [];
   while (out.length < limit) {
-    await Promise.all(
-      cursors
-        .filter((c) => c.buffer.length === 0 && hasMore(c))
-        .map(async (c) => {
-          const page = await fetch(c.partition, batch, c.next);
-          c.started = true;
-          c.buffer.push(...page.rows);
-          c.next = page.lastKey;
-        }),
+    await forEachBounded(
+      cursors.filter((c) => c.buffer.length === 0 && hasMore(c)),
+      options.concurrency,
+      async (c) => {
+        const page = await fetch(c.partition, batch, c.next);
+        c.started = true;
+        c.buffer.push(...page.rows);
+        c.next = page.lastKey;
+      },
     );
     while (out.length < limit) {
       // a partition that ran dry but may hold more must be read before anything is taken
@@ -83,6 +94,29 @@ export async function mergeSortedPartitions<T, K>(
     if (cursors.every((c) => c.buffer.length === 0 && !hasMore(c))) break;
   }
   return { rows: out, more: cursors.some((c) => c.buffer.length > 0 || hasMore(c)) };
+}
+
+/** `run` for every item, at most `concurrency` at a time (all at once when absent); the first failure rejects and starts nothing more. */
+async function forEachBounded<T>(items: readonly T[], concurrency: number | undefined, run: (item: T) => Promise<void>): Promise<void> {
+  if (concurrency === undefined || concurrency >= items.length) {
+    await Promise.all(items.map(run));
+    return;
+  }
+  if (!(concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await run(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 /** Byte-order comparison of two sort keys (DynamoDB's order for the ASCII keys used here). */

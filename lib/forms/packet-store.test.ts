@@ -7,6 +7,7 @@ import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-d
 import { decodeCursor, encodeCursor, listInbox } from './inbox';
 import { packetIdFor } from './packet-id';
 import { FormsStore, STATE_SHARDS, statePartitions, statePkFor, stateSkFor } from './packet-store';
+import { SWEEP_READ_CONCURRENCY } from './sweeper';
 import type { PacketRecord, PacketState } from './types';
 
 let local: LocalDynamoDb;
@@ -92,6 +93,52 @@ describe('FormsStore inbox states: sharded writes, one ordered list for readers'
       .map((p) => p.packetId);
     expect(expected).toHaveLength(75);
     expect(seen).toEqual(expected);
+  });
+
+  it('bounded shard reads (the sweeper: 4 in flight): the same pages as all at once, never more than 4 Queries open', async () => {
+    let open = 0;
+    let maxOpen = 0;
+    const name = 'count-open-queries';
+    local.db.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'QueryCommand') return next(args);
+        open++;
+        maxOpen = Math.max(maxOpen, open);
+        try {
+          return await next(args);
+        } finally {
+          open--;
+        }
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const walk = async (concurrency?: number) => {
+        const pages: string[][] = [];
+        let start: Record<string, string> | undefined;
+        do {
+          const page = await store.queryByState('pending_review', {
+            limit: 10,
+            newestFirst: false,
+            before: time(25),
+            ...(start ? { exclusiveStartKey: start } : {}),
+            ...(concurrency ? { concurrency } : {}),
+          });
+          pages.push(page.rows.map((r) => r.summary.packetId));
+          start = page.lastKey;
+        } while (start);
+        return pages;
+      };
+      const all = await walk();
+      expect(maxOpen).toBe(STATE_SHARDS + 1);
+      maxOpen = 0;
+      const bounded = await walk(SWEEP_READ_CONCURRENCY);
+      expect(maxOpen).toBe(SWEEP_READ_CONCURRENCY);
+      expect(bounded).toEqual(all);
+      expect(bounded.flat()).toHaveLength(75);
+    } finally {
+      local.db.middlewareStack.remove(name);
+    }
   });
 
   it('a cursor names the packet shard (or the legacy partition); another shard is refused', () => {

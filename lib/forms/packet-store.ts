@@ -127,7 +127,8 @@ export interface StatePage {
   lastKey?: Record<string, string>;
 }
 
-const SUMMARY_ATTRIBUTES = [
+/** What the inbox listing (and the sweeper) reads of a packet in the state index: the summary, stateSk, queueAttempts. */
+export const SUMMARY_ATTRIBUTES = [
   'packetId',
   'state',
   'reason',
@@ -287,11 +288,13 @@ export class FormsStore {
    * state queried and merged by stateSk (unique: `<time>#<packetId>`), so the order is the one a
    * single partition would give. `exclusiveStartKey` is the lastKey of the previous page (only its
    * stateSk is used: the page continues strictly after it); `before` keeps only items whose stateSk
-   * sorts before it (the sweeper's "older than"; never itself a stateSk).
+   * sorts before it (the sweeper's "older than"; never itself a stateSk). `concurrency`: at most
+   * that many shard Queries in flight (the sweeper; the inbox list, an HTTP endpoint, sends each
+   * round's Queries at once).
    */
   async queryByState(
     state: PacketState,
-    options: { limit: number; exclusiveStartKey?: Record<string, string>; newestFirst?: boolean; before?: string },
+    options: { limit: number; exclusiveStartKey?: Record<string, string>; newestFirst?: boolean; before?: string; concurrency?: number },
   ): Promise<StatePage> {
     const newestFirst = options.newestFirst ?? true;
     const after = options.exclusiveStartKey?.stateSk;
@@ -328,6 +331,7 @@ export class FormsStore {
           lastKey: out.LastEvaluatedKey,
         };
       },
+      { concurrency: options.concurrency },
     );
     const last = rows[rows.length - 1];
     return {

@@ -17,6 +17,12 @@ export const DEFAULT_SWEEP_THRESHOLD_MS = 2 * 60 * 1000;
 export const DEFAULT_MAX_REQUEUES = 20;
 export const DEFAULT_MAX_PACKETS_PER_SWEEP = 1000;
 const PAGE_SIZE = 100;
+/**
+ * Shard Queries of the state index in flight at once: a background job needs no burst of 33
+ * requests against the table (the sweep's pace is set by its sends and updates, not by this read);
+ * the pages are the same.
+ */
+export const SWEEP_READ_CONCURRENCY = 4;
 
 export interface SweepOptions {
   now: Date;
@@ -51,6 +57,7 @@ export async function sweepPendingPackets(deps: Pick<FormsDependencies, 'store' 
       newestFirst: false,
       before: cutoff,
       exclusiveStartKey: start,
+      concurrency: SWEEP_READ_CONCURRENCY,
     });
     start = page.lastKey;
     result.found += page.rows.length;

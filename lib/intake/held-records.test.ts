@@ -88,3 +88,67 @@ describe('HeldRecordStore (sharded)', () => {
     expect(await store.get(heldIdFor(new Date().toISOString(), 'f'.repeat(24)))).toBeUndefined();
   });
 });
+
+describe('HeldRecordStore list: what a page reads', () => {
+  // 400 records with a note-sized body (each ~1.2 KB), over the 16 shards and the legacy partition
+  const records = Array.from({ length: 400 }, (_v, i) => ({ ...record(1000 + i), person: { identifiers: [{ value: `mrn-${i}`, authority: 'LAB' }] } }));
+  let counted: HeldRecordStore;
+  const reads = { queries: 0, items: 0, readUnits: 0 };
+  beforeAll(async () => {
+    const tables = await local.createTables('held-records-reads');
+    const plain = new HeldRecordStore(local.db, tables.chart);
+    for (const r of records) expect(await plain.hold({ ...r, body: { kind: 'identity', identityKey: 'x'.repeat(1200) } })).toBe(true);
+    local.db.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (
+          context.commandName !== 'QueryCommand' ||
+          !('TableName' in (args.input as object)) ||
+          (args.input as { TableName: string }).TableName !== tables.chart
+        )
+          return next(args);
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+        const out = await next(args);
+        const body = out.output as { ScannedCount?: number; ConsumedCapacity?: { CapacityUnits?: number } };
+        reads.queries++;
+        reads.items += body.ScannedCount ?? 0;
+        reads.readUnits += body.ConsumedCapacity?.CapacityUnits ?? 0;
+        return out;
+      },
+      { step: 'initialize', name: 'countHeldReads' },
+    );
+    counted = plain;
+  });
+  afterAll(() => local.db.middlewareStack.remove('countHeldReads'));
+  const page = async (after?: string) => {
+    Object.assign(reads, { queries: 0, items: 0, readUnits: 0 });
+    // listHeld asks for limit + 1 (the page of 25 and whether a next one exists)
+    const rows = await counted.list('held', 26, after);
+    return { rows, ...reads };
+  };
+
+  it('a page of 25 (26 asked) reads about a page of records per shard, not 50 per shard', async () => {
+    const first = await page();
+    expect(first.rows.map((r) => r.heldId)).toEqual(
+      records
+        .map((r) => r.heldId)
+        .sort()
+        .slice(0, 26),
+    );
+    // 17 partitions, 6 records first (ceil(26 / 17) + 4), a shard that runs dry read again
+    expect(first.items).toBeLessThanOrEqual(17 * 6 * 2);
+    expect(first.queries).toBeLessThanOrEqual(17 * 2);
+    process.stdout.write(`held list, page of 26 of 400 held: ${first.queries} Queries, ${first.items} records read, ${first.readUnits} RU\n`);
+  });
+
+  it('routed records before the page: each shard passes them in a few Queries (its Limit doubles), the page is the same', async () => {
+    const sorted = records.map((r) => r.heldId).sort();
+    for (const heldId of sorted.slice(0, 300)) expect(await counted.markRouted(heldId, 'patient-1', 'staff', new Date())).toBe(true);
+    const first = await page();
+    expect(first.rows.map((r) => r.heldId)).toEqual(sorted.slice(300, 326));
+    // about 18 routed records ahead in each shard: 6 + 12 + 24 covers them in at most 3 reads
+    expect(first.queries).toBeLessThanOrEqual(17 * 4);
+    process.stdout.write(`held list, page of 26 behind 300 routed: ${first.queries} Queries, ${first.items} records read, ${first.readUnits} RU\n`);
+    const next = await page(first.rows[25]!.heldId);
+    expect(next.rows.map((r) => r.heldId)).toEqual(sorted.slice(326, 352));
+  });
+});

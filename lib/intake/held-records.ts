@@ -62,6 +62,8 @@ export const HELD_SHARDS = 16;
 /** The partition of a held record. */
 export const heldPkFor = (heldId: string) => shardedKeyFor(LEGACY_PK, heldId, HELD_SHARDS);
 const HELD_ID = /^held-\d{14}-[0-9a-f]{24}$/;
+/** The most records one Query of the list reads (its Limit doubles per partition up to this). */
+const HELD_READ_MAX = 200;
 
 export function isHeldId(value: unknown): value is string {
   return typeof value === 'string' && HELD_ID.test(value);
@@ -125,11 +127,18 @@ export class HeldRecordStore {
   async list(state: HeldState, limit: number, after?: string): Promise<HeldRecord[]> {
     if (after !== undefined && !isHeldId(after)) return [];
     if (limit <= 0) return [];
+    // reads of each partition so far: the filter on state drops records after Limit is applied, so
+    // a partition's first Query asks for the merge's batch and each further one for twice its last
+    // (up to HELD_READ_MAX): a page of held records costs about a page of reads, and a partition
+    // whose oldest records were routed long ago is passed in a few Queries, not one per batch
+    const reads = new Map<string, number>();
     const { rows } = await mergeSortedPartitions<HeldRecord, Record<string, AttributeValue>>(
       partitionsOf(LEGACY_PK, HELD_SHARDS),
       limit,
       (a, b) => ascending(a.heldId, b.heldId),
       async (partition, batch, startKey) => {
+        const n = reads.get(partition) ?? 0;
+        reads.set(partition, n + 1);
         const out = await awsCall(DEPENDENCY, () =>
           this.db.send(
             new QueryCommand({
@@ -139,8 +148,7 @@ export class HeldRecordStore {
               // DynamoDB refuses an unused attribute name: #sk only with `after`
               ExpressionAttributeNames: { '#pk': 'pk', '#state': 'state', ...(after === undefined ? {} : { '#sk': 'sk' }) },
               ExpressionAttributeValues: { ':pk': { S: partition }, ':state': { S: state }, ...(after === undefined ? {} : { ':after': { S: after } }) },
-              // the filter drops routed records after the limit is applied: read a little more than the batch
-              Limit: Math.max(batch, 50),
+              Limit: Math.min(HELD_READ_MAX, batch * 2 ** n),
               ExclusiveStartKey: startKey,
             }),
           ),

@@ -36,6 +36,12 @@ export const PENDING_PARTITION = 'NOTIFY#PENDING';
  */
 export const PENDING_SHARDS = 32;
 
+/**
+ * Shard Queries in flight at once when the retry job reads what is owed (a background job: no burst
+ * of 33 requests against the table; what it reads is the same).
+ */
+export const PENDING_READ_CONCURRENCY = 4;
+
 /** The pending partition (shard) of a version's index entry. */
 export function pendingPartitionFor(versionId: string): string {
   return shardedKeyFor(PENDING_PARTITION, versionId, PENDING_SHARDS);
@@ -254,6 +260,7 @@ export class NotificationLedger {
           );
           return { rows: out.Items ?? [], lastKey: out.LastEvaluatedKey };
         },
+        { concurrency: PENDING_READ_CONCURRENCY },
       );
       for (const item of rows) {
         after = item.sk!.S!;
@@ -297,6 +304,7 @@ export class NotificationLedger {
         );
         return { rows: out.Items ?? [], lastKey: out.LastEvaluatedKey };
       },
+      { concurrency: PENDING_READ_CONCURRENCY },
     );
     const records: VersionRecord[] = [];
     for (const item of rows) {

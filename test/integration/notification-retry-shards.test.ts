@@ -6,11 +6,11 @@
  * and versions of the older layout (the version item itself in the byPatient index, in its shard or
  * in the unsharded NOTIFY#PENDING of the release before sharding) are still retried.
  */
-import { QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { dynamoDbClient, sqsClient } from '../../lib/aws/clients';
 import type { LocalStack } from '../../lib/local/stack';
-import { NotificationLedger, PENDING_PARTITION, PENDING_SHARDS, pendingPartitionFor } from '../../lib/results/notification-ledger';
+import { NotificationLedger, PENDING_PARTITION, PENDING_READ_CONCURRENCY, PENDING_SHARDS, pendingPartitionFor } from '../../lib/results/notification-ledger';
 import { toOlderLayout } from '../support/lab-result-layouts';
 import { retryPendingNotifications } from '../../lib/results/retry';
 import { resultNotifier } from '../../lib/results/result-wiring';
@@ -51,6 +51,26 @@ function queueDown() {
       return Promise.reject(Object.assign(new Error('injected fault'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }));
     return original(...args);
   });
+}
+
+/** A client of the local stack's DynamoDB that records the most Queries it had open at once (observes only). */
+function countingOpenQueries(local: LocalStack): { db: DynamoDBClient; maxOpen: () => number } {
+  const db = new DynamoDBClient({ endpoint: local.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  let open = 0;
+  let most = 0;
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'QueryCommand') return next(args);
+      most = Math.max(most, ++open);
+      try {
+        return await next(args);
+      } finally {
+        open--;
+      }
+    },
+    { step: 'initialize', name: 'countOpenQueries' },
+  );
+  return { db, maxOpen: () => most };
 }
 
 /** The notification markers (issue 31 item 2: owed notifications of versions are marker items in the base table). */
@@ -161,6 +181,15 @@ describe('pending notifications over shards', () => {
     const all = await ledger.pendingNotifications(later, 100);
     expect(all.map((v) => v.versionId).sort()).toEqual([...versionIds].sort());
     expect(page.map((v) => v.versionId)).toEqual(all.slice(0, 25).map((v) => v.versionId));
+    // the job's shard reads are bounded: never more than PENDING_READ_CONCURRENCY Queries open, the same versions
+    const counted = countingOpenQueries(stack);
+    try {
+      const bounded = await new NotificationLedger(counted.db, stack.tables.results).pendingNotifications(later, 100);
+      expect(bounded.map((v) => v.versionId)).toEqual(all.map((v) => v.versionId));
+      expect(counted.maxOpen()).toBe(PENDING_READ_CONCURRENCY);
+    } finally {
+      counted.db.destroy();
+    }
     // nothing is due before its next attempt (each submission backed off by a minute at least)
     expect(await ledger.pendingNotifications(new Date('2025-12-31T00:00:00Z'), 100)).toEqual([]);
 
