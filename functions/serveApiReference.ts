@@ -6,11 +6,11 @@
  * with a Content-Security-Policy (lib/openapi/reference-page.ts). 200 text/html | 400 | 429 | 500 | 503.
  */
 import { BundledFiles, serveApiReferenceRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
+import { storelessHttpEndpoint } from '../lib/http/endpoint';
 import { readBundledFile } from '../lib/openapi/published-files';
 import { cachedReferencePage } from '../lib/openapi/reference-page';
 
-export const handler = httpEndpoint(serveApiReferenceRoute, async () => {
+export const handler = storelessHttpEndpoint(serveApiReferenceRoute, async () => {
   const page = cachedReferencePage(readBundledFile(BundledFiles.openApiDocument), readBundledFile(BundledFiles.redocBundle));
   return {
     status: 200,

@@ -7,11 +7,11 @@
  * /interopInbox routes. 200 text/html | 429 | 503 (Retry-After) when staff sign-in is not configured.
  */
 import { serveInboxPageRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
+import { storelessHttpEndpoint } from '../lib/http/endpoint';
 import { HttpProblem } from '../lib/http/problem';
 import { InboxPageNotConfiguredError, inboxPageConfigFromEnv, inboxPageSecurityHeaders, renderInboxPage } from '../lib/inbox-page/page';
 
-export const handler = httpEndpoint(serveInboxPageRoute, async () => {
+export const handler = storelessHttpEndpoint(serveInboxPageRoute, async () => {
   let config;
   try {
     config = inboxPageConfigFromEnv();

@@ -6,10 +6,10 @@
  * bundle). 200 application/json | 400 | 429 | 500 | 503.
  */
 import { BundledFiles, serveOpenApiDocumentRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
+import { storelessHttpEndpoint } from '../lib/http/endpoint';
 import { readBundledFile } from '../lib/openapi/published-files';
 
-export const handler = httpEndpoint(serveOpenApiDocumentRoute, async () => ({
+export const handler = storelessHttpEndpoint(serveOpenApiDocumentRoute, async () => ({
   status: 200,
   contentType: 'application/json; charset=utf-8',
   body: readBundledFile(BundledFiles.openApiDocument),

@@ -32,8 +32,7 @@ const TIMEOUT_MARGIN_MS = 1000;
  * problem+json errors and common headers. `endpoint` is the function's own route
  * (`<name>Route` of lib/config/routes.ts: only that route goes into its bundle).
  */
-export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, options: EndpointOptions = {}) {
-  const clock = options.clock ?? (() => new Date());
+function sharedPipeline(endpoint: HttpRoute, clock: () => Date) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: TIMEOUT_MARGIN_MS,
     timeoutEarlyResponse: () => {
@@ -42,7 +41,20 @@ export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, optio
   })
     .use(httpResponses())
     .use(requestTracing(endpoint, clock))
-    .use(accessControl())
+    .use(accessControl());
+}
+
+function toProxyResult(response: EndpointResponse): APIGatewayProxyResult {
+  return {
+    statusCode: response.status,
+    headers: { 'content-type': response.contentType, ...(response.headers ?? {}) },
+    body: response.body,
+  };
+}
+
+/** An endpoint that touches stored data: the shared pipeline, then the audit record of what it declared. */
+export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, options: EndpointOptions = {}) {
+  return sharedPipeline(endpoint, options.clock ?? (() => new Date()))
     .use(auditRecording())
     .handler(async (event: APIGatewayProxyEvent, context: Context) => {
       const state = stateFromContext(context)!;
@@ -53,13 +65,25 @@ export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, optio
           state.auditEvent = auditEvent;
         },
       });
-      const response = await handle(request);
-      return {
-        statusCode: response.status,
-        headers: { 'content-type': response.contentType, ...(response.headers ?? {}) },
-        body: response.body,
-      };
+      return toProxyResult(await handle(request));
     });
+}
+
+/** What a storeless endpoint sees: the request, with nothing to audit. */
+export type StorelessRequest = Omit<AuthorizedRequest, 'audit'>;
+
+/**
+ * An endpoint that reads and writes no stored data (no table in its `needs`: the API contract and
+ * reference, the inbox page's shell, FHIR metadata and unknown FHIR routes): the shared pipeline
+ * without the audit step, which is the only part that builds a DynamoDB client, so its bundle
+ * carries no AWS SDK client (issue 31 item 5: no client a function never calls). There is no PHI
+ * access to audit; test/storeless-endpoints.test.ts holds each function to its `needs`.
+ */
+export function storelessHttpEndpoint(endpoint: HttpRoute, handle: (request: StorelessRequest) => Promise<EndpointResponse>, options: EndpointOptions = {}) {
+  return sharedPipeline(endpoint, options.clock ?? (() => new Date())).handler(async (event: APIGatewayProxyEvent, context: Context) => {
+    const state = stateFromContext(context)!;
+    return toProxyResult(await handle(Object.assign(state, { principal: state.principal!, event })));
+  });
 }
 
 export function jsonResponse(status: number, body: unknown, headers?: Record<string, string>): EndpointResponse {
