@@ -252,6 +252,14 @@ export interface LabTestSummary {
   performingOrganization?: string;
   /** NTE segments after the OBX (one entry per NTE, lines joined with \n) */
   comments?: string[];
+  /**
+   * Only when the lab sent the code without a display: `code`, nothing named the test (OBX-3.2 empty,
+   * a FHIR coding without display and no code.text), so `testName` repeats the code for readers and the
+   * exports write no display (OBX-3 `code^^LN`, a FHIR coding without display or text); `text`, FHIR
+   * code.text beside a coding without display (HL7 writes it in OBX-3.2, FHIR as code.text only).
+   * Absent: `testName` is the test's display.
+   */
+  testNameFrom?: 'code' | 'text';
 }
 
 /**
@@ -285,6 +293,11 @@ export interface LabOrder {
   universalService?: Coding;
   /** OBR-7 observation (collection) date-time */
   collectedAt?: PartialDateTime;
+  /**
+   * OBR-22 results reported (FHIR DiagnosticReport.issued) as the lab wrote it, offset and precision
+   * kept; `ResultedDateUTC` / `resultedAt` is the same instant in UTC (keys and order)
+   */
+  reportedAt?: PartialDateTime;
   /** OBR-16 ordering provider */
   orderingProvider?: Clinician;
   /** OBR-25 result status as sent (table 0123: O I S A P C R F X Y Z) */

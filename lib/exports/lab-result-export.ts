@@ -45,6 +45,7 @@ const OPTIONAL_TEST_FIELDS = [
   'observedAt',
   'performingOrganization',
   'comments',
+  'testNameFrom',
 ] as const satisfies ReadonlyArray<keyof LabTestSummary>;
 
 /**

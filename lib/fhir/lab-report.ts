@@ -16,13 +16,15 @@
  *   category      v2-0074 LAB
  *   code          the universal service (OBR-4) coded; else the local `LAB` "Laboratory result"
  *   effective     the collection time (order, else specimen; precision kept), else resulted at
- *   issued        resulted at;  performer: the sender (display)
+ *   issued        resulted at as the lab wrote it (order.reportedAt, offset kept), else as stored (UTC);
+ *                 performer: the sender (display)
  *   specimen      a contained Specimen `#specimen` (type, collection time, the lab's id)
  * Observation (one per test; comment rows of older records are notes, never Observations)
  *   status        OBX-11 per the v2-to-FHIR map (F final, P/R/S preliminary, C corrected, A/B amended,
  *                 W/D entered-in-error, X/N cancelled, I/O registered, U/V final), else the report's
  *   category      laboratory;  code: the test code with its system (LN -> http://loinc.org, SCT, local
- *                 codes in a system of the sender) + the alternate code, text = test name
+ *                 codes in a system of the sender) + the alternate code, text = test name; a code
+ *                 sent without display keeps none (testNameFrom `code`: no text either; `text`: text only)
  *   effective     observed at, else the collection time, else resulted at (precision kept)
  *   value[x]      NM -> valueQuantity (UCUM system/code when unitsCode); SN -> valueQuantity with its
  *                 comparator, valueRange (`-`), valueRatio (`:` `/`); CWE/CE -> valueCodeableConcept;
@@ -195,6 +197,16 @@ export function fhirDateTime(value: string | undefined): string | undefined {
   if (zone === undefined) return date!.length === 10 ? date : undefined;
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   return `${date}T${time}${seconds ?? ':00'}${offset}`;
+}
+
+/**
+ * `issued` (an instant): the lab's OBR-22 / issued as it wrote it (`order.reportedAt`: its offset kept,
+ * seconds added when it stopped at minutes), else resulted at (UTC, as stored). A reported time without a
+ * time of day is no instant: resulted at.
+ */
+function issuedOf(lab: LabResultRecord): string {
+  const reported = fhirDateTime(lab.order?.reportedAt);
+  return reported !== undefined && reported.includes('T') ? reported : lab.resultedAt;
 }
 
 function quantity(value: string, test: LabTestSummary, comparator?: Quantity['comparator']): Quantity | undefined {
@@ -424,14 +436,17 @@ function testObservation(
   lab: LabResultRecord,
   test: LabTestSummary,
   index: number,
-  defaults: { effective: string | undefined; specimen: boolean },
+  defaults: { effective: string | undefined; issued: string; specimen: boolean },
 ): Observation {
   const status = OBSERVATION_STATUS[fhirCode(test.observationStatus)?.toUpperCase() ?? ''] ?? lab.status;
   const alternate = test.alternateCode ? labCoding(lab, test.alternateCode.code, test.alternateCode.display, test.alternateCode.system) : undefined;
   // only the alternate code sent (issue 27 K5): no primary coding is made up and the name is the alternate's display
   const alternateOnly = hasAlternateCodeOnly(test);
-  const primary = alternateOnly ? undefined : labCoding(lab, test.code, test.testName, test.codeSystem);
+  // a coding the lab sent without display keeps none (testNameFrom): no display is made up from the code or the text
+  const primary = alternateOnly ? undefined : labCoding(lab, test.code, test.testNameFrom ? undefined : test.testName, test.codeSystem);
   const codings = [primary, alternate].filter((c): c is Coding => c !== undefined);
+  // nothing named the test (`testNameFrom: 'code'`): the coding alone, no text
+  const unnamed = test.testNameFrom === 'code' && primary !== undefined;
   const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
   const performer = fhirString(test.performingOrganization) ?? fhirString(lab.senderId);
   const value: ObservationValue = status === 'cancelled' ? {} : testValue(lab, test);
@@ -441,10 +456,13 @@ function testObservation(
     id: `result-${index + 1}`,
     status,
     category: [{ coding: [{ system: Systems.observationCategory, code: 'laboratory', display: 'Laboratory' }] }],
-    code: alternateOnly && codings.length > 0 ? { coding: codings } : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
+    code:
+      (alternateOnly || unnamed) && codings.length > 0
+        ? { coding: codings }
+        : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
     ...observationEffective(effective),
-    issued: lab.resultedAt,
+    issued: defaults.issued,
     ...(performer ? { performer: [{ display: performer }] } : {}),
     ...value,
     ...(hasValue ? {} : { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: status === 'cancelled' ? 'not-performed' : 'unknown' }] } }),
@@ -498,12 +516,13 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
   const order = lab.order ?? {};
   const specimen = specimenResource(patientId, lab, order);
   const collectedAt = fhirDateTime(order.collectedAt) ?? fhirDateTime(order.specimen?.collectedAt);
-  const effective = collectedAt ?? fhirDateTime(lab.resultedAt);
+  const issued = issuedOf(lab);
+  const effective = collectedAt ?? fhirDateTime(order.reportedAt) ?? fhirDateTime(lab.resultedAt);
   const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
   const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
   const observations = lab.results
     .filter((test) => !isLabCommentRow(test))
-    .map((test, i) => testObservation(patientId, lab, test, i, { effective, specimen: specimen !== undefined }));
+    .map((test, i) => testObservation(patientId, lab, test, i, { effective, issued, specimen: specimen !== undefined }));
   const serviceRequest = orderResource(patientId, lab, orderComments, specimen, options.externalIds);
   const contained: Array<Observation | ServiceRequest | Specimen> = [
     ...observations,
@@ -530,7 +549,7 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     code: reportCode(lab),
     subject: patientReference(patientId),
     ...present('effectiveDateTime', effective),
-    issued: lab.resultedAt,
+    issued,
     // provenance: the sending lab as the performing organization (by name: it is a partner's sender id, not a resource here)
     ...nonEmpty('performer', performer),
     ...(specimen ? { specimen: [{ reference: `#${SPECIMEN_ID}` }] } : {}),

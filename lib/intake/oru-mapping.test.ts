@@ -74,6 +74,8 @@ describe('ORU^R01 -> lab model', () => {
       accessionNamespace: 'ACME-LAB',
       universalService: { code: '24323-8', display: 'Comprehensive metabolic panel', system: 'LN' },
       collectedAt: '2024-11-07T08:30:00-06:00',
+      // OBR-22 as written (the partner's zone): ResultedDateUTC is the same instant in UTC
+      reportedAt: '2024-11-07T11:00:00-06:00',
       orderingProvider: { id: '1234', name: { family: 'Smith', given: 'John', middle: 'A', prefix: 'Dr' } },
       orderStatus: 'F',
       specimen: {

@@ -248,6 +248,7 @@ const TEST_TEXT_FIELDS = [
   'observationStatus',
   'observedAt',
   'performingOrganization',
+  'testNameFrom',
 ] as const;
 const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
 
