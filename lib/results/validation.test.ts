@@ -290,3 +290,32 @@ describe('lab result validation: the optional fields of the lab model (issue 27)
     expect(accepted.results).toEqual([{ testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' }]);
   });
 });
+
+describe('lab result validation: a code without a name, the reported time as written', () => {
+  const withResult = (result: Record<string, unknown>) => valid({ results: [{ result: '98', ...result }] });
+
+  it('testNameFrom "code" needs testName equal to code; "text" needs a code; anything else is refused', () => {
+    expect(pointers(withResult({ testName: '2345-7', code: '2345-7', codeSystem: 'LN', testNameFrom: 'code' }))).toEqual([]);
+    expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'text' }))).toEqual([]);
+    expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'code' }))).toEqual(['/data/results/0/testNameFrom']);
+    expect(pointers(withResult({ testName: 'Glucose', testNameFrom: 'text' }))).toEqual(['/data/results/0']);
+    expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'display' }))).toEqual(['/data/results/0/testNameFrom']);
+    // the spec's testName stays required, with or without a code
+    expect(pointers(withResult({ code: '2345-7', testNameFrom: 'code' }))).toEqual(['/data/results/0/testName', '/data/results/0/testNameFrom']);
+  });
+
+  it('order.reportedAt: any precision; with a time of day, the instant ResultedDateUTC names (offset and minutes allowed)', () => {
+    const at = (reportedAt: string, ResultedDateUTC = '2024-03-01T15:15:00Z') => pointers(valid({ ResultedDateUTC, order: { reportedAt } }));
+    expect(at('2024-03-01T10:15:00-05:00')).toEqual([]);
+    expect(at('2024-03-01T10:15-05:00')).toEqual([]);
+    expect(at('2024-03-01T20:45:00.5+05:30', '2024-03-01T15:15:00.500Z')).toEqual([]);
+    expect(at('2024-03-01T15:15:00.1234Z', '2024-03-01T15:15:00.123Z')).toEqual([]);
+    expect(at('2024-03-01')).toEqual([]);
+    expect(at('2024-03')).toEqual([]);
+    expect(at('2024-03-01T10:15:00-04:00')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-03-01T10:16-05:00')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-02-30')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-03-01T10:15:00')).toEqual(['/data/order/reportedAt']);
+    expect(at('2099-03-01')).toEqual(['/data/order/reportedAt']);
+  });
+});
