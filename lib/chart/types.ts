@@ -256,10 +256,13 @@ export interface LabTestSummary {
    * Only when the lab sent the code without a display: `code`, nothing named the test (OBX-3.2 empty,
    * a FHIR coding without display and no code.text), so `testName` repeats the code for readers and the
    * exports write no display (OBX-3 `code^^LN`, a FHIR coding without display or text); `text`, FHIR
-   * code.text beside a coding without display (HL7 writes it in OBX-3.2, FHIR as code.text only).
+   * code.text, whose coding had no display or another one (`codeDisplay`): HL7 writes the text in
+   * OBX-3.2, FHIR as code.text, beside the coding's own display when there was one.
    * Absent: `testName` is the test's display.
    */
   testNameFrom?: 'code' | 'text';
+  /** the FHIR coding's display when the lab sent a code.text that differs from it (`testNameFrom: 'text'`) */
+  codeDisplay?: string;
 }
 
 /**

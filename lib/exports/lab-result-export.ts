@@ -46,6 +46,7 @@ const OPTIONAL_TEST_FIELDS = [
   'performingOrganization',
   'comments',
   'testNameFrom',
+  'codeDisplay',
 ] as const satisfies ReadonlyArray<keyof LabTestSummary>;
 
 /**

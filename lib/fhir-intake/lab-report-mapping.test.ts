@@ -112,6 +112,8 @@ describe('a code sent without a display, issued with an offset, month and year t
       { code: { coding: [{ system: 'http://loinc.org', code: '2345-7' }] }, effectiveDateTime: '2024' },
       { code: { coding: [{ system: 'http://loinc.org', code: '2345-7' }], text: 'Glucose' }, effectiveDateTime: '2024-02' },
       { code: { coding: [{ system: 'http://loinc.org', code: '2345-7', display: 'Glucose [Mass/volume]' }] } },
+      { code: { coding: [{ system: 'http://loinc.org', code: '718-7', display: 'Hemoglobin [Mass/volume] in Blood' }], text: 'Hemoglobin, Blood' } },
+      { code: { coding: [{ system: 'http://loinc.org', code: '718-7', display: 'Hemoglobin' }], text: 'Hemoglobin' } },
     ]);
     if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
     const results = mapped.mapping.data.results as LabTestSummary[];
@@ -119,7 +121,10 @@ describe('a code sent without a display, issued with an offset, month and year t
       ['2345-7', 'code', '2024'],
       ['Glucose', 'text', '2024-02'],
       ['Glucose [Mass/volume]', undefined, undefined],
+      ['Hemoglobin, Blood', 'text', undefined],
+      ['Hemoglobin', undefined, undefined],
     ]);
+    expect(results.map((r) => r.codeDisplay)).toEqual([undefined, undefined, undefined, 'Hemoglobin [Mass/volume] in Blood', undefined]);
     expect(mapped.mapping.data.ResultedDateUTC).toBe('2024-03-01T15:15:00.000Z');
     expect(mapped.mapping.data.order).toMatchObject({ collectedAt: '2024-03', reportedAt: '2024-03-01T10:15:00-05:00' });
   });

@@ -21,8 +21,8 @@
  *   basedOn ServiceRequest.note, conclusion  order.comments
  *   presentedForm                     reports (base64 data, content type, title)
  *   result -> Observation             one test each: code (first coding -> code/codeSystem, second ->
- *                                     alternateCode, text -> testName; a first coding without display
- *                                     -> testNameFrom), value[x] (below), interpretation
+ *                                     alternateCode, text -> testName; a first coding without display, or
+ *                                     a text beside another display -> testNameFrom, codeDisplay), value[x] (below), interpretation
  *                                     -> abnormalFlags, referenceRange -> text (or low-high), status ->
  *                                     observationStatus (when it differs from the report's), effective
  *                                     -> observedAt (when it differs from the report's), performer
@@ -469,8 +469,20 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
       .filter((c): c is Coding => c !== undefined);
     const text = str(code.text);
     const testName = text ?? codings[0]?.display ?? codings[0]?.code;
-    // a coding without display: none is made up in the exports (the name is code.text, else only the code)
-    const testNameFrom = codings[0] !== undefined && codings[0].display === undefined ? (text !== undefined ? 'text' : 'code') : undefined;
+    // a coding without display: none is made up in the exports (the name is code.text, else only the code);
+    // a text beside another display: both kept (the display is the coding's, the text the name)
+    const primaryDisplay = codings[0]?.display;
+    const testNameFrom =
+      codings[0] === undefined
+        ? undefined
+        : primaryDisplay === undefined
+          ? text !== undefined
+            ? 'text'
+            : 'code'
+          : text !== undefined && text !== primaryDisplay
+            ? 'text'
+            : undefined;
+    const codeDisplay = testNameFrom === 'text' ? primaryDisplay : undefined;
     if (!testName) {
       issues.push({ expression: `${obsPath}.code`, message: 'needs a text or a coding with a code (the test name)' });
       return;
@@ -506,6 +518,7 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         code: primary?.code,
         codeSystem: primary?.code !== undefined ? primary.system : undefined,
         testNameFrom,
+        codeDisplay,
         alternateCode: codings[1],
         abnormalFlags: flags.length > 0 ? flags : undefined,
         observationStatus,

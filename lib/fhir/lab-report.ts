@@ -24,7 +24,8 @@
  *                 W/D entered-in-error, X/N cancelled, I/O registered, U/V final), else the report's
  *   category      laboratory;  code: the test code with its system (LN -> http://loinc.org, SCT, local
  *                 codes in a system of the sender) + the alternate code, text = test name; a code
- *                 sent without display keeps none (testNameFrom `code`: no text either; `text`: text only)
+ *                 sent without display keeps none (testNameFrom `code`: no text either; `text`: text only);
+ *                 a display sent beside a different text keeps both (codeDisplay)
  *   effective     observed at, else the collection time, else resulted at (precision kept)
  *   value[x]      NM -> valueQuantity (UCUM system/code when unitsCode); SN -> valueQuantity with its
  *                 comparator, valueRange (`-`), valueRatio (`:` `/`); CWE/CE -> valueCodeableConcept;
@@ -442,8 +443,10 @@ function testObservation(
   const alternate = test.alternateCode ? labCoding(lab, test.alternateCode.code, test.alternateCode.display, test.alternateCode.system) : undefined;
   // only the alternate code sent (issue 27 K5): no primary coding is made up and the name is the alternate's display
   const alternateOnly = hasAlternateCodeOnly(test);
-  // a coding the lab sent without display keeps none (testNameFrom): no display is made up from the code or the text
-  const primary = alternateOnly ? undefined : labCoding(lab, test.code, test.testNameFrom ? undefined : test.testName, test.codeSystem);
+  // a coding the lab sent without display keeps none (testNameFrom): no display is made up from the code or the text;
+  // one sent beside a text of its own keeps its own (codeDisplay)
+  const display = test.testNameFrom === 'text' ? test.codeDisplay : test.testNameFrom === 'code' ? undefined : test.testName;
+  const primary = alternateOnly ? undefined : labCoding(lab, test.code, display, test.codeSystem);
   const codings = [primary, alternate].filter((c): c is Coding => c !== undefined);
   // nothing named the test (`testNameFrom: 'code'`): the coding alone, no text
   const unnamed = test.testNameFrom === 'code' && primary !== undefined;

@@ -249,6 +249,7 @@ const TEST_TEXT_FIELDS = [
   'observedAt',
   'performingOrganization',
   'testNameFrom',
+  'codeDisplay',
 ] as const;
 const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
 

@@ -300,6 +300,13 @@ describe('lab result validation: a code without a name, the reported time as wri
     expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'code' }))).toEqual(['/data/results/0/testNameFrom']);
     expect(pointers(withResult({ testName: 'Glucose', testNameFrom: 'text' }))).toEqual(['/data/results/0']);
     expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'display' }))).toEqual(['/data/results/0/testNameFrom']);
+    expect(
+      pointers(withResult({ testName: 'Hemoglobin, Blood', code: '718-7', testNameFrom: 'text', codeDisplay: 'Hemoglobin [Mass/volume] in Blood' })),
+    ).toEqual([]);
+    expect(pointers(withResult({ testName: '718-7', code: '718-7', testNameFrom: 'code', codeDisplay: 'Hemoglobin' }))).toEqual([
+      '/data/results/0/codeDisplay',
+    ]);
+    expect(pointers(withResult({ testName: 'Hemoglobin', code: '718-7', codeDisplay: 'Hemoglobin' }))).toEqual(['/data/results/0']);
     // the spec's testName stays required, with or without a code
     expect(pointers(withResult({ code: '2345-7', testNameFrom: 'code' }))).toEqual(['/data/results/0/testName', '/data/results/0/testNameFrom']);
   });

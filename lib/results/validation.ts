@@ -12,7 +12,7 @@
  *   - data.order.reportedAt (OBR-22 / FHIR issued as sent) a real partial time in the same window; with a
  *     time of day, the instant ResultedDateUTC names (to the millisecond): the two never disagree
  *   - results[i].testNameFrom `code` only with testName equal to code (the lab sent no name: testName
- *     repeats the code); `text` only with a code (schema: dependencies)
+ *     repeats the code); `text` only with a code (schema: dependencies); codeDisplay only with `text`
  *   - the record rules every intake path shares (lib/chart/record-rules.ts checkLabResultValues):
  *     printable test names, no control characters, lengths, the same time window, and for the
  *     optional fields (data.order, per result: codes, typed values, comments) the same text rules
@@ -125,12 +125,12 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
   reportedAtErrors(data, now, errors);
   const results = Array.isArray(data.results) ? data.results : [data.results];
   results.forEach((result, i) => {
-    if (!isObject(result) || result.testNameFrom !== 'code' || typeof result.code !== 'string') return;
-    if (result.testName !== result.code)
-      errors.push({
-        pointer: Array.isArray(data.results) ? `/data/results/${i}/testNameFrom` : '/data/results/testNameFrom',
-        message: "'code' says the lab sent no name for the test: testName must then repeat code",
-      });
+    if (!isObject(result)) return;
+    const at = Array.isArray(data.results) ? `/data/results/${i}` : '/data/results';
+    if (result.testNameFrom === 'code' && typeof result.code === 'string' && result.testName !== result.code)
+      errors.push({ pointer: `${at}/testNameFrom`, message: "'code' says the lab sent no name for the test: testName must then repeat code" });
+    if (typeof result.codeDisplay === 'string' && result.testNameFrom === 'code')
+      errors.push({ pointer: `${at}/codeDisplay`, message: "is the code's display beside a name of its own: only with testNameFrom 'text'" });
   });
   for (const problem of checkLabResultValues(data, now)) errors.push({ pointer: `/data${pointerOfPath(problem.path)}`, message: problem.message });
   return errors;

@@ -218,6 +218,12 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited), every expo
     }
   });
 
+  it('every other Observation.code comes back as published (hemoglobin: its display and a different text, both kept)', () => {
+    const observations = containedObservations(report);
+    expect(posted[2]!.code.text).not.toBe(posted[2]!.code.coding[0].display);
+    for (let i = 2; i < posted.length; i += 1) expect({ i, code: observations[i]!.code }).toEqual({ i, code: posted[i]!.code });
+  });
+
   it('issued with an offset: FHIR issued and OBR-22 keep it', () => {
     expect(report.issued).toBe('2024-03-01T10:15:00-05:00');
     for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20240301101500-0500' });
