@@ -186,8 +186,10 @@ function valueOf(observation: FhirObject, path: string, issues: StructureIssue[]
     const coded = list(concept.coding)
       .map(codingOf)
       .find((c) => c !== undefined);
+    // `result` is the text a reader shows (the concept's text, else the display, else the code); the coding is
+    // kept as sent: a display is never made from the text (the FHIR export gives the text back from `result`)
     const text = str(concept.text) ?? coded?.display ?? coded?.code;
-    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: compact({ ...coded, display: coded.display ?? str(concept.text) }) });
+    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded });
     if (text) return { valueType: 'ST', result: text };
     issues.push({ expression: `${path}.valueCodeableConcept`, message: 'needs a coding with a code, or a text' });
     return {};

@@ -262,7 +262,9 @@ function testValue(lab: LabResultRecord, test: LabTestSummary): ObservationValue
   }
   if ((valueType === 'CWE' || valueType === 'CE') && test.codedValue) {
     const coding = labCoding(lab, test.codedValue.code, test.codedValue.display, test.codedValue.system);
-    const text = fhirString(test.codedValue.display);
+    // the value's text: what a reader was shown (`result`: FHIR code.text, an HL7 CE's text) unless that is only the code
+    const shown = fhirString(test.result);
+    const text = shown !== undefined && shown.trim() !== test.codedValue.code ? shown : fhirString(test.codedValue.display);
     if (coding || text) return { valueCodeableConcept: { ...nonEmpty('coding', coding ? [coding] : []), ...present('text', text) } };
   }
   if ((valueType === 'TX' || valueType === 'FT') && Array.isArray(test.textLines)) {

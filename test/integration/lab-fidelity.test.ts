@@ -186,7 +186,8 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited), every expo
     // the report's issued with an offset (2005-07-06T11:45:33Z -> 2024-03-01T10:15:00-05:00) and its
     // effective a month (2005-07-05 -> 2024-03); leukocytes: the coding's display and the text removed;
     // erythrocytes: the coding's display removed (its text kept); hemoglobin: effective a year (2024);
-    // hematocrit: effective a month (2024-02).
+    // hematocrit: effective a month (2024-02); mch and mchc: a coded value instead of the quantity (mch: a
+    // SNOMED coding without display and a text; mchc: a display and a different text).
     const { bundle, report: published, observations } = labTransaction('cbc', accession);
     published.issued = '2024-03-01T10:15:00-05:00';
     published.effectiveDateTime = '2024-03';
@@ -195,6 +196,15 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited), every expo
     erythrocytes.code = { ...erythrocytes.code, coding: erythrocytes.code.coding.map(({ display: _display, ...coding }: Json) => coding) };
     hemoglobin.effectiveDateTime = '2024';
     hematocrit.effectiveDateTime = '2024-02';
+    for (const [index, valueCodeableConcept] of [
+      [5, { coding: [{ system: 'http://snomed.info/sct', code: '260385009' }], text: 'Negative' }],
+      [6, { coding: [{ system: 'http://snomed.info/sct', code: '10828004', display: 'Positive' }], text: 'Positive (confirmed twice)' }],
+    ] as const) {
+      // in place: the transaction's entries are these objects
+      const observation = observations[index]!;
+      delete observation.valueQuantity;
+      observation.valueCodeableConcept = valueCodeableConcept;
+    }
     posted = observations;
     const res = await call(stack, 'POST', '/fhir', {
       headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
@@ -222,6 +232,15 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited), every expo
     const observations = containedObservations(report);
     expect(posted[2]!.code.text).not.toBe(posted[2]!.code.coding[0].display);
     for (let i = 2; i < posted.length; i += 1) expect({ i, code: observations[i]!.code }).toEqual({ i, code: posted[i]!.code });
+  });
+
+  it('a coded value: its coding as sent (no display made from the text), its text kept; OBX-5 the coding as sent', () => {
+    const observations = containedObservations(report);
+    expect(observations[5]!.valueCodeableConcept).toEqual(posted[5]!.valueCodeableConcept);
+    expect(observations[6]!.valueCodeableConcept).toEqual(posted[6]!.valueCodeableConcept);
+    for (const { label, group } of exports) {
+      expect({ label, obx5: group.obx.slice(5, 7).map((f) => `${f[2]} ${f[5]}`) }).toEqual({ label, obx5: ['CE 260385009^^SCT', 'CE 10828004^Positive^SCT'] });
+    }
   });
 
   it('issued with an offset: FHIR issued and OBR-22 keep it', () => {
