@@ -253,7 +253,7 @@ export interface LabTestSummary {
   /** NTE segments after the OBX (one entry per NTE, lines joined with \n) */
   comments?: string[];
   /**
-   * Only when the lab sent the code without a display: `code`, nothing named the test (OBX-3.2 empty,
+   * Only when `testName` is not the display of `code`: `code`, nothing named the test (OBX-3.2 empty,
    * a FHIR coding without display and no code.text), so `testName` repeats the code for readers and the
    * exports write no display (OBX-3 `code^^LN`, a FHIR coding without display or text); `text`, FHIR
    * code.text, whose coding had no display or another one (`codeDisplay`): HL7 writes the text in
