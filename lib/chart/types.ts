@@ -296,6 +296,8 @@ export interface LabOrder {
   universalService?: Coding;
   /** OBR-7 observation (collection) date-time */
   collectedAt?: PartialDateTime;
+  /** OBR-8 observation (collection) end, e.g. of a 24-hour urine; FHIR effectivePeriod.end */
+  collectedEndAt?: PartialDateTime;
   /**
    * OBR-22 results reported (FHIR DiagnosticReport.issued) as the lab wrote it, offset and precision
    * kept; `ResultedDateUTC` / `resultedAt` is the same instant in UTC (keys and order)

@@ -107,6 +107,34 @@ describe('a code sent without a display, issued with an offset, month and year t
     return labResultFromReport(report, { sender: 'acme-lab', path: 'DiagnosticReport', now: new Date('2024-11-08T00:00:00Z') });
   };
 
+  it('a report effectivePeriod keeps its end (order.collectedEndAt)', () => {
+    const mapped = labResultFromReport(
+      {
+        resourceType: 'DiagnosticReport',
+        identifier: [{ value: 'ACC-24H' }],
+        status: 'final',
+        category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'LAB' }] }],
+        code: { text: '24 hour urine' },
+        subject: { reference: 'Patient/demo-patient-1' },
+        effectivePeriod: { start: '2024-03-01T07:00:00-06:00', end: '2024-03-02T07:00:00-06:00' },
+        contained: [
+          {
+            resourceType: 'Observation',
+            id: 'o',
+            status: 'final',
+            category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }],
+            code: { text: 'Creatinine' },
+            valueString: '1.2',
+          },
+        ],
+        result: [{ reference: '#o' }],
+      },
+      { sender: 'acme-lab', path: 'DiagnosticReport', now: new Date('2024-11-08T00:00:00Z') },
+    );
+    if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+    expect(mapped.mapping.data.order).toEqual({ collectedAt: '2024-03-01T07:00:00-06:00', collectedEndAt: '2024-03-02T07:00:00-06:00' });
+  });
+
   it('maps the coding without display to testNameFrom, takes YYYY and YYYY-MM effective times (no us-core-1 refusal), keeps issued as written', () => {
     const mapped = testNames([
       { code: { coding: [{ system: 'http://loinc.org', code: '2345-7' }] }, effectiveDateTime: '2024' },

@@ -13,7 +13,7 @@
  *                                     amended/appended -> amended, cancelled; entered-in-error ->
  *                                     cancelled with every Observation W (entered in error); unknown refused
  *   code                              order.universalService (LOINC -> LN, SNOMED -> SCT...)
- *   effective[x]                      order.collectedAt (dateTime, or Period.start)
+ *   effective[x]                      order.collectedAt (dateTime, or Period.start; Period.end -> order.collectedEndAt)
  *   issued                            ResultedDateUTC (UTC); without it effective, else the receipt time;
  *                                     as written (offset kept) -> order.reportedAt
  *   specimen                          Specimen: type, collection.collected[x], identifier -> order.specimen
@@ -553,6 +553,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
     accessionNamespace: namespaceOf(accessionIdentifier.system, 'accession'),
     universalService,
     collectedAt: effective,
+    // a Period's end (e.g. a 24-hour collection), when it has a start too
+    collectedEndAt: isObject(report.effectivePeriod) && str(report.effectivePeriod.start) ? str(report.effectivePeriod.end) : undefined,
     reportedAt,
     specimen,
     comments: comments.length > 0 ? comments : undefined,
@@ -613,6 +615,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       accessionNamespace: 'identifier.system',
       universalService: 'code',
       collectedAt: 'effective',
+      collectedEndAt: 'effectivePeriod.end',
       reportedAt: 'issued',
       specimen: 'specimen',
       comments: 'conclusion',

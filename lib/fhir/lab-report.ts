@@ -15,7 +15,8 @@
  *   status        preliminary | final | corrected | amended | cancelled (same words in both)
  *   category      v2-0074 LAB
  *   code          the universal service (OBR-4) coded; else the local `LAB` "Laboratory result"
- *   effective     the collection time (order, else specimen; precision kept), else resulted at
+ *   effective     the collection time (order, else specimen; precision kept), else resulted at; a
+ *                 collection with an end (OBR-8) is effectivePeriod
  *   issued        resulted at as the lab wrote it (order.reportedAt, offset kept), else as stored (UTC);
  *                 performer: the sender (display)
  *   specimen      a contained Specimen `#specimen` (type, collection time, the lab's id)
@@ -522,6 +523,9 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
   const specimen = specimenResource(patientId, lab, order);
   const collectedAt = fhirDateTime(order.collectedAt) ?? fhirDateTime(order.specimen?.collectedAt);
   const issued = issuedOf(lab);
+  // OBR-8: a collection with an end (a 24-hour urine) is the Period it stands for
+  const collectedEnd = fhirDateTime(order.collectedEndAt);
+  const orderCollectedAt = fhirDateTime(order.collectedAt);
   const effective = collectedAt ?? fhirDateTime(order.reportedAt) ?? fhirDateTime(lab.resultedAt);
   const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
   const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
@@ -553,7 +557,7 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     category: [{ coding: [{ system: Systems.v2DiagnosticService, code: 'LAB', display: 'Laboratory' }] }],
     code: reportCode(lab),
     subject: patientReference(patientId),
-    ...present('effectiveDateTime', effective),
+    ...(collectedEnd && orderCollectedAt ? { effectivePeriod: { start: orderCollectedAt, end: collectedEnd } } : present('effectiveDateTime', effective)),
     issued,
     // provenance: the sending lab as the performing organization (by name: it is a partner's sender id, not a resource here)
     ...nonEmpty('performer', performer),

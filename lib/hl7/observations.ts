@@ -286,7 +286,7 @@ export interface ObservationRequest {
   /** OBR-7 (required in result messages) */
   observedAt: SegmentTime;
   /** OBR-8 */
-  observationEndAt?: string;
+  observationEndAt?: SegmentTime;
   /** OBR-16; XCN-9 `orderingProviderAuthority` when given (a lab's clinician: the sender), else the clinician namespace */
   orderingProvider?: Clinician;
   orderingProviderAuthority?: string;
@@ -963,6 +963,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     fillerNamespace: hasText(order.accessionNamespace) ? order.accessionNamespace : hasText(lab.senderId) ? lab.senderId : undefined,
     serviceIdentifier: service ? { code: service.code ?? '', display: service.display, system: service.system } : LOCAL_CODES.labResult,
     observedAt: collectedAt ? { asSent: collectedAt } : reportedAt,
+    observationEndAt: hasText(order.collectedEndAt) ? { asSent: order.collectedEndAt } : undefined,
     orderingProvider: order.orderingProvider,
     // the lab's clinician id was assigned in the lab's context, not the chart's clinician namespace (HD-1: 20 characters)
     orderingProviderAuthority: hasText(lab.senderId) ? lab.senderId.slice(0, HD_NAMESPACE_LENGTH) : undefined,

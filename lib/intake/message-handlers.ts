@@ -352,6 +352,7 @@ function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: strin
     accessionNamespace: present(valueAt(obr, accessionField, 2)) ?? present(valueAt(obr, accessionField, 3)),
     universalService: codingOf(obr.fields[4]?.[0]) ?? codingOf(obr.fields[4]?.[0], 4),
     collectedAt: partialFromTs(valueAt(obr, 7), timeZone),
+    collectedEndAt: partialFromTs(valueAt(obr, 8), timeZone),
     // OBR-22 as the lab wrote it (offset and precision kept) when ResultedDateUTC, its instant in UTC, does not say it already
     reportedAt: [partialFromTs(valueAt(obr, 22), timeZone)].find((at) => at !== resultedAt),
     orderingProvider: clinician(obr.fields[16]?.[0]),
@@ -491,6 +492,7 @@ const ORDER_FIELDS: Record<string, number> = {
   accessionNamespace: 3,
   universalService: 4,
   collectedAt: 7,
+  collectedEndAt: 8,
   reportedAt: 22,
   orderingProvider: 16,
   orderStatus: 25,

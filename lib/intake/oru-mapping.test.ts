@@ -255,7 +255,7 @@ describe('OBX-3 sent without a display, OBR-22 as written', () => {
     const [body] = bodyOf([
       MSH,
       PID,
-      seg('OBR', { 1: '1', 3: 'ACC-7', 4: 'GLU^Glucose^L', 22: '202411071015-0500', 25: 'F' }),
+      seg('OBR', { 1: '1', 3: 'ACC-7', 4: 'GLU^Glucose^L', 7: '202411060700-0500', 8: '202411070700-0500', 22: '202411071015-0500', 25: 'F' }),
       'OBX|1|NM|2345-7^^LN||98||||||F',
       'OBX|2|NM|2823-3^Potassium^LN||4.1||||||F',
       'OBX|3|ST|^Comment^||none||||||F',
@@ -268,7 +268,11 @@ describe('OBX-3 sent without a display, OBR-22 as written', () => {
       ['Comment', undefined, undefined],
       ['1554-5', '1554-5', 'code'],
     ]);
-    expect((body!.data.order as Record<string, unknown>).reportedAt).toBe('2024-11-07T10:15-05:00');
+    expect(body!.data.order).toMatchObject({
+      collectedAt: '2024-11-06T07:00-05:00',
+      collectedEndAt: '2024-11-07T07:00-05:00',
+      reportedAt: '2024-11-07T10:15-05:00',
+    });
     expect(body!.data.ResultedDateUTC).toBe('2024-11-07T15:15:00Z');
     expect(labResultErrors(body, NOW)).toEqual([]);
   });

@@ -325,4 +325,17 @@ describe('lab result validation: a code without a name, the reported time as wri
     expect(at('2024-03-01T10:15:00')).toEqual(['/data/order/reportedAt']);
     expect(at('2099-03-01')).toEqual(['/data/order/reportedAt']);
   });
+
+  it('order.collectedEndAt: a real partial time, not before collectedAt (a date or a month covers its whole span)', () => {
+    const span = (collectedAt: string | undefined, collectedEndAt: string) =>
+      pointers(valid({ order: { ...(collectedAt ? { collectedAt } : {}), collectedEndAt } }));
+    expect(span('2024-03-01T07:00-06:00', '2024-03-02T07:00-06:00')).toEqual([]);
+    expect(span('2024-03-01T07:00-06:00', '2024-03-01T13:00Z')).toEqual([]);
+    expect(span('2024-03-01', '2024-03-01')).toEqual([]);
+    expect(span('2024-03-01T07:00-06:00', '2024-03')).toEqual([]);
+    expect(span(undefined, '2024-03-01')).toEqual([]);
+    expect(span('2024-03-02T07:00-06:00', '2024-03-01T07:00-06:00')).toEqual(['/data/order/collectedEndAt']);
+    expect(span('2024-03', '2024-01')).toEqual(['/data/order/collectedEndAt']);
+    expect(span('2024-03-01', '2024-02-30')).toEqual(['/data/order/collectedEndAt']);
+  });
 });

@@ -9,6 +9,7 @@
  *     5 minutes in the future (clock skew between the lab and us; a sender's clock never decides
  *     which version is current, see status.ts, but a future result time is wrong data)
  *   - data.reports[i].data canonical base64 when data.reports[i].source is "base64" (any case)
+ *   - data.order.collectedEndAt (OBR-8) a real partial time in the same window
  *   - data.order.reportedAt (OBR-22 / FHIR issued as sent) a real partial time in the same window; with a
  *     time of day, the instant ResultedDateUTC names (to the millisecond): the two never disagree
  *   - results[i].testNameFrom `code` only with testName equal to code (the lab sent no name: testName
@@ -145,10 +146,35 @@ function instantOfPartial(value: string): number | undefined {
   return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Number((frac + '000').slice(0, 3)) - offset * 60_000;
 }
 
-/** data.order.reportedAt: a real partial time; with a time of day, the same instant as ResultedDateUTC. */
+/**
+ * The instants a PartialDateTime may stand for: a time of day is one instant; a date, month or year
+ * its whole span, widened by 14 hours each side (it carries no zone).
+ */
+function partialSpan(value: string): { earliest: number; latest: number } | undefined {
+  const instant = instantOfPartial(value);
+  if (instant !== undefined) return { earliest: instant, latest: instant };
+  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d] = m;
+  const start = Date.UTC(Number(y), mo ? Number(mo) - 1 : 0, d ? Number(d) : 1);
+  const end = d ? Date.UTC(Number(y), Number(mo) - 1, Number(d) + 1) : mo ? Date.UTC(Number(y), Number(mo), 1) : Date.UTC(Number(y) + 1, 0, 1);
+  const zones = 14 * 3_600_000;
+  return { earliest: start - zones, latest: end + zones };
+}
+
+/** data.order.reportedAt: a real partial time; with a time of day, the same instant as ResultedDateUTC. data.order.collectedEndAt: a real partial time. */
 function reportedAtErrors(data: Record<string, unknown>, now: Date, errors: FieldError[]): void {
   const order = data.order;
-  if (!isObject(order) || typeof order.reportedAt !== 'string') return;
+  if (!isObject(order)) return;
+  if (typeof order.collectedEndAt === 'string') {
+    const problem = partialDateTimeProblem(order.collectedEndAt, now);
+    const start = typeof order.collectedAt === 'string' ? partialSpan(order.collectedAt) : undefined;
+    const end = partialSpan(order.collectedEndAt);
+    if (problem) errors.push({ pointer: '/data/order/collectedEndAt', message: problem });
+    else if (start && end && end.latest < start.earliest)
+      errors.push({ pointer: '/data/order/collectedEndAt', message: 'must not be before order.collectedAt' });
+  }
+  if (typeof order.reportedAt !== 'string') return;
   const pointer = '/data/order/reportedAt';
   const problem = partialDateTimeProblem(order.reportedAt, now);
   if (problem) {

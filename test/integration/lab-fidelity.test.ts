@@ -297,6 +297,33 @@ describe('JSON POST /receiveTestData: the contract for a test without a name, an
     expect(named!.code).toEqual({ coding: [{ system: 'http://loinc.org', code: '2823-3', display: '2823-3' }], text: '2823-3' });
   });
 
+  it('order.collectedEndAt (OBR-8, a 24-hour collection) comes back: OBR-7 / OBR-8 as written, FHIR effectivePeriod; an end before the start is refused', async () => {
+    const accession = unique('JCE');
+    const order = { collectedAt: '2024-03-01T07:00-06:00', collectedEndAt: '2024-03-02T07:00-06:00' };
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      order,
+      results: [{ testName: 'Creatinine, 24h urine', result: '1.2' }],
+    });
+    expect(res.status).toBe(200);
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obr7: group.obr[7], obr8: group.obr[8] }).toEqual({ label, obr7: '202403010700-0600', obr8: '202403020700-0600' });
+    const report = await fhirReport(resultId);
+    expect(report.effectivePeriod).toEqual({ start: '2024-03-01T07:00:00-06:00', end: '2024-03-02T07:00:00-06:00' });
+    expect(report.effectiveDateTime).toBeUndefined();
+
+    const refused = await postJson({
+      accessionNumber: unique('JCX'),
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      order: { collectedAt: order.collectedEndAt, collectedEndAt: order.collectedAt },
+      results: [{ testName: 'Creatinine, 24h urine', result: '1.2' }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual(['/data/order/collectedEndAt']);
+  });
+
   it('order.reportedAt with an offset comes back as written; one naming another instant than ResultedDateUTC, or testNameFrom "code" beside another name, is refused', async () => {
     const accession = unique('JRA');
     const res = await postJson({

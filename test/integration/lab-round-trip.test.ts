@@ -111,6 +111,8 @@ interface SentResult {
   placer?: { id: string; namespace?: string };
   service?: SentCoding;
   collectedAt?: SentTime;
+  /** OBR-8 as sent (JSON: order.collectedEndAt) */
+  collectedEndAt?: SentTime;
   /** OBR-22 as sent (JSON: order.reportedAt, else ResultedDateUTC) */
   reportedAt?: SentTime;
   provider?: { id?: string; family: string; given?: string; middle?: string; suffix?: string; prefix?: string };
@@ -283,6 +285,7 @@ function sentFromGroup(label: string, sender: string, group: Hl7Group): SentResu
     placer: ei(obr.fields[2]?.[0]) ?? ei(orc?.fields[2]?.[0]),
     service: coding(obr.fields[4]?.[0]) ?? coding(obr.fields[4]?.[0], 3),
     collectedAt: tsTime(valueAt(obr, 7)),
+    collectedEndAt: tsTime(valueAt(obr, 8)),
     reportedAt: tsTime(valueAt(obr, 22)),
     provider: family
       ? {
@@ -480,6 +483,7 @@ function compareHl7Group(failures: string[], where: string, sent: SentResult, gr
     check(failures, where, 'OBR-4.3', sent.service.system, present(valueAt(obr, 4, 3)));
   }
   checkTime(failures, where, 'OBR-7', sent.collectedAt, tsTime(valueAt(obr, 7)));
+  checkTime(failures, where, 'OBR-8', sent.collectedEndAt, tsTime(valueAt(obr, 8)));
   checkTime(failures, where, 'OBR-22', sent.reportedAt, tsTime(valueAt(obr, 22)));
   if (sent.provider) {
     if (sent.provider.id) {
@@ -716,7 +720,11 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
   }
   check(failures, where, 'status', sent.status, report.status);
   if (sent.service) compareCoding(failures, where, 'code.coding[0]', sent.sender, sent.service, report.code?.coding?.[0]);
-  checkTime(failures, where, 'effectiveDateTime', sent.collectedAt ?? sent.specimen?.collectedAt, isoTime(report.effectiveDateTime), true);
+  if (sent.collectedEndAt && sent.collectedAt) {
+    // a collection with an end is the Period it stands for
+    checkTime(failures, where, 'effectivePeriod.start', sent.collectedAt, isoTime(report.effectivePeriod?.start), true);
+    checkTime(failures, where, 'effectivePeriod.end', sent.collectedEndAt, isoTime(report.effectivePeriod?.end), true);
+  } else checkTime(failures, where, 'effectiveDateTime', sent.collectedAt ?? sent.specimen?.collectedAt, isoTime(report.effectiveDateTime), true);
   if (sent.reportedAt && !['S', 'Min'].includes(sent.reportedAt.precision))
     rule('FHIR issued is an instant: an OBR-22 without a time of day is issued as its instant (resulted at, UTC)');
   else checkTime(failures, where, 'issued', sent.reportedAt, isoTime(report.issued), true);
@@ -859,7 +867,8 @@ function generatedMessage(i: number): { text: string; accession: string } {
     '',
     '',
     TIMES[i % TIMES.length]!,
-    '',
+    // OBR-8: every fifth message a collection with an end (after every start of TIMES)
+    i % 5 === 1 ? '202403060830-0600' : '',
     '',
     '',
     '',
@@ -1069,6 +1078,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
           { code: '51990-0', system: 'LN' },
         ][i % 3],
         collectedAt: times[i % times.length],
+        // every fourth body a collection with an end (after every start of times)
+        ...(i % 4 === 2 ? { collectedEndAt: '2024-04-02T06:00-06:00' } : {}),
         // OBR-22 as the lab wrote it: ResultedDateUTC (17:00Z) at -05:00, or at minutes with +05:30
         ...(i % 3 === 0 ? {} : { reportedAt: `2024-04-${String(2 + i).padStart(2, '0')}T${i % 3 === 1 ? '12:00:00-05:00' : '22:30+05:30'}` }),
         orderingProvider:
@@ -1098,6 +1109,7 @@ function sentFromJson(label: string, body: { data: Record<string, unknown> }): S
     placer: order.placerOrderNumber,
     service: order.universalService,
     collectedAt: isoTime(order.collectedAt),
+    collectedEndAt: isoTime(order.collectedEndAt),
     reportedAt: isoTime(order.reportedAt ?? data.ResultedDateUTC),
     provider: order.orderingProvider ? { id: order.orderingProvider.id, ...order.orderingProvider.name } : undefined,
     orderStatus: order.orderStatus,
