@@ -252,6 +252,17 @@ export interface LabTestSummary {
   performingOrganization?: string;
   /** NTE segments after the OBX (one entry per NTE, lines joined with \n) */
   comments?: string[];
+  /**
+   * Only when `testName` is not the display of `code`: `code`, nothing named the test (OBX-3.2 empty,
+   * a FHIR coding without display and no code.text), so `testName` repeats the code for readers and the
+   * exports write no display (OBX-3 `code^^LN`, a FHIR coding without display or text); `text`, FHIR
+   * code.text, whose coding had no display or another one (`codeDisplay`): HL7 writes the text in
+   * OBX-3.2, FHIR as code.text, beside the coding's own display when there was one.
+   * Absent: `testName` is the test's display.
+   */
+  testNameFrom?: 'code' | 'text';
+  /** the FHIR coding's display when the lab sent a code.text that differs from it (`testNameFrom: 'text'`) */
+  codeDisplay?: string;
 }
 
 /**
@@ -285,6 +296,13 @@ export interface LabOrder {
   universalService?: Coding;
   /** OBR-7 observation (collection) date-time */
   collectedAt?: PartialDateTime;
+  /** OBR-8 observation (collection) end, e.g. of a 24-hour urine; FHIR effectivePeriod.end */
+  collectedEndAt?: PartialDateTime;
+  /**
+   * OBR-22 results reported (FHIR DiagnosticReport.issued) as the lab wrote it, offset and precision
+   * kept; `ResultedDateUTC` / `resultedAt` is the same instant in UTC (keys and order)
+   */
+  reportedAt?: PartialDateTime;
   /** OBR-16 ordering provider */
   orderingProvider?: Clinician;
   /** OBR-25 result status as sent (table 0123: O I S A P C R F X Y Z) */

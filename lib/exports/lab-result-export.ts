@@ -45,6 +45,8 @@ const OPTIONAL_TEST_FIELDS = [
   'observedAt',
   'performingOrganization',
   'comments',
+  'testNameFrom',
+  'codeDisplay',
 ] as const satisfies ReadonlyArray<keyof LabTestSummary>;
 
 /**

@@ -82,3 +82,78 @@ describe('export -> intake round trip of the full lab model', () => {
     });
   });
 });
+
+describe('a code sent without a display, issued with an offset, month and year times: kept for the exports', () => {
+  const testNames = (observations: Array<Record<string, unknown>>) => {
+    const report = {
+      resourceType: 'DiagnosticReport',
+      identifier: [{ value: 'ACC-ND' }],
+      status: 'final',
+      category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'LAB' }] }],
+      code: { coding: [{ system: 'http://loinc.org', code: '24323-8' }] },
+      subject: { reference: 'Patient/demo-patient-1' },
+      effectiveDateTime: '2024-03',
+      issued: '2024-03-01T10:15:00-05:00',
+      contained: observations.map((o, i) => ({
+        resourceType: 'Observation',
+        id: `o${i}`,
+        status: 'final',
+        category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }],
+        valueString: 'x',
+        ...o,
+      })),
+      result: observations.map((_, i) => ({ reference: `#o${i}` })),
+    };
+    return labResultFromReport(report, { sender: 'acme-lab', path: 'DiagnosticReport', now: new Date('2024-11-08T00:00:00Z') });
+  };
+
+  it('a report effectivePeriod keeps its end (order.collectedEndAt)', () => {
+    const mapped = labResultFromReport(
+      {
+        resourceType: 'DiagnosticReport',
+        identifier: [{ value: 'ACC-24H' }],
+        status: 'final',
+        category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'LAB' }] }],
+        code: { text: '24 hour urine' },
+        subject: { reference: 'Patient/demo-patient-1' },
+        effectivePeriod: { start: '2024-03-01T07:00:00-06:00', end: '2024-03-02T07:00:00-06:00' },
+        contained: [
+          {
+            resourceType: 'Observation',
+            id: 'o',
+            status: 'final',
+            category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }],
+            code: { text: 'Creatinine' },
+            valueString: '1.2',
+          },
+        ],
+        result: [{ reference: '#o' }],
+      },
+      { sender: 'acme-lab', path: 'DiagnosticReport', now: new Date('2024-11-08T00:00:00Z') },
+    );
+    if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+    expect(mapped.mapping.data.order).toEqual({ collectedAt: '2024-03-01T07:00:00-06:00', collectedEndAt: '2024-03-02T07:00:00-06:00' });
+  });
+
+  it('maps the coding without display to testNameFrom, takes YYYY and YYYY-MM effective times (no us-core-1 refusal), keeps issued as written', () => {
+    const mapped = testNames([
+      { code: { coding: [{ system: 'http://loinc.org', code: '2345-7' }] }, effectiveDateTime: '2024' },
+      { code: { coding: [{ system: 'http://loinc.org', code: '2345-7' }], text: 'Glucose' }, effectiveDateTime: '2024-02' },
+      { code: { coding: [{ system: 'http://loinc.org', code: '2345-7', display: 'Glucose [Mass/volume]' }] } },
+      { code: { coding: [{ system: 'http://loinc.org', code: '718-7', display: 'Hemoglobin [Mass/volume] in Blood' }], text: 'Hemoglobin, Blood' } },
+      { code: { coding: [{ system: 'http://loinc.org', code: '718-7', display: 'Hemoglobin' }], text: 'Hemoglobin' } },
+    ]);
+    if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+    const results = mapped.mapping.data.results as LabTestSummary[];
+    expect(results.map((r) => [r.testName, r.testNameFrom, r.observedAt])).toEqual([
+      ['2345-7', 'code', '2024'],
+      ['Glucose', 'text', '2024-02'],
+      ['Glucose [Mass/volume]', undefined, undefined],
+      ['Hemoglobin, Blood', 'text', undefined],
+      ['Hemoglobin', undefined, undefined],
+    ]);
+    expect(results.map((r) => r.codeDisplay)).toEqual([undefined, undefined, undefined, 'Hemoglobin [Mass/volume] in Blood', undefined]);
+    expect(mapped.mapping.data.ResultedDateUTC).toBe('2024-03-01T15:15:00.000Z');
+    expect(mapped.mapping.data.order).toMatchObject({ collectedAt: '2024-03', reportedAt: '2024-03-01T10:15:00-05:00' });
+  });
+});

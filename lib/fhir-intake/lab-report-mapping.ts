@@ -13,14 +13,16 @@
  *                                     amended/appended -> amended, cancelled; entered-in-error ->
  *                                     cancelled with every Observation W (entered in error); unknown refused
  *   code                              order.universalService (LOINC -> LN, SNOMED -> SCT...)
- *   effective[x]                      order.collectedAt (dateTime, or Period.start)
- *   issued                            ResultedDateUTC (UTC); without it effective, else the receipt time
+ *   effective[x]                      order.collectedAt (dateTime, or Period.start; Period.end -> order.collectedEndAt)
+ *   issued                            ResultedDateUTC (UTC); without it effective, else the receipt time;
+ *                                     as written (offset kept) -> order.reportedAt
  *   specimen                          Specimen: type, collection.collected[x], identifier -> order.specimen
  *                                     (without one: the Specimen every result Observation names)
  *   basedOn ServiceRequest.note, conclusion  order.comments
  *   presentedForm                     reports (base64 data, content type, title)
  *   result -> Observation             one test each: code (first coding -> code/codeSystem, second ->
- *                                     alternateCode, text -> testName), value[x] (below), interpretation
+ *                                     alternateCode, text -> testName; a first coding without display, or
+ *                                     a text beside another display -> testNameFrom, codeDisplay), value[x] (below), interpretation
  *                                     -> abnormalFlags, referenceRange -> text (or low-high), status ->
  *                                     observationStatus (when it differs from the report's), effective
  *                                     -> observedAt (when it differs from the report's), performer
@@ -184,8 +186,10 @@ function valueOf(observation: FhirObject, path: string, issues: StructureIssue[]
     const coded = list(concept.coding)
       .map(codingOf)
       .find((c) => c !== undefined);
+    // `result` is the text a reader shows (the concept's text, else the display, else the code); the coding is
+    // kept as sent: a display is never made from the text (the FHIR export gives the text back from `result`)
     const text = str(concept.text) ?? coded?.display ?? coded?.code;
-    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: compact({ ...coded, display: coded.display ?? str(concept.text) }) });
+    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded });
     if (text) return { valueType: 'ST', result: text };
     issues.push({ expression: `${path}.valueCodeableConcept`, message: 'needs a coding with a code, or a text' });
     return {};
@@ -247,6 +251,9 @@ function effectiveOf(resource: FhirObject): string | undefined {
   if (isObject(resource.effectivePeriod)) return str(resource.effectivePeriod.start) ?? str(resource.effectivePeriod.end);
   return undefined;
 }
+
+/** A FHIR instant the lab model keeps as written (a fraction of at most 9 digits). */
+const FHIR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 /** A UTC instant (`...Z`) of a FHIR instant or dateTime with a time; undefined for a date only. */
 function utcInstant(value: string | undefined): string | undefined {
@@ -370,7 +377,10 @@ function hasCoding(concepts: unknown, system: string, code: string): boolean {
 /**
  * The US Core 5.0.1 Laboratory rules the R4 definitions leave open: DiagnosticReport (Lab) category LAB
  * (v2-0074), effective[x] required; Laboratory Result Observation category `laboratory`, us-core-2 (a
- * value[x] or a dataAbsentReason), us-core-1 (effective at least to the day).
+ * value[x] or a dataAbsentReason). Not us-core-1 (an Observation's effectiveDateTime at least to the
+ * day): a lab's month or year (`2026-03`, `2026`) is a valid R4 dateTime and HL7 intake takes OBX-14 at
+ * that precision, so FHIR intake takes it too and keeps it; the FHIR export writes such a time as the
+ * Period it stands for (start = end = `2026-03`), which us-core-1 allows.
  */
 export function usCoreLabIssues(report: FhirObject, path: string, observations: Array<{ observation: FhirObject; path: string }>): StructureIssue[] {
   const issues: StructureIssue[] = [];
@@ -384,9 +394,6 @@ export function usCoreLabIssues(report: FhirObject, path: string, observations: 
     const hasValue = Object.keys(observation).some((k) => k.startsWith('value'));
     if (!hasValue && observation.dataAbsentReason === undefined && observation.component === undefined)
       issues.push({ expression: at, message: 'US Core lab (us-core-2): a value[x] or a dataAbsentReason is required' });
-    const effective = typeof observation.effectiveDateTime === 'string' ? observation.effectiveDateTime : undefined;
-    if (effective !== undefined && !/^\d{4}-\d{2}-\d{2}/.test(effective))
-      issues.push({ expression: `${at}.effectiveDateTime`, message: 'US Core lab (us-core-1): the time must be at least to the day' });
   }
   return issues;
 }
@@ -424,6 +431,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
   const effective = effectiveOf(report);
   const issued = str(report.issued);
   const resultedAt = utcInstant(issued) ?? utcInstant(effective) ?? context.now.toISOString();
+  // issued as the lab wrote it (its offset kept); ResultedDateUTC is the same instant in UTC
+  const reportedAt = issued !== undefined && issued !== resultedAt && FHIR_INSTANT.test(issued) ? issued : undefined;
   const { placer, serviceRequest } = placerOf(report, bundle);
   const universalService = isObject(report.code)
     ? list(report.code.coding)
@@ -460,7 +469,22 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
     const codings = list(code.coding)
       .map(codingOf)
       .filter((c): c is Coding => c !== undefined);
-    const testName = str(code.text) ?? codings[0]?.display ?? codings[0]?.code;
+    const text = str(code.text);
+    const testName = text ?? codings[0]?.display ?? codings[0]?.code;
+    // a coding without display: none is made up in the exports (the name is code.text, else only the code);
+    // a text beside another display: both kept (the display is the coding's, the text the name)
+    const primaryDisplay = codings[0]?.display;
+    const testNameFrom =
+      codings[0] === undefined
+        ? undefined
+        : primaryDisplay === undefined
+          ? text !== undefined
+            ? 'text'
+            : 'code'
+          : text !== undefined && text !== primaryDisplay
+            ? 'text'
+            : undefined;
+    const codeDisplay = testNameFrom === 'text' ? primaryDisplay : undefined;
     if (!testName) {
       issues.push({ expression: `${obsPath}.code`, message: 'needs a text or a coding with a code (the test name)' });
       return;
@@ -495,6 +519,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         referenceRange: rangeText,
         code: primary?.code,
         codeSystem: primary?.code !== undefined ? primary.system : undefined,
+        testNameFrom,
+        codeDisplay,
         alternateCode: codings[1],
         abnormalFlags: flags.length > 0 ? flags : undefined,
         observationStatus,
@@ -527,6 +553,9 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
     accessionNamespace: namespaceOf(accessionIdentifier.system, 'accession'),
     universalService,
     collectedAt: effective,
+    // a Period's end (e.g. a 24-hour collection), when it has a start too
+    collectedEndAt: isObject(report.effectivePeriod) && str(report.effectivePeriod.start) ? str(report.effectivePeriod.end) : undefined,
+    reportedAt,
     specimen,
     comments: comments.length > 0 ? comments : undefined,
   });
@@ -569,6 +598,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       observedAt: 'effective',
       performingOrganization: 'performer[0].display',
       comments: 'note',
+      testNameFrom: 'code',
     };
     return `${reportPath}.result[${result[1]}].resolve()${result[2] ? `.${element[result[2]] ?? result[2]}` : ''}`;
   }
@@ -585,6 +615,8 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       accessionNamespace: 'identifier.system',
       universalService: 'code',
       collectedAt: 'effective',
+      collectedEndAt: 'effectivePeriod.end',
+      reportedAt: 'issued',
       specimen: 'specimen',
       comments: 'conclusion',
     };

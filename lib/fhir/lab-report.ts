@@ -15,14 +15,18 @@
  *   status        preliminary | final | corrected | amended | cancelled (same words in both)
  *   category      v2-0074 LAB
  *   code          the universal service (OBR-4) coded; else the local `LAB` "Laboratory result"
- *   effective     the collection time (order, else specimen; precision kept), else resulted at
- *   issued        resulted at;  performer: the sender (display)
+ *   effective     the collection time (order, else specimen; precision kept), else resulted at; a
+ *                 collection with an end (OBR-8) is effectivePeriod
+ *   issued        resulted at as the lab wrote it (order.reportedAt, offset kept), else as stored (UTC);
+ *                 performer: the sender (display)
  *   specimen      a contained Specimen `#specimen` (type, collection time, the lab's id)
  * Observation (one per test; comment rows of older records are notes, never Observations)
  *   status        OBX-11 per the v2-to-FHIR map (F final, P/R/S preliminary, C corrected, A/B amended,
  *                 W/D entered-in-error, X/N cancelled, I/O registered, U/V final), else the report's
  *   category      laboratory;  code: the test code with its system (LN -> http://loinc.org, SCT, local
- *                 codes in a system of the sender) + the alternate code, text = test name
+ *                 codes in a system of the sender) + the alternate code, text = test name; a code
+ *                 sent without display keeps none (testNameFrom `code`: no text either; `text`: text only);
+ *                 a display sent beside a different text keeps both (codeDisplay)
  *   effective     observed at, else the collection time, else resulted at (precision kept)
  *   value[x]      NM -> valueQuantity (UCUM system/code when unitsCode); SN -> valueQuantity with its
  *                 comparator, valueRange (`-`), valueRatio (`:` `/`); CWE/CE -> valueCodeableConcept;
@@ -197,6 +201,16 @@ export function fhirDateTime(value: string | undefined): string | undefined {
   return `${date}T${time}${seconds ?? ':00'}${offset}`;
 }
 
+/**
+ * `issued` (an instant): the lab's OBR-22 / issued as it wrote it (`order.reportedAt`: its offset kept,
+ * seconds added when it stopped at minutes), else resulted at (UTC, as stored). A reported time without a
+ * time of day is no instant: resulted at.
+ */
+function issuedOf(lab: LabResultRecord): string {
+  const reported = fhirDateTime(lab.order?.reportedAt);
+  return reported !== undefined && reported.includes('T') ? reported : lab.resultedAt;
+}
+
 function quantity(value: string, test: LabTestSummary, comparator?: Quantity['comparator']): Quantity | undefined {
   const number = Number(value);
   if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(value.trim()) || !Number.isFinite(number)) return undefined;
@@ -249,7 +263,9 @@ function testValue(lab: LabResultRecord, test: LabTestSummary): ObservationValue
   }
   if ((valueType === 'CWE' || valueType === 'CE') && test.codedValue) {
     const coding = labCoding(lab, test.codedValue.code, test.codedValue.display, test.codedValue.system);
-    const text = fhirString(test.codedValue.display);
+    // the value's text: what a reader was shown (`result`: FHIR code.text, an HL7 CE's text) unless that is only the code
+    const shown = fhirString(test.result);
+    const text = shown !== undefined && shown.trim() !== test.codedValue.code ? shown : fhirString(test.codedValue.display);
     if (coding || text) return { valueCodeableConcept: { ...nonEmpty('coding', coding ? [coding] : []), ...present('text', text) } };
   }
   if ((valueType === 'TX' || valueType === 'FT') && Array.isArray(test.textLines)) {
@@ -424,14 +440,19 @@ function testObservation(
   lab: LabResultRecord,
   test: LabTestSummary,
   index: number,
-  defaults: { effective: string | undefined; specimen: boolean },
+  defaults: { effective: string | undefined; issued: string; specimen: boolean },
 ): Observation {
   const status = OBSERVATION_STATUS[fhirCode(test.observationStatus)?.toUpperCase() ?? ''] ?? lab.status;
   const alternate = test.alternateCode ? labCoding(lab, test.alternateCode.code, test.alternateCode.display, test.alternateCode.system) : undefined;
   // only the alternate code sent (issue 27 K5): no primary coding is made up and the name is the alternate's display
   const alternateOnly = hasAlternateCodeOnly(test);
-  const primary = alternateOnly ? undefined : labCoding(lab, test.code, test.testName, test.codeSystem);
+  // a coding the lab sent without display keeps none (testNameFrom): no display is made up from the code or the text;
+  // one sent beside a text of its own keeps its own (codeDisplay)
+  const display = test.testNameFrom === 'text' ? test.codeDisplay : test.testNameFrom === 'code' ? undefined : test.testName;
+  const primary = alternateOnly ? undefined : labCoding(lab, test.code, display, test.codeSystem);
   const codings = [primary, alternate].filter((c): c is Coding => c !== undefined);
+  // nothing named the test (`testNameFrom: 'code'`): the coding alone, no text
+  const unnamed = test.testNameFrom === 'code' && primary !== undefined;
   const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
   const performer = fhirString(test.performingOrganization) ?? fhirString(lab.senderId);
   const value: ObservationValue = status === 'cancelled' ? {} : testValue(lab, test);
@@ -441,10 +462,13 @@ function testObservation(
     id: `result-${index + 1}`,
     status,
     category: [{ coding: [{ system: Systems.observationCategory, code: 'laboratory', display: 'Laboratory' }] }],
-    code: alternateOnly && codings.length > 0 ? { coding: codings } : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
+    code:
+      (alternateOnly || unnamed) && codings.length > 0
+        ? { coding: codings }
+        : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
     ...observationEffective(effective),
-    issued: lab.resultedAt,
+    issued: defaults.issued,
     ...(performer ? { performer: [{ display: performer }] } : {}),
     ...value,
     ...(hasValue ? {} : { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: status === 'cancelled' ? 'not-performed' : 'unknown' }] } }),
@@ -498,12 +522,16 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
   const order = lab.order ?? {};
   const specimen = specimenResource(patientId, lab, order);
   const collectedAt = fhirDateTime(order.collectedAt) ?? fhirDateTime(order.specimen?.collectedAt);
-  const effective = collectedAt ?? fhirDateTime(lab.resultedAt);
+  const issued = issuedOf(lab);
+  // OBR-8: a collection with an end (a 24-hour urine) is the Period it stands for
+  const collectedEnd = fhirDateTime(order.collectedEndAt);
+  const orderCollectedAt = fhirDateTime(order.collectedAt);
+  const effective = collectedAt ?? fhirDateTime(order.reportedAt) ?? fhirDateTime(lab.resultedAt);
   const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
   const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
   const observations = lab.results
     .filter((test) => !isLabCommentRow(test))
-    .map((test, i) => testObservation(patientId, lab, test, i, { effective, specimen: specimen !== undefined }));
+    .map((test, i) => testObservation(patientId, lab, test, i, { effective, issued, specimen: specimen !== undefined }));
   const serviceRequest = orderResource(patientId, lab, orderComments, specimen, options.externalIds);
   const contained: Array<Observation | ServiceRequest | Specimen> = [
     ...observations,
@@ -529,8 +557,8 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     category: [{ coding: [{ system: Systems.v2DiagnosticService, code: 'LAB', display: 'Laboratory' }] }],
     code: reportCode(lab),
     subject: patientReference(patientId),
-    ...present('effectiveDateTime', effective),
-    issued: lab.resultedAt,
+    ...(collectedEnd && orderCollectedAt ? { effectivePeriod: { start: orderCollectedAt, end: collectedEnd } } : present('effectiveDateTime', effective)),
+    issued,
     // provenance: the sending lab as the performing organization (by name: it is a partner's sender id, not a resource here)
     ...nonEmpty('performer', performer),
     ...(specimen ? { specimen: [{ reference: `#${SPECIMEN_ID}` }] } : {}),

@@ -286,12 +286,12 @@ export interface ObservationRequest {
   /** OBR-7 (required in result messages) */
   observedAt: SegmentTime;
   /** OBR-8 */
-  observationEndAt?: string;
+  observationEndAt?: SegmentTime;
   /** OBR-16; XCN-9 `orderingProviderAuthority` when given (a lab's clinician: the sender), else the clinician namespace */
   orderingProvider?: Clinician;
   orderingProviderAuthority?: string;
   /** OBR-22 */
-  statusChangedAt?: string;
+  statusChangedAt?: SegmentTime;
   /** OBR-25 (table 0123, required in result messages) */
   resultStatus: ResultStatus;
   /** NTE segments after the OBR (NTE-2 `L`, NTE-3 the text as FT) */
@@ -772,9 +772,10 @@ const LOCAL_TEST_CODE_LENGTH = 20;
  * none), else a local code made from the test name (upper case, each run of other characters than
  * letters and digits one `-`, in its short form of at most 20 characters: identifiers.ts) with system `L`.
  */
-export function labTestIdentifier(test: Pick<LabTestSummary, 'testName' | 'code' | 'codeSystem'>): CodedValue {
+export function labTestIdentifier(test: Pick<LabTestSummary, 'testName' | 'code' | 'codeSystem' | 'testNameFrom'>): CodedValue {
   if (typeof test.code === 'string' && test.code.trim() !== '') {
-    return { code: test.code.trim(), display: test.testName, system: test.codeSystem?.trim() || 'L' };
+    // `testNameFrom: 'code'`: the lab sent no name (`code^^LN`), so none is written
+    return { code: test.code.trim(), display: test.testNameFrom === 'code' ? undefined : test.testName, system: test.codeSystem?.trim() || 'L' };
   }
   const name = typeof test.testName === 'string' ? test.testName : '';
   const local = name
@@ -928,7 +929,7 @@ function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
  *   (`order.accessionNamespace`), else the sender id, else the entity namespace (both EI short forms);
  * - OBR-4 the universal service (`order.universalService`), else `LAB^Laboratory result^L`;
  * - OBR-7 the collection time (`order.collectedAt`, else the specimen's, precision kept), else resulted
- *   at; OBR-22 resulted at; OBR-16 the ordering provider (XCN-9 the sender: the id is the lab's);
+ *   at; OBR-22 resulted at (`order.reportedAt` as the lab wrote it, else `resultedAt`); OBR-16 the ordering provider (XCN-9 the sender: the id is the lab's);
  * - OBR-25 `order.orderStatus` when it is a table 0123 value, else from the status;
  * - NTE after the OBR: the order's comments, then the comment rows of older records (a test without a
  *   code named "... comment", "... note" or "... remark", written `Name: text`).
@@ -951,6 +952,8 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
   const service =
     order.universalService && (hasText(order.universalService.code) || hasText(order.universalService.display)) ? order.universalService : undefined;
   const collectedAt = hasText(order.collectedAt) ? order.collectedAt : hasText(order.specimen?.collectedAt) ? order.specimen.collectedAt : undefined;
+  // OBR-22 as the lab wrote it (offset and precision kept), else resulted at (UTC)
+  const reportedAt: SegmentTime = hasText(order.reportedAt) ? { asSent: order.reportedAt } : lab.resultedAt;
   const group = new ObservationGroup({
     placerOrderNumber: placer ? placer.id : lab.resultId,
     placerNamespace: placer?.namespace,
@@ -959,11 +962,12 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     // two labs' identical accession numbers must not collide)
     fillerNamespace: hasText(order.accessionNamespace) ? order.accessionNamespace : hasText(lab.senderId) ? lab.senderId : undefined,
     serviceIdentifier: service ? { code: service.code ?? '', display: service.display, system: service.system } : LOCAL_CODES.labResult,
-    observedAt: collectedAt ? { asSent: collectedAt } : lab.resultedAt,
+    observedAt: collectedAt ? { asSent: collectedAt } : reportedAt,
+    observationEndAt: hasText(order.collectedEndAt) ? { asSent: order.collectedEndAt } : undefined,
     orderingProvider: order.orderingProvider,
     // the lab's clinician id was assigned in the lab's context, not the chart's clinician namespace (HD-1: 20 characters)
     orderingProviderAuthority: hasText(lab.senderId) ? lab.senderId.slice(0, HD_NAMESPACE_LENGTH) : undefined,
-    statusChangedAt: lab.resultedAt,
+    statusChangedAt: reportedAt,
     resultStatus: resultStatus(order.orderStatus) ?? status.request,
     comments: [...orderComments, ...commentRows],
     specimen: order.specimen,
@@ -983,7 +987,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
         referenceRange: result.referenceRange,
         abnormalFlags: Array.isArray(result.abnormalFlags) ? result.abnormalFlags.filter(hasText).map((flag) => flag.trim()) : undefined,
         // OBX-14 is the physiologically relevant time: for a specimen, its collection (OBR-7), as FHIR effective[x] reads it
-        observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : collectedAt ? { asSent: collectedAt } : lab.resultedAt,
+        observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : collectedAt ? { asSent: collectedAt } : reportedAt,
         performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : lab.senderId,
         comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),

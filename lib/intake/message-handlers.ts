@@ -336,7 +336,7 @@ function unitsOf(obx: ParsedSegment): { units?: string; unitsCode?: string } {
 }
 
 /** The order facts of an OBR group (ORC/OBR/SPM, NTE after the OBR). */
-function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: string): LabOrder | undefined {
+function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: string, resultedAt: string): LabOrder | undefined {
   const { obr, orc, spm } = group;
   const specimenId = spm?.fields[2]?.[0];
   // OBR-15 (SPS, v2.3/2.4): specimen source code as subcomponents code&text&system of component 1
@@ -352,6 +352,9 @@ function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: strin
     accessionNamespace: present(valueAt(obr, accessionField, 2)) ?? present(valueAt(obr, accessionField, 3)),
     universalService: codingOf(obr.fields[4]?.[0]) ?? codingOf(obr.fields[4]?.[0], 4),
     collectedAt: partialFromTs(valueAt(obr, 7), timeZone),
+    collectedEndAt: partialFromTs(valueAt(obr, 8), timeZone),
+    // OBR-22 as the lab wrote it (offset and precision kept) when ResultedDateUTC, its instant in UTC, does not say it already
+    reportedAt: [partialFromTs(valueAt(obr, 22), timeZone)].find((at) => at !== resultedAt),
     orderingProvider: clinician(obr.fields[16]?.[0]),
     orderStatus: present(valueAt(obr, 25)),
     specimen: Object.keys(specimen).length > 0 ? specimen : undefined,
@@ -404,11 +407,14 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       .map((rep) => (rep[0]?.[0] ?? '').trim())
       .filter(Boolean);
     const comments = notesOf(group, obx).map((note) => note.text);
+    // OBX-3 as the lab result's code and coding system (table 0396 name), when they are well formed:
+    // the exports write them back in OBX-3 (a LOINC code stays LOINC through the round trip)
+    const coded = codedTest(valueAt(obx, 3, 1), valueAt(obx, 3, 3));
     const extras = compact({
       valueType: VALUE_TYPE.test(type) ? type : undefined,
-      // OBX-3 as the lab result's code and coding system (table 0396 name), when they are well formed:
-      // the exports write them back in OBX-3 (a LOINC code stays LOINC through the round trip)
-      ...codedTest(valueAt(obx, 3, 1), valueAt(obx, 3, 3)),
+      ...coded,
+      // OBX-3 `code^^LN`: no name sent; testName repeats the code for readers, the exports write no display
+      testNameFrom: coded.code !== undefined && present(valueAt(obx, 3, 2)) === undefined && testName === coded.code ? ('code' as const) : undefined,
       alternateCode: codingOf(obx.fields[3]?.[0], 4),
       abnormalFlags: flags.length > 0 ? flags : undefined,
       observationStatus: present(valueAt(obx, 11))?.trim(),
@@ -461,7 +467,7 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       ResultedDateUTC: resultedAt,
       results,
       reports: reports.length > 0 ? reports : undefined,
-      order: orderOf(group, filler ? 3 : 2, zone),
+      order: orderOf(group, filler ? 3 : 2, zone, resultedAt),
     }),
   };
 }
@@ -479,12 +485,15 @@ const OBX_FIELDS: Record<string, number> = {
   observationStatus: 11,
   observedAt: 14,
   performingOrganization: 23,
+  testNameFrom: 3,
 };
 const ORDER_FIELDS: Record<string, number> = {
   placerOrderNumber: 2,
   accessionNamespace: 3,
   universalService: 4,
   collectedAt: 7,
+  collectedEndAt: 8,
+  reportedAt: 22,
   orderingProvider: 16,
   orderStatus: 25,
 };

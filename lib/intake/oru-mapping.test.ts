@@ -74,6 +74,8 @@ describe('ORU^R01 -> lab model', () => {
       accessionNamespace: 'ACME-LAB',
       universalService: { code: '24323-8', display: 'Comprehensive metabolic panel', system: 'LN' },
       collectedAt: '2024-11-07T08:30:00-06:00',
+      // OBR-22 as written (the partner's zone): ResultedDateUTC is the same instant in UTC
+      reportedAt: '2024-11-07T11:00:00-06:00',
       orderingProvider: { id: '1234', name: { family: 'Smith', given: 'John', middle: 'A', prefix: 'Dr' } },
       orderStatus: 'F',
       specimen: {
@@ -242,5 +244,36 @@ describe('HL7 time stamps in the sender time zone', () => {
     expect(chicago!.data.ResultedDateUTC).toBe('2024-07-15T14:30:00Z');
     expect(utc!.data.ResultedDateUTC).toBe('2024-07-15T09:30:00Z');
     expect((chicago!.data.order as Record<string, unknown>).collectedAt).toBe('2024-07-15T08:30:00-05:00');
+    // OBR-22 as written when it says more than its UTC instant: the Chicago offset; in UTC it adds nothing
+    expect((chicago!.data.order as Record<string, unknown>).reportedAt).toBe('2024-07-15T09:30:00-05:00');
+    expect((utc!.data.order as Record<string, unknown>).reportedAt).toBeUndefined();
+  });
+});
+
+describe('OBX-3 sent without a display, OBR-22 as written', () => {
+  it('`code^^LN` keeps "no display" (testNameFrom code, testName the code for readers); a display, or no code, is a name', () => {
+    const [body] = bodyOf([
+      MSH,
+      PID,
+      seg('OBR', { 1: '1', 3: 'ACC-7', 4: 'GLU^Glucose^L', 7: '202411060700-0500', 8: '202411070700-0500', 22: '202411071015-0500', 25: 'F' }),
+      'OBX|1|NM|2345-7^^LN||98||||||F',
+      'OBX|2|NM|2823-3^Potassium^LN||4.1||||||F',
+      'OBX|3|ST|^Comment^||none||||||F',
+      'OBX|4|NM|1554-5^^LN^GLU-P^Glucose post^L||182||||||F',
+    ]);
+    const results = body!.data.results as Array<Record<string, unknown>>;
+    expect(results.map((r) => [r.testName, r.code, r.testNameFrom])).toEqual([
+      ['2345-7', '2345-7', 'code'],
+      ['Potassium', '2823-3', undefined],
+      ['Comment', undefined, undefined],
+      ['1554-5', '1554-5', 'code'],
+    ]);
+    expect(body!.data.order).toMatchObject({
+      collectedAt: '2024-11-06T07:00-05:00',
+      collectedEndAt: '2024-11-07T07:00-05:00',
+      reportedAt: '2024-11-07T10:15-05:00',
+    });
+    expect(body!.data.ResultedDateUTC).toBe('2024-11-07T15:15:00Z');
+    expect(labResultErrors(body, NOW)).toEqual([]);
   });
 });

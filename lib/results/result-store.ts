@@ -248,6 +248,8 @@ const TEST_TEXT_FIELDS = [
   'observationStatus',
   'observedAt',
   'performingOrganization',
+  'testNameFrom',
+  'codeDisplay',
 ] as const;
 const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
 

@@ -290,3 +290,52 @@ describe('lab result validation: the optional fields of the lab model (issue 27)
     expect(accepted.results).toEqual([{ testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' }]);
   });
 });
+
+describe('lab result validation: a code without a name, the reported time as written', () => {
+  const withResult = (result: Record<string, unknown>) => valid({ results: [{ result: '98', ...result }] });
+
+  it('testNameFrom "code" needs testName equal to code; "text" needs a code; anything else is refused', () => {
+    expect(pointers(withResult({ testName: '2345-7', code: '2345-7', codeSystem: 'LN', testNameFrom: 'code' }))).toEqual([]);
+    expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'text' }))).toEqual([]);
+    expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'code' }))).toEqual(['/data/results/0/testNameFrom']);
+    expect(pointers(withResult({ testName: 'Glucose', testNameFrom: 'text' }))).toEqual(['/data/results/0']);
+    expect(pointers(withResult({ testName: 'Glucose', code: '2345-7', testNameFrom: 'display' }))).toEqual(['/data/results/0/testNameFrom']);
+    expect(
+      pointers(withResult({ testName: 'Hemoglobin, Blood', code: '718-7', testNameFrom: 'text', codeDisplay: 'Hemoglobin [Mass/volume] in Blood' })),
+    ).toEqual([]);
+    expect(pointers(withResult({ testName: '718-7', code: '718-7', testNameFrom: 'code', codeDisplay: 'Hemoglobin' }))).toEqual([
+      '/data/results/0/codeDisplay',
+    ]);
+    expect(pointers(withResult({ testName: 'Hemoglobin', code: '718-7', codeDisplay: 'Hemoglobin' }))).toEqual(['/data/results/0']);
+    // the spec's testName stays required, with or without a code
+    expect(pointers(withResult({ code: '2345-7', testNameFrom: 'code' }))).toEqual(['/data/results/0/testName', '/data/results/0/testNameFrom']);
+  });
+
+  it('order.reportedAt: any precision; with a time of day, the instant ResultedDateUTC names (offset and minutes allowed)', () => {
+    const at = (reportedAt: string, ResultedDateUTC = '2024-03-01T15:15:00Z') => pointers(valid({ ResultedDateUTC, order: { reportedAt } }));
+    expect(at('2024-03-01T10:15:00-05:00')).toEqual([]);
+    expect(at('2024-03-01T10:15-05:00')).toEqual([]);
+    expect(at('2024-03-01T20:45:00.5+05:30', '2024-03-01T15:15:00.500Z')).toEqual([]);
+    expect(at('2024-03-01T15:15:00.1234Z', '2024-03-01T15:15:00.123Z')).toEqual([]);
+    expect(at('2024-03-01')).toEqual([]);
+    expect(at('2024-03')).toEqual([]);
+    expect(at('2024-03-01T10:15:00-04:00')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-03-01T10:16-05:00')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-02-30')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-03-01T10:15:00')).toEqual(['/data/order/reportedAt']);
+    expect(at('2099-03-01')).toEqual(['/data/order/reportedAt']);
+  });
+
+  it('order.collectedEndAt: a real partial time, not before collectedAt (a date or a month covers its whole span)', () => {
+    const span = (collectedAt: string | undefined, collectedEndAt: string) =>
+      pointers(valid({ order: { ...(collectedAt ? { collectedAt } : {}), collectedEndAt } }));
+    expect(span('2024-03-01T07:00-06:00', '2024-03-02T07:00-06:00')).toEqual([]);
+    expect(span('2024-03-01T07:00-06:00', '2024-03-01T13:00Z')).toEqual([]);
+    expect(span('2024-03-01', '2024-03-01')).toEqual([]);
+    expect(span('2024-03-01T07:00-06:00', '2024-03')).toEqual([]);
+    expect(span(undefined, '2024-03-01')).toEqual([]);
+    expect(span('2024-03-02T07:00-06:00', '2024-03-01T07:00-06:00')).toEqual(['/data/order/collectedEndAt']);
+    expect(span('2024-03', '2024-01')).toEqual(['/data/order/collectedEndAt']);
+    expect(span('2024-03-01', '2024-02-30')).toEqual(['/data/order/collectedEndAt']);
+  });
+});

@@ -9,6 +9,11 @@
  *     5 minutes in the future (clock skew between the lab and us; a sender's clock never decides
  *     which version is current, see status.ts, but a future result time is wrong data)
  *   - data.reports[i].data canonical base64 when data.reports[i].source is "base64" (any case)
+ *   - data.order.collectedEndAt (OBR-8) a real partial time in the same window
+ *   - data.order.reportedAt (OBR-22 / FHIR issued as sent) a real partial time in the same window; with a
+ *     time of day, the instant ResultedDateUTC names (to the millisecond): the two never disagree
+ *   - results[i].testNameFrom `code` only with testName equal to code (the lab sent no name: testName
+ *     repeats the code); `text` only with a code (schema: dependencies); codeDisplay only with `text`
  *   - the record rules every intake path shares (lib/chart/record-rules.ts checkLabResultValues):
  *     printable test names, no control characters, lengths, the same time window, and for the
  *     optional fields (data.order, per result: codes, typed values, comments) the same text rules
@@ -19,7 +24,7 @@
 import type { ErrorObject } from 'ajv';
 import { decodeBase64Strict } from '../crypto/envelope-format';
 import { ValidationFailedError, type FieldError } from '../domain-errors';
-import { checkLabResultValues, pointerOfPath } from '../chart/record-rules';
+import { checkLabResultValues, partialDateTimeProblem, pointerOfPath } from '../chart/record-rules';
 import { fieldErrors } from '../schemas/field-errors';
 import validateSchema from './generated/lab-result.validator';
 import { ACCEPTED_STATUS_VALUES, normalizeStatus } from './status';
@@ -118,8 +123,68 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
       }
     });
   }
+  reportedAtErrors(data, now, errors);
+  const results = Array.isArray(data.results) ? data.results : [data.results];
+  results.forEach((result, i) => {
+    if (!isObject(result)) return;
+    const at = Array.isArray(data.results) ? `/data/results/${i}` : '/data/results';
+    if (result.testNameFrom === 'code' && typeof result.code === 'string' && result.testName !== result.code)
+      errors.push({ pointer: `${at}/testNameFrom`, message: "'code' says the lab sent no name for the test: testName must then repeat code" });
+    if (typeof result.codeDisplay === 'string' && result.testNameFrom === 'code')
+      errors.push({ pointer: `${at}/codeDisplay`, message: "is the code's display beside a name of its own: only with testNameFrom 'text'" });
+  });
   for (const problem of checkLabResultValues(data, now)) errors.push({ pointer: `/data${pointerOfPath(problem.path)}`, message: problem.message });
   return errors;
+}
+
+/** A PartialDateTime with a time of day (`...THH:mm[:ss[.f]]` and an offset) as epoch milliseconds (fraction cut to ms). */
+function instantOfPartial(value: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s = '00', frac = '', zone, sign, oh, om] = m;
+  const offset = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Number((frac + '000').slice(0, 3)) - offset * 60_000;
+}
+
+/**
+ * The instants a PartialDateTime may stand for: a time of day is one instant; a date, month or year
+ * its whole span, widened by 14 hours each side (it carries no zone).
+ */
+function partialSpan(value: string): { earliest: number; latest: number } | undefined {
+  const instant = instantOfPartial(value);
+  if (instant !== undefined) return { earliest: instant, latest: instant };
+  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d] = m;
+  const start = Date.UTC(Number(y), mo ? Number(mo) - 1 : 0, d ? Number(d) : 1);
+  const end = d ? Date.UTC(Number(y), Number(mo) - 1, Number(d) + 1) : mo ? Date.UTC(Number(y), Number(mo), 1) : Date.UTC(Number(y) + 1, 0, 1);
+  const zones = 14 * 3_600_000;
+  return { earliest: start - zones, latest: end + zones };
+}
+
+/** data.order.reportedAt: a real partial time; with a time of day, the same instant as ResultedDateUTC. data.order.collectedEndAt: a real partial time. */
+function reportedAtErrors(data: Record<string, unknown>, now: Date, errors: FieldError[]): void {
+  const order = data.order;
+  if (!isObject(order)) return;
+  if (typeof order.collectedEndAt === 'string') {
+    const problem = partialDateTimeProblem(order.collectedEndAt, now);
+    const start = typeof order.collectedAt === 'string' ? partialSpan(order.collectedAt) : undefined;
+    const end = partialSpan(order.collectedEndAt);
+    if (problem) errors.push({ pointer: '/data/order/collectedEndAt', message: problem });
+    else if (start && end && end.latest < start.earliest)
+      errors.push({ pointer: '/data/order/collectedEndAt', message: 'must not be before order.collectedAt' });
+  }
+  if (typeof order.reportedAt !== 'string') return;
+  const pointer = '/data/order/reportedAt';
+  const problem = partialDateTimeProblem(order.reportedAt, now);
+  if (problem) {
+    errors.push({ pointer, message: problem });
+    return;
+  }
+  const reported = instantOfPartial(order.reportedAt);
+  const resulted = typeof data.ResultedDateUTC === 'string' ? resultedAtKey(data.ResultedDateUTC) : undefined;
+  if (reported !== undefined && resulted !== undefined && reported !== resulted.epochMs)
+    errors.push({ pointer, message: 'must name the same instant as ResultedDateUTC (it is that time as the lab wrote it, offset and precision kept)' });
 }
 
 function pointerOf(e: FieldError): string {

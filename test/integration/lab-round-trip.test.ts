@@ -66,6 +66,8 @@ interface SentTime {
   key: string;
   /** not a calendar time (e.g. 20170229): intake leaves it out (docs/hl7-intake.md) */
   invalid?: boolean;
+  /** the offset written with the time, minutes east of UTC (`Z` and `+0000` are 0); absent when none was written */
+  offset?: number;
 }
 
 interface SentCoding {
@@ -79,6 +81,8 @@ interface SentObservation {
   code?: string;
   /** OBX-3.2, else OBX-3.1 (the test name) */
   name: string;
+  /** OBX-3.2 as sent (JSON: testName, unless testNameFrom is `code`); absent when the lab sent none */
+  display?: string;
   system?: string;
   alternate?: SentCoding;
   type: string;
@@ -107,6 +111,10 @@ interface SentResult {
   placer?: { id: string; namespace?: string };
   service?: SentCoding;
   collectedAt?: SentTime;
+  /** OBR-8 as sent (JSON: order.collectedEndAt) */
+  collectedEndAt?: SentTime;
+  /** OBR-22 as sent (JSON: order.reportedAt, else ResultedDateUTC) */
+  reportedAt?: SentTime;
   provider?: { id?: string; family: string; given?: string; middle?: string; suffix?: string; prefix?: string };
   orderStatus?: string;
   /** the result status word (final, preliminary, corrected, cancelled) */
@@ -132,7 +140,7 @@ function tsTime(raw: string | undefined): SentTime | undefined {
   // a time without an offset is in the sending partner's zone: demo-lab has none set, the default is UTC (docs/hl7-intake.md)
   const offset = zone ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))) : 0;
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi ?? '0'), Number(s ?? '0')) - offset * 60_000;
-  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}` };
+  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}`, ...(zone ? { offset } : {}) };
 }
 
 function isoTime(raw: string | undefined): SentTime | undefined {
@@ -146,7 +154,7 @@ function isoTime(raw: string | undefined): SentTime | undefined {
   if (!h) return { raw: value, precision: 'D', key: `${y}-${mo}-${d}` };
   const offset = zone === 'Z' ? 0 : (zone![0] === '-' ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? '0')) - offset * 60_000;
-  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}` };
+  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}`, offset };
 }
 
 const texts = (field: string[][][]) => field.map((rep) => rep.map((c) => c.join('')).join(''));
@@ -179,6 +187,7 @@ function hl7Observation(obx: ParsedSegment, comments: string[], where: string): 
     where,
     code: present(valueAt(obx, 3, 1))?.trim(),
     name: present(valueAt(obx, 3, 2)) ?? present(valueAt(obx, 3, 1)) ?? '',
+    display: present(valueAt(obx, 3, 2)),
     system: present(valueAt(obx, 3, 3))?.trim(),
     alternate: alt ? { code: alt.trim(), display: present(valueAt(obx, 3, 5)), system: present(valueAt(obx, 3, 6))?.trim() } : undefined,
     type,
@@ -276,6 +285,8 @@ function sentFromGroup(label: string, sender: string, group: Hl7Group): SentResu
     placer: ei(obr.fields[2]?.[0]) ?? ei(orc?.fields[2]?.[0]),
     service: coding(obr.fields[4]?.[0]) ?? coding(obr.fields[4]?.[0], 3),
     collectedAt: tsTime(valueAt(obr, 7)),
+    collectedEndAt: tsTime(valueAt(obr, 8)),
+    reportedAt: tsTime(valueAt(obr, 22)),
     provider: family
       ? {
           id: present(xcn?.[0]?.[0]),
@@ -330,7 +341,9 @@ function checkTime(failures: string[], where: string, field: string, sent: SentT
     rule('FHIR dateTime: a time with minutes gets :00 seconds (R4 requires seconds once there are minutes)');
     gotKey = `Min:${got.key}`;
   }
-  const sentKey = `${sent.precision}:${sent.key}`;
+  // the offset the sender wrote is kept (the same instant in UTC is not what was sent)
+  const sentKey = `${sent.precision}:${sent.key}${sent.offset !== undefined ? ` ${sent.offset}` : ''}`;
+  if (sent.offset !== undefined) gotKey += got?.offset !== undefined ? ` ${got.offset}` : '';
   if (sentKey !== gotKey) failures.push(`${where} ${field}: sent ${JSON.stringify(sent.raw)}, got ${JSON.stringify(got?.raw ?? '')}`);
 }
 
@@ -382,7 +395,8 @@ function compareHl7Observation(failures: string[], where: string, sent: SentObse
   }
   const got = hl7Observation(obx, notes, where);
   check(failures, where, 'OBX-3.1', sent.code, got.code);
-  check(failures, where, 'OBX-3.2', sent.name, got.name);
+  // a code sent without a display comes back without one (no `code^code^LN`); without a code, OBX-3.2 is the name
+  check(failures, where, 'OBX-3.2', sent.code ? sent.display : sent.name, sent.code ? got.display : got.name);
   check(failures, where, 'OBX-3.3', expectedSystem(sent), got.system);
   if (sent.alternate) {
     check(failures, where, 'OBX-3.4', sent.alternate.code, got.alternate?.code);
@@ -469,6 +483,8 @@ function compareHl7Group(failures: string[], where: string, sent: SentResult, gr
     check(failures, where, 'OBR-4.3', sent.service.system, present(valueAt(obr, 4, 3)));
   }
   checkTime(failures, where, 'OBR-7', sent.collectedAt, tsTime(valueAt(obr, 7)));
+  checkTime(failures, where, 'OBR-8', sent.collectedEndAt, tsTime(valueAt(obr, 8)));
+  checkTime(failures, where, 'OBR-22', sent.reportedAt, tsTime(valueAt(obr, 22)));
   if (sent.provider) {
     if (sent.provider.id) {
       if (!isPlainIdentifier(sent.provider.id, IDENTIFIER_LENGTH.xcn))
@@ -588,9 +604,10 @@ function compareFhirObservation(
     const system = expectedSystem(o);
     check(failures, where, 'code.coding[0].code', o.code, codings[0]?.code);
     check(failures, where, 'code.coding[0].system', systemUri(sent.sender, system), codings[0]?.system);
-    check(failures, where, 'code.coding[0].display', o.name, codings[0]?.display);
+    check(failures, where, 'code.coding[0].display', o.display, codings[0]?.display);
   }
-  check(failures, where, 'code.text', o.name, obs.code?.text);
+  // nothing named the test (a code without display): no text is made up from the code
+  check(failures, where, 'code.text', o.code && o.display === undefined ? undefined : o.name, obs.code?.text);
   if (o.alternate) compareCoding(failures, where, 'code.coding[alt]', sent.sender, o.alternate, codings[o.code ? 1 : 0]);
   const status = o.status ? OBSERVATION_STATUS[o.status.toUpperCase()] : sent.status;
   check(failures, where, 'status', status, obs.status);
@@ -703,7 +720,14 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
   }
   check(failures, where, 'status', sent.status, report.status);
   if (sent.service) compareCoding(failures, where, 'code.coding[0]', sent.sender, sent.service, report.code?.coding?.[0]);
-  checkTime(failures, where, 'effectiveDateTime', sent.collectedAt ?? sent.specimen?.collectedAt, isoTime(report.effectiveDateTime), true);
+  if (sent.collectedEndAt && sent.collectedAt) {
+    // a collection with an end is the Period it stands for
+    checkTime(failures, where, 'effectivePeriod.start', sent.collectedAt, isoTime(report.effectivePeriod?.start), true);
+    checkTime(failures, where, 'effectivePeriod.end', sent.collectedEndAt, isoTime(report.effectivePeriod?.end), true);
+  } else checkTime(failures, where, 'effectiveDateTime', sent.collectedAt ?? sent.specimen?.collectedAt, isoTime(report.effectiveDateTime), true);
+  if (sent.reportedAt && !['S', 'Min'].includes(sent.reportedAt.precision))
+    rule('FHIR issued is an instant: an OBR-22 without a time of day is issued as its instant (resulted at, UTC)');
+  else checkTime(failures, where, 'issued', sent.reportedAt, isoTime(report.issued), true);
   const order = byId(report.basedOn?.[0]?.reference);
   if (sent.provider) {
     const requester = order?.requester;
@@ -771,7 +795,8 @@ function generatedObx(i: number): Array<{ obx: string; notes: string[] }> {
     // [value type, OBX-3, OBX-5, OBX-7, NTE after]
     [
       'NM',
-      '2823-3^Potassium^LN^K^Potassium^99ACM',
+      // every third message: the LOINC code without a display (exported as sent: `2823-3^^LN^K^...`, never `2823-3^2823-3^LN`)
+      i % 3 === 0 ? '2823-3^^LN^K^Potassium^99ACM' : '2823-3^Potassium^LN^K^Potassium^99ACM',
       ['6.90', '3.5', '+4.20', '0.05', '-1.5', '120'][i % 6]!,
       '3.5-5.1',
       i % 2 ? ['Critical value called to Dr Okafor at 10:02.'] : [],
@@ -785,7 +810,7 @@ function generatedObx(i: number): Array<{ obx: string; notes: string[] }> {
       '',
       i % 3 === 0 ? ['Confirmed by neutralization.', 'Second note'] : [],
     ],
-    ['CE', '600-7^Bacteria identified in Blood by Culture^LN', '3092008^Staphylococcus aureus^SCT', '', []],
+    ['CE', i % 2 ? '600-7^^LN' : '600-7^Bacteria identified in Blood by Culture^LN', '3092008^Staphylococcus aureus^SCT', '', []],
     ['ST', '5778-6^Color of Urine^LN', ['Yellow', 'Straw \\T\\ clear', 'see note'][i % 3]!, '', []],
     ['TX', 'PATH-INT^Pathologist interpretation^99ACM', 'Line one~~Line three with \\F\\ pipe~Line four', '', []],
     ['FT', '22634-0^Pathology report.final diagnosis^LN', 'Diagnosis:\\.br\\Benign tissue~Second repetition', '', ['NTE with\\.br\\two lines']],
@@ -824,6 +849,14 @@ function generatedObx(i: number): Array<{ obx: string; notes: string[] }> {
 function generatedMessage(i: number): { text: string; accession: string } {
   const accession = `GEN-${String(i).padStart(3, '0')}`;
   const resulted = `202403${String(6 + (i % 20)).padStart(2, '0')}1200${String(i % 60).padStart(2, '0')}+0000`;
+  // OBR-22 with the offsets and precisions labs write (the offset comes back as sent, not as UTC)
+  const day = String(6 + (i % 20)).padStart(2, '0');
+  const reported = [
+    resulted,
+    `202403${day}0700${String(i % 60).padStart(2, '0')}-0500`,
+    `202403${day}1730${String(i % 60).padStart(2, '0')}.25+0530`,
+    `202403${day}0600-0600`,
+  ][i % 4]!;
   const ns = ACCESSION_NS[i % ACCESSION_NS.length]!;
   const obr = [
     'OBR',
@@ -834,7 +867,8 @@ function generatedMessage(i: number): { text: string; accession: string } {
     '',
     '',
     TIMES[i % TIMES.length]!,
-    '',
+    // OBR-8: every fifth message a collection with an end (after every start of TIMES)
+    i % 5 === 1 ? '202403060830-0600' : '',
     '',
     '',
     '',
@@ -848,7 +882,7 @@ function generatedMessage(i: number): { text: string; accession: string } {
     '',
     '',
     '',
-    resulted,
+    reported,
     '',
     '',
     ORDER_STATUS[i % ORDER_STATUS.length]!,
@@ -1017,7 +1051,16 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       observationStatus: 'P',
       comments: ['Comment with | and ^ and ~ and & and \\'],
     },
-    { testName: 'Color', result: 'Yellow', code: '5778-6', codeSystem: 'LN', valueType: 'ST', observationStatus: 'C', performingOrganization: 'North Lab' },
+    {
+      // every third body: a test the lab named by its code only (testNameFrom code: exported without a display)
+      ...(i % 3 === 1 ? { testName: '5778-6', testNameFrom: 'code' } : { testName: 'Color' }),
+      result: 'Yellow',
+      code: '5778-6',
+      codeSystem: 'LN',
+      valueType: 'ST',
+      observationStatus: 'C',
+      performingOrganization: 'North Lab',
+    },
   ];
   return {
     data: {
@@ -1035,6 +1078,10 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
           { code: '51990-0', system: 'LN' },
         ][i % 3],
         collectedAt: times[i % times.length],
+        // every fourth body a collection with an end (after every start of times)
+        ...(i % 4 === 2 ? { collectedEndAt: '2024-04-02T06:00-06:00' } : {}),
+        // OBR-22 as the lab wrote it: ResultedDateUTC (17:00Z) at -05:00, or at minutes with +05:30
+        ...(i % 3 === 0 ? {} : { reportedAt: `2024-04-${String(2 + i).padStart(2, '0')}T${i % 3 === 1 ? '12:00:00-05:00' : '22:30+05:30'}` }),
         orderingProvider:
           i % 2 ? { id: '1234567893', name: { family: 'Smith', given: 'John', middle: 'Q', suffix: 'Jr', prefix: 'Dr' } } : { name: { family: 'Doe' } },
         orderStatus: ORDER_STATUS[i % ORDER_STATUS.length],
@@ -1062,6 +1109,8 @@ function sentFromJson(label: string, body: { data: Record<string, unknown> }): S
     placer: order.placerOrderNumber,
     service: order.universalService,
     collectedAt: isoTime(order.collectedAt),
+    collectedEndAt: isoTime(order.collectedEndAt),
+    reportedAt: isoTime(order.reportedAt ?? data.ResultedDateUTC),
     provider: order.orderingProvider ? { id: order.orderingProvider.id, ...order.orderingProvider.name } : undefined,
     orderStatus: order.orderStatus,
     status: data.status,
@@ -1084,6 +1133,7 @@ function sentFromJson(label: string, body: { data: Record<string, unknown> }): S
         where: `${label} results[${k}]`,
         code: r.code,
         name: r.testName,
+        display: r.testNameFrom === 'code' ? undefined : r.testName,
         system: r.codeSystem,
         alternate: r.alternateCode,
         type,

@@ -1,0 +1,353 @@
+/**
+ * Lossless lab data: what a lab sends comes out unchanged in every export, for the three defects the
+ * last stop named (issue 27's leftovers), through the real handlers on the local stack (HTTP, the real
+ * authorizer, dynalite, the local KMS):
+ *
+ *   1. an observation code sent without a display (OBX-3 `1554-5^^LN`, a FHIR coding without display)
+ *      is exported without one: no `code^code^LN`, no display made up from the code or the text;
+ *   2. the report's issued time sent with an offset (OBR-22 `20240301101500-0500`, FHIR issued
+ *      `2024-03-01T10:15:00-05:00`) keeps its offset (and its precision) in OBR-22 and FHIR `issued`;
+ *   3. month and year effective times: HL7 took them, FHIR intake refused them (us-core-1); both take
+ *      them now and every export writes them at the precision received (HL7 `202403`, FHIR `2024-03`).
+ *
+ * In: the python-hl7 GHH lab sample (test/hl7/samples/python-hl7, ORU^R01 v2.4), the US Core CBC
+ * example (test/fhir-intake/public-examples/us-core), JSON bodies; each edited only as the case says
+ * (the edits are written next to each message).
+ * Out: GET /exportHl7LabResult, GET /exportHl7PatientSummary (batch and ORU profiles), GET
+ * /fhir/DiagnosticReport/{id}; fields compared as raw HL7 text and as FHIR JSON.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { logicalId } from '../../lib/fhir/logical-id';
+import type { LocalStack } from '../../lib/local/stack';
+import { labTransaction, type Json } from '../fhir-intake/public-examples/public-examples';
+import { validateHl7Message } from '../hl7/structure-validator';
+import { call, startTestStack, type HttpResult } from '../support/local-stack';
+
+jest.setTimeout(120_000);
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const PATIENT = 'demo-patient-1';
+const CHART_PID = 'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex||19800412|F';
+let seq = 0;
+const unique = (prefix: string) => `${prefix}${Date.now().toString(36).slice(-4).toUpperCase()}${++seq}`;
+
+async function getText(path: string, key: string, accept = 'application/hl7-v2'): Promise<string> {
+  const res = await call(stack, 'GET', path, { headers: { 'x-api-key': key, accept } });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return res.text;
+}
+
+async function postHl7(message: string): Promise<string> {
+  const res = await call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' }, body: message });
+  expect(res.status).toBe(200);
+  return res.text.split('\r').find((l) => l.startsWith('MSA|')) ?? res.text;
+}
+
+async function postJson(data: Record<string, unknown>): Promise<HttpResult> {
+  return call(stack, 'POST', '/receiveTestData', {
+    headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ data: { senderID: 'demo-lab', patientID: PATIENT, status: 'final', ...data } }),
+  });
+}
+
+/** The result id of an HL7 result (one per sender, accession and universal service), as the store keys it. */
+async function hl7ResultId(sender: string, accession: string, service: string): Promise<string> {
+  const { receiveDependencies } = await import('../../lib/results/result-wiring');
+  return (await receiveDependencies().keys()).resultId(sender, accession, service);
+}
+
+/** One OBR group of an HL7 export as raw fields (`fields[n]` is field n, as written), found by OBR-3.1. */
+interface RawGroup {
+  obr: string[];
+  obx: string[][];
+}
+
+function rawGroup(text: string, accession: string): RawGroup | undefined {
+  let group: RawGroup | undefined;
+  for (const line of text.split(/\r\n?|\n/)) {
+    const fields = line.split('|');
+    if (fields[0] === 'OBR') {
+      if (group) return group;
+      if (fields[3]?.split('^')[0] === accession) group = { obr: fields, obx: [] };
+    } else if (group && fields[0] === 'OBX') group.obx.push(fields);
+    else if (group && (fields[0] === 'MSH' || fields[0] === 'PID')) return group;
+  }
+  return group;
+}
+
+/** The group of `accession` in the single-result export and both summary profiles, each valid v2.5.1. */
+async function hl7Exports(resultId: string, accession: string): Promise<Array<{ label: string; group: RawGroup }>> {
+  const single = await getText(`/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`, 'demo-export-key');
+  const report = validateHl7Message(single);
+  expect(report.issues).toEqual([]);
+  const out: Array<{ label: string; group: RawGroup }> = [{ label: 'single', group: rawGroup(single, accession)! }];
+  for (const [label, key] of [
+    ['summary batch', 'demo-export-key'],
+    ['summary oru', 'demo-export-oru-key'],
+  ] as const) {
+    const text = await getText(`/exportHl7PatientSummary?patientId=${PATIENT}&limit=200`, key);
+    out.push({ label, group: rawGroup(text, accession)! });
+  }
+  for (const { label, group } of out) expect({ label, found: group !== undefined }).toEqual({ label, found: true });
+  return out;
+}
+
+async function fhirReport(resultId: string): Promise<Json> {
+  return JSON.parse(await getText(`/fhir/DiagnosticReport/${logicalId(PATIENT, resultId)}`, 'demo-fhir-key', 'application/fhir+json')) as Json;
+}
+
+const containedObservations = (report: Json): Json[] => (report.contained ?? []).filter((r: Json) => r.resourceType === 'Observation');
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('HL7 ORU^R01 in (the python-hl7 GHH lab sample, edited), every export out', () => {
+  const accession = unique('GHH');
+  let resultId: string;
+  let exports: Array<{ label: string; group: RawGroup }>;
+  let report: Json;
+
+  beforeAll(async () => {
+    // test/hl7/samples/python-hl7/oru-r01-ghh-lab-2.4.hl7 as published, then edited for the cases:
+    // MSH-4 DEMO-LAB-LIS (a sender of the demo-lab partner), MSH-10 unique; PID the chart patient;
+    // OBR-3 a unique accession; OBR-7 a month (200202150730 -> 202403); OBR-22 with an offset (added);
+    // OBX 1: OBX-3.2 removed and OBX-3.3 LN (`1554-5^^LN`: a LOINC code without a display);
+    // OBX 2 (FN, no typed value: kept as text): OBX-3.3 LN, OBX-14 a year (added).
+    const published = readFileSync(join(__dirname, '..', 'hl7', 'samples', 'python-hl7', 'oru-r01-ghh-lab-2.4.hl7'), 'utf8').split(/\r\n?|\n/);
+    const edited = published
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const f = line.split('|');
+        if (f[0] === 'MSH') {
+          f[3] = 'DEMO-LAB-LIS';
+          f[9] = unique('GHH-MSG');
+        } else if (f[0] === 'PID') return CHART_PID;
+        else if (f[0] === 'OBR') {
+          f[3] = `${accession}^GHH LAB`;
+          f[7] = '202403';
+          while (f.length <= 25) f.push('');
+          f[22] = '20240301101500-0500';
+        } else if (f[0] === 'OBX' && f[1] === '1') f[3] = '1554-5^^LN';
+        else if (f[0] === 'OBX' && f[1] === '2') {
+          f[3] = '1553-5^GLUCOSE^LN';
+          while (f.length <= 14) f.push('');
+          f[14] = '2024';
+        }
+        return f.join('|');
+      });
+    expect(await postHl7(edited.join('\r') + '\r')).toMatch(/^MSA\|AA\|/);
+    resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '1554-5');
+    exports = await hl7Exports(resultId, accession);
+    report = await fhirReport(resultId);
+  });
+
+  it('OBX-3 sent without a display comes back without one (not code^code^LN); one with a display keeps it', () => {
+    for (const { label, group } of exports) {
+      expect({ label, obx3: group.obx.map((f) => f[3]) }).toEqual({ label, obx3: ['1554-5^^LN', '1553-5^GLUCOSE^LN'] });
+    }
+    const [noDisplay, withDisplay] = containedObservations(report);
+    expect(noDisplay!.code).toEqual({ coding: [{ system: 'http://loinc.org', code: '1554-5' }] });
+    expect(withDisplay!.code).toEqual({ coding: [{ system: 'http://loinc.org', code: '1553-5', display: 'GLUCOSE' }], text: 'GLUCOSE' });
+  });
+
+  it('OBR-22 with an offset comes back as sent (OBR-22, FHIR issued with the same offset)', () => {
+    for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20240301101500-0500' });
+    expect(report.issued).toBe('2024-03-01T10:15:00-05:00');
+    for (const o of containedObservations(report)) expect(o.issued).toBe('2024-03-01T10:15:00-05:00');
+  });
+
+  it('a month OBR-7 and a year OBX-14 come back at that precision (HL7 YYYYMM / YYYY, FHIR 2024-03 / 2024)', () => {
+    for (const { label, group } of exports) {
+      expect({ label, obr7: group.obr[7], obx14: group.obx.map((f) => f[14]) }).toEqual({ label, obr7: '202403', obx14: ['202403', '2024'] });
+    }
+    expect(report.effectiveDateTime).toBe('2024-03');
+    const [first, second] = containedObservations(report);
+    // us-core-1 (a lab Observation's effectiveDateTime at least to the day): the Period of that month / year
+    expect(first!.effectivePeriod).toEqual({ start: '2024-03', end: '2024-03' });
+    expect(second!.effectivePeriod).toEqual({ start: '2024', end: '2024' });
+  });
+});
+
+describe('FHIR DiagnosticReport in (the US Core CBC example, edited), every export out', () => {
+  const accession = unique('CBC');
+  let resultId: string;
+  let exports: Array<{ label: string; group: RawGroup }>;
+  let report: Json;
+  let posted: Json[];
+
+  beforeAll(async () => {
+    // the published CBC transaction (labTransaction: chart patient, an accession identifier), then:
+    // the report's issued with an offset (2005-07-06T11:45:33Z -> 2024-03-01T10:15:00-05:00) and its
+    // effective a month (2005-07-05 -> 2024-03); leukocytes: the coding's display and the text removed;
+    // erythrocytes: the coding's display removed (its text kept); hemoglobin: effective a year (2024);
+    // hematocrit: effective a month (2024-02); mch and mchc: a coded value instead of the quantity (mch: a
+    // SNOMED coding without display and a text; mchc: a display and a different text).
+    const { bundle, report: published, observations } = labTransaction('cbc', accession);
+    published.issued = '2024-03-01T10:15:00-05:00';
+    published.effectiveDateTime = '2024-03';
+    const [leukocytes, erythrocytes, hemoglobin, hematocrit] = observations as [Json, Json, Json, Json];
+    leukocytes.code = { coding: leukocytes.code.coding.map(({ display: _display, ...coding }: Json) => coding) };
+    erythrocytes.code = { ...erythrocytes.code, coding: erythrocytes.code.coding.map(({ display: _display, ...coding }: Json) => coding) };
+    hemoglobin.effectiveDateTime = '2024';
+    hematocrit.effectiveDateTime = '2024-02';
+    for (const [index, valueCodeableConcept] of [
+      [5, { coding: [{ system: 'http://snomed.info/sct', code: '260385009' }], text: 'Negative' }],
+      [6, { coding: [{ system: 'http://snomed.info/sct', code: '10828004', display: 'Positive' }], text: 'Positive (confirmed twice)' }],
+    ] as const) {
+      // in place: the transaction's entries are these objects
+      const observation = observations[index]!;
+      delete observation.valueQuantity;
+      observation.valueCodeableConcept = valueCodeableConcept;
+    }
+    posted = observations;
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    resultId = /resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!;
+    exports = await hl7Exports(resultId, accession);
+    report = await fhirReport(resultId);
+  });
+
+  it('a coding without display: none in FHIR (no text made up either), none in OBX-3; with a text only: the text stays the text', () => {
+    const [leukocytes, erythrocytes] = containedObservations(report);
+    expect(leukocytes!.code).toEqual({ coding: [{ system: 'http://loinc.org', code: posted[0]!.code.coding[0].code }] });
+    expect(erythrocytes!.code).toEqual({ coding: [{ system: 'http://loinc.org', code: posted[1]!.code.coding[0].code }], text: posted[1]!.code.text });
+    for (const { label, group } of exports) {
+      expect({ label, obx3: group.obx.slice(0, 2).map((f) => f[3]) }).toEqual({
+        label,
+        obx3: [`${posted[0]!.code.coding[0].code}^^LN`, `${posted[1]!.code.coding[0].code}^${posted[1]!.code.text}^LN`],
+      });
+    }
+  });
+
+  it('every other Observation.code comes back as published (hemoglobin: its display and a different text, both kept)', () => {
+    const observations = containedObservations(report);
+    expect(posted[2]!.code.text).not.toBe(posted[2]!.code.coding[0].display);
+    for (let i = 2; i < posted.length; i += 1) expect({ i, code: observations[i]!.code }).toEqual({ i, code: posted[i]!.code });
+  });
+
+  it('a coded value: its coding as sent (no display made from the text), its text kept; OBX-5 the coding as sent', () => {
+    const observations = containedObservations(report);
+    expect(observations[5]!.valueCodeableConcept).toEqual(posted[5]!.valueCodeableConcept);
+    expect(observations[6]!.valueCodeableConcept).toEqual(posted[6]!.valueCodeableConcept);
+    for (const { label, group } of exports) {
+      expect({ label, obx5: group.obx.slice(5, 7).map((f) => `${f[2]} ${f[5]}`) }).toEqual({ label, obx5: ['CE 260385009^^SCT', 'CE 10828004^Positive^SCT'] });
+    }
+  });
+
+  it('issued with an offset: FHIR issued and OBR-22 keep it', () => {
+    expect(report.issued).toBe('2024-03-01T10:15:00-05:00');
+    for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20240301101500-0500' });
+  });
+
+  it('month and year effective times are taken (no us-core-1 refusal) and come back at their precision', () => {
+    expect(report.effectiveDateTime).toBe('2024-03');
+    const observations = containedObservations(report);
+    expect(observations[2]!.effectivePeriod).toEqual({ start: '2024', end: '2024' });
+    expect(observations[3]!.effectivePeriod).toEqual({ start: '2024-02', end: '2024-02' });
+    for (const { label, group } of exports) {
+      expect({ label, obr7: group.obr[7], obx14: group.obx.slice(0, 4).map((f) => f[14]) }).toEqual({
+        label,
+        obr7: '202403',
+        // leukocytes and erythrocytes keep the day the example gives them
+        obx14: ['20050705', '20050705', '2024', '202402'],
+      });
+    }
+  });
+});
+
+describe('JSON POST /receiveTestData: the contract for a test without a name, and the reported time as written', () => {
+  it('testName stays required: a body without it is refused (400, its pointer) and nothing is stored', async () => {
+    const accession = unique('JNN');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      results: [{ code: '2345-7', codeSystem: 'LN', result: '98' }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual(['/data/results/0/testName']);
+    const summary = await getText(`/exportHl7PatientSummary?patientId=${PATIENT}&limit=200`, 'demo-export-key');
+    expect(rawGroup(summary, accession)).toBeUndefined();
+  });
+
+  it('testNameFrom "code" (the lab sent no name; testName repeats the code): OBX-3 code^^LN, FHIR coding alone; a name equal to the code without it is a name', async () => {
+    const accession = unique('JTC');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      results: [
+        { testName: '2345-7', testNameFrom: 'code', code: '2345-7', codeSystem: 'LN', result: '98' },
+        { testName: '2823-3', code: '2823-3', codeSystem: 'LN', result: '4.1' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx3: group.obx.map((f) => f[3]) }).toEqual({ label, obx3: ['2345-7^^LN', '2823-3^2823-3^LN'] });
+    const [unnamed, named] = containedObservations(await fhirReport(resultId));
+    expect(unnamed!.code).toEqual({ coding: [{ system: 'http://loinc.org', code: '2345-7' }] });
+    expect(named!.code).toEqual({ coding: [{ system: 'http://loinc.org', code: '2823-3', display: '2823-3' }], text: '2823-3' });
+  });
+
+  it('order.collectedEndAt (OBR-8, a 24-hour collection) comes back: OBR-7 / OBR-8 as written, FHIR effectivePeriod; an end before the start is refused', async () => {
+    const accession = unique('JCE');
+    const order = { collectedAt: '2024-03-01T07:00-06:00', collectedEndAt: '2024-03-02T07:00-06:00' };
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      order,
+      results: [{ testName: 'Creatinine, 24h urine', result: '1.2' }],
+    });
+    expect(res.status).toBe(200);
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obr7: group.obr[7], obr8: group.obr[8] }).toEqual({ label, obr7: '202403010700-0600', obr8: '202403020700-0600' });
+    const report = await fhirReport(resultId);
+    expect(report.effectivePeriod).toEqual({ start: '2024-03-01T07:00:00-06:00', end: '2024-03-02T07:00:00-06:00' });
+    expect(report.effectiveDateTime).toBeUndefined();
+
+    const refused = await postJson({
+      accessionNumber: unique('JCX'),
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      order: { collectedAt: order.collectedEndAt, collectedEndAt: order.collectedAt },
+      results: [{ testName: 'Creatinine, 24h urine', result: '1.2' }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual(['/data/order/collectedEndAt']);
+  });
+
+  it('order.reportedAt with an offset comes back as written; one naming another instant than ResultedDateUTC, or testNameFrom "code" beside another name, is refused', async () => {
+    const accession = unique('JRA');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: { reportedAt: '2024-03-01T10:15-05:00' },
+      results: [{ testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98' }],
+    });
+    expect(res.status).toBe(200);
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '202403011015-0500' });
+    // FHIR instant: seconds are required, the offset is kept
+    expect((await fhirReport(resultId)).issued).toBe('2024-03-01T10:15:00-05:00');
+
+    const refused = await postJson({
+      accessionNumber: unique('JRX'),
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: { reportedAt: '2024-03-01T10:15:00-04:00' },
+      results: [{ testName: 'Glucose', testNameFrom: 'code', code: '2345-7', result: '98' }],
+    });
+    expect(refused.status).toBe(400);
+    const problem = refused.json<{ errors: Array<{ pointer: string }>; requestId: string; type: string }>();
+    expect(problem.errors.map((e) => e.pointer).sort()).toEqual(['/data/order/reportedAt', '/data/results/0/testNameFrom']);
+    expect(refused.text).not.toContain('Glucose');
+  });
+});
