@@ -42,6 +42,15 @@ describe('architecture rules', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('items are marshalled with lib/aws/attribute-values.ts: @aws-sdk/util-dynamodb only in its equivalence tests', () => {
+    const importing = `(from |require\\()['"]@aws-sdk/util-dynamodb['"]`;
+    const where = ['lib', 'functions', 'infra', 'scripts', 'bench', 'test'];
+    const importers = execFileSync('git', ['grep', '--untracked', '-l', '-E', importing, '--', ...where], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+    expect(importers.sort()).toEqual(['lib/aws/attribute-values.test.ts', 'test/integration/attribute-values-store-items.test.ts']);
+  });
+
   it('a deliberate violation fails the rules (lib/hl7 importing lib/http)', () => {
     const { violations } = cruise(path.join(root, 'test', 'architecture-fixtures'), ['lib']);
     expect(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort()).toEqual([
@@ -85,26 +94,31 @@ const functions = [
 ];
 
 describe('Lambda bundles', () => {
-  it.each(functions.map((f) => [f.name, f.needs] as const))('%s carries no SDK client outside its needs and nothing of lib/local', async (name, needs) => {
-    const result = await build({
-      ...LAMBDA_BUNDLE_OPTIONS,
-      minify: false,
-      sourcemap: false,
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-      entryPoints: [path.join(root, 'functions', `${name}.ts`)],
-      outfile: path.join(root, 'dist', name, 'index.mjs'),
-    });
-    const inputs = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {}).filter(([, v]) => v.bytesInOutput > 0);
-    const clients = new Set<ClientId>();
-    for (const [input] of inputs) {
-      const pkg = packageOf(input);
-      const client = pkg ? SDK_CLIENT_OF_PACKAGE[pkg as keyof typeof SDK_CLIENT_OF_PACKAGE] : undefined;
-      if (client) clients.add(client);
-    }
-    const allowed = allowedClients(needs);
-    expect([...clients].filter((c) => !allowed.has(c))).toEqual([]);
-    expect(inputs.map(([input]) => input).filter((input) => input.startsWith('lib/local/'))).toEqual([]);
-  });
+  it.each(functions.map((f) => [f.name, f.needs] as const))(
+    '%s carries no SDK client outside its needs, nothing of lib/local nor @aws-sdk/util-dynamodb',
+    async (name, needs) => {
+      const result = await build({
+        ...LAMBDA_BUNDLE_OPTIONS,
+        minify: false,
+        sourcemap: false,
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+        entryPoints: [path.join(root, 'functions', `${name}.ts`)],
+        outfile: path.join(root, 'dist', name, 'index.mjs'),
+      });
+      const inputs = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {}).filter(([, v]) => v.bytesInOutput > 0);
+      const clients = new Set<ClientId>();
+      for (const [input] of inputs) {
+        const pkg = packageOf(input);
+        const client = pkg ? SDK_CLIENT_OF_PACKAGE[pkg as keyof typeof SDK_CLIENT_OF_PACKAGE] : undefined;
+        if (client) clients.add(client);
+      }
+      const allowed = allowedClients(needs);
+      expect([...clients].filter((c) => !allowed.has(c))).toEqual([]);
+      expect(inputs.map(([input]) => input).filter((input) => input.startsWith('lib/local/'))).toEqual([]);
+      // marshalling is lib/aws/attribute-values.ts (issue 31 item 5)
+      expect(inputs.map(([input]) => packageOf(input)).filter((pkg) => pkg === '@aws-sdk/util-dynamodb')).toEqual([]);
+    },
+  );
 });

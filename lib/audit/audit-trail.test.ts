@@ -4,7 +4,7 @@
  * them back as one list, oldest first, legacy (unsharded) records included.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '../aws/attribute-values';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
 import { AuditTrail, subjectKey, UNRESOLVED_SHARDS, type AuditRecord } from './audit-trail';
 

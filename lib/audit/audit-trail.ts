@@ -6,7 +6,7 @@
  * the item does not exist; the functions' IAM grants PutItem and nothing else on the table.
  */
 import { PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
 import { createHash, randomBytes } from 'node:crypto';
 import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 

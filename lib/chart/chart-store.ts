@@ -28,7 +28,7 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
 import { queryPages } from '../aws/query-pages';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { DependencyUnavailableError } from '../domain-errors';

@@ -13,7 +13,7 @@
  * because that pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
 import { DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '../aws/attribute-values';
 import { Tables } from '../config/service';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';

@@ -4,7 +4,7 @@
  * facts are read). One implementation for both, so they never import each other.
  */
 import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../aws/attribute-values';
 import { awsCall } from '../aws/dependency-calls';
 import { statusRank } from './status';
 import type { LabResultStatus, NotificationState, VersionRecord } from './types';

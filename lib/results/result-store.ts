@@ -72,7 +72,7 @@
  * nothing visible; the retry job deletes it once due (after the grace period).
  */
 import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '../aws/attribute-values';
 import { Tables } from '../config/service';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
 import { DEFAULT_DATA_KEY_SERVICE, type EnvelopeEncryptor } from '../crypto/envelope';

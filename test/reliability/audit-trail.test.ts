@@ -14,7 +14,7 @@
  * fails the caller gets 503 and no data. A patient's trail reads back in order (the query behind
  * `npm run audit -- --patient ID`).
  */
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { AuditTrail, subjectKey } from '../../lib/audit/audit-trail';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
