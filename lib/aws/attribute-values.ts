@@ -30,14 +30,27 @@ export interface MarshallOptions {
 /** A value that has no DynamoDB attribute value here (or an attribute value that has no value here). */
 export class UnstorableValueError extends Error {
   override readonly name = 'UnstorableValueError';
+  /** where the value was: `.record.items[2]`; '' at the top level */
+  path = '';
   constructor(
-    /** where the value was: `.record.items[2]` */
-    readonly path: string,
     /** what it was, without the value: `a Date`, `NaN`, `an unsafe integer` */
     readonly kind: string,
   ) {
-    super(`cannot convert ${kind} at ${path || 'the top level'} (DynamoDB attribute values)`);
+    super();
+    this.within('');
   }
+
+  /** the value was inside `segment` (`.key`, `[2]`): the path is built only when a value is refused */
+  within(segment: string): this {
+    this.path = segment + this.path;
+    this.message = `cannot convert ${this.kind} at ${this.path || 'the top level'} (DynamoDB attribute values)`;
+    return this;
+  }
+}
+
+/** rethrows `error`; a refusal says it was inside `segment` */
+function inside(segment: string, error: unknown): never {
+  throw error instanceof UnstorableValueError ? error.within(segment) : error;
 }
 
 function kindOf(value: unknown): string {
@@ -46,7 +59,7 @@ function kindOf(value: unknown): string {
   return value === undefined ? 'undefined' : name ? `a ${name}` : typeof value;
 }
 
-function toAttribute(value: unknown, removeUndefined: boolean | undefined, path: string): AttributeValue {
+function toAttribute(value: unknown, removeUndefined: boolean | undefined): AttributeValue {
   switch (typeof value) {
     case 'string':
       return { S: value };
@@ -62,33 +75,41 @@ function toAttribute(value: unknown, removeUndefined: boolean | undefined, path:
       if (Array.isArray(value)) {
         const list: AttributeValue[] = [];
         value.forEach((item, i) => {
-          if (typeof item !== 'function' && (item !== undefined || !removeUndefined)) list.push(toAttribute(item, removeUndefined, `${path}[${i}]`));
+          try {
+            if (typeof item !== 'function' && (item !== undefined || !removeUndefined)) list.push(toAttribute(item, removeUndefined));
+          } catch (error) {
+            inside(`[${i}]`, error);
+          }
         });
         return { L: list };
       }
       if (value instanceof Uint8Array) return { B: value };
-      if (!value.constructor || value.constructor.name === 'Object') return { M: toMap(value, removeUndefined, path) };
+      if (!value.constructor || value.constructor.name === 'Object') return { M: toMap(value, removeUndefined) };
   }
-  throw new UnstorableValueError(path, kindOf(value));
+  throw new UnstorableValueError(kindOf(value));
 }
 
-function toMap(value: object, removeUndefined: boolean | undefined, path: string): Record<string, AttributeValue> {
+function toMap(value: object, removeUndefined: boolean | undefined): Record<string, AttributeValue> {
   const map: Record<string, AttributeValue> = {};
   for (const key in value) {
     const item = (value as Record<string, unknown>)[key];
-    if (typeof item !== 'function' && (item !== undefined || !removeUndefined)) map[key] = toAttribute(item, removeUndefined, `${path}.${key}`);
+    try {
+      if (typeof item !== 'function' && (item !== undefined || !removeUndefined)) map[key] = toAttribute(item, removeUndefined);
+    } catch (error) {
+      inside(`.${key}`, error);
+    }
   }
   return map;
 }
 
 /** A record (a plain object) as a DynamoDB item, key or ExpressionAttributeValues map. */
 export function marshall(record: object, options?: MarshallOptions): Record<string, AttributeValue> {
-  const attribute = toAttribute(record, options?.removeUndefinedValues, '');
-  if (!attribute.M) throw new UnstorableValueError('', `${kindOf(record)} (not a record)`);
+  const attribute = toAttribute(record, options?.removeUndefinedValues);
+  if (!attribute.M) throw new UnstorableValueError(`${kindOf(record)} (not a record)`);
   return attribute.M;
 }
 
-function fromAttribute(attribute: AttributeValue, path: string): StoredValue {
+function fromAttribute(attribute: AttributeValue): StoredValue {
   if (attribute.S !== undefined) return attribute.S;
   if (attribute.N !== undefined) {
     const number = Number(attribute.N);
@@ -96,19 +117,28 @@ function fromAttribute(attribute: AttributeValue, path: string): StoredValue {
   }
   if (attribute.BOOL !== undefined) return attribute.BOOL;
   if (attribute.NULL !== undefined) return null;
-  if (attribute.M !== undefined) return fromMap(attribute.M, path);
-  if (attribute.L !== undefined) return attribute.L.map((item, i) => fromAttribute(item, `${path}[${i}]`));
+  if (attribute.M !== undefined) return unmarshall(attribute.M);
+  if (attribute.L !== undefined)
+    return attribute.L.map((item, i) => {
+      try {
+        return fromAttribute(item);
+      } catch (error) {
+        return inside(`[${i}]`, error);
+      }
+    });
   if (attribute.B !== undefined) return attribute.B;
-  throw new UnstorableValueError(path, `an attribute of type ${Object.keys(attribute).join(',') || 'none'}`);
-}
-
-function fromMap(map: Record<string, AttributeValue>, path: string): Record<string, StoredValue> {
-  const record: Record<string, StoredValue> = {};
-  for (const key in map) record[key] = fromAttribute(map[key]!, `${path}.${key}`);
-  return record;
+  throw new UnstorableValueError(`an attribute of type ${Object.keys(attribute).join(',') || 'none'}`);
 }
 
 /** A DynamoDB item (or key, or LastEvaluatedKey) as a record. */
 export function unmarshall(item: Record<string, AttributeValue>): Record<string, StoredValue> {
-  return fromMap(item, '');
+  const record: Record<string, StoredValue> = {};
+  for (const key in item) {
+    try {
+      record[key] = fromAttribute(item[key]!);
+    } catch (error) {
+      inside(`.${key}`, error);
+    }
+  }
+  return record;
 }
