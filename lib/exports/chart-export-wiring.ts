@@ -1,6 +1,6 @@
 import { dynamoDbClient } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
-import { ChartStore } from '../chart/chart-store';
+import { ChartReader } from '../chart/chart-reader';
 import { tableName } from '../dynamo/table-names';
 import type { ChartExportDependencies } from './chart-exports';
 
@@ -8,5 +8,5 @@ const cache = new ContainerCache<ChartExportDependencies>();
 
 /** The chart store wired from the environment, kept per container. */
 export function chartExportDependencies(): ChartExportDependencies {
-  return cache.get([dynamoDbClient(), tableName('chart')], ([client, table]) => ({ chart: new ChartStore(client, table) }));
+  return cache.get([dynamoDbClient(), tableName('chart')], ([client, table]) => ({ chart: new ChartReader(client, table) }));
 }

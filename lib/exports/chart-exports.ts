@@ -3,7 +3,7 @@
  * (by keys that include the patient, so another patient's record is simply "not found"), build the
  * message with lib/hl7. Not-found never says which part was missing.
  */
-import type { ChartStore } from '../chart/chart-store';
+import type { ChartReader } from '../chart/chart-reader';
 import type { LabResultSummary, Patient } from '../chart/types';
 import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
@@ -18,7 +18,7 @@ export interface ExportContext {
 }
 
 export interface ChartExportDependencies {
-  chart: ChartStore;
+  chart: ChartReader;
   /**
    * Up to `limit` of the patient's lab results (decrypted summaries), newest first, strictly older
    * than the position `before` (one returned earlier) when given; absent = none.
