@@ -93,9 +93,12 @@ const functions = [
   ...BackgroundFunctions.map((f) => ({ name: f.name, needs: f.needs })),
 ];
 
+/** Functions that read the chart and never write it: the exports, the FHIR reads and searches, the inbox and held reads. */
+const CHART_READ_ONLY = /^(export|fhir|getInbox|searchInbox|listInterop|getHeld|listHeld|searchHeld)/;
+
 describe('Lambda bundles', () => {
   it.each(functions.map((f) => [f.name, f.needs] as const))(
-    '%s carries no SDK client outside its needs, nothing of lib/local nor @aws-sdk/util-dynamodb',
+    '%s carries no SDK client outside its needs, nothing of lib/local nor @aws-sdk/util-dynamodb, no code it cannot call',
     async (name, needs) => {
       const result = await build({
         ...LAMBDA_BUNDLE_OPTIONS,
@@ -119,6 +122,13 @@ describe('Lambda bundles', () => {
       expect(inputs.map(([input]) => input).filter((input) => input.startsWith('lib/local/'))).toEqual([]);
       // marshalling is lib/aws/attribute-values.ts (issue 31 item 5)
       expect(inputs.map(([input]) => packageOf(input)).filter((pkg) => pkg === '@aws-sdk/util-dynamodb')).toEqual([]);
+      // only what the function can call (issue 31 item 5): no function reads the audit trail back; a
+      // function that only reads the chart bundles ChartReader, not the writers of ChartStore; the FHIR
+      // reads carry no HL7 encoder (lib/hl7 and lib/fhir are side-effect free: their package.json)
+      const files = new Set(inputs.map(([input]) => input));
+      expect(files.has('lib/audit/audit-trail-reader.ts')).toBe(false);
+      if (CHART_READ_ONLY.test(name)) expect(files.has('lib/chart/chart-store.ts')).toBe(false);
+      if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
     },
   );
 });
