@@ -1,0 +1,21 @@
+import { Tables, type TableId } from '../config/service';
+import { TABLE_NAME_ENV, tableName } from './table-names';
+
+describe('table names', () => {
+  it('each table is named by the environment variable of its definition (lib/config/tables.ts)', () => {
+    const ids = Object.keys(Tables) as TableId[];
+    expect(Object.keys(TABLE_NAME_ENV).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect([id, TABLE_NAME_ENV[id]]).toEqual([id, Tables[id].env]);
+  });
+
+  it('tableName reads that variable', () => {
+    const saved = process.env[Tables.forms.env];
+    process.env[Tables.forms.env] = 'interop-unit-forms';
+    try {
+      expect(tableName('forms')).toBe('interop-unit-forms');
+    } finally {
+      if (saved === undefined) delete process.env[Tables.forms.env];
+      else process.env[Tables.forms.env] = saved;
+    }
+  });
+});
