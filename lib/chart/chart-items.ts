@@ -50,7 +50,7 @@ export const CHART_DEPENDENCY = 'chart-table';
 export const PATIENT_SK = 'PATIENT';
 /** Sorts after every `YYYY-...` instant, so a newest-first timeline query meets the patient first. */
 export const PATIENT_TIMELINE = 'PATIENT';
-/** The chart table's local index on `timeline` (lib/config/tables.ts). */
+/** The chart table's local index on `timeline` (lib/config/tables.ts; checked by lib/dynamo/table-names.test.ts). */
 export const TIMELINE_INDEX = 'byTimeline';
 export const BATCH_RETRY_ATTEMPTS = 8;
 const BATCH_RETRY_BASE_MS = 25;

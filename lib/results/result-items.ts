@@ -11,6 +11,8 @@ import type { LabResultStatus, NotificationState, VersionRecord } from './types'
 
 export const CURRENT_SK = 'CURRENT';
 export const RESULTS_DEPENDENCY = 'results-table';
+/** The results table's index of results by patient (lib/config/tables.ts; checked by lib/dynamo/table-names.test.ts). */
+export const RESULTS_BY_PATIENT_INDEX = 'byPatient';
 
 const RESULT_PREFIX = 'RESULT#';
 export const resultPk = (resultId: string) => `${RESULT_PREFIX}${resultId}`;
