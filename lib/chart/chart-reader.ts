@@ -1,7 +1,9 @@
 /**
  * The reading half of the chart store (lib/chart/chart-store.ts describes the table): what the
  * export, FHIR and inbox functions bundle, without the writers (issue 31 item 5: a class is
- * bundled whole, so the writes live in ChartStore, which extends this).
+ * bundled whole, so the writes live in ChartStore, which extends ChartReader). ChartRecordReader
+ * reads one patient or record (the single-record exports); ChartReader adds the timeline and
+ * record pages (Query).
  *
  * Throttling, timeouts and 5xx from DynamoDB surface as DependencyUnavailableError (the caller
  * answers 503); every other error is rethrown unchanged. No error message carries a value from the
@@ -34,7 +36,8 @@ import {
 } from './chart-items';
 import type { Assessment, ChartRecord, ChartRecordKind, Encounter, Note, Patient } from './types';
 
-export class ChartReader {
+/** One patient, or one record with its patient (and encounter): GetItem and BatchGetItem only. */
+export class ChartRecordReader {
   constructor(
     protected readonly db: DynamoDBClient,
     protected readonly table: string,
@@ -86,6 +89,60 @@ export class ChartReader {
     return this.getRecordContext(patientId, 'assessment', assessmentId);
   }
 
+  // ---- internals ----
+
+  protected async getOne<T>(patientId: string, sk: string): Promise<T | undefined> {
+    if (!isChartId(patientId)) return undefined;
+    const out = await this.call(() =>
+      this.db.send(
+        new GetItemCommand({
+          TableName: this.table,
+          Key: keyOf(patientId, sk),
+          ProjectionExpression: '#record',
+          ExpressionAttributeNames: { '#record': 'record' },
+        }),
+      ),
+    );
+    return recordOf<T>(out.Item);
+  }
+
+  private async getRecordContext<K extends 'note' | 'assessment'>(patientId: string, kind: K, id: string): Promise<RecordContext<K>> {
+    const found = await this.getPatientWith(patientId, kind, id);
+    const encounterId = (found.record as Note | Assessment | undefined)?.encounterId;
+    if (!found.patient || !found.record || !encounterId) return found;
+    return { ...found, encounter: await this.getEncounter(patientId, encounterId) };
+  }
+
+  /** BatchGetItem of items of one patient; returns sk -> item. Retries unprocessed keys. */
+  private async batchGet(patientId: string, sks: string[]): Promise<Map<string, Record<string, AttributeValue>>> {
+    const found = new Map<string, Record<string, AttributeValue>>();
+    let keys: Record<string, AttributeValue>[] = sks.map((sk) => keyOf(patientId, sk));
+    for (let attempt = 0; keys.length > 0; attempt++) {
+      if (attempt >= BATCH_RETRY_ATTEMPTS) throw new DependencyUnavailableError(CHART_DEPENDENCY);
+      if (attempt > 0) await sleep(backoffMs(attempt));
+      const out = await this.call(() =>
+        this.db.send(
+          new BatchGetItemCommand({
+            RequestItems: { [this.table]: { Keys: keys, ...RECORD_PROJECTION } },
+          }),
+        ),
+      );
+      for (const item of out.Responses?.[this.table] ?? []) {
+        if (item.sk?.S) found.set(item.sk.S, item);
+      }
+      keys = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
+    }
+    return found;
+  }
+
+  /** Runs one DynamoDB call; "try again later" failures become DependencyUnavailableError. */
+  protected call<T>(run: () => Promise<T>): Promise<T> {
+    return awsCall(CHART_DEPENDENCY, run);
+  }
+}
+
+/** The record reads and the patient's timeline and record pages (the summary export, FHIR searches and $everything). */
+export class ChartReader extends ChartRecordReader {
   /**
    * The patient and up to `limit` of the patient's records, newest first, in one Query on
    * `byTimeline` (more only when a page fills 1 MB).
@@ -171,56 +228,5 @@ export class ChartReader {
       after === undefined ? undefined : keyOf(patientId, recordSk(kind, after)),
     );
     return records;
-  }
-
-  // ---- internals ----
-
-  protected async getOne<T>(patientId: string, sk: string): Promise<T | undefined> {
-    if (!isChartId(patientId)) return undefined;
-    const out = await this.call(() =>
-      this.db.send(
-        new GetItemCommand({
-          TableName: this.table,
-          Key: keyOf(patientId, sk),
-          ProjectionExpression: '#record',
-          ExpressionAttributeNames: { '#record': 'record' },
-        }),
-      ),
-    );
-    return recordOf<T>(out.Item);
-  }
-
-  private async getRecordContext<K extends 'note' | 'assessment'>(patientId: string, kind: K, id: string): Promise<RecordContext<K>> {
-    const found = await this.getPatientWith(patientId, kind, id);
-    const encounterId = (found.record as Note | Assessment | undefined)?.encounterId;
-    if (!found.patient || !found.record || !encounterId) return found;
-    return { ...found, encounter: await this.getEncounter(patientId, encounterId) };
-  }
-
-  /** BatchGetItem of items of one patient; returns sk -> item. Retries unprocessed keys. */
-  private async batchGet(patientId: string, sks: string[]): Promise<Map<string, Record<string, AttributeValue>>> {
-    const found = new Map<string, Record<string, AttributeValue>>();
-    let keys: Record<string, AttributeValue>[] = sks.map((sk) => keyOf(patientId, sk));
-    for (let attempt = 0; keys.length > 0; attempt++) {
-      if (attempt >= BATCH_RETRY_ATTEMPTS) throw new DependencyUnavailableError(CHART_DEPENDENCY);
-      if (attempt > 0) await sleep(backoffMs(attempt));
-      const out = await this.call(() =>
-        this.db.send(
-          new BatchGetItemCommand({
-            RequestItems: { [this.table]: { Keys: keys, ...RECORD_PROJECTION } },
-          }),
-        ),
-      );
-      for (const item of out.Responses?.[this.table] ?? []) {
-        if (item.sk?.S) found.set(item.sk.S, item);
-      }
-      keys = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
-    }
-    return found;
-  }
-
-  /** Runs one DynamoDB call; "try again later" failures become DependencyUnavailableError. */
-  protected call<T>(run: () => Promise<T>): Promise<T> {
-    return awsCall(CHART_DEPENDENCY, run);
   }
 }
