@@ -14,7 +14,8 @@
  * with an UnstorableValueError: NaN and infinities, unsafe integers, Date and other class
  * instances, and (no store keeps them, unlike the SDK) Set, Map and the other typed arrays. The
  * SDK's other options (convertEmptyValues, wrapNumbers, ...) are not offered: no store uses them.
- * Messages name the kind of value and where it was, never the value itself (it may be PHI).
+ * A refusal names the kind of value (message, `kind`) and where it was (`path`), never the value
+ * itself (it may be PHI).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 
@@ -36,21 +37,14 @@ export class UnstorableValueError extends Error {
     /** what it was, without the value: `a Date`, `NaN`, `an unsafe integer` */
     readonly kind: string,
   ) {
-    super();
-    this.within('');
-  }
-
-  /** the value was inside `segment` (`.key`, `[2]`): the path is built only when a value is refused */
-  within(segment: string): this {
-    this.path = segment + this.path;
-    this.message = `cannot convert ${this.kind} at ${this.path || 'the top level'} (DynamoDB attribute values)`;
-    return this;
+    super(`no DynamoDB attribute value for ${kind}`);
   }
 }
 
-/** rethrows `error`; a refusal says it was inside `segment` */
+/** rethrows `error`; a refusal learns it was inside `segment` (`.key`, `[2]`): the path is built only when a value is refused */
 function inside(segment: string, error: unknown): never {
-  throw error instanceof UnstorableValueError ? error.within(segment) : error;
+  if (error instanceof UnstorableValueError) error.path = segment + error.path;
+  throw error;
 }
 
 function kindOf(value: unknown): string {
@@ -105,7 +99,7 @@ function toMap(value: object, removeUndefined: boolean | undefined): Record<stri
 /** A record (a plain object) as a DynamoDB item, key or ExpressionAttributeValues map. */
 export function marshall(record: object, options?: MarshallOptions): Record<string, AttributeValue> {
   const attribute = toAttribute(record, options?.removeUndefinedValues);
-  if (!attribute.M) throw new UnstorableValueError(`${kindOf(record)} (not a record)`);
+  if (!attribute.M) throw new UnstorableValueError(kindOf(record));
   return attribute.M;
 }
 
@@ -127,7 +121,7 @@ function fromAttribute(attribute: AttributeValue): StoredValue {
       }
     });
   if (attribute.B !== undefined) return attribute.B;
-  throw new UnstorableValueError(`an attribute of type ${Object.keys(attribute).join(',') || 'none'}`);
+  throw new UnstorableValueError(`type ${Object.keys(attribute)}`);
 }
 
 /** A DynamoDB item (or key, or LastEvaluatedKey) as a record. */
