@@ -129,6 +129,8 @@ describe('Lambda bundles', () => {
       expect(files.has('lib/audit/audit-trail-reader.ts')).toBe(false);
       if (CHART_READ_ONLY.test(name)) expect(files.has('lib/chart/chart-store.ts')).toBe(false);
       if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
+      // only FHIR routes (fhirEndpoint) carry the OperationOutcome writer of their errors
+      expect(files.has('lib/fhir/operation-outcome.ts')).toBe(HttpEndpoints.find((e) => e.name === name)?.format === 'fhir');
     },
   );
 });

@@ -4,7 +4,7 @@ import type { HttpRoute } from '../config/service';
 import type { AuditEvent } from '../audit/audit-trail';
 import { accessControl } from './middleware/access-control';
 import { auditRecording } from './middleware/audit-recording';
-import { httpResponses } from './middleware/http-responses';
+import { httpResponses, type ProblemRenderer } from './middleware/http-responses';
 import { requestTracing } from './middleware/request-tracing';
 import { DependencyUnavailableError } from '../domain-errors';
 import { stateFromContext, type AuthorizedRequest } from './request-state';
@@ -21,6 +21,8 @@ export type EndpointHandler = (request: AuthorizedRequest) => Promise<EndpointRe
 export interface EndpointOptions {
   /** the clock the endpoint sees (tests pin it) */
   clock?: () => Date;
+  /** how errors are written (default problem+json; FHIR endpoints: fhirEndpoint in lib/http/fhir.ts) */
+  renderProblem?: ProblemRenderer;
 }
 
 /** Answer 503 this long before Lambda's own timeout, so the caller gets a retryable problem. */
@@ -40,7 +42,7 @@ export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, optio
       throw new DependencyUnavailableError('timeout');
     },
   })
-    .use(httpResponses())
+    .use(httpResponses(options.renderProblem))
     .use(requestTracing(endpoint, clock))
     .use(accessControl())
     .use(auditRecording())
