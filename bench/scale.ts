@@ -44,7 +44,7 @@ import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { BatchWriteItemCommand, DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '../lib/aws/attribute-values';
 import { importChart } from '../lib/chart/chart-import';
 import { ChartStore } from '../lib/chart/chart-store';
 import { receiveFormPacket, type Submitter } from '../lib/forms/intake';

@@ -5,12 +5,11 @@
  * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirDiagnosticReportReadRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readDiagnosticReport } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint(fhirDiagnosticReportReadRoute, async (request) => {
+export const handler = fhirEndpoint(fhirDiagnosticReportReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

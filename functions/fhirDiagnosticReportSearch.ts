@@ -9,12 +9,11 @@
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirDiagnosticReportSearchRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchDiagnosticReports } from '../lib/exports/fhir-search';
 
-export const handler = httpEndpoint(fhirDiagnosticReportSearchRoute, async (request) => {
+export const handler = fhirEndpoint(fhirDiagnosticReportSearchRoute, async (request) => {
   const query = readFhirQuery(request.event, ['patient', 'category', 'date', '_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.result.search' });

@@ -5,12 +5,11 @@
  * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirDocumentReferenceReadRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readDocumentReference } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint(fhirDocumentReferenceReadRoute, async (request) => {
+export const handler = fhirEndpoint(fhirDocumentReferenceReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

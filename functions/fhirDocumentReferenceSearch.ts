@@ -7,12 +7,11 @@
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirDocumentReferenceSearchRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchChartRecords } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint(fhirDocumentReferenceSearchRoute, async (request) => {
+export const handler = fhirEndpoint(fhirDocumentReferenceSearchRoute, async (request) => {
   const query = readFhirQuery(request.event, ['patient', '_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.note.search' });

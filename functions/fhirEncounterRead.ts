@@ -5,12 +5,11 @@
  * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirEncounterReadRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readEncounter } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint(fhirEncounterReadRoute, async (request) => {
+export const handler = fhirEndpoint(fhirEncounterReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

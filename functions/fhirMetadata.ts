@@ -5,13 +5,12 @@
  * 200 the CapabilityStatement | 400 malformed x-request-id | 406 when Accept excludes FHIR JSON | 429.
  */
 import { HttpRoutes, fhirMetadataRoute } from '../lib/config/service';
-import { storelessHttpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { storelessFhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { capabilityStatement } from '../lib/fhir/capability-statement';
 
 const fhirRoutes = HttpRoutes.filter((e) => e.format === 'fhir').map((e) => ({ method: e.method, path: e.path }));
 
-export const handler = storelessHttpEndpoint(fhirMetadataRoute, async (request) => {
+export const handler = storelessFhirEndpoint(fhirMetadataRoute, async (request) => {
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);
   return fhirResponse(capabilityStatement(fhirRoutes, fhirBaseUrl(request.event)));

@@ -9,13 +9,12 @@
  * errors are OperationOutcome.
  */
 import { fhirObservationReadRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readAssessmentObservation } from '../lib/exports/fhir-exports';
 import { readLabObservation } from '../lib/exports/fhir-search';
 
-export const handler = httpEndpoint(fhirObservationReadRoute, async (request) => {
+export const handler = fhirEndpoint(fhirObservationReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

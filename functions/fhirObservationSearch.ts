@@ -9,12 +9,11 @@
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirObservationSearchRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchObservations } from '../lib/exports/fhir-search';
 
-export const handler = httpEndpoint(fhirObservationSearchRoute, async (request) => {
+export const handler = fhirEndpoint(fhirObservationSearchRoute, async (request) => {
   const query = readFhirQuery(request.event, ['patient', 'category', 'code', 'date', '_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.observation.search' });

@@ -7,12 +7,11 @@
  * patient (RecordNotFoundError) | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirPatientEverythingRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { patientEverything } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint(fhirPatientEverythingRoute, async (request) => {
+export const handler = fhirEndpoint(fhirPatientEverythingRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   const query = readFhirQuery(request.event, ['_count', '_page_token']);
   requireFhirAcceptable(request.event);

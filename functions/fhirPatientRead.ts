@@ -5,12 +5,11 @@
  * errors are OperationOutcome.
  */
 import { fhirPatientReadRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readPatient } from '../lib/exports/fhir-exports';
 
-export const handler = httpEndpoint(fhirPatientReadRoute, async (request) => {
+export const handler = fhirEndpoint(fhirPatientReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   readFhirQuery(request.event, []);
   requireFhirAcceptable(request.event);

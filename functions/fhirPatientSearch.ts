@@ -9,12 +9,11 @@
  * parameter | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirPatientSearchRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
-import { fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
 import { fhirPatientSearchDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchPatients } from '../lib/exports/fhir-search';
 
-export const handler = httpEndpoint(fhirPatientSearchRoute, async (request) => {
+export const handler = fhirEndpoint(fhirPatientSearchRoute, async (request) => {
   const query = readFhirQuery(request.event, ['identifier', '_id', '_count']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.patient.search' });

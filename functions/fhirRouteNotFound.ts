@@ -6,13 +6,12 @@
  * 404 always | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { HttpRoutes, fhirRouteNotFoundRoute } from '../lib/config/service';
-import { storelessHttpEndpoint } from '../lib/http/endpoint';
-import { requireFhirAcceptable } from '../lib/http/fhir';
+import { requireFhirAcceptable, storelessFhirEndpoint } from '../lib/http/fhir';
 import { HttpProblem } from '../lib/http/problem';
 
 const types = [...new Set(HttpRoutes.filter((e) => e.format === 'fhir').map((e) => e.path.split('/')[2]!))].filter((t) => /^[A-Z]/.test(t)).sort();
 
-export const handler = storelessHttpEndpoint(fhirRouteNotFoundRoute, async (request) => {
+export const handler = storelessFhirEndpoint(fhirRouteNotFoundRoute, async (request) => {
   requireFhirAcceptable(request.event);
   throw new HttpProblem(
     'notFound',

@@ -11,8 +11,8 @@
  *             503 + Retry-After when a dependency is unavailable (send the same Bundle again)
  */
 import { receiveFhirBundleRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirEndpoint } from '../lib/http/fhir';
 import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
-export const handler = httpEndpoint(receiveFhirBundleRoute, (request) => handleFhirIntake('Bundle', request, fhirIntakeDependencies()));
+export const handler = fhirEndpoint(receiveFhirBundleRoute, (request) => handleFhirIntake('Bundle', request, fhirIntakeDependencies()));

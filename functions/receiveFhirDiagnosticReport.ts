@@ -11,8 +11,8 @@
  *             409 x-request-id reused with other content; 413 / 415; 503 + Retry-After
  */
 import { receiveFhirDiagnosticReportRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirEndpoint } from '../lib/http/fhir';
 import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
-export const handler = httpEndpoint(receiveFhirDiagnosticReportRoute, (request) => handleFhirIntake('DiagnosticReport', request, fhirIntakeDependencies()));
+export const handler = fhirEndpoint(receiveFhirDiagnosticReportRoute, (request) => handleFhirIntake('DiagnosticReport', request, fhirIntakeDependencies()));

@@ -10,10 +10,10 @@
  *             the partner does not own; 409 the submission id with other content; 413 / 415; 503 + Retry-After
  */
 import { receiveFhirQuestionnaireResponseRoute } from '../lib/config/service';
-import { httpEndpoint } from '../lib/http/endpoint';
+import { fhirEndpoint } from '../lib/http/fhir';
 import { handleFhirIntake } from '../lib/http/fhir-intake';
 import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
 
-export const handler = httpEndpoint(receiveFhirQuestionnaireResponseRoute, (request) =>
+export const handler = fhirEndpoint(receiveFhirQuestionnaireResponseRoute, (request) =>
   handleFhirIntake('QuestionnaireResponse', request, fhirIntakeDependencies()),
 );

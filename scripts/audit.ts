@@ -4,7 +4,8 @@
  * names only, no PHI. `--partner ID` / `--key KEY_ID`: the changes the operator tools made to a
  * partner or a key (lib/admin/admin-audit.ts), each setting before and after.
  */
-import { AuditTrail, type AuditRecord } from '../lib/audit/audit-trail';
+import type { AuditRecord } from '../lib/audit/audit-trail';
+import { AuditTrailReader } from '../lib/audit/audit-trail-reader';
 import { dynamoDbClient } from '../lib/aws/clients';
 import { tableName } from '../lib/dynamo/table-names';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
@@ -50,7 +51,7 @@ export function main(argv: string[], io: CliIo): Promise<number> {
     const subject = subjects[0]!;
     const id = read.values[subject] as string;
     useLocalStackEnvironment();
-    const trail = new AuditTrail(dynamoDbClient(), tableName('audit'));
+    const trail = new AuditTrailReader(dynamoDbClient(), tableName('audit'));
     const records = subject === 'patient' ? await trail.forPatient(id) : await trail.forResource(subject, id);
     if (read.values.json) io.out(JSON.stringify(records, null, 2) + '\n');
     else for (const r of records) io.out(auditLine(r));

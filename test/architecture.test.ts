@@ -42,6 +42,15 @@ describe('architecture rules', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('items are marshalled with lib/aws/attribute-values.ts: @aws-sdk/util-dynamodb only in its equivalence tests', () => {
+    const importing = `(from |require\\()['"]@aws-sdk/util-dynamodb['"]`;
+    const where = ['lib', 'functions', 'infra', 'scripts', 'bench', 'test'];
+    const importers = execFileSync('git', ['grep', '--untracked', '-l', '-E', importing, '--', ...where], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+    expect(importers.sort()).toEqual(['lib/aws/attribute-values.test.ts', 'test/integration/attribute-values-store-items.test.ts']);
+  });
+
   it('a deliberate violation fails the rules (lib/hl7 importing lib/http)', () => {
     const { violations } = cruise(path.join(root, 'test', 'architecture-fixtures'), ['lib']);
     expect(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort()).toEqual([
@@ -84,27 +93,44 @@ const functions = [
   ...BackgroundFunctions.map((f) => ({ name: f.name, needs: f.needs })),
 ];
 
+/** Functions that read the chart and never write it: the exports, the FHIR reads and searches, the inbox and held reads. */
+const CHART_READ_ONLY = /^(export|fhir|getInbox|searchInbox|listInterop|getHeld|listHeld|searchHeld)/;
+
 describe('Lambda bundles', () => {
-  it.each(functions.map((f) => [f.name, f.needs] as const))('%s carries no SDK client outside its needs and nothing of lib/local', async (name, needs) => {
-    const result = await build({
-      ...LAMBDA_BUNDLE_OPTIONS,
-      minify: false,
-      sourcemap: false,
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-      entryPoints: [path.join(root, 'functions', `${name}.ts`)],
-      outfile: path.join(root, 'dist', name, 'index.mjs'),
-    });
-    const inputs = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {}).filter(([, v]) => v.bytesInOutput > 0);
-    const clients = new Set<ClientId>();
-    for (const [input] of inputs) {
-      const pkg = packageOf(input);
-      const client = pkg ? SDK_CLIENT_OF_PACKAGE[pkg as keyof typeof SDK_CLIENT_OF_PACKAGE] : undefined;
-      if (client) clients.add(client);
-    }
-    const allowed = allowedClients(needs);
-    expect([...clients].filter((c) => !allowed.has(c))).toEqual([]);
-    expect(inputs.map(([input]) => input).filter((input) => input.startsWith('lib/local/'))).toEqual([]);
-  });
+  it.each(functions.map((f) => [f.name, f.needs] as const))(
+    '%s carries no SDK client outside its needs, nothing of lib/local nor @aws-sdk/util-dynamodb, no code it cannot call',
+    async (name, needs) => {
+      const result = await build({
+        ...LAMBDA_BUNDLE_OPTIONS,
+        minify: false,
+        sourcemap: false,
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+        entryPoints: [path.join(root, 'functions', `${name}.ts`)],
+        outfile: path.join(root, 'dist', name, 'index.mjs'),
+      });
+      const inputs = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {}).filter(([, v]) => v.bytesInOutput > 0);
+      const clients = new Set<ClientId>();
+      for (const [input] of inputs) {
+        const pkg = packageOf(input);
+        const client = pkg ? SDK_CLIENT_OF_PACKAGE[pkg as keyof typeof SDK_CLIENT_OF_PACKAGE] : undefined;
+        if (client) clients.add(client);
+      }
+      const allowed = allowedClients(needs);
+      expect([...clients].filter((c) => !allowed.has(c))).toEqual([]);
+      expect(inputs.map(([input]) => input).filter((input) => input.startsWith('lib/local/'))).toEqual([]);
+      // marshalling is lib/aws/attribute-values.ts (issue 31 item 5)
+      expect(inputs.map(([input]) => packageOf(input)).filter((pkg) => pkg === '@aws-sdk/util-dynamodb')).toEqual([]);
+      // only what the function can call (issue 31 item 5): no function reads the audit trail back; a
+      // function that only reads the chart bundles ChartReader, not the writers of ChartStore; the FHIR
+      // reads carry no HL7 encoder (lib/hl7 and lib/fhir are side-effect free: their package.json)
+      const files = new Set(inputs.map(([input]) => input));
+      expect(files.has('lib/audit/audit-trail-reader.ts')).toBe(false);
+      if (CHART_READ_ONLY.test(name)) expect(files.has('lib/chart/chart-store.ts')).toBe(false);
+      if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
+      // only FHIR routes (fhirEndpoint) carry the OperationOutcome writer of their errors
+      expect(files.has('lib/fhir/operation-outcome.ts')).toBe(HttpEndpoints.find((e) => e.name === name)?.format === 'fhir');
+    },
+  );
 });

@@ -1,6 +1,6 @@
 /**
  * Issue 31 item 5 ("no client a function never calls"): an HTTP function whose `needs` grant no
- * table is built on storelessHttpEndpoint (no audit step, so no DynamoDB client in its bundle), and
+ * table is built on storelessHttpEndpoint or storelessFhirEndpoint (no audit step, so no DynamoDB client in its bundle), and
  * every function that may touch a table keeps httpEndpoint (its PHI access is audited). The bundle
  * half: an esbuild bundle of each storeless function contains no AWS SDK client.
  */
@@ -13,6 +13,8 @@ import { LAMBDA_ESBUILD_TARGET, LAMBDA_MAIN_FIELDS } from '../lib/config/lambda-
 const root = path.resolve(__dirname, '..');
 const grantsTable = (name: string) => Object.values(HttpEndpoints.find((e) => e.name === name)!.needs.tables ?? {}).some((ops) => (ops?.length ?? 0) > 0);
 const source = (name: string) => readFileSync(path.join(root, 'functions', `${name}.ts`), 'utf8');
+/** storelessHttpEndpoint, or storelessFhirEndpoint (the same with OperationOutcome errors) */
+const STORELESS_BUILDER = /\bstoreless(Http|Fhir)Endpoint\(/;
 const storeless = HttpEndpoints.filter((e) => !grantsTable(e.name)).map((e) => e.name);
 
 describe('storeless HTTP functions', () => {
@@ -21,9 +23,9 @@ describe('storeless HTTP functions', () => {
     for (const endpoint of HttpEndpoints) {
       const text = source(endpoint.name);
       if (grantsTable(endpoint.name)) {
-        expect({ name: endpoint.name, storeless: text.includes('storelessHttpEndpoint(') }).toEqual({ name: endpoint.name, storeless: false });
+        expect({ name: endpoint.name, storeless: STORELESS_BUILDER.test(text) }).toEqual({ name: endpoint.name, storeless: false });
       } else {
-        expect({ name: endpoint.name, storeless: text.includes('storelessHttpEndpoint(') }).toEqual({ name: endpoint.name, storeless: true });
+        expect({ name: endpoint.name, storeless: STORELESS_BUILDER.test(text) }).toEqual({ name: endpoint.name, storeless: true });
       }
     }
   });

@@ -21,6 +21,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { Scopes } from '../config/service';
 import { dynamoDbClient } from '../aws/clients';
 import { AuditTrail } from '../audit/audit-trail';
+import { AuditTrailReader } from '../audit/audit-trail-reader';
 import { ApiKeyStore } from '../keys/api-key-store';
 import type { LocalStack } from '../local/stack';
 import { call, startTestStack } from '../../test/support/local-stack';
@@ -530,7 +531,7 @@ describe('revoke-expired deletes API Gateway keys, and keys move --tier', () => 
     const again = await run('keys', ['move', keyId, '--tier', 'high', '--stage', 'test']);
     expect(again).toMatchObject({ code: 0, out: `${keyId} is on tier high (nothing changed)\n` });
     expect([...attachments].filter((a) => a.endsWith(`:${gw}`))).toEqual([`${PLAN.high}:${gw}`]);
-    const trail = await new AuditTrail(dynamoDbClient(), stack.tables.audit).forResource('key', keyId);
+    const trail = await new AuditTrailReader(dynamoDbClient(), stack.tables.audit).forResource('key', keyId);
     expect(trail.filter((r) => r.action === 'admin.key.move')).toEqual([
       expect.objectContaining({
         partnerId: 'expiry-lab',

@@ -17,6 +17,7 @@ import type { LocalStack } from '../local/stack';
 import { startTestStack } from '../../test/support/local-stack';
 import { main as audit } from '../../scripts/audit';
 import { AuditTrail } from '../audit/audit-trail';
+import { AuditTrailReader } from '../audit/audit-trail-reader';
 import { hl7ProfileOf } from '../exports/message-header';
 import { keysCli } from './keys-cli';
 import { partnersCli } from './partners-cli';
@@ -295,7 +296,7 @@ describe('demo partners and the principal', () => {
 });
 
 describe('partners update --hl7-profile, and every partner change audited', () => {
-  const trail = () => new AuditTrail(dynamoDbClient(), stack.tables.audit);
+  const trail = () => new AuditTrailReader(dynamoDbClient(), stack.tables.audit);
 
   it('sets the HL7 export profile (the principal carries it, hl7ProfileOf applies every value), replaces it, removes it with ""', async () => {
     expect(await run('partners', ['create', 'prof-ehr', '--tier', 'standard', '--hl7-profile', 'encounterStyle=oru'])).toMatchObject({ code: 0 });

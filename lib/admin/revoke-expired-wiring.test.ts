@@ -8,7 +8,7 @@ import { APIGatewayClient, DeleteApiKeyCommand, GetApiKeysCommand } from '@aws-s
 import { mockClient } from 'aws-sdk-client-mock';
 import { Env, Scopes } from '../config/service';
 import { dynamoDbClient } from '../aws/clients';
-import { AuditTrail } from '../audit/audit-trail';
+import { AuditTrailReader } from '../audit/audit-trail-reader';
 import { ApiKeyStore } from '../keys/api-key-store';
 import { loadHandler } from '../local/function-registry';
 import { lambdaContext } from '../local/lambda-context';
@@ -52,7 +52,7 @@ it('the handler on the local stack: a rotated key whose overlap ended is revoked
   expect(first.revoked).toContain(oldId);
   expect(await store().findKeyById(oldId)).toMatchObject({ status: 'revoked' });
   expect(await store().findKeyById(newId)).toMatchObject({ status: 'active' });
-  const records = await new AuditTrail(dynamoDbClient(), stack.tables.audit).forResource('key', oldId);
+  const records = await new AuditTrailReader(dynamoDbClient(), stack.tables.audit).forResource('key', oldId);
   expect(records.at(-1)).toMatchObject({
     action: 'admin.key.revoke',
     operator: SCHEDULED_OPERATOR,

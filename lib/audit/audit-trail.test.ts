@@ -4,9 +4,10 @@
  * them back as one list, oldest first, legacy (unsharded) records included.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '../aws/attribute-values';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
 import { AuditTrail, subjectKey, UNRESOLVED_SHARDS, type AuditRecord } from './audit-trail';
+import { AuditTrailReader } from './audit-trail-reader';
 
 let local: LocalDynamoDb;
 let table: string;
@@ -48,7 +49,7 @@ describe('AuditTrail: unresolved records', () => {
     await local.db.send(
       new PutItemCommand({ TableName: table, Item: marshall({ pk: 'UNRESOLVED#2026-11-01', sk: `${legacy.at}#${legacy.requestId}#00000000`, ...legacy }) }),
     );
-    const read = await trail.forUnresolvedDay('2026-11-01');
+    const read = await new AuditTrailReader(local.db, table).forUnresolvedDay('2026-11-01');
     expect(read).toHaveLength(301);
     expect(new Set(read.map((r) => r.requestId)).size).toBe(301);
     const times = read.map((r) => r.at);

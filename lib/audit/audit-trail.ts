@@ -4,11 +4,13 @@
  * request id and the outcome. No PHI: ids only (patient ids are the service's internal opaque
  * identifiers, never MRNs or names). Records are only ever added: PutItem with a condition that
  * the item does not exist; the functions' IAM grants PutItem and nothing else on the table.
+ * AuditTrail only appends (what the functions bundle); AuditTrailReader (audit-trail-reader.ts)
+ * reads records back for `npm run audit` and the tests.
  */
-import { PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '../aws/attribute-values';
 import { createHash, randomBytes } from 'node:crypto';
-import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
+import { shardedKeyFor } from '../dynamo/write-shards';
 
 export type AuditOutcome = 'success' | 'not_found' | 'refused' | 'invalid' | 'conflict' | 'failed';
 
@@ -75,7 +77,7 @@ export const AUDIT_LIMITS = {
 } as const;
 
 /** A key part as it is when short, else `sha256:<hex>` of it: keys never grow with the content. */
-function keyPart(value: string): string {
+export function keyPart(value: string): string {
   return value.length <= AUDIT_LIMITS.keyPart ? value : `sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}`;
 }
 
@@ -139,69 +141,5 @@ export class AuditTrail {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-  }
-
-  /** A patient's audit records, oldest first (for `npm run audit -- --patient ID`). */
-  forPatient(patientId: string): Promise<AuditRecord[]> {
-    return this.forSubject(`PATIENT#${patientId}`);
-  }
-
-  /**
-   * The records whose first resource id is `name`=`id`, oldest first: e.g. a partner's or a key's
-   * changes by the operator CLIs (`npm run audit -- --partner ID`, `--key ID`).
-   */
-  forResource(name: string, id: string): Promise<AuditRecord[]> {
-    return this.forSubject(subjectKey({ resourceIds: { [name]: id }, at: '' }));
-  }
-
-  /**
-   * The records of requests that named no verified record on one day (`YYYY-MM-DD`, UTC), oldest
-   * first: every shard (and the unsharded key of records written before sharding) merged by time.
-   */
-  async forUnresolvedDay(day: string): Promise<AuditRecord[]> {
-    const { rows } = await mergeSortedPartitions<{ sk: string; record: AuditRecord }, Record<string, AttributeValue>>(
-      partitionsOf(`UNRESOLVED#${day}`, UNRESOLVED_SHARDS),
-      Number.MAX_SAFE_INTEGER,
-      (a, b) => ascending(a.sk, b.sk),
-      async (pk, _limit, start) => {
-        const out = await this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: marshall({ ':pk': pk }),
-            ExclusiveStartKey: start,
-          }),
-        );
-        return {
-          rows: (out.Items ?? []).map((item) => {
-            const { pk: _pk, sk, ...record } = unmarshall(item);
-            return { sk: String(sk), record: record as AuditRecord };
-          }),
-          lastKey: out.LastEvaluatedKey,
-        };
-      },
-    );
-    return rows.map((r) => r.record);
-  }
-
-  private async forSubject(pk: string): Promise<AuditRecord[]> {
-    const records: AuditRecord[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: marshall({ ':pk': pk }),
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const { pk: _pk, sk: _sk, ...record } = unmarshall(item);
-        records.push(record as AuditRecord);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return records;
   }
 }

@@ -3,7 +3,7 @@
  * (by keys that include the patient, so another patient's record is simply "not found"), build the
  * message with lib/hl7. Not-found never says which part was missing.
  */
-import type { ChartStore } from '../chart/chart-store';
+import type { ChartReader, ChartRecordReader } from '../chart/chart-reader';
 import type { LabResultSummary, Patient } from '../chart/types';
 import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
@@ -18,12 +18,17 @@ export interface ExportContext {
 }
 
 export interface ChartExportDependencies {
-  chart: ChartStore;
+  chart: ChartRecordReader;
   /**
    * Up to `limit` of the patient's lab results (decrypted summaries), newest first, strictly older
    * than the position `before` (one returned earlier) when given; absent = none.
    */
   labResultsPage?: (patientId: string, limit: number, before?: string) => Promise<Array<{ summary: LabResultSummary; position: string }>>;
+}
+
+/** The summary export also pages the patient's timeline. */
+export interface PatientSummaryExportDependencies extends ChartExportDependencies {
+  chart: ChartReader;
 }
 
 /** The summary's continuation (`cursor`) is not one this server issued for this export. */
@@ -86,7 +91,7 @@ export async function exportAssessmentMessage(
  * (lib/exports/fhir-page-token.ts, kind `h`) only moves the start inside this patient's partitions.
  */
 export async function exportPatientSummary(
-  deps: ChartExportDependencies,
+  deps: PatientSummaryExportDependencies,
   ids: { patientId: string; limit: number; cursor?: string },
   ctx: ExportContext & { maxBytes?: number },
 ): Promise<PatientSummaryPage> {

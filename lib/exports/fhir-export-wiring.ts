@@ -7,20 +7,20 @@ import { MrnIndex } from '../intake/mrn-index';
 import { chartIdentifierKey } from '../intake/patient-resolution';
 import { loadResultKeys } from '../results/lookup-keys';
 import { labResultSummaryReader } from '../results/summary-reader-wiring';
-import { chartExportDependencies } from './chart-export-wiring';
+import { chartReaderDependencies } from './chart-export-wiring';
 import type { FhirExportDependencies } from './fhir-exports';
 import type { PatientIdentifierIndex } from './fhir-search';
 
 /** Chart-only FHIR reads (Patient, Encounter, DocumentReference, Observation): no KMS client. */
 export function fhirChartDependencies(): FhirExportDependencies {
-  return chartExportDependencies();
+  return chartReaderDependencies();
 }
 
 const cache = new ContainerCache<FhirExportDependencies>();
 
 /** FHIR reads that include lab results ($everything, DiagnosticReport): results table + KMS Decrypt, no S3. */
 export function fhirLabDependencies(): FhirExportDependencies {
-  return cache.get([chartExportDependencies(), labResultSummaryReader()], ([chart, results]) => ({
+  return cache.get([chartReaderDependencies(), labResultSummaryReader()], ([chart, results]) => ({
     chart: chart.chart,
     labs: {
       page: (patientId, limit, before) => results.resultsForPatientPage(patientId, limit, before),
@@ -38,7 +38,7 @@ const patientCache = new ContainerCache<FhirExportDependencies & { identifiers: 
  * here: without one no MRN was ever indexed). Then one GetItem of the index.
  */
 export function fhirPatientSearchDependencies(): FhirExportDependencies & { identifiers: PatientIdentifierIndex } {
-  return patientCache.get([chartExportDependencies(), dynamoDbClient(), kmsClient()], ([chart, db, kms]) => {
+  return patientCache.get([chartReaderDependencies(), dynamoDbClient(), kmsClient()], ([chart, db, kms]) => {
     const index = new MrnIndex(db, tableName('chart'));
     const keyId = optionalEnv(Env.kmsKeyId, 'unset');
     const source = { db, table: tableName('results'), kms, kmsKeyId: keyId === 'unset' ? undefined : keyId };

@@ -11,7 +11,7 @@
  * live only in chart patients' partitions, so their searches need no such check.
  */
 import type { Bundle, DiagnosticReport, DocumentReference, Encounter, Observation, Patient, Resource } from '@medplum/fhirtypes';
-import type { ChartStore } from '../chart/chart-store';
+import type { ChartReader } from '../chart/chart-reader';
 import type { ChartRecord, Patient as ChartPatient } from '../chart/types';
 import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import {
@@ -43,7 +43,7 @@ export interface LabResultPages {
 }
 
 export interface FhirExportDependencies {
-  chart: ChartStore;
+  chart: ChartReader;
   labs?: LabResultPages;
 }
 

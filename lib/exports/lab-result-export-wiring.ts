@@ -5,7 +5,7 @@
 import { dynamoDbClient, kmsClient, s3Client } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv, requireEnv } from '../aws/environment';
-import { ChartStore } from '../chart/chart-store';
+import { ChartRecordReader } from '../chart/chart-reader';
 import { Env } from '../config/service';
 import { EnvelopeEncryptor } from '../crypto/envelope';
 import { tableName } from '../dynamo/table-names';
@@ -26,6 +26,6 @@ export function labResultExportDependencies(): LabResultExportDependencies {
       documents: new ResultDocumentStore(s3, bucket),
       lookupKeys: { db, table, kms, kmsKeyId: keyId === 'unset' ? undefined : keyId },
     });
-    return { results: store, chart: new ChartStore(db, chartTable) };
+    return { results: store, chart: new ChartRecordReader(db, chartTable) };
   });
 }

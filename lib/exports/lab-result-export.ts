@@ -4,7 +4,7 @@
  * An unknown result id is "not found"; a matched patient that has since left the chart is written as
  * an unmatched one (the lab's patient id only).
  */
-import type { ChartStore } from '../chart/chart-store';
+import type { ChartRecordReader } from '../chart/chart-reader';
 import type { LabOrder, LabTestSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import { encodeLabResultExport, type LabReportInput } from '../hl7';
@@ -14,7 +14,7 @@ import { messageHeaderFor } from './message-header';
 
 export interface LabResultExportDependencies {
   results: Pick<LabResultStore, 'readCurrent'>;
-  chart: Pick<ChartStore, 'getPatient'>;
+  chart: Pick<ChartRecordReader, 'getPatient'>;
 }
 
 export interface LabResultExport {

@@ -27,7 +27,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
 import { Tables } from '../config/service';
 import { queryPages } from '../aws/query-pages';
 import { awsCall, isConditionalCheckFailed as conditionFailed } from '../aws/dependency-calls';

@@ -14,7 +14,7 @@
  */
 import { dynamoDbClient } from '../aws/clients';
 import { AuditTrail } from '../audit/audit-trail';
-import { ChartStore } from '../chart/chart-store';
+import { ChartRecordReader } from '../chart/chart-reader';
 import { tableName } from '../dynamo/table-names';
 import type { PatientDirectory } from './forms-dependencies';
 import { FormsStore } from './packet-store';
@@ -26,7 +26,7 @@ export function formsStore(): FormsStore {
 
 /** The chart, read to check that a patient exists. */
 export function patientDirectory(): PatientDirectory {
-  return new ChartStore(dynamoDbClient(), tableName('chart'));
+  return new ChartRecordReader(dynamoDbClient(), tableName('chart'));
 }
 
 /** The audit trail the matcher appends a record to for every packet it routes. */

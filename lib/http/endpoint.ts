@@ -4,7 +4,7 @@ import type { HttpRoute } from '../config/service';
 import type { AuditEvent } from '../audit/audit-trail';
 import { accessControl } from './middleware/access-control';
 import { auditRecording } from './middleware/audit-recording';
-import { httpResponses } from './middleware/http-responses';
+import { httpResponses, type ProblemRenderer } from './middleware/http-responses';
 import { requestTracing } from './middleware/request-tracing';
 import { DependencyUnavailableError } from '../domain-errors';
 import { stateFromContext, type AuthorizedRequest } from './request-state';
@@ -21,6 +21,8 @@ export type EndpointHandler = (request: AuthorizedRequest) => Promise<EndpointRe
 export interface EndpointOptions {
   /** the clock the endpoint sees (tests pin it) */
   clock?: () => Date;
+  /** how errors are written (default problem+json; FHIR endpoints: fhirEndpoint in lib/http/fhir.ts) */
+  renderProblem?: ProblemRenderer;
 }
 
 /** Answer 503 this long before Lambda's own timeout, so the caller gets a retryable problem. */
@@ -32,14 +34,15 @@ const TIMEOUT_MARGIN_MS = 1000;
  * problem+json errors and common headers. `endpoint` is the function's own route
  * (`<name>Route` of lib/config/routes.ts: only that route goes into its bundle).
  */
-function sharedPipeline(endpoint: HttpRoute, clock: () => Date) {
+function sharedPipeline(endpoint: HttpRoute, options: EndpointOptions) {
+  const clock = options.clock ?? (() => new Date());
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: TIMEOUT_MARGIN_MS,
     timeoutEarlyResponse: () => {
       throw new DependencyUnavailableError('timeout');
     },
   })
-    .use(httpResponses())
+    .use(httpResponses(options.renderProblem))
     .use(requestTracing(endpoint, clock))
     .use(accessControl());
 }
@@ -54,7 +57,7 @@ function toProxyResult(response: EndpointResponse): APIGatewayProxyResult {
 
 /** An endpoint that touches stored data: the shared pipeline, then the audit record of what it declared. */
 export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, options: EndpointOptions = {}) {
-  return sharedPipeline(endpoint, options.clock ?? (() => new Date()))
+  return sharedPipeline(endpoint, options)
     .use(auditRecording())
     .handler(async (event: APIGatewayProxyEvent, context: Context) => {
       const state = stateFromContext(context)!;
@@ -80,7 +83,7 @@ export type StorelessRequest = Omit<AuthorizedRequest, 'audit'>;
  * access to audit; test/storeless-endpoints.test.ts holds each function to its `needs`.
  */
 export function storelessHttpEndpoint(endpoint: HttpRoute, handle: (request: StorelessRequest) => Promise<EndpointResponse>, options: EndpointOptions = {}) {
-  return sharedPipeline(endpoint, options.clock ?? (() => new Date())).handler(async (event: APIGatewayProxyEvent, context: Context) => {
+  return sharedPipeline(endpoint, options).handler(async (event: APIGatewayProxyEvent, context: Context) => {
     const state = stateFromContext(context)!;
     return toProxyResult(await handle(Object.assign(state, { principal: state.principal!, event })));
   });

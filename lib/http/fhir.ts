@@ -6,7 +6,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { acceptsMediaType } from './accept';
 import { headerValue, headerValues } from './headers';
-import { HttpProblem, type FieldError } from './problem';
+import { HttpProblem, type FieldError, type ProblemBody } from './problem';
+import type { HttpRoute } from '../config/service';
+import { operationOutcome } from '../fhir/operation-outcome';
+import { httpEndpoint, storelessHttpEndpoint, type EndpointHandler, type EndpointOptions, type EndpointResponse, type StorelessRequest } from './endpoint';
 import { parseDateCondition, parseTokenList, type DateCondition, type TokenValue } from '../fhir/search-params';
 
 export const FHIR_MEDIA_TYPE = 'application/fhir+json';
@@ -227,4 +230,31 @@ export function fhirBaseUrl(event: APIGatewayProxyEvent): string {
   if (!host || !HOST.test(host) || !PREFIX.test(prefix)) return '/fhir';
   const scheme = headerValue(event, 'x-forwarded-proto')?.toLowerCase() === 'http' ? 'http' : 'https';
   return `${scheme}://${host}${prefix}/fhir`;
+}
+
+/** A problem as an OperationOutcome: same status, headers and text as the problem+json it replaces. */
+export function operationOutcomeProblem(problem: ProblemBody): { contentType: string; body: string } {
+  const outcome = operationOutcome({
+    status: problem.status,
+    detail: problem.detail,
+    requestId: problem.requestId,
+    fields: problem.errors?.map(fieldLocation),
+  });
+  return { contentType: FHIR_CONTENT_TYPE, body: JSON.stringify(outcome) };
+}
+
+function fieldLocation(error: FieldError): { location: string; message: string } {
+  if ('parameter' in error) return { location: error.parameter, message: error.message };
+  if ('header' in error) return { location: `header ${error.header}`, message: error.message };
+  return { location: error.pointer, message: error.message };
+}
+
+/** The HTTP pipeline of a FHIR route (`format: 'fhir'`): httpEndpoint, answering errors as OperationOutcome. */
+export function fhirEndpoint(endpoint: HttpRoute, handle: EndpointHandler, options: EndpointOptions = {}) {
+  return httpEndpoint(endpoint, handle, { ...options, renderProblem: operationOutcomeProblem });
+}
+
+/** fhirEndpoint for a FHIR function that reads no stored data (metadata, unknown route): no audit step, no SDK client. */
+export function storelessFhirEndpoint(endpoint: HttpRoute, handle: (request: StorelessRequest) => Promise<EndpointResponse>, options: EndpointOptions = {}) {
+  return storelessHttpEndpoint(endpoint, handle, { ...options, renderProblem: operationOutcomeProblem });
 }

@@ -3,7 +3,7 @@
  * list is one queue in receipt order, paged by `after`, routed records drop out, and records
  * held before sharding (pk HELD) are still listed, read and routed.
  */
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '../aws/attribute-values';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
 import { HELD_SHARDS, HeldRecordStore, heldIdFor, heldPkFor, type HeldRecord } from './held-records';

@@ -21,7 +21,7 @@
  * route that misses its shard looks there).
  */
 import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 import type { Note, PersonName, Provenance } from '../chart/types';

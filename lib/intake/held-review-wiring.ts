@@ -5,6 +5,7 @@
  */
 import { dynamoDbClient } from '../aws/clients';
 import { tableName } from '../dynamo/table-names';
+import { ChartRecordReader } from '../chart/chart-reader';
 import { ChartStore } from '../chart/chart-store';
 import { HeldRecordStore } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
@@ -12,8 +13,8 @@ import type { HeldLabResults, HeldReviewDependencies } from './held-review';
 
 /** The reads (list, get): chart table only. */
 /** The chart patients a routed record may name (GetItem on the chart table, like the held records). */
-export function routedChartReader(): ChartStore {
-  return new ChartStore(dynamoDbClient(), tableName('chart'));
+export function routedChartReader(): ChartRecordReader {
+  return new ChartRecordReader(dynamoDbClient(), tableName('chart'));
 }
 
 export function heldReadDependencies(): Pick<HeldReviewDependencies, 'held' | 'identities'> {

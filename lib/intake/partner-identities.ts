@@ -11,7 +11,7 @@
  * the link was made by matching (then it is cleared and the identity held again).
  */
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient, type PutItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { DependencyUnavailableError } from '../domain-errors';
 import type { PartnerAllergy, PartnerDiagnosis, PartnerVisit, Patient, Provenance } from '../chart/types';

@@ -8,7 +8,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { normaliseAuthority } from '../chart/identifiers';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
 import type { ApiKeyRecord, KeyStatus, PartnerPolicy, PartnerRecord } from './api-key';
 
 const keyPk = (hash: string) => `KEY#${hash}`;

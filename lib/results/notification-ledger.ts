@@ -13,11 +13,10 @@
  * because that pulls in KMS (lookup keys, envelopes) and S3 (documents).
  */
 import { DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { Tables } from '../config/service';
+import { marshall } from '../aws/attribute-values';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
-import { CURRENT_SK, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, resultPk } from './result-items';
+import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, resultPk } from './result-items';
 import { statusRank } from './status';
 import type { VersionRecord } from './types';
 
@@ -46,7 +45,6 @@ export const PENDING_READ_CONCURRENCY = 4;
 export function pendingPartitionFor(versionId: string): string {
   return shardedKeyFor(PENDING_PARTITION, versionId, PENDING_SHARDS);
 }
-const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
 
 export function pendingSortKey(at: Date, resultId: string, versionId: string): string {
   return `${at.toISOString()}#${resultId}#${versionId}`;
@@ -294,7 +292,7 @@ export class NotificationLedger {
           this.db.send(
             new QueryCommand({
               TableName: this.table,
-              IndexName: BY_PATIENT,
+              IndexName: RESULTS_BY_PATIENT_INDEX,
               KeyConditionExpression: 'patientPk = :pk AND patientSk <= :upper',
               ExpressionAttributeValues: { ':pk': { S: partition }, ':upper': { S: upper } },
               Limit: batch,

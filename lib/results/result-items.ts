@@ -4,13 +4,15 @@
  * facts are read). One implementation for both, so they never import each other.
  */
 import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../aws/attribute-values';
 import { awsCall } from '../aws/dependency-calls';
 import { statusRank } from './status';
 import type { LabResultStatus, NotificationState, VersionRecord } from './types';
 
 export const CURRENT_SK = 'CURRENT';
 export const RESULTS_DEPENDENCY = 'results-table';
+/** The results table's index of results by patient (lib/config/tables.ts; checked by lib/dynamo/table-names.test.ts). */
+export const RESULTS_BY_PATIENT_INDEX = 'byPatient';
 
 const RESULT_PREFIX = 'RESULT#';
 export const resultPk = (resultId: string) => `${RESULT_PREFIX}${resultId}`;

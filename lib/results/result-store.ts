@@ -71,56 +71,50 @@
  * notification. A marker whose version item was never written (a crash between the two) names
  * nothing visible; the retry job deletes it once due (after the grace period).
  */
-import { PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { Tables } from '../config/service';
+import { PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '../aws/attribute-values';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
-import { DEFAULT_DATA_KEY_SERVICE, type EnvelopeEncryptor } from '../crypto/envelope';
 import { queryPages } from '../aws/query-pages';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { documentKey } from './document-key';
 import type { ResultDocumentStore } from './documents';
-import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { normalizeStatus, statusRank } from './status';
 import { NotificationLedger, notificationMarkerKey } from './notification-ledger';
+import {
+  LAB_RESULT_KEY_CONTEXT,
+  LabResultSummaryReader,
+  RECORD_TYPES,
+  normaliseAbnormalFlags,
+  normaliseTestResult,
+  summaryPartSk,
+  type LabResultStoreOptions,
+  type SummaryPayload,
+} from './result-summary-reader';
 import { openRecord, sealRecord } from './sealed-record';
-import { CURRENT_SK, RANK_FORMAT, RESULTS_DEPENDENCY, ResultItems, parseVersionSk, resultPk, versionRank, versionRecordOf } from './result-items';
+import { RANK_FORMAT, RESULTS_DEPENDENCY, parseVersionSk, resultPk, versionRank, versionRecordOf } from './result-items';
 import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
 
 export type { VersionRecord };
-import type {
-  AcceptedSubmission,
-  LabReport,
-  LabResultStatus,
-  LabResultSubmission,
-  LabResultVersion,
-  LabResultVersionInfo,
-  LabTestResult,
-  StoredLabResultSummary,
-} from './types';
+export {
+  LAB_RESULT_KEY_PURPOSE,
+  MAX_SUMMARY_LIMIT,
+  RECORD_TYPES,
+  LabResultSummaryReader,
+  normaliseAbnormalFlags,
+  normaliseTestResult,
+  type LabResultStoreOptions,
+} from './result-summary-reader';
+import type { AcceptedSubmission, LabReport, LabResultStatus, LabResultSubmission, LabResultVersion, LabResultVersionInfo, LabTestResult } from './types';
 
-export const RECORD_TYPES = {
-  submission: 'lab-result',
-  summary: 'lab-result-summary',
-  summaryPart: 'lab-result-summary-part',
-  document: 'lab-result-document',
-} as const;
-/** data key context purpose (goes to KMS / CloudTrail; no PHI) */
-export const LAB_RESULT_KEY_PURPOSE = 'lab-result';
-/** The data key context of lab results' encryptor (result-wiring.ts): sealed records leave it out (sealed-record.ts). */
-const LAB_RESULT_KEY_CONTEXT = { purpose: LAB_RESULT_KEY_PURPOSE, service: DEFAULT_DATA_KEY_SERVICE };
 export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
 export const BODY_INLINE_MAX_BYTES = 240 * 1024;
 /** Largest summary kept inline in the version item and the current pointer; a larger one goes to summary parts. */
 export const SUMMARY_MAX_BYTES = 32 * 1024;
 /** Plaintext bytes of one summary part (its item: base64 of the ciphertext, ~256 KB, below DynamoDB's 400 KB). */
 export const SUMMARY_PART_MAX_BYTES = 192 * 1024;
-const SUMMARY_PART_PREFIX = 'SUMMARYPART#';
-const BY_PATIENT = Tables.results.indexes.find((i) => i.name === 'byPatient')!.name;
 const VERSION_PREFIX = 'VERSION#';
 const DEPENDENCY = RESULTS_DEPENDENCY;
-export const MAX_SUMMARY_LIMIT = 1000;
 
 const PLAIN_VERSION_ATTRIBUTES =
   'pk, sk, resultId, versionId, senderId, partnerId, #status, resultedAtKey, receivedAt, patientKey, patientMatched, notificationState, notificationAttempts, documentKeys';
@@ -173,35 +167,9 @@ interface StoredPayload {
   documents: StoredPart[];
 }
 
-interface SummaryPayload {
-  accessionNumber: string;
-  status: LabResultStatus;
-  resultedAt: string;
-  results: LabTestSummary[];
-  order?: LabOrder;
-  documents?: LabDocumentSummary[];
-  /** set only on summaries stored before issue 27 K2 (long values cut, results left out) */
-  truncated?: boolean;
-  /** the summary is in this many summary parts (the inline payload is a stub) */
-  parts?: number;
-}
-
-export interface LabResultStoreOptions {
-  db: DynamoDBClient;
-  table: string;
-  encryptor: EnvelopeEncryptor;
-  /** needed to write or read versions with parts in S3 */
-  documents?: ResultDocumentStore;
-  /** where the lookup key lives (readers need it for recentResultsForPatient) */
-  lookupKeys?: LookupKeySource;
-}
-
 function sizeOf(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
-
-/** A pointer (or, before issue 31 item 2, an index entry of one) with its summary ciphertext in either form. */
-const hasSummary = (item: Record<string, AttributeValue>) => Boolean(item.summary?.S || item.summary?.B);
 
 function markerKey(resultId: string, versionId: string): Record<string, AttributeValue> {
   const { pk, sk } = notificationMarkerKey(resultId, versionId);
@@ -214,28 +182,6 @@ function withoutSummary(record: VersionRecord): VersionRecord {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * OBX-8 flags as an array. Results stored before issue 27 by HL7 intake hold `abnormalFlags` as a
- * comma-joined string (`"H,A"`); both shapes read as the array.
- */
-export function normaliseAbnormalFlags(value: unknown): string[] | undefined {
-  const flags = Array.isArray(value)
-    ? value.filter((f): f is string => typeof f === 'string').map((f) => f.trim())
-    : typeof value === 'string'
-      ? value.split(',').map((f) => f.trim())
-      : [];
-  const kept = flags.filter((f) => f !== '');
-  return kept.length > 0 ? kept : undefined;
-}
-
-/** A stored test result with `abnormalFlags` in the array shape (other fields as stored). */
-export function normaliseTestResult<T extends { abnormalFlags?: unknown }>(result: T): T {
-  if (!('abnormalFlags' in result) || Array.isArray(result.abnormalFlags)) return result;
-  const { abnormalFlags, ...rest } = result;
-  const flags = normaliseAbnormalFlags(abnormalFlags);
-  return (flags ? { ...rest, abnormalFlags: flags } : rest) as T;
-}
 
 const TEST_TEXT_FIELDS = [
   'units',
@@ -303,25 +249,18 @@ export function summaryParts(summaryJson: string): Buffer[] {
   return parts;
 }
 
-const summaryPartSk = (versionId: string, part: number) => `${SUMMARY_PART_PREFIX}${versionId}#${String(part).padStart(4, '0')}`;
-
-export class LabResultStore {
-  private readonly db: DynamoDBClient;
-  private readonly items: ResultItems;
-  private readonly table: string;
-  private readonly encryptor: EnvelopeEncryptor;
+/**
+ * The whole result store: the summary reads of LabResultSummaryReader (result-summary-reader.ts),
+ * the writes, the notification bookkeeping and the decrypting reads of whole versions.
+ */
+export class LabResultStore extends LabResultSummaryReader {
   private readonly documents?: ResultDocumentStore;
-  private readonly lookupKeys?: LookupKeySource;
   private readonly ledger: NotificationLedger;
 
   constructor(options: LabResultStoreOptions) {
-    this.db = options.db;
+    super(options);
     this.ledger = new NotificationLedger(options.db, options.table);
-    this.items = new ResultItems(options.db, options.table);
-    this.table = options.table;
-    this.encryptor = options.encryptor;
     this.documents = options.documents;
-    this.lookupKeys = options.lookupKeys;
   }
 
   // ---------------------------------------------------------------- writes
@@ -547,71 +486,7 @@ export class LabResultStore {
     return item ? this.decryptVersion(item) : undefined;
   }
 
-  /**
-   * Up to `limit` of a patient's results (the current version of each), newest ResultedDateUTC
-   * first, as decrypted summaries: one Query on byPatient plus one KMS Decrypt per data key
-   * (cached). Reads no S3. An unknown patient, or a deployment with no results yet, gives [].
-   */
-  async recentResultsForPatient(patientId: string, limit: number): Promise<StoredLabResultSummary[]> {
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_SUMMARY_LIMIT) throw new RangeError(`limit must be an integer from 0 to ${MAX_SUMMARY_LIMIT}`);
-    if (limit === 0) return [];
-    return (await this.resultsForPatientPage(patientId, limit)).map((entry) => entry.summary);
-  }
-
-  /**
-   * One page of a patient's results (current version of each), newest ResultedDateUTC first,
-   * strictly after the position `before` (a `patientSk` returned earlier) when given. Each entry
-   * carries its position. Same reads as recentResultsForPatient.
-   */
-  async resultsForPatientPage(patientId: string, limit: number, before?: string): Promise<Array<{ summary: StoredLabResultSummary; position: string }>> {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SUMMARY_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_SUMMARY_LIMIT}`);
-    if (typeof patientId !== 'string' || patientId.length === 0) return [];
-    const keys = await this.keys();
-    if (!keys) return [];
-    const page: Array<{ summary: StoredLabResultSummary; position: string }> = [];
-    await queryPages(
-      this.db,
-      DEPENDENCY,
-      () => ({
-        TableName: this.table,
-        IndexName: BY_PATIENT,
-        KeyConditionExpression: before === undefined ? 'patientPk = :pk' : 'patientPk = :pk AND patientSk < :before',
-        ExpressionAttributeValues: { ':pk': { S: keys.patientKey(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
-        ScanIndexForward: false,
-        Limit: limit - page.length,
-      }),
-      async (items) => {
-        for (const indexed of items) {
-          const item = hasSummary(indexed) ? indexed : await this.items.getItem(indexed.pk!.S!, CURRENT_SK);
-          const position = indexed.patientSk?.S;
-          if (item && hasSummary(item) && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
-        }
-        return page.length < limit;
-      },
-    );
-    return page;
-  }
-
-  /**
-   * The current version's summary of one result, only when the result is filed under this patient
-   * (its pointer's patient key is the patient's keyed id); otherwise undefined, exactly as for an
-   * unknown result id. One GetItem plus one Decrypt.
-   */
-  async currentSummaryForPatient(patientId: string, resultId: string): Promise<StoredLabResultSummary | undefined> {
-    if (typeof patientId !== 'string' || patientId.length === 0 || !/^lr_[0-9a-f]{32}$/.test(resultId)) return undefined;
-    const keys = await this.keys();
-    if (!keys) return undefined;
-    const item = await this.items.getItem(resultPk(resultId), CURRENT_SK);
-    if (!item || !hasSummary(item) || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
-    return this.decryptSummary(item);
-  }
-
   // ---------------------------------------------------------------- internals
-
-  private keys(): Promise<ResultKeys | undefined> {
-    if (!this.lookupKeys) throw new Error('LabResultStore needs lookupKeys for lookups by patient or accession');
-    return loadResultKeys(this.lookupKeys, { create: false });
-  }
 
   private async putPart(part: StoredPart, plaintext: Buffer, context: Record<string, string>): Promise<void> {
     if (!this.documents) throw new Error('LabResultStore needs a document store for parts larger than an item');
@@ -631,59 +506,6 @@ export class LabResultStore {
     const envelope = serializeEnvelope(await this.encryptor.encrypt(bytes, context));
     const Item = marshall({ pk: resultPk(resultId), sk: summaryPartSk(versionId, part), kind: 'summary-part', resultId, versionId, senderId, part, envelope });
     await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item })));
-  }
-
-  /** The whole summary from its parts: one Query (the version's parts, in order) plus a Decrypt each. */
-  private async readSummaryParts(resultId: string, versionId: string, senderId: string, count: number): Promise<SummaryPayload> {
-    const items: Record<string, AttributeValue>[] = [];
-    await queryPages(
-      this.db,
-      DEPENDENCY,
-      () => ({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': { S: resultPk(resultId) }, ':prefix': { S: `${SUMMARY_PART_PREFIX}${versionId}#` } },
-        ConsistentRead: true,
-      }),
-      (page) => {
-        items.push(...page);
-        return true;
-      },
-    );
-    if (items.length !== count) throw new Error(`summary parts of a version: expected ${count}, found ${items.length}`);
-    const buffers: Buffer[] = [];
-    for (const [index, item] of items.entries()) {
-      if (item.sk?.S !== summaryPartSk(versionId, index)) throw new Error('summary parts of a version are not numbered 0..n-1');
-      buffers.push(
-        await this.encryptor.decrypt(item.envelope!.S!, { recordType: RECORD_TYPES.summaryPart, sender: senderId, resultId, versionId, part: String(index) }),
-      );
-    }
-    return JSON.parse(Buffer.concat(buffers).toString('utf8')) as SummaryPayload;
-  }
-
-  private async decryptSummary(item: Record<string, AttributeValue>): Promise<StoredLabResultSummary> {
-    const resultId = item.resultId?.S ?? item.pk!.S!.slice(resultPk('').length);
-    const versionId = item.versionId?.S ?? parseVersionSk(item.versionSk!.S!)!.versionId;
-    const senderId = item.senderId!.S!;
-    const context = { recordType: RECORD_TYPES.summary, sender: senderId, resultId, versionId };
-    const plain = item.summary!.B
-      ? await openRecord(this.encryptor, item.summary!.B, context, LAB_RESULT_KEY_CONTEXT)
-      : await this.encryptor.decrypt(item.summary!.S!, context);
-    const inline = JSON.parse(plain.toString('utf8')) as SummaryPayload;
-    const s = typeof inline.parts === 'number' && inline.parts > 0 ? await this.readSummaryParts(resultId, versionId, senderId, inline.parts) : inline;
-    return {
-      resultId,
-      versionId,
-      senderId,
-      patientMatched: item.patientMatched?.BOOL === true,
-      accessionNumber: s.accessionNumber,
-      status: s.status,
-      resultedAt: s.resultedAt,
-      results: s.results.map(normaliseTestResult),
-      ...(s.order ? { order: s.order } : {}),
-      ...(s.documents ? { documents: s.documents } : {}),
-      ...(s.truncated ? { truncated: true } : {}),
-    };
   }
 
   private async decryptVersion(item: Record<string, AttributeValue>): Promise<LabResultVersion> {

@@ -12,7 +12,7 @@ import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv, requireEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
-import { ChartStore } from '../chart/chart-store';
+import { ChartRecordReader } from '../chart/chart-reader';
 import { ResultDocumentStore } from './documents';
 import { IdempotencyStore } from './idempotency';
 import { loadResultKeys, type LookupKeySource } from './lookup-keys';
@@ -87,7 +87,7 @@ export function receiveDependencies(): ReceiveDependencies {
 
 /** The result writer without the idempotency table: for writers that never pass a partner's x-request-id (routing held results). */
 export function labResultWriterDependencies(): Omit<ReceiveDependencies, 'idempotency'> {
-  const chart = new ChartStore(dynamoDbClient(), tableName('chart'));
+  const chart = new ChartRecordReader(dynamoDbClient(), tableName('chart'));
   return {
     store: labResultStore(),
     keys: async () => (await loadResultKeys(lookupKeySource(), { create: true }))!,

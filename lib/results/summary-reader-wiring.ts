@@ -8,15 +8,15 @@ import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
-import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from './result-store';
+import { LAB_RESULT_KEY_PURPOSE, LabResultSummaryReader } from './result-summary-reader';
 
-const cache = new ContainerCache<LabResultStore>();
+const cache = new ContainerCache<LabResultSummaryReader>();
 
-export function labResultSummaryReader(): LabResultStore {
+export function labResultSummaryReader(): LabResultSummaryReader {
   return cache.get([dynamoDbClient(), kmsClient()], ([db, kms]) => {
     const keyId = optionalEnv(Env.kmsKeyId, 'unset');
     const table = tableName('results');
     const encryptor = new EnvelopeEncryptor({ kms, keyId, purpose: LAB_RESULT_KEY_PURPOSE });
-    return new LabResultStore({ db, table, encryptor, lookupKeys: { db, table, kms, kmsKeyId: keyId === 'unset' ? undefined : keyId } });
+    return new LabResultSummaryReader({ db, table, encryptor, lookupKeys: { db, table, kms, kmsKeyId: keyId === 'unset' ? undefined : keyId } });
   });
 }

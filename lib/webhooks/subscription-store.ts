@@ -24,7 +24,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
 import { isConditionalCheckFailed } from '../aws/dependency-calls';
 import { Tables } from '../config/service';
 import type { Delivery, DeliveryAttempt, DeliveryState, Subscription, WebhookEvent } from './types';

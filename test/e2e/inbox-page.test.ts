@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { AuditTrail } from '../../lib/audit/audit-trail';
+import { AuditTrailReader } from '../../lib/audit/audit-trail-reader';
 import type { LocalStack } from '../../lib/local/stack';
 import { call, startTestStack } from '../support/local-stack';
 
@@ -192,7 +192,7 @@ describeWithBrowser('the inbox page in a browser', () => {
     expect(routed.state).toBe('routed_manually');
     expect(routed.history.at(-1)).toMatchObject({ actor: 'staff', staffUsername: 'demo-reviewer' });
     const db = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const records = await new AuditTrail(db, stack.tables.audit).forPatient(routed.patientId);
+    const records = await new AuditTrailReader(db, stack.tables.audit).forPatient(routed.patientId);
     db.destroy();
     expect(records.filter((r) => r.action === 'inbox.route' && r.staffUsername === 'demo-reviewer')).toHaveLength(1);
     expect(records.filter((r) => r.action === 'inbox.candidates' && r.staffUsername === 'demo-reviewer').length).toBeGreaterThanOrEqual(1);
@@ -279,7 +279,7 @@ describeWithBrowser('the inbox page in a browser', () => {
     });
     expect(note.status).toBe(200);
     const db = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const records = await new AuditTrail(db, stack.tables.audit).forPatient('demo-patient-1');
+    const records = await new AuditTrailReader(db, stack.tables.audit).forPatient('demo-patient-1');
     db.destroy();
     expect(records.filter((r) => r.action === 'inbox.held_route' && r.staffUsername === 'demo-reviewer')).toHaveLength(1);
     await context.close();

@@ -6,7 +6,7 @@
  * version for the patient. The route is audited under the chart patient and happens once.
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { parseHl7Message, firstSegment, valueAt } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';

@@ -5,7 +5,7 @@
  * load), reviewers and viewers signed in at the local OpenID provider, the audit trail.
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { importChart } from '../../lib/chart/chart-import';
 import { ChartStore } from '../../lib/chart/chart-store';

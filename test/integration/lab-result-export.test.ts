@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { IDENTIFIER_LENGTH, shortIdentifier } from '../../lib/hl7/identifiers';
 import type { LocalStack } from '../../lib/local/stack';

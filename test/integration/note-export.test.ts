@@ -1,6 +1,6 @@
 import type { LocalStack } from '../../lib/local/stack';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { AuditTrail } from '../../lib/audit/audit-trail';
+import { AuditTrailReader } from '../../lib/audit/audit-trail-reader';
 import { call, startTestStack } from '../support/local-stack';
 
 const notePath = (patientId: string, noteId: string) => `/exportHl7Note?patientId=${encodeURIComponent(patientId)}&noteId=${encodeURIComponent(noteId)}`;
@@ -148,7 +148,7 @@ describe('GET /exportHl7Note', () => {
     });
     expect([ok.status, missing.status]).toEqual([200, 404]);
     const db = new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const records = await new AuditTrail(db, stack.tables.audit).forPatient('demo-patient-2');
+    const records = await new AuditTrailReader(db, stack.tables.audit).forPatient('demo-patient-2');
     db.destroy();
     const byRequest = Object.fromEntries(records.map((r) => [r.requestId, r]));
     expect(byRequest['audit-ok-1']).toMatchObject({

@@ -2,7 +2,7 @@
  * Staff sign-in to the inbox API (issue 20): ID tokens from the local OpenID provider, groups,
  * audit records naming the staff member. The browser path is in test/e2e/inbox-page.test.ts.
  */
-import { AuditTrail } from '../../lib/audit/audit-trail';
+import { AuditTrailReader } from '../../lib/audit/audit-trail-reader';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LocalStack } from '../../lib/local/stack';
 import { call, startTestStack } from '../support/local-stack';
@@ -67,7 +67,7 @@ describe('staff sign-in on the inbox routes', () => {
       staffUsername: 'demo-reviewer',
     });
     const db = new DynamoDBClient({ endpoint: stack.urls.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const records = await new AuditTrail(db, stack.tables.audit).forPatient('demo-patient-5');
+    const records = await new AuditTrailReader(db, stack.tables.audit).forPatient('demo-patient-5');
     db.destroy();
     expect(records.find((r) => r.action === 'inbox.route')).toMatchObject({
       staffUsername: 'demo-reviewer',

@@ -14,8 +14,9 @@
  * fails the caller gets 503 and no data. A patient's trail reads back in order (the query behind
  * `npm run audit -- --patient ID`).
  */
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { AuditTrail, subjectKey } from '../../lib/audit/audit-trail';
+import { AuditTrailReader } from '../../lib/audit/audit-trail-reader';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import type { LocalStack } from '../../lib/local/stack';
@@ -385,7 +386,7 @@ describe('audit trail: one record per PHI access or change', () => {
   });
 
   it("a patient's trail reads back oldest first (npm run audit -- --patient)", async () => {
-    const trail = await new AuditTrail(dynamoDbClient(), stack.tables.audit).forPatient('demo-patient-1');
+    const trail = await new AuditTrailReader(dynamoDbClient(), stack.tables.audit).forPatient('demo-patient-1');
     const mine = expectations.filter((e) => e.patientId === 'demo-patient-1').map((e) => e.requestId);
     const seen = trail.map((r) => r.requestId).filter((id) => mine.includes(id));
     const issues: string[] = [];

@@ -34,7 +34,7 @@
  */
 import fc from 'fast-check';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import type { LocalStack } from '../../lib/local/stack';
 import { subjectKey } from '../../lib/audit/audit-trail';

@@ -16,7 +16,7 @@
  *     most 5.
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { sqsClient } from '../../lib/aws/clients';
 import { Scopes } from '../../lib/config/service';
 import { packetIdFor } from '../../lib/forms/packet-id';

@@ -29,7 +29,7 @@
  */
 import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { randomBytes } from 'node:crypto';
 import { dynamoDbClient, sqsClient } from '../../lib/aws/clients';
 import { formsDependencies, formsEncryptor } from '../../lib/forms/forms-wiring';

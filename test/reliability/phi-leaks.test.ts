@@ -17,7 +17,7 @@
  *   - the plain (non-ciphertext) attributes of the results, idempotency and forms tables, and S3 keys.
  */
 import { ReceiveMessageCommand, SendMessageCommand, SetQueueAttributesCommand, DeleteMessageBatchCommand, type Message } from '@aws-sdk/client-sqs';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { randomBytes } from 'node:crypto';
 import { sqsClient } from '../../lib/aws/clients';
 import { matchingMessageBody } from '../../lib/forms/matching-queue';

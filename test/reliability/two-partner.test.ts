@@ -16,7 +16,7 @@
  *     tables, documents bucket).
  * Every check is counted in a Tally (support.ts) and printed.
  */
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '../../lib/aws/attribute-values';
 import { keysCli } from '../../lib/admin/keys-cli';
 import { partnersCli } from '../../lib/admin/partners-cli';
 import { resolveTarget } from '../../lib/admin/target';

@@ -1,21 +1,25 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../../observability/logger';
-import { operationOutcome } from '../../fhir/operation-outcome';
-import { FHIR_CONTENT_TYPE } from '../fhir';
 import { problemForError } from '../domain-problems';
-import type { FieldError, ProblemBody } from '../problem';
+import type { ProblemBody } from '../problem';
 import { newRequestId } from '../request-id';
 import { requestState, type MiddyRequest } from '../request-state';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** How an endpoint writes a problem: problem+json, or (FHIR routes, lib/http/fhir.ts) an OperationOutcome. */
+export type ProblemRenderer = (problem: ProblemBody) => { contentType: string; body: string };
+
+export const problemJson: ProblemRenderer = (problem) => ({ contentType: PROBLEM_CONTENT_TYPE, body: JSON.stringify(problem) });
+
 /**
  * Last in the pipeline: turns errors into problem+json (a generic 500/503 for anything that is not
  * an `HttpProblem`, with no stack and no message from inside), and gives every response the same
  * headers: x-request-id, the rate-limit trio, Cache-Control no-store (PHI), Retry-After on 429/503.
- * Writes one log line per request with ids, status and timing only.
+ * Writes one log line per request with ids, status and timing only. `renderProblem` writes the
+ * problem (FHIR endpoints pass theirs, so only their bundles carry the OperationOutcome writer).
  */
-export function httpResponses() {
+export function httpResponses(renderProblem: ProblemRenderer = problemJson) {
   const decorate = (request: MiddyRequest, response: APIGatewayProxyResult, errorName?: string) => {
     const state = requestState(request);
     const requestId = state?.requestId ?? newRequestId();
@@ -53,27 +57,16 @@ export function httpResponses() {
       if (!expected) {
         logger.error('request.failed', { requestId, function: state?.endpoint.name, errorName: (error as Error | undefined)?.name ?? 'unknown' });
       }
-      const body: ProblemBody = problem.toBody(requestId);
-      // FHIR routes answer the same problem as an OperationOutcome (same status, headers and text)
-      const fhir = state?.endpoint.format === 'fhir';
-      const rendered = fhir
-        ? JSON.stringify(operationOutcome({ status: body.status, detail: body.detail, requestId, fields: body.errors?.map(fieldLocation) }))
-        : JSON.stringify(body);
+      const rendered = renderProblem(problem.toBody(requestId));
       request.response = decorate(
         request,
         {
           statusCode: problem.status,
-          headers: { 'content-type': fhir ? FHIR_CONTENT_TYPE : PROBLEM_CONTENT_TYPE, ...(problem.extras.headers ?? {}) },
-          body: rendered,
+          headers: { 'content-type': rendered.contentType, ...(problem.extras.headers ?? {}) },
+          body: rendered.body,
         },
         expected ? undefined : (error as Error | undefined)?.name,
       );
     },
   };
-}
-
-function fieldLocation(error: FieldError): { location: string; message: string } {
-  if ('parameter' in error) return { location: error.parameter, message: error.message };
-  if ('header' in error) return { location: `header ${error.header}`, message: error.message };
-  return { location: error.pointer, message: error.message };
 }

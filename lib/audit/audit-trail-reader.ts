@@ -1,0 +1,80 @@
+/**
+ * Reading the audit trail back (`npm run audit`, tests): a patient's records, a resource's, a
+ * day's unresolved ones, oldest first. Apart from AuditTrail (audit-trail.ts), which only appends,
+ * so no function bundles these reads.
+ */
+import { QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '../aws/attribute-values';
+import { ascending, mergeSortedPartitions, partitionsOf } from '../dynamo/write-shards';
+import { UNRESOLVED_SHARDS, subjectKey, type AuditRecord } from './audit-trail';
+
+export class AuditTrailReader {
+  constructor(
+    private readonly db: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  /** A patient's audit records, oldest first (for `npm run audit -- --patient ID`). */
+  forPatient(patientId: string): Promise<AuditRecord[]> {
+    return this.forSubject(`PATIENT#${patientId}`);
+  }
+
+  /**
+   * The records whose first resource id is `name`=`id`, oldest first: e.g. a partner's or a key's
+   * changes by the operator CLIs (`npm run audit -- --partner ID`, `--key ID`).
+   */
+  forResource(name: string, id: string): Promise<AuditRecord[]> {
+    return this.forSubject(subjectKey({ resourceIds: { [name]: id }, at: '' }));
+  }
+
+  /**
+   * The records of requests that named no verified record on one day (`YYYY-MM-DD`, UTC), oldest
+   * first: every shard (and the unsharded key of records written before sharding) merged by time.
+   */
+  async forUnresolvedDay(day: string): Promise<AuditRecord[]> {
+    const { rows } = await mergeSortedPartitions<{ sk: string; record: AuditRecord }, Record<string, AttributeValue>>(
+      partitionsOf(`UNRESOLVED#${day}`, UNRESOLVED_SHARDS),
+      Number.MAX_SAFE_INTEGER,
+      (a, b) => ascending(a.sk, b.sk),
+      async (pk, _limit, start) => {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: marshall({ ':pk': pk }),
+            ExclusiveStartKey: start,
+          }),
+        );
+        return {
+          rows: (out.Items ?? []).map((item) => {
+            const { pk: _pk, sk, ...record } = unmarshall(item);
+            return { sk: String(sk), record: record as AuditRecord };
+          }),
+          lastKey: out.LastEvaluatedKey,
+        };
+      },
+    );
+    return rows.map((r) => r.record);
+  }
+
+  private async forSubject(pk: string): Promise<AuditRecord[]> {
+    const records: AuditRecord[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: marshall({ ':pk': pk }),
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const { pk: _pk, sk: _sk, ...record } = unmarshall(item);
+        records.push(record as AuditRecord);
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return records;
+  }
+}

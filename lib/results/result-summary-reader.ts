@@ -1,0 +1,215 @@
+/**
+ * The summary reads of the results table (lib/results/result-store.ts describes the layout): a
+ * patient's results as decrypted summaries, a page at a time, and one result's summary. What the
+ * summary export and the FHIR lab reads bundle; LabResultStore extends it with the writes, the
+ * notification bookkeeping and the reads of whole versions (issue 31 item 5: a class is bundled
+ * whole, so a summary reader carried all of those).
+ */
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { queryPages } from '../aws/query-pages';
+import { DEFAULT_DATA_KEY_SERVICE, type EnvelopeEncryptor } from '../crypto/envelope';
+import type { LabDocumentSummary, LabOrder, LabTestSummary } from '../chart/types';
+import type { ResultDocumentStore } from './documents';
+import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
+import { openRecord } from './sealed-record';
+import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY, ResultItems, parseVersionSk, resultPk } from './result-items';
+import type { LabResultStatus, StoredLabResultSummary } from './types';
+
+export const RECORD_TYPES = {
+  submission: 'lab-result',
+  summary: 'lab-result-summary',
+  summaryPart: 'lab-result-summary-part',
+  document: 'lab-result-document',
+} as const;
+/** data key context purpose (goes to KMS / CloudTrail; no PHI) */
+export const LAB_RESULT_KEY_PURPOSE = 'lab-result';
+/** The data key context of lab results' encryptor (result-wiring.ts): sealed records leave it out (sealed-record.ts). */
+export const LAB_RESULT_KEY_CONTEXT = { purpose: LAB_RESULT_KEY_PURPOSE, service: DEFAULT_DATA_KEY_SERVICE };
+export const SUMMARY_PART_PREFIX = 'SUMMARYPART#';
+const DEPENDENCY = RESULTS_DEPENDENCY;
+export const MAX_SUMMARY_LIMIT = 1000;
+
+export interface SummaryPayload {
+  accessionNumber: string;
+  status: LabResultStatus;
+  resultedAt: string;
+  results: LabTestSummary[];
+  order?: LabOrder;
+  documents?: LabDocumentSummary[];
+  /** set only on summaries stored before issue 27 K2 (long values cut, results left out) */
+  truncated?: boolean;
+  /** the summary is in this many summary parts (the inline payload is a stub) */
+  parts?: number;
+}
+
+export interface LabResultStoreOptions {
+  db: DynamoDBClient;
+  table: string;
+  encryptor: EnvelopeEncryptor;
+  /** needed to write or read versions with parts in S3 */
+  documents?: ResultDocumentStore;
+  /** where the lookup key lives (readers need it for recentResultsForPatient) */
+  lookupKeys?: LookupKeySource;
+}
+
+/** A pointer (or, before issue 31 item 2, an index entry of one) with its summary ciphertext in either form. */
+const hasSummary = (item: Record<string, AttributeValue>) => Boolean(item.summary?.S || item.summary?.B);
+
+/**
+ * OBX-8 flags as an array. Results stored before issue 27 by HL7 intake hold `abnormalFlags` as a
+ * comma-joined string (`"H,A"`); both shapes read as the array.
+ */
+export function normaliseAbnormalFlags(value: unknown): string[] | undefined {
+  const flags = Array.isArray(value)
+    ? value.filter((f): f is string => typeof f === 'string').map((f) => f.trim())
+    : typeof value === 'string'
+      ? value.split(',').map((f) => f.trim())
+      : [];
+  const kept = flags.filter((f) => f !== '');
+  return kept.length > 0 ? kept : undefined;
+}
+
+/** A stored test result with `abnormalFlags` in the array shape (other fields as stored). */
+export function normaliseTestResult<T extends { abnormalFlags?: unknown }>(result: T): T {
+  if (!('abnormalFlags' in result) || Array.isArray(result.abnormalFlags)) return result;
+  const { abnormalFlags, ...rest } = result;
+  const flags = normaliseAbnormalFlags(abnormalFlags);
+  return (flags ? { ...rest, abnormalFlags: flags } : rest) as T;
+}
+
+export const summaryPartSk = (versionId: string, part: number) => `${SUMMARY_PART_PREFIX}${versionId}#${String(part).padStart(4, '0')}`;
+
+export class LabResultSummaryReader {
+  protected readonly db: DynamoDBClient;
+  protected readonly items: ResultItems;
+  protected readonly table: string;
+  protected readonly encryptor: EnvelopeEncryptor;
+  protected readonly lookupKeys?: LookupKeySource;
+
+  constructor(options: LabResultStoreOptions) {
+    this.db = options.db;
+    this.items = new ResultItems(options.db, options.table);
+    this.table = options.table;
+    this.encryptor = options.encryptor;
+    this.lookupKeys = options.lookupKeys;
+  }
+
+  /**
+   * Up to `limit` of a patient's results (the current version of each), newest ResultedDateUTC
+   * first, as decrypted summaries: one Query on byPatient plus one KMS Decrypt per data key
+   * (cached). Reads no S3. An unknown patient, or a deployment with no results yet, gives [].
+   */
+  async recentResultsForPatient(patientId: string, limit: number): Promise<StoredLabResultSummary[]> {
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_SUMMARY_LIMIT) throw new RangeError(`limit must be an integer from 0 to ${MAX_SUMMARY_LIMIT}`);
+    if (limit === 0) return [];
+    return (await this.resultsForPatientPage(patientId, limit)).map((entry) => entry.summary);
+  }
+
+  /**
+   * One page of a patient's results (current version of each), newest ResultedDateUTC first,
+   * strictly after the position `before` (a `patientSk` returned earlier) when given. Each entry
+   * carries its position. Same reads as recentResultsForPatient.
+   */
+  async resultsForPatientPage(patientId: string, limit: number, before?: string): Promise<Array<{ summary: StoredLabResultSummary; position: string }>> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SUMMARY_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_SUMMARY_LIMIT}`);
+    if (typeof patientId !== 'string' || patientId.length === 0) return [];
+    const keys = await this.keys();
+    if (!keys) return [];
+    const page: Array<{ summary: StoredLabResultSummary; position: string }> = [];
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        IndexName: RESULTS_BY_PATIENT_INDEX,
+        KeyConditionExpression: before === undefined ? 'patientPk = :pk' : 'patientPk = :pk AND patientSk < :before',
+        ExpressionAttributeValues: { ':pk': { S: keys.patientKey(patientId) }, ...(before === undefined ? {} : { ':before': { S: before } }) },
+        ScanIndexForward: false,
+        Limit: limit - page.length,
+      }),
+      async (items) => {
+        for (const indexed of items) {
+          const item = hasSummary(indexed) ? indexed : await this.items.getItem(indexed.pk!.S!, CURRENT_SK);
+          const position = indexed.patientSk?.S;
+          if (item && hasSummary(item) && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
+        }
+        return page.length < limit;
+      },
+    );
+    return page;
+  }
+
+  /**
+   * The current version's summary of one result, only when the result is filed under this patient
+   * (its pointer's patient key is the patient's keyed id); otherwise undefined, exactly as for an
+   * unknown result id. One GetItem plus one Decrypt.
+   */
+  async currentSummaryForPatient(patientId: string, resultId: string): Promise<StoredLabResultSummary | undefined> {
+    if (typeof patientId !== 'string' || patientId.length === 0 || !/^lr_[0-9a-f]{32}$/.test(resultId)) return undefined;
+    const keys = await this.keys();
+    if (!keys) return undefined;
+    const item = await this.items.getItem(resultPk(resultId), CURRENT_SK);
+    if (!item || !hasSummary(item) || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
+    return this.decryptSummary(item);
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  protected keys(): Promise<ResultKeys | undefined> {
+    if (!this.lookupKeys) throw new Error('LabResultStore needs lookupKeys for lookups by patient or accession');
+    return loadResultKeys(this.lookupKeys, { create: false });
+  }
+
+  /** The whole summary from its parts: one Query (the version's parts, in order) plus a Decrypt each. */
+  private async readSummaryParts(resultId: string, versionId: string, senderId: string, count: number): Promise<SummaryPayload> {
+    const items: Record<string, AttributeValue>[] = [];
+    await queryPages(
+      this.db,
+      DEPENDENCY,
+      () => ({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': { S: resultPk(resultId) }, ':prefix': { S: `${SUMMARY_PART_PREFIX}${versionId}#` } },
+        ConsistentRead: true,
+      }),
+      (page) => {
+        items.push(...page);
+        return true;
+      },
+    );
+    if (items.length !== count) throw new Error(`summary parts of a version: expected ${count}, found ${items.length}`);
+    const buffers: Buffer[] = [];
+    for (const [index, item] of items.entries()) {
+      if (item.sk?.S !== summaryPartSk(versionId, index)) throw new Error('summary parts of a version are not numbered 0..n-1');
+      buffers.push(
+        await this.encryptor.decrypt(item.envelope!.S!, { recordType: RECORD_TYPES.summaryPart, sender: senderId, resultId, versionId, part: String(index) }),
+      );
+    }
+    return JSON.parse(Buffer.concat(buffers).toString('utf8')) as SummaryPayload;
+  }
+
+  private async decryptSummary(item: Record<string, AttributeValue>): Promise<StoredLabResultSummary> {
+    const resultId = item.resultId?.S ?? item.pk!.S!.slice(resultPk('').length);
+    const versionId = item.versionId?.S ?? parseVersionSk(item.versionSk!.S!)!.versionId;
+    const senderId = item.senderId!.S!;
+    const context = { recordType: RECORD_TYPES.summary, sender: senderId, resultId, versionId };
+    const plain = item.summary!.B
+      ? await openRecord(this.encryptor, item.summary!.B, context, LAB_RESULT_KEY_CONTEXT)
+      : await this.encryptor.decrypt(item.summary!.S!, context);
+    const inline = JSON.parse(plain.toString('utf8')) as SummaryPayload;
+    const s = typeof inline.parts === 'number' && inline.parts > 0 ? await this.readSummaryParts(resultId, versionId, senderId, inline.parts) : inline;
+    return {
+      resultId,
+      versionId,
+      senderId,
+      patientMatched: item.patientMatched?.BOOL === true,
+      accessionNumber: s.accessionNumber,
+      status: s.status,
+      resultedAt: s.resultedAt,
+      results: s.results.map(normaliseTestResult),
+      ...(s.order ? { order: s.order } : {}),
+      ...(s.documents ? { documents: s.documents } : {}),
+      ...(s.truncated ? { truncated: true } : {}),
+    };
+  }
+}
