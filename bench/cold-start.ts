@@ -4,7 +4,7 @@
  * Every function is bundled with scripts/build.ts LAMBDA_BUNDLE_OPTIONS (the deployed esbuild
  * settings) into a temporary directory. Its floor is a bundle, built the same way in the same run,
  * that contains only the SDK clients the function's `needs` imply (DynamoDB always; KMS when
- * `needs.kms`; SQS when `needs.queues`; S3 when `needs.documentsBucket`), builds them exactly as
+ * `needs.kms`; SQS when `needs.queues`; S3 when `needs.documentsBucket`; API Gateway when `needs.apiGatewayKeys`), builds them exactly as
  * lib/aws/clients.ts does, and sends one DynamoDB GetItem.
  *
  * Init time = fresh `node` process (NODE_OPTIONS as deployed: --enable-source-maps), import() of
@@ -32,13 +32,17 @@ import { allowContext, authorizerEvent, proxyEvent, BENCH_KEYS, DEMO, type Bench
 import { scenarioFor } from './scenarios';
 import { median, round } from './stats';
 
+/** the clients of the data path (the I/O floor of bench/floor.ts replays their calls) */
 export type ClientId = 'dynamodb' | 'kms' | 'sqs' | 's3';
-const CLIENT_ORDER: ClientId[] = ['dynamodb', 'kms', 'sqs', 's3'];
-const CLIENT_PACKAGE: Record<ClientId, { pkg: string; cls: string; env: string }> = {
+/** every client a function's `needs` can grant: the data path's, and API Gateway's (revokeExpiredKeys deletes gateway keys) */
+export type BundleClientId = ClientId | 'apigateway';
+const CLIENT_ORDER: BundleClientId[] = ['dynamodb', 'kms', 'sqs', 's3', 'apigateway'];
+const CLIENT_PACKAGE: Record<BundleClientId, { pkg: string; cls: string; env: string }> = {
   dynamodb: { pkg: '@aws-sdk/client-dynamodb', cls: 'DynamoDBClient', env: 'DYNAMODB' },
   kms: { pkg: '@aws-sdk/client-kms', cls: 'KMSClient', env: 'KMS' },
   sqs: { pkg: '@aws-sdk/client-sqs', cls: 'SQSClient', env: 'SQS' },
   s3: { pkg: '@aws-sdk/client-s3', cls: 'S3Client', env: 'S3' },
+  apigateway: { pkg: '@aws-sdk/client-api-gateway', cls: 'APIGatewayClient', env: 'API_GATEWAY' },
 };
 
 export function needsOf(name: string): ResourceNeeds {
@@ -48,15 +52,16 @@ export function needsOf(name: string): ResourceNeeds {
   return fn.needs;
 }
 
-export function clientsFromNeeds(needs: ResourceNeeds): ClientId[] {
-  const set = new Set<ClientId>(['dynamodb']);
+export function clientsFromNeeds(needs: ResourceNeeds): BundleClientId[] {
+  const set = new Set<BundleClientId>(['dynamodb']);
   if (needs.kms?.length) set.add('kms');
   if (needs.queues && Object.keys(needs.queues).length) set.add('sqs');
   if (needs.documentsBucket) set.add('s3');
+  if (needs.apiGatewayKeys) set.add('apigateway');
   return CLIENT_ORDER.filter((c) => set.has(c));
 }
 
-function floorSource(clients: ClientId[]): string {
+function floorSource(clients: BundleClientId[]): string {
   const imports = clients.map((c) => `import { ${CLIENT_PACKAGE[c].cls}${c === 'dynamodb' ? ', GetItemCommand' : ''} } from '${CLIENT_PACKAGE[c].pkg}';`);
   const builds = clients.map((c) => {
     const extra = c === 's3' ? `, forcePathStyle: Boolean(endpoint('S3'))` : '';
@@ -84,9 +89,9 @@ export interface BundleInfo {
   gzipBytes: number;
   /** bytes in the output by package (node_modules package, or "app" for lib/ functions/) */
   byPackage: Record<string, number>;
-  sdkClients: ClientId[];
+  sdkClients: BundleClientId[];
   /** app files that import each bundled SDK client package */
-  clientImporters: Partial<Record<ClientId, string[]>>;
+  clientImporters: Partial<Record<BundleClientId, string[]>>;
   /** the largest app (lib/, functions/) files in the bundle, KB */
   topAppFiles: Array<{ file: string; kb: number }>;
 }
@@ -109,7 +114,7 @@ function bundleInfo(outfile: string, metafile: Metafile, root: string): BundleIn
     byPackage[pkg] = (byPackage[pkg] ?? 0) + bytesInOutput;
   }
   const sdkClients = CLIENT_ORDER.filter((c) => (byPackage[CLIENT_PACKAGE[c].pkg] ?? 0) > 0);
-  const clientImporters: Partial<Record<ClientId, string[]>> = {};
+  const clientImporters: Partial<Record<BundleClientId, string[]>> = {};
   for (const [input, { imports }] of Object.entries(metafile.inputs)) {
     if (input.includes('node_modules/') || !(input in (output?.inputs ?? {}))) continue;
     for (const imp of imports) {
@@ -322,19 +327,19 @@ export interface TimingSummary {
 export interface FunctionColdStart {
   name: string;
   kind: 'authorizer' | 'http' | 'queue' | 'schedule';
-  needs: ClientId[];
+  needs: BundleClientId[];
   floor: string;
   bundle: BundleInfo;
   timing: TimingSummary;
   /** initMs: the function's init (to its first SDK call, or to its response when it makes none) over the floor's init */
   ratios: { size: number; gzip: number; importMs: number; firstCallMs: number | null; initMs: number | null };
   /** SDK clients in the bundle that `needs` does not list */
-  extraClients: ClientId[];
+  extraClients: BundleClientId[];
   /**
    * SDK clients in the bundle the function can never call: DynamoDB when `needs` grants no table
    * (its IAM role has no table action; the floor still counts DynamoDB, which every floor builds)
    */
-  uncalledClients: ClientId[];
+  uncalledClients: BundleClientId[];
   /** packages whose bytes exceed the floor's, largest first (KB) */
   excessByPackage: Array<{ pkg: string; kb: number }>;
   meetsTarget: boolean;
@@ -342,7 +347,7 @@ export interface FunctionColdStart {
 
 export interface FloorColdStart {
   id: string;
-  clients: ClientId[];
+  clients: BundleClientId[];
   bundle: BundleInfo;
   timing: TimingSummary;
 }
@@ -395,7 +400,7 @@ function kindOf(name: string): FunctionColdStart['kind'] {
 }
 
 /** SDK clients a function may call at all: DynamoDB only with a table in `needs`, the others as clientsFromNeeds. */
-export function callableClients(needs: ResourceNeeds): ClientId[] {
+export function callableClients(needs: ResourceNeeds): BundleClientId[] {
   const tables = Object.values(needs.tables ?? {}).some((ops) => (ops?.length ?? 0) > 0);
   return clientsFromNeeds(needs).filter((c) => c !== 'dynamodb' || tables);
 }
@@ -442,7 +447,7 @@ export async function measureColdStart(options: {
     }
   }
 
-  const floorIds = new Map<string, ClientId[]>();
+  const floorIds = new Map<string, BundleClientId[]>();
   for (const name of bundles.keys()) {
     const clients = clientsFromNeeds(needsOf(name));
     floorIds.set(clients.join('+'), clients);
