@@ -20,7 +20,7 @@
  *   npx tsx bench/inbox-reads.ts [--packets 3000]
  */
 import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '../lib/aws/attribute-values';
 import { Tables } from '../lib/config/service';
 import { listInbox, type InboxPage } from '../lib/forms/inbox';
 import { receiveFormPacket, type Submitter } from '../lib/forms/intake';
