@@ -177,7 +177,10 @@ describe('issue 28: handled 5xx of each HTTP function', () => {
   test('every HTTP function runs the shared pipeline (lib/http/endpoint.ts), which writes the line the filter counts', () => {
     for (const e of HttpEndpoints) {
       const source = fs.readFileSync(path.join(__dirname, '..', 'functions', `${e.name}.ts`), 'utf8');
-      expect({ name: e.name, pipeline: new RegExp(`httpEndpoint\\(\\s*${e.name}Route\\b`).test(source) }).toEqual({ name: e.name, pipeline: true });
+      expect({
+        name: e.name,
+        pipeline: new RegExp(`\\b(?:httpEndpoint|fhirEndpoint|storelessHttpEndpoint|storelessFhirEndpoint)\\(\\s*${e.name}Route\\b`).test(source),
+      }).toEqual({ name: e.name, pipeline: true });
     }
   });
 

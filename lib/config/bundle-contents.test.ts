@@ -85,11 +85,13 @@ describe('bundle files', () => {
 });
 
 describe('routes and the endpoint list', () => {
-  it('every HTTP function passes its own route (functions/<name>.ts: httpEndpoint(<name>Route, ...))', () => {
+  it('every HTTP function passes its own route (functions/<name>.ts: httpEndpoint, fhirEndpoint or their storeless forms (<name>Route, ...))', () => {
     const passed = readdirSync(path.join(root, 'functions'))
       .filter((f) => f.endsWith('.ts'))
       .flatMap((f) => {
-        const match = /httpEndpoint\((\w+)Route\b/.exec(readFileSync(path.join(root, 'functions', f), 'utf8'));
+        const match = /\b(?:httpEndpoint|fhirEndpoint|storelessHttpEndpoint|storelessFhirEndpoint)\((\w+)Route\b/.exec(
+          readFileSync(path.join(root, 'functions', f), 'utf8'),
+        );
         return match ? [[f.replace(/\.ts$/, ''), match[1]]] : [];
       });
     expect(passed.length).toBe(HttpRoutes.length);
