@@ -1,13 +1,8 @@
 import type { Address, Clinician, CodedValue, PersonName } from '../chart/types';
 import { Hl7EncodingError } from './errors';
-import { type EscapedText, escapeText as escapeTextImport } from './escape';
-import { IDENTIFIER_LENGTH as IDENTIFIER_LENGTHImport, shortIdentifier as shortIdentifierImport } from './identifiers';
+import { type EscapedText, escapeText } from './escape';
+import { IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
 import type { Components, TextComponents } from './segment';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const escapeText = escapeTextImport;
-const IDENTIFIER_LENGTH = IDENTIFIER_LENGTHImport;
-const shortIdentifier = shortIdentifierImport;
 
 /*
  * Builders of HL7 v2.5.1 composite data types from chart values. Each returns escaped components,

@@ -1,14 +1,8 @@
-import { tsFromDateTime as tsFromDateTimeImport } from './datatypes';
+import { tsFromDateTime } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { escapeText as escapeTextImport } from './escape';
+import { escapeText } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
-import { type Hl7Message, Segment as SegmentImport } from './segment';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const tsFromDateTime = tsFromDateTimeImport;
-const escapeText = escapeTextImport;
-const Segment = SegmentImport;
-type Segment = SegmentImport;
+import { type Hl7Message, Segment } from './segment';
 
 /** MSH-18 value declared when the message holds text outside ASCII (HL7 table 0211). */
 export const UNICODE_UTF8_CHARACTER_SET = 'UNICODE UTF-8';

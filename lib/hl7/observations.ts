@@ -15,71 +15,31 @@ import { hasAlternateCodeOnly } from '../chart/types';
 
 export type { LabResultSummary, LabTestSummary } from '../chart/types';
 import {
-  ceFromCodedValue as ceFromCodedValueImport,
-  ceWithAlternate as ceWithAlternateImport,
-  eiFromIdentifier as eiFromIdentifierImport,
-  isNumericText as isNumericTextImport,
-  nmFromNumber as nmFromNumberImport,
-  siFromNumber as siFromNumberImport,
-  tsFromDateTime as tsFromDateTimeImport,
-  tsFromPartialDateTime as tsFromPartialDateTimeImport,
-  xcnFromClinician as xcnFromClinicianImport,
+  ceFromCodedValue,
+  ceWithAlternate,
+  eiFromIdentifier,
+  isNumericText,
+  nmFromNumber,
+  siFromNumber,
+  tsFromDateTime,
+  tsFromPartialDateTime,
+  xcnFromClinician,
 } from './datatypes';
-import {
-  type EscapedText,
-  escapeFormattedText as escapeFormattedTextImport,
-  escapeText as escapeTextImport,
-  escapeTextLines as escapeTextLinesImport,
-  hasLineBreak as hasLineBreakImport,
-} from './escape';
+import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, hasLineBreak } from './escape';
 import { Hl7EncodingError } from './errors';
-import { type IdentifierNamespaces, IDENTIFIER_LENGTH as IDENTIFIER_LENGTHImport, shortIdentifier as shortIdentifierImport } from './identifiers';
-import { type FieldValue, Segment as SegmentImport } from './segment';
+import { type IdentifierNamespaces, IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
+import { type FieldValue, Segment } from './segment';
+import { type CommonOrder, commonOrderSegment, patientClassCodedValue, requireComponents, requireFirstComponent } from './segments';
 import {
-  type CommonOrder,
-  commonOrderSegment as commonOrderSegmentImport,
-  patientClassCodedValue as patientClassCodedValueImport,
-  requireComponents as requireComponentsImport,
-  requireFirstComponent as requireFirstComponentImport,
-} from './segments';
-import {
-  ORDER_CONTROL_RESULTS as ORDER_CONTROL_RESULTSImport,
-  ORDER_CONTROL_STATUS_CHANGED as ORDER_CONTROL_STATUS_CHANGEDImport,
-  observationResultStatus as observationResultStatusImport,
+  ORDER_CONTROL_RESULTS,
+  ORDER_CONTROL_STATUS_CHANGED,
+  observationResultStatus,
   type ObservationResultStatus,
   type ObservationValueType,
-  orderStatusCode as orderStatusCodeImport,
-  resultStatus as resultStatusImport,
+  orderStatusCode,
+  resultStatus,
   type ResultStatus,
 } from './tables';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const ceFromCodedValue = ceFromCodedValueImport;
-const ceWithAlternate = ceWithAlternateImport;
-const eiFromIdentifier = eiFromIdentifierImport;
-const isNumericText = isNumericTextImport;
-const nmFromNumber = nmFromNumberImport;
-const siFromNumber = siFromNumberImport;
-const tsFromDateTime = tsFromDateTimeImport;
-const tsFromPartialDateTime = tsFromPartialDateTimeImport;
-const xcnFromClinician = xcnFromClinicianImport;
-const escapeFormattedText = escapeFormattedTextImport;
-const escapeText = escapeTextImport;
-const escapeTextLines = escapeTextLinesImport;
-const hasLineBreak = hasLineBreakImport;
-const IDENTIFIER_LENGTH = IDENTIFIER_LENGTHImport;
-const shortIdentifier = shortIdentifierImport;
-const Segment = SegmentImport;
-type Segment = SegmentImport;
-const commonOrderSegment = commonOrderSegmentImport;
-const patientClassCodedValue = patientClassCodedValueImport;
-const requireComponents = requireComponentsImport;
-const requireFirstComponent = requireFirstComponentImport;
-const ORDER_CONTROL_RESULTS = ORDER_CONTROL_RESULTSImport;
-const ORDER_CONTROL_STATUS_CHANGED = ORDER_CONTROL_STATUS_CHANGEDImport;
-const observationResultStatus = observationResultStatusImport;
-const orderStatusCode = orderStatusCodeImport;
-const resultStatus = resultStatusImport;
 
 /*
  * ORU_R01 ORDER_OBSERVATION groups: [ORC] OBR [{NTE}] {OBX [{NTE}]}. OBR-1 numbers the groups of a

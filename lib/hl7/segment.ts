@@ -1,28 +1,14 @@
 import {
-  escapeAsciiTextLines as escapeAsciiTextLinesExport,
+  escapeAsciiTextLines,
   type EscapedText,
-  escapeText as escapeTextExport,
-  escapeTextLines as escapeTextLinesExport,
+  escapeText,
+  escapeTextLines,
   type TextLinesMeasure,
-  NOT_ESCAPED_TEXT as NOT_ESCAPED_TEXT_EXPORT,
-  plainAsciiExtraJsonBytes as plainAsciiExtraJsonBytesExport,
-  scanEscapedText as scanEscapedTextExport,
+  NOT_ESCAPED_TEXT,
+  plainAsciiExtraJsonBytes,
+  scanEscapedText,
 } from './escape';
-import { jsonStringBytes as jsonStringBytesExport } from './json-string-bytes';
-
-/*
- * Read once, here. When this library runs as CommonJS transformed by esbuild (tsx, the jest transform),
- * every use of an imported binding is a getter call on the exporting module's exports object, and this
- * check runs for every value of every message (about a tenth of a note message's time under tsx). The
- * ESM bundle of `npm run build` has no such cost; there these lines change nothing.
- */
-const scanEscapedText = scanEscapedTextExport;
-const escapeText = escapeTextExport;
-const escapeTextLines = escapeTextLinesExport;
-const escapeAsciiTextLines = escapeAsciiTextLinesExport;
-const plainAsciiExtraJsonBytes = plainAsciiExtraJsonBytesExport;
-const NOT_ESCAPED_TEXT = NOT_ESCAPED_TEXT_EXPORT;
-const jsonStringBytes = jsonStringBytesExport;
+import { jsonStringBytes } from './json-string-bytes';
 
 /** One component: a single escaped value, or its subcomponents (joined by `&`). */
 export type Component = EscapedText | readonly EscapedText[];
