@@ -261,15 +261,11 @@ function daysFromCivil(year: number, month: number, day: number): number {
 }
 
 /**
- * The last `Date` {@link tsFromDateTime} wrote (as whole seconds since the epoch) and its TS: the message
- * time is written twice in every message (MSH-7, EVN-2), and once per message of a batch.
+ * TS `yyyyMMddHHmmss+0000` of an epoch time in milliseconds (fractions of a second dropped): digits and
+ * `+`, which escaping leaves as they are, so this is its own escaped text (the segment checks it too).
  */
-let lastDateSecond = NaN;
-let lastDateTimeStamp = '' as EscapedText;
-
-/** TS `yyyyMMddHHmmss+0000` of an epoch time in milliseconds (fractions of a second dropped), escaped. */
 function utcTimeStamp(time: number, inputPath: string): EscapedText {
-  return escapeText(formatEpochMilliseconds(time, inputPath) + UTC_OFFSET);
+  return (formatEpochMilliseconds(time, inputPath) + UTC_OFFSET) as EscapedText;
 }
 
 /** `yyyyMMddHHmmss` in UTC of an epoch time in milliseconds (fractions of a second dropped). */
@@ -309,14 +305,9 @@ export const UTC_OFFSET = '+0000';
  */
 export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): EscapedText {
   if (typeof value !== 'string') {
-    // not `instanceof Date`: a Date from another realm (vm context, worker) must work too
-    const time = value.getTime();
-    const second = Math.floor(time / 1000);
-    if (second !== lastDateSecond) {
-      lastDateTimeStamp = utcTimeStamp(time, inputPath);
-      lastDateSecond = second;
-    }
-    return lastDateTimeStamp;
+    // not `instanceof Date`: a Date from another realm (vm context, worker) must work too. No cache from
+    // one message to the next: each message formats its own time stamps
+    return utcTimeStamp(value.getTime(), inputPath);
   }
   // `test`, then the fields read at their fixed places: no match array and no substrings to allocate
   if (!ISO_DATE_TIME.test(value)) {
@@ -333,8 +324,9 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
   }
   const offsetMinutes = zoneOffsetMinutes(value);
   if (offsetMinutes === 0) {
-    // already UTC: the time as written (validated above; the year has four digits, so 0001-9999)
-    return escapeText(timestampText(y, mo, d, h, mi, s) + UTC_OFFSET);
+    // already UTC: the time as written (validated above; the year has four digits, so 0001-9999); digits
+    // and `+` are their own escaped text
+    return (timestampText(y, mo, d, h, mi, s) + UTC_OFFSET) as EscapedText;
   }
   const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + ((h * 60 + mi - offsetMinutes) * 60 + s) * 1000;
   return utcTimeStamp(utcTime, inputPath);

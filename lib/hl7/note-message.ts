@@ -85,12 +85,13 @@ const NOTE_CODE = Segment.checkedField(ceFromCodedValue(LOCAL_CODES.note));
 const FINAL = Segment.checkedField(escapeText('F'));
 
 export function encodeNoteMessage(input: NoteMessageInput): string {
-  const message = new Hl7Message(buildMessageHeader(input.header, MDM_T02)).addAll(noteMessageSegments(input));
+  const messageHeader = buildMessageHeader(input.header, MDM_T02);
+  const message = new Hl7Message(messageHeader).addAll(noteMessageSegments(input, messageHeader));
   return encodeMessage(message, input.header);
 }
 
-/** The segments after MSH: EVN PID PV1 TXA OBX. */
-export function noteMessageSegments(input: NoteMessageInput): Segment[] {
+/** The segments after MSH: EVN PID PV1 TXA OBX; `messageHeader` the MSH built from `input.header`, when there is one (EVN-2 copies its MSH-7). */
+export function noteMessageSegments(input: NoteMessageInput, messageHeader?: Segment): Segment[] {
   const { header, patient, encounter, note } = input;
   assertSamePatient(patient, note.patientId, 'note.patientId');
   if (encounter) {
@@ -148,7 +149,7 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
   const attending = encounter?.attending ?? note.author;
   const attendingIsAuthor = !source && sameClinician(attending, note.author);
   return [
-    eventTypeSegment('T02', header.timestamp),
+    eventTypeSegment('T02', header.timestamp, messageHeader),
     patientIdentificationSegment(patient, 'core'),
     noteVisitSegment(encounter, attending, namespaces, attendingIsAuthor ? { segment: transcriptionHeader, fieldNumber: 5 } : undefined),
     transcriptionHeader,

@@ -325,24 +325,26 @@ export class ObservationGroup {
 
   private observationRequestSegment(setId: number, namespaces: IdentifierNamespaces): Segment {
     const { request } = this;
-    const obr = new Segment('OBR')
-      .set(1, siFromNumber(setId))
-      .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'))
-      .set(7, segmentTime(request.observedAt, request.inputPath))
-      .set(25, escapeText(request.resultStatus));
+    // OBR-4, 7 and 25 checked first, as before; the fields are set in order (the segment's text grows as they are)
+    const serviceIdentifier = requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code');
+    const observedAt = segmentTime(request.observedAt, request.inputPath);
+    const resultStatus = escapeText(request.resultStatus);
+    const obr = new Segment('OBR').set(1, siFromNumber(setId));
     if (request.placerOrderNumber !== undefined) {
       obr.set(2, eiFromIdentifier(request.placerOrderNumber, request.placerNamespace || namespaces.entity));
     }
     if (request.fillerOrderNumber !== undefined) {
       obr.set(3, eiFromIdentifier(request.fillerOrderNumber, request.fillerNamespace || namespaces.entity, request.fillerOrderNumberLength));
     }
+    obr.set(4, serviceIdentifier);
     setTime(obr, 6, request.requestedAt, request.inputPath);
+    obr.set(7, observedAt);
     setTime(obr, 8, request.observationEndAt, request.inputPath);
     if (request.orderingProvider) {
       obr.set(16, xcnFromClinician(request.orderingProvider, request.orderingProviderAuthority || namespaces.clinician));
     }
     setTime(obr, 22, request.statusChangedAt, request.inputPath);
-    return obr;
+    return obr.set(25, resultStatus);
   }
 }
 
@@ -450,8 +452,8 @@ function observationSegment(
     .set(1, siFromNumber(setId))
     .set(2, escapeText(observation.valueType))
     .set(3, requireComponents(ceWithAlternate(observation.identifier, observation.alternateIdentifier), observation.inputPath, '.code'))
-    .set(4, escapeText(subId))
-    .set(11, escapeText(observation.resultStatus));
+    .set(4, escapeText(subId));
+  const resultStatus = escapeText(observation.resultStatus); // OBX-11, set after OBX-8: the fields in order
   const { value } = observation;
   if (isTextLines(value)) {
     obx.setLines(5, value.lines);
@@ -472,6 +474,7 @@ function observationSegment(
       observation.abnormalFlags.map((flag) => [escapeText(flag)]),
     );
   }
+  obx.set(11, resultStatus);
   if (previous && observation.observedAt !== undefined && previous.observation.observedAt === observation.observedAt) {
     obx.copyFieldFrom(previous.segment, 14); // the same time as the row before (an assessment's rows)
   } else {

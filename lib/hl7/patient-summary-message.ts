@@ -216,8 +216,9 @@ function entryMessages(
       const note = record.record;
       const context = headerAt(0);
       const encounter = note.encounterId === undefined ? undefined : encounters.get(note.encounterId);
-      const message = new Hl7Message(buildMessageHeader(context, MDM_T02)).addAll(
-        noteMessageSegments({ header: context, patient, note, encounter, documentType: input.noteDocumentType }),
+      const messageHeader = buildMessageHeader(context, MDM_T02);
+      const message = new Hl7Message(messageHeader).addAll(
+        noteMessageSegments({ header: context, patient, note, encounter, documentType: input.noteDocumentType }, messageHeader),
       );
       return [encodeMessage(message, context)];
     }

@@ -206,8 +206,10 @@ export interface CheckedField {
  * {@link setTextComponents} / {@link setTextLines} (TX), which escape it themselves ({@link escapeText},
  * {@link escapeTextLines}) in the same scan as the check. Constants are checked once ({@link checkedField}); copies take text already checked.
  *
- * Performance: a field is serialized once, when it is set, and kept as text; the segment's text is built
- * once and cached until a field changes.
+ * Performance: a field is serialized once, when it is set, and kept as text. Fields are mostly set in
+ * order, so the segment's text grows as they are set (a field after the last one written is appended to
+ * it); a field set at or before the last one written drops the text, which {@link toString} builds again
+ * from the fields. The JSON size is a running sum of what the checks measured.
  */
 export class Segment {
   readonly name: string;
@@ -217,10 +219,12 @@ export class Segment {
   private nonAsciiFields: Set<number> | undefined;
   /** index = field number: what the field's values take inside a JSON string beyond their length (NaN: not countable alone) */
   private readonly fieldExtraJsonBytes: number[] = [];
-  /** {@link toString}, until a field changes */
+  /** the sum of {@link fieldExtraJsonBytes} (NaN when one of them is) */
+  private extraJsonBytesTotal = 0;
+  /** {@link toString}; `undefined` after a field at or before {@link written} changed, until toString builds it again */
   private text: string | undefined;
-  /** {@link jsonStringBytes}, until a field changes */
-  private jsonBytes: number | undefined;
+  /** the last field {@link text} holds (`firstSettableField - 1` while none has text) */
+  private written: number;
   /** 3 for MSH, FHS and BHS (fields 1 and 2 are the delimiters), else 1 */
   private readonly firstSettableField: number;
 
@@ -229,7 +233,11 @@ export class Segment {
       throw new Error(`invalid segment name ${JSON.stringify(name)}`);
     }
     this.name = name;
-    this.firstSettableField = isHeaderSegment(name) ? 3 : 1;
+    const header = isHeaderSegment(name);
+    this.firstSettableField = header ? 3 : 1;
+    // MSH: the encoding characters are MSH-2; other segments: the name stands at field 0
+    this.text = header ? name + FIELD_SEPARATOR + ENCODING_CHARACTERS : name;
+    this.written = this.firstSettableField - 1;
   }
 
   /** Sets field `fieldNumber` to one value (one repetition). An empty value clears the field. */
@@ -339,16 +347,8 @@ export class Segment {
   copyFieldFrom(source: Segment, fieldNumber: number, sourceFieldNumber = fieldNumber): this {
     this.assertSettable(fieldNumber);
     source.assertSettable(sourceFieldNumber);
-    this.fields[fieldNumber] = source.fields[sourceFieldNumber] ?? '';
-    this.fieldExtraJsonBytes[fieldNumber] = source.fieldExtraJsonBytes[sourceFieldNumber] ?? 0;
-    if (source.nonAsciiFields?.has(sourceFieldNumber)) {
-      (this.nonAsciiFields ??= new Set()).add(fieldNumber);
-    } else {
-      this.nonAsciiFields?.delete(fieldNumber);
-    }
-    this.text = undefined;
-    this.jsonBytes = undefined;
-    return this;
+    const nonAscii = source.nonAsciiFields?.has(sourceFieldNumber) ?? false;
+    return this.store(fieldNumber, source.fields[sourceFieldNumber] ?? '', nonAscii, source.fieldExtraJsonBytes[sourceFieldNumber] ?? 0);
   }
 
   /**
@@ -386,15 +386,25 @@ export class Segment {
   }
 
   private store(fieldNumber: number, text: string, nonAscii: boolean, extraJsonBytes: number): this {
+    const previousExtra = this.fieldExtraJsonBytes[fieldNumber];
     this.fields[fieldNumber] = text;
     this.fieldExtraJsonBytes[fieldNumber] = extraJsonBytes;
+    this.extraJsonBytesTotal += previousExtra === undefined ? extraJsonBytes : extraJsonBytes - previousExtra;
     if (nonAscii) {
       (this.nonAsciiFields ??= new Set()).add(fieldNumber);
-    } else {
-      this.nonAsciiFields?.delete(fieldNumber);
+    } else if (this.nonAsciiFields !== undefined) {
+      this.nonAsciiFields.delete(fieldNumber);
     }
-    this.text = undefined;
-    this.jsonBytes = undefined;
+    const segmentText = this.text;
+    if (segmentText !== undefined && fieldNumber > this.written) {
+      // after the last field written: appended (an empty field adds nothing: trailing empty fields are not written)
+      if (text !== '') {
+        this.text = segmentText + separators(FIELD_SEPARATOR_RUNS, fieldNumber - this.written) + text;
+        this.written = fieldNumber;
+      }
+    } else {
+      this.text = undefined;
+    }
     return this;
   }
 
@@ -430,6 +440,7 @@ export class Segment {
         }
       }
       this.text = out;
+      this.written = written;
     }
     return this.text;
   }
@@ -440,18 +451,10 @@ export class Segment {
    * over the text, except for the rare segment with a value that ends in a high surrogate.
    */
   jsonStringBytes(): number {
-    if (this.jsonBytes === undefined) {
-      const text = this.toString();
-      // the name and the separators are ASCII (one byte each), the encoding characters hold one `\`, the CR is `\r`
-      let bytes = text.length + (isHeaderSegment(this.name) ? 1 : 0) + 2;
-      const extras = this.fieldExtraJsonBytes;
-      for (let fieldNumber = this.firstSettableField; fieldNumber < extras.length; fieldNumber += 1) {
-        const extra = extras[fieldNumber];
-        if (extra !== undefined) bytes += extra;
-      }
-      this.jsonBytes = Number.isNaN(bytes) ? jsonStringBytes(text + SEGMENT_TERMINATOR) - 2 : bytes;
-    }
-    return this.jsonBytes;
+    const text = this.toString();
+    // the name and the separators are ASCII (one byte each), the encoding characters hold one `\`, the CR is `\r`
+    const bytes = text.length + (this.firstSettableField === 3 ? 1 : 0) + 2 + this.extraJsonBytesTotal;
+    return Number.isNaN(bytes) ? jsonStringBytes(text + SEGMENT_TERMINATOR) - 2 : bytes;
   }
 }
 

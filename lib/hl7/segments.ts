@@ -131,9 +131,13 @@ export function patientClassCodedValue(encounter: Encounter, inputPath: string):
   return { code, display: PATIENT_CLASS_TEXT[code], system: 'HL70004' };
 }
 
-/** EVN: event type code (EVN-1) and recorded date/time (EVN-2). */
-export function eventTypeSegment(eventTypeCode: string, recordedAt: Date): Segment {
-  return new Segment('EVN').setText(1, eventTypeCode).set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
+/**
+ * EVN: event type code (EVN-1) and recorded date/time (EVN-2, the message time). With `messageHeader`, the
+ * MSH built from the same time, EVN-2 is a copy of its MSH-7 (the same value, formatted once per message).
+ */
+export function eventTypeSegment(eventTypeCode: string, recordedAt: Date, messageHeader?: Segment): Segment {
+  const evn = new Segment('EVN').setText(1, eventTypeCode);
+  return messageHeader ? evn.copyFieldFrom(messageHeader, 2, 7) : evn.set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
 }
 
 /** Which PID fields to write: `core` is the spec's note shape (PID-1, 3, 5, 7, 8), `full` all demographics. */
