@@ -4,7 +4,7 @@ import { Hl7EncodingError } from './errors';
 import { escapeText, type EscapedText } from './escape';
 import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext, namespacesOf } from './header';
 import { documentNumberLength, LOCAL_CODES } from './observations';
-import { Hl7Message, Segment, type TextComponents } from './segment';
+import { Hl7Message, Segment, type TextComponents, type WrittenComponents } from './segment';
 import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstText } from './segments';
 import {
   CONTENT_PRESENTATION_TEXT,
@@ -121,19 +121,20 @@ export function noteMessageSegments(input: NoteMessageInput, messageHeader?: Seg
         )
       : undefined;
 
+  const authorWritten: WrittenComponents = { text: '', components: 0 };
   const transcriptionHeader = new Segment('TXA')
     .setChecked(1, SET_ID_1)
     .setText(2, input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE)
     .setChecked(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
-    .setTextComponents(5, author)
+    .setTextComponents(5, author, authorWritten)
     .copyField(6, 4) // the creation time again
     .copyField(9, 5) // the originator is the author too
     .setTextComponents(12, requireFirstText(documentNumber, 'note.noteId'))
     .setText(17, completion)
     .setChecked(19, AVAILABLE);
   if (partnerAuthentication) transcriptionHeader.setTextComponents(22, partnerAuthentication);
-  else if (authenticated && !source) transcriptionHeader.setExtendedCopy(22, 5, PPN_TIME_COMPONENT, createdAt); // TXA-5's XCN, PPN-15 the time
+  else if (authenticated && !source) transcriptionHeader.setExtendedCopy(22, 5, PPN_TIME_COMPONENT, createdAt, authorWritten); // TXA-5's XCN, PPN-15 the time
 
   const noteText = new Segment('OBX')
     .setChecked(1, SET_ID_1)

@@ -115,36 +115,6 @@ class FieldWriter {
     return value;
   }
 
-  /**
-   * A RAW value, escaped as {@link escapeText} does. The common value (ASCII that escaping leaves as it
-   * is) is escaped and checked in one scan ({@link plainAsciiExtraJsonBytes}); any other is escaped, then
-   * checked like every value.
-   */
-  text(raw: string | undefined): string {
-    if (typeof raw === 'string') {
-      const extra = plainAsciiExtraJsonBytes(raw);
-      if (extra >= 0) {
-        this.extraJsonBytes += extra;
-        return raw;
-      }
-    }
-    return this.value(escapeText(raw));
-  }
-
-  /** One repetition of RAW components ({@link text}), joined without the trailing empty ones. */
-  textRepetition(components: TextComponents): string {
-    let out = '';
-    let written = 0;
-    for (let index = 0; index < components.length; index += 1) {
-      const text = this.text(components[index]);
-      if (text !== '') {
-        out += index === written ? text : separators(COMPONENT_SEPARATOR_RUNS, index - written) + text;
-        written = index;
-      }
-    }
-    return out;
-  }
-
   /*
    * component() and repetition() join their items without the trailing empty ones, in one pass with no
    * array: `written` is the index of the last non-empty item in `out` (= the separators `out` holds), and
@@ -180,6 +150,15 @@ class FieldWriter {
     }
     return out;
   }
+}
+
+/**
+ * What {@link Segment.setTextComponents} wrote into a field (its text, one repetition, and how many components
+ * it holds), for {@link Segment.setExtendedCopy} of that field: the components are not counted again.
+ */
+export interface WrittenComponents {
+  text: string;
+  components: number;
 }
 
 /** {@link Segment.setTextLines}'s scratch measure (synchronous: read right after each scan). */
@@ -270,12 +249,42 @@ export class Segment {
     return this.store(fieldNumber, escaped, isNonAscii(scan), extraJsonBytes(scan));
   }
 
-  /** Sets field `fieldNumber` to one repetition of RAW components, each escaped here ({@link setText}). */
-  setTextComponents(fieldNumber: number, components: TextComponents): this {
+  /**
+   * Sets field `fieldNumber` to one repetition of RAW components, each escaped here ({@link setText}).
+   * `written`, when given, is told what was written (for {@link setExtendedCopy}).
+   */
+  setTextComponents(fieldNumber: number, components: TextComponents, written?: WrittenComponents): this {
     this.assertSettable(fieldNumber);
-    const writer = new FieldWriter(this.name, fieldNumber);
-    const text = writer.textRepetition(components);
-    return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
+    // one pass, state in locals: `last` and the separators as in FieldWriter.repetition
+    let out = '';
+    let last = 0; // index of the last non-empty component in `out`
+    let extra = 0;
+    let nonAscii = false;
+    for (let index = 0; index < components.length; index += 1) {
+      const raw = components[index];
+      let text: string;
+      const plainExtra = typeof raw === 'string' ? plainAsciiExtraJsonBytes(raw) : -1;
+      if (plainExtra >= 0) {
+        extra += plainExtra;
+        text = raw as string;
+      } else {
+        text = escapeText(raw);
+        if (text !== '') {
+          const scan = checkValue(text, this.name, fieldNumber);
+          nonAscii ||= isNonAscii(scan);
+          extra += extraJsonBytes(scan);
+        }
+      }
+      if (text !== '') {
+        out += index === last ? text : separators(COMPONENT_SEPARATOR_RUNS, index - last) + text;
+        last = index;
+      }
+    }
+    if (written !== undefined) {
+      written.text = out;
+      written.components = out === '' ? 0 : last + 1;
+    }
+    return this.store(fieldNumber, out, nonAscii, extra);
   }
 
   /** Checks a field value once ({@link set}) for {@link setChecked}. */
@@ -355,17 +364,26 @@ export class Segment {
    * Sets field `fieldNumber` to field `sourceFieldNumber` of this segment (one repetition, already
    * checked) with one more component, `value`, at component `componentNumber` after its last: a PPN is an
    * XCN followed by PPN-15 (TXA-22 is TXA-5's person and a time), written without building the person twice.
+   * `sourceWritten`: what {@link setTextComponents} wrote into the source field; when the field still holds
+   * that text, its components are known and the text is not read again.
    */
-  setExtendedCopy(fieldNumber: number, sourceFieldNumber: number, componentNumber: number, value: EscapedText): this {
+  setExtendedCopy(fieldNumber: number, sourceFieldNumber: number, componentNumber: number, value: EscapedText, sourceWritten?: WrittenComponents): this {
     this.assertSettable(fieldNumber);
     this.assertSettable(sourceFieldNumber);
     const source = this.fields[sourceFieldNumber] ?? '';
-    // components written in the source: one more than its separators (an escaped value holds none)
-    let components = source === '' ? 0 : 1;
-    for (let index = source.indexOf(COMPONENT_SEPARATOR); index !== -1; index = source.indexOf(COMPONENT_SEPARATOR, index + 1)) {
-      components += 1;
+    let components: number;
+    let repeating = false;
+    if (sourceWritten !== undefined && sourceWritten.text === source) {
+      components = sourceWritten.components; // one repetition, as setTextComponents writes
+    } else {
+      // components written in the source: one more than its separators (an escaped value holds none)
+      components = source === '' ? 0 : 1;
+      for (let index = source.indexOf(COMPONENT_SEPARATOR); index !== -1; index = source.indexOf(COMPONENT_SEPARATOR, index + 1)) {
+        components += 1;
+      }
+      repeating = source.includes(REPETITION_SEPARATOR);
     }
-    if (source.includes(REPETITION_SEPARATOR) || !Number.isInteger(componentNumber) || componentNumber <= components) {
+    if (repeating || !Number.isInteger(componentNumber) || componentNumber <= components) {
       throw new Error(`${this.name}-${fieldNumber}: component ${componentNumber} does not follow ${this.name}-${sourceFieldNumber}`);
     }
     const scan = checkValue(value, this.name, fieldNumber);
