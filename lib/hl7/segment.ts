@@ -196,8 +196,8 @@ export class Segment {
   private readonly fields: string[] = [];
   /** the fields holding text outside ASCII; created for the few segments that have one */
   private nonAsciiFields: Set<number> | undefined;
-  /** index = field number: what the field's values take inside a JSON string beyond their length (NaN: not countable alone) */
-  private readonly fieldExtraJsonBytes: number[] = [];
+  /** index = field number: what the field's values take inside a JSON string beyond their length (NaN: not countable alone); created for the first field that takes more */
+  private fieldExtraJsonBytes: number[] | undefined;
   /** the sum of {@link fieldExtraJsonBytes} (NaN when one of them is) */
   private extraJsonBytesTotal = 0;
   /** {@link toString}; `undefined` after a field at or before {@link written} changed, until toString builds it again */
@@ -290,7 +290,7 @@ export class Segment {
   /** Checks a field value once ({@link set}) for {@link setChecked}. */
   static checkedField(value: FieldValue): CheckedField {
     const probe = new Segment('ZZZ').set(1, value);
-    return Object.freeze({ text: probe.fields[1]!, nonAscii: probe.hasNonAsciiText(), extraJsonBytes: probe.fieldExtraJsonBytes[1]! });
+    return Object.freeze({ text: probe.fields[1]!, nonAscii: probe.hasNonAsciiText(), extraJsonBytes: probe.extraJsonBytesOf(1) });
   }
 
   /** Sets field `fieldNumber` to a value checked when it was made ({@link checkedField}). */
@@ -357,7 +357,7 @@ export class Segment {
     this.assertSettable(fieldNumber);
     source.assertSettable(sourceFieldNumber);
     const nonAscii = source.nonAsciiFields?.has(sourceFieldNumber) ?? false;
-    return this.store(fieldNumber, source.fields[sourceFieldNumber] ?? '', nonAscii, source.fieldExtraJsonBytes[sourceFieldNumber] ?? 0);
+    return this.store(fieldNumber, source.fields[sourceFieldNumber] ?? '', nonAscii, source.extraJsonBytesOf(sourceFieldNumber));
   }
 
   /**
@@ -394,7 +394,7 @@ export class Segment {
           ? separators(COMPONENT_SEPARATOR_RUNS, componentNumber - 1) + value
           : source + separators(COMPONENT_SEPARATOR_RUNS, componentNumber - components) + value;
     const nonAscii = (this.nonAsciiFields?.has(sourceFieldNumber) ?? false) || isNonAscii(scan);
-    return this.store(fieldNumber, text, nonAscii, (this.fieldExtraJsonBytes[sourceFieldNumber] ?? 0) + extraJsonBytes(scan));
+    return this.store(fieldNumber, text, nonAscii, this.extraJsonBytesOf(sourceFieldNumber) + extraJsonBytes(scan));
   }
 
   private assertSettable(fieldNumber: number): void {
@@ -404,10 +404,14 @@ export class Segment {
   }
 
   private store(fieldNumber: number, text: string, nonAscii: boolean, extraJsonBytes: number): this {
-    const previousExtra = this.fieldExtraJsonBytes[fieldNumber];
     this.fields[fieldNumber] = text;
-    this.fieldExtraJsonBytes[fieldNumber] = extraJsonBytes;
-    this.extraJsonBytesTotal += previousExtra === undefined ? extraJsonBytes : extraJsonBytes - previousExtra;
+    // most values take nothing more in JSON: the array exists once one does (until then every field's is 0)
+    if (extraJsonBytes !== 0 || this.fieldExtraJsonBytes !== undefined) {
+      const extras = (this.fieldExtraJsonBytes ??= []);
+      const previousExtra = extras[fieldNumber] ?? 0;
+      extras[fieldNumber] = extraJsonBytes;
+      this.extraJsonBytesTotal += extraJsonBytes - previousExtra;
+    }
     if (nonAscii) {
       (this.nonAsciiFields ??= new Set()).add(fieldNumber);
     } else if (this.nonAsciiFields !== undefined) {
@@ -424,6 +428,11 @@ export class Segment {
       this.text = undefined;
     }
     return this;
+  }
+
+  /** What field `fieldNumber`'s values take inside a JSON string beyond their length (NaN: not countable alone). */
+  private extraJsonBytesOf(fieldNumber: number): number {
+    return this.fieldExtraJsonBytes?.[fieldNumber] ?? 0;
   }
 
   /** True when a field holds text outside ASCII (what MSH-18 depends on). */
