@@ -143,6 +143,32 @@ describe('TS', () => {
   test('refuses an invalid Date', () => {
     expect(() => tsFromDateTime(new Date(Number.NaN))).toThrow(Hl7EncodingError);
   });
+  test('the toISOString form (read without the regular expression) gives what the Date gives, over 2,000 instants', () => {
+    for (let index = 0; index < 2000; index += 1) {
+      const date = new Date(-62_135_596_800_000 /* 0001-01-01 */ + ((index * 7919) % 2000) * 157_700_000_000 + index * 1_234_567);
+      expect(tsFromDateTime(date.toISOString())).toBe(tsFromDateTime(date));
+      expect(tsFromDateTime(date.toISOString().replace(/\.\d+Z$/, 'Z'))).toBe(tsFromDateTime(date));
+    }
+  });
+  test('near misses of the toISOString form are read as ISO_DATE_TIME reads them', () => {
+    // accepted by the regular expression (any case, one or more fraction digits)
+    expect(tsFromDateTime('2024-03-01t09:30:15z')).toBe('20240301093015+0000');
+    expect(tsFromDateTime('2024-03-01T09:30:15.1234567Z')).toBe('20240301093015+0000');
+    expect(tsFromDateTime('2024-03-01T09:30:15.1Z')).toBe('20240301093015+0000');
+    // refused
+    for (const value of [
+      '2024-03-01T09:30:15.Z',
+      '2024-03-01T09:30:15Z ',
+      '2024-03-01T09:30:1aZ',
+      '2024-03-01 09:30:15Z',
+      '2024-03-01T09-30-15Z',
+      '2024-13-01T09:30:15Z',
+      '20240301T093015Z',
+      '2024-03-01T09:30:15.12aZ',
+    ]) {
+      expect(() => tsFromDateTime(value)).toThrow(Hl7EncodingError);
+    }
+  });
 });
 
 describe('DT', () => {

@@ -309,8 +309,9 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
     // one message to the next: each message formats its own time stamps
     return utcTimeStamp(value.getTime(), inputPath);
   }
-  // `test`, then the fields read at their fixed places: no match array and no substrings to allocate
-  if (!ISO_DATE_TIME.test(value)) {
+  // `test`, then the fields read at their fixed places: no match array and no substrings to allocate (the
+  // common UTC form, as toISOString writes it, is recognised without the regular expression)
+  if (!isUtcIsoDateTime(value) && !ISO_DATE_TIME.test(value)) {
     throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date-time with an offset or Z');
   }
   const y = digitsAt(value, 0, 4);
@@ -334,6 +335,41 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
 
 const COLON = 0x3a;
 const ZERO = 0x30;
+
+/** Where `YYYY-MM-DDTHH:MM:SS` has its digits. */
+const UTC_ISO_DIGITS: readonly number[] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+
+function isDigitAt(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= ZERO && code <= 0x39;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.fractionZ` (what `Date.prototype.toISOString` writes), read
+ * character by character: a subset of what {@link ISO_DATE_TIME} accepts, without running it.
+ */
+function isUtcIsoDateTime(value: string): boolean {
+  const length = value.length;
+  if (length < 20 || value.charCodeAt(length - 1) !== 0x5a /* Z */) return false;
+  for (let position = 0; position < UTC_ISO_DIGITS.length; position += 1) {
+    if (!isDigitAt(value, UTC_ISO_DIGITS[position]!)) return false;
+  }
+  if (
+    value.charCodeAt(4) !== 0x2d /* - */ ||
+    value.charCodeAt(7) !== 0x2d ||
+    value.charCodeAt(10) !== 0x54 /* T */ ||
+    value.charCodeAt(13) !== COLON ||
+    value.charCodeAt(16) !== COLON
+  ) {
+    return false;
+  }
+  if (length === 20) return true;
+  if (length === 21 || value.charCodeAt(19) !== 0x2e /* . */) return false;
+  for (let index = 20; index < length - 1; index += 1) {
+    if (!isDigitAt(value, index)) return false;
+  }
+  return true;
+}
 
 /** The number written by the `count` ASCII digits of `text` at `index` (the caller has checked they are digits). */
 function digitsAt(text: string, index: number, count: number): number {
@@ -372,7 +408,8 @@ export function dtFromDate(value: string, inputPath = 'date'): EscapedText {
   if (year < 1 || !isCalendarDate(year, digitsAt(value, 5, 2), digitsAt(value, 8, 2))) {
     throw new Hl7EncodingError(inputPath, 'is not a YYYY-MM-DD date');
   }
-  return escapeText(value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10));
+  // digits only (checked above): their own escaped text
+  return (value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10)) as EscapedText;
 }
 
 // --- Set ids ---------------------------------------------------------------------------------------------
