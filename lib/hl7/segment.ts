@@ -93,15 +93,15 @@ function extraJsonBytes(scan: number): number {
  * value is checked ({@link scanEscapedText}) in the same pass; `nonAscii` records whether any value
  * holds text outside ASCII (for MSH-18), `extraJsonBytes` what the values take inside a JSON string
  * beyond their length (for the size budgets; NaN when it must be counted on the whole text).
+ *
+ * One writer serves every field ({@link fieldWriter}): a field is written in one synchronous call that
+ * never writes another field meanwhile, so the summary's thousands of fields allocate no writer.
  */
 class FieldWriter {
   nonAscii = false;
   extraJsonBytes = 0;
-
-  constructor(
-    private readonly segmentName: string,
-    private readonly fieldNumber: number,
-  ) {}
+  segmentName = '';
+  fieldNumber = 0;
 
   /** A value, checked ({@link checkValue}). */
   value(value: string): string {
@@ -159,6 +159,18 @@ class FieldWriter {
 export interface WrittenComponents {
   text: string;
   components: number;
+}
+
+const FIELD_WRITER = new FieldWriter();
+
+/** The field writer, ready for field `fieldNumber` of segment `segmentName` (read its measures right after writing). */
+function fieldWriter(segmentName: string, fieldNumber: number): FieldWriter {
+  const writer = FIELD_WRITER;
+  writer.segmentName = segmentName;
+  writer.fieldNumber = fieldNumber;
+  writer.nonAscii = false;
+  writer.extraJsonBytes = 0;
+  return writer;
 }
 
 /** {@link Segment.setTextLines}'s scratch measure (synchronous: read right after each scan). */
@@ -227,7 +239,7 @@ export class Segment {
       const scan = checkValue(value, this.name, fieldNumber);
       return this.store(fieldNumber, value, isNonAscii(scan), extraJsonBytes(scan));
     }
-    const writer = new FieldWriter(this.name, fieldNumber);
+    const writer = fieldWriter(this.name, fieldNumber);
     const text = writer.repetition(value as Components);
     return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
   }
@@ -302,7 +314,7 @@ export class Segment {
   /** Sets a repeating field: one entry per repetition (joined by `~`). Empty repetitions are dropped. */
   setRepetitions(fieldNumber: number, repetitions: readonly Components[]): this {
     this.assertSettable(fieldNumber);
-    const writer = new FieldWriter(this.name, fieldNumber);
+    const writer = fieldWriter(this.name, fieldNumber);
     let text = '';
     for (const components of repetitions) {
       const repetition = writer.repetition(components);
@@ -319,7 +331,7 @@ export class Segment {
    */
   setLines(fieldNumber: number, lines: readonly EscapedText[]): this {
     this.assertSettable(fieldNumber);
-    const writer = new FieldWriter(this.name, fieldNumber);
+    const writer = fieldWriter(this.name, fieldNumber);
     let text = '';
     let hasText = false;
     for (let index = 0; index < lines.length; index += 1) {
