@@ -77,10 +77,11 @@ export const LOCAL_CODES = {
 /** Longest ST value written; longer text goes as TX (v2.5.1 gives ST a maximum length of 199). */
 export const ST_MAX_LENGTH = 199;
 
-/** OBX-5 of a TX observation: one repetition per line. */
-export interface TextLines {
-  lines: readonly EscapedText[];
-}
+/**
+ * OBX-5 of a TX observation: one repetition per line, given as escaped lines, or as the RAW text, escaped
+ * line by line as it is written (Segment.setTextLines: one scan for ASCII text).
+ */
+export type TextLines = { lines: readonly EscapedText[] } | { text: string };
 
 /** An OBX-2 value type with its OBX-5 value. */
 export interface ObservationValue {
@@ -90,7 +91,8 @@ export interface ObservationValue {
 
 /** Text as TX, one repetition per line (empty lines kept). */
 export function textLinesObservationValue(text: string): ObservationValue {
-  return { valueType: 'TX', value: { lines: escapeTextLines(text) } };
+  // anything but a string (data that bypassed the types) is refused here, as escaping refuses it
+  return { valueType: 'TX', value: typeof text === 'string' ? { text } : { lines: escapeTextLines(text) } };
 }
 
 /** Text as ST when it is one line of at most {@link ST_MAX_LENGTH} characters, else as TX (lines). */
@@ -434,7 +436,7 @@ function assignSubIds(observations: readonly Observation[]): Array<string | unde
 }
 
 function isTextLines(value: FieldValue | TextLines): value is TextLines {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'lines' in value;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && ('lines' in value || 'text' in value);
 }
 
 /**
@@ -456,7 +458,8 @@ function observationSegment(
   const resultStatus = escapeText(observation.resultStatus); // OBX-11, set after OBX-8: the fields in order
   const { value } = observation;
   if (isTextLines(value)) {
-    obx.setLines(5, value.lines);
+    if ('text' in value) obx.setTextLines(5, value.text);
+    else obx.setLines(5, value.lines);
   } else {
     obx.set(5, value);
   }
