@@ -176,6 +176,9 @@ function fieldWriter(segmentName: string, fieldNumber: number): FieldWriter {
 /** {@link Segment.setTextLines}'s scratch measure (synchronous: read right after each scan). */
 const TEXT_LINES_MEASURE: TextLinesMeasure = { extraJsonBytes: 0, hasText: false };
 
+/** Room for the fields of most segments (PID-22, TXA-22, OBR-25) at once, so the array is not grown field by field. */
+const FIELDS_CAPACITY = 26;
+
 /**
  * A field value checked once, when it is made ({@link Segment.checkedField}): the constants every
  * message writes (set ids, MSH-11/12, table codes), set with {@link Segment.setChecked} without checking
@@ -205,7 +208,7 @@ export interface CheckedField {
 export class Segment {
   readonly name: string;
   /** index = field number; the field's serialized text (all repetitions), `''` or a hole when empty */
-  private readonly fields: string[] = [];
+  private readonly fields: string[] = new Array<string>(FIELDS_CAPACITY);
   /** the fields holding text outside ASCII; created for the few segments that have one */
   private nonAsciiFields: Set<number> | undefined;
   /** index = field number: what the field's values take inside a JSON string beyond their length (NaN: not countable alone); created for the first field that takes more */
