@@ -150,13 +150,31 @@ describe('TS', () => {
       expect(tsFromDateTime(date.toISOString().replace(/\.\d+Z$/, 'Z'))).toBe(tsFromDateTime(date));
     }
   });
+  test('times with an offset (read without the regular expression) are the same instant in UTC, over 2,000 instants and offsets', () => {
+    for (let index = 0; index < 2000; index += 1) {
+      const second = Math.floor((Date.UTC(2000, 0, 1) + index * 9_876_543_210) / 1000) * 1000;
+      const offsetMinutes = ((index * 37) % (24 * 60 * 2 - 1)) - (24 * 60 - 1); // -23:59 .. +23:59
+      const local = new Date(second + offsetMinutes * 60_000).toISOString().slice(0, 19);
+      const sign = offsetMinutes < 0 ? '-' : '+';
+      const zone = `${sign}${String(Math.floor(Math.abs(offsetMinutes) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMinutes) % 60).padStart(2, '0')}`;
+      expect(tsFromDateTime(`${local}${zone}`)).toBe(tsFromDateTime(new Date(second)));
+      expect(tsFromDateTime(`${local}.5${zone}`)).toBe(tsFromDateTime(new Date(second)));
+    }
+  });
   test('near misses of the toISOString form are read as ISO_DATE_TIME reads them', () => {
     // accepted by the regular expression (any case, one or more fraction digits)
     expect(tsFromDateTime('2024-03-01t09:30:15z')).toBe('20240301093015+0000');
     expect(tsFromDateTime('2024-03-01T09:30:15.1234567Z')).toBe('20240301093015+0000');
     expect(tsFromDateTime('2024-03-01T09:30:15.1Z')).toBe('20240301093015+0000');
+    expect(tsFromDateTime('2024-03-01T09:30:15+0130')).toBe('20240301080015+0000');
     // refused
     for (const value of [
+      '2024-03-01T09:30:15+24:00',
+      '2024-03-01T09:30:15+23:60',
+      '2024-03-01T09:30:15+3:00',
+      '2024-03-01T09:30:15*01:00',
+      '2024-03-01T09:30:15.+01:00',
+      '2024-03-01T09:30:15+01:0a',
       '2024-03-01T09:30:15.Z',
       '2024-03-01T09:30:15Z ',
       '2024-03-01T09:30:1aZ',

@@ -311,7 +311,7 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
   }
   // `test`, then the fields read at their fixed places: no match array and no substrings to allocate (the
   // common UTC form, as toISOString writes it, is recognised without the regular expression)
-  if (!isUtcIsoDateTime(value) && !ISO_DATE_TIME.test(value)) {
+  if (!isCommonIsoDateTime(value) && !ISO_DATE_TIME.test(value)) {
     throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date-time with an offset or Z');
   }
   const y = digitsAt(value, 0, 4);
@@ -345,12 +345,13 @@ function isDigitAt(text: string, index: number): boolean {
 }
 
 /**
- * `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.fractionZ` (what `Date.prototype.toISOString` writes), read
- * character by character: a subset of what {@link ISO_DATE_TIME} accepts, without running it.
+ * `YYYY-MM-DDTHH:MM:SS`, an optional `.fraction`, then `Z` or an offset `±HH:MM` (what
+ * `Date.prototype.toISOString` writes, and the chart's times with their offset), read character by
+ * character: a subset of what {@link ISO_DATE_TIME} accepts, without running it.
  */
-function isUtcIsoDateTime(value: string): boolean {
+function isCommonIsoDateTime(value: string): boolean {
   const length = value.length;
-  if (length < 20 || value.charCodeAt(length - 1) !== 0x5a /* Z */) return false;
+  if (length < 20) return false;
   for (let position = 0; position < UTC_ISO_DIGITS.length; position += 1) {
     if (!isDigitAt(value, UTC_ISO_DIGITS[position]!)) return false;
   }
@@ -363,9 +364,30 @@ function isUtcIsoDateTime(value: string): boolean {
   ) {
     return false;
   }
-  if (length === 20) return true;
-  if (length === 21 || value.charCodeAt(19) !== 0x2e /* . */) return false;
-  for (let index = 20; index < length - 1; index += 1) {
+  // the zone: Z, or ±HH:MM with HH 00-23 and MM 00-59
+  let zoneStart = length - 1;
+  if (value.charCodeAt(zoneStart) !== 0x5a /* Z */) {
+    zoneStart = length - 6;
+    const sign = value.charCodeAt(zoneStart);
+    const hourTens = value.charCodeAt(zoneStart + 1);
+    if (
+      zoneStart < 19 ||
+      (sign !== 0x2b /* + */ && sign !== 0x2d) ||
+      !isDigitAt(value, zoneStart + 1) ||
+      !isDigitAt(value, zoneStart + 2) ||
+      (hourTens === 0x32 /* 2 */ ? value.charCodeAt(zoneStart + 2) > 0x33 /* 3 */ : hourTens > 0x31) /* 1 */ ||
+      value.charCodeAt(zoneStart + 3) !== COLON ||
+      !isDigitAt(value, zoneStart + 4) ||
+      value.charCodeAt(zoneStart + 4) > 0x35 /* 5 */ ||
+      !isDigitAt(value, zoneStart + 5)
+    ) {
+      return false;
+    }
+  }
+  // between the seconds and the zone: nothing, or `.` and at least one digit
+  if (zoneStart === 19) return true;
+  if (zoneStart === 20 || value.charCodeAt(19) !== 0x2e /* . */) return false;
+  for (let index = 20; index < zoneStart; index += 1) {
     if (!isDigitAt(value, index)) return false;
   }
   return true;
