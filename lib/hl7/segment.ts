@@ -277,6 +277,7 @@ export class Segment {
     let nonAscii = false;
     for (let index = 0; index < components.length; index += 1) {
       const raw = components[index];
+      if (raw === '' || raw === undefined) continue; // empty (most of an XCN): nothing to write or check
       let text: string;
       const plainExtra = typeof raw === 'string' ? plainAsciiExtraJsonBytes(raw) : -1;
       if (plainExtra >= 0) {
