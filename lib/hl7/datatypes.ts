@@ -329,9 +329,16 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
     // and `+` are their own escaped text
     return (timestampText(y, mo, d, h, mi, s) + UTC_OFFSET) as EscapedText;
   }
-  const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + ((h * 60 + mi - offsetMinutes) * 60 + s) * 1000;
+  const utcMinuteOfDay = h * 60 + mi - offsetMinutes;
+  if (utcMinuteOfDay >= 0 && utcMinuteOfDay < MINUTES_PER_DAY) {
+    // the same day in UTC: only the hour and minute change
+    return (timestampText(y, mo, d, Math.floor(utcMinuteOfDay / 60), utcMinuteOfDay % 60, s) + UTC_OFFSET) as EscapedText;
+  }
+  const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + (utcMinuteOfDay * 60 + s) * 1000;
   return utcTimeStamp(utcTime, inputPath);
 }
+
+const MINUTES_PER_DAY = 1440;
 
 const COLON = 0x3a;
 const ZERO = 0x30;
