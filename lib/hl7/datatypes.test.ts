@@ -193,12 +193,26 @@ describe('DT', () => {
   test('yyyyMMdd from YYYY-MM-DD', () => {
     expect(dtFromDate('1980-02-29')).toBe('19800229');
   });
-  test.each(['1981-02-29', '1980-13-01', '19800101', '1980-1-1', '1980-01-01T00:00:00Z', '', '0000-01-01', '1980-00-10', '1980-04-31', '1980-04-00'])(
-    'refuses %j',
-    (value) => {
-      expect(() => dtFromDate(value, 'patient.birthDate')).toThrow(/^patient\.birthDate: /);
-    },
-  );
+  test.each([
+    '1981-02-29',
+    '1980-13-01',
+    '19800101',
+    '1980-1-1',
+    '1980-01-01T00:00:00Z',
+    '',
+    '0000-01-01',
+    '1980-00-10',
+    '1980-04-31',
+    '1980-04-00',
+    ' 1980-01-01',
+    '1980-01-01\n',
+    '1980/01/01',
+    '198a-01-01',
+    '1980-01-0a',
+    42 as unknown as string,
+  ])('refuses %j', (value) => {
+    expect(() => dtFromDate(value, 'patient.birthDate')).toThrow(/^patient\.birthDate: /);
+  });
   test('the first and last days of months and years', () => {
     expect(['0001-01-01', '2000-02-29', '2024-12-31', '9999-12-31'].map((value) => dtFromDate(value))).toEqual([
       '00010101',

@@ -215,7 +215,6 @@ export function hdFromNamespace(namespaceId: string): Components {
  * and the zone is read from the end, so {@link tsFromDateTime} needs no capture groups.
  */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/i;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * `yyyyMMddHHmmss` from its parts (all in range), written from one number (below 2^53, so exact): one
@@ -424,13 +423,26 @@ function zoneOffsetMinutes(dateTime: string): number {
   return dateTime.charCodeAt(signIndex) === 0x2d ? -minutes : minutes; // 0x2d: '-'
 }
 
+/** Where `YYYY-MM-DD` has its digits. */
+const ISO_DATE_DIGITS: readonly number[] = [0, 1, 2, 3, 5, 6, 8, 9];
+
+function isIsoDate(value: string): boolean {
+  if (typeof value !== 'string' || value.length !== 10 || value.charCodeAt(4) !== 0x2d /* - */ || value.charCodeAt(7) !== 0x2d) {
+    return false;
+  }
+  for (let position = 0; position < ISO_DATE_DIGITS.length; position += 1) {
+    if (!isDigitAt(value, ISO_DATE_DIGITS[position]!)) return false;
+  }
+  return true;
+}
+
 /**
  * DT (date) as `yyyyMMdd` from `YYYY-MM-DD` (a calendar date, no time zone involved).
  * Throws {@link Hl7EncodingError} (naming `inputPath`) for anything else.
  */
 export function dtFromDate(value: string, inputPath = 'date'): EscapedText {
-  // `test`, then the fields read at their fixed places (as tsFromDateTime does)
-  if (!ISO_DATE.test(value)) {
+  // `YYYY-MM-DD` read character by character (what /^\d{4}-\d{2}-\d{2}$/ accepts), then the fields at their fixed places
+  if (!isIsoDate(value)) {
     throw new Hl7EncodingError(inputPath, 'is not a YYYY-MM-DD date');
   }
   const year = digitsAt(value, 0, 4);
