@@ -510,10 +510,10 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
 
   // ------------------------------------------------------------ 4
-  out.push('## 4. HL7 encoder throughput (build + serialise, escaping included)');
+  out.push('## 4. HL7 encoder throughput (build + serialise, escaping included; the bundled code under plain node)');
   out.push('');
   out.push(
-    `Method: ${r.hl7.method}. Peers build the same message from a prepared layout of unescaped values taken from our output (they skip the domain mapping ours does: favourable to them). ${r.hl7.notMeasured.join('; ')}.`,
+    `Method: ${r.hl7.method}. What is timed is what the Lambda runs: the esbuild bundle under plain node, not the TypeScript sources under tsx. Peers build the same message from a prepared layout of unescaped values taken from our output (they skip the domain mapping ours does: favourable to them). ${r.hl7.notMeasured.join('; ')}.`,
   );
   out.push('');
   for (const msg of r.hl7.messages) {

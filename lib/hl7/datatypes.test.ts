@@ -143,18 +143,76 @@ describe('TS', () => {
   test('refuses an invalid Date', () => {
     expect(() => tsFromDateTime(new Date(Number.NaN))).toThrow(Hl7EncodingError);
   });
+  test('the toISOString form (read without the regular expression) gives what the Date gives, over 2,000 instants', () => {
+    for (let index = 0; index < 2000; index += 1) {
+      const date = new Date(-62_135_596_800_000 /* 0001-01-01 */ + ((index * 7919) % 2000) * 157_700_000_000 + index * 1_234_567);
+      expect(tsFromDateTime(date.toISOString())).toBe(tsFromDateTime(date));
+      expect(tsFromDateTime(date.toISOString().replace(/\.\d+Z$/, 'Z'))).toBe(tsFromDateTime(date));
+    }
+  });
+  test('times with an offset (read without the regular expression) are the same instant in UTC, over 2,000 instants and offsets', () => {
+    for (let index = 0; index < 2000; index += 1) {
+      const second = Math.floor((Date.UTC(2000, 0, 1) + index * 9_876_543_210) / 1000) * 1000;
+      const offsetMinutes = ((index * 37) % (24 * 60 * 2 - 1)) - (24 * 60 - 1); // -23:59 .. +23:59
+      const local = new Date(second + offsetMinutes * 60_000).toISOString().slice(0, 19);
+      const sign = offsetMinutes < 0 ? '-' : '+';
+      const zone = `${sign}${String(Math.floor(Math.abs(offsetMinutes) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMinutes) % 60).padStart(2, '0')}`;
+      expect(tsFromDateTime(`${local}${zone}`)).toBe(tsFromDateTime(new Date(second)));
+      expect(tsFromDateTime(`${local}.5${zone}`)).toBe(tsFromDateTime(new Date(second)));
+    }
+  });
+  test('near misses of the toISOString form are read as ISO_DATE_TIME reads them', () => {
+    // accepted by the regular expression (any case, one or more fraction digits)
+    expect(tsFromDateTime('2024-03-01t09:30:15z')).toBe('20240301093015+0000');
+    expect(tsFromDateTime('2024-03-01T09:30:15.1234567Z')).toBe('20240301093015+0000');
+    expect(tsFromDateTime('2024-03-01T09:30:15.1Z')).toBe('20240301093015+0000');
+    expect(tsFromDateTime('2024-03-01T09:30:15+0130')).toBe('20240301080015+0000');
+    // refused
+    for (const value of [
+      '2024-03-01T09:30:15+24:00',
+      '2024-03-01T09:30:15+23:60',
+      '2024-03-01T09:30:15+3:00',
+      '2024-03-01T09:30:15*01:00',
+      '2024-03-01T09:30:15.+01:00',
+      '2024-03-01T09:30:15+01:0a',
+      '2024-03-01T09:30:15.Z',
+      '2024-03-01T09:30:15Z ',
+      '2024-03-01T09:30:1aZ',
+      '2024-03-01 09:30:15Z',
+      '2024-03-01T09-30-15Z',
+      '2024-13-01T09:30:15Z',
+      '20240301T093015Z',
+      '2024-03-01T09:30:15.12aZ',
+    ]) {
+      expect(() => tsFromDateTime(value)).toThrow(Hl7EncodingError);
+    }
+  });
 });
 
 describe('DT', () => {
   test('yyyyMMdd from YYYY-MM-DD', () => {
     expect(dtFromDate('1980-02-29')).toBe('19800229');
   });
-  test.each(['1981-02-29', '1980-13-01', '19800101', '1980-1-1', '1980-01-01T00:00:00Z', '', '0000-01-01', '1980-00-10', '1980-04-31', '1980-04-00'])(
-    'refuses %j',
-    (value) => {
-      expect(() => dtFromDate(value, 'patient.birthDate')).toThrow(/^patient\.birthDate: /);
-    },
-  );
+  test.each([
+    '1981-02-29',
+    '1980-13-01',
+    '19800101',
+    '1980-1-1',
+    '1980-01-01T00:00:00Z',
+    '',
+    '0000-01-01',
+    '1980-00-10',
+    '1980-04-31',
+    '1980-04-00',
+    ' 1980-01-01',
+    '1980-01-01\n',
+    '1980/01/01',
+    '198a-01-01',
+    '1980-01-0a',
+    42 as unknown as string,
+  ])('refuses %j', (value) => {
+    expect(() => dtFromDate(value, 'patient.birthDate')).toThrow(/^patient\.birthDate: /);
+  });
   test('the first and last days of months and years', () => {
     expect(['0001-01-01', '2000-02-29', '2024-12-31', '9999-12-31'].map((value) => dtFromDate(value))).toEqual([
       '00010101',

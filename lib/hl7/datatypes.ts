@@ -1,13 +1,8 @@
 import type { Address, Clinician, CodedValue, PersonName } from '../chart/types';
 import { Hl7EncodingError } from './errors';
-import { type EscapedText, escapeText as escapeTextImport } from './escape';
-import { IDENTIFIER_LENGTH as IDENTIFIER_LENGTHImport, shortIdentifier as shortIdentifierImport } from './identifiers';
+import { type EscapedText, escapeText } from './escape';
+import { IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
 import type { Components, TextComponents } from './segment';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const escapeText = escapeTextImport;
-const IDENTIFIER_LENGTH = IDENTIFIER_LENGTHImport;
-const shortIdentifier = shortIdentifierImport;
 
 /*
  * Builders of HL7 v2.5.1 composite data types from chart values. Each returns escaped components,
@@ -220,7 +215,6 @@ export function hdFromNamespace(namespaceId: string): Components {
  * and the zone is read from the end, so {@link tsFromDateTime} needs no capture groups.
  */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/i;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * `yyyyMMddHHmmss` from its parts (all in range), written from one number (below 2^53, so exact): one
@@ -266,15 +260,11 @@ function daysFromCivil(year: number, month: number, day: number): number {
 }
 
 /**
- * The last `Date` {@link tsFromDateTime} wrote (as whole seconds since the epoch) and its TS: the message
- * time is written twice in every message (MSH-7, EVN-2), and once per message of a batch.
+ * TS `yyyyMMddHHmmss+0000` of an epoch time in milliseconds (fractions of a second dropped): digits and
+ * `+`, which escaping leaves as they are, so this is its own escaped text (the segment checks it too).
  */
-let lastDateSecond = NaN;
-let lastDateTimeStamp = '' as EscapedText;
-
-/** TS `yyyyMMddHHmmss+0000` of an epoch time in milliseconds (fractions of a second dropped), escaped. */
 function utcTimeStamp(time: number, inputPath: string): EscapedText {
-  return escapeText(formatEpochMilliseconds(time, inputPath) + UTC_OFFSET);
+  return (formatEpochMilliseconds(time, inputPath) + UTC_OFFSET) as EscapedText;
 }
 
 /** `yyyyMMddHHmmss` in UTC of an epoch time in milliseconds (fractions of a second dropped). */
@@ -314,17 +304,13 @@ export const UTC_OFFSET = '+0000';
  */
 export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): EscapedText {
   if (typeof value !== 'string') {
-    // not `instanceof Date`: a Date from another realm (vm context, worker) must work too
-    const time = value.getTime();
-    const second = Math.floor(time / 1000);
-    if (second !== lastDateSecond) {
-      lastDateTimeStamp = utcTimeStamp(time, inputPath);
-      lastDateSecond = second;
-    }
-    return lastDateTimeStamp;
+    // not `instanceof Date`: a Date from another realm (vm context, worker) must work too. No cache from
+    // one message to the next: each message formats its own time stamps
+    return utcTimeStamp(value.getTime(), inputPath);
   }
-  // `test`, then the fields read at their fixed places: no match array and no substrings to allocate
-  if (!ISO_DATE_TIME.test(value)) {
+  // `test`, then the fields read at their fixed places: no match array and no substrings to allocate (the
+  // common UTC form, as toISOString writes it, is recognised without the regular expression)
+  if (!isCommonIsoDateTime(value) && !ISO_DATE_TIME.test(value)) {
     throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date-time with an offset or Z');
   }
   const y = digitsAt(value, 0, 4);
@@ -338,15 +324,80 @@ export function tsFromDateTime(value: string | Date, inputPath = 'dateTime'): Es
   }
   const offsetMinutes = zoneOffsetMinutes(value);
   if (offsetMinutes === 0) {
-    // already UTC: the time as written (validated above; the year has four digits, so 0001-9999)
-    return escapeText(timestampText(y, mo, d, h, mi, s) + UTC_OFFSET);
+    // already UTC: the time as written (validated above; the year has four digits, so 0001-9999); digits
+    // and `+` are their own escaped text
+    return (timestampText(y, mo, d, h, mi, s) + UTC_OFFSET) as EscapedText;
   }
-  const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + ((h * 60 + mi - offsetMinutes) * 60 + s) * 1000;
+  const utcMinuteOfDay = h * 60 + mi - offsetMinutes;
+  if (utcMinuteOfDay >= 0 && utcMinuteOfDay < MINUTES_PER_DAY) {
+    // the same day in UTC: only the hour and minute change
+    return (timestampText(y, mo, d, Math.floor(utcMinuteOfDay / 60), utcMinuteOfDay % 60, s) + UTC_OFFSET) as EscapedText;
+  }
+  const utcTime = daysFromCivil(y, mo, d) * MS_PER_DAY + (utcMinuteOfDay * 60 + s) * 1000;
   return utcTimeStamp(utcTime, inputPath);
 }
 
+const MINUTES_PER_DAY = 1440;
+
 const COLON = 0x3a;
 const ZERO = 0x30;
+
+/** Where `YYYY-MM-DDTHH:MM:SS` has its digits. */
+const UTC_ISO_DIGITS: readonly number[] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+
+function isDigitAt(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= ZERO && code <= 0x39;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS`, an optional `.fraction`, then `Z` or an offset `±HH:MM` (what
+ * `Date.prototype.toISOString` writes, and the chart's times with their offset), read character by
+ * character: a subset of what {@link ISO_DATE_TIME} accepts, without running it.
+ */
+function isCommonIsoDateTime(value: string): boolean {
+  const length = value.length;
+  if (length < 20) return false;
+  for (let position = 0; position < UTC_ISO_DIGITS.length; position += 1) {
+    if (!isDigitAt(value, UTC_ISO_DIGITS[position]!)) return false;
+  }
+  if (
+    value.charCodeAt(4) !== 0x2d /* - */ ||
+    value.charCodeAt(7) !== 0x2d ||
+    value.charCodeAt(10) !== 0x54 /* T */ ||
+    value.charCodeAt(13) !== COLON ||
+    value.charCodeAt(16) !== COLON
+  ) {
+    return false;
+  }
+  // the zone: Z, or ±HH:MM with HH 00-23 and MM 00-59
+  let zoneStart = length - 1;
+  if (value.charCodeAt(zoneStart) !== 0x5a /* Z */) {
+    zoneStart = length - 6;
+    const sign = value.charCodeAt(zoneStart);
+    const hourTens = value.charCodeAt(zoneStart + 1);
+    if (
+      zoneStart < 19 ||
+      (sign !== 0x2b /* + */ && sign !== 0x2d) ||
+      !isDigitAt(value, zoneStart + 1) ||
+      !isDigitAt(value, zoneStart + 2) ||
+      (hourTens === 0x32 /* 2 */ ? value.charCodeAt(zoneStart + 2) > 0x33 /* 3 */ : hourTens > 0x31) /* 1 */ ||
+      value.charCodeAt(zoneStart + 3) !== COLON ||
+      !isDigitAt(value, zoneStart + 4) ||
+      value.charCodeAt(zoneStart + 4) > 0x35 /* 5 */ ||
+      !isDigitAt(value, zoneStart + 5)
+    ) {
+      return false;
+    }
+  }
+  // between the seconds and the zone: nothing, or `.` and at least one digit
+  if (zoneStart === 19) return true;
+  if (zoneStart === 20 || value.charCodeAt(19) !== 0x2e /* . */) return false;
+  for (let index = 20; index < zoneStart; index += 1) {
+    if (!isDigitAt(value, index)) return false;
+  }
+  return true;
+}
 
 /** The number written by the `count` ASCII digits of `text` at `index` (the caller has checked they are digits). */
 function digitsAt(text: string, index: number, count: number): number {
@@ -372,20 +423,34 @@ function zoneOffsetMinutes(dateTime: string): number {
   return dateTime.charCodeAt(signIndex) === 0x2d ? -minutes : minutes; // 0x2d: '-'
 }
 
+/** Where `YYYY-MM-DD` has its digits. */
+const ISO_DATE_DIGITS: readonly number[] = [0, 1, 2, 3, 5, 6, 8, 9];
+
+function isIsoDate(value: string): boolean {
+  if (typeof value !== 'string' || value.length !== 10 || value.charCodeAt(4) !== 0x2d /* - */ || value.charCodeAt(7) !== 0x2d) {
+    return false;
+  }
+  for (let position = 0; position < ISO_DATE_DIGITS.length; position += 1) {
+    if (!isDigitAt(value, ISO_DATE_DIGITS[position]!)) return false;
+  }
+  return true;
+}
+
 /**
  * DT (date) as `yyyyMMdd` from `YYYY-MM-DD` (a calendar date, no time zone involved).
  * Throws {@link Hl7EncodingError} (naming `inputPath`) for anything else.
  */
 export function dtFromDate(value: string, inputPath = 'date'): EscapedText {
-  // `test`, then the fields read at their fixed places (as tsFromDateTime does)
-  if (!ISO_DATE.test(value)) {
+  // `YYYY-MM-DD` read character by character (what /^\d{4}-\d{2}-\d{2}$/ accepts), then the fields at their fixed places
+  if (!isIsoDate(value)) {
     throw new Hl7EncodingError(inputPath, 'is not a YYYY-MM-DD date');
   }
   const year = digitsAt(value, 0, 4);
   if (year < 1 || !isCalendarDate(year, digitsAt(value, 5, 2), digitsAt(value, 8, 2))) {
     throw new Hl7EncodingError(inputPath, 'is not a YYYY-MM-DD date');
   }
-  return escapeText(value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10));
+  // digits only (checked above): their own escaped text
+  return (value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10)) as EscapedText;
 }
 
 // --- Set ids ---------------------------------------------------------------------------------------------

@@ -249,16 +249,16 @@ export function escapeAsciiTextLines(value: string, separator: string, measure: 
   let out = '';
   let copyFrom = 0; // start of the run of kept characters not yet copied to `out`
   let extra = 0;
-  let hasText = false;
+  let lineBreaks = 0;
   const length = value.length;
-  let index = 0;
+  // runs of plain characters (kept as they are, nothing to count) are skipped at once when long
+  let index = length >= REGEX_SCAN_MIN_LENGTH ? firstNotPlain(value, 0) : 0;
   while (index < length) {
     const code = value.charCodeAt(index);
     if (code >= 0x80) return undefined;
     const action = ASCII_ACTION[code];
     if (action === KEEP) {
       if (code === QUOTE) extra += 1;
-      hasText = true;
       index += 1;
       continue;
     }
@@ -268,28 +268,30 @@ export function escapeAsciiTextLines(value: string, separator: string, measure: 
       case DELIMITER:
         out += DELIMITER_ESCAPES[code];
         extra += 2;
-        hasText = true;
         break;
       case SPACE:
         out += ' ';
-        hasText = true;
         break;
       case CR:
         next = endOfCarriageReturn(value, index);
         out += separator;
+        lineBreaks += 1;
         break;
       case LF:
         out += separator;
+        lineBreaks += 1;
         break;
       default: // REMOVE
         break;
     }
-    index = next;
     copyFrom = next;
+    index = length - next >= REGEX_SCAN_MIN_LENGTH ? firstNotPlain(value, next) : next;
   }
+  const text = copyFrom === 0 ? value : out + value.slice(copyFrom);
   measure.extraJsonBytes = extra;
-  measure.hasText = hasText;
-  return copyFrom === 0 ? value : out + value.slice(copyFrom);
+  // every character written is text, but the separators the line breaks became
+  measure.hasText = text.length !== lineBreaks * separator.length;
+  return text;
 }
 
 /** Index of the first character that {@link needsWork}, or the length when none does. */
@@ -318,6 +320,28 @@ export type EscapedTextCheck = 'not escaped' | 'ascii' | 'non-ascii';
 
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
+
+/**
+ * Finds the first character that is not PLAIN: plain = ASCII that escaping keeps (ASCII_ACTION KEEP) other
+ * than `"`, i.e. a character that is its own escaped text and takes one byte in a JSON string. Built from
+ * ASCII_ACTION, so it cannot disagree with it. A regular expression scans a long run of plain text about
+ * twice as fast as a loop over char codes, but costs more to call: the scans below use it for values of
+ * {@link REGEX_SCAN_MIN_LENGTH} characters or more, then go on from the character it found.
+ */
+const NOT_PLAIN = new RegExp(
+  `[^${Array.from({ length: 0x80 }, (_, code) => code)
+    .filter((code) => ASCII_ACTION[code] === KEEP && code !== QUOTE)
+    .map((code) => `\\x${code.toString(16).padStart(2, '0')}`)
+    .join('')}]`,
+  'g',
+);
+const REGEX_SCAN_MIN_LENGTH = 24;
+
+/** Index of the first character of `value` at or after `from` that is not plain (see {@link NOT_PLAIN}), or the length. */
+function firstNotPlain(value: string, from: number): number {
+  NOT_PLAIN.lastIndex = from;
+  return NOT_PLAIN.test(value) ? NOT_PLAIN.lastIndex - 1 : value.length;
+}
 /** The letters of the delimiter escapes `\F\ \S\ \T\ \R\ \E\`, by char code. */
 const IS_ESCAPE_LETTER = new Uint8Array(128);
 for (const letter of ['F', 'S', 'T', 'R', 'E']) {
@@ -343,7 +367,8 @@ export function scanEscapedText(value: string): number {
   let extra = 0;
   let nonAscii = false;
   const length = value.length;
-  for (let index = 0; index < length; index += 1) {
+  // a long value: its plain start (valid, nothing to count) skipped at once
+  for (let index = length >= REGEX_SCAN_MIN_LENGTH ? firstNotPlain(value, 0) : 0; index < length; index += 1) {
     const code = value.charCodeAt(index);
     if (code >= 0x80) {
       if (code <= 0x9f || code === 0x2028 || code === 0x2029) return NOT_ESCAPED_TEXT;
@@ -381,7 +406,8 @@ export function scanEscapedText(value: string): number {
 export function plainAsciiExtraJsonBytes(value: string): number {
   let quotes = 0;
   const length = value.length;
-  for (let index = 0; index < length; index += 1) {
+  // a long value: its plain start skipped at once
+  for (let index = length >= REGEX_SCAN_MIN_LENGTH ? firstNotPlain(value, 0) : 0; index < length; index += 1) {
     const code = value.charCodeAt(index);
     if (code >= 0x80 || ASCII_ACTION[code] !== KEEP) return -1;
     if (code === QUOTE) quotes += 1;

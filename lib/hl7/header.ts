@@ -1,14 +1,8 @@
-import { tsFromDateTime as tsFromDateTimeImport } from './datatypes';
+import { tsFromDateTime } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { escapeText as escapeTextImport } from './escape';
+import { escapeText } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
-import { type Hl7Message, Segment as SegmentImport } from './segment';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const tsFromDateTime = tsFromDateTimeImport;
-const escapeText = escapeTextImport;
-const Segment = SegmentImport;
-type Segment = SegmentImport;
+import { type CheckedField, type Hl7Message, Segment } from './segment';
 
 /** MSH-18 value declared when the message holds text outside ASCII (HL7 table 0211). */
 export const UNICODE_UTF8_CHARACTER_SET = 'UNICODE UTF-8';
@@ -96,23 +90,29 @@ const PROCESSING_ID = Segment.checkedField(escapeText(PROCESSING_ID_PRODUCTION))
 const VERSION_ID = Segment.checkedField(escapeText(HL7_VERSION));
 const NEVER = Segment.checkedField(escapeText(ACKNOWLEDGMENT_NEVER));
 
+/** MSH-9 of each message type, escaped and checked once (a message type is a constant: {@link MDM_T02}...). */
+const MESSAGE_TYPE_FIELDS = new Map<MessageType, CheckedField>(
+  [MDM_T02, ADT_A08, ORU_R01].map((type) => [
+    type,
+    Segment.checkedField([escapeText(type.messageCode), escapeText(type.triggerEvent), escapeText(type.messageStructure)]),
+  ]),
+);
+
 /** Builds MSH-1..MSH-12 (MSH-18 is decided by {@link encodeMessage} once the message is complete). */
 export function buildMessageHeader(context: MessageHeaderContext, messageType: MessageType): Segment {
   if (!isControlId(context.controlId)) {
     throw new Hl7EncodingError('header.controlId', 'must be 1 to 20 printable ASCII characters without | ^ ~ \\ &');
   }
-  return new Segment('MSH')
+  const header = new Segment('MSH')
     .setText(3, context.sendingApplication) // HD-1 alone
     .setText(4, context.sendingFacility)
     .setText(5, context.receivingApplication)
     .setText(6, context.receivingFacility)
-    .set(7, tsFromDateTime(context.timestamp, 'header.timestamp'))
-    .setTextComponents(9, [messageType.messageCode, messageType.triggerEvent, messageType.messageStructure])
-    .setText(10, context.controlId)
-    .setChecked(11, PROCESSING_ID)
-    .setChecked(12, VERSION_ID)
-    .setChecked(15, NEVER)
-    .setChecked(16, NEVER);
+    .set(7, tsFromDateTime(context.timestamp, 'header.timestamp'));
+  const messageTypeField = MESSAGE_TYPE_FIELDS.get(messageType);
+  if (messageTypeField) header.setChecked(9, messageTypeField);
+  else header.setTextComponents(9, [messageType.messageCode, messageType.triggerEvent, messageType.messageStructure]);
+  return header.setText(10, context.controlId).setChecked(11, PROCESSING_ID).setChecked(12, VERSION_ID).setChecked(15, NEVER).setChecked(16, NEVER);
 }
 
 /**

@@ -1,64 +1,19 @@
 import type { Clinician, Encounter, Note, Patient } from '../chart/types';
-import {
-  ceFromCodedValue as ceFromCodedValueImport,
-  eiTextFromIdentifier as eiTextFromIdentifierImport,
-  tsFromDateTime as tsFromDateTimeImport,
-  xcnTextFromClinician as xcnTextFromClinicianImport,
-} from './datatypes';
+import { ceFromCodedValue, eiTextFromIdentifier, tsFromDateTime, xcnTextFromClinician } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { escapeText as escapeTextImport, type EscapedText } from './escape';
+import { escapeText, type EscapedText } from './escape';
+import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext, namespacesOf } from './header';
+import { documentNumberLength, LOCAL_CODES } from './observations';
+import { Hl7Message, Segment, type TextComponents, type WrittenComponents } from './segment';
+import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstText } from './segments';
 import {
-  buildMessageHeader as buildMessageHeaderImport,
-  encodeMessage as encodeMessageImport,
-  MDM_T02 as MDM_T02Import,
-  type MessageHeaderContext,
-  namespacesOf as namespacesOfImport,
-} from './header';
-import { documentNumberLength as documentNumberLengthImport, LOCAL_CODES as LOCAL_CODESImport } from './observations';
-import { Hl7Message as Hl7MessageImport, Segment as SegmentImport, type TextComponents } from './segment';
-import {
-  assertSamePatient as assertSamePatientImport,
-  eventTypeSegment as eventTypeSegmentImport,
-  noteVisitSegment as noteVisitSegmentImport,
-  patientIdentificationSegment as patientIdentificationSegmentImport,
-  requireFirstText as requireFirstTextImport,
-} from './segments';
-import {
-  CONTENT_PRESENTATION_TEXT as CONTENT_PRESENTATION_TEXTImport,
-  DOCUMENT_AVAILABLE as DOCUMENT_AVAILABLEImport,
-  DOCUMENT_COMPLETION_AUTHENTICATED as DOCUMENT_COMPLETION_AUTHENTICATEDImport,
-  DOCUMENT_COMPLETION_DOCUMENTED as DOCUMENT_COMPLETION_DOCUMENTEDImport,
-  DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED as DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATEDImport,
-  DOCUMENT_TYPE_PROGRESS_NOTE as DOCUMENT_TYPE_PROGRESS_NOTEImport,
+  CONTENT_PRESENTATION_TEXT,
+  DOCUMENT_AVAILABLE,
+  DOCUMENT_COMPLETION_AUTHENTICATED,
+  DOCUMENT_COMPLETION_DOCUMENTED,
+  DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED,
+  DOCUMENT_TYPE_PROGRESS_NOTE,
 } from './tables';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const ceFromCodedValue = ceFromCodedValueImport;
-const eiTextFromIdentifier = eiTextFromIdentifierImport;
-const tsFromDateTime = tsFromDateTimeImport;
-const xcnTextFromClinician = xcnTextFromClinicianImport;
-const escapeText = escapeTextImport;
-const buildMessageHeader = buildMessageHeaderImport;
-const encodeMessage = encodeMessageImport;
-const MDM_T02 = MDM_T02Import;
-const namespacesOf = namespacesOfImport;
-const documentNumberLength = documentNumberLengthImport;
-const LOCAL_CODES = LOCAL_CODESImport;
-const Hl7Message = Hl7MessageImport;
-type Hl7Message = Hl7MessageImport;
-const Segment = SegmentImport;
-type Segment = SegmentImport;
-const assertSamePatient = assertSamePatientImport;
-const eventTypeSegment = eventTypeSegmentImport;
-const noteVisitSegment = noteVisitSegmentImport;
-const patientIdentificationSegment = patientIdentificationSegmentImport;
-const requireFirstText = requireFirstTextImport;
-const CONTENT_PRESENTATION_TEXT = CONTENT_PRESENTATION_TEXTImport;
-const DOCUMENT_AVAILABLE = DOCUMENT_AVAILABLEImport;
-const DOCUMENT_COMPLETION_AUTHENTICATED = DOCUMENT_COMPLETION_AUTHENTICATEDImport;
-const DOCUMENT_COMPLETION_DOCUMENTED = DOCUMENT_COMPLETION_DOCUMENTEDImport;
-const DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATED = DOCUMENT_COMPLETION_LEGALLY_AUTHENTICATEDImport;
-const DOCUMENT_TYPE_PROGRESS_NOTE = DOCUMENT_TYPE_PROGRESS_NOTEImport;
 
 /*
  * MDM^T02^MDM_T02 (original document notification and content), exactly as hl7-notes.md maps the service
@@ -130,12 +85,13 @@ const NOTE_CODE = Segment.checkedField(ceFromCodedValue(LOCAL_CODES.note));
 const FINAL = Segment.checkedField(escapeText('F'));
 
 export function encodeNoteMessage(input: NoteMessageInput): string {
-  const message = new Hl7Message(buildMessageHeader(input.header, MDM_T02)).addAll(noteMessageSegments(input));
+  const messageHeader = buildMessageHeader(input.header, MDM_T02);
+  const message = new Hl7Message(messageHeader).addAll(noteMessageSegments(input, messageHeader));
   return encodeMessage(message, input.header);
 }
 
-/** The segments after MSH: EVN PID PV1 TXA OBX. */
-export function noteMessageSegments(input: NoteMessageInput): Segment[] {
+/** The segments after MSH: EVN PID PV1 TXA OBX; `messageHeader` the MSH built from `input.header`, when there is one (EVN-2 copies its MSH-7). */
+export function noteMessageSegments(input: NoteMessageInput, messageHeader?: Segment): Segment[] {
   const { header, patient, encounter, note } = input;
   assertSamePatient(patient, note.patientId, 'note.patientId');
   if (encounter) {
@@ -165,19 +121,20 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
         )
       : undefined;
 
+  const authorWritten: WrittenComponents = { text: '', components: 0 };
   const transcriptionHeader = new Segment('TXA')
     .setChecked(1, SET_ID_1)
     .setText(2, input.documentType || DOCUMENT_TYPE_PROGRESS_NOTE)
     .setChecked(3, CONTENT_PRESENTATION)
     .set(4, createdAt)
-    .setTextComponents(5, author)
+    .setTextComponents(5, author, authorWritten)
     .copyField(6, 4) // the creation time again
     .copyField(9, 5) // the originator is the author too
     .setTextComponents(12, requireFirstText(documentNumber, 'note.noteId'))
     .setText(17, completion)
     .setChecked(19, AVAILABLE);
   if (partnerAuthentication) transcriptionHeader.setTextComponents(22, partnerAuthentication);
-  else if (authenticated && !source) transcriptionHeader.setExtendedCopy(22, 5, PPN_TIME_COMPONENT, createdAt); // TXA-5's XCN, PPN-15 the time
+  else if (authenticated && !source) transcriptionHeader.setExtendedCopy(22, 5, PPN_TIME_COMPONENT, createdAt, authorWritten); // TXA-5's XCN, PPN-15 the time
 
   const noteText = new Segment('OBX')
     .setChecked(1, SET_ID_1)
@@ -193,7 +150,7 @@ export function noteMessageSegments(input: NoteMessageInput): Segment[] {
   const attending = encounter?.attending ?? note.author;
   const attendingIsAuthor = !source && sameClinician(attending, note.author);
   return [
-    eventTypeSegment('T02', header.timestamp),
+    eventTypeSegment('T02', header.timestamp, messageHeader),
     patientIdentificationSegment(patient, 'core'),
     noteVisitSegment(encounter, attending, namespaces, attendingIsAuthor ? { segment: transcriptionHeader, fieldNumber: 5 } : undefined),
     transcriptionHeader,

@@ -15,71 +15,31 @@ import { hasAlternateCodeOnly } from '../chart/types';
 
 export type { LabResultSummary, LabTestSummary } from '../chart/types';
 import {
-  ceFromCodedValue as ceFromCodedValueImport,
-  ceWithAlternate as ceWithAlternateImport,
-  eiFromIdentifier as eiFromIdentifierImport,
-  isNumericText as isNumericTextImport,
-  nmFromNumber as nmFromNumberImport,
-  siFromNumber as siFromNumberImport,
-  tsFromDateTime as tsFromDateTimeImport,
-  tsFromPartialDateTime as tsFromPartialDateTimeImport,
-  xcnFromClinician as xcnFromClinicianImport,
+  ceFromCodedValue,
+  ceWithAlternate,
+  eiFromIdentifier,
+  isNumericText,
+  nmFromNumber,
+  siFromNumber,
+  tsFromDateTime,
+  tsFromPartialDateTime,
+  xcnFromClinician,
 } from './datatypes';
-import {
-  type EscapedText,
-  escapeFormattedText as escapeFormattedTextImport,
-  escapeText as escapeTextImport,
-  escapeTextLines as escapeTextLinesImport,
-  hasLineBreak as hasLineBreakImport,
-} from './escape';
+import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, hasLineBreak } from './escape';
 import { Hl7EncodingError } from './errors';
-import { type IdentifierNamespaces, IDENTIFIER_LENGTH as IDENTIFIER_LENGTHImport, shortIdentifier as shortIdentifierImport } from './identifiers';
-import { type FieldValue, Segment as SegmentImport } from './segment';
+import { type IdentifierNamespaces, IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
+import { type FieldValue, Segment } from './segment';
+import { type CommonOrder, commonOrderSegment, patientClassCodedValue, requireComponents, requireFirstComponent } from './segments';
 import {
-  type CommonOrder,
-  commonOrderSegment as commonOrderSegmentImport,
-  patientClassCodedValue as patientClassCodedValueImport,
-  requireComponents as requireComponentsImport,
-  requireFirstComponent as requireFirstComponentImport,
-} from './segments';
-import {
-  ORDER_CONTROL_RESULTS as ORDER_CONTROL_RESULTSImport,
-  ORDER_CONTROL_STATUS_CHANGED as ORDER_CONTROL_STATUS_CHANGEDImport,
-  observationResultStatus as observationResultStatusImport,
+  ORDER_CONTROL_RESULTS,
+  ORDER_CONTROL_STATUS_CHANGED,
+  observationResultStatus,
   type ObservationResultStatus,
   type ObservationValueType,
-  orderStatusCode as orderStatusCodeImport,
-  resultStatus as resultStatusImport,
+  orderStatusCode,
+  resultStatus,
   type ResultStatus,
 } from './tables';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const ceFromCodedValue = ceFromCodedValueImport;
-const ceWithAlternate = ceWithAlternateImport;
-const eiFromIdentifier = eiFromIdentifierImport;
-const isNumericText = isNumericTextImport;
-const nmFromNumber = nmFromNumberImport;
-const siFromNumber = siFromNumberImport;
-const tsFromDateTime = tsFromDateTimeImport;
-const tsFromPartialDateTime = tsFromPartialDateTimeImport;
-const xcnFromClinician = xcnFromClinicianImport;
-const escapeFormattedText = escapeFormattedTextImport;
-const escapeText = escapeTextImport;
-const escapeTextLines = escapeTextLinesImport;
-const hasLineBreak = hasLineBreakImport;
-const IDENTIFIER_LENGTH = IDENTIFIER_LENGTHImport;
-const shortIdentifier = shortIdentifierImport;
-const Segment = SegmentImport;
-type Segment = SegmentImport;
-const commonOrderSegment = commonOrderSegmentImport;
-const patientClassCodedValue = patientClassCodedValueImport;
-const requireComponents = requireComponentsImport;
-const requireFirstComponent = requireFirstComponentImport;
-const ORDER_CONTROL_RESULTS = ORDER_CONTROL_RESULTSImport;
-const ORDER_CONTROL_STATUS_CHANGED = ORDER_CONTROL_STATUS_CHANGEDImport;
-const observationResultStatus = observationResultStatusImport;
-const orderStatusCode = orderStatusCodeImport;
-const resultStatus = resultStatusImport;
 
 /*
  * ORU_R01 ORDER_OBSERVATION groups: [ORC] OBR [{NTE}] {OBX [{NTE}]}. OBR-1 numbers the groups of a
@@ -117,10 +77,11 @@ export const LOCAL_CODES = {
 /** Longest ST value written; longer text goes as TX (v2.5.1 gives ST a maximum length of 199). */
 export const ST_MAX_LENGTH = 199;
 
-/** OBX-5 of a TX observation: one repetition per line. */
-export interface TextLines {
-  lines: readonly EscapedText[];
-}
+/**
+ * OBX-5 of a TX observation: one repetition per line, given as escaped lines, or as the RAW text, escaped
+ * line by line as it is written (Segment.setTextLines: one scan for ASCII text).
+ */
+export type TextLines = { lines: readonly EscapedText[] } | { text: string };
 
 /** An OBX-2 value type with its OBX-5 value. */
 export interface ObservationValue {
@@ -130,7 +91,8 @@ export interface ObservationValue {
 
 /** Text as TX, one repetition per line (empty lines kept). */
 export function textLinesObservationValue(text: string): ObservationValue {
-  return { valueType: 'TX', value: { lines: escapeTextLines(text) } };
+  // anything but a string (data that bypassed the types) is refused here, as escaping refuses it
+  return { valueType: 'TX', value: typeof text === 'string' ? { text } : { lines: escapeTextLines(text) } };
 }
 
 /** Text as ST when it is one line of at most {@link ST_MAX_LENGTH} characters, else as TX (lines). */
@@ -365,24 +327,26 @@ export class ObservationGroup {
 
   private observationRequestSegment(setId: number, namespaces: IdentifierNamespaces): Segment {
     const { request } = this;
-    const obr = new Segment('OBR')
-      .set(1, siFromNumber(setId))
-      .set(4, requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code'))
-      .set(7, segmentTime(request.observedAt, request.inputPath))
-      .set(25, escapeText(request.resultStatus));
+    // OBR-4, 7 and 25 checked first, as before; the fields are set in order (the segment's text grows as they are)
+    const serviceIdentifier = requireComponents(ceFromCodedValue(request.serviceIdentifier), request.inputPath, '.code');
+    const observedAt = segmentTime(request.observedAt, request.inputPath);
+    const resultStatus = escapeText(request.resultStatus);
+    const obr = new Segment('OBR').set(1, siFromNumber(setId));
     if (request.placerOrderNumber !== undefined) {
       obr.set(2, eiFromIdentifier(request.placerOrderNumber, request.placerNamespace || namespaces.entity));
     }
     if (request.fillerOrderNumber !== undefined) {
       obr.set(3, eiFromIdentifier(request.fillerOrderNumber, request.fillerNamespace || namespaces.entity, request.fillerOrderNumberLength));
     }
+    obr.set(4, serviceIdentifier);
     setTime(obr, 6, request.requestedAt, request.inputPath);
+    obr.set(7, observedAt);
     setTime(obr, 8, request.observationEndAt, request.inputPath);
     if (request.orderingProvider) {
       obr.set(16, xcnFromClinician(request.orderingProvider, request.orderingProviderAuthority || namespaces.clinician));
     }
     setTime(obr, 22, request.statusChangedAt, request.inputPath);
-    return obr;
+    return obr.set(25, resultStatus);
   }
 }
 
@@ -472,7 +436,7 @@ function assignSubIds(observations: readonly Observation[]): Array<string | unde
 }
 
 function isTextLines(value: FieldValue | TextLines): value is TextLines {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'lines' in value;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && ('lines' in value || 'text' in value);
 }
 
 /**
@@ -490,11 +454,12 @@ function observationSegment(
     .set(1, siFromNumber(setId))
     .set(2, escapeText(observation.valueType))
     .set(3, requireComponents(ceWithAlternate(observation.identifier, observation.alternateIdentifier), observation.inputPath, '.code'))
-    .set(4, escapeText(subId))
-    .set(11, escapeText(observation.resultStatus));
+    .set(4, escapeText(subId));
+  const resultStatus = escapeText(observation.resultStatus); // OBX-11, set after OBX-8: the fields in order
   const { value } = observation;
   if (isTextLines(value)) {
-    obx.setLines(5, value.lines);
+    if ('text' in value) obx.setTextLines(5, value.text);
+    else obx.setLines(5, value.lines);
   } else {
     obx.set(5, value);
   }
@@ -512,6 +477,7 @@ function observationSegment(
       observation.abnormalFlags.map((flag) => [escapeText(flag)]),
     );
   }
+  obx.set(11, resultStatus);
   if (previous && observation.observedAt !== undefined && previous.observation.observedAt === observation.observedAt) {
     obx.copyFieldFrom(previous.segment, 14); // the same time as the row before (an assessment's rows)
   } else {

@@ -1,77 +1,28 @@
-import { mergeNewestFirst as mergeNewestFirstImport, type TimelineEntry } from '../chart/timeline';
+import { mergeNewestFirst, type TimelineEntry } from '../chart/timeline';
 import type { ChartRecord, Encounter, Patient } from '../chart/types';
-import { assessmentMessageSegments as assessmentMessageSegmentsImport } from './assessment-message';
-import { batchClosing as batchClosingImport, batchMessageControlId as batchMessageControlIdImport, batchOpening as batchOpeningImport } from './batch';
-import { encounterAdtSegments as encounterAdtSegmentsImport } from './encounter-message';
-import {
-  ADT_A08 as ADT_A08Import,
-  buildMessageHeader as buildMessageHeaderImport,
-  encodeMessage as encodeMessageImport,
-  type MessageHeaderContext,
-  MDM_T02 as MDM_T02Import,
-  namespacesOf as namespacesOfImport,
-  ORU_R01 as ORU_R01Import,
-} from './header';
+import { assessmentMessageSegments } from './assessment-message';
+import { batchClosing, batchMessageControlId, batchOpening } from './batch';
+import { encounterAdtSegments } from './encounter-message';
+import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext, MDM_T02, namespacesOf, ORU_R01 } from './header';
 import type { IdentifierNamespaces } from './identifiers';
-import { jsonStringBytes as jsonStringBytesImport } from './json-string-bytes';
-import { encodeLabResultMessage as encodeLabResultMessageImport } from './lab-result-message';
-import { noteMessageSegments as noteMessageSegmentsImport } from './note-message';
+import { jsonStringBytes } from './json-string-bytes';
+import { encodeLabResultMessage } from './lab-result-message';
+import { noteMessageSegments } from './note-message';
 import {
-  assessmentObservationGroup as assessmentObservationGroupImport,
-  encounterObservationGroup as encounterObservationGroupImport,
-  encounterOrderGroups as encounterOrderGroupsImport,
-  labResultObservationGroup as labResultObservationGroupImport,
+  assessmentObservationGroup,
+  encounterObservationGroup,
+  encounterOrderGroups,
+  labResultObservationGroup,
   type LabResultSummary,
-  LOCAL_CODES as LOCAL_CODESImport,
-  noRecordsObservationGroup as noRecordsObservationGroupImport,
-  noteObservationGroup as noteObservationGroupImport,
-  ObservationGroup as ObservationGroupImport,
-  orderObservationSegments as orderObservationSegmentsImport,
+  LOCAL_CODES,
+  noRecordsObservationGroup,
+  noteObservationGroup,
+  ObservationGroup,
+  orderObservationSegments,
 } from './observations';
-import { patientAdtSegments as patientAdtSegmentsImport } from './patient-adt-message';
-import { Hl7Message as Hl7MessageImport, type Segment } from './segment';
-import {
-  assertSamePatient as assertSamePatientImport,
-  nextOfKinSegments as nextOfKinSegmentsImport,
-  patientAdditionalDemographicSegment as patientAdditionalDemographicSegmentImport,
-  patientIdentificationSegment as patientIdentificationSegmentImport,
-  visitSegments as visitSegmentsImport,
-} from './segments';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const mergeNewestFirst = mergeNewestFirstImport;
-const assessmentMessageSegments = assessmentMessageSegmentsImport;
-const batchClosing = batchClosingImport;
-const batchMessageControlId = batchMessageControlIdImport;
-const batchOpening = batchOpeningImport;
-const encounterAdtSegments = encounterAdtSegmentsImport;
-const ADT_A08 = ADT_A08Import;
-const buildMessageHeader = buildMessageHeaderImport;
-const encodeMessage = encodeMessageImport;
-const MDM_T02 = MDM_T02Import;
-const namespacesOf = namespacesOfImport;
-const ORU_R01 = ORU_R01Import;
-const jsonStringBytes = jsonStringBytesImport;
-const encodeLabResultMessage = encodeLabResultMessageImport;
-const noteMessageSegments = noteMessageSegmentsImport;
-const assessmentObservationGroup = assessmentObservationGroupImport;
-const encounterObservationGroup = encounterObservationGroupImport;
-const encounterOrderGroups = encounterOrderGroupsImport;
-const labResultObservationGroup = labResultObservationGroupImport;
-const LOCAL_CODES = LOCAL_CODESImport;
-const noRecordsObservationGroup = noRecordsObservationGroupImport;
-const noteObservationGroup = noteObservationGroupImport;
-const ObservationGroup = ObservationGroupImport;
-type ObservationGroup = ObservationGroupImport;
-const orderObservationSegments = orderObservationSegmentsImport;
-const patientAdtSegments = patientAdtSegmentsImport;
-const Hl7Message = Hl7MessageImport;
-type Hl7Message = Hl7MessageImport;
-const assertSamePatient = assertSamePatientImport;
-const nextOfKinSegments = nextOfKinSegmentsImport;
-const patientAdditionalDemographicSegment = patientAdditionalDemographicSegmentImport;
-const patientIdentificationSegment = patientIdentificationSegmentImport;
-const visitSegments = visitSegmentsImport;
+import { patientAdtSegments } from './patient-adt-message';
+import { Hl7Message, type Segment } from './segment';
+import { assertSamePatient, nextOfKinSegments, patientAdditionalDemographicSegment, patientIdentificationSegment, visitSegments } from './segments';
 
 /*
  * The longitudinal patient summary, in one of two styles chosen per partner (`hl7Profile.summaryStyle`).
@@ -265,8 +216,9 @@ function entryMessages(
       const note = record.record;
       const context = headerAt(0);
       const encounter = note.encounterId === undefined ? undefined : encounters.get(note.encounterId);
-      const message = new Hl7Message(buildMessageHeader(context, MDM_T02)).addAll(
-        noteMessageSegments({ header: context, patient, note, encounter, documentType: input.noteDocumentType }),
+      const messageHeader = buildMessageHeader(context, MDM_T02);
+      const message = new Hl7Message(messageHeader).addAll(
+        noteMessageSegments({ header: context, patient, note, encounter, documentType: input.noteDocumentType }, messageHeader),
       );
       return [encodeMessage(message, context)];
     }

@@ -189,9 +189,17 @@ function corpus(count: number): string[] {
   });
 }
 
+/** Plain text long enough that the scans skip it with a regular expression (escape.ts REGEX_SCAN_MIN_LENGTH). */
+const LONG_PLAIN = 'The quick brown fox jumps over 13 lazy dogs';
+
+/** {@link corpus} values inside and around long runs of plain text. */
+function longCorpus(count: number): string[] {
+  return corpus(count).map((value, index) => (index % 2 === 0 ? `${LONG_PLAIN}${value}${LONG_PLAIN}` : `${value}${LONG_PLAIN}${value}`));
+}
+
 describe('JSON size measured while the values are checked', () => {
   test('a segment and a message count exactly the bytes jsonStringBytes counts on their text', () => {
-    const values = corpus(600);
+    const values = [...corpus(600), ...longCorpus(200)];
     // raw surrogates (what escaping replaces) are valid escaped text too: a value ending in a high surrogate is counted on the whole text
     const escaped = [
       ...values.map((value) => escapeText(value)),
@@ -218,7 +226,7 @@ describe('JSON size measured while the values are checked', () => {
 });
 
 describe('RAW values escaped by the segment (setText, setTextComponents)', () => {
-  const values = corpus(800);
+  const values = [...corpus(800), ...longCorpus(300), LONG_PLAIN];
   // every delimiter, control characters, line breaks, non-ASCII, paired and lone surrogates, alone and mixed
   const singles = [
     '',
@@ -371,7 +379,25 @@ describe('setExtendedCopy', () => {
       expect(mine.toString()).toBe(reference.toString());
       expect(mine.jsonStringBytes()).toBe(reference.jsonStringBytes());
       expect(mine.hasNonAsciiText()).toBe(reference.hasNonAsciiText());
+      // told what setTextComponents wrote, it writes the same without counting the components again
+      const written = { text: '', components: -1 };
+      const told = new Segment('TXA').setTextComponents(5, person, written).setExtendedCopy(22, 5, 15, time, written);
+      expect(written.components).toBe(person.reduce((last, raw, index) => (escapeText(raw) === '' ? last : index + 1), 0));
+      expect(told.toString()).toBe(reference.toString());
+      expect(told.jsonStringBytes()).toBe(reference.jsonStringBytes());
     }
+  });
+
+  test('what setTextComponents wrote is not trusted once the source field holds other text: the components are counted', () => {
+    const written = { text: '', components: 0 };
+    const segment = new Segment('TXA').setTextComponents(5, ['a', 'b', 'c', 'd', 'e'], written).set(5, [escapeText('a'), escapeText('b')]);
+    expect(segment.setExtendedCopy(22, 5, 3, escapeText('x'), written).fieldText(22)).toBe('a^b^x');
+    expect(() =>
+      new Segment('TXA')
+        .setTextComponents(5, ['a', 'b'], written)
+        .set(5, [escapeText('a'), escapeText('b'), escapeText('c')])
+        .setExtendedCopy(22, 5, 3, escapeText('x'), written),
+    ).toThrow(/does not follow/);
   });
 
   test('refuses a component that does not follow the source, a repeating source, and a value that is not escaped', () => {

@@ -1,28 +1,14 @@
 import {
-  escapeAsciiTextLines as escapeAsciiTextLinesExport,
+  escapeAsciiTextLines,
   type EscapedText,
-  escapeText as escapeTextExport,
-  escapeTextLines as escapeTextLinesExport,
+  escapeText,
+  escapeTextLines,
   type TextLinesMeasure,
-  NOT_ESCAPED_TEXT as NOT_ESCAPED_TEXT_EXPORT,
-  plainAsciiExtraJsonBytes as plainAsciiExtraJsonBytesExport,
-  scanEscapedText as scanEscapedTextExport,
+  NOT_ESCAPED_TEXT,
+  plainAsciiExtraJsonBytes,
+  scanEscapedText,
 } from './escape';
-import { jsonStringBytes as jsonStringBytesExport } from './json-string-bytes';
-
-/*
- * Read once, here. When this library runs as CommonJS transformed by esbuild (tsx, the jest transform),
- * every use of an imported binding is a getter call on the exporting module's exports object, and this
- * check runs for every value of every message (about a tenth of a note message's time under tsx). The
- * ESM bundle of `npm run build` has no such cost; there these lines change nothing.
- */
-const scanEscapedText = scanEscapedTextExport;
-const escapeText = escapeTextExport;
-const escapeTextLines = escapeTextLinesExport;
-const escapeAsciiTextLines = escapeAsciiTextLinesExport;
-const plainAsciiExtraJsonBytes = plainAsciiExtraJsonBytesExport;
-const NOT_ESCAPED_TEXT = NOT_ESCAPED_TEXT_EXPORT;
-const jsonStringBytes = jsonStringBytesExport;
+import { jsonStringBytes } from './json-string-bytes';
 
 /** One component: a single escaped value, or its subcomponents (joined by `&`). */
 export type Component = EscapedText | readonly EscapedText[];
@@ -107,15 +93,15 @@ function extraJsonBytes(scan: number): number {
  * value is checked ({@link scanEscapedText}) in the same pass; `nonAscii` records whether any value
  * holds text outside ASCII (for MSH-18), `extraJsonBytes` what the values take inside a JSON string
  * beyond their length (for the size budgets; NaN when it must be counted on the whole text).
+ *
+ * One writer serves every field ({@link fieldWriter}): a field is written in one synchronous call that
+ * never writes another field meanwhile, so the summary's thousands of fields allocate no writer.
  */
 class FieldWriter {
   nonAscii = false;
   extraJsonBytes = 0;
-
-  constructor(
-    private readonly segmentName: string,
-    private readonly fieldNumber: number,
-  ) {}
+  segmentName = '';
+  fieldNumber = 0;
 
   /** A value, checked ({@link checkValue}). */
   value(value: string): string {
@@ -127,36 +113,6 @@ class FieldWriter {
       }
     }
     return value;
-  }
-
-  /**
-   * A RAW value, escaped as {@link escapeText} does. The common value (ASCII that escaping leaves as it
-   * is) is escaped and checked in one scan ({@link plainAsciiExtraJsonBytes}); any other is escaped, then
-   * checked like every value.
-   */
-  text(raw: string | undefined): string {
-    if (typeof raw === 'string') {
-      const extra = plainAsciiExtraJsonBytes(raw);
-      if (extra >= 0) {
-        this.extraJsonBytes += extra;
-        return raw;
-      }
-    }
-    return this.value(escapeText(raw));
-  }
-
-  /** One repetition of RAW components ({@link text}), joined without the trailing empty ones. */
-  textRepetition(components: TextComponents): string {
-    let out = '';
-    let written = 0;
-    for (let index = 0; index < components.length; index += 1) {
-      const text = this.text(components[index]);
-      if (text !== '') {
-        out += index === written ? text : separators(COMPONENT_SEPARATOR_RUNS, index - written) + text;
-        written = index;
-      }
-    }
-    return out;
   }
 
   /*
@@ -196,8 +152,32 @@ class FieldWriter {
   }
 }
 
+/**
+ * What {@link Segment.setTextComponents} wrote into a field (its text, one repetition, and how many components
+ * it holds), for {@link Segment.setExtendedCopy} of that field: the components are not counted again.
+ */
+export interface WrittenComponents {
+  text: string;
+  components: number;
+}
+
+const FIELD_WRITER = new FieldWriter();
+
+/** The field writer, ready for field `fieldNumber` of segment `segmentName` (read its measures right after writing). */
+function fieldWriter(segmentName: string, fieldNumber: number): FieldWriter {
+  const writer = FIELD_WRITER;
+  writer.segmentName = segmentName;
+  writer.fieldNumber = fieldNumber;
+  writer.nonAscii = false;
+  writer.extraJsonBytes = 0;
+  return writer;
+}
+
 /** {@link Segment.setTextLines}'s scratch measure (synchronous: read right after each scan). */
 const TEXT_LINES_MEASURE: TextLinesMeasure = { extraJsonBytes: 0, hasText: false };
+
+/** Room for the fields of most segments (PID-22, TXA-22, OBR-25) at once, so the array is not grown field by field. */
+const FIELDS_CAPACITY = 26;
 
 /**
  * A field value checked once, when it is made ({@link Segment.checkedField}): the constants every
@@ -220,21 +200,25 @@ export interface CheckedField {
  * {@link setTextComponents} / {@link setTextLines} (TX), which escape it themselves ({@link escapeText},
  * {@link escapeTextLines}) in the same scan as the check. Constants are checked once ({@link checkedField}); copies take text already checked.
  *
- * Performance: a field is serialized once, when it is set, and kept as text; the segment's text is built
- * once and cached until a field changes.
+ * Performance: a field is serialized once, when it is set, and kept as text. Fields are mostly set in
+ * order, so the segment's text grows as they are set (a field after the last one written is appended to
+ * it); a field set at or before the last one written drops the text, which {@link toString} builds again
+ * from the fields. The JSON size is a running sum of what the checks measured.
  */
 export class Segment {
   readonly name: string;
   /** index = field number; the field's serialized text (all repetitions), `''` or a hole when empty */
-  private readonly fields: string[] = [];
+  private readonly fields: string[] = new Array<string>(FIELDS_CAPACITY);
   /** the fields holding text outside ASCII; created for the few segments that have one */
   private nonAsciiFields: Set<number> | undefined;
-  /** index = field number: what the field's values take inside a JSON string beyond their length (NaN: not countable alone) */
-  private readonly fieldExtraJsonBytes: number[] = [];
-  /** {@link toString}, until a field changes */
+  /** index = field number: what the field's values take inside a JSON string beyond their length (NaN: not countable alone); created for the first field that takes more */
+  private fieldExtraJsonBytes: number[] | undefined;
+  /** the sum of {@link fieldExtraJsonBytes} (NaN when one of them is) */
+  private extraJsonBytesTotal = 0;
+  /** {@link toString}; `undefined` after a field at or before {@link written} changed, until toString builds it again */
   private text: string | undefined;
-  /** {@link jsonStringBytes}, until a field changes */
-  private jsonBytes: number | undefined;
+  /** the last field {@link text} holds (`firstSettableField - 1` while none has text) */
+  private written: number;
   /** 3 for MSH, FHS and BHS (fields 1 and 2 are the delimiters), else 1 */
   private readonly firstSettableField: number;
 
@@ -243,7 +227,11 @@ export class Segment {
       throw new Error(`invalid segment name ${JSON.stringify(name)}`);
     }
     this.name = name;
-    this.firstSettableField = isHeaderSegment(name) ? 3 : 1;
+    const header = isHeaderSegment(name);
+    this.firstSettableField = header ? 3 : 1;
+    // MSH: the encoding characters are MSH-2; other segments: the name stands at field 0
+    this.text = header ? name + FIELD_SEPARATOR + ENCODING_CHARACTERS : name;
+    this.written = this.firstSettableField - 1;
   }
 
   /** Sets field `fieldNumber` to one value (one repetition). An empty value clears the field. */
@@ -254,7 +242,7 @@ export class Segment {
       const scan = checkValue(value, this.name, fieldNumber);
       return this.store(fieldNumber, value, isNonAscii(scan), extraJsonBytes(scan));
     }
-    const writer = new FieldWriter(this.name, fieldNumber);
+    const writer = fieldWriter(this.name, fieldNumber);
     const text = writer.repetition(value as Components);
     return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
   }
@@ -276,18 +264,49 @@ export class Segment {
     return this.store(fieldNumber, escaped, isNonAscii(scan), extraJsonBytes(scan));
   }
 
-  /** Sets field `fieldNumber` to one repetition of RAW components, each escaped here ({@link setText}). */
-  setTextComponents(fieldNumber: number, components: TextComponents): this {
+  /**
+   * Sets field `fieldNumber` to one repetition of RAW components, each escaped here ({@link setText}).
+   * `written`, when given, is told what was written (for {@link setExtendedCopy}).
+   */
+  setTextComponents(fieldNumber: number, components: TextComponents, written?: WrittenComponents): this {
     this.assertSettable(fieldNumber);
-    const writer = new FieldWriter(this.name, fieldNumber);
-    const text = writer.textRepetition(components);
-    return this.store(fieldNumber, text, writer.nonAscii, writer.extraJsonBytes);
+    // one pass, state in locals: `last` and the separators as in FieldWriter.repetition
+    let out = '';
+    let last = 0; // index of the last non-empty component in `out`
+    let extra = 0;
+    let nonAscii = false;
+    for (let index = 0; index < components.length; index += 1) {
+      const raw = components[index];
+      if (raw === '' || raw === undefined) continue; // empty (most of an XCN): nothing to write or check
+      let text: string;
+      const plainExtra = typeof raw === 'string' ? plainAsciiExtraJsonBytes(raw) : -1;
+      if (plainExtra >= 0) {
+        extra += plainExtra;
+        text = raw as string;
+      } else {
+        text = escapeText(raw);
+        if (text !== '') {
+          const scan = checkValue(text, this.name, fieldNumber);
+          nonAscii ||= isNonAscii(scan);
+          extra += extraJsonBytes(scan);
+        }
+      }
+      if (text !== '') {
+        out += index === last ? text : separators(COMPONENT_SEPARATOR_RUNS, index - last) + text;
+        last = index;
+      }
+    }
+    if (written !== undefined) {
+      written.text = out;
+      written.components = out === '' ? 0 : last + 1;
+    }
+    return this.store(fieldNumber, out, nonAscii, extra);
   }
 
   /** Checks a field value once ({@link set}) for {@link setChecked}. */
   static checkedField(value: FieldValue): CheckedField {
     const probe = new Segment('ZZZ').set(1, value);
-    return Object.freeze({ text: probe.fields[1]!, nonAscii: probe.hasNonAsciiText(), extraJsonBytes: probe.fieldExtraJsonBytes[1]! });
+    return Object.freeze({ text: probe.fields[1]!, nonAscii: probe.hasNonAsciiText(), extraJsonBytes: probe.extraJsonBytesOf(1) });
   }
 
   /** Sets field `fieldNumber` to a value checked when it was made ({@link checkedField}). */
@@ -299,7 +318,7 @@ export class Segment {
   /** Sets a repeating field: one entry per repetition (joined by `~`). Empty repetitions are dropped. */
   setRepetitions(fieldNumber: number, repetitions: readonly Components[]): this {
     this.assertSettable(fieldNumber);
-    const writer = new FieldWriter(this.name, fieldNumber);
+    const writer = fieldWriter(this.name, fieldNumber);
     let text = '';
     for (const components of repetitions) {
       const repetition = writer.repetition(components);
@@ -316,7 +335,7 @@ export class Segment {
    */
   setLines(fieldNumber: number, lines: readonly EscapedText[]): this {
     this.assertSettable(fieldNumber);
-    const writer = new FieldWriter(this.name, fieldNumber);
+    const writer = fieldWriter(this.name, fieldNumber);
     let text = '';
     let hasText = false;
     for (let index = 0; index < lines.length; index += 1) {
@@ -353,33 +372,34 @@ export class Segment {
   copyFieldFrom(source: Segment, fieldNumber: number, sourceFieldNumber = fieldNumber): this {
     this.assertSettable(fieldNumber);
     source.assertSettable(sourceFieldNumber);
-    this.fields[fieldNumber] = source.fields[sourceFieldNumber] ?? '';
-    this.fieldExtraJsonBytes[fieldNumber] = source.fieldExtraJsonBytes[sourceFieldNumber] ?? 0;
-    if (source.nonAsciiFields?.has(sourceFieldNumber)) {
-      (this.nonAsciiFields ??= new Set()).add(fieldNumber);
-    } else {
-      this.nonAsciiFields?.delete(fieldNumber);
-    }
-    this.text = undefined;
-    this.jsonBytes = undefined;
-    return this;
+    const nonAscii = source.nonAsciiFields?.has(sourceFieldNumber) ?? false;
+    return this.store(fieldNumber, source.fields[sourceFieldNumber] ?? '', nonAscii, source.extraJsonBytesOf(sourceFieldNumber));
   }
 
   /**
    * Sets field `fieldNumber` to field `sourceFieldNumber` of this segment (one repetition, already
    * checked) with one more component, `value`, at component `componentNumber` after its last: a PPN is an
    * XCN followed by PPN-15 (TXA-22 is TXA-5's person and a time), written without building the person twice.
+   * `sourceWritten`: what {@link setTextComponents} wrote into the source field; when the field still holds
+   * that text, its components are known and the text is not read again.
    */
-  setExtendedCopy(fieldNumber: number, sourceFieldNumber: number, componentNumber: number, value: EscapedText): this {
+  setExtendedCopy(fieldNumber: number, sourceFieldNumber: number, componentNumber: number, value: EscapedText, sourceWritten?: WrittenComponents): this {
     this.assertSettable(fieldNumber);
     this.assertSettable(sourceFieldNumber);
     const source = this.fields[sourceFieldNumber] ?? '';
-    // components written in the source: one more than its separators (an escaped value holds none)
-    let components = source === '' ? 0 : 1;
-    for (let index = source.indexOf(COMPONENT_SEPARATOR); index !== -1; index = source.indexOf(COMPONENT_SEPARATOR, index + 1)) {
-      components += 1;
+    let components: number;
+    let repeating = false;
+    if (sourceWritten !== undefined && sourceWritten.text === source) {
+      components = sourceWritten.components; // one repetition, as setTextComponents writes
+    } else {
+      // components written in the source: one more than its separators (an escaped value holds none)
+      components = source === '' ? 0 : 1;
+      for (let index = source.indexOf(COMPONENT_SEPARATOR); index !== -1; index = source.indexOf(COMPONENT_SEPARATOR, index + 1)) {
+        components += 1;
+      }
+      repeating = source.includes(REPETITION_SEPARATOR);
     }
-    if (source.includes(REPETITION_SEPARATOR) || !Number.isInteger(componentNumber) || componentNumber <= components) {
+    if (repeating || !Number.isInteger(componentNumber) || componentNumber <= components) {
       throw new Error(`${this.name}-${fieldNumber}: component ${componentNumber} does not follow ${this.name}-${sourceFieldNumber}`);
     }
     const scan = checkValue(value, this.name, fieldNumber);
@@ -390,7 +410,7 @@ export class Segment {
           ? separators(COMPONENT_SEPARATOR_RUNS, componentNumber - 1) + value
           : source + separators(COMPONENT_SEPARATOR_RUNS, componentNumber - components) + value;
     const nonAscii = (this.nonAsciiFields?.has(sourceFieldNumber) ?? false) || isNonAscii(scan);
-    return this.store(fieldNumber, text, nonAscii, (this.fieldExtraJsonBytes[sourceFieldNumber] ?? 0) + extraJsonBytes(scan));
+    return this.store(fieldNumber, text, nonAscii, this.extraJsonBytesOf(sourceFieldNumber) + extraJsonBytes(scan));
   }
 
   private assertSettable(fieldNumber: number): void {
@@ -401,15 +421,34 @@ export class Segment {
 
   private store(fieldNumber: number, text: string, nonAscii: boolean, extraJsonBytes: number): this {
     this.fields[fieldNumber] = text;
-    this.fieldExtraJsonBytes[fieldNumber] = extraJsonBytes;
+    // most values take nothing more in JSON: the array exists once one does (until then every field's is 0)
+    if (extraJsonBytes !== 0 || this.fieldExtraJsonBytes !== undefined) {
+      const extras = (this.fieldExtraJsonBytes ??= []);
+      const previousExtra = extras[fieldNumber] ?? 0;
+      extras[fieldNumber] = extraJsonBytes;
+      this.extraJsonBytesTotal += extraJsonBytes - previousExtra;
+    }
     if (nonAscii) {
       (this.nonAsciiFields ??= new Set()).add(fieldNumber);
-    } else {
-      this.nonAsciiFields?.delete(fieldNumber);
+    } else if (this.nonAsciiFields !== undefined) {
+      this.nonAsciiFields.delete(fieldNumber);
     }
-    this.text = undefined;
-    this.jsonBytes = undefined;
+    const segmentText = this.text;
+    if (segmentText !== undefined && fieldNumber > this.written) {
+      // after the last field written: appended (an empty field adds nothing: trailing empty fields are not written)
+      if (text !== '') {
+        this.text = segmentText + separators(FIELD_SEPARATOR_RUNS, fieldNumber - this.written) + text;
+        this.written = fieldNumber;
+      }
+    } else {
+      this.text = undefined;
+    }
     return this;
+  }
+
+  /** What field `fieldNumber`'s values take inside a JSON string beyond their length (NaN: not countable alone). */
+  private extraJsonBytesOf(fieldNumber: number): number {
+    return this.fieldExtraJsonBytes?.[fieldNumber] ?? 0;
   }
 
   /** True when a field holds text outside ASCII (what MSH-18 depends on). */
@@ -444,6 +483,7 @@ export class Segment {
         }
       }
       this.text = out;
+      this.written = written;
     }
     return this.text;
   }
@@ -454,18 +494,10 @@ export class Segment {
    * over the text, except for the rare segment with a value that ends in a high surrogate.
    */
   jsonStringBytes(): number {
-    if (this.jsonBytes === undefined) {
-      const text = this.toString();
-      // the name and the separators are ASCII (one byte each), the encoding characters hold one `\`, the CR is `\r`
-      let bytes = text.length + (isHeaderSegment(this.name) ? 1 : 0) + 2;
-      const extras = this.fieldExtraJsonBytes;
-      for (let fieldNumber = this.firstSettableField; fieldNumber < extras.length; fieldNumber += 1) {
-        const extra = extras[fieldNumber];
-        if (extra !== undefined) bytes += extra;
-      }
-      this.jsonBytes = Number.isNaN(bytes) ? jsonStringBytes(text + SEGMENT_TERMINATOR) - 2 : bytes;
-    }
-    return this.jsonBytes;
+    const text = this.toString();
+    // the name and the separators are ASCII (one byte each), the encoding characters hold one `\`, the CR is `\r`
+    const bytes = text.length + (this.firstSettableField === 3 ? 1 : 0) + 2 + this.extraJsonBytesTotal;
+    return Number.isNaN(bytes) ? jsonStringBytes(text + SEGMENT_TERMINATOR) - 2 : bytes;
   }
 }
 

@@ -1,62 +1,35 @@
 import type { Clinician, CodedValue, Encounter, Patient, PersonName } from '../chart/types';
 import {
-  ceFromCodedValue as ceFromCodedValueImport,
-  ceFromText as ceFromTextImport,
-  cxFromIdentifier as cxFromIdentifierImport,
-  cxTextFromIdentifier as cxTextFromIdentifierImport,
-  dtFromDate as dtFromDateImport,
-  eiFromIdentifier as eiFromIdentifierImport,
-  plFromLocation as plFromLocationImport,
-  siFromNumber as siFromNumberImport,
-  tsFromDateTime as tsFromDateTimeImport,
-  xadFromAddress as xadFromAddressImport,
-  xcnFromClinician as xcnFromClinicianImport,
-  xcnTextFromClinician as xcnTextFromClinicianImport,
-  xpnFromPersonName as xpnFromPersonNameImport,
-  xpnTextFromPersonName as xpnTextFromPersonNameImport,
-  xtnFromEmail as xtnFromEmailImport,
-  xtnFromPhone as xtnFromPhoneImport,
+  ceFromCodedValue,
+  ceFromText,
+  cxFromIdentifier,
+  cxTextFromIdentifier,
+  dtFromDate,
+  eiFromIdentifier,
+  plFromLocation,
+  siFromNumber,
+  tsFromDateTime,
+  xadFromAddress,
+  xcnFromClinician,
+  xcnTextFromClinician,
+  xpnFromPersonName,
+  xpnTextFromPersonName,
+  xtnFromEmail,
+  xtnFromPhone,
 } from './datatypes';
 import { Hl7EncodingError } from './errors';
-import { type EscapedText, escapeText as escapeTextImport, isEmptyOnceEscaped as isEmptyOnceEscapedImport } from './escape';
+import { type EscapedText, escapeText, isEmptyOnceEscaped } from './escape';
 import type { IdentifierNamespaces } from './identifiers';
-import { type Component, type Components, Segment as SegmentImport, type TextComponents } from './segment';
+import { type Component, type Components, Segment, type TextComponents } from './segment';
 import {
-  ADMINISTRATIVE_SEX as ADMINISTRATIVE_SEXImport,
-  IDENTIFIER_TYPE_MEDICAL_RECORD as IDENTIFIER_TYPE_MEDICAL_RECORDImport,
-  IDENTIFIER_TYPE_VISIT_NUMBER as IDENTIFIER_TYPE_VISIT_NUMBERImport,
+  ADMINISTRATIVE_SEX,
+  IDENTIFIER_TYPE_MEDICAL_RECORD,
+  IDENTIFIER_TYPE_VISIT_NUMBER,
   type OrderControl,
-  PATIENT_CLASS_NOT_APPLICABLE as PATIENT_CLASS_NOT_APPLICABLEImport,
-  PATIENT_CLASS_TEXT as PATIENT_CLASS_TEXTImport,
+  PATIENT_CLASS_NOT_APPLICABLE,
+  PATIENT_CLASS_TEXT,
   type PatientClass,
 } from './tables';
-
-// Imports read once, at load (see segment.ts: under tsx and jest every use of an imported binding is a getter call).
-const ceFromCodedValue = ceFromCodedValueImport;
-const ceFromText = ceFromTextImport;
-const cxFromIdentifier = cxFromIdentifierImport;
-const cxTextFromIdentifier = cxTextFromIdentifierImport;
-const dtFromDate = dtFromDateImport;
-const eiFromIdentifier = eiFromIdentifierImport;
-const plFromLocation = plFromLocationImport;
-const siFromNumber = siFromNumberImport;
-const tsFromDateTime = tsFromDateTimeImport;
-const xadFromAddress = xadFromAddressImport;
-const xcnFromClinician = xcnFromClinicianImport;
-const xcnTextFromClinician = xcnTextFromClinicianImport;
-const xpnFromPersonName = xpnFromPersonNameImport;
-const xpnTextFromPersonName = xpnTextFromPersonNameImport;
-const xtnFromEmail = xtnFromEmailImport;
-const xtnFromPhone = xtnFromPhoneImport;
-const escapeText = escapeTextImport;
-const isEmptyOnceEscaped = isEmptyOnceEscapedImport;
-const Segment = SegmentImport;
-type Segment = SegmentImport;
-const ADMINISTRATIVE_SEX = ADMINISTRATIVE_SEXImport;
-const IDENTIFIER_TYPE_MEDICAL_RECORD = IDENTIFIER_TYPE_MEDICAL_RECORDImport;
-const IDENTIFIER_TYPE_VISIT_NUMBER = IDENTIFIER_TYPE_VISIT_NUMBERImport;
-const PATIENT_CLASS_NOT_APPLICABLE = PATIENT_CLASS_NOT_APPLICABLEImport;
-const PATIENT_CLASS_TEXT = PATIENT_CLASS_TEXTImport;
 
 /*
  * Builders of the segments several messages share. Each takes chart values, escapes them through the
@@ -158,9 +131,13 @@ export function patientClassCodedValue(encounter: Encounter, inputPath: string):
   return { code, display: PATIENT_CLASS_TEXT[code], system: 'HL70004' };
 }
 
-/** EVN: event type code (EVN-1) and recorded date/time (EVN-2). */
-export function eventTypeSegment(eventTypeCode: string, recordedAt: Date): Segment {
-  return new Segment('EVN').setText(1, eventTypeCode).set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
+/**
+ * EVN: event type code (EVN-1) and recorded date/time (EVN-2, the message time). With `messageHeader`, the
+ * MSH built from the same time, EVN-2 is a copy of its MSH-7 (the same value, formatted once per message).
+ */
+export function eventTypeSegment(eventTypeCode: string, recordedAt: Date, messageHeader?: Segment): Segment {
+  const evn = new Segment('EVN').setText(1, eventTypeCode);
+  return messageHeader ? evn.copyFieldFrom(messageHeader, 2, 7) : evn.set(2, tsFromDateTime(recordedAt, 'header.timestamp'));
 }
 
 /** Which PID fields to write: `core` is the spec's note shape (PID-1, 3, 5, 7, 8), `full` all demographics. */
