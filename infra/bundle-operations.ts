@@ -73,6 +73,25 @@ export function bundledOperations(code: string, service: SdkService): string[] {
  * through lib/aws/query-pages.ts, `queryPages(`. With `index`, the index names the file queries
  * (read from the `Tables` lookups the file makes); non-empty when the file queries an index.
  */
+let indexConstants: Map<string, string> | undefined;
+/** `export const <X>_INDEX = '<index>'` of every lib/ module: the index names the stores query by constant */
+function indexNameConstants(): Map<string, string> {
+  if (indexConstants) return indexConstants;
+  const found = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+        for (const m of fs.readFileSync(full, 'utf8').matchAll(/export const ([A-Z][A-Z0-9_]*_INDEX) = '([\w-]+)'/g)) found.set(m[1]!, m[2]!);
+      }
+    }
+  };
+  walk(path.join(REPO_ROOT, 'lib'));
+  indexConstants = found;
+  return found;
+}
+
 export function sourceDynamoOperations(file: string): { operations: string[]; indexes: string[] } {
   const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
   const operations = new Set<string>();
@@ -81,11 +100,16 @@ export function sourceDynamoOperations(file: string): { operations: string[]; in
   ))
     operations.add(m[1]!);
   if (/\bawait queryPages\(/.test(text)) operations.add('Query');
-  // IndexName: NAME, NAME found by `i.name === '<index>'` or `indexes[<n>]` of the table definitions
+  // IndexName: NAME, NAME found by `i.name === '<index>'` or `indexes[<n>]` of the table definitions,
+  // or IndexName: <X>_INDEX, a named constant of lib/ (`export const <X>_INDEX = '<index>'`)
   const indexes = new Set<string>();
   if (/IndexName:/.test(text)) {
     for (const m of text.matchAll(/i\.name === '([\w-]+)'/g)) indexes.add(m[1]!);
     if (/Tables\.\w+\.indexes\[\d\]/.test(text)) indexes.add('(first index)');
+    for (const m of text.matchAll(/IndexName: ([A-Z][A-Z0-9_]*_INDEX)\b/g)) {
+      const name = indexNameConstants().get(m[1]!);
+      if (name) indexes.add(name);
+    }
   }
   return { operations: [...operations].sort(), indexes: [...indexes].sort() };
 }

@@ -16,12 +16,14 @@ import { DEFAULT_FUNCTIONS_DIR, entryPath } from './service-function';
 /** Every first-party module that sends DynamoDB commands, and the table it works on. */
 const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/chart/chart-store.ts': 'chart',
+  'lib/chart/chart-reader.ts': 'chart',
   'lib/intake/held-records.ts': 'chart',
   'lib/intake/partner-identities.ts': 'chart',
   'lib/intake/mrn-index.ts': 'chart',
   'lib/intake/merge-reviews.ts': 'chart',
   'lib/forms/packet-store.ts': 'forms',
   'lib/results/result-store.ts': 'results',
+  'lib/results/result-summary-reader.ts': 'results',
   'lib/results/notification-ledger.ts': 'results',
   'lib/results/lookup-keys.ts': 'results',
   'lib/results/result-items.ts': 'results',
@@ -29,6 +31,7 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/keys/api-key-store.ts': 'keys',
   'lib/keys/rate-limiter.ts': 'rateLimit',
   'lib/audit/audit-trail.ts': 'audit',
+  'lib/audit/audit-trail-reader.ts': 'audit',
   'lib/webhooks/subscription-store.ts': 'webhooks',
 };
 /** helpers that send on behalf of their caller (the caller's `await queryPages(` counts as its Query) */
