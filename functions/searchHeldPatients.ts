@@ -14,7 +14,7 @@ import { assertValid } from '../lib/schemas/field-errors';
 import validateSearchBody from '../lib/forms/generated/inbox-patient-search.validator';
 import { matchKeysForLookup } from '../lib/forms/match-key-wiring';
 import type { PatientSearchQuery } from '../lib/forms/patient-search';
-import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
+import { packetReader, patientDirectory } from '../lib/forms/table-wiring';
 import { heldReadDependencies } from '../lib/intake/held-review-wiring';
 import { searchChartForHeld } from '../lib/intake/held-search';
 
@@ -24,7 +24,7 @@ export const handler = httpEndpoint(searchHeldPatientsRoute, async (request) => 
   const { value } = readJsonBody(request.event);
   const query = assertValid<PatientSearchQuery>(validateSearchBody, value, 'the patient search');
   const result = await searchChartForHeld(
-    { store: formsStore, patients: patientDirectory, keys: matchKeysForLookup, held: heldReadDependencies().held },
+    { store: packetReader, patients: patientDirectory, keys: matchKeysForLookup, held: heldReadDependencies().held },
     heldId,
     query,
   );
