@@ -95,8 +95,8 @@ const functions = [
 
 /** Functions that read the chart and never write it: the exports, the FHIR reads and searches, the inbox and held reads. */
 const CHART_READ_ONLY = /^(export|fhir|getInbox|searchInbox|listInterop|getHeld|listHeld|searchHeld)/;
-/** Functions that only read the forms table (PacketReader, PacketStateReader) and form intake (PacketIntakeWriter): none of FormsStore's writes. */
-const FORMS_WITHOUT_STORE = /^(getInbox|searchInbox|listInterop|searchHeld|receiveFormIntakeScope$)/;
+/** Functions that only read the forms table (PacketReader, PacketStateReader) and form intake, HTTP or FHIR (PacketIntakeWriter): none of FormsStore's writes. */
+const FORMS_WITHOUT_STORE = /^(getInbox|searchInbox|listInterop|searchHeld|receiveFormIntakeScope$|receiveFhir)/;
 
 describe('Lambda bundles', () => {
   it.each(functions.map((f) => [f.name, f.needs] as const))(

@@ -91,12 +91,11 @@ function replay(existing: PacketRecord, submitter: Submitter, fingerprint: strin
   return { kind: 'duplicate', packet: existing };
 }
 
-export async function receiveFormPacket(
-  body: FormIntakeBody,
-  submitter: Submitter,
-  now: Date,
-  deps: Pick<FormsDependencies, 'patients' | 'cipher' | 'keys' | 'queue'> & StorePart<Pick<PacketIntakeWriter, 'getPacket' | 'createPacket'>>,
-): Promise<IntakeResult> {
+/** The parts intake uses: the store part only reads a packet and stores a new one (PacketIntakeWriter, not FormsStore). */
+export type FormIntakeDependencies = Pick<FormsDependencies, 'patients' | 'cipher' | 'keys' | 'queue'> &
+  StorePart<Pick<PacketIntakeWriter, 'getPacket' | 'createPacket'>>;
+
+export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitter, now: Date, deps: FormIntakeDependencies): Promise<IntakeResult> {
   const p = body.payload;
   if (!formSourceAllowed(submitter, p.sourceSystemId)) throw new ForbiddenByPolicyError("this API key's partner does not own this sourceSystemId");
   const store = deps.store();
