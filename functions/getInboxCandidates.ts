@@ -10,12 +10,12 @@
 import { getInboxCandidatesRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { inboxCandidateCharts } from '../lib/forms/inbox-candidates';
-import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
+import { packetReader, patientDirectory } from '../lib/forms/table-wiring';
 
 export const handler = httpEndpoint(getInboxCandidatesRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.candidates', resourceIds: { packetId: packetId.slice(0, 128) } });
-  const charts = await inboxCandidateCharts({ store: formsStore, patients: patientDirectory }, packetId);
+  const charts = await inboxCandidateCharts({ store: packetReader, patients: patientDirectory }, packetId);
   request.audit({ action: 'inbox.candidates', resourceIds: { packetId }, relatedPatientIds: charts.map((c) => c.patientId) });
   return jsonResponse(200, { packetId, charts, requestId: request.requestId });
 });

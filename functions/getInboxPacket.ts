@@ -9,12 +9,12 @@
 import { getInboxPacketRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { packetCipher } from '../lib/forms/kms-wiring';
-import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
+import { packetReader, patientDirectory } from '../lib/forms/table-wiring';
 import { getInboxPacket } from '../lib/forms/inbox';
 
 export const handler = httpEndpoint(getInboxPacketRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.read', resourceIds: { packetId: packetId.slice(0, 128) } });
-  const packet = await getInboxPacket({ store: formsStore, cipher: packetCipher, patients: patientDirectory }, packetId);
+  const packet = await getInboxPacket({ store: packetReader, cipher: packetCipher, patients: patientDirectory }, packetId);
   return jsonResponse(200, { ...packet, requestId: request.requestId });
 });

@@ -10,7 +10,7 @@ import { listInteropInboxRoute } from '../lib/config/service';
 import { httpEndpoint, jsonResponse } from '../lib/http/endpoint';
 import { InvalidParameterError } from '../lib/domain-errors';
 import { optionalIntegerParameter, optionalSingleParameter } from '../lib/http/query';
-import { formsStore } from '../lib/forms/table-wiring';
+import { packetStateReader } from '../lib/forms/table-wiring';
 import { DEFAULT_INBOX_LIMIT, LISTABLE_STATES, MAX_INBOX_LIMIT, listInbox } from '../lib/forms/inbox';
 import type { PacketState } from '../lib/forms/types';
 
@@ -25,6 +25,6 @@ export const handler = httpEndpoint(listInteropInboxRoute, async (request) => {
   const limit = optionalIntegerParameter(event, 'limit', { min: 1, max: MAX_INBOX_LIMIT, fallback: DEFAULT_INBOX_LIMIT });
   const cursor = optionalSingleParameter(event, 'cursor');
   request.audit({ action: 'inbox.list', resourceIds: { state } });
-  const page = await listInbox({ store: formsStore }, { state, limit, cursor });
+  const page = await listInbox({ store: packetStateReader }, { state, limit, cursor });
   return jsonResponse(200, { state, limit, items: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), requestId: request.requestId });
 });

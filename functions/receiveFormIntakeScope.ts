@@ -18,7 +18,7 @@ import { readJsonBody } from '../lib/http/json-body';
 import { ValidationFailedError } from '../lib/domain-errors';
 import { matchKeys, packetCipher } from '../lib/forms/kms-wiring';
 import { matchingQueue } from '../lib/forms/queue-wiring';
-import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
+import { packetIntakeWriter, patientDirectory } from '../lib/forms/table-wiring';
 import { receiveFormPacket, validateIntakeBody } from '../lib/forms/intake';
 import type { PacketRecord } from '../lib/forms/types';
 
@@ -33,7 +33,7 @@ export const handler = httpEndpoint(receiveFormIntakeScopeRoute, async (request)
   if (!validation.ok) throw new ValidationFailedError('the form packet failed validation', validation.errors);
 
   const result = await receiveFormPacket(validation.body, request.principal, request.now, {
-    store: formsStore,
+    store: packetIntakeWriter,
     patients: patientDirectory,
     cipher: packetCipher,
     keys: matchKeys,

@@ -14,8 +14,8 @@ import { assertValid } from '../lib/schemas/field-errors';
 import validateSearchBody from '../lib/forms/generated/inbox-patient-search.validator';
 import { matchKeysForLookup } from '../lib/forms/match-key-wiring';
 import type { PatientSearchQuery } from '../lib/forms/patient-search';
-import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
-import { heldReadDependencies } from '../lib/intake/held-review-wiring';
+import { packetReader, patientDirectory } from '../lib/forms/table-wiring';
+import { heldRecords } from '../lib/intake/held-review-wiring';
 import { searchChartForHeld } from '../lib/intake/held-search';
 
 export const handler = httpEndpoint(searchHeldPatientsRoute, async (request) => {
@@ -23,11 +23,7 @@ export const handler = httpEndpoint(searchHeldPatientsRoute, async (request) => 
   request.audit({ action: 'inbox.held_patient-search', resourceIds: { heldId: heldId.slice(0, 128) } });
   const { value } = readJsonBody(request.event);
   const query = assertValid<PatientSearchQuery>(validateSearchBody, value, 'the patient search');
-  const result = await searchChartForHeld(
-    { store: formsStore, patients: patientDirectory, keys: matchKeysForLookup, held: heldReadDependencies().held },
-    heldId,
-    query,
-  );
+  const result = await searchChartForHeld({ store: packetReader, patients: patientDirectory, keys: matchKeysForLookup, held: heldRecords() }, heldId, query);
   request.audit({ action: 'inbox.held_patient-search', resourceIds: { heldId }, relatedPatientIds: result.charts.map((c) => c.patientId) });
   return jsonResponse(200, { heldId, charts: result.charts, more: result.more, requestId: request.requestId });
 });

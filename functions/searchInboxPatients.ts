@@ -16,14 +16,14 @@ import { assertValid } from '../lib/schemas/field-errors';
 import validateSearchBody from '../lib/forms/generated/inbox-patient-search.validator';
 import { matchKeysForLookup } from '../lib/forms/match-key-wiring';
 import { searchChartForPacket, type PatientSearchQuery } from '../lib/forms/patient-search';
-import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
+import { packetReader, patientDirectory } from '../lib/forms/table-wiring';
 
 export const handler = httpEndpoint(searchInboxPatientsRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
   request.audit({ action: 'inbox.patient-search', resourceIds: { packetId: packetId.slice(0, 128) } });
   const { value } = readJsonBody(request.event);
   const query = assertValid<PatientSearchQuery>(validateSearchBody, value, 'the patient search');
-  const result = await searchChartForPacket({ store: formsStore, patients: patientDirectory, keys: matchKeysForLookup }, packetId, query);
+  const result = await searchChartForPacket({ store: packetReader, patients: patientDirectory, keys: matchKeysForLookup }, packetId, query);
   request.audit({ action: 'inbox.patient-search', resourceIds: { packetId }, relatedPatientIds: result.charts.map((c) => c.patientId) });
   return jsonResponse(200, { packetId, charts: result.charts, more: result.more, requestId: request.requestId });
 });

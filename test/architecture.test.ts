@@ -95,6 +95,8 @@ const functions = [
 
 /** Functions that read the chart and never write it: the exports, the FHIR reads and searches, the inbox and held reads. */
 const CHART_READ_ONLY = /^(export|fhir|getInbox|searchInbox|listInterop|getHeld|listHeld|searchHeld)/;
+/** Functions that only read the forms table (PacketReader, PacketStateReader) and form intake, HTTP or FHIR (PacketIntakeWriter): none of FormsStore's writes. */
+const FORMS_WITHOUT_STORE = /^(getInbox|searchInbox|listInterop|searchHeld|receiveFormIntakeScope$|receiveFhir)/;
 
 describe('Lambda bundles', () => {
   it.each(functions.map((f) => [f.name, f.needs] as const))(
@@ -128,6 +130,9 @@ describe('Lambda bundles', () => {
       const files = new Set(inputs.map(([input]) => input));
       expect(files.has('lib/audit/audit-trail-reader.ts')).toBe(false);
       if (CHART_READ_ONLY.test(name)) expect(files.has('lib/chart/chart-store.ts')).toBe(false);
+      // the forms readers and intake bundle no FormsStore writes (the matcher's, sweeper's, reviewer's); intake no nickname table
+      if (FORMS_WITHOUT_STORE.test(name)) expect(files.has('lib/forms/packet-store.ts')).toBe(false);
+      if (name === 'receiveFormIntakeScope') expect(files.has('lib/forms/nicknames.ts')).toBe(false);
       if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
       // only FHIR routes (fhirEndpoint) carry the OperationOutcome writer of their errors
       expect(files.has('lib/fhir/operation-outcome.ts')).toBe(HttpEndpoints.find((e) => e.name === name)?.format === 'fhir');

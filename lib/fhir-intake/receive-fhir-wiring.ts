@@ -5,7 +5,7 @@
 import { receiveHl7Dependencies } from '../intake/receive-hl7-wiring';
 import { matchKeys, packetCipher } from '../forms/kms-wiring';
 import { matchingQueue } from '../forms/queue-wiring';
-import { formsStore, patientDirectory } from '../forms/table-wiring';
+import { packetIntakeWriter, patientDirectory } from '../forms/table-wiring';
 import type { FhirIntakeDependencies } from './receive-fhir';
 
 export function fhirIntakeDependencies(): FhirIntakeDependencies {
@@ -13,6 +13,6 @@ export function fhirIntakeDependencies(): FhirIntakeDependencies {
   return {
     lab,
     idempotency: lab.idempotency,
-    forms: { store: formsStore, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue },
+    forms: { store: packetIntakeWriter, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue },
   };
 }

@@ -26,8 +26,14 @@
  * idempotent: the same version, the same packet, the held record's conditional put).
  */
 import { ConflictError, ContentTooLargeError, ForbiddenByPolicyError, ValidationFailedError } from '../domain-errors';
-import { MAX_PACKET_CONTENT_BYTES, formSourceAllowed, receiveFormPacket, validateIntakeBody, type IntakeResult } from '../forms/intake';
-import type { FormsDependencies } from '../forms/forms-dependencies';
+import {
+  MAX_PACKET_CONTENT_BYTES,
+  formSourceAllowed,
+  receiveFormPacket,
+  validateIntakeBody,
+  type FormIntakeDependencies,
+  type IntakeResult,
+} from '../forms/intake';
 import { packetIdFor } from '../forms/packet-id';
 import type { FormIntakeBody } from '../forms/types';
 import { logicalId } from '../fhir/logical-id';
@@ -60,7 +66,7 @@ export type FhirIntakeRoute = 'Bundle' | 'DiagnosticReport' | 'QuestionnaireResp
 export interface FhirIntakeDependencies {
   lab: HandlerDependencies;
   idempotency: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>;
-  forms: Pick<FormsDependencies, 'store' | 'patients' | 'cipher' | 'keys' | 'queue'>;
+  forms: FormIntakeDependencies;
 }
 
 export interface FhirIntakeInput {

@@ -20,6 +20,15 @@ export interface RoutingAuditSink {
   append(record: AuditRecord): Promise<void>;
 }
 
+/**
+ * The forms table part narrowed to the class an operation calls (packet-reader.ts: PacketReader,
+ * PacketStateReader; packet-intake-writer.ts: PacketIntakeWriter; FormsStore extends the readers
+ * and has every write), so a function wires the smallest store and bundles only that class.
+ */
+export interface StorePart<S> {
+  store(): S;
+}
+
 export interface FormsDependencies {
   store(): FormsStore;
   audit(): RoutingAuditSink;

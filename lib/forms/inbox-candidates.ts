@@ -5,7 +5,8 @@
  * staff only (scope interop:inbox:read); every patient shown is named in the audit trail.
  */
 import type { Address, Patient, PersonName } from '../chart/types';
-import type { FormsDependencies } from './forms-dependencies';
+import type { FormsDependencies, StorePart } from './forms-dependencies';
+import type { PacketReader } from './packet-reader';
 import { inboxPacket } from './inbox';
 
 export interface CandidateChart {
@@ -30,7 +31,10 @@ export interface CandidateChart {
 export const MAX_CANDIDATE_CHARTS = 11;
 
 /** The charts of a packet's candidates; InboxPacketNotFoundError like getInboxPacket. */
-export async function inboxCandidateCharts(deps: Pick<FormsDependencies, 'store' | 'patients'>, packetId: string): Promise<CandidateChart[]> {
+export async function inboxCandidateCharts(
+  deps: Pick<FormsDependencies, 'patients'> & StorePart<Pick<PacketReader, 'getPacket'>>,
+  packetId: string,
+): Promise<CandidateChart[]> {
   // the full item: candidates are outside the no-content projection (the content stays encrypted, unread)
   const packet = await inboxPacket(deps.store(), packetId);
   const wanted = new Map<string, { role: CandidateChart['role']; score?: number }>();

@@ -6,10 +6,11 @@
  *   routeInboxPacket staff routes a packet to a patient: routed_manually (conditional update, so a
  *                    packet routed meanwhile by the matcher or another reviewer answers 409)
  */
-import type { FormsDependencies } from './forms-dependencies';
+import type { FormsDependencies, StorePart } from './forms-dependencies';
 import { ConflictError, InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import { isPacketId } from './packet-id';
-import { statePartitions, statePkFor, type FormsStore } from './packet-store';
+import { statePartitions, statePkFor } from './packet-items';
+import type { PacketReader, PacketStateReader } from './packet-reader';
 import type { AnswerValue, CandidateRecord, FormPatient, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
 
@@ -38,7 +39,7 @@ export class InboxPacketNotFoundError extends RecordNotFoundError {
  * The packet `packetId` if it is or was in the inbox; packets routed directly at intake were never
  * in the inbox and are not found, like an unknown id (InboxPacketNotFoundError).
  */
-export async function inboxPacket(store: FormsStore, packetId: string, options: { withContent?: boolean } = {}): Promise<PacketRecord> {
+export async function inboxPacket(store: Pick<PacketReader, 'getPacket'>, packetId: string, options: { withContent?: boolean } = {}): Promise<PacketRecord> {
   const packet = isPacketId(packetId) ? await store.getPacket(packetId, options) : undefined;
   if (!packet || packet.state === 'routed') throw new InboxPacketNotFoundError();
   return packet;
@@ -90,7 +91,10 @@ export interface InboxPage {
   nextCursor?: string;
 }
 
-export async function listInbox(deps: Pick<FormsDependencies, 'store'>, options: { state: PacketState; limit: number; cursor?: string }): Promise<InboxPage> {
+export async function listInbox(
+  deps: StorePart<Pick<PacketStateReader, 'queryByState'>>,
+  options: { state: PacketState; limit: number; cursor?: string },
+): Promise<InboxPage> {
   const start = options.cursor !== undefined ? decodeCursor(options.state, options.cursor) : undefined;
   const page = await deps.store().queryByState(options.state, { limit: options.limit, exclusiveStartKey: start, newestFirst: true });
   return { items: page.rows.map((r) => r.summary), ...(page.lastKey ? { nextCursor: encodeCursor(options.state, page.lastKey) } : {}) };
@@ -121,7 +125,10 @@ export interface PacketDetail {
 }
 
 /** A packet that is or was in the inbox, decrypted (InboxPacketNotFoundError otherwise). */
-export async function getInboxPacket(deps: Pick<FormsDependencies, 'store' | 'cipher' | 'patients'>, packetId: string): Promise<PacketDetail> {
+export async function getInboxPacket(
+  deps: Pick<FormsDependencies, 'cipher' | 'patients'> & StorePart<Pick<PacketReader, 'getPacket'>>,
+  packetId: string,
+): Promise<PacketDetail> {
   const packet = await inboxPacket(deps.store(), packetId);
   const content = await deps.cipher().open(packet);
   const contradicted =

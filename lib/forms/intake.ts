@@ -24,13 +24,14 @@ import { ConflictError, ContentTooLargeError, ForbiddenByPolicyError, type Field
 import type { CompiledValidator } from '../schemas/compiled-validator';
 import { fieldErrors } from '../schemas/field-errors';
 import { logger } from '../observability/logger';
-import type { FormsDependencies } from './forms-dependencies';
+import type { FormsDependencies, StorePart } from './forms-dependencies';
+import type { PacketIntakeWriter } from './packet-intake-writer';
 import validateFormPacketBody from './generated/form-packet.validator';
 import { canonicalJson } from '../results/canonical-json';
 import { contentFingerprintOf } from './match-keys';
 import { candidateFromPatient, demographicsAgree } from './matcher';
 import { packetIdFor } from './packet-id';
-import { stateSkFor, statePkFor } from './packet-store';
+import { stateSkFor, statePkFor } from './packet-items';
 import type { FormIntakeBody, HistoryEntry, PacketContent, PacketReason, PacketRecord, PacketState } from './types';
 
 /** Largest plaintext content stored in one packet item (DynamoDB items are at most 400 KB). */
@@ -90,12 +91,11 @@ function replay(existing: PacketRecord, submitter: Submitter, fingerprint: strin
   return { kind: 'duplicate', packet: existing };
 }
 
-export async function receiveFormPacket(
-  body: FormIntakeBody,
-  submitter: Submitter,
-  now: Date,
-  deps: Pick<FormsDependencies, 'store' | 'patients' | 'cipher' | 'keys' | 'queue'>,
-): Promise<IntakeResult> {
+/** The parts intake uses: the store part only reads a packet and stores a new one (PacketIntakeWriter, not FormsStore). */
+export type FormIntakeDependencies = Pick<FormsDependencies, 'patients' | 'cipher' | 'keys' | 'queue'> &
+  StorePart<Pick<PacketIntakeWriter, 'getPacket' | 'createPacket'>>;
+
+export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitter, now: Date, deps: FormIntakeDependencies): Promise<IntakeResult> {
   const p = body.payload;
   if (!formSourceAllowed(submitter, p.sourceSystemId)) throw new ForbiddenByPolicyError("this API key's partner does not own this sourceSystemId");
   const store = deps.store();

@@ -14,7 +14,7 @@ import { EnvelopeEncryptor } from '../crypto/envelope';
 import { tableName } from '../dynamo/table-names';
 import { MatchKeys } from './match-keys';
 import { PACKET_PURPOSE, PacketCipher } from './packet-crypto';
-import { formsStore } from './table-wiring';
+import { packetIntakeWriter } from './table-wiring';
 
 const encryptors = new ContainerCache<EnvelopeEncryptor>();
 
@@ -30,5 +30,5 @@ export function packetCipher(): PacketCipher {
 
 /** The match index HMAC key, cached per container by DynamoDB endpoint and table (KMS Decrypt; GenerateDataKey on creation). */
 export function matchKeys(): MatchKeys {
-  return new MatchKeys(formsStore(), formsEncryptor(), `${process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''}|${tableName('forms')}`);
+  return new MatchKeys(packetIntakeWriter(), formsEncryptor(), `${process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''}|${tableName('forms')}`);
 }

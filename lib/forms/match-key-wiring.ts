@@ -11,7 +11,7 @@ import { Env } from '../config/service';
 import { EnvelopeEncryptor } from '../crypto/envelope';
 import { tableName } from '../dynamo/table-names';
 import { MATCH_KEY_PURPOSE, MatchKeys } from './match-keys';
-import { formsStore } from './table-wiring';
+import { packetReader } from './table-wiring';
 
 const encryptors = new ContainerCache<EnvelopeEncryptor>();
 
@@ -21,5 +21,5 @@ export function matchKeysForLookup(): MatchKeys {
     [kmsClient(), requireEnv(Env.kmsKeyId)],
     ([kms, keyId]) => new EnvelopeEncryptor({ kms, keyId, purpose: MATCH_KEY_PURPOSE }),
   );
-  return new MatchKeys(formsStore(), encryptor, `${process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''}|${tableName('forms')}`);
+  return new MatchKeys(packetReader(), encryptor, `${process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''}|${tableName('forms')}`);
 }

@@ -15,7 +15,6 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { EnvelopeEncryptor } from '../crypto/envelope';
 import { serializeEnvelope } from '../crypto/envelope-format';
 import { nameTokens, normaliseIdentifier, normaliseName, phoneticCodes } from './normalize';
-import type { FormsStore } from './packet-store';
 
 export const MATCH_KEY_VERSION = 'v1';
 export const MATCH_KEY_PURPOSE = 'match-index-key';
@@ -29,9 +28,19 @@ export function clearMatchKeyCache(): void {
   cache.clear();
 }
 
+/**
+ * Where the wrapped key is kept (the forms table): PacketReader reads it, PacketIntakeWriter and
+ * FormsStore can also create it. A store without `putMatchKeyEnvelope` (the chart searches' wiring,
+ * match-key-wiring.ts) serves `key({ create: false })` only.
+ */
+export interface MatchKeyEnvelopes {
+  getMatchKeyEnvelope(version: string): Promise<string | undefined>;
+  putMatchKeyEnvelope?(version: string, envelope: string, at: string): Promise<boolean>;
+}
+
 export class MatchKeys {
   constructor(
-    private readonly store: FormsStore,
+    private readonly store: MatchKeyEnvelopes,
     private readonly encryptor: EnvelopeEncryptor,
     private readonly cacheId: string,
   ) {}
@@ -43,6 +52,7 @@ export class MatchKeys {
     let envelope = await this.store.getMatchKeyEnvelope(MATCH_KEY_VERSION);
     if (!envelope) {
       if (!options.create) return undefined;
+      if (!this.store.putMatchKeyEnvelope) throw new Error('this match key wiring reads the key only; it cannot create one');
       const secret = randomBytes(32);
       const sealed = serializeEnvelope(await this.encryptor.encrypt(secret, KEY_CONTEXT, { purpose: MATCH_KEY_PURPOSE }));
       secret.fill(0);

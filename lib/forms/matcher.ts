@@ -68,7 +68,8 @@ function weightsOf<T extends object>(table: T): Weights<T> {
   return out as Weights<T>;
 }
 
-export const MATCH_WEIGHTS = weightsOf(MATCH_PROBABILITIES);
+/** Pure (no side effect): a bundle that never scores candidates (form intake) drops the table. */
+export const MATCH_WEIGHTS = /* @__PURE__ */ weightsOf(MATCH_PROBABILITIES);
 
 /** Exact first + last name + date of birth scores 31.2; a nickname 28.1; a last-name typo 28.2. */
 export const MATCH_THRESHOLD = 24;

@@ -89,23 +89,32 @@ export const NICKNAME_GROUPS: readonly (readonly string[])[] = [
   ['zachary', 'zach', 'zack'],
 ];
 
-const groupsByName: Map<string, Set<number>> = (() => {
-  const map = new Map<string, Set<number>>();
-  NICKNAME_GROUPS.forEach((group, index) => {
-    for (const name of group) {
-      let set = map.get(name);
-      if (!set) map.set(name, (set = new Set<number>()));
-      set.add(index);
-    }
-  });
-  return map;
-})();
+/**
+ * Name -> the groups it is in, built on first use: no code runs when the module loads, so a bundle
+ * that never compares first names (form intake: demographicsAgree only) drops the groups.
+ */
+let groupsByName: Map<string, Set<number>> | undefined;
+
+function groupsOf(name: string): Set<number> | undefined {
+  if (!groupsByName) {
+    const map = new Map<string, Set<number>>();
+    NICKNAME_GROUPS.forEach((group, index) => {
+      for (const member of group) {
+        let set = map.get(member);
+        if (!set) map.set(member, (set = new Set<number>()));
+        set.add(index);
+      }
+    });
+    groupsByName = map;
+  }
+  return groupsByName.get(name);
+}
 
 /** True when two different normalised first names share a nickname group. */
 export function areNicknames(a: string, b: string): boolean {
   if (!a || !b || a === b) return false;
-  const ga = groupsByName.get(a);
-  const gb = groupsByName.get(b);
+  const ga = groupsOf(a);
+  const gb = groupsOf(b);
   if (!ga || !gb) return false;
   for (const g of ga) if (gb.has(g)) return true;
   return false;

@@ -3,20 +3,29 @@
  * over STATE_SHARDS partitions (plus the legacy unsharded one), and every reader still sees one
  * list in the order a single partition gave, page after page, without gaps or repeats.
  */
+import { KMSClient } from '@aws-sdk/client-kms';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
+import { Tables } from '../config/service';
+import { EnvelopeEncryptor } from '../crypto/envelope';
+import { startKmsServer, type KmsServer } from '../local/kms-server';
 import { decodeCursor, encodeCursor, listInbox } from './inbox';
 import { packetIdFor } from './packet-id';
-import { FormsStore, STATE_SHARDS, statePartitions, statePkFor, stateSkFor } from './packet-store';
+import { MATCH_KEY_PURPOSE, MatchKeys, clearMatchKeyCache } from './match-keys';
+import { PacketIntakeWriter } from './packet-intake-writer';
+import { PacketReader, PacketStateReader } from './packet-reader';
+import { FormsStore, STATE_INDEX, STATE_SHARDS, statePartitions, statePkFor, stateSkFor } from './packet-store';
 import { SWEEP_READ_CONCURRENCY } from './sweeper';
 import type { PacketRecord, PacketState } from './types';
 
 let local: LocalDynamoDb;
 let store: FormsStore;
+let formsTable: string;
 
 beforeAll(async () => {
   local = await startLocalDynamoDb();
   const tables = await local.createTables('packet-store-test');
-  store = new FormsStore(local.db, tables.forms);
+  formsTable = tables.forms;
+  store = new FormsStore(local.db, formsTable);
 });
 afterAll(async () => local?.stop());
 
@@ -168,5 +177,69 @@ describe('FormsStore inbox states: sharded writes, one ordered list for readers'
     expect(all.lastKey).toBeUndefined();
     const empty = await store.queryByState('pending_match', { limit: 10 });
     expect(empty).toEqual({ rows: [] });
+  });
+});
+
+describe('the split store (issue 31 item 5): the readers and the intake writer a function bundles instead of FormsStore', () => {
+  it('STATE_INDEX is the byState index of Tables.forms (statePk, stateSk), named without reading Tables', () => {
+    expect(Tables.forms.indexes.find((i) => i.name === STATE_INDEX)).toMatchObject({ partitionKey: 'statePk', sortKey: 'stateSk' });
+  });
+
+  it('PacketIntakeWriter stores a packet once; PacketReader reads it; PacketStateReader lists what FormsStore lists', async () => {
+    const writer = new PacketIntakeWriter(local.db, formsTable);
+    const matching = Array.from({ length: 9 }, (_, i) => packet(1000 + i, 'pending_match', time(600 + i)));
+    for (const p of matching) expect(await writer.createPacket(p)).toBe('created');
+    expect(await writer.createPacket({ ...matching[0]!, formId: 'other' })).toBe('exists');
+
+    const reader = new PacketReader(local.db, formsTable);
+    expect(await reader.getPacket(matching[0]!.packetId)).toMatchObject({ packetId: matching[0]!.packetId, formId: 'intake', content: '{}' });
+    const projected = await reader.getPacket(matching[0]!.packetId, { withContent: false });
+    expect(projected).toMatchObject({ packetId: matching[0]!.packetId, state: 'pending_match' });
+    expect(projected).not.toHaveProperty('content');
+    expect(await reader.getPacket(packetIdFor('partner-a', 'tool', 'never-sent'))).toBeUndefined();
+
+    const listing = new PacketStateReader(local.db, formsTable);
+    const pageOf = (s: PacketStateReader) => s.queryByState('pending_match', { limit: 4, newestFirst: true });
+    const first = await pageOf(listing);
+    expect(first).toEqual(await pageOf(store));
+    expect(first.rows.map((r) => r.summary.packetId)).toEqual(
+      [...matching]
+        .reverse()
+        .slice(0, 4)
+        .map((p) => p.packetId),
+    );
+    const inbox = await listInbox({ store: () => listing }, { state: 'pending_match', limit: 100 });
+    expect(inbox.items.map((i) => i.packetId)).toEqual([...matching].reverse().map((p) => p.packetId));
+  });
+
+  describe('MatchKeys over the split store', () => {
+    let kms: KmsServer;
+    let encryptor: EnvelopeEncryptor;
+    beforeAll(async () => {
+      kms = await startKmsServer({ host: '127.0.0.1', port: 0, keys: ['alias/packet-store-test'] });
+      const client = new KMSClient({ endpoint: kms.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      encryptor = new EnvelopeEncryptor({ kms: client, keyId: 'alias/packet-store-test', purpose: MATCH_KEY_PURPOSE });
+    });
+    afterAll(async () => {
+      clearMatchKeyCache();
+      await kms?.close();
+    });
+
+    it('a PacketReader (the chart searches) never creates the key; the intake writer does, and the reader then finds that key', async () => {
+      clearMatchKeyCache();
+      const reader = new MatchKeys(new PacketReader(local.db, formsTable), encryptor, 'reader');
+      expect(await reader.key({ create: false })).toBeUndefined();
+      await expect(reader.key({ create: true })).rejects.toThrow('reads the key only');
+      expect(await new PacketReader(local.db, formsTable).getMatchKeyEnvelope('v1')).toBeUndefined();
+
+      // a copy: clearing the cache zeroes the cached key
+      const created = Buffer.from((await new MatchKeys(new PacketIntakeWriter(local.db, formsTable), encryptor, 'writer').key({ create: true }))!);
+      expect(created).toHaveLength(32);
+      clearMatchKeyCache();
+      expect((await reader.key({ create: false }))?.equals(created)).toBe(true);
+      // FormsStore (the matcher's wiring) reads the same stored key
+      clearMatchKeyCache();
+      expect((await new MatchKeys(store, encryptor, 'store').key({ create: false }))?.equals(created)).toBe(true);
+    });
   });
 });

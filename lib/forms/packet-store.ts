@@ -15,196 +15,49 @@
  * Plain attributes are ids, states, reason codes, times, counts, scores and HMACs; everything the
  * form tool said about the patient and the answers is in `content` (an envelope, see packet-crypto.ts).
  *
+ * The store is split so a function bundles only what it calls (issue 31 item 5; a class is bundled
+ * whole): packet-items.ts holds the keys and helpers, packet-reader.ts the reads (PacketReader:
+ * a packet, the match index and its key; PacketStateReader: the inbox states' pages),
+ * packet-intake-writer.ts intake's two puts (PacketIntakeWriter), and FormsStore here extends
+ * PacketStateReader with every write (the matcher, the sweeper, the reviewer's routing, the match
+ * index, reindexing).
+ *
  * Throttling, timeouts and 5xx become DependencyUnavailableError (callers answer 503 / retry).
  */
-import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '../aws/attribute-values';
-import { Tables } from '../config/service';
-import { queryPages } from '../aws/query-pages';
-import { awsCall, isConditionalCheckFailed as conditionFailed } from '../aws/dependency-calls';
-import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
-import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
-import { INBOX_STATES } from './types';
+import {
+  CONFIG_REINDEX_PK,
+  LINK_SK,
+  MATCH_INDEX_MANIFEST_SK,
+  PACKET_SK,
+  REINDEX_PROGRESS_SK,
+  isConditionalCheckFailed,
+  linkPk,
+  matchIndexManifestPk,
+  matchIndexPk,
+  matchIndexSk,
+  packetPk,
+  statePkFor,
+  stateSkFor,
+  type LinkRecord,
+  type ReindexProgress,
+  type Transition,
+} from './packet-items';
+import { putNewMatchKeyEnvelope, putNewPacket } from './packet-intake-writer';
+import { PacketStateReader } from './packet-reader';
+import type { CandidateRecord, HistoryEntry, PacketRecord } from './types';
 
-const DEPENDENCY = 'forms-table';
-export const STATE_INDEX = Tables.forms.indexes.find((i) => i.name === 'byState')!.name;
+export * from './packet-items';
+export { PacketReader, PacketStateReader } from './packet-reader';
+export { PacketIntakeWriter } from './packet-intake-writer';
 
-export const packetPk = (packetId: string) => `PACKET#${packetId}`;
-export const PACKET_SK = 'PACKET';
-export const linkPk = (linkKey: string) => `LINK#${linkKey}`;
-export const LINK_SK = 'LINK';
-export const matchIndexPk = (indexKey: string) => `MATCHIDX#v1#${indexKey}`;
-export const matchIndexSk = (patientId: string) => `PATIENT#${patientId}`;
-export const CONFIG_MATCH_KEY_PK = 'CONFIG#match-index-key';
-/** Per patient: the index keys it currently holds, so a rename or a new birth date removes the old entries. */
-export const matchIndexManifestPk = (patientId: string) => `MATCHIDX-PATIENT#${patientId}`;
-export const MATCH_INDEX_MANIFEST_SK = 'v1';
-export const CONFIG_REINDEX_PK = 'CONFIG#reindex';
-export const REINDEX_PROGRESS_SK = 'progress';
-
-/** Where `npm run reindex` stopped: the chart Scan's LastEvaluatedKey and the counts so far. */
-export interface ReindexProgress {
-  /** JSON of the Scan's LastEvaluatedKey (plain ids: pk/sk of a chart item) */
-  lastKey: string;
-  patients: number;
-  indexed: number;
-  pages: number;
-  updatedAt: string;
-}
-
-/**
- * Shards of each inbox state's GSI partition: a packet waiting in `pending_match` or
- * `pending_review` is under `STATE#<state>#<nn>`, nn = a stable hash of its packet id mod
- * STATE_SHARDS (lib/dynamo/write-shards.ts), so 500 packets/s spread over 32 partitions instead of
- * one (each packet writes its state's index about twice: in, then out). Readers (the inbox list, the sweeper) query every shard and the legacy `STATE#<state>`
- * (packets written before sharding) and merge by stateSk: the same order one partition had.
- */
-export const STATE_SHARDS = 32;
-
-/** GSI partition of a packet in `state`: a shard of the state (inbox states), under `patientId` once routed. */
-export function statePkFor(state: PacketState, packetId: string, patientId?: string): string {
-  if (INBOX_STATES.includes(state)) return shardedKeyFor(`STATE#${state}`, packetId, STATE_SHARDS);
-  if (!patientId) throw new TypeError(`a packet in state ${state} needs a patient id`);
-  return `PATIENT#${patientId}`;
-}
-
-/** Every GSI partition a reader of an inbox state queries (legacy unsharded first). */
-export function statePartitions(state: PacketState): string[] {
-  return partitionsOf(`STATE#${state}`, STATE_SHARDS);
-}
-
-export function stateSkFor(at: string, packetId: string): string {
-  return `${at}#${packetId}`;
-}
-
-export function isConditionalCheckFailed(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || conditionFailed(error);
-}
-
-export interface Transition {
-  packetId: string;
-  /** the update applies only while the packet is in one of these states */
-  from: readonly PacketState[];
-  to: PacketState;
-  at: string;
-  /** the time in the new stateSk: the packet's receivedAt (inbox newest first, patient listing) */
-  sortTime: string;
-  entry: HistoryEntry;
-  reason?: PacketReason;
-  patientId?: string;
-  candidates?: CandidateRecord[];
-  linkKey?: string;
-}
-
-export interface LinkRecord {
-  patientId: string;
-  /** the partner whose form tool the link belongs to (the key is scoped by it too) */
-  partnerId?: string;
-  sourceSystemId: string;
-  createdAt: string;
-  createdBy: string;
-  packetId: string;
-}
-
-export interface StateRow {
-  summary: PacketSummary;
-  stateSk: string;
-  queueAttempts: number;
-}
-
-export interface StatePage {
-  rows: StateRow[];
-  /** the raw LastEvaluatedKey (callers turn it into an opaque cursor) */
-  lastKey?: Record<string, string>;
-}
-
-/** What the inbox listing (and the sweeper) reads of a packet in the state index: the summary, stateSk, queueAttempts. */
-export const SUMMARY_ATTRIBUTES = [
-  'packetId',
-  'state',
-  'reason',
-  'sourceSystemId',
-  'formId',
-  'receivedAt',
-  'stateChangedAt',
-  'requestedPatientId',
-  'candidates',
-  'stateSk',
-  'queueAttempts',
-];
-
-function toSummary(item: Record<string, AttributeValue>): PacketSummary {
-  const r = unmarshall(item) as Partial<PacketRecord>;
-  const candidates = r.candidates ?? [];
-  return {
-    packetId: r.packetId!,
-    state: r.state!,
-    ...(r.reason ? { reason: r.reason } : {}),
-    sourceSystemId: r.sourceSystemId!,
-    formId: r.formId!,
-    receivedAt: r.receivedAt!,
-    stateChangedAt: r.stateChangedAt!,
-    ...(r.requestedPatientId ? { requestedPatientId: r.requestedPatientId } : {}),
-    candidateCount: candidates.length,
-    ...(candidates.length ? { topCandidateScore: candidates[0]!.score } : {}),
-  };
-}
-
-export class FormsStore {
-  constructor(
-    private readonly db: DynamoDBClient,
-    private readonly table: string,
-  ) {}
-
+export class FormsStore extends PacketStateReader {
   // ---- packets ----
 
-  async getPacket(packetId: string, options: { consistent?: boolean; withContent?: boolean } = {}): Promise<PacketRecord | undefined> {
-    const withContent = options.withContent ?? true;
-    const out = await this.call(() =>
-      this.db.send(
-        new GetItemCommand({
-          TableName: this.table,
-          Key: { pk: { S: packetPk(packetId) }, sk: { S: PACKET_SK } },
-          ConsistentRead: options.consistent ?? true,
-          ...(withContent
-            ? {}
-            : {
-                ProjectionExpression:
-                  'packetId, #state, reason, patientId, requestedPatientId, partnerId, keyId, sourceSystemId, formId, submissionId, receivedAt, stateChangedAt, statePk, stateSk, linkKey, queueAttempts, lastQueuedAt, routingAuditedAt, contentHash',
-                ExpressionAttributeNames: { '#state': 'state' },
-              }),
-        }),
-      ),
-    );
-    return out.Item ? (unmarshall(out.Item) as PacketRecord) : undefined;
-  }
-
   /** Stores a new packet unless one with the same id exists. */
-  async createPacket(record: PacketRecord): Promise<'created' | 'exists'> {
-    try {
-      await this.call(() =>
-        this.db.send(
-          new PutItemCommand({
-            TableName: this.table,
-            Item: marshall({ pk: packetPk(record.packetId), sk: PACKET_SK, ...record }, { removeUndefinedValues: true }),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
-      );
-      return 'created';
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return 'exists';
-      throw error;
-    }
+  createPacket(record: PacketRecord): Promise<'created' | 'exists'> {
+    return putNewPacket(this.db, this.table, record);
   }
 
   /**
@@ -281,63 +134,6 @@ export class FormsStore {
       { '#state': 'state', '#history': 'history' },
       { ':ssk': stateSkFor(at, packetId), ':at': at, ':zero': 0, ':one': 1, ':entry': [entry], ':pending': 'pending_match', ':expected': expectedStateSk },
     );
-  }
-
-  /**
-   * One page of packets in an inbox state from the GSI, newest first by default: every shard of the
-   * state queried and merged by stateSk (unique: `<time>#<packetId>`), so the order is the one a
-   * single partition would give. `exclusiveStartKey` is the lastKey of the previous page (only its
-   * stateSk is used: the page continues strictly after it); `before` keeps only items whose stateSk
-   * sorts before it (the sweeper's "older than"; never itself a stateSk). `concurrency`: at most
-   * that many shard Queries in flight (the sweeper; the inbox list, an HTTP endpoint, sends each
-   * round's Queries at once).
-   */
-  async queryByState(
-    state: PacketState,
-    options: { limit: number; exclusiveStartKey?: Record<string, string>; newestFirst?: boolean; before?: string; concurrency?: number },
-  ): Promise<StatePage> {
-    const newestFirst = options.newestFirst ?? true;
-    const after = options.exclusiveStartKey?.stateSk;
-    const range = stateSkRange(newestFirst, after, options.before);
-    type Row = StateRow & { key: Record<string, string> };
-    const { rows, more } = await mergeSortedPartitions<Row, Record<string, AttributeValue>>(
-      statePartitions(state),
-      options.limit,
-      (a, b) => (newestFirst ? ascending(b.stateSk, a.stateSk) : ascending(a.stateSk, b.stateSk)),
-      async (partition, limit, startKey) => {
-        const out = await this.call(() =>
-          this.db.send(
-            new QueryCommand({
-              TableName: this.table,
-              IndexName: STATE_INDEX,
-              KeyConditionExpression: `statePk = :spk${range.condition}`,
-              ExpressionAttributeValues: { ':spk': { S: partition }, ...range.values },
-              ExpressionAttributeNames: Object.fromEntries([...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => [`#${a}`, a])),
-              ProjectionExpression: [...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => `#${a}`).join(', '),
-              ScanIndexForward: !newestFirst,
-              Limit: limit,
-              ExclusiveStartKey: startKey,
-            }),
-          ),
-        );
-        const items = (out.Items ?? []).filter((item) => item.stateSk?.S !== after);
-        return {
-          rows: items.map((item) => ({
-            summary: toSummary(item),
-            stateSk: item.stateSk?.S ?? '',
-            queueAttempts: Number(item.queueAttempts?.N ?? '0'),
-            key: { pk: packetPk(item.packetId!.S!), sk: PACKET_SK, statePk: item.statePk!.S!, stateSk: item.stateSk!.S! },
-          })),
-          lastKey: out.LastEvaluatedKey,
-        };
-      },
-      { concurrency: options.concurrency },
-    );
-    const last = rows[rows.length - 1];
-    return {
-      rows: rows.map(({ key: _key, ...row }) => row),
-      ...(more && last ? { lastKey: last.key } : {}),
-    };
   }
 
   // ---- known links (sourceSystemId, externalPatientId) -> patient ----
@@ -448,52 +244,11 @@ export class FormsStore {
     );
   }
 
-  /** Patient ids under one index key (one Query; more pages only past 1 MB). */
-  async queryMatchIndex(indexKey: string): Promise<string[]> {
-    const ids: string[] = [];
-    await queryPages(
-      this.db,
-      DEPENDENCY,
-      () => ({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': { S: matchIndexPk(indexKey) } },
-        ProjectionExpression: 'patientId',
-      }),
-      async (items) => {
-        for (const item of items) if (item.patientId?.S) ids.push(item.patientId.S);
-        return true;
-      },
-    );
-    return ids;
-  }
-
   // ---- the wrapped match index key ----
 
-  async getMatchKeyEnvelope(version: string): Promise<string | undefined> {
-    const out = await this.call(() =>
-      this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: CONFIG_MATCH_KEY_PK }, sk: { S: version } }, ConsistentRead: true })),
-    );
-    return out.Item?.envelope?.S;
-  }
-
   /** Stores the wrapped key unless one exists; false when another writer was first. */
-  async putMatchKeyEnvelope(version: string, envelope: string, at: string): Promise<boolean> {
-    try {
-      await this.call(() =>
-        this.db.send(
-          new PutItemCommand({
-            TableName: this.table,
-            Item: marshall({ pk: CONFIG_MATCH_KEY_PK, sk: version, envelope, createdAt: at }),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+  putMatchKeyEnvelope(version: string, envelope: string, at: string): Promise<boolean> {
+    return putNewMatchKeyEnvelope(this.db, this.table, version, envelope, at);
   }
 
   // ---- internals ----
@@ -524,29 +279,4 @@ export class FormsStore {
       throw error;
     }
   }
-
-  private call<T>(run: () => Promise<T>): Promise<T> {
-    return awsCall(DEPENDENCY, run);
-  }
-}
-
-/**
- * The sort-key condition of one shard's query: strictly after `after` in reading order and
- * strictly before `before`. Oldest first with both bounds is a BETWEEN (inclusive), and the row
- * equal to `after` is dropped by the caller (`before` is a bare time, never a stateSk).
- */
-function stateSkRange(
-  newestFirst: boolean,
-  after: string | undefined,
-  before: string | undefined,
-): { condition: string; values: Record<string, AttributeValue> } {
-  if (newestFirst) {
-    const upper = after !== undefined && before !== undefined ? (after < before ? after : before) : (after ?? before);
-    return upper === undefined ? { condition: '', values: {} } : { condition: ' AND stateSk < :hi', values: { ':hi': { S: upper } } };
-  }
-  if (after !== undefined && before !== undefined)
-    return { condition: ' AND stateSk BETWEEN :lo AND :hi', values: { ':lo': { S: after }, ':hi': { S: before } } };
-  if (after !== undefined) return { condition: ' AND stateSk > :lo', values: { ':lo': { S: after } } };
-  if (before !== undefined) return { condition: ' AND stateSk < :hi', values: { ':hi': { S: before } } };
-  return { condition: '', values: {} };
 }

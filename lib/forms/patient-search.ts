@@ -11,7 +11,8 @@
  * patients are answered (the caller is told when there were more), each shown as the candidates
  * are (inbox-candidates.ts), and each named in the audit trail by the endpoint.
  */
-import type { FormsDependencies } from './forms-dependencies';
+import type { FormsDependencies, StorePart } from './forms-dependencies';
+import type { PacketReader } from './packet-reader';
 import { type CandidateChart, chartOf } from './inbox-candidates';
 import { blockingKeys, mrnIndexKey } from './match-keys';
 import { nameTokens, normaliseIdentifier, normaliseName } from './normalize';
@@ -21,6 +22,9 @@ export const MAX_SEARCH_RESULTS = 20;
 
 export type PatientSearchQuery = { mrn: string } | { lastName: string; birthDate: string; firstName?: string };
 
+/** What the chart search reads: the match index key, the index, the chart (and the packet, from a packet). */
+export type PatientSearchDependencies = Pick<FormsDependencies, 'patients' | 'keys'> & StorePart<Pick<PacketReader, 'getPacket' | 'queryMatchIndex'>>;
+
 export interface PatientSearchResult {
   charts: CandidateChart[];
   /** more patients fit than were answered: the reviewer should narrow the search */
@@ -28,11 +32,7 @@ export interface PatientSearchResult {
 }
 
 /** Chart patients for a packet's reviewer; InboxPacketNotFoundError like the candidates read. */
-export async function searchChartForPacket(
-  deps: Pick<FormsDependencies, 'store' | 'patients' | 'keys'>,
-  packetId: string,
-  query: PatientSearchQuery,
-): Promise<PatientSearchResult> {
+export async function searchChartForPacket(deps: PatientSearchDependencies, packetId: string, query: PatientSearchQuery): Promise<PatientSearchResult> {
   await inboxPacket(deps.store(), packetId, { withContent: false });
   return searchChart(deps, query);
 }
@@ -41,7 +41,7 @@ export async function searchChartForPacket(
  * The chart search of a reviewer (from a packet, or from a held record of HL7 intake): the match
  * index by MRN or by last name + birth date, exact hits only, at most MAX_SEARCH_RESULTS.
  */
-export async function searchChart(deps: Pick<FormsDependencies, 'store' | 'patients' | 'keys'>, query: PatientSearchQuery): Promise<PatientSearchResult> {
+export async function searchChart(deps: PatientSearchDependencies, query: PatientSearchQuery): Promise<PatientSearchResult> {
   const key = await deps.keys().key({ create: false });
   // no key yet: nothing was ever indexed, so nobody can be found
   if (!key) return { charts: [], more: false };

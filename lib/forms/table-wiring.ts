@@ -17,11 +17,28 @@ import { AuditTrail } from '../audit/audit-trail';
 import { ChartRecordReader } from '../chart/chart-reader';
 import { tableName } from '../dynamo/table-names';
 import type { PatientDirectory } from './forms-dependencies';
+import { PacketIntakeWriter } from './packet-intake-writer';
+import { PacketReader, PacketStateReader } from './packet-reader';
 import { FormsStore } from './packet-store';
 
-/** The forms table, from the per-container DynamoDB client. */
+/** The forms table with every read and write, from the per-container DynamoDB client (matcher, sweeper, routing). */
 export function formsStore(): FormsStore {
   return new FormsStore(dynamoDbClient(), tableName('forms'));
+}
+
+/** A packet, the match index and its key: reads only (the packet view, its candidates, the chart searches). */
+export function packetReader(): PacketReader {
+  return new PacketReader(dynamoDbClient(), tableName('forms'));
+}
+
+/** The reads plus the inbox states' pages (the inbox listing). */
+export function packetStateReader(): PacketStateReader {
+  return new PacketStateReader(dynamoDbClient(), tableName('forms'));
+}
+
+/** The reads plus intake's two conditional puts (a new packet, the match index key on first use). */
+export function packetIntakeWriter(): PacketIntakeWriter {
+  return new PacketIntakeWriter(dynamoDbClient(), tableName('forms'));
 }
 
 /** The chart, read to check that a patient exists. */

@@ -17,9 +17,13 @@ export function routedChartReader(): ChartRecordReader {
   return new ChartRecordReader(dynamoDbClient(), tableName('chart'));
 }
 
+/** The held records alone (the held chart search reads one held record: no partner identities in its bundle). */
+export function heldRecords(): HeldRecordStore {
+  return new HeldRecordStore(dynamoDbClient(), tableName('chart'));
+}
+
 export function heldReadDependencies(): Pick<HeldReviewDependencies, 'held' | 'identities'> {
-  const db = dynamoDbClient();
-  return { held: new HeldRecordStore(db, tableName('chart')), identities: new PartnerIdentityStore(db, tableName('chart')) };
+  return { held: heldRecords(), identities: new PartnerIdentityStore(dynamoDbClient(), tableName('chart')) };
 }
 
 /** The route: the chart's patients and notes (the note is written only if absent), and the lab result writer. */
