@@ -22,6 +22,8 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/intake/mrn-index.ts': 'chart',
   'lib/intake/merge-reviews.ts': 'chart',
   'lib/forms/packet-store.ts': 'forms',
+  'lib/forms/packet-reader.ts': 'forms',
+  'lib/forms/packet-intake-writer.ts': 'forms',
   'lib/results/result-store.ts': 'results',
   'lib/results/result-summary-reader.ts': 'results',
   'lib/results/notification-ledger.ts': 'results',

@@ -72,7 +72,7 @@ const fhirIntake: EndpointDeployment = {
       chart: ['GetItem', 'PutItem'],
       results: RESULT_WRITES,
       idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      forms: ['GetItem', 'PutItem', 'UpdateItem'],
+      forms: ['GetItem', 'PutItem'],
       keys: ['GetItem'],
       audit: AUDIT,
     },
@@ -125,8 +125,8 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   },
   receiveFormIntakeScope: {
     needs: {
-      // packet, match key envelope (created on first use: Put, then Update)
-      tables: { chart: ['GetItem'], forms: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT },
+      // packet and, the first time one is needed, the match key envelope: both conditional puts (PacketIntakeWriter)
+      tables: { chart: ['GetItem'], forms: ['GetItem', 'PutItem'], audit: AUDIT },
       queues: { matching: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
