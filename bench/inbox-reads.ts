@@ -23,10 +23,10 @@ import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, type WriteRe
 import { marshall } from '../lib/aws/attribute-values';
 import { Tables } from '../lib/config/service';
 import { listInbox, type InboxPage } from '../lib/forms/inbox';
-import { receiveFormPacket, type Submitter } from '../lib/forms/intake';
-import { matchKeys, packetCipher } from '../lib/forms/kms-wiring';
+import type { Submitter } from '../lib/forms/intake';
 import { FormsStore, PACKET_SK, STATE_INDEX, SUMMARY_ATTRIBUTES, packetPk } from '../lib/forms/packet-store';
-import type { FormIntakeBody, PacketRecord } from '../lib/forms/types';
+import type { PacketRecord } from '../lib/forms/types';
+import { buildInboxPackets } from './inbox-packets';
 import { createTableInput } from '../lib/local/dynamo-tables';
 import { setLogSink } from '../lib/observability/logger';
 import { startTestStack } from '../test/support/local-stack';
@@ -45,37 +45,8 @@ interface PageReads extends Reads {
 
 const SUBMITTER: Submitter = { keyId: 'inbox-reads', partnerId: 'demo-forms', allowedFormSourceIds: ['demo-form-tool'] };
 
-async function buildPackets(count: number): Promise<PacketRecord[]> {
-  const built: PacketRecord[] = [];
-  const collector = {
-    getPacket: () => Promise.resolve(undefined),
-    createPacket: (record: PacketRecord) => {
-      built.push(record);
-      return Promise.resolve('created' as const);
-    },
-  } as unknown as FormsStore;
-  const deps = {
-    store: () => collector,
-    patients: () => ({ getPatient: () => Promise.resolve(undefined) }),
-    cipher: packetCipher,
-    keys: matchKeys,
-    queue: () => ({ send: () => Promise.resolve() }),
-  } as unknown as Parameters<typeof receiveFormPacket>[3];
-  for (let i = 0; i < count; i++) {
-    const body: FormIntakeBody = {
-      payload: {
-        sourceSystemId: 'demo-form-tool',
-        formId: 'intake-v1',
-        formName: 'New patient intake',
-        submissionId: `reads-${i}`,
-        patientId: `reads-unknown-${i}`,
-        patient: { externalPatientId: `EXT-${i}`, firstName: 'Casey', lastName: `Example${i % 997}`, dob: '1984-03-09', email: 'casey@example.com' },
-        answers: { reason: 'Annual physical', smoker: false, allergies: 'none known', medications: 'metformin 500 mg twice daily' },
-      },
-    };
-    await receiveFormPacket(body, SUBMITTER, new Date(Date.UTC(2026, 0, 1) + i * 1000), deps);
-  }
-  return built;
+function buildPackets(count: number): Promise<PacketRecord[]> {
+  return buildInboxPackets(0, count, 'reads', SUBMITTER);
 }
 
 async function write(db: DynamoDBClient, table: string, records: readonly PacketRecord[]): Promise<void> {

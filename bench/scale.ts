@@ -47,17 +47,16 @@ import { BatchWriteItemCommand, DynamoDBClient, type WriteRequest } from '@aws-s
 import { marshall } from '../lib/aws/attribute-values';
 import { importChart } from '../lib/chart/chart-import';
 import { ChartStore } from '../lib/chart/chart-store';
-import { receiveFormPacket, type Submitter } from '../lib/forms/intake';
+import type { Submitter } from '../lib/forms/intake';
 import { encodeCursor } from '../lib/forms/inbox';
-import { matchKeys, packetCipher } from '../lib/forms/kms-wiring';
-import { PACKET_SK, packetPk, type FormsStore } from '../lib/forms/packet-store';
-import type { FormIntakeBody, PacketRecord } from '../lib/forms/types';
+import { PACKET_SK, packetPk } from '../lib/forms/packet-store';
 import type { Principal } from '../lib/keys/access-decision';
 import type { LocalStack } from '../lib/local/stack';
 import { setLogSink } from '../lib/observability/logger';
 import { receiveLabResult } from '../lib/results/receive';
 import { labResultWriterDependencies } from '../lib/results/result-wiring';
 import { startTestStack } from '../test/support/local-stack';
+import { buildInboxPackets } from './inbox-packets';
 import type { ScaleMeasurement, ScaleOptions } from './scale-contract';
 import type { ScaleChildResult, ScaleJob, WalkResult } from './scale-child';
 
@@ -201,39 +200,10 @@ interface SeededPacket {
 }
 
 const FORMS_SUBMITTER: Submitter = { keyId: 'scale-bench', partnerId: 'demo-forms', allowedFormSourceIds: ['demo-form-tool'] };
-const FIRST_PACKET = Date.UTC(2026, 0, 1);
 
 /** Packets [from, to): receiveFormPacket builds each record; BatchWriteItem writes createPacket's item. */
 async function seedPackets(db: DynamoDBClient, table: string, from: number, to: number, seeded: SeededPacket[]): Promise<void> {
-  const built: PacketRecord[] = [];
-  const collector = {
-    getPacket: () => Promise.resolve(undefined),
-    createPacket: (record: PacketRecord) => {
-      built.push(record);
-      return Promise.resolve('created' as const);
-    },
-  } as unknown as FormsStore;
-  const deps = {
-    store: () => collector,
-    patients: () => ({ getPatient: () => Promise.resolve(undefined) }),
-    cipher: packetCipher,
-    keys: matchKeys,
-    queue: () => ({ send: () => Promise.resolve() }),
-  } as unknown as Parameters<typeof receiveFormPacket>[3];
-  for (let i = from; i < to; i += 1) {
-    const body: FormIntakeBody = {
-      payload: {
-        sourceSystemId: 'demo-form-tool',
-        formId: 'intake-v1',
-        formName: 'New patient intake',
-        submissionId: `scale-${i}`,
-        patientId: `scale-unknown-${i}`,
-        patient: { externalPatientId: `EXT-${i}`, firstName: 'Casey', lastName: `Example${i % 997}`, dob: '1984-03-09', email: 'casey@example.com' },
-        answers: { reason: 'Annual physical', smoker: false, allergies: 'none known', medications: 'metformin 500 mg twice daily' },
-      },
-    };
-    await receiveFormPacket(body, FORMS_SUBMITTER, new Date(FIRST_PACKET + i * 1000), deps);
-  }
+  const built = await buildInboxPackets(from, to, 'scale', FORMS_SUBMITTER);
   const requests: WriteRequest[] = built.map((record) => ({
     PutRequest: { Item: marshall({ pk: packetPk(record.packetId), sk: PACKET_SK, ...record }, { removeUndefinedValues: true }) },
   }));
