@@ -9,7 +9,7 @@ import { ChartRecordReader } from '../chart/chart-reader';
 import { Env } from '../config/service';
 import { EnvelopeDecryptor } from '../crypto/envelope-decryptor';
 import { tableName } from '../dynamo/table-names';
-import { ResultDocumentStore } from '../results/documents';
+import { ResultDocumentReader } from '../results/documents';
 import { LabResultVersionReader } from '../results/result-version-reader';
 import type { LabResultExportDependencies } from './lab-result-export';
 
@@ -22,7 +22,7 @@ export function labResultExportDependencies(): LabResultExportDependencies {
       db,
       table,
       decryptor: new EnvelopeDecryptor({ kms }),
-      documents: new ResultDocumentStore(s3, bucket),
+      documents: new ResultDocumentReader(s3, bucket),
       lookupKeys: { db, table, kms },
     });
     return { results, chart: new ChartRecordReader(db, chartTable) };

@@ -87,6 +87,7 @@ import {
   type LabResultStoreOptions,
   type SummaryPayload,
 } from './result-summary-reader';
+import type { ResultDocumentStore } from './documents';
 import { sealRecord } from './sealed-record';
 import { LabResultVersionReader, VERSION_PREFIX, isObject, type StoredPart, type StoredPayload } from './result-version-reader';
 import { RANK_FORMAT, RESULTS_DEPENDENCY, resultPk, versionRank } from './result-items';
@@ -227,11 +228,13 @@ export function summaryParts(summaryJson: string): Buffer[] {
  */
 export class LabResultStore extends LabResultVersionReader {
   private readonly encryptor: EnvelopeEncryptor;
+  private readonly documentStore?: ResultDocumentStore;
   private readonly ledger: NotificationLedger;
 
   constructor(options: LabResultStoreOptions) {
     super({ ...options, decryptor: options.encryptor });
     this.encryptor = options.encryptor;
+    this.documentStore = options.documents;
     this.ledger = new NotificationLedger(options.db, options.table);
   }
 
@@ -412,9 +415,9 @@ export class LabResultStore extends LabResultVersionReader {
   // ---------------------------------------------------------------- internals
 
   private async putPart(part: StoredPart, plaintext: Buffer, context: Record<string, string>): Promise<void> {
-    if (!this.documents) throw new Error('LabResultStore needs a document store for parts larger than an item');
+    if (!this.documentStore) throw new Error('LabResultStore needs a document store for parts larger than an item');
     const envelope = await this.encryptor.encrypt(plaintext, context);
-    await this.documents.put(part.key, serializeEnvelope(envelope));
+    await this.documentStore.put(part.key, serializeEnvelope(envelope));
   }
 
   /** One summary part (written before the version item that names it; a resend rewrites the same bytes). */

@@ -7,7 +7,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { queryPages } from '../aws/query-pages';
-import type { ResultDocumentStore } from './documents';
+import type { ResultDocumentReader } from './documents';
 import { withNotificationState } from './notification-ledger';
 import { LAB_RESULT_KEY_CONTEXT, LabResultSummaryReader, RECORD_TYPES, normaliseTestResult, type LabResultReaderOptions } from './result-summary-reader';
 import { RESULTS_DEPENDENCY, parseVersionSk, resultPk, versionRecordOf } from './result-items';
@@ -45,11 +45,11 @@ export interface StoredPayload {
 
 export interface LabResultVersionReaderOptions extends LabResultReaderOptions {
   /** needed to read versions with parts in S3 */
-  documents?: ResultDocumentStore;
+  documents?: ResultDocumentReader;
 }
 
 export class LabResultVersionReader extends LabResultSummaryReader {
-  protected readonly documents?: ResultDocumentStore;
+  protected readonly documents?: ResultDocumentReader;
 
   constructor(options: LabResultVersionReaderOptions) {
     super(options);
