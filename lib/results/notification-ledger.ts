@@ -16,7 +16,7 @@ import { DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue
 import { marshall } from '../aws/attribute-values';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
-import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, resultPk } from './result-items';
+import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, getVersionRecord, resultPk } from './result-items';
 import { statusRank } from './status';
 import type { VersionRecord } from './types';
 
@@ -277,7 +277,7 @@ export class NotificationLedger {
         after = item.sk!.S!;
         const [resultId, versionId] = after.split('#') as [string, string];
         const marker = markerOf(item);
-        const record = await this.items.getVersionRecord(resultId, marker.versionSk);
+        const record = await getVersionRecord(this.items, resultId, marker.versionSk);
         if (!record) {
           await this.deleteMarker(resultId, versionId);
           continue;
@@ -322,7 +322,7 @@ export class NotificationLedger {
       const pk = item.pk?.S;
       const sk = item.sk?.S;
       if (!pk || !sk) continue;
-      const record = await this.items.getVersionRecord(pk.slice('RESULT#'.length), sk);
+      const record = await getVersionRecord(this.items, pk.slice('RESULT#'.length), sk);
       if (record && record.notificationLedger === 'version-item' && record.notificationState === 'pending') records.push(record);
     }
     return records;

@@ -90,7 +90,7 @@ import {
 import type { ResultDocumentStore } from './documents';
 import { sealRecord } from './sealed-record';
 import { LabResultVersionReader, VERSION_PREFIX, isObject, type StoredPart, type StoredPayload } from './result-version-reader';
-import { RANK_FORMAT, RESULTS_DEPENDENCY, resultPk, versionRank } from './result-items';
+import { RANK_FORMAT, RESULTS_DEPENDENCY, getVersionRecord, resultPk, versionRank } from './result-items';
 import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
 
@@ -351,7 +351,7 @@ export class LabResultStore extends LabResultVersionReader {
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
-    const existing = await this.items.getVersionRecord(resultId, versionSk);
+    const existing = await getVersionRecord(this.items, resultId, versionSk);
     if (!existing) throw new Error('version item vanished after a conditional put conflict');
     if (markerCreated) {
       // the version was stored and notified before (its marker was gone): the marker this attempt wrote owes nothing
