@@ -139,3 +139,45 @@ describe('Lambda bundles', () => {
     },
   );
 });
+
+/**
+ * Readers of encrypted lab results only decrypt (issue 31 item 5): the FHIR lab reads and searches,
+ * $everything, Patient?identifier= and the summary and lab result exports hold an EnvelopeDecryptor,
+ * so they bundle neither the encryptor (lib/crypto/envelope.ts) nor KMS GenerateDataKey, nor the
+ * result store's writes (lib/results/result-store.ts) nor the notification ledger's writes.
+ */
+const RESULT_READERS = [
+  'fhirObservationRead',
+  'fhirObservationSearch',
+  'fhirDiagnosticReportRead',
+  'fhirDiagnosticReportSearch',
+  'fhirPatientEverything',
+  'fhirPatientSearch',
+  'exportHl7PatientSummary',
+  'exportHl7LabResult',
+];
+
+describe('result reader bundles', () => {
+  it.each(RESULT_READERS)('%s bundles no encryptor, no GenerateDataKey, no result store writes', async (name) => {
+    const result = await build({
+      ...LAMBDA_BUNDLE_OPTIONS,
+      minify: false,
+      sourcemap: false,
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      entryPoints: [path.join(root, 'functions', `${name}.ts`)],
+      outfile: path.join(root, 'dist', name, 'index.mjs'),
+    });
+    const files = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {})
+      .filter(([, v]) => v.bytesInOutput > 0)
+      .map(([input]) => input);
+    // Patient?identifier= decrypts no result, it only unwraps the lookup key (KMS Decrypt)
+    if (name !== 'fhirPatientSearch') expect(files).toEqual(expect.arrayContaining(['lib/crypto/envelope-decryptor.ts']));
+    expect(files.filter((file) => file === 'lib/crypto/envelope.ts' || file === 'lib/results/result-store.ts')).toEqual([]);
+    expect(files.filter((file) => /@aws-sdk\/client-kms\/.*GenerateDataKey/.test(file))).toEqual([]);
+    const code = result.outputFiles.find((f) => f.path.endsWith('.mjs'))!.text;
+    expect(code).not.toMatch(/class NotificationLedger\b/);
+    expect(code).not.toMatch(/\bsealRecord\b/);
+  });
+});

@@ -40,6 +40,8 @@ export const ENVELOPE_AAD_LABEL = 'interop-envelope';
 export const DATA_KEY_BYTES = 32;
 export const IV_BYTES = 12;
 export const TAG_BYTES = 16;
+/** `service` entry of the data key context (sent to KMS) unless an encryptor names another. */
+export const DEFAULT_DATA_KEY_SERVICE = 'interop';
 /** KMS CiphertextBlob limit. */
 const MAX_EDK_BYTES = 6144;
 const MAX_KID_CHARS = 2048;

@@ -20,39 +20,37 @@
  * `decryptCache.maxEntries` keys, so reading many records written by the same instance costs one
  * KMS Decrypt per data key. A key generated for encryption is also placed in the decrypt cache.
  *
+ * The decrypt side (decrypt(), the decrypted key cache) is EnvelopeDecryptor (envelope-decryptor.ts),
+ * which this class extends; a reader that only decrypts holds an EnvelopeDecryptor.
+ *
  * Errors: EnvelopeDecryptError, KeyServiceUnavailableError, KeyServiceError (errors.ts);
  * TypeError for a caller bug (context values not strings, bad purpose).
  */
 
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { canonicalContext, copyContext } from './canonical-context';
-import {
-  DEFAULT_DATA_KEY_MAX_AGE_MS,
-  DEFAULT_DATA_KEY_MAX_ENTRIES,
-  DEFAULT_DATA_KEY_MAX_USES,
-  DEFAULT_DECRYPTED_KEY_MAX_ENTRIES,
-  DataKeyCache,
-  type LoadedKey,
-} from './data-key-cache';
+import { DEFAULT_DATA_KEY_MAX_AGE_MS, DEFAULT_DATA_KEY_MAX_ENTRIES, DEFAULT_DATA_KEY_MAX_USES, DataKeyCache, type LoadedKey } from './data-key-cache';
+import { ENVELOPE_CIPHER, EnvelopeDecryptor, decryptCacheId, takeKey, type DataKeyMeta } from './envelope-decryptor';
 import {
   DATA_KEY_BYTES,
+  DEFAULT_DATA_KEY_SERVICE,
   ENVELOPE_ALGORITHM,
   ENVELOPE_VERSION,
   IV_BYTES,
   TAG_BYTES,
   envelopeAad,
-  parseEnvelope,
   type Envelope,
   type EnvelopeHeader,
 } from './envelope-format';
-import { EnvelopeDecryptError, KeyServiceError } from './errors';
+import { KeyServiceError } from './errors';
 import { mapKmsError } from './kms-errors';
 
-export const DEFAULT_DATA_KEY_SERVICE = 'interop';
+export { EnvelopeDecryptor, type EnvelopeDecryptorOptions } from './envelope-decryptor';
+export { DEFAULT_DATA_KEY_SERVICE } from './envelope-format';
+
 export const DEFAULT_DATA_KEY_PURPOSE = 'record';
 
-const CIPHER = 'aes-256-gcm';
 /** service / purpose go to KMS and CloudTrail: short machine labels only. */
 const LABEL = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
@@ -78,26 +76,11 @@ export interface EncryptOptions {
   purpose?: string;
 }
 
-interface DataKeyMeta {
-  /** key ARN as KMS returned it */
-  kid: string;
-  /** base64 CiphertextBlob */
-  edk: string;
-}
-
 function checkLabel(name: string, value: string): string {
   if (typeof value !== 'string' || !LABEL.test(value)) {
     throw new TypeError(`${name} must be a short label matching ${LABEL.source}`);
   }
   return value;
-}
-
-/** Copies a KMS plaintext into a buffer we own (not from the shared pool) and zeroes the SDK's copy. */
-function takeKey(plaintext: Uint8Array): Buffer {
-  const key = Buffer.alloc(plaintext.length);
-  key.set(plaintext);
-  plaintext.fill(0);
-  return key;
 }
 
 /** A copy in its own allocation (Buffer.from would use the shared pool for small sizes). */
@@ -113,22 +96,17 @@ function toBytes(plaintext: Uint8Array | string): Uint8Array {
   throw new TypeError('plaintext must be a string, Buffer or Uint8Array');
 }
 
-function decryptCacheId(kid: string, kctx: Record<string, string>, edk: string): string {
-  return JSON.stringify([kid, canonicalContext(kctx), edk]);
-}
-
-export class EnvelopeEncryptor {
-  private readonly kms: KMSClient;
+/** Encrypts records (and, as an EnvelopeDecryptor, decrypts them; a key it generates is in its decrypt cache too). */
+export class EnvelopeEncryptor extends EnvelopeDecryptor {
   private readonly keyId: string;
   private readonly service: string;
   private readonly purpose: string;
   private readonly encryptKeys: DataKeyCache<DataKeyMeta>;
-  private readonly decryptKeys: DataKeyCache<DataKeyMeta>;
 
   constructor(options: EnvelopeEncryptorOptions) {
     if (!options || !options.kms) throw new TypeError('EnvelopeEncryptor needs a KMS client');
     if (typeof options.keyId !== 'string' || options.keyId.length === 0) throw new TypeError('EnvelopeEncryptor needs a KMS keyId');
-    this.kms = options.kms;
+    super(options);
     this.keyId = options.keyId;
     this.service = checkLabel('service', options.service ?? DEFAULT_DATA_KEY_SERVICE);
     this.purpose = checkLabel('purpose', options.purpose ?? DEFAULT_DATA_KEY_PURPOSE);
@@ -137,12 +115,6 @@ export class EnvelopeEncryptor {
       maxAgeMs,
       maxUses: options.cache?.maxUses ?? DEFAULT_DATA_KEY_MAX_USES,
       maxEntries: options.cache?.maxEntries ?? DEFAULT_DATA_KEY_MAX_ENTRIES,
-      clock: options.clock,
-    });
-    this.decryptKeys = new DataKeyCache<DataKeyMeta>({
-      maxAgeMs: options.decryptCache?.maxAgeMs ?? maxAgeMs,
-      maxUses: Infinity,
-      maxEntries: options.decryptCache?.maxEntries ?? DEFAULT_DECRYPTED_KEY_MAX_ENTRIES,
       clock: options.clock,
     });
   }
@@ -159,7 +131,7 @@ export class EnvelopeEncryptor {
       (key, meta) => {
         const header: EnvelopeHeader = { v: ENVELOPE_VERSION, alg: ENVELOPE_ALGORITHM, kid: meta.kid, edk: meta.edk, kctx, ctx };
         const iv = randomBytes(IV_BYTES);
-        const cipher = createCipheriv(CIPHER, key, iv, { authTagLength: TAG_BYTES });
+        const cipher = createCipheriv(ENVELOPE_CIPHER, key, iv, { authTagLength: TAG_BYTES });
         cipher.setAAD(envelopeAad(header));
         const ct = Buffer.concat([cipher.update(bytes), cipher.final()]);
         const tag = cipher.getAuthTag();
@@ -178,40 +150,10 @@ export class EnvelopeEncryptor {
     );
   }
 
-  /**
-   * Decrypts an envelope (object or serializeEnvelope string) after checking that its context
-   * equals `expectedContext` (key order irrelevant). Throws EnvelopeDecryptError on any mismatch
-   * or tampering.
-   */
-  async decrypt(envelope: Envelope | string, expectedContext: Record<string, string>): Promise<Buffer> {
-    const expected = canonicalContext(expectedContext); // TypeError on a caller bug
-    const parsed = parseEnvelope(envelope);
-    const { kid, edk, kctx, ctx } = parsed.envelope;
-    if (canonicalContext(ctx) !== expected) {
-      throw new EnvelopeDecryptError('context-mismatch', 'envelope context does not match the expected context');
-    }
-    const aad = envelopeAad(parsed.envelope);
-
-    return this.decryptKeys.acquire(
-      decryptCacheId(kid, kctx, edk),
-      () => this.decryptDataKey(kid, kctx, edk, parsed.edk),
-      (key) => {
-        try {
-          const decipher = createDecipheriv(CIPHER, key, parsed.iv, { authTagLength: TAG_BYTES });
-          decipher.setAAD(aad);
-          decipher.setAuthTag(parsed.tag);
-          return Buffer.concat([decipher.update(parsed.ct), decipher.final()]);
-        } catch (cause) {
-          throw new EnvelopeDecryptError('authentication-failed', 'envelope authentication failed', { cause });
-        }
-      },
-    );
-  }
-
   /** Drops and zeroes every cached data key (e.g. on shutdown, or after a key rotation). */
-  clearCache(): void {
+  override clearCache(): void {
     this.encryptKeys.clear();
-    this.decryptKeys.clear();
+    super.clearCache();
   }
 
   private async generateDataKey(kctx: Record<string, string>): Promise<LoadedKey<DataKeyMeta>> {
@@ -231,21 +173,5 @@ export class EnvelopeEncryptor {
     // read-your-writes: records this instance encrypts can be decrypted without a KMS call
     this.decryptKeys.put(decryptCacheId(meta.kid, kctx, meta.edk), copyKey(key), meta);
     return { key, meta };
-  }
-
-  private async decryptDataKey(kid: string, kctx: Record<string, string>, edkBase64: string, edk: Buffer): Promise<LoadedKey<DataKeyMeta>> {
-    let out;
-    try {
-      // KeyId pins the KMS key: KMS answers IncorrectKeyException if the edk is under another key
-      out = await this.kms.send(new DecryptCommand({ CiphertextBlob: edk, EncryptionContext: kctx, KeyId: kid }));
-    } catch (err) {
-      throw mapKmsError('Decrypt', err);
-    }
-    const { Plaintext } = out;
-    if (!Plaintext || Plaintext.length !== DATA_KEY_BYTES) {
-      Plaintext?.fill(0);
-      throw new EnvelopeDecryptError('data-key-rejected', 'KMS returned a data key of the wrong size');
-    }
-    return { key: takeKey(Plaintext), meta: { kid, edk: edkBase64 } };
   }
 }

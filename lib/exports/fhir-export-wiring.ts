@@ -1,11 +1,9 @@
 import { dynamoDbClient, kmsClient } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
-import { optionalEnv } from '../aws/environment';
-import { Env } from '../config/service';
 import { tableName } from '../dynamo/table-names';
 import { MrnIndex } from '../intake/mrn-index';
 import { chartIdentifierKey } from '../intake/patient-resolution';
-import { loadResultKeys } from '../results/lookup-keys';
+import { readResultKeys } from '../results/lookup-keys';
 import { labResultSummaryReader } from '../results/summary-reader-wiring';
 import { chartReaderDependencies } from './chart-export-wiring';
 import type { FhirExportDependencies } from './fhir-exports';
@@ -40,13 +38,12 @@ const patientCache = new ContainerCache<FhirExportDependencies & { identifiers: 
 export function fhirPatientSearchDependencies(): FhirExportDependencies & { identifiers: PatientIdentifierIndex } {
   return patientCache.get([chartReaderDependencies(), dynamoDbClient(), kmsClient()], ([chart, db, kms]) => {
     const index = new MrnIndex(db, tableName('chart'));
-    const keyId = optionalEnv(Env.kmsKeyId, 'unset');
-    const source = { db, table: tableName('results'), kms, kmsKeyId: keyId === 'unset' ? undefined : keyId };
+    const source = { db, table: tableName('results'), kms };
     return {
       chart: chart.chart,
       identifiers: {
         find: async (authority, mrn) => {
-          const keys = await loadResultKeys(source, { create: false });
+          const keys = await readResultKeys(source);
           return keys ? index.find(chartIdentifierKey(keys, authority, mrn)) : undefined;
         },
       },

@@ -30,7 +30,7 @@ import {
   type VisitNumber,
 } from '../fhir';
 import { IDENTIFIER_LENGTH, shortIdentifier } from '../hl7';
-import { hl7ExternalIds } from './external-ids';
+import { hl7ClinicianAndOrderIds, hl7ExternalIds } from './external-ids';
 import { PageBudget } from './fhir-page-budget';
 import { decodePageToken, encodePageToken } from './fhir-page-token';
 import { newestMerged } from './merged-timeline';
@@ -68,7 +68,7 @@ export async function readPatient(deps: FhirExportDependencies, id: string): Pro
   const patientId = patientIdOf(id);
   const patient = patientId === undefined ? undefined : await deps.chart.getPatient(patientId);
   if (!patientId || !patient) throw new RecordNotFoundError('Patient');
-  return { patientId, resource: patientResource(patient, hl7ExternalIds()) };
+  return { patientId, resource: patientResource(patient, hl7ClinicianAndOrderIds()) };
 }
 
 type ChartRead<R> = { patientId: string; recordId: string; resource: R };
@@ -112,7 +112,7 @@ export async function readEncounter(deps: FhirExportDependencies, id: string): P
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'encounter') : undefined;
   const record = ids && recordId ? await deps.chart.getEncounter(ids.patientId, recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('Encounter');
-  return { patientId: ids.patientId, recordId, resource: encounterResource(record, visitNumberOf(record), hl7ExternalIds()) };
+  return { patientId: ids.patientId, recordId, resource: encounterResource(record, visitNumberOf(record), hl7ClinicianAndOrderIds()) };
 }
 
 export async function readDocumentReference(deps: FhirExportDependencies, id: string): Promise<ChartRead<DocumentReference>> {
@@ -128,7 +128,7 @@ export async function readAssessmentObservation(deps: FhirExportDependencies, id
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'assessment') : undefined;
   const record = ids && recordId ? await deps.chart.getAssessment(ids.patientId, recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('Observation');
-  return { patientId: ids.patientId, recordId, resource: assessmentObservation(record, hl7ExternalIds()) };
+  return { patientId: ids.patientId, recordId, resource: assessmentObservation(record, hl7ClinicianAndOrderIds()) };
 }
 
 /** `baseUrl` the FHIR base of the request: presentedForm urls are absolute, as in the searches and $everything. */
@@ -153,17 +153,17 @@ function visitNumberOf(encounter: { encounterId: string }): VisitNumber {
 
 /** How lab results are written in every FHIR answer: presentedForm urls absolute under the request's base, the HL7 ids. */
 export function labReportOptions(fhirBaseUrl: string): LabReportOptions {
-  return { serviceBaseUrl: serviceBaseOf(fhirBaseUrl), externalIds: hl7ExternalIds() };
+  return { serviceBaseUrl: serviceBaseOf(fhirBaseUrl), externalIds: hl7ClinicianAndOrderIds() };
 }
 
 function chartResource(record: ChartRecord): Resource {
   switch (record.kind) {
     case 'encounter':
-      return encounterResource(record.record, visitNumberOf(record.record), hl7ExternalIds());
+      return encounterResource(record.record, visitNumberOf(record.record), hl7ClinicianAndOrderIds());
     case 'note':
       return documentReferenceResource(record.record, hl7ExternalIds());
     case 'assessment':
-      return assessmentObservation(record.record, hl7ExternalIds());
+      return assessmentObservation(record.record, hl7ClinicianAndOrderIds());
   }
 }
 
@@ -218,7 +218,7 @@ export async function patientEverything(deps: FhirExportDependencies, request: S
   const budget = new PageBudget(request.baseUrl, request.maxBytes);
   const resources: Resource[] = [];
   if (!token) {
-    const patientEntry = patientResource(patient, hl7ExternalIds());
+    const patientEntry = patientResource(patient, hl7ClinicianAndOrderIds());
     budget.take(patientEntry);
     resources.push(patientEntry);
   }
@@ -261,7 +261,11 @@ export async function searchChartRecords(
   const candidates = found.slice(0, request.count);
   const all = candidates.map((record) =>
     kind === 'encounter'
-      ? encounterResource(record as Parameters<typeof encounterResource>[0], visitNumberOf(record as Parameters<typeof encounterResource>[0]), hl7ExternalIds())
+      ? encounterResource(
+          record as Parameters<typeof encounterResource>[0],
+          visitNumberOf(record as Parameters<typeof encounterResource>[0]),
+          hl7ClinicianAndOrderIds(),
+        )
       : documentReferenceResource(record as Parameters<typeof documentReferenceResource>[0], hl7ExternalIds()),
   );
   // at most `count`, and only while the page's JSON stays within its byte budget (a note can be long)

@@ -37,7 +37,7 @@ import {
   type TokenValue,
 } from '../fhir';
 import { labReportOptions, type FhirExportDependencies } from './fhir-exports';
-import { hl7ExternalIds } from './external-ids';
+import { hl7ClinicianAndOrderIds } from './external-ids';
 import { PageBudget } from './fhir-page-budget';
 import { decodePageToken, encodePageToken, type ObservationToken } from './fhir-page-token';
 
@@ -169,7 +169,7 @@ export async function searchObservations(
       const batch: Assessment[] = await deps.chart.recordsOfKind(patientId, 'assessment', SCAN_BATCH, after);
       for (const assessment of batch) {
         scanned += 1;
-        const observation = assessmentObservation(assessment, hl7ExternalIds());
+        const observation = assessmentObservation(assessment, hl7ClinicianAndOrderIds());
         if (matches(observation)) {
           if (full(observation)) {
             next = { k: 'o', p: 'a', ...(after !== undefined ? { a: after } : {}) };
@@ -282,7 +282,7 @@ export async function searchPatients(
   const bundle = searchsetBundle({
     baseUrl: request.baseUrl,
     selfPath: `Patient?${selfQuery(request.search, request.count)}`,
-    resources: matching.map((patient) => patientResource(patient, hl7ExternalIds())),
+    resources: matching.map((patient) => patientResource(patient, hl7ClinicianAndOrderIds())),
     now: request.now,
   });
   return { patientIds: matching.map((p) => p.patientId), bundle };

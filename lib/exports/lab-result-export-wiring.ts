@@ -1,16 +1,16 @@
 /**
  * Wiring of the lab result export: the result store with its S3 documents (reports kept outside
- * the item) and KMS Decrypt, and the chart store. No SQS client (the export publishes nothing).
+ * the item) and KMS Decrypt (a version reader: no sealing, no GenerateDataKey), and the chart reader. No SQS client (the export publishes nothing).
  */
 import { dynamoDbClient, kmsClient, s3Client } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
-import { optionalEnv, requireEnv } from '../aws/environment';
+import { requireEnv } from '../aws/environment';
 import { ChartRecordReader } from '../chart/chart-reader';
 import { Env } from '../config/service';
-import { EnvelopeEncryptor } from '../crypto/envelope';
+import { EnvelopeDecryptor } from '../crypto/envelope-decryptor';
 import { tableName } from '../dynamo/table-names';
-import { ResultDocumentStore } from '../results/documents';
-import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from '../results/result-store';
+import { ResultDocumentReader } from '../results/documents';
+import { LabResultVersionReader } from '../results/result-version-reader';
 import type { LabResultExportDependencies } from './lab-result-export';
 
 const cache = new ContainerCache<LabResultExportDependencies>();
@@ -18,14 +18,13 @@ const cache = new ContainerCache<LabResultExportDependencies>();
 export function labResultExportDependencies(): LabResultExportDependencies {
   const inputs = [dynamoDbClient(), kmsClient(), s3Client(), tableName('results'), tableName('chart'), requireEnv(Env.documentsBucket)] as const;
   return cache.get(inputs, ([db, kms, s3, table, chartTable, bucket]) => {
-    const keyId = optionalEnv(Env.kmsKeyId, 'unset');
-    const store = new LabResultStore({
+    const results = new LabResultVersionReader({
       db,
       table,
-      encryptor: new EnvelopeEncryptor({ kms, keyId, purpose: LAB_RESULT_KEY_PURPOSE }),
-      documents: new ResultDocumentStore(s3, bucket),
-      lookupKeys: { db, table, kms, kmsKeyId: keyId === 'unset' ? undefined : keyId },
+      decryptor: new EnvelopeDecryptor({ kms }),
+      documents: new ResultDocumentReader(s3, bucket),
+      lookupKeys: { db, table, kms },
     });
-    return { results: store, chart: new ChartRecordReader(db, chartTable) };
+    return { results, chart: new ChartRecordReader(db, chartTable) };
   });
 }

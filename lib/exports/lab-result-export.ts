@@ -8,12 +8,12 @@ import type { ChartRecordReader } from '../chart/chart-reader';
 import type { LabOrder, LabTestSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import { encodeLabResultExport, type LabReportInput } from '../hl7';
-import type { LabResultStore } from '../results/result-store';
+import type { LabResultVersionReader } from '../results/result-version-reader';
 import type { ExportContext } from './chart-exports';
 import { messageHeaderFor } from './message-header';
 
 export interface LabResultExportDependencies {
-  results: Pick<LabResultStore, 'readCurrent'>;
+  results: Pick<LabResultVersionReader, 'readCurrent'>;
   chart: Pick<ChartRecordReader, 'getPatient'>;
 }
 

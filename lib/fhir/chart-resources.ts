@@ -102,11 +102,15 @@ export function displayName(name: PersonName): string | undefined {
  * lib/fhir shares no code with lib/hl7, so lib/exports (external-ids.ts) hands them in. Without them
  * (pure callers, unit tests) ids are written as stored.
  */
-export interface ExternalIds {
+export interface ClinicianAndOrderIds {
   /** a clinician id as XCN-1 writes it (15 characters) */
   clinician(id: string): string;
   /** a placer, filler or accession number as EI-1 of OBR-2 / OBR-3 writes it (22 characters) */
   orderNumber(id: string): string;
+}
+
+/** The ids of {@link ClinicianAndOrderIds} and the chart's document numbers (only DocumentReference writes those). */
+export interface ExternalIds extends ClinicianAndOrderIds {
   /** a document number as TXA-12 writes it with `namespace` as EI-2 (EI-1 and EI-2 30 characters in all) */
   documentNumber(id: string, namespace: string): string;
   /** EI-2 of the chart's own document numbers (TXA-12 of a chart note): `HL7_IDENTIFIER_NAMESPACE` */
@@ -118,7 +122,7 @@ export function documentNumberSystem(namespace: string): string {
   return `urn:interop:document-number:${encodeURIComponent(fhirString(namespace) ?? 'unknown')}`;
 }
 
-export function clinicianReference(clinician: Clinician, ids?: ExternalIds): Reference<Practitioner> | undefined {
+export function clinicianReference(clinician: Clinician, ids?: ClinicianAndOrderIds): Reference<Practitioner> | undefined {
   const stored = fhirString(clinician.id);
   const id = stored !== undefined && ids ? ids.clinician(stored) : stored;
   const display = displayName(clinician.name);
@@ -144,7 +148,7 @@ function defined<T>(list: Array<T | undefined>): T[] {
   return list.filter((x): x is T => x !== undefined);
 }
 
-export function patientResource(patient: Patient, ids?: ExternalIds): FhirPatient {
+export function patientResource(patient: Patient, ids?: ClinicianAndOrderIds): FhirPatient {
   const identifier: Identifier = {
     use: 'usual',
     type: { coding: [{ system: Systems.v2IdentifierType, code: 'MR', display: 'Medical record number' }], text: 'Medical record number' },
@@ -218,7 +222,7 @@ function orderRequest(
   container: Reference<FhirEncounter>,
   order: NonNullable<Encounter['orders']>[number],
   index: number,
-  ids: ExternalIds | undefined,
+  ids: ClinicianAndOrderIds | undefined,
 ): ServiceRequest {
   const requester = order.orderingProvider ? clinicianReference(order.orderingProvider, ids) : undefined;
   return {
@@ -259,7 +263,7 @@ export function visitNumberSystem(namespace: string): string {
 /** System of the chart's own encounter id, used only when no visit number is handed in (pure callers, tests). */
 export const ENCOUNTER_ID_SYSTEM = 'urn:interop:encounter';
 
-export function encounterResource(encounter: Encounter, visitNumber?: VisitNumber, ids?: ExternalIds): FhirEncounter {
+export function encounterResource(encounter: Encounter, visitNumber?: VisitNumber, ids?: ClinicianAndOrderIds): FhirEncounter {
   // contained resources point back at their container with `#`
   const container: Reference<FhirEncounter> = { reference: '#' };
   const diagnoses = (encounter.diagnoses ?? []).map((d, i) => diagnosisCondition(encounter.patientId, container, d, i));
@@ -405,7 +409,7 @@ function sameCode(a: CodeableConcept, b: CodeableConcept): boolean {
  * value then), in which case it is a `TOTAL` component. The interpretation text is
  * `interpretation[0].text`.
  */
-export function assessmentObservation(assessment: Assessment, ids?: ExternalIds): Observation {
+export function assessmentObservation(assessment: Assessment, ids?: ClinicianAndOrderIds): Observation {
   const code = requiredConcept(assessment.code, 'Assessment without a code');
   const components = assessment.items.map(itemComponent);
   const total = assessment.total;

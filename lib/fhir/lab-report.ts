@@ -54,7 +54,7 @@ import type {
 } from '@medplum/fhirtypes';
 import type { LabOrder, LabResultSummary, LabTestSummary } from '../chart/types';
 import { hasAlternateCodeOnly } from '../chart/types';
-import { clinicianReference, patientReference, type ExternalIds } from './chart-resources';
+import { clinicianReference, patientReference, type ClinicianAndOrderIds } from './chart-resources';
 import { logicalId } from './logical-id';
 import { numericValue } from './numeric';
 import { Systems, systemUri } from './terminology';
@@ -349,7 +349,7 @@ function specimenResource(patientId: string, lab: LabResultRecord, order: LabOrd
   };
 }
 
-function placerIdentifiers(lab: LabResultRecord, ids: ExternalIds | undefined): Identifier[] {
+function placerIdentifiers(lab: LabResultRecord, ids: ClinicianAndOrderIds | undefined): Identifier[] {
   const placer = lab.order?.placerOrderNumber;
   const stored = fhirString(placer?.id);
   if (!stored) return [];
@@ -365,7 +365,7 @@ function placerIdentifiers(lab: LabResultRecord, ids: ExternalIds | undefined): 
  * write it in its stable short form (beyond 22 characters, or holding a space or `_`), that form as well, as a
  * `secondary` identifier in the same system: the one string HL7 and FHIR share (issue 27 item 5).
  */
-function orderNumberIdentifiers(base: Identifier, stored: string | undefined, ids: ExternalIds | undefined): Identifier[] {
+function orderNumberIdentifiers(base: Identifier, stored: string | undefined, ids: ClinicianAndOrderIds | undefined): Identifier[] {
   if (stored === undefined) return [base];
   const hl7 = ids ? ids.orderNumber(stored) : stored;
   if (hl7 === stored) return [{ ...base, value: stored }];
@@ -402,7 +402,7 @@ function orderResource(
   lab: LabResultRecord,
   comments: Array<{ text: string }>,
   specimen: Specimen | undefined,
-  ids: ExternalIds | undefined,
+  ids: ClinicianAndOrderIds | undefined,
 ): ServiceRequest | undefined {
   const order = lab.order ?? {};
   const placer = placerIdentifiers(lab, ids);
@@ -483,7 +483,7 @@ function testObservation(
 export interface LabReportOptions {
   serviceBaseUrl?: string;
   /** the ids as the HL7 exports write them (issue 27 item 5); ids as stored without */
-  externalIds?: ExternalIds;
+  externalIds?: ClinicianAndOrderIds;
 }
 
 /** The service root of a FHIR base URL (`https://host/stage/fhir` -> `https://host/stage`; `/fhir` -> ``). */

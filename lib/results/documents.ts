@@ -16,12 +16,22 @@ const DEPENDENCY = 'documents-bucket';
 
 export { documentKey } from './document-key';
 
-export class ResultDocumentStore {
+/** Reads the parts (GetObject only: a reader's bundle carries no PutObject and no upload checksums). */
+export class ResultDocumentReader {
   constructor(
-    private readonly s3: S3Client,
-    private readonly bucket: string,
+    protected readonly s3: S3Client,
+    protected readonly bucket: string,
   ) {}
 
+  async get(key: string): Promise<string> {
+    const out = await awsCall(DEPENDENCY, () => this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
+    if (!out.Body) throw new Error('document object has no body');
+    return out.Body.transformToString('utf8');
+  }
+}
+
+/** Writes the parts (and reads them). */
+export class ResultDocumentStore extends ResultDocumentReader {
   async put(key: string, envelopeJson: string): Promise<void> {
     await awsCall(DEPENDENCY, () =>
       this.s3.send(
@@ -33,11 +43,5 @@ export class ResultDocumentStore {
         }),
       ),
     );
-  }
-
-  async get(key: string): Promise<string> {
-    const out = await awsCall(DEPENDENCY, () => this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
-    if (!out.Body) throw new Error('document object has no body');
-    return out.Body.transformToString('utf8');
   }
 }

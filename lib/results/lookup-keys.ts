@@ -100,10 +100,26 @@ const cache = new Map<string, Promise<ResultKeys | undefined>>();
  * yet; without, resolves undefined in that case. Failures are not cached.
  */
 export function loadResultKeys(source: LookupKeySource, options: { create: boolean }): Promise<ResultKeys | undefined> {
-  const id = `${source.table}\u0000${options.create}`;
+  return options.create ? cachedResultKeys(source, true, loadOrCreate) : readResultKeys(source);
+}
+
+/**
+ * The deployment's ResultKeys for a reader: read and unwrapped (GetItem, KMS Decrypt), never created
+ * (undefined when no result was ever written). A reader's bundle carries no GenerateDataKey nor PutItem.
+ */
+export function readResultKeys(source: LookupKeySource): Promise<ResultKeys | undefined> {
+  return cachedResultKeys(source, false, loadExisting);
+}
+
+function cachedResultKeys(
+  source: LookupKeySource,
+  create: boolean,
+  load: (source: LookupKeySource) => Promise<ResultKeys | undefined>,
+): Promise<ResultKeys | undefined> {
+  const id = `${source.table}\u0000${create}`;
   const cached = cache.get(id);
   if (cached) return cached;
-  const pending = load(source, options.create).then((keys) => {
+  const pending = load(source).then((keys) => {
     if (!keys) cache.delete(id); // may exist later
     return keys;
   });
@@ -117,10 +133,14 @@ export function clearResultKeysCache(): void {
   cache.clear();
 }
 
-async function load(source: LookupKeySource, create: boolean): Promise<ResultKeys | undefined> {
+async function loadExisting(source: LookupKeySource): Promise<ResultKeys | undefined> {
   const existing = await readWrapped(source);
-  if (existing) return new ResultKeys(await unwrap(source, existing));
-  if (!create) return undefined;
+  return existing ? new ResultKeys(await unwrap(source, existing)) : undefined;
+}
+
+async function loadOrCreate(source: LookupKeySource): Promise<ResultKeys | undefined> {
+  const existing = await loadExisting(source);
+  if (existing) return existing;
   if (!source.kmsKeyId) throw new Error('a KMS key id is needed to create the lookup key');
   let out;
   try {

@@ -16,7 +16,7 @@ import { DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue
 import { marshall } from '../aws/attribute-values';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { ascending, mergeSortedPartitions, partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
-import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, resultPk } from './result-items';
+import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY as DEPENDENCY, ResultItems, getVersionRecord, resultPk } from './result-items';
 import { statusRank } from './status';
 import type { VersionRecord } from './types';
 
@@ -79,6 +79,24 @@ function markerOf(item: Record<string, AttributeValue>): NotificationMarker {
   };
 }
 
+/** The marker of a version, if its notification is still owed (consistent read). */
+async function markerFor(items: ResultItems, resultId: string, versionId: string): Promise<NotificationMarker | undefined> {
+  const { pk, sk } = notificationMarkerKey(resultId, versionId);
+  const item = await items.getItem(pk, sk);
+  return item ? markerOf(item) : undefined;
+}
+
+/**
+ * A version record with its notification facts from its marker (a version of the marker ledger
+ * whose marker is gone was notified). Reads only: the version readers use it without the ledger.
+ */
+export async function withNotificationState(items: ResultItems, record: VersionRecord): Promise<VersionRecord> {
+  if (record.notificationLedger !== 'marker') return record;
+  const marker = await markerFor(items, record.resultId, record.versionId);
+  if (!marker) return { ...record, notificationState: 'sent', notificationAttempts: 0 };
+  return { ...record, notificationState: 'pending', notificationAttempts: marker.attempts, ...(marker.summary ? { summary: marker.summary } : {}) };
+}
+
 export class NotificationLedger {
   private readonly items: ResultItems;
 
@@ -93,9 +111,7 @@ export class NotificationLedger {
 
   /** The marker of a version, if its notification is still owed (consistent read). */
   async getMarker(resultId: string, versionId: string): Promise<NotificationMarker | undefined> {
-    const { pk, sk } = notificationMarkerKey(resultId, versionId);
-    const item = await this.items.getItem(pk, sk);
-    return item ? markerOf(item) : undefined;
+    return markerFor(this.items, resultId, versionId);
   }
 
   /** Takes a marker away (its notification went out, or it names no version). */
@@ -105,10 +121,7 @@ export class NotificationLedger {
 
   /** A version record with its notification facts from its marker (a version of the marker ledger whose marker is gone was notified). */
   async withNotificationState(record: VersionRecord): Promise<VersionRecord> {
-    if (record.notificationLedger !== 'marker') return record;
-    const marker = await this.getMarker(record.resultId, record.versionId);
-    if (!marker) return { ...record, notificationState: 'sent', notificationAttempts: 0 };
-    return { ...record, notificationState: 'pending', notificationAttempts: marker.attempts, ...(marker.summary ? { summary: marker.summary } : {}) };
+    return withNotificationState(this.items, record);
   }
 
   // ------------------------------------------------------------ both ledgers
@@ -264,7 +277,7 @@ export class NotificationLedger {
         after = item.sk!.S!;
         const [resultId, versionId] = after.split('#') as [string, string];
         const marker = markerOf(item);
-        const record = await this.items.getVersionRecord(resultId, marker.versionSk);
+        const record = await getVersionRecord(this.items, resultId, marker.versionSk);
         if (!record) {
           await this.deleteMarker(resultId, versionId);
           continue;
@@ -309,7 +322,7 @@ export class NotificationLedger {
       const pk = item.pk?.S;
       const sk = item.sk?.S;
       if (!pk || !sk) continue;
-      const record = await this.items.getVersionRecord(pk.slice('RESULT#'.length), sk);
+      const record = await getVersionRecord(this.items, pk.slice('RESULT#'.length), sk);
       if (record && record.notificationLedger === 'version-item' && record.notificationState === 'pending') records.push(record);
     }
     return records;

@@ -85,15 +85,16 @@ export class ResultItems {
     return versionId && versionSk ? { versionId, versionSk } : undefined;
   }
 
-  async getVersionRecord(resultId: string, versionSk: string): Promise<VersionRecord | undefined> {
-    const item = await this.getItem(resultPk(resultId), versionSk);
-    return item ? versionRecordOf(item) : undefined;
-  }
-
   async getItem(pk: string, sk: string): Promise<Record<string, AttributeValue> | undefined> {
     const out = await awsCall(RESULTS_DEPENDENCY, () =>
       this.db.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true })),
     );
     return out.Item;
   }
+}
+
+/** A version item's plain facts (a function, not a method: readers of summaries bundle ResultItems without versionRecordOf). */
+export async function getVersionRecord(items: ResultItems, resultId: string, versionSk: string): Promise<VersionRecord | undefined> {
+  const item = await items.getItem(resultPk(resultId), versionSk);
+  return item ? versionRecordOf(item) : undefined;
 }

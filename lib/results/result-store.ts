@@ -74,24 +74,23 @@
 import { PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '../aws/attribute-values';
 import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
-import { queryPages } from '../aws/query-pages';
+import type { EnvelopeEncryptor } from '../crypto/envelope';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { documentKey } from './document-key';
-import type { ResultDocumentStore } from './documents';
-import { normalizeStatus, statusRank } from './status';
+import { statusRank } from './status';
 import { NotificationLedger, notificationMarkerKey } from './notification-ledger';
 import {
   LAB_RESULT_KEY_CONTEXT,
-  LabResultSummaryReader,
   RECORD_TYPES,
   normaliseAbnormalFlags,
-  normaliseTestResult,
   summaryPartSk,
   type LabResultStoreOptions,
   type SummaryPayload,
 } from './result-summary-reader';
-import { openRecord, sealRecord } from './sealed-record';
-import { RANK_FORMAT, RESULTS_DEPENDENCY, parseVersionSk, resultPk, versionRank, versionRecordOf } from './result-items';
+import type { ResultDocumentStore } from './documents';
+import { sealRecord } from './sealed-record';
+import { LabResultVersionReader, VERSION_PREFIX, isObject, type StoredPart, type StoredPayload } from './result-version-reader';
+import { RANK_FORMAT, RESULTS_DEPENDENCY, getVersionRecord, resultPk, versionRank } from './result-items';
 import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
 import type { VersionRecord } from './types';
 
@@ -105,7 +104,7 @@ export {
   normaliseTestResult,
   type LabResultStoreOptions,
 } from './result-summary-reader';
-import type { AcceptedSubmission, LabReport, LabResultStatus, LabResultSubmission, LabResultVersion, LabResultVersionInfo, LabTestResult } from './types';
+import type { AcceptedSubmission, LabReport, LabResultStatus, LabResultSubmission, LabTestResult } from './types';
 
 export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
 export const BODY_INLINE_MAX_BYTES = 240 * 1024;
@@ -113,11 +112,7 @@ export const BODY_INLINE_MAX_BYTES = 240 * 1024;
 export const SUMMARY_MAX_BYTES = 32 * 1024;
 /** Plaintext bytes of one summary part (its item: base64 of the ciphertext, ~256 KB, below DynamoDB's 400 KB). */
 export const SUMMARY_PART_MAX_BYTES = 192 * 1024;
-const VERSION_PREFIX = 'VERSION#';
 const DEPENDENCY = RESULTS_DEPENDENCY;
-
-const PLAIN_VERSION_ATTRIBUTES =
-  'pk, sk, resultId, versionId, senderId, partnerId, #status, resultedAtKey, receivedAt, patientKey, patientMatched, notificationState, notificationAttempts, documentKeys';
 
 export { RANK_FORMAT, versionRank };
 
@@ -147,26 +142,6 @@ export interface SaveVersionOutcome {
   version: VersionRecord;
 }
 
-/** One externalised part, as recorded inside the encrypted submission payload. */
-interface StoredPart {
-  /** index into data.reports, or -1 for the body */
-  index: number;
-  part: string;
-  key: string;
-  /** base64: the object holds the decoded bytes; utf8: the object holds the string's UTF-8 */
-  encoding: 'base64' | 'utf8';
-  bytes: number;
-}
-
-/** The plaintext of the submission envelope. */
-interface StoredPayload {
-  f: 1;
-  /** the body, with externalised reports' data replaced by "" (absent when the body itself is in S3) */
-  body?: LabResultSubmission;
-  bodyPart?: StoredPart;
-  documents: StoredPart[];
-}
-
 function sizeOf(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
@@ -180,8 +155,6 @@ function withoutSummary(record: VersionRecord): VersionRecord {
   const { summary: _summary, ...rest } = record;
   return rest;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const TEST_TEXT_FIELDS = [
   'units',
@@ -253,14 +226,16 @@ export function summaryParts(summaryJson: string): Buffer[] {
  * The whole result store: the summary reads of LabResultSummaryReader (result-summary-reader.ts),
  * the writes, the notification bookkeeping and the decrypting reads of whole versions.
  */
-export class LabResultStore extends LabResultSummaryReader {
-  private readonly documents?: ResultDocumentStore;
+export class LabResultStore extends LabResultVersionReader {
+  private readonly encryptor: EnvelopeEncryptor;
+  private readonly documentStore?: ResultDocumentStore;
   private readonly ledger: NotificationLedger;
 
   constructor(options: LabResultStoreOptions) {
-    super(options);
+    super({ ...options, decryptor: options.encryptor });
+    this.encryptor = options.encryptor;
+    this.documentStore = options.documents;
     this.ledger = new NotificationLedger(options.db, options.table);
-    this.documents = options.documents;
   }
 
   // ---------------------------------------------------------------- writes
@@ -376,7 +351,7 @@ export class LabResultStore extends LabResultSummaryReader {
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
-    const existing = await this.items.getVersionRecord(resultId, versionSk);
+    const existing = await getVersionRecord(this.items, resultId, versionSk);
     if (!existing) throw new Error('version item vanished after a conditional put conflict');
     if (markerCreated) {
       // the version was stored and notified before (its marker was gone): the marker this attempt wrote owes nothing
@@ -437,67 +412,12 @@ export class LabResultStore extends LabResultSummaryReader {
     return this.ledger.pendingNotifications(now, limit);
   }
 
-  /** Every version of a result (plain facts), oldest ResultedDateUTC first; a version's notification facts from its marker when it has that layout. */
-  async listVersions(resultId: string): Promise<LabResultVersionInfo[]> {
-    const items = await this.queryVersions(resultId, { plainOnly: true });
-    const out: LabResultVersionInfo[] = [];
-    for (const item of items) {
-      const v = await this.ledger.withNotificationState(versionRecordOf(item));
-      out.push({
-        resultId: v.resultId,
-        versionId: v.versionId,
-        senderId: v.senderId,
-        status: v.status,
-        resultedAtKey: v.resultedAtKey,
-        receivedAt: v.receivedAt,
-        patientMatched: v.patientMatched,
-        notificationState: v.notificationState,
-        notificationAttempts: v.notificationAttempts,
-        documentKeys: v.documentKeys,
-      });
-    }
-    return out;
-  }
-
-  /** The version id the current pointer names, if the result exists. */
-  async currentVersionId(resultId: string): Promise<string | undefined> {
-    return (await this.items.getPointer(resultId))?.versionId;
-  }
-
-  // ---------------------------------------------------------------- decrypting reads
-
-  /** The current version of a result, decrypted, documents restored from S3. */
-  async readCurrent(resultId: string): Promise<LabResultVersion | undefined> {
-    const pointer = await this.items.getPointer(resultId);
-    if (!pointer) return undefined;
-    const item = await this.items.getItem(resultPk(resultId), pointer.versionSk);
-    return item ? this.decryptVersion(item) : undefined;
-  }
-
-  /** The current version for a (senderID, accessionNumber[, universal service code]), via the keyed result id. */
-  async readCurrentByAccession(senderId: string, accessionNumber: string, universalServiceCode?: string): Promise<LabResultVersion | undefined> {
-    const keys = await this.keys();
-    return keys ? this.readCurrent(keys.resultId(senderId, accessionNumber, universalServiceCode)) : undefined;
-  }
-
-  /** One version of a result, decrypted, documents restored from S3. */
-  async readVersion(resultId: string, versionId: string): Promise<LabResultVersion | undefined> {
-    const item = (await this.queryVersions(resultId, { versionId }))[0];
-    return item ? this.decryptVersion(item) : undefined;
-  }
-
   // ---------------------------------------------------------------- internals
 
   private async putPart(part: StoredPart, plaintext: Buffer, context: Record<string, string>): Promise<void> {
-    if (!this.documents) throw new Error('LabResultStore needs a document store for parts larger than an item');
+    if (!this.documentStore) throw new Error('LabResultStore needs a document store for parts larger than an item');
     const envelope = await this.encryptor.encrypt(plaintext, context);
-    await this.documents.put(part.key, serializeEnvelope(envelope));
-  }
-
-  private async getPart(part: StoredPart, context: Record<string, string>): Promise<Buffer> {
-    if (!this.documents) throw new Error('LabResultStore needs a document store to read parts stored in S3');
-    const envelope = await this.documents.get(part.key);
-    return this.encryptor.decrypt(envelope, context);
+    await this.documentStore.put(part.key, serializeEnvelope(envelope));
   }
 
   /** One summary part (written before the version item that names it; a resend rewrites the same bytes). */
@@ -506,72 +426,5 @@ export class LabResultStore extends LabResultSummaryReader {
     const envelope = serializeEnvelope(await this.encryptor.encrypt(bytes, context));
     const Item = marshall({ pk: resultPk(resultId), sk: summaryPartSk(versionId, part), kind: 'summary-part', resultId, versionId, senderId, part, envelope });
     await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item })));
-  }
-
-  private async decryptVersion(item: Record<string, AttributeValue>): Promise<LabResultVersion> {
-    const record = await this.ledger.withNotificationState(versionRecordOf(item));
-    const context = (recordType: string, extra: Record<string, string> = {}) => ({
-      recordType,
-      sender: record.senderId,
-      resultId: record.resultId,
-      versionId: record.versionId,
-      ...extra,
-    });
-    const sealed = item.submission?.B;
-    const payload = JSON.parse(
-      (sealed
-        ? await openRecord(this.encryptor, sealed, context(RECORD_TYPES.submission), LAB_RESULT_KEY_CONTEXT)
-        : await this.encryptor.decrypt(item.envelope!.S!, context(RECORD_TYPES.submission))
-      ).toString('utf8'),
-    ) as StoredPayload;
-    let body: LabResultSubmission;
-    if (payload.bodyPart) {
-      body = JSON.parse(
-        (await this.getPart(payload.bodyPart, context(RECORD_TYPES.document, { part: payload.bodyPart.part }))).toString('utf8'),
-      ) as LabResultSubmission;
-    } else {
-      body = payload.body!;
-    }
-    for (const part of payload.documents) {
-      const bytes = await this.getPart(part, context(RECORD_TYPES.document, { part: part.part }));
-      const report = body.data.reports![part.index]!;
-      report.data = part.encoding === 'base64' ? bytes.toString('base64') : bytes.toString('utf8');
-    }
-    const results = (Array.isArray(body.data.results) ? body.data.results : [body.data.results]).map(normaliseTestResult);
-    return {
-      resultId: record.resultId,
-      versionId: record.versionId,
-      senderId: record.senderId,
-      status: normalizeStatus(body.data.status) ?? record.status,
-      resultedAt: body.data.ResultedDateUTC,
-      receivedAt: record.receivedAt,
-      patientMatched: record.patientMatched,
-      notificationState: record.notificationState,
-      results,
-      ...(isObject(body.data.order) ? { order: body.data.order } : {}),
-      submission: body,
-    };
-  }
-
-  /** Version items of a result (one partition), optionally one version (picked by its sort key) or the plain attributes only. */
-  private async queryVersions(resultId: string, options: { versionId?: string; plainOnly?: boolean } = {}): Promise<Record<string, AttributeValue>[]> {
-    const found: Record<string, AttributeValue>[] = [];
-    await queryPages(
-      this.db,
-      DEPENDENCY,
-      () => ({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ...(options.plainOnly ? { ProjectionExpression: PLAIN_VERSION_ATTRIBUTES, ExpressionAttributeNames: { '#status': 'status' } } : {}),
-        ExpressionAttributeValues: { ':pk': { S: resultPk(resultId) }, ':prefix': { S: VERSION_PREFIX } },
-        ConsistentRead: true,
-      }),
-      (page) => {
-        // the version id is the last part of the sort key (items since issue 31 item 2 do not repeat it)
-        found.push(...(options.versionId ? page.filter((item) => parseVersionSk(item.sk?.S ?? '')?.versionId === options.versionId) : page));
-        return true;
-      },
-    );
-    return found;
   }
 }

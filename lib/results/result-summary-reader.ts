@@ -7,10 +7,12 @@
  */
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { queryPages } from '../aws/query-pages';
-import { DEFAULT_DATA_KEY_SERVICE, type EnvelopeEncryptor } from '../crypto/envelope';
+import type { EnvelopeDecryptor } from '../crypto/envelope-decryptor';
+import type { EnvelopeEncryptor } from '../crypto/envelope';
+import { DEFAULT_DATA_KEY_SERVICE } from '../crypto/envelope-format';
 import type { LabDocumentSummary, LabOrder, LabTestSummary } from '../chart/types';
 import type { ResultDocumentStore } from './documents';
-import { loadResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
+import { readResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
 import { openRecord } from './sealed-record';
 import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY, ResultItems, parseVersionSk, resultPk } from './result-items';
 import type { LabResultStatus, StoredLabResultSummary } from './types';
@@ -42,14 +44,20 @@ export interface SummaryPayload {
   parts?: number;
 }
 
-export interface LabResultStoreOptions {
+/** What a reader of results needs: it only decrypts (no GenerateDataKey, no encrypt path in its bundle). */
+export interface LabResultReaderOptions {
   db: DynamoDBClient;
   table: string;
+  decryptor: EnvelopeDecryptor;
+  /** where the lookup key lives (readers need it for recentResultsForPatient); read, never created */
+  lookupKeys?: LookupKeySource;
+}
+
+export interface LabResultStoreOptions extends Omit<LabResultReaderOptions, 'decryptor'> {
+  /** seals what the store writes and decrypts what it reads */
   encryptor: EnvelopeEncryptor;
   /** needed to write or read versions with parts in S3 */
   documents?: ResultDocumentStore;
-  /** where the lookup key lives (readers need it for recentResultsForPatient) */
-  lookupKeys?: LookupKeySource;
 }
 
 /** A pointer (or, before issue 31 item 2, an index entry of one) with its summary ciphertext in either form. */
@@ -83,14 +91,14 @@ export class LabResultSummaryReader {
   protected readonly db: DynamoDBClient;
   protected readonly items: ResultItems;
   protected readonly table: string;
-  protected readonly encryptor: EnvelopeEncryptor;
+  protected readonly decryptor: EnvelopeDecryptor;
   protected readonly lookupKeys?: LookupKeySource;
 
-  constructor(options: LabResultStoreOptions) {
+  constructor(options: LabResultReaderOptions) {
     this.db = options.db;
     this.items = new ResultItems(options.db, options.table);
     this.table = options.table;
-    this.encryptor = options.encryptor;
+    this.decryptor = options.decryptor;
     this.lookupKeys = options.lookupKeys;
   }
 
@@ -157,7 +165,7 @@ export class LabResultSummaryReader {
 
   protected keys(): Promise<ResultKeys | undefined> {
     if (!this.lookupKeys) throw new Error('LabResultStore needs lookupKeys for lookups by patient or accession');
-    return loadResultKeys(this.lookupKeys, { create: false });
+    return readResultKeys(this.lookupKeys);
   }
 
   /** The whole summary from its parts: one Query (the version's parts, in order) plus a Decrypt each. */
@@ -182,7 +190,7 @@ export class LabResultSummaryReader {
     for (const [index, item] of items.entries()) {
       if (item.sk?.S !== summaryPartSk(versionId, index)) throw new Error('summary parts of a version are not numbered 0..n-1');
       buffers.push(
-        await this.encryptor.decrypt(item.envelope!.S!, { recordType: RECORD_TYPES.summaryPart, sender: senderId, resultId, versionId, part: String(index) }),
+        await this.decryptor.decrypt(item.envelope!.S!, { recordType: RECORD_TYPES.summaryPart, sender: senderId, resultId, versionId, part: String(index) }),
       );
     }
     return JSON.parse(Buffer.concat(buffers).toString('utf8')) as SummaryPayload;
@@ -194,8 +202,8 @@ export class LabResultSummaryReader {
     const senderId = item.senderId!.S!;
     const context = { recordType: RECORD_TYPES.summary, sender: senderId, resultId, versionId };
     const plain = item.summary!.B
-      ? await openRecord(this.encryptor, item.summary!.B, context, LAB_RESULT_KEY_CONTEXT)
-      : await this.encryptor.decrypt(item.summary!.S!, context);
+      ? await openRecord(this.decryptor, item.summary!.B, context, LAB_RESULT_KEY_CONTEXT)
+      : await this.decryptor.decrypt(item.summary!.S!, context);
     const inline = JSON.parse(plain.toString('utf8')) as SummaryPayload;
     const s = typeof inline.parts === 'number' && inline.parts > 0 ? await this.readSummaryParts(resultId, versionId, senderId, inline.parts) : inline;
     return {

@@ -28,6 +28,7 @@ import { ENVELOPE_ALGORITHM, ENVELOPE_VERSION, IV_BYTES, TAG_BYTES, type Envelop
 import { canonicalContext } from '../crypto/canonical-context';
 import { EnvelopeDecryptError } from '../crypto/errors';
 import type { EnvelopeEncryptor } from '../crypto/envelope';
+import type { EnvelopeDecryptor } from '../crypto/envelope-decryptor';
 
 export const SEALED_FORMAT_DEFLATE = 0x01;
 /** Size of an AWS KMS CiphertextBlob for a symmetric key's 32-byte data key (the local KMS's is smaller). */
@@ -115,7 +116,7 @@ function parseSealed(bytes: Uint8Array, impliedKeyContext?: Record<string, strin
 
 /** Decrypts and inflates a sealed record read under `context` (the context it was sealed under, or authentication fails). */
 export async function openRecord(
-  encryptor: EnvelopeEncryptor,
+  decryptor: EnvelopeDecryptor,
   bytes: Uint8Array,
   context: Record<string, string>,
   impliedKeyContext?: Record<string, string>,
@@ -132,7 +133,7 @@ export async function openRecord(
     ct: parts.ct.toString('base64'),
     ctx: context,
   };
-  const compressed = await encryptor.decrypt(envelope, context);
+  const compressed = await decryptor.decrypt(envelope, context);
   try {
     return inflateRawSync(compressed, { maxOutputLength: MAX_INFLATED_BYTES });
   } catch (cause) {
