@@ -26,6 +26,7 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/forms/packet-intake-writer.ts': 'forms',
   'lib/results/result-store.ts': 'results',
   'lib/results/result-summary-reader.ts': 'results',
+  'lib/results/result-version-reader.ts': 'results',
   'lib/results/notification-ledger.ts': 'results',
   'lib/results/lookup-keys.ts': 'results',
   'lib/results/result-items.ts': 'results',
