@@ -118,6 +118,10 @@ function firstDifference(a: string, b: string): string {
     if (segA[i] !== segB[i]) diffs.push(`ours ${JSON.stringify((segA[i] ?? '').slice(0, 90))} vs ${JSON.stringify((segB[i] ?? '').slice(0, 90))}`);
   }
   const count = segA.filter((s, i) => s !== segB[i]).length;
+  if (count === 0) {
+    // the same segments: the messages differ only after the last one (e.g. a terminator)
+    return `the same segments; the message ends ${JSON.stringify(b.slice(a.length))} after ours`;
+  }
   return `${count} of ${segA.length - 1} segments differ; first: ${diffs.join(' | ')}`;
 }
 
