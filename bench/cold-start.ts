@@ -369,10 +369,24 @@ export interface ColdStartResult {
   }>;
 }
 
-export function summarizeRuns(results: ChildResult[]): TimingSummary {
+/**
+ * Which responses without an SDK call count as "init to response": only those of a function whose
+ * `needs` grant it no client it could call, with the status its route answers (200, or the unknown
+ * FHIR route's 404). A function that may call AWS and answered without doing so (e.g. its bench
+ * event was refused early) is not measured, so a broken scenario cannot pass on a short figure.
+ */
+export function responseMeasurable(name: string, needs: ResourceNeeds): (status: number | undefined) => boolean {
+  if (callableClients(needs).length > 0) return () => false;
+  const expected = name === 'fhirRouteNotFound' ? 404 : 200;
+  return (status) => status === expected;
+}
+
+export function summarizeRuns(results: ChildResult[], measurableResponse: (status: number | undefined) => boolean = () => true): TimingSummary {
   const reached = results.filter((r) => r.reason === 'sdk-call');
-  // a response without any SDK call is a measurement only when the function served (below 500)
-  const served = results.filter((r) => r.reason === 'returned-without-sdk-call' && r.responseMs !== null && (r.status ?? 0) < 500);
+  // a response without any SDK call is a measurement only when the function served (below 500) as its route answers
+  const served = results.filter(
+    (r) => r.reason === 'returned-without-sdk-call' && r.responseMs !== null && (r.status ?? 0) < 500 && measurableResponse(r.status),
+  );
   const last = results[results.length - 1];
   const firstCallMs = results.length && reached.length === results.length ? round(median(reached.map((r) => r.firstCallMs!)), 2) : null;
   const responseMs = results.length && served.length === results.length ? round(median(served.map((r) => r.responseMs!)), 2) : null;
@@ -499,7 +513,7 @@ export async function measureColdStart(options: {
     const needs = clientsFromNeeds(needsOf(name));
     const floorId = needs.join('+');
     const floor = floorResults.find((f) => f.id === floorId)!;
-    const timing = summarizeRuns(results.get(`fn:${name}`)!);
+    const timing = summarizeRuns(results.get(`fn:${name}`)!, responseMeasurable(name, needsOf(name)));
     const excess = Object.entries(b.info.byPackage)
       .map(([pkg, bytes]) => ({ pkg, kb: round((bytes - (floor.bundle.byPackage[pkg] ?? 0)) / 1024, 1) }))
       .filter((e) => e.kb >= 1)
@@ -534,7 +548,7 @@ export async function measureColdStart(options: {
     ? [...bundles.keys()]
         .filter((name) => results.has(`base:${name}`))
         .map((name) => {
-          const timing = summarizeRuns(results.get(`base:${name}`)!);
+          const timing = summarizeRuns(results.get(`base:${name}`)!, responseMeasurable(name, needsOf(name)));
           const floor = floorResults.find((f) => f.id === clientsFromNeeds(needsOf(name)).join('+'))!;
           const initOf = (r: ChildResult) => r.firstCallMs ?? r.responseMs;
           const today = results.get(`fn:${name}`)!;
@@ -553,7 +567,7 @@ export async function measureColdStart(options: {
   return {
     ...(baseline ? { baseline } : {}),
     method:
-      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response ("init to response"; a 5xx is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
+      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response ("init to response", only for a function with no callable client answering with its route\'s status; anything else is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
     runsPerBundle: runs,
     target: options.target,
     functions,

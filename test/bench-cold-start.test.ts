@@ -3,7 +3,7 @@
  * has, when a run is no measurement, the environment a function gets, and which SDK clients a
  * function could call at all.
  */
-import { callableClients, childEnv, functionEnv, needsOf, summarizeRuns, type ChildResult } from '../bench/cold-start';
+import { callableClients, childEnv, functionEnv, needsOf, responseMeasurable, summarizeRuns, type ChildResult } from '../bench/cold-start';
 import { Env } from '../lib/config/service';
 
 const sdkCall = (firstCallMs: number): ChildResult => ({
@@ -46,6 +46,18 @@ describe('cold start: init end points', () => {
     expect(summarizeRuns([returned(50, 503), returned(51, 503)])).toMatchObject({ initMs: null, initEnd: null });
     expect(summarizeRuns([{ ...returned(50, 200), reason: 'threw-without-sdk-call', responseMs: null }])).toMatchObject({ initMs: null, initEnd: null });
     expect(summarizeRuns([sdkCall(60), returned(50, 200)])).toMatchObject({ initMs: null, initEnd: null });
+  });
+
+  it('init to response only for a function with no callable client, answering as its route does', () => {
+    // a table function that answered without an SDK call (its bench event refused early) is not measured
+    const exportsNote = responseMeasurable('exportHl7Note', needsOf('exportHl7Note'));
+    expect(summarizeRuns([returned(20, 403), returned(21, 403)], exportsNote)).toMatchObject({ initMs: null, initEnd: null });
+    expect(summarizeRuns([returned(20, 200)], exportsNote)).toMatchObject({ initMs: null, initEnd: null });
+    const page = responseMeasurable('serveOpenApiDocument', needsOf('serveOpenApiDocument'));
+    expect(summarizeRuns([returned(20, 200), returned(22, 200)], page)).toMatchObject({ initMs: 21, initEnd: 'response' });
+    expect(summarizeRuns([returned(20, 400)], page)).toMatchObject({ initMs: null, initEnd: null });
+    const notFound = responseMeasurable('fhirRouteNotFound', needsOf('fhirRouteNotFound'));
+    expect(summarizeRuns([returned(20, 404)], notFound)).toMatchObject({ initMs: 20, initEnd: 'response' });
   });
 });
 

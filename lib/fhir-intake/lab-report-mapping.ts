@@ -44,6 +44,7 @@
 import type { Coding, EntityIdentifier, LabOrder, LabSpecimen } from '../chart/types';
 import { isObject, resolveReference, type BundleIndex, type FhirObject } from './references';
 import type { StructureIssue } from './structure';
+import { acceptableCollectionEnd } from '../results/validation';
 
 export const LAB_CODE_SYSTEMS: Readonly<Record<string, string>> = {
   'http://loinc.org': 'LN',
@@ -554,7 +555,9 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
     universalService,
     collectedAt: effective,
     // a Period's end (e.g. a 24-hour collection), when it has a start too
-    collectedEndAt: isObject(report.effectivePeriod) && str(report.effectivePeriod.start) ? str(report.effectivePeriod.end) : undefined,
+    collectedEndAt: isObject(report.effectivePeriod)
+      ? acceptableCollectionEnd(str(report.effectivePeriod.start), str(report.effectivePeriod.end), new Date())
+      : undefined,
     reportedAt,
     specimen,
     comments: comments.length > 0 ? comments : undefined,

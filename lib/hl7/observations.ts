@@ -929,7 +929,8 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     fillerNamespace: hasText(order.accessionNamespace) ? order.accessionNamespace : hasText(lab.senderId) ? lab.senderId : undefined,
     serviceIdentifier: service ? { code: service.code ?? '', display: service.display, system: service.system } : LOCAL_CODES.labResult,
     observedAt: collectedAt ? { asSent: collectedAt } : reportedAt,
-    observationEndAt: hasText(order.collectedEndAt) ? { asSent: order.collectedEndAt } : undefined,
+    // OBR-8 ends the period OBR-7 starts: only with the order's own collection start (as FHIR's Period)
+    observationEndAt: hasText(order.collectedAt) && hasText(order.collectedEndAt) ? { asSent: order.collectedEndAt } : undefined,
     orderingProvider: order.orderingProvider,
     // the lab's clinician id was assigned in the lab's context, not the chart's clinician namespace (HD-1: 20 characters)
     orderingProviderAuthority: hasText(lab.senderId) ? lab.senderId.slice(0, HD_NAMESPACE_LENGTH) : undefined,

@@ -28,7 +28,7 @@ import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSe
 import type { Principal } from '../keys/access-decision';
 import { receiveLabResult, senderAllowed, type ReceiveDependencies } from '../results/receive';
 import { resultStatusFromTable0123, TABLE_0123_VALUES } from '../results/status';
-import { acceptLabResult } from '../results/validation';
+import { acceptLabResult, acceptableCollectionEnd } from '../results/validation';
 import { AckRejection, reject } from './ack-rejection';
 import { adtContentFrom, adtContentProblems, locateAdtContent, withAdtContent } from './adt-content';
 import { heldIdFor, type HeldRecord } from './held-records';
@@ -352,7 +352,8 @@ function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: strin
     accessionNamespace: present(valueAt(obr, accessionField, 2)) ?? present(valueAt(obr, accessionField, 3)),
     universalService: codingOf(obr.fields[4]?.[0]) ?? codingOf(obr.fields[4]?.[0], 4),
     collectedAt: partialFromTs(valueAt(obr, 7), timeZone),
-    collectedEndAt: partialFromTs(valueAt(obr, 8), timeZone),
+    // OBR-8 only when it is a real time not before OBR-7 (a keying error there does not refuse the result)
+    collectedEndAt: acceptableCollectionEnd(partialFromTs(valueAt(obr, 7), timeZone), partialFromTs(valueAt(obr, 8), timeZone), new Date()),
     // OBR-22 as the lab wrote it (offset and precision kept) when ResultedDateUTC, its instant in UTC, does not say it already
     reportedAt: [partialFromTs(valueAt(obr, 22), timeZone)].find((at) => at !== resultedAt),
     orderingProvider: clinician(obr.fields[16]?.[0]),

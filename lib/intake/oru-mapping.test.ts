@@ -276,4 +276,21 @@ describe('OBX-3 sent without a display, OBR-22 as written', () => {
     expect(body!.data.ResultedDateUTC).toBe('2024-11-07T15:15:00Z');
     expect(labResultErrors(body, NOW)).toEqual([]);
   });
+
+  it('an OBR-8 before OBR-7, without OBR-7, or in the future is left out: the result is still filed (a keying error there never refused a message)', () => {
+    const orderFor = (fields: Record<number, string>) => {
+      const [body] = bodyOf([
+        MSH,
+        PID,
+        seg('OBR', { 1: '1', 3: 'ACC-8', 4: 'GLU^Glucose^L', 22: '202411071015-0500', 25: 'F', ...fields }),
+        'OBX|1|NM|2345-7^^LN||98||||||F',
+      ]);
+      expect(labResultErrors(body, NOW)).toEqual([]);
+      return body!.data.order as Record<string, unknown>;
+    };
+    expect(orderFor({ 7: '202411070700-0500', 8: '202411060700-0500' }).collectedEndAt).toBeUndefined();
+    expect(orderFor({ 8: '202411060700-0500' }).collectedEndAt).toBeUndefined();
+    expect(orderFor({ 7: '202411070700-0500', 8: '209911060700-0500' }).collectedEndAt).toBeUndefined();
+    expect(orderFor({ 7: '202411060700-0500', 8: '202411070700-0500' }).collectedEndAt).toBe('2024-11-07T07:00-05:00');
+  });
 });

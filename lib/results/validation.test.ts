@@ -319,6 +319,11 @@ describe('lab result validation: a code without a name, the reported time as wri
     expect(at('2024-03-01T15:15:00.1234Z', '2024-03-01T15:15:00.123Z')).toEqual([]);
     expect(at('2024-03-01')).toEqual([]);
     expect(at('2024-03')).toEqual([]);
+    expect(at('2024')).toEqual([]);
+    // a date, month or year must contain the instant ResultedDateUTC names (else OBR-22 and FHIR issued disagree)
+    expect(at('2020')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-02')).toEqual(['/data/order/reportedAt']);
+    expect(at('2024-03-03')).toEqual(['/data/order/reportedAt']);
     expect(at('2024-03-01T10:15:00-04:00')).toEqual(['/data/order/reportedAt']);
     expect(at('2024-03-01T10:16-05:00')).toEqual(['/data/order/reportedAt']);
     expect(at('2024-02-30')).toEqual(['/data/order/reportedAt']);
@@ -326,14 +331,19 @@ describe('lab result validation: a code without a name, the reported time as wri
     expect(at('2099-03-01')).toEqual(['/data/order/reportedAt']);
   });
 
-  it('order.collectedEndAt: a real partial time, not before collectedAt (a date or a month covers its whole span)', () => {
+  it('order.collectedEndAt: a real partial time, with collectedAt and not before it (at the coarser precision as written)', () => {
     const span = (collectedAt: string | undefined, collectedEndAt: string) =>
       pointers(valid({ order: { ...(collectedAt ? { collectedAt } : {}), collectedEndAt } }));
     expect(span('2024-03-01T07:00-06:00', '2024-03-02T07:00-06:00')).toEqual([]);
     expect(span('2024-03-01T07:00-06:00', '2024-03-01T13:00Z')).toEqual([]);
     expect(span('2024-03-01', '2024-03-01')).toEqual([]);
     expect(span('2024-03-01T07:00-06:00', '2024-03')).toEqual([]);
-    expect(span(undefined, '2024-03-01')).toEqual([]);
+    expect(span('2024-03-01T23:30Z', '2024-03-01')).toEqual([]);
+    // an end needs its start (OBR-8 ends the period OBR-7 starts)
+    expect(span(undefined, '2024-03-01')).toEqual(['/data/order/collectedEndAt']);
+    // no zone widening: a written date after the end's written date is a period ending before it starts
+    expect(span('2024-03-02', '2024-03-01T20:00Z')).toEqual(['/data/order/collectedEndAt']);
+    expect(span('2024-03-02T01:00Z', '2024-03-01')).toEqual(['/data/order/collectedEndAt']);
     expect(span('2024-03-02T07:00-06:00', '2024-03-01T07:00-06:00')).toEqual(['/data/order/collectedEndAt']);
     expect(span('2024-03', '2024-01')).toEqual(['/data/order/collectedEndAt']);
     expect(span('2024-03-01', '2024-02-30')).toEqual(['/data/order/collectedEndAt']);

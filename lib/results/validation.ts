@@ -9,9 +9,11 @@
  *     5 minutes in the future (clock skew between the lab and us; a sender's clock never decides
  *     which version is current, see status.ts, but a future result time is wrong data)
  *   - data.reports[i].data canonical base64 when data.reports[i].source is "base64" (any case)
- *   - data.order.collectedEndAt (OBR-8) a real partial time in the same window
+ *   - data.order.collectedEndAt (OBR-8) a real partial time in the same window, given with
+ *     data.order.collectedAt and not before it (collectionEndProblem)
  *   - data.order.reportedAt (OBR-22 / FHIR issued as sent) a real partial time in the same window; with a
- *     time of day, the instant ResultedDateUTC names (to the millisecond): the two never disagree
+ *     time of day, the instant ResultedDateUTC names (to the millisecond); a date, month or year must
+ *     contain that instant: the two never disagree
  *   - results[i].testNameFrom `code` only with testName equal to code (the lab sent no name: testName
  *     repeats the code); `text` only with a code (schema: dependencies); codeDisplay only with `text`
  *   - the record rules every intake path shares (lib/chart/record-rules.ts checkLabResultValues):
@@ -162,17 +164,48 @@ function partialSpan(value: string): { earliest: number; latest: number } | unde
   return { earliest: start - zones, latest: end + zones };
 }
 
-/** data.order.reportedAt: a real partial time; with a time of day, the same instant as ResultedDateUTC. data.order.collectedEndAt: a real partial time. */
+const END_BEFORE_START = 'must not be before order.collectedAt';
+
+/** The date part of a PartialDateTime as written (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`). */
+function writtenDate(value: string): string {
+  const t = value.indexOf('T');
+  return t < 0 ? value : value.slice(0, t);
+}
+
+/**
+ * A collection end (OBR-8, Period.end) against its start (order.collectedAt, OBR-7, Period.start):
+ * an end needs its start; two times of day compare as instants, otherwise the two compare at the
+ * coarser precision as written (no zone widening), so no export ever ends a period before it starts.
+ */
+export function collectionEndProblem(collectedAt: unknown, collectedEndAt: string): string | undefined {
+  if (typeof collectedAt !== 'string') return 'requires order.collectedAt (the start of the collection)';
+  const start = instantOfPartial(collectedAt);
+  const end = instantOfPartial(collectedEndAt);
+  if (start !== undefined && end !== undefined) return end < start ? END_BEFORE_START : undefined;
+  const digits = Math.min(writtenDate(collectedAt).length, writtenDate(collectedEndAt).length);
+  return collectedEndAt.slice(0, digits) < collectedAt.slice(0, digits) ? END_BEFORE_START : undefined;
+}
+
+/**
+ * A collection end an intake mapping keeps: a real partial time, not after now, not before its start;
+ * else none (the result is filed without it: before OBR-8 was kept, a bad one never refused a message).
+ */
+export function acceptableCollectionEnd(collectedAt: string | undefined, collectedEndAt: string | undefined, now: Date): string | undefined {
+  if (collectedEndAt === undefined) return undefined;
+  return partialDateTimeProblem(collectedEndAt, now) || collectionEndProblem(collectedAt, collectedEndAt) ? undefined : collectedEndAt;
+}
+
+/**
+ * data.order.reportedAt: a real partial time naming ResultedDateUTC (with a time of day the same
+ * instant; a date, month or year must contain it). data.order.collectedEndAt: a real partial time,
+ * with its start and not before it.
+ */
 function reportedAtErrors(data: Record<string, unknown>, now: Date, errors: FieldError[]): void {
   const order = data.order;
   if (!isObject(order)) return;
   if (typeof order.collectedEndAt === 'string') {
-    const problem = partialDateTimeProblem(order.collectedEndAt, now);
-    const start = typeof order.collectedAt === 'string' ? partialSpan(order.collectedAt) : undefined;
-    const end = partialSpan(order.collectedEndAt);
+    const problem = partialDateTimeProblem(order.collectedEndAt, now) ?? collectionEndProblem(order.collectedAt, order.collectedEndAt);
     if (problem) errors.push({ pointer: '/data/order/collectedEndAt', message: problem });
-    else if (start && end && end.latest < start.earliest)
-      errors.push({ pointer: '/data/order/collectedEndAt', message: 'must not be before order.collectedAt' });
   }
   if (typeof order.reportedAt !== 'string') return;
   const pointer = '/data/order/reportedAt';
@@ -181,9 +214,13 @@ function reportedAtErrors(data: Record<string, unknown>, now: Date, errors: Fiel
     errors.push({ pointer, message: problem });
     return;
   }
-  const reported = instantOfPartial(order.reportedAt);
   const resulted = typeof data.ResultedDateUTC === 'string' ? resultedAtKey(data.ResultedDateUTC) : undefined;
-  if (reported !== undefined && resulted !== undefined && reported !== resulted.epochMs)
+  if (resulted === undefined) return;
+  const reported = instantOfPartial(order.reportedAt);
+  const span = partialSpan(order.reportedAt);
+  const names =
+    reported !== undefined ? reported === resulted.epochMs : span !== undefined && span.earliest <= resulted.epochMs && resulted.epochMs <= span.latest;
+  if (!names)
     errors.push({ pointer, message: 'must name the same instant as ResultedDateUTC (it is that time as the lab wrote it, offset and precision kept)' });
 }
 
