@@ -4,9 +4,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { bundleFunction } from './support/function-bundle';
 import { AuthorizerFunction, BackgroundFunctions, HttpEndpoints, type ResourceNeeds } from '../lib/config/service';
-import { LAMBDA_BUNDLE_OPTIONS } from '../scripts/build';
 
 const root = path.resolve(__dirname, '..');
 const depcruise = path.join(root, 'node_modules', '.bin', 'depcruise');
@@ -102,17 +101,7 @@ describe('Lambda bundles', () => {
   it.each(functions.map((f) => [f.name, f.needs] as const))(
     '%s carries no SDK client outside its needs, nothing of lib/local nor @aws-sdk/util-dynamodb, no code it cannot call',
     async (name, needs) => {
-      const result = await build({
-        ...LAMBDA_BUNDLE_OPTIONS,
-        minify: false,
-        sourcemap: false,
-        write: false,
-        metafile: true,
-        logLevel: 'silent',
-        entryPoints: [path.join(root, 'functions', `${name}.ts`)],
-        outfile: path.join(root, 'dist', name, 'index.mjs'),
-      });
-      const inputs = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {}).filter(([, v]) => v.bytesInOutput > 0);
+      const { inputs } = await bundleFunction(name);
       const clients = new Set<ClientId>();
       for (const [input] of inputs) {
         const pkg = packageOf(input);
@@ -159,24 +148,11 @@ const RESULT_READERS = [
 
 describe('result reader bundles', () => {
   it.each(RESULT_READERS)('%s bundles no encryptor, no GenerateDataKey, no result store writes', async (name) => {
-    const result = await build({
-      ...LAMBDA_BUNDLE_OPTIONS,
-      minify: false,
-      sourcemap: false,
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-      entryPoints: [path.join(root, 'functions', `${name}.ts`)],
-      outfile: path.join(root, 'dist', name, 'index.mjs'),
-    });
-    const files = Object.entries(Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {})
-      .filter(([, v]) => v.bytesInOutput > 0)
-      .map(([input]) => input);
+    const { files, code } = await bundleFunction(name);
     // Patient?identifier= decrypts no result, it only unwraps the lookup key (KMS Decrypt)
     if (name !== 'fhirPatientSearch') expect(files).toEqual(expect.arrayContaining(['lib/crypto/envelope-decryptor.ts']));
     expect(files.filter((file) => file === 'lib/crypto/envelope.ts' || file === 'lib/results/result-store.ts')).toEqual([]);
     expect(files.filter((file) => /@aws-sdk\/client-kms\/.*GenerateDataKey/.test(file))).toEqual([]);
-    const code = result.outputFiles.find((f) => f.path.endsWith('.mjs'))!.text;
     expect(code).not.toMatch(/class NotificationLedger\b/);
     expect(code).not.toMatch(/\bsealRecord\b/);
   });

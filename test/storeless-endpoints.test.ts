@@ -4,11 +4,10 @@
  * every function that may touch a table keeps httpEndpoint (its PHI access is audited). The bundle
  * half: an esbuild bundle of each storeless function contains no AWS SDK client.
  */
-import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { HttpEndpoints } from '../lib/config/service';
-import { LAMBDA_ESBUILD_TARGET, LAMBDA_MAIN_FIELDS } from '../lib/config/lambda-bundle';
+import { bundleFunction } from './support/function-bundle';
 
 const root = path.resolve(__dirname, '..');
 const grantsTable = (name: string) => Object.values(HttpEndpoints.find((e) => e.name === name)!.needs.tables ?? {}).some((ops) => (ops?.length ?? 0) > 0);
@@ -31,24 +30,7 @@ describe('storeless HTTP functions', () => {
   });
 
   it.each(storeless)('%s bundles no AWS SDK client', async (name) => {
-    const result = await build({
-      entryPoints: [path.join(root, 'functions', `${name}.ts`)],
-      bundle: true,
-      write: false,
-      outdir: '/tmp/storeless-endpoints-unused',
-      minify: true,
-      treeShaking: true,
-      metafile: true,
-      platform: 'node',
-      format: 'esm',
-      target: LAMBDA_ESBUILD_TARGET,
-      mainFields: LAMBDA_MAIN_FIELDS,
-      logLevel: 'silent',
-    });
-    const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint)!;
-    const sdkInputs = Object.entries(output.inputs)
-      .filter(([file, use]) => use.bytesInOutput > 0 && /node_modules\/@aws-sdk\/client-/.test(file))
-      .map(([file]) => file);
-    expect(sdkInputs).toEqual([]);
+    const { files } = await bundleFunction(name);
+    expect(files.filter((file) => /node_modules\/@aws-sdk\/client-/.test(file))).toEqual([]);
   });
 });
