@@ -19,6 +19,7 @@ import { labResultStore, receiveDependencies, resultNotifier } from '../../lib/r
 import { receiveLabResult } from '../../lib/results/receive';
 import { openRecord, sealRecord, SEALED_FORMAT_DEFLATE } from '../../lib/results/sealed-record';
 import { call, startTestStack } from '../support/local-stack';
+import { labBody, unique } from '../support/lab-bodies';
 import { pointerToOlderLayout, sentVersionToOlderLayout } from '../support/lab-result-layouts';
 
 let stack: LocalStack;
@@ -32,23 +33,7 @@ afterAll(async () => {
 afterEach(() => jest.restoreAllMocks());
 
 type Item = Record<string, AttributeValue>;
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 const GRACE_PASSED = () => new Date(Date.now() + 3 * 60 * 1000);
-
-function labBody(overrides: Record<string, unknown> = {}) {
-  return {
-    data: {
-      senderID: 'demo-lab',
-      patientID: 'demo-patient-1',
-      accessionNumber: unique('ACC-LAYOUT'),
-      status: 'final',
-      ResultedDateUTC: '2024-03-01T09:30:00Z',
-      results: { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
-      ...overrides,
-    },
-  };
-}
 
 interface Success {
   resultId: string;

@@ -16,6 +16,7 @@ import { retryPendingNotifications } from '../../lib/results/retry';
 import { resultNotifier } from '../../lib/results/result-wiring';
 import type { ResultNotification } from '../../lib/results/notifications';
 import { call, startTestStack } from '../support/local-stack';
+import { labBody } from '../support/lab-bodies';
 
 let stack: LocalStack;
 beforeAll(async () => {
@@ -26,20 +27,6 @@ afterAll(async () => {
   await stack?.close();
 });
 afterEach(() => jest.restoreAllMocks());
-
-let seq = 0;
-function labBody(): Record<string, unknown> {
-  return {
-    data: {
-      senderID: 'demo-lab',
-      patientID: 'demo-patient-1',
-      accessionNumber: `ACC-SHARD-${++seq}`,
-      status: 'final',
-      ResultedDateUTC: '2024-03-01T09:30:00Z',
-      results: { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
-    },
-  };
-}
 
 /** The notifications queue refuses every send (the injected fault); everything else is real. */
 function queueDown() {

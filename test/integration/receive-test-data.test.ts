@@ -19,6 +19,7 @@ import { openRecord, SEALED_FORMAT_DEFLATE } from '../../lib/results/sealed-reco
 import { labResultStore } from '../../lib/results/result-wiring';
 import { MAX_REQUEST_BODY_BYTES } from '../../lib/http/body-limit';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
+import { labBody, unique } from '../support/lab-bodies';
 import { handler as retryHandler } from '../../functions/retryResultNotifications';
 
 let stack: LocalStack;
@@ -32,23 +33,6 @@ afterAll(async () => {
 afterEach(() => jest.restoreAllMocks());
 
 type Json = Record<string, unknown>;
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
-
-function labBody(overrides: Json = {}, top: Json = {}): Json {
-  return {
-    data: {
-      senderID: 'demo-lab',
-      patientID: 'demo-patient-1',
-      accessionNumber: unique('ACC'),
-      status: 'final',
-      ResultedDateUTC: '2024-03-01T09:30:00Z',
-      results: { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
-      ...overrides,
-    },
-    ...top,
-  };
-}
 
 async function post(body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
   return call(stack, 'POST', '/receiveTestData', {

@@ -27,6 +27,7 @@ import type { LocalStack, LocalStackOptions } from '../../lib/local/stack';
 import { setLogSink } from '../../lib/observability/logger';
 import { checkContract } from '../support/contract';
 import { startTestStack } from '../support/local-stack';
+import { unique } from '../support/lab-bodies';
 
 // ------------------------------------------------------------------ stack and keys
 
@@ -582,22 +583,7 @@ export function phiIn(text: string, phi: readonly string[] = ALL_PHI_STRINGS): s
 
 // ------------------------------------------------------------------ request bodies
 
-let seq = 0;
-export const unique = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${(++seq).toString(36)}`;
-
-export function labBody(overrides: Record<string, unknown> = {}): { data: Record<string, unknown> } {
-  return {
-    data: {
-      senderID: 'demo-lab',
-      patientID: 'demo-patient-1',
-      accessionNumber: unique('ACC'),
-      status: 'final',
-      ResultedDateUTC: '2024-03-01T09:30:00Z',
-      results: { testName: 'Glucose', result: '98', units: 'mg/dL', referenceRange: '70-99' },
-      ...overrides,
-    },
-  };
-}
+export { labBody, unique } from '../support/lab-bodies';
 
 export function formBody(overrides: Record<string, unknown> = {}, patient: Record<string, unknown> = {}): { payload: Record<string, unknown> } {
   return {
