@@ -36,21 +36,22 @@ async function asEnvelope(sealed: Uint8Array, context: Record<string, string>): 
 }
 
 /**
- * Rewrites a version stored by the current code (with its notification marker still there) as the
- * older layout with its notification owed: the version item in the byPatient index under
- * `indexPartition`, due at `due`; the marker is taken away.
+ * A version item as the older layout wrote it: every attribute repeated beside the keys, the
+ * submission and summary as JSON envelopes (`summary` gives the summary's envelope for its context).
  */
-export async function toOlderLayout(stack: LocalStack, resultId: string, versionSk: string, indexPartition: string, due: Date): Promise<void> {
+async function olderVersionItem(
+  resultId: string,
+  versionSk: string,
+  version: Record<string, AttributeValue>,
+  summary: (context: Record<string, string>) => Promise<string>,
+  notificationState: 'pending' | 'sent',
+): Promise<Record<string, AttributeValue>> {
   const { versionId, resultedAtKey } = parseVersionSk(versionSk)!;
-  const version = (await getItem(stack, `RESULT#${resultId}`, versionSk))!;
-  const markerKey = notificationMarkerKey(resultId, versionId);
-  const marker = (await getItem(stack, markerKey.pk, markerKey.sk))!;
-  const sender = version.senderId!.S!;
   const status = version.status!.S! as LabResultStatus;
   const receivedAt = version.receivedAt!.S!;
-  const context = (recordType: string) => ({ recordType, sender, resultId, versionId });
+  const context = (recordType: string) => ({ recordType, sender: version.senderId!.S!, resultId, versionId });
   const { submission: _submission, ...plain } = version;
-  const item: Record<string, AttributeValue> = {
+  return {
     ...plain,
     kind: { S: 'version' },
     resultId: { S: resultId },
@@ -59,9 +60,24 @@ export async function toOlderLayout(stack: LocalStack, resultId: string, version
     resultedAtKey: { S: resultedAtKey },
     rank: { S: `r2#${statusRank(status)}#${receivedAt}#${versionId}` },
     envelope: { S: await asEnvelope(version.submission!.B!, context(RECORD_TYPES.submission)) },
-    summary: { S: await asEnvelope(marker.summary!.B!, context(RECORD_TYPES.summary)) },
-    notificationState: { S: 'pending' },
+    summary: { S: await summary(context(RECORD_TYPES.summary)) },
+    notificationState: { S: notificationState },
     notificationAttempts: { N: '0' },
+  };
+}
+
+/**
+ * Rewrites a version stored by the current code (with its notification marker still there) as the
+ * older layout with its notification owed: the version item in the byPatient index under
+ * `indexPartition`, due at `due`; the marker is taken away.
+ */
+export async function toOlderLayout(stack: LocalStack, resultId: string, versionSk: string, indexPartition: string, due: Date): Promise<void> {
+  const { versionId } = parseVersionSk(versionSk)!;
+  const version = (await getItem(stack, `RESULT#${resultId}`, versionSk))!;
+  const markerKey = notificationMarkerKey(resultId, versionId);
+  const marker = (await getItem(stack, markerKey.pk, markerKey.sk))!;
+  const item: Record<string, AttributeValue> = {
+    ...(await olderVersionItem(resultId, versionSk, version, (context) => asEnvelope(marker.summary!.B!, context), 'pending')),
     patientPk: { S: indexPartition },
     patientSk: { S: pendingSortKey(due, resultId, versionId) },
   };
@@ -90,28 +106,15 @@ export async function pointerToOlderLayout(stack: LocalStack, resultId: string):
 
 /** Rewrites the current version of a result, its notification sent, as the older layout (no index keys, notificationState sent). */
 export async function sentVersionToOlderLayout(stack: LocalStack, resultId: string, versionSk: string): Promise<void> {
-  const { versionId, resultedAtKey } = parseVersionSk(versionSk)!;
   const version = (await getItem(stack, `RESULT#${resultId}`, versionSk))!;
   const pointer = (await getItem(stack, `RESULT#${resultId}`, 'CURRENT'))!;
-  const sender = version.senderId!.S!;
-  const status = version.status!.S! as LabResultStatus;
-  const receivedAt = version.receivedAt!.S!;
-  const context = (recordType: string) => ({ recordType, sender, resultId, versionId });
-  const { submission: _submission, ...plain } = version;
   if (pointer.versionSk?.S !== versionSk) throw new Error('sentVersionToOlderLayout: the version must be the current one (its summary is on the pointer)');
-  const summary = pointer.summary?.S ?? (await asEnvelope(pointer.summary!.B!, context(RECORD_TYPES.summary)));
-  const item: Record<string, AttributeValue> = {
-    ...plain,
-    kind: { S: 'version' },
-    resultId: { S: resultId },
-    versionId: { S: versionId },
-    statusRank: { N: String(statusRank(status)) },
-    resultedAtKey: { S: resultedAtKey },
-    rank: { S: `r2#${statusRank(status)}#${receivedAt}#${versionId}` },
-    envelope: { S: await asEnvelope(version.submission!.B!, context(RECORD_TYPES.submission)) },
-    summary: { S: summary },
-    notificationState: { S: 'sent' },
-    notificationAttempts: { N: '0' },
-  };
+  const item = await olderVersionItem(
+    resultId,
+    versionSk,
+    version,
+    async (context) => pointer.summary?.S ?? (await asEnvelope(pointer.summary!.B!, context)),
+    'sent',
+  );
   await dynamoDbClient().send(new PutItemCommand({ TableName: stack.tables.results, Item: item }));
 }
