@@ -2,7 +2,7 @@
  * Sweeper — scheduled (rate(5 minutes)). Re-queues packets left in pending_match longer than the
  * threshold (default 120 s; a scheduled rule may pass {"thresholdSeconds": n} as constant input)
  * and hands packets queued 20 times without a decision to staff (pending_review, matching_failed).
- * Query on the GSI byState, never a Scan. See lib/forms/sweeper.ts.
+ * Query on the GSI byStateSummary, never a Scan. See lib/forms/sweeper.ts.
  */
 import { matchingQueue } from '../lib/forms/queue-wiring';
 import { formsStore } from '../lib/forms/table-wiring';

@@ -121,7 +121,9 @@ export class DataStores extends Construct {
           table.addLocalSecondaryIndex({
             indexName: index.name,
             sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-            projectionType: dynamodb.ProjectionType.ALL,
+            ...(index.include
+              ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
+              : { projectionType: dynamodb.ProjectionType.ALL }),
           });
         } else {
           if (!index.partitionKey) throw new Error(`global index ${def.id}.${index.name} has no partitionKey`);
@@ -129,7 +131,9 @@ export class DataStores extends Construct {
             indexName: index.name,
             partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
             sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-            projectionType: dynamodb.ProjectionType.ALL,
+            ...(index.include
+              ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
+              : { projectionType: dynamodb.ProjectionType.ALL }),
           });
         }
       }

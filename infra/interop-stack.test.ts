@@ -34,7 +34,7 @@ import { usagePlanParameterName } from '../lib/config/stage-parameters';
 import { AnonymousTier, PartnerTiers, anonymousUsageIdentifier } from './config';
 import { pascal, queueVisibilityTimeouts } from './data-stores';
 import { STAFF_USAGE_IDENTIFIER_ENV } from '../lib/keys/access-wiring';
-import { SqsConsumeActions, SqsSendActions } from './least-privilege';
+import { SqsConsumeActions, SqsSendActions, tableGrants } from './least-privilege';
 import { nagPacks } from './nag';
 import { ACCESS_LOG_FORMAT } from './partner-api';
 import { ANSWER_AN_ALARM, headingAnchor } from './alarms';
@@ -414,6 +414,19 @@ describe('tables and queues follow lib/config/service.ts', () => {
     expect(props.TimeToLiveSpecification).toEqual(def.ttlAttribute ? { AttributeName: def.ttlAttribute, Enabled: true } : undefined);
     // dev stage: the table goes with the stack
     expect(resource(tableId(id)).DeletionPolicy).toBe('Delete');
+  });
+
+  it('a retiring index stays on its table and only a function that queries its replacement may read it (synthesis refuses otherwise)', () => {
+    const retiring = Object.values(Tables).flatMap((t) => t.indexes.filter((i) => i.retiring).map((i) => [t.id, i] as const));
+    for (const [id, index] of retiring) {
+      expect(() => tableGrants(id, [`Query:${index.name}`])).toThrow(
+        `index ${index.name} is retiring: only a function that queries ${index.retiring} may read it`,
+      );
+      expect(tableGrants(id, [`Query:${index.retiring!}`]).indexes).toEqual({ [index.retiring!]: ['Query'] });
+      expect(tableGrants(id, [`Query:${index.retiring!}`, `Query:${index.name}`]).indexes).toEqual({ [index.retiring!]: ['Query'], [index.name]: ['Query'] });
+      expect(resource(tableId(id)).Properties!.GlobalSecondaryIndexes.map((i: { IndexName: string }) => i.IndexName)).toContain(index.name);
+    }
+    expect(retiring.map(([id, i]) => `${id}.${i.name}`)).toEqual(['forms.byState']);
   });
 
   test.each(Object.values(Queues).map((d) => [d.id, d] as const))(

@@ -31,7 +31,8 @@ export const DynamoAppendOperations: readonly DynamoOperation[] = ['PutItem'];
 
 /**
  * A table's declared operations split into the IAM actions on the table itself and, per index,
- * on the index (`Query:<index>`). Fails synthesis on an unknown operation or index, a duplicate,
+ * on the index (`Query:<index>`). Fails synthesis on an unknown operation or index, a query of a
+ * retiring index without its replacement, a duplicate,
  * or anything but PutItem on an append-only table.
  */
 export function tableGrants(id: TableId, operations: readonly TableOperation[]): { table: DynamoOperation[]; indexes: Record<string, DynamoOperation[]> } {
@@ -46,7 +47,12 @@ export function tableGrants(id: TableId, operations: readonly TableOperation[]):
     if (index === undefined) table.push(name as DynamoOperation);
     else {
       if (name !== 'Query') throw new Error(`needs.tables.${id}: only Query names an index (${op})`);
-      if (!Tables[id].indexes.some((i) => i.name === index)) throw new Error(`needs.tables.${id}: no index ${index} on the table`);
+      const declared = Tables[id].indexes.find((i) => i.name === index);
+      if (!declared) throw new Error(`needs.tables.${id}: no index ${index} on the table`);
+      if (declared.retiring && !operations.includes(`Query:${declared.retiring}`))
+        throw new Error(
+          `needs.tables.${id}: index ${index} is retiring: only a function that queries ${declared.retiring} may read it, while that one backfills (${op})`,
+        );
       (indexes[index] ??= []).push('Query');
     }
   }

@@ -153,7 +153,7 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
-  listInteropInbox: { needs: { tables: { forms: ['Query:byState'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  listInteropInbox: { needs: { tables: { forms: ['Query:byStateSummary', 'Query:byState'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
   listHeldRecords: { needs: { tables: { chart: ['Query'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
   getHeldRecord: { needs: { tables: { chart: ['GetItem'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
   // a document -> a chart note (only if absent), an identity -> its staff link, lab results -> a new
@@ -261,7 +261,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'schedule',
     name: 'sweepPendingPackets',
     schedule: 'rate(5 minutes)',
-    needs: { tables: { forms: ['Query:byState', 'UpdateItem'] }, queues: { matching: 'send' } },
+    needs: { tables: { forms: ['Query:byStateSummary', 'Query:byState', 'UpdateItem'] }, queues: { matching: 'send' } },
     memoryMb: 256,
     timeoutSeconds: 60,
   },

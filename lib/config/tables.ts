@@ -13,6 +13,18 @@ export interface IndexDefinition {
   kind: 'local' | 'global';
   partitionKey?: string; // global only
   sortKey: string;
+  /**
+   * The attributes (besides the table's and the index's keys) the index carries: INCLUDE
+   * projection. Absent: ALL (every attribute). DynamoDB bills a Query by the size of the index
+   * entries it reads, so an index read for a listing carries only what the listing returns.
+   */
+  include?: readonly string[];
+  /**
+   * The index that replaces this one (a projection cannot change in place): kept for one release,
+   * read only by functions that query the replacement, while it backfills; the next release removes
+   * it (README, "Releases that move an index").
+   */
+  retiring?: string;
 }
 
 export interface TableDefinition {
@@ -81,7 +93,29 @@ export const Tables: Record<TableId, TableDefinition> = {
     env: Env.formsTable,
     partitionKey: 'pk',
     sortKey: 'sk',
-    indexes: [{ name: 'byState', kind: 'global', partitionKey: 'statePk', sortKey: 'stateSk' }],
+    indexes: [
+      // retiring: whole packets (envelope and history) in every entry; read only while byStateSummary backfills
+      { name: 'byState', kind: 'global', partitionKey: 'statePk', sortKey: 'stateSk', retiring: 'byStateSummary' },
+      // what the inbox listing and the sweeper read (lib/forms/packet-items.ts SUMMARY_ATTRIBUTES, checked by a test)
+      {
+        name: 'byStateSummary',
+        kind: 'global',
+        partitionKey: 'statePk',
+        sortKey: 'stateSk',
+        include: [
+          'packetId',
+          'state',
+          'reason',
+          'sourceSystemId',
+          'formId',
+          'receivedAt',
+          'stateChangedAt',
+          'requestedPatientId',
+          'candidates',
+          'queueAttempts',
+        ],
+      },
+    ],
   },
   audit: {
     id: 'audit',

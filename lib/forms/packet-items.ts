@@ -12,8 +12,14 @@ import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord, PacketS
 import { INBOX_STATES } from './types';
 
 export const FORMS_DEPENDENCY = 'forms-table';
-/** The forms table's GSI on statePk/stateSk (Tables.forms.indexes: checked by packet-store.test.ts, not read here, so no bundle carries the table list). */
-export const STATE_INDEX = 'byState';
+/**
+ * The forms table's GSI on statePk/stateSk that carries only SUMMARY_ATTRIBUTES (Tables.forms.indexes:
+ * checked by packet-store.test.ts, not read here, so no bundle carries the table list). It replaced
+ * `byState` (whole packets in every entry: 4x the read units per page), which is retiring.
+ */
+export const STATE_INDEX = 'byStateSummary';
+/** The whole-packet index on the same keys, read only while STATE_INDEX is backfilling (packet-reader.ts); removed next release. */
+export const LEGACY_STATE_INDEX = 'byState';
 
 export const packetPk = (packetId: string) => `PACKET#${packetId}`;
 export const PACKET_SK = 'PACKET';

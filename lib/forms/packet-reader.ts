@@ -7,12 +7,19 @@
  *   PacketReader       one packet (GetItem), the wrapped match index key (GetItem), the patient
  *                      ids under one match index key (Query): the packet view, its candidates and
  *                      both chart searches
- *   PacketStateReader  adds one page of an inbox state from the byState index (every shard
+ *   PacketStateReader  adds one page of an inbox state from the byStateSummary index (every shard
  *                      queried and merged): the inbox listing
  *
  * Throttling, timeouts and 5xx become DependencyUnavailableError (callers answer 503 / retry).
  */
-import { GetItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  GetItemCommand,
+  QueryCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '../aws/attribute-values';
 import { awsCall } from '../aws/dependency-calls';
 import { queryPages } from '../aws/query-pages';
@@ -20,6 +27,7 @@ import { ascending, mergeSortedPartitions } from '../dynamo/write-shards';
 import {
   CONFIG_MATCH_KEY_PK,
   FORMS_DEPENDENCY,
+  LEGACY_STATE_INDEX,
   PACKET_SK,
   STATE_INDEX,
   SUMMARY_ATTRIBUTES,
@@ -94,7 +102,7 @@ export class PacketReader {
   }
 }
 
-/** Adds the inbox states' pages (the byState index). */
+/** Adds the inbox states' pages (the byStateSummary index). */
 export class PacketStateReader extends PacketReader {
   /**
    * One page of packets in an inbox state from the GSI, newest first by default: every shard of the
@@ -119,19 +127,16 @@ export class PacketStateReader extends PacketReader {
       (a, b) => (newestFirst ? ascending(b.stateSk, a.stateSk) : ascending(a.stateSk, b.stateSk)),
       async (partition, limit, startKey) => {
         const out = await this.call(() =>
-          this.db.send(
-            new QueryCommand({
-              TableName: this.table,
-              IndexName: STATE_INDEX,
-              KeyConditionExpression: `statePk = :spk${range.condition}`,
-              ExpressionAttributeValues: { ':spk': { S: partition }, ...range.values },
-              ExpressionAttributeNames: Object.fromEntries([...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => [`#${a}`, a])),
-              ProjectionExpression: [...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => `#${a}`).join(', '),
-              ScanIndexForward: !newestFirst,
-              Limit: limit,
-              ExclusiveStartKey: startKey,
-            }),
-          ),
+          this.queryStateIndex({
+            TableName: this.table,
+            KeyConditionExpression: `statePk = :spk${range.condition}`,
+            ExpressionAttributeValues: { ':spk': { S: partition }, ...range.values },
+            ExpressionAttributeNames: Object.fromEntries([...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => [`#${a}`, a])),
+            ProjectionExpression: [...SUMMARY_ATTRIBUTES, 'statePk'].map((a) => `#${a}`).join(', '),
+            ScanIndexForward: !newestFirst,
+            Limit: limit,
+            ExclusiveStartKey: startKey,
+          }),
         );
         const items = (out.Items ?? []).filter((item) => item.stateSk?.S !== after);
         return {
@@ -152,4 +157,32 @@ export class PacketStateReader extends PacketReader {
       ...(more && last ? { lastKey: last.key } : {}),
     };
   }
+
+  /** until when (epoch ms) this container reads the retiring index because the new one was backfilling */
+  private summaryIndexBackfillingUntil = 0;
+
+  /**
+   * One shard Query on the state index. Right after the release that added `byStateSummary`, the
+   * index can still be backfilling (CloudFormation does not wait for that) and DynamoDB refuses to
+   * read it; the same Query then goes to the retiring `byState` (same keys, same rows, more read
+   * units), and this container tries the new index again after BACKFILL_RETRY_MS.
+   */
+  private async queryStateIndex(input: Omit<QueryCommandInput, 'IndexName'>): Promise<QueryCommandOutput> {
+    if (Date.now() >= this.summaryIndexBackfillingUntil) {
+      try {
+        return await this.db.send(new QueryCommand({ ...input, IndexName: STATE_INDEX }));
+      } catch (error) {
+        if (!isIndexBackfilling(error)) throw error;
+        this.summaryIndexBackfillingUntil = Date.now() + BACKFILL_RETRY_MS;
+      }
+    }
+    return this.db.send(new QueryCommand({ ...input, IndexName: LEGACY_STATE_INDEX }));
+  }
+}
+
+export const BACKFILL_RETRY_MS = 60_000;
+
+/** DynamoDB's answer to a Query on a global index that is still being built from the table */
+function isIndexBackfilling(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationException' && /backfilling/i.test(error.message);
 }

@@ -12,8 +12,8 @@ import { decodeCursor, encodeCursor, listInbox } from './inbox';
 import { packetIdFor } from './packet-id';
 import { MATCH_KEY_PURPOSE, MatchKeys, clearMatchKeyCache } from './match-keys';
 import { PacketIntakeWriter } from './packet-intake-writer';
-import { PacketReader, PacketStateReader } from './packet-reader';
-import { FormsStore, STATE_INDEX, STATE_SHARDS, statePartitions, statePkFor, stateSkFor } from './packet-store';
+import { BACKFILL_RETRY_MS, PacketReader, PacketStateReader } from './packet-reader';
+import { FormsStore, STATE_INDEX, STATE_SHARDS, SUMMARY_ATTRIBUTES, statePartitions, statePkFor, stateSkFor } from './packet-store';
 import { SWEEP_READ_CONCURRENCY } from './sweeper';
 import type { PacketRecord, PacketState } from './types';
 
@@ -104,6 +104,71 @@ describe('FormsStore inbox states: sharded writes, one ordered list for readers'
     expect(seen).toEqual(expected);
   });
 
+  it('while byStateSummary backfills (DynamoDB refuses to read it), the same pages come from the retiring byState; retried after BACKFILL_RETRY_MS', async () => {
+    const walk = async (reader: PacketStateReader) => {
+      const pages: string[][] = [];
+      let start: Record<string, string> | undefined;
+      do {
+        const page = await reader.queryByState('pending_review', { limit: 25, ...(start ? { exclusiveStartKey: start } : {}) });
+        pages.push(page.rows.map((r) => `${r.summary.packetId}|${r.stateSk}|${r.queueAttempts}|${r.summary.formId}`));
+        start = page.lastKey;
+      } while (start);
+      return pages;
+    };
+    const expected = await walk(new PacketStateReader(local.db, formsTable));
+    const indexes: string[] = [];
+    let backfilling = true;
+    const name = 'summary-index-backfilling';
+    local.db.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { IndexName?: string };
+        if (context.commandName === 'QueryCommand' && input.IndexName) {
+          indexes.push(input.IndexName);
+          if (backfilling && input.IndexName === STATE_INDEX) {
+            throw Object.assign(new Error('Cannot read from backfilling global secondary index: byStateSummary'), { name: 'ValidationException' });
+          }
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const now = jest.spyOn(Date, 'now');
+    try {
+      const reader = new PacketStateReader(local.db, formsTable);
+      now.mockReturnValue(1_000_000);
+      expect(await walk(reader)).toEqual(expected);
+      // the first round's shard Queries (sent at once) are refused, then this container reads byState until the retry time
+      const refused = indexes.filter((i) => i === STATE_INDEX).length;
+      expect(refused).toBeGreaterThan(0);
+      expect(refused).toBeLessThanOrEqual(statePartitions('pending_review').length);
+      expect(indexes.slice(indexes.lastIndexOf(STATE_INDEX) + 1).length).toBeGreaterThan(5);
+      expect(indexes.filter((i) => i === 'byState').length).toBeGreaterThan(5);
+      indexes.length = 0;
+      backfilling = false;
+      now.mockReturnValue(1_000_000 + BACKFILL_RETRY_MS - 1);
+      expect(await walk(reader)).toEqual(expected);
+      expect(new Set(indexes)).toEqual(new Set(['byState']));
+      indexes.length = 0;
+      now.mockReturnValue(1_000_000 + BACKFILL_RETRY_MS);
+      expect(await walk(reader)).toEqual(expected);
+      expect(new Set(indexes)).toEqual(new Set([STATE_INDEX]));
+      // any other refusal is not a backfill: it surfaces
+      local.db.middlewareStack.remove(name);
+      local.db.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'QueryCommand')
+            throw Object.assign(new Error('One or more parameter values were invalid'), { name: 'ValidationException' });
+          return next(args);
+        },
+        { step: 'initialize', name },
+      );
+      await expect(reader.queryByState('pending_review', { limit: 5 })).rejects.toThrow('One or more parameter values were invalid');
+    } finally {
+      now.mockRestore();
+      local.db.middlewareStack.remove(name);
+    }
+  });
+
   it('bounded shard reads (the sweeper: 4 in flight): the same pages as all at once, never more than 4 Queries open', async () => {
     let open = 0;
     let maxOpen = 0;
@@ -181,8 +246,17 @@ describe('FormsStore inbox states: sharded writes, one ordered list for readers'
 });
 
 describe('the split store (issue 31 item 5): the readers and the intake writer a function bundles instead of FormsStore', () => {
-  it('STATE_INDEX is the byState index of Tables.forms (statePk, stateSk), named without reading Tables', () => {
+  it('STATE_INDEX is the byStateSummary index of Tables.forms (statePk, stateSk), named without reading Tables', () => {
     expect(Tables.forms.indexes.find((i) => i.name === STATE_INDEX)).toMatchObject({ partitionKey: 'statePk', sortKey: 'stateSk' });
+  });
+
+  it('the state index carries exactly what the listing reads (SUMMARY_ATTRIBUTES), and is not the retiring whole-packet index', () => {
+    const index = Tables.forms.indexes.find((i) => i.name === STATE_INDEX)!;
+    expect(index.retiring).toBeUndefined();
+    const keys = new Set([Tables.forms.partitionKey, Tables.forms.sortKey, index.partitionKey, index.sortKey]);
+    expect([...index.include!].sort()).toEqual(SUMMARY_ATTRIBUTES.filter((a) => !keys.has(a)).sort());
+    expect(index.include).not.toContain('content');
+    expect(index.include).not.toContain('history');
   });
 
   it('PacketIntakeWriter stores a packet once; PacketReader reads it; PacketStateReader lists what FormsStore lists', async () => {

@@ -1,8 +1,8 @@
 /**
- * The forms table (Tables.forms: pk, sk; GSI byState on statePk/stateSk). Every write is one
+ * The forms table (Tables.forms: pk, sk; GSI byStateSummary on statePk/stateSk, summary attributes only; byState, whole packets, retiring). Every write is one
  * conditional single-item write (no transactions), so every step is safe to repeat.
  *
- *   item                pk                               sk              GSI byState (sparse)
+ *   item                pk                               sk              GSI byStateSummary (sparse)
  *   packet              PACKET#<packetId>                PACKET          statePk STATE#pending_match | STATE#pending_review
  *                                                                        | PATIENT#<patientId> (routed, matched, routed_manually)
  *                                                                        stateSk <time>#<packetId>

@@ -1,6 +1,6 @@
 /**
  * The sweeper (scheduled): nothing stored is lost between the packet write and the queue send.
- * It queries the GSI byState for pending_match packets whose last queueing is older than the
+ * It queries the GSI byStateSummary for pending_match packets whose last queueing is older than the
  * threshold (Query on STATE#pending_match with stateSk < cutoff, oldest first; never a Scan),
  * sends them to the matching queue again and moves their stateSk to now (conditional on the state
  * and the old stateSk, so a packet matched meanwhile is left alone; a duplicate message is

@@ -118,7 +118,7 @@ export interface PacketRecord {
   requestedPatientId?: string;
   receivedAt: string;
   stateChangedAt: string;
-  /** GSI byState keys */
+  /** GSI byStateSummary (and the retiring byState) keys */
   statePk: string;
   stateSk: string;
   candidates?: CandidateRecord[];

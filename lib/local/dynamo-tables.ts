@@ -49,7 +49,7 @@ export function createTableInput(def: TableDefinition, physicalName: string): Cr
               { AttributeName: i.partitionKey!, KeyType: 'HASH' },
               { AttributeName: i.sortKey, KeyType: 'RANGE' },
             ],
-            Projection: { ProjectionType: 'ALL' },
+            Projection: i.include ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.include] } : { ProjectionType: 'ALL' },
           })),
         }
       : {}),
