@@ -1,11 +1,16 @@
 import {
+  BatchWriteItemCommand,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   ResourceNotFoundException,
+  ScanCommand,
+  type AttributeValue,
   type AttributeDefinition,
   type CreateTableCommandInput,
   type DynamoDBClient,
   type KeySchemaElement,
+  type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { Tables, resourceName, type TableDefinition, type TableId } from '../config/service';
 
@@ -56,24 +61,71 @@ export function createTableInput(def: TableDefinition, physicalName: string): Cr
   };
 }
 
-/** Creates every table that does not exist yet and waits until each is ACTIVE. Returns id -> name. */
-export async function ensureTables(db: DynamoDBClient, prefix: string): Promise<Record<TableId, string>> {
+/**
+ * Creates every table that does not exist yet and waits until each is ACTIVE. A table kept on disk
+ * by an earlier version of the local stack that lacks an index the definitions now declare is
+ * rebuilt with its items (the local DynamoDB accepts UpdateTable but never builds the index):
+ * `onRebuild` is told the table and the item count. Returns id -> name.
+ */
+export async function ensureTables(db: DynamoDBClient, prefix: string, onRebuild?: (table: string, items: number) => void): Promise<Record<TableId, string>> {
   const names = {} as Record<TableId, string>;
   for (const def of Object.values(Tables)) {
     const name = resourceName(prefix, def.baseName);
     names[def.id] = name;
-    try {
-      await db.send(new DescribeTableCommand({ TableName: name }));
+    const existing = await describe(db, name);
+    if (existing) {
+      const has = new Set([...(existing.GlobalSecondaryIndexes ?? []), ...(existing.LocalSecondaryIndexes ?? [])].map((i) => i.IndexName));
+      if (def.indexes.every((i) => has.has(i.name))) continue;
+      const items = await scanAll(db, name);
+      await db.send(new DeleteTableCommand({ TableName: name }));
+      await waitFor(db, name, (table) => table === undefined);
+      await db.send(new CreateTableCommand(createTableInput(def, name)));
+      await waitFor(db, name, (table) => table?.TableStatus === 'ACTIVE');
+      await writeAll(db, name, items);
+      onRebuild?.(name, items.length);
       continue;
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException) && (error as Error).name !== 'ResourceNotFoundException') throw error;
     }
     await db.send(new CreateTableCommand(createTableInput(def, name)));
-    for (let i = 0; i < 200; i++) {
-      const out = await db.send(new DescribeTableCommand({ TableName: name }));
-      if (out.Table?.TableStatus === 'ACTIVE') break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await waitFor(db, name, (table) => table?.TableStatus === 'ACTIVE');
   }
   return names;
+}
+
+async function describe(db: DynamoDBClient, name: string): Promise<TableDescription | undefined> {
+  try {
+    return (await db.send(new DescribeTableCommand({ TableName: name }))).Table;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException || (error as Error).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
+}
+
+async function waitFor(db: DynamoDBClient, name: string, done: (table: TableDescription | undefined) => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (done(await describe(db, name))) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`local table ${name} did not settle`);
+}
+
+async function scanAll(db: DynamoDBClient, name: string): Promise<Array<Record<string, AttributeValue>>> {
+  const items: Array<Record<string, AttributeValue>> = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db.send(new ScanCommand({ TableName: name, ConsistentRead: true, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+async function writeAll(db: DynamoDBClient, name: string, items: ReadonlyArray<Record<string, AttributeValue>>): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
+    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 20) throw new Error(`local table ${name}: items left unwritten while rebuilding`);
+      const out = await db.send(new BatchWriteItemCommand({ RequestItems: { [name]: pending } }));
+      pending = (out.UnprocessedItems?.[name] ?? []) as typeof pending;
+    }
+  }
 }

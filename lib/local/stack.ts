@@ -49,6 +49,8 @@ export interface LocalStackOptions {
   backgroundWorkers?: boolean;
   /** start the local OpenID provider for staff sign-in to the inbox page (default true) */
   staffSignIn?: boolean;
+  /** told when a table kept on disk was rebuilt because it lacked an index this version declares */
+  onTableRebuilt?: (table: string, items: number) => void;
 }
 
 export interface LocalStack {
@@ -126,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const s3 = new S3Client({ ...clientConfig, endpoint: urls.s3, forcePathStyle: true });
     closers.push({ close: async () => [db, sqs, s3].forEach((c) => c.destroy()) });
 
-    const tables = await ensureTables(db, prefix);
+    const tables = await ensureTables(db, prefix, options.onTableRebuilt);
     const queues = {} as LocalStack['queues'];
     for (const def of Object.values(Queues)) {
       const dlqName = resourceName(prefix, `${def.baseName}-dlq`);

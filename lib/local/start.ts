@@ -22,6 +22,7 @@ async function main(): Promise<void> {
       kms: port('KMS_PORT', DEFAULT_PORTS.kms),
       staffSignIn: port('STAFF_SIGN_IN_PORT', DEFAULT_PORTS.staffSignIn),
     },
+    onTableRebuilt: (table, items) => process.stdout.write(`local table ${table} rebuilt for an index this version adds (${items} items kept)\n`),
   });
   const endpointsFile = path.join(dataDir, 'endpoints.json');
   writeEndpointsFile(endpointsFile, stack);
