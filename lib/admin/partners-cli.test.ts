@@ -338,8 +338,9 @@ describe('partners update --hl7-profile, and every partner change audited', () =
     expect((await store().getPartner('prof-bad'))?.hl7Profile).toBeUndefined();
   });
 
-  it('create, update (tier, sender ids, form sources, authorities, HL7 profile, time zone), block and unblock: one record each, who, when, before and after; listed by npm run audit -- --partner', async () => {
+  it("create, update (tier, sender ids, form sources, authorities, HL7 profile, time zone), block and unblock: one record each, who, when, before and after; listed by npm run audit -- --partner with its keys' changes", async () => {
     process.env.INTEROP_OPERATOR = 'ops-alice';
+    let keyId: string;
     try {
       await run('partners', ['create', 'aud-forms', '--tier', 'standard']);
       const updated = await run('partners', [
@@ -362,6 +363,11 @@ describe('partners update --hl7-profile, and every partner change audited', () =
       await run('partners', ['update', 'aud-forms', '--tier', 'high']); // nothing changed: no record
       await run('partners', ['block', 'aud-forms']);
       await run('partners', ['unblock', 'aud-forms']);
+      // key changes are recorded under the key; npm run audit -- --partner lists them too
+      const created = await run('keys', ['create', '--partner', 'aud-forms', '--scopes', Scopes.ingestForms]);
+      keyId = /created (key_[0-9a-f]{12})/.exec(created.out)?.[1] ?? '';
+      expect(keyId).not.toBe('');
+      expect((await run('keys', ['revoke', keyId])).code).toBe(0);
     } finally {
       delete process.env.INTEROP_OPERATOR;
     }
@@ -382,8 +388,28 @@ describe('partners update --hl7-profile, and every partner change audited', () =
     let err = '';
     const code = await audit(['--partner', 'aud-forms'], { out: (t) => (out += t), err: (t) => (err += t) });
     expect(code).toBe(0);
-    expect(err).toBe('4 audit records for partner aud-forms\n');
-    expect(out.split('\n')[1]).toMatch(/admin\.partner\.update .* operator=ops-alice .*tier: "standard" -> "high"; sender-id: "" -> "AUD";/);
+    expect(err).toBe('6 audit records for partner aud-forms\n');
+    const lines = out.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/admin\.partner\.update .* operator=ops-alice .*tier: "standard" -> "high"; sender-id: "" -> "AUD";/);
+    expect(lines.map((l) => /admin\.\S+/.exec(l)?.[0])).toEqual([
+      'admin.partner.create',
+      'admin.partner.update',
+      'admin.partner.block',
+      'admin.partner.unblock',
+      'admin.key.create',
+      'admin.key.revoke',
+    ]);
+    expect(lines[4]).toContain(`key=${keyId}`);
+    expect(lines[5]).toContain(`key=${keyId}`);
+    // --key still lists the key's records alone
+    let keyOut = '';
+    expect(await audit(['--key', keyId], { out: (t) => (keyOut += t), err: () => undefined })).toBe(0);
+    expect(
+      keyOut
+        .trimEnd()
+        .split('\n')
+        .map((l) => /admin\.\S+/.exec(l)?.[0]),
+    ).toEqual(['admin.key.create', 'admin.key.revoke']);
     const usage = await audit(['--partner', 'aud-forms', '--patient', 'p1'], { out: () => undefined, err: () => undefined });
     expect(usage).toBe(2);
   });
