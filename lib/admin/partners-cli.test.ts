@@ -230,6 +230,17 @@ describe('partners update', () => {
     const two = await run('partners', ['update', 'acme-lab', '--partner-id', 'other', '--tier', 'high']);
     expect(two.code).toBe(2);
     expect(two.err.trim().split('\n')).toHaveLength(1);
+    // a malformed partner id is wrong usage too: exit 2, one line with where help is, nothing written
+    for (const argv of [
+      ['create', 'p', '--tier', 'standard'],
+      ['create', 'Bad_Id', '--tier', 'standard'],
+      ['create', '--partner-id', 'p', '--assigning-authority', 'P-LAB'],
+    ]) {
+      const bad = await run('partners', argv);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toMatch(/^partner id must be lower-case letters, digits and '-', 2-63 characters, got "[^"]+" \(see `npm run partners -- --help`\)\n$/);
+      expect(await store().getPartner(argv[1] === '--partner-id' ? argv[2]! : argv[1]!)).toBeUndefined();
+    }
     const help = await run('partners', ['update', '--help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('--assigning-authority NAME');
