@@ -50,9 +50,14 @@ import type { ScaleMeasurement } from './scale-contract';
 import { inboxPacketBody, inboxState, LAB_INTAKE, labIntakePresent, scenarioFor, type Scenario } from './scenarios';
 import { round } from './stats';
 import { measureEndpoint, type LatencyResult } from './warm-latency';
+import { readBenchCommand } from './run-command';
+import { processIo } from '../lib/admin/cli-runner';
 
 const ROOT = path.resolve(__dirname, '..');
-const QUICK = process.argv.includes('--quick');
+// the command line is read before anything starts: --help and wrong usage exit here (bench/run-command.ts)
+const COMMAND = readBenchCommand(process.argv.slice(2), processIo);
+if ('exitCode' in COMMAND) process.exit(COMMAND.exitCode);
+const QUICK = COMMAND.quick;
 
 export const TARGETS = {
   coldStartRatio: 1.15,

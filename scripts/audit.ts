@@ -2,7 +2,7 @@
  * `npm run audit -- --patient ID`: the audit trail of one patient (who, what, when, outcome),
  * oldest first, from the running local stack or the stage in the environment. Ids and staff sign-in
  * names only, no PHI. `--partner ID` / `--key KEY_ID`: the changes the operator tools made to a
- * partner or a key (lib/admin/admin-audit.ts), each setting before and after.
+ * partner and its keys, or to one key (lib/admin/admin-audit.ts), each setting before and after.
  */
 import type { AuditRecord } from '../lib/audit/audit-trail';
 import { AuditTrailReader } from '../lib/audit/audit-trail-reader';
@@ -11,6 +11,10 @@ import { tableName } from '../lib/dynamo/table-names';
 import { useLocalStackEnvironment } from '../lib/local/endpoints-file';
 import { UsageError, type CommandSpec } from '../lib/admin/cli-options';
 import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
+import { partnerAuditRecords } from '../lib/admin/admin-audit';
+import { ApiKeyStore } from '../lib/keys/api-key-store';
+
+const keyStore = () => new ApiKeyStore(dynamoDbClient(), tableName('keys'));
 
 const AUDIT_COMMAND: CommandSpec = {
   name: '',
@@ -18,7 +22,11 @@ const AUDIT_COMMAND: CommandSpec = {
     "The audit trail of one patient, oldest first: when, action, outcome, HTTP status, who (partner and key, and the staff member's sign-in name when a person acted), request id and resource ids. Target: the running local stack (.local/endpoints.json), or a deployed stage's environment (its table variables, AWS credentials and region).",
   options: {
     patient: { type: 'string', value: 'ID', description: "the patient's internal id" },
-    partner: { type: 'string', value: 'ID', description: 'instead: the changes made to a partner (npm run partners)' },
+    partner: {
+      type: 'string',
+      value: 'ID',
+      description: 'instead: the changes made to a partner (npm run partners) and to each of its keys (npm run keys, revokeExpiredKeys)',
+    },
     key: { type: 'string', value: 'KEY_ID', description: 'instead: the changes made to a key (npm run keys, the scheduled revokeExpiredKeys)' },
     json: { type: 'boolean', description: 'the records as JSON instead of one line each' },
   },
@@ -52,7 +60,12 @@ export function main(argv: string[], io: CliIo): Promise<number> {
     const id = read.values[subject] as string;
     useLocalStackEnvironment();
     const trail = new AuditTrailReader(dynamoDbClient(), tableName('audit'));
-    const records = subject === 'patient' ? await trail.forPatient(id) : await trail.forResource(subject, id);
+    const records =
+      subject === 'patient'
+        ? await trail.forPatient(id)
+        : subject === 'partner'
+          ? await partnerAuditRecords({ forResource: (name, resourceId) => trail.forResource(name, resourceId), listKeys: () => keyStore().listKeys() }, id)
+          : await trail.forResource(subject, id);
     if (read.values.json) io.out(JSON.stringify(records, null, 2) + '\n');
     else for (const r of records) io.out(auditLine(r));
     io.err(`${records.length} audit records for ${subject} ${id}\n`);

@@ -20,9 +20,29 @@ const INVOKE_COMMAND: CommandSpec = {
   args: 'FUNCTION EVENT_FILE',
   summary:
     'Runs one handler against the running local stack with a saved API Gateway event and prints the response (exit 1 when it answers 5xx). Endpoint functions go through the authorizer first, as API Gateway does.',
-  options: {},
-  examples: ['npm run invoke -- exportHl7Note events/exportHl7Note.json', 'npm run invoke -- authorizer events/authorizer.json'],
+  options: {
+    set: {
+      type: 'string',
+      value: 'NAME=VALUE',
+      multiple: true,
+      description: "an endpoint event's path parameter NAME (when the path has {NAME}), else its query parameter NAME, set to VALUE: an id made at run time",
+    },
+  },
+  examples: [
+    'npm run invoke -- exportHl7Note events/exportHl7Note.json',
+    'npm run invoke -- authorizer events/authorizer.json',
+    'npm run invoke -- exportHl7LabResult events/exportHl7LabResult.json --set resultId=lr_…',
+  ],
 };
+
+/** `--set NAME=VALUE` options, checked before anything is read. */
+function settings(raw: string[] | undefined): Array<[string, string]> {
+  return (raw ?? []).map((option) => {
+    const at = option.indexOf('=');
+    if (at < 1) throw new UsageError(`--set takes NAME=VALUE, got "${option}"`);
+    return [option.slice(0, at), option.slice(at + 1)];
+  });
+}
 
 function readEvent(file: string): APIGatewayProxyEvent {
   let text: string;
@@ -43,17 +63,25 @@ export function main(argv: string[], io: CliIo): Promise<number> {
     const read = readSingleCommand('invoke', INVOKE_COMMAND, argv, io);
     if ('exitCode' in read) return read.exitCode;
     if (read.positionals.length !== 2) throw new UsageError('give a FUNCTION and an EVENT_FILE');
-    return invoke(read.positionals[0]!, read.positionals[1]!, io);
+    return invoke(read.positionals[0]!, read.positionals[1]!, settings(read.values.set as string[] | undefined), io);
   });
 }
 
-async function invoke(name: string, file: string, io: CliIo): Promise<number> {
+async function invoke(name: string, file: string, set: Array<[string, string]>, io: CliIo): Promise<number> {
   // what the command line says is checked before the stack is looked for
   const known = [AuthorizerFunction.name, ...HttpEndpoints.map((e) => e.name), ...BackgroundFunctions.map((f) => f.name)];
   if (!known.includes(name)) throw new UsageError(`unknown function "${name}" (a name of lib/config/service.ts, e.g. exportHl7Summary)`);
-  const event = readEvent(file);
-  useLocalStackEnvironment();
   const endpoint = HttpEndpoints.find((e) => e.name === name);
+  if (set.length && !endpoint) throw new UsageError(`--set applies to an endpoint's event; ${name} is not an endpoint`);
+  const event = readEvent(file);
+  for (const [parameter, value] of set) {
+    if (endpoint!.path.includes(`{${parameter}}`)) event.pathParameters = { ...event.pathParameters, [parameter]: value };
+    else {
+      event.queryStringParameters = { ...event.queryStringParameters, [parameter]: value };
+      if (event.multiValueQueryStringParameters) event.multiValueQueryStringParameters = { ...event.multiValueQueryStringParameters, [parameter]: [value] };
+    }
+  }
+  useLocalStackEnvironment();
   let result: unknown;
   if (endpoint) {
     const query = new URLSearchParams();

@@ -16,7 +16,6 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { Scopes } from '../../lib/config/service';
@@ -25,6 +24,8 @@ import { packetIdFor } from '../../lib/forms/packet-id';
 import { ApiKeyStore } from '../../lib/keys/api-key-store';
 import { hashApiKey, keyIdFromHash } from '../../lib/keys/api-key';
 import { startLocalStack, type LocalStack } from '../../lib/local/stack';
+import { processIo, readSingleCommand, type CliIo } from '../../lib/admin/cli-runner';
+import { UsageError, wholeNumber, type CommandSpec, type ParsedCommand } from '../../lib/admin/cli-options';
 import { generatePopulation, PACKET_KINDS, type EvalPacket, type PacketKind } from './population';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -232,24 +233,51 @@ ${confusionTable(result)}
 `;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { seed: { type: 'string' }, size: { type: 'string' }, 'per-kind': { type: 'string' }, 'no-write': { type: 'boolean' } },
-  });
-  const options: EvalOptions = {
-    seed: Number(values.seed ?? 20261123),
-    size: Number(values.size ?? 2000),
-    perKind: Number(values['per-kind'] ?? 150),
-    log: (l) => process.stdout.write(l + '\n'),
-  };
+export const EVAL_COMMAND: CommandSpec = {
+  name: '',
+  summary:
+    'Measures the form matcher end to end on a seeded synthetic population (its own local stack, the import CLI, the endpoint, the worker); prints a confusion table and writes docs/matching-eval.md. Exit 1 when a packet was routed wrongly or unsafely or fewer than 95% of the identifiable ones were routed.',
+  options: {
+    seed: { type: 'string', value: 'N', description: 'population seed (default 20261123)' },
+    size: { type: 'string', value: 'N', description: 'chart patients (default 2000)' },
+    'per-kind': { type: 'string', value: 'N', description: 'packets per kind (default 150)' },
+    'no-write': { type: 'boolean', description: 'print only; do not write docs/matching-eval.md' },
+  },
+  examples: ['npm run eval:matching', 'npm run eval:matching -- --seed 7 --size 500 --per-kind 20 --no-write'],
+};
+
+/**
+ * The command line, read before anything starts: `--help` (exit 0) and wrong usage (one line +
+ * "see --help", exit 2) as every operator CLI; else the options to run with.
+ */
+export function readEvalCommand(argv: string[], io: CliIo): { exitCode: number } | { values: ParsedCommand['values']; options: Omit<EvalOptions, 'log'> } {
+  try {
+    const read = readSingleCommand('eval:matching', EVAL_COMMAND, argv, io);
+    if ('exitCode' in read) return read;
+    if (read.positionals.length) throw new UsageError(`unexpected argument "${read.positionals[0]}"`);
+    const { values } = read;
+    const whole = (option: string, fallback: number) =>
+      values[option] === undefined ? fallback : wholeNumber(option, values[option] as string, option === 'seed' ? 0 : 1);
+    return { values, options: { seed: whole('seed', 20261123), size: whole('size', 2000), perKind: whole('per-kind', 150) } };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message} (see \`npm run eval:matching -- --help\`)\n`);
+    return { exitCode: 2 };
+  }
+}
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const command = readEvalCommand(argv, io);
+  if ('exitCode' in command) return command.exitCode;
+  const { values } = command;
+  const options: EvalOptions = { ...command.options, log: (l) => io.out(l + '\n') };
   const result = await runMatchingEval(options);
-  process.stdout.write(
+  io.out(
     `\n${confusionTable(result)}\n\nwrong routes ${result.total.wrong}, unsafe routes ${result.unsafeRoutes}, identifiable auto-routed ${pct(result.total.identifiableRouted, result.total.identifiable)}\n`,
   );
   if (!values['no-write']) {
     writeFileSync(path.join(ROOT, 'docs', 'matching-eval.md'), report(result, options));
-    process.stdout.write('wrote docs/matching-eval.md\n');
+    io.out('wrote docs/matching-eval.md\n');
   }
   return result.total.wrong === 0 && result.unsafeRoutes === 0 && result.autoRouteRate >= 0.95 ? 0 : 1;
 }

@@ -2,15 +2,16 @@
  * Every change the operator tools make to a partner or a key (`npm run partners`, `npm run keys`,
  * the scheduled revokeExpiredKeys) is one record in the audit table: who ran it (`operator`),
  * when, the action, the partner and key ids, and for each changed setting its value before and
- * after. Partner settings and key metadata are not PHI. A partner's records are listed by
- * `npm run audit -- --partner ID`, a key's by `npm run audit -- --key KEY_ID`.
+ * after. Partner settings and key metadata are not PHI. A partner's records, with those of every
+ * key it has or had (partnerAuditRecords), are listed by `npm run audit -- --partner ID`, a key's
+ * alone by `npm run audit -- --key KEY_ID`.
  *
  * The record is written after the change: a change whose record cannot be written is reported as a
  * failure (exit 1, "changed but not audited"), never silently kept without its record.
  */
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
-import type { AuditChange, AuditTrail } from '../audit/audit-trail';
+import type { AuditChange, AuditRecord, AuditTrail } from '../audit/audit-trail';
 
 /** Actions of the operator tools in the audit trail. */
 export const AdminActions = {
@@ -87,4 +88,21 @@ export function auditTrailRecorder(trail: AuditTrail, operator: string, now: () 
 /** Changes only: `before` and `after` differ. */
 export function changed(changes: AuditChange[]): AuditChange[] {
   return changes.filter((c) => c.before !== c.after);
+}
+
+/** What partnerAuditRecords reads: a resource's records (AuditTrailReader) and the keys of the keys table (ApiKeyStore). */
+export interface PartnerAuditSources {
+  forResource(name: 'partner' | 'key', id: string): Promise<AuditRecord[]>;
+  listKeys(): Promise<Array<{ keyId: string; partnerId: string }>>;
+}
+
+/**
+ * Every change made to a partner and to each of its keys (revoked ones included: key records are
+ * kept), oldest first. A key's records are stored under the key, so they are gathered per key.
+ */
+export async function partnerAuditRecords(sources: PartnerAuditSources, partnerId: string): Promise<AuditRecord[]> {
+  const keyIds = (await sources.listKeys()).filter((k) => k.partnerId === partnerId).map((k) => k.keyId);
+  const lists = await Promise.all([sources.forResource('partner', partnerId), ...keyIds.map((id) => sources.forResource('key', id))]);
+  // stable: records of the same instant keep the partner's first, then key by key
+  return lists.flat().sort((a, b) => a.at.localeCompare(b.at));
 }

@@ -4,9 +4,11 @@
  * stack is not running, exits 1 with the one shared line (no stack trace, no ECONNREFUSED).
  * In process: each script's exported `main`.
  */
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { CliIo } from './cli-runner';
 import { LOCAL_STACK_NOT_RUNNING } from './target';
 import { Queues, Tables } from '../config/service';
@@ -23,8 +25,17 @@ import { main as partners } from '../../scripts/partners';
 import { main as reindex } from '../../scripts/reindex';
 import { main as webhookSink } from '../../scripts/webhook-sink';
 import { main as webhooks } from '../../scripts/webhooks';
+import { main as evalMatching } from '../../bench/matching/eval';
+import { readBenchCommand } from '../../bench/run-command';
 
 type Main = (argv: string[], io: CliIo) => Promise<number>;
+
+/** bench/run.ts reads its command line through this before anything starts; here it must never get as far as a run */
+const bench: Main = async (argv, io) => {
+  const read = readBenchCommand(argv, io);
+  if (!('exitCode' in read)) throw new Error(`the benchmark would start for ${JSON.stringify(argv)}`);
+  return read.exitCode;
+};
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cli-conventions-'));
 const missingEndpoints = path.join(dir, 'missing-endpoints.json');
@@ -48,6 +59,9 @@ const CLIS: Array<[string, Main, string[] | undefined]> = [
   ['openapi', openapi, undefined],
   ['inbox-page', inboxPage, undefined],
   ['schemas', schemas, undefined],
+  // these two start their own stacks and run for minutes: only their command line is run here
+  ['eval:matching', evalMatching, undefined],
+  ['bench', bench, undefined],
 ];
 
 async function run(main: Main, argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -91,6 +105,38 @@ describe.each(CLIS)('npm run %s', (tool, main, stackCommand) => {
       expect(r).toMatchObject({ code: 1, out: '', err: `${LOCAL_STACK_NOT_RUNNING}\n` });
     });
   }
+});
+
+describe('npm run bench and eval:matching: wrong usage stops before anything starts', () => {
+  it.each([
+    ['bench', bench, ['--quick', 'extra']],
+    ['eval:matching', evalMatching, ['--size', '0']],
+    ['eval:matching', evalMatching, ['--seed', 'abc']],
+    ['eval:matching', evalMatching, ['extra']],
+  ] as Array<[string, Main, string[]]>)('%s (case %#): exit 2, one line', async (tool, main, argv) => {
+    const r = await run(main, argv);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(new RegExp(`^[^\\n]+ \\(see \`npm run ${tool} -- --help\`\\)\\n$`));
+  });
+
+  it('bench/run.ts --help in a child process: usage, exit 0, no benchmark started', async () => {
+    const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
+    const { stdout, stderr } = await promisify(execFile)(tsx, ['bench/run.ts', '--help'], { cwd: path.join(__dirname, '..', '..') });
+    expect(stdout).toMatch(/^usage: npm run bench\b/);
+    expect(stdout).not.toMatch(/\[bench\]/);
+    expect(stderr).toBe('');
+  });
+
+  it('bench/run.ts with an unknown option in a child process: exit 2, no benchmark started', async () => {
+    const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
+    const failure = await promisify(execFile)(tsx, ['bench/run.ts', '--no-such-option'], { cwd: path.join(__dirname, '..', '..') }).then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 2, stdout: '' });
+    expect(failure!.stderr).toMatch(/^[^\n]*no-such-option[^\n]* \(see `npm run bench -- --help`\)\n$/);
+  });
 });
 
 describe('an endpoints file whose stack is down (nothing listens on its ports)', () => {

@@ -230,6 +230,17 @@ describe('partners update', () => {
     const two = await run('partners', ['update', 'acme-lab', '--partner-id', 'other', '--tier', 'high']);
     expect(two.code).toBe(2);
     expect(two.err.trim().split('\n')).toHaveLength(1);
+    // a malformed partner id is wrong usage too: exit 2, one line with where help is, nothing written
+    for (const argv of [
+      ['create', 'p', '--tier', 'standard'],
+      ['create', 'Bad_Id', '--tier', 'standard'],
+      ['create', '--partner-id', 'p', '--assigning-authority', 'P-LAB'],
+    ]) {
+      const bad = await run('partners', argv);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toMatch(/^partner id must be lower-case letters, digits and '-', 2-63 characters, got "[^"]+" \(see `npm run partners -- --help`\)\n$/);
+      expect(await store().getPartner(argv[1] === '--partner-id' ? argv[2]! : argv[1]!)).toBeUndefined();
+    }
     const help = await run('partners', ['update', '--help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('--assigning-authority NAME');
@@ -338,8 +349,9 @@ describe('partners update --hl7-profile, and every partner change audited', () =
     expect((await store().getPartner('prof-bad'))?.hl7Profile).toBeUndefined();
   });
 
-  it('create, update (tier, sender ids, form sources, authorities, HL7 profile, time zone), block and unblock: one record each, who, when, before and after; listed by npm run audit -- --partner', async () => {
+  it("create, update (tier, sender ids, form sources, authorities, HL7 profile, time zone), block and unblock: one record each, who, when, before and after; listed by npm run audit -- --partner with its keys' changes", async () => {
     process.env.INTEROP_OPERATOR = 'ops-alice';
+    let keyId: string;
     try {
       await run('partners', ['create', 'aud-forms', '--tier', 'standard']);
       const updated = await run('partners', [
@@ -362,6 +374,11 @@ describe('partners update --hl7-profile, and every partner change audited', () =
       await run('partners', ['update', 'aud-forms', '--tier', 'high']); // nothing changed: no record
       await run('partners', ['block', 'aud-forms']);
       await run('partners', ['unblock', 'aud-forms']);
+      // key changes are recorded under the key; npm run audit -- --partner lists them too
+      const created = await run('keys', ['create', '--partner', 'aud-forms', '--scopes', Scopes.ingestForms]);
+      keyId = /created (key_[0-9a-f]{12})/.exec(created.out)?.[1] ?? '';
+      expect(keyId).not.toBe('');
+      expect((await run('keys', ['revoke', keyId])).code).toBe(0);
     } finally {
       delete process.env.INTEROP_OPERATOR;
     }
@@ -382,8 +399,28 @@ describe('partners update --hl7-profile, and every partner change audited', () =
     let err = '';
     const code = await audit(['--partner', 'aud-forms'], { out: (t) => (out += t), err: (t) => (err += t) });
     expect(code).toBe(0);
-    expect(err).toBe('4 audit records for partner aud-forms\n');
-    expect(out.split('\n')[1]).toMatch(/admin\.partner\.update .* operator=ops-alice .*tier: "standard" -> "high"; sender-id: "" -> "AUD";/);
+    expect(err).toBe('6 audit records for partner aud-forms\n');
+    const lines = out.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/admin\.partner\.update .* operator=ops-alice .*tier: "standard" -> "high"; sender-id: "" -> "AUD";/);
+    expect(lines.map((l) => /admin\.\S+/.exec(l)?.[0])).toEqual([
+      'admin.partner.create',
+      'admin.partner.update',
+      'admin.partner.block',
+      'admin.partner.unblock',
+      'admin.key.create',
+      'admin.key.revoke',
+    ]);
+    expect(lines[4]).toContain(`key=${keyId}`);
+    expect(lines[5]).toContain(`key=${keyId}`);
+    // --key still lists the key's records alone
+    let keyOut = '';
+    expect(await audit(['--key', keyId], { out: (t) => (keyOut += t), err: () => undefined })).toBe(0);
+    expect(
+      keyOut
+        .trimEnd()
+        .split('\n')
+        .map((l) => /admin\.\S+/.exec(l)?.[0]),
+    ).toEqual(['admin.key.create', 'admin.key.revoke']);
     const usage = await audit(['--partner', 'aud-forms', '--patient', 'p1'], { out: () => undefined, err: () => undefined });
     expect(usage).toBe(2);
   });

@@ -8,7 +8,7 @@ import { runCli, type AdminCliDependencies, type CliIo } from './cli-runner';
 import { keyRow, KEY_LIST_HEADER, parseTier } from './keys-cli';
 import { auditTrailRecorder, operatorName } from './admin-audit';
 import { AdminError } from './key-admin';
-import { hl7ProfileText, HL7_PROFILE_FIELDS, parseHl7Profile, PartnerAdmin } from './partner-admin';
+import { hl7ProfileText, HL7_PROFILE_FIELDS, parseHl7Profile, PARTNER_ID_PATTERN, PartnerAdmin } from './partner-admin';
 
 const stageOption = {
   type: 'string',
@@ -237,6 +237,9 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
     switch (command) {
       case 'create': {
         const partnerId = partnerIdOf(command, positionals, values['partner-id']);
+        // a malformed argument is wrong usage (exit 2), checked before anything is read
+        if (!PARTNER_ID_PATTERN.test(partnerId))
+          throw new UsageError(`partner id must be lower-case letters, digits and '-', 2-63 characters, got "${partnerId}"`);
         const tier = parseTier(values.tier as string | undefined);
         if (!tier) throw new UsageError(`--tier is required (${PARTNER_TIERS.join(' or ')})`);
         const kind = (values.kind as string | undefined) ?? 'external';

@@ -107,7 +107,7 @@ describe('chart import keeps the match index in step', () => {
     expect(summary.text).toContain(`|${accession}^`);
   });
 
-  it("a namesake of a demo patient (docs/chart-import.md's pat-1001) sends the packet to review as ambiguous", async () => {
+  it("a namesake of a demo patient (an imported pat-1001 with demo-patient-1's name and birth date) sends the packet to review as ambiguous", async () => {
     await importWithCli([patient('pat-1001', 'Alex', 'Sample', '1980-04-12')]);
     const p = await postAndDecide({ firstName: 'Alex', lastName: 'Sample', dob: '1980-04-12' });
     expect(p).toMatchObject({ state: 'pending_review', reason: 'ambiguous' });
