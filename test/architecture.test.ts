@@ -160,9 +160,10 @@ describe('result reader bundles', () => {
 
 /**
  * FHIR intake bundles only what its route can run (issue 31 item 5): POST /fhir/QuestionnaireResponse
- * carries no lab result mapping, validator nor writer; POST /fhir/DiagnosticReport no form intake; a
- * Bundle may hold both, so POST /fhir carries both.
+ * carries no lab result mapping, validator nor writer; POST /fhir/DiagnosticReport no form intake;
+ * neither the Bundle rules (transaction / batch); a Bundle may hold both, so POST /fhir carries all.
  */
+const BUNDLE_RULES = ['lib/fhir-intake/bundle-intake.ts'];
 const LAB_REPORT_INTAKE = [
   'lib/fhir-intake/lab-report-entries.ts',
   'lib/fhir-intake/lab-report-mapping.ts',
@@ -179,9 +180,9 @@ const QUESTIONNAIRE_RESPONSE_INTAKE = [
 
 describe('FHIR intake bundles', () => {
   it.each([
-    ['receiveFhirQuestionnaireResponse', { carries: QUESTIONNAIRE_RESPONSE_INTAKE, lacks: LAB_REPORT_INTAKE }],
-    ['receiveFhirDiagnosticReport', { carries: LAB_REPORT_INTAKE, lacks: QUESTIONNAIRE_RESPONSE_INTAKE }],
-    ['receiveFhirBundle', { carries: [...LAB_REPORT_INTAKE, ...QUESTIONNAIRE_RESPONSE_INTAKE], lacks: [] }],
+    ['receiveFhirQuestionnaireResponse', { carries: QUESTIONNAIRE_RESPONSE_INTAKE, lacks: [...LAB_REPORT_INTAKE, ...BUNDLE_RULES] }],
+    ['receiveFhirDiagnosticReport', { carries: LAB_REPORT_INTAKE, lacks: [...QUESTIONNAIRE_RESPONSE_INTAKE, ...BUNDLE_RULES] }],
+    ['receiveFhirBundle', { carries: [...LAB_REPORT_INTAKE, ...QUESTIONNAIRE_RESPONSE_INTAKE, ...BUNDLE_RULES], lacks: [] }],
   ])('%s bundles the intake of its resource types and no other', async (name, { carries, lacks }) => {
     const { files } = await bundleFunction(name);
     expect(files).toEqual(expect.arrayContaining(carries));

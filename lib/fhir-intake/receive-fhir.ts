@@ -13,7 +13,8 @@
  *                  review (lib/intake/held-records.ts) exactly as ORU results are; QuestionnaireResponses
  *                  through receiveFormPacket (matching, inbox, 409 for a changed resubmission).
  *
- * This module is the part every route shares (structure, Bundle rules, idempotency, answers); steps 2
+ * This module is the part every route shares (structure, idempotency, answers); the Bundle rules
+ * (transaction / batch) are bundle-intake.ts, given by the Bundle route's wiring only; steps 2
  * and 3 of each resource type are its preparer, lab-report-entries.ts (DiagnosticReport) and
  * questionnaire-response-entries.ts (QuestionnaireResponse), given by the route's wiring
  * (receive-fhir-wiring.ts for a Bundle: both; lab-report-wiring.ts, questionnaire-response-wiring.ts),
@@ -38,12 +39,10 @@ import { logger } from '../observability/logger';
 import { canonicalJson } from '../results/canonical-json';
 import type { IdempotencyStore, StoredResponse } from '../results/idempotency';
 import type { ResultKeys } from '../results/lookup-keys';
-import { indexBundle, isObject, type BundleIndex, type FhirObject } from './references';
+import { isObject, type BundleIndex, type FhirObject } from './references';
 import { structuralIssues, type StructureIssue } from './structure';
 
 export const RECEIVE_FHIR_ENDPOINT = 'receiveFhir';
-/** Entries of one Bundle (bounded work: each may be a report with up to 200 Observations). */
-export const MAX_BUNDLE_ENTRIES = 100;
 
 export type FhirIntakeRoute = 'Bundle' | 'DiagnosticReport' | 'QuestionnaireResponse';
 
@@ -62,7 +61,12 @@ export interface FhirIntakeDependencies {
    * the structure check lets only the route's type through, and the Bundle function has both.
    */
   entries: Partial<Record<PostedResourceType, EntryPreparer>>;
+  /** POST /fhir only: the Bundle rules (bundle-intake.ts answerBundle); a single-resource route has none */
+  bundleIntake?: BundleIntake;
 }
+
+/** Answers a Bundle whose structure passed and whose idempotency is claimed (bundle-intake.ts). */
+export type BundleIntake = (input: FhirIntakeInput, bundle: FhirObject, deps: FhirIntakeDependencies, sourceMessageId: string) => Promise<FhirIntakeAnswer>;
 
 export interface FhirIntakeInput {
   route: FhirIntakeRoute;
@@ -118,8 +122,6 @@ export interface PreparedEntry {
 /** Maps, authorises, resolves and validates one resource of its type (reads only); EntryRefusal when refused. */
 export type EntryPreparer = (resource: FhirObject, place: EntryPlace, input: FhirIntakeInput) => Promise<PreparedEntry>;
 
-const STATUS_TEXT: Record<number, string> = { 400: '400 Bad Request', 403: '403 Forbidden', 409: '409 Conflict', 413: '413 Payload Too Large' };
-
 function outcomeOf(status: number, issues: StructureIssue[], requestId: string, detail: string): FhirObject {
   const base = operationOutcome({ status, detail, requestId });
   const code = base.issue[0]!.code;
@@ -135,13 +137,9 @@ function outcomeOf(status: number, issues: StructureIssue[], requestId: string, 
   } as unknown as FhirObject;
 }
 
-function informationOutcome(text: string, requestId: string): FhirObject {
+export function informationOutcome(text: string, requestId: string): FhirObject {
   const base = operationOutcome({ status: 200, detail: text, requestId });
   return { ...base, issue: [{ severity: 'information', code: 'informational', diagnostics: text }] } as unknown as FhirObject;
-}
-
-function entryPath(route: FhirIntakeRoute, index: number): string {
-  return route === 'Bundle' ? `Bundle.entry[${index}].resource` : route;
 }
 
 /** An entry a report or response references (Observation, Specimen, Patient, ServiceRequest): nothing of its own to store. */
@@ -150,7 +148,7 @@ const SUPPORTING: PreparedEntry = {
 };
 
 /** Maps, authorises, resolves and validates one resource (reads only), by its type's preparer. */
-async function prepare(resource: FhirObject, place: EntryPlace, input: FhirIntakeInput, deps: FhirIntakeDependencies): Promise<PreparedEntry> {
+export async function prepareEntry(resource: FhirObject, place: EntryPlace, input: FhirIntakeInput, deps: FhirIntakeDependencies): Promise<PreparedEntry> {
   const type = resource.resourceType;
   if (type !== 'DiagnosticReport' && type !== 'QuestionnaireResponse') return SUPPORTING;
   const preparer = deps.entries[type];
@@ -158,69 +156,16 @@ async function prepare(resource: FhirObject, place: EntryPlace, input: FhirIntak
   return preparer(resource, place, input);
 }
 
-function refusalAnswer(refusal: EntryRefusal, requestId: string): { status: number; body: FhirObject } {
+export function refusalAnswer(refusal: EntryRefusal, requestId: string): { status: number; body: FhirObject } {
   return { status: refusal.status, body: outcomeOf(refusal.status, refusal.issues, requestId, 'the resource was refused: see each issue') };
 }
 
-interface EntryRequest {
-  resource: FhirObject;
-  index: number;
-}
-
-/** Bundle.type and entry.request rules (transaction / batch of POSTs). */
-function bundleEntries(bundle: FhirObject): { type: 'transaction' | 'batch'; entries: EntryRequest[]; refusals: Map<number, EntryRefusal> } {
-  const type = bundle.type;
-  if (type !== 'transaction' && type !== 'batch')
-    throw new EntryRefusal(400, [
-      { expression: 'Bundle.type', message: 'must be transaction or batch (this endpoint processes Bundles, it does not store them)' },
-    ]);
-  const raw = Array.isArray(bundle.entry) ? bundle.entry : [];
-  if (raw.length === 0) throw new EntryRefusal(400, [{ expression: 'Bundle.entry', message: 'is required: at least one entry' }]);
-  if (raw.length > MAX_BUNDLE_ENTRIES)
-    throw new EntryRefusal(400, [{ expression: 'Bundle.entry', message: `at most ${MAX_BUNDLE_ENTRIES} entries (send several Bundles)` }]);
-  const entries: EntryRequest[] = [];
-  const refusals = new Map<number, EntryRefusal>();
-  raw.forEach((entry, index) => {
-    const at = `Bundle.entry[${index}]`;
-    const e = entry as FhirObject;
-    const request = isObject(e.request) ? e.request : undefined;
-    const resource = isObject(e.resource) ? e.resource : undefined;
-    if (!resource) refusals.set(index, new EntryRefusal(400, [{ expression: `${at}.resource`, message: 'is required' }]));
-    else if (!request) refusals.set(index, new EntryRefusal(400, [{ expression: `${at}.request`, message: `is required in a ${type}` }]));
-    else if (request.method !== 'POST')
-      refusals.set(index, new EntryRefusal(400, [{ expression: `${at}.request.method`, message: 'only POST (create) is taken by this endpoint' }]));
-    else if (typeof request.url !== 'string' || request.url.split('?')[0] !== resource.resourceType)
-      refusals.set(
-        index,
-        new EntryRefusal(400, [{ expression: `${at}.request.url`, message: 'must be the resource type of the entry (e.g. DiagnosticReport)' }]),
-      );
-    else entries.push({ resource, index });
-  });
-  return { type, entries, refusals };
-}
-
 /** What an entry that stored (or found) a lab result or a form packet answers: the id to ask about it with. */
-function storedText(outcome: EntryOutcome & { ok: true }): string | undefined {
+export function storedText(outcome: EntryOutcome & { ok: true }): string | undefined {
   const again = outcome.status === '200 OK';
   if (outcome.resultId) return `the lab result was ${again ? 'already stored (nothing new)' : 'stored'}: resultId ${outcome.resultId}`;
   if (outcome.packetId) return `the form response was ${again ? 'already received (nothing new)' : 'received'}: packetId ${outcome.packetId}`;
   return undefined;
-}
-
-function entryResponse(outcome: EntryOutcome, requestId: string): FhirObject {
-  if (!outcome.ok)
-    return {
-      response: { status: STATUS_TEXT[outcome.refusal.status]!, outcome: refusalAnswer(outcome.refusal, requestId).body },
-    };
-  // a form packet has no FHIR read (no location), so without its packetId a Bundle's sender could not ask about it
-  const text = outcome.note ?? storedText(outcome);
-  return {
-    response: {
-      status: outcome.status,
-      ...(outcome.location ? { location: outcome.location } : {}),
-      ...(text ? { outcome: informationOutcome(text, requestId) } : {}),
-    },
-  };
 }
 
 /** The Bundle's idempotency key: Bundle.identifier, else x-request-id; none without either. */
@@ -299,7 +244,7 @@ async function answerFor(input: FhirIntakeInput, deps: FhirIntakeDependencies, b
   if (input.route !== 'Bundle') {
     let outcome: EntryOutcome;
     try {
-      const prepared = await prepare(body, { index: 0, path: input.route, bundle: undefined }, input, deps);
+      const prepared = await prepareEntry(body, { index: 0, path: input.route, bundle: undefined }, input, deps);
       outcome = await prepared.write(typeof body.id === 'string' ? body.id : sourceMessageId);
     } catch (error) {
       if (error instanceof EntryRefusal)
@@ -315,69 +260,11 @@ async function answerFor(input: FhirIntakeInput, deps: FhirIntakeDependencies, b
       audit: auditOf(input, [outcome]),
     };
   }
-
-  let plan: ReturnType<typeof bundleEntries>;
-  try {
-    plan = bundleEntries(body);
-  } catch (error) {
-    if (error instanceof EntryRefusal)
-      return { ...refusalAnswer(error, input.requestId), replayed: false, audit: auditOf(input, [{ ok: false, refusal: error }]) };
-    throw error;
-  }
-  const index = indexBundle(Array.isArray(body.entry) ? (body.entry as FhirObject[]) : []);
-  const prepared = new Map<number, PreparedEntry>();
-  const outcomes = new Map<number, EntryOutcome>();
-  for (const [i, refusal] of plan.refusals) outcomes.set(i, { ok: false, refusal });
-  for (const entry of plan.entries) {
-    try {
-      prepared.set(entry.index, await prepare(entry.resource, { index: entry.index, path: entryPath('Bundle', entry.index), bundle: index }, input, deps));
-    } catch (error) {
-      if (!(error instanceof EntryRefusal)) throw error;
-      outcomes.set(entry.index, { ok: false, refusal: error });
-    }
-  }
-  if (plan.type === 'transaction') {
-    const refused = [...outcomes.values()].filter((o): o is Extract<EntryOutcome, { ok: false }> => !o.ok);
-    // a form submission id used before with other content is found before the first write (the replay path of the form intake writes nothing)
-    if (refused.length === 0) {
-      for (const entry of prepared.values()) {
-        const refusal = await entry.refusalBeforeWrite?.();
-        if (refusal) refused.push({ ok: false, refusal });
-      }
-    }
-    if (refused.length > 0) {
-      const status = refused.some((r) => r.refusal.status === 403)
-        ? 403
-        : refused.some((r) => r.refusal.status === 409)
-          ? 409
-          : refused.some((r) => r.refusal.status === 413)
-            ? 413
-            : 400;
-      const refusal = new EntryRefusal(
-        status as 400 | 403 | 409 | 413,
-        refused.flatMap((r) => r.refusal.issues),
-      );
-      return { ...refusalAnswer(refusal, input.requestId), replayed: false, audit: auditOf(input, refused) };
-    }
-  }
-  for (const [i, entry] of [...prepared.entries()].sort(([a], [b]) => a - b)) {
-    try {
-      outcomes.set(i, await entry.write(sourceMessageId));
-    } catch (error) {
-      if (!(error instanceof EntryRefusal)) throw error;
-      outcomes.set(i, { ok: false, refusal: error });
-    }
-  }
-  const ordered = [...outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
-  return {
-    status: 200,
-    body: { resourceType: 'Bundle', type: `${plan.type}-response`, entry: ordered.map((o) => entryResponse(o, input.requestId)) },
-    replayed: false,
-    audit: auditOf(input, ordered),
-  };
+  if (!deps.bundleIntake) throw new Error('FHIR intake is not wired for Bundles');
+  return deps.bundleIntake(input, body, deps, sourceMessageId);
 }
 
-function auditOf(input: FhirIntakeInput, outcomes: EntryOutcome[]): FhirIntakeAnswer['audit'] {
+export function auditOf(input: FhirIntakeInput, outcomes: EntryOutcome[]): FhirIntakeAnswer['audit'] {
   const stored = outcomes.filter((o): o is Extract<EntryOutcome, { ok: true }> => o.ok);
   const resultIds = stored.map((o) => o.resultId).filter((id): id is string => id !== undefined);
   const packetIds = stored.map((o) => o.packetId).filter((id): id is string => id !== undefined);
