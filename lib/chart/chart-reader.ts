@@ -33,7 +33,7 @@ import {
   type PatientWithRecord,
   type TimelineEntry,
 } from './chart-items';
-import type { Assessment, ChartRecord, ChartRecordKind, Encounter, Note, Patient } from './types';
+import type { ChartRecord, ChartRecordKind, Patient } from './types';
 
 /** One patient, or one record with its patient (and encounter): GetItem and BatchGetItem only. */
 export class ChartRecordReader {
@@ -48,18 +48,7 @@ export class ChartRecordReader {
     return this.getOne<Patient>(patientId, PATIENT_SK);
   }
 
-  getEncounter(patientId: string, encounterId: string): Promise<Encounter | undefined> {
-    return this.getRecord(patientId, 'encounter', encounterId);
-  }
-
-  getNote(patientId: string, noteId: string): Promise<Note | undefined> {
-    return this.getRecord(patientId, 'note', noteId);
-  }
-
-  getAssessment(patientId: string, assessmentId: string): Promise<Assessment | undefined> {
-    return this.getRecord(patientId, 'assessment', assessmentId);
-  }
-
+  /** One record of the patient by kind and id (a class is bundled whole: no per-kind wrappers here; ChartStore has them). */
   getRecord<K extends ChartRecordKind>(patientId: string, kind: K, id: string): Promise<ChartRecordOf<K> | undefined> {
     if (!isChartId(id)) return Promise.resolve(undefined);
     return this.getOne<ChartRecordOf<K>>(patientId, recordSk(kind, id));

@@ -9,7 +9,7 @@ import type { ChartRecordReader } from './chart-reader';
 import type { RecordContext } from './chart-items';
 import type { Assessment, Note } from './types';
 
-type ContextReads = Pick<ChartRecordReader, 'getPatientWith' | 'getEncounter'>;
+type ContextReads = Pick<ChartRecordReader, 'getPatientWith' | 'getRecord'>;
 
 /** Patient, note and the note's encounter. */
 export function noteContext(chart: ContextReads, patientId: string, noteId: string): Promise<RecordContext<'note'>> {
@@ -25,5 +25,5 @@ async function recordContext<K extends 'note' | 'assessment'>(chart: ContextRead
   const found = await chart.getPatientWith(patientId, kind, id);
   const encounterId = (found.record as Note | Assessment | undefined)?.encounterId;
   if (!found.patient || !found.record || !encounterId) return found;
-  return { ...found, encounter: await chart.getEncounter(patientId, encounterId) };
+  return { ...found, encounter: await chart.getRecord(patientId, 'encounter', encounterId) };
 }
