@@ -12,8 +12,8 @@ import { tableName } from '../dynamo/table-names';
 import { HeldRecordStore } from '../intake/held-records';
 import { MrnIndex } from '../intake/mrn-index';
 import { PartnerIdentityStore } from '../intake/partner-identities';
-import { ApiKeyStore } from '../keys/api-key-store';
 import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access-records';
+import { AuthorityOwnerReader } from '../keys/authority-owner-reader';
 import { chartAssigningAuthority } from '../keys/chart-authority';
 import { IdempotencyStore } from '../results/idempotency';
 import { receiveDependencies } from '../results/result-wiring';
@@ -31,7 +31,7 @@ export function labReportEntryDependencies(): LabReportEntryDependencies & { ide
   const labResults = receiveDependencies();
   const owners = authorityOwners.get(
     [db, tableName('keys'), accessRecordMaxAgeSeconds()],
-    ([client, table, age]) => new CachedAuthorityOwners(new ApiKeyStore(client, table), age),
+    ([client, table, age]) => new CachedAuthorityOwners(new AuthorityOwnerReader(client, table), age),
   );
   return {
     keys: labResults.keys,
