@@ -4,7 +4,7 @@
  *
  *   scope     interop:ingest:fhir (endpoint list, lib/config/service.ts)
  *   body      application/fhir+json (or application/json), <= 4 MiB
- *   domain    receiveFhir (lib/fhir-intake/receive-fhir.ts) -> receiveFormPacket (lib/forms/intake.ts)
+ *   domain    receiveFhir (lib/fhir-intake/receive-fhir.ts) with questionnaire-response-entries.ts -> receiveFormPacket (lib/forms/intake.ts)
  *   answer    201 OperationOutcome (information: the packetId), 200 the same submission again; the same
  *             answer wherever the packet went. 400 OperationOutcome with issue.expression; 403 a form source
  *             the partner does not own; 409 the submission id with other content; 413 / 415; 503 + Retry-After
@@ -12,8 +12,8 @@
 import { receiveFhirQuestionnaireResponseRoute } from '../lib/config/service';
 import { fhirEndpoint } from '../lib/http/fhir';
 import { handleFhirIntake } from '../lib/http/fhir-intake';
-import { fhirIntakeDependencies } from '../lib/fhir-intake/receive-fhir-wiring';
+import { fhirQuestionnaireResponseIntakeDependencies } from '../lib/fhir-intake/questionnaire-response-wiring';
 
 export const handler = fhirEndpoint(receiveFhirQuestionnaireResponseRoute, (request) =>
-  handleFhirIntake('QuestionnaireResponse', request, fhirIntakeDependencies()),
+  handleFhirIntake('QuestionnaireResponse', request, fhirQuestionnaireResponseIntakeDependencies()),
 );

@@ -157,3 +157,35 @@ describe('result reader bundles', () => {
     expect(code).not.toMatch(/\bsealRecord\b/);
   });
 });
+
+/**
+ * FHIR intake bundles only what its route can run (issue 31 item 5): POST /fhir/QuestionnaireResponse
+ * carries no lab result mapping, validator nor writer; POST /fhir/DiagnosticReport no form intake;
+ * neither the Bundle rules (transaction / batch); a Bundle may hold both, so POST /fhir carries all.
+ */
+const BUNDLE_RULES = ['lib/fhir-intake/bundle-intake.ts'];
+const LAB_REPORT_INTAKE = [
+  'lib/fhir-intake/lab-report-entries.ts',
+  'lib/fhir-intake/lab-report-mapping.ts',
+  'lib/results/generated/lab-result.validator.js',
+  'lib/results/receive.ts',
+  'lib/intake/held-records.ts',
+];
+const QUESTIONNAIRE_RESPONSE_INTAKE = [
+  'lib/fhir-intake/questionnaire-response-entries.ts',
+  'lib/fhir-intake/questionnaire-mapping.ts',
+  'lib/forms/generated/form-packet.validator.js',
+  'lib/forms/intake.ts',
+];
+
+describe('FHIR intake bundles', () => {
+  it.each([
+    ['receiveFhirQuestionnaireResponse', { carries: QUESTIONNAIRE_RESPONSE_INTAKE, lacks: [...LAB_REPORT_INTAKE, ...BUNDLE_RULES] }],
+    ['receiveFhirDiagnosticReport', { carries: LAB_REPORT_INTAKE, lacks: [...QUESTIONNAIRE_RESPONSE_INTAKE, ...BUNDLE_RULES] }],
+    ['receiveFhirBundle', { carries: [...LAB_REPORT_INTAKE, ...QUESTIONNAIRE_RESPONSE_INTAKE, ...BUNDLE_RULES], lacks: [] }],
+  ])('%s bundles the intake of its resource types and no other', async (name, { carries, lacks }) => {
+    const { files } = await bundleFunction(name);
+    expect(files).toEqual(expect.arrayContaining(carries));
+    expect(files.filter((file) => lacks.includes(file))).toEqual([]);
+  });
+});

@@ -2,8 +2,8 @@
  * The reading half of the chart store (lib/chart/chart-store.ts describes the table): what the
  * export, FHIR and inbox functions bundle, without the writers (issue 31 item 5: a class is
  * bundled whole, so the writes live in ChartStore, which extends ChartReader). ChartRecordReader
- * reads one patient or record (the single-record exports); ChartReader adds the timeline and
- * record pages (Query).
+ * reads one patient or record (the single-record exports; a note's or assessment's context, its
+ * encounter too, is record-context.ts); ChartReader adds the timeline and record pages (Query).
  *
  * Throttling, timeouts and 5xx from DynamoDB surface as DependencyUnavailableError (the caller
  * answers 503); every other error is rethrown unchanged. No error message carries a value from the
@@ -31,10 +31,9 @@ import {
   type ChartRecordOf,
   type PatientSummary,
   type PatientWithRecord,
-  type RecordContext,
   type TimelineEntry,
 } from './chart-items';
-import type { Assessment, ChartRecord, ChartRecordKind, Encounter, Note, Patient } from './types';
+import type { ChartRecord, ChartRecordKind, Patient } from './types';
 
 /** One patient, or one record with its patient (and encounter): GetItem and BatchGetItem only. */
 export class ChartRecordReader {
@@ -49,18 +48,7 @@ export class ChartRecordReader {
     return this.getOne<Patient>(patientId, PATIENT_SK);
   }
 
-  getEncounter(patientId: string, encounterId: string): Promise<Encounter | undefined> {
-    return this.getRecord(patientId, 'encounter', encounterId);
-  }
-
-  getNote(patientId: string, noteId: string): Promise<Note | undefined> {
-    return this.getRecord(patientId, 'note', noteId);
-  }
-
-  getAssessment(patientId: string, assessmentId: string): Promise<Assessment | undefined> {
-    return this.getRecord(patientId, 'assessment', assessmentId);
-  }
-
+  /** One record of the patient by kind and id (a class is bundled whole: no per-kind wrappers here; ChartStore has them). */
   getRecord<K extends ChartRecordKind>(patientId: string, kind: K, id: string): Promise<ChartRecordOf<K> | undefined> {
     if (!isChartId(id)) return Promise.resolve(undefined);
     return this.getOne<ChartRecordOf<K>>(patientId, recordSk(kind, id));
@@ -74,19 +62,6 @@ export class ChartRecordReader {
     if (!isChartId(id)) return { patient: await this.getPatient(patientId) };
     const items = await this.batchGet(patientId, [PATIENT_SK, recordSk(kind, id)]);
     return { patient: recordOf<Patient>(items.get(PATIENT_SK)), record: recordOf<ChartRecordOf<K>>(items.get(recordSk(kind, id))) };
-  }
-
-  /**
-   * Patient, note and the note's encounter: one BatchGetItem, then one GetItem only when the note
-   * names an encounter (and the patient exists).
-   */
-  getNoteContext(patientId: string, noteId: string): Promise<RecordContext<'note'>> {
-    return this.getRecordContext(patientId, 'note', noteId);
-  }
-
-  /** Patient, assessment and the assessment's encounter; same call pattern as getNoteContext. */
-  getAssessmentContext(patientId: string, assessmentId: string): Promise<RecordContext<'assessment'>> {
-    return this.getRecordContext(patientId, 'assessment', assessmentId);
   }
 
   // ---- internals ----
@@ -104,13 +79,6 @@ export class ChartRecordReader {
       ),
     );
     return recordOf<T>(out.Item);
-  }
-
-  private async getRecordContext<K extends 'note' | 'assessment'>(patientId: string, kind: K, id: string): Promise<RecordContext<K>> {
-    const found = await this.getPatientWith(patientId, kind, id);
-    const encounterId = (found.record as Note | Assessment | undefined)?.encounterId;
-    if (!found.patient || !found.record || !encounterId) return found;
-    return { ...found, encounter: await this.getEncounter(patientId, encounterId) };
   }
 
   /** BatchGetItem of items of one patient; returns sk -> item. Retries unprocessed keys. */

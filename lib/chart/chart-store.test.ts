@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DependencyUnavailableError } from '../domain-errors';
 import { ChartStore, InvalidChartRecordError, chartItem, timelineInstant } from './chart-store';
+import { assessmentContext, noteContext } from './record-context';
 import { startLocalDynamoDb, type LocalDynamoDb } from './testing/local-dynamodb';
 import type { Assessment, ChartRecord, Encounter, Note, Patient } from './types';
 
@@ -120,7 +121,7 @@ describe('get by id', () => {
     expect(await store.getNote('p1', 'n2')).toBeUndefined();
     expect(await store.getNote('p2', 'n1')).toBeUndefined();
     expect(await store.getPatientWith('p1', 'note', 'n2')).toEqual({ patient: patient1, record: undefined });
-    expect(await store.getNoteContext('p1', 'n2')).toEqual({ patient: patient1, record: undefined });
+    expect(await noteContext(store, 'p1', 'n2')).toEqual({ patient: patient1, record: undefined });
   });
 
   it('does not mix kinds: an encounter id asked as a note is not found', async () => {
@@ -149,20 +150,20 @@ describe('reads for the exports', () => {
     expect(await store.getPatientWith('p1', 'assessment', 'missing')).toEqual({ patient: patient1, record: undefined });
   });
 
-  it("getNoteContext adds the note's encounter with one more GetItem", async () => {
+  it("noteContext adds the note's encounter with one more GetItem", async () => {
     const send = jest.spyOn(local.db, 'send');
-    expect(await store.getNoteContext('p1', 'n1')).toEqual({ patient: patient1, record: note1, encounter: encounter1 });
+    expect(await noteContext(store, 'p1', 'n1')).toEqual({ patient: patient1, record: note1, encounter: encounter1 });
     expect(send.mock.calls.map(([command]) => command.constructor)).toEqual([BatchGetItemCommand, GetItemCommand]);
   });
 
-  it('getNoteContext makes one call when the note names no encounter', async () => {
+  it('noteContext makes one call when the note names no encounter', async () => {
     const send = jest.spyOn(local.db, 'send');
-    expect(await store.getNoteContext('p1', 'n3')).toEqual({ patient: patient1, record: noteWithoutEncounter });
+    expect(await noteContext(store, 'p1', 'n3')).toEqual({ patient: patient1, record: noteWithoutEncounter });
     expect(send).toHaveBeenCalledTimes(1);
   });
 
-  it("getAssessmentContext adds the assessment's encounter", async () => {
-    expect(await store.getAssessmentContext('p1', 'a1')).toEqual({ patient: patient1, record: assessment1, encounter: encounter2 });
+  it("assessmentContext adds the assessment's encounter", async () => {
+    expect(await assessmentContext(store, 'p1', 'a1')).toEqual({ patient: patient1, record: assessment1, encounter: encounter2 });
   });
 
   it('retries unprocessed BatchGetItem keys', async () => {
@@ -345,7 +346,7 @@ describe('dependency failures', () => {
     ['getPatient', () => store.getPatient('p1')],
     ['getNote', () => store.getNote('p1', 'n1')],
     ['getPatientWith', () => store.getPatientWith('p1', 'note', 'n1')],
-    ['getNoteContext', () => store.getNoteContext('p1', 'n1')],
+    ['noteContext', () => noteContext(store, 'p1', 'n1')],
     ['recentRecords', () => store.recentRecords('p1', 5)],
     ['putNote', () => store.putNote(note1)],
     ['putAll', () => store.putAll([{ kind: 'note', record: note1 }])],

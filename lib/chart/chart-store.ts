@@ -137,6 +137,20 @@ export function chartItem(entry: ChartEntry): Record<string, AttributeValue> {
 
 /** The whole chart store: the reads of ChartReader, the writes, and the reindex scan. */
 export class ChartStore extends ChartReader {
+  // ---- one record by kind (the writers and HL7 intake read notes; the readers' bundles use getRecord) ----
+
+  getEncounter(patientId: string, encounterId: string): Promise<Encounter | undefined> {
+    return this.getRecord(patientId, 'encounter', encounterId);
+  }
+
+  getNote(patientId: string, noteId: string): Promise<Note | undefined> {
+    return this.getRecord(patientId, 'note', noteId);
+  }
+
+  getAssessment(patientId: string, assessmentId: string): Promise<Assessment | undefined> {
+    return this.getRecord(patientId, 'assessment', assessmentId);
+  }
+
   /**
    * One page of the chart's patient items (a Scan filtered to sk PATIENT: record items are read and
    * dropped by DynamoDB, never returned). For `npm run reindex`; `exclusiveStartKey` resumes.

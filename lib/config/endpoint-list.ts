@@ -61,28 +61,48 @@ const fhirLabSearchNeeds: ResourceNeeds = {
 /** DeleteItem: a lab result's notification marker goes once the notification is sent (lib/results/notification-ledger.ts) */
 const RESULT_WRITES: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
+/** The idempotency table of a partner's x-request-id / Bundle.identifier: claim, answer, release. */
+const IDEMPOTENCY_WRITES: TableOperation[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+
 /**
- * FHIR intake (receiveFhir*): the lab result writer of receiveHl7 (patient resolution: chart patients, MRN
- * index, partner identities, held records; keys: the owner of an assigning authority), the form intake of
- * receiveFormIntakeScope (packets, match key, matching queue) and the idempotency table (Bundle answers).
+ * FHIR DiagnosticReport intake: the lab result writer of receiveHl7 (patient resolution: chart patients,
+ * MRN index, partner identities, held records; keys: the owner of an assigning authority) and the
+ * idempotency table (x-request-id answers). No form intake (lib/fhir-intake/lab-report-wiring.ts).
  */
-const fhirIntake: EndpointDeployment = {
-  needs: {
-    tables: {
-      chart: ['GetItem', 'PutItem'],
-      results: RESULT_WRITES,
-      idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      forms: ['GetItem', 'PutItem'],
-      keys: ['GetItem'],
-      audit: AUDIT,
-    },
-    queues: { notifications: 'send', matching: 'send' },
-    kms: ['GenerateDataKey', 'Decrypt'],
-    kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
-    documentsBucket: 'readwrite',
+const fhirLabReportIntakeNeeds: ResourceNeeds = {
+  tables: { chart: ['GetItem', 'PutItem'], results: RESULT_WRITES, idempotency: IDEMPOTENCY_WRITES, keys: ['GetItem'], audit: AUDIT },
+  queues: { notifications: 'send' },
+  kms: ['GenerateDataKey', 'Decrypt'],
+  kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
+  documentsBucket: 'readwrite',
+};
+
+/**
+ * FHIR QuestionnaireResponse intake: the form intake of receiveFormIntakeScope (packets, match key,
+ * matching queue), the idempotency table and the results table's lookup key (its keyed hashes name an
+ * x-request-id's answer). No lab result writer, no documents bucket (lib/fhir-intake/questionnaire-response-wiring.ts).
+ */
+const fhirQuestionnaireResponseIntakeNeeds: ResourceNeeds = {
+  tables: { chart: ['GetItem'], results: ['GetItem', 'PutItem'], idempotency: IDEMPOTENCY_WRITES, forms: ['GetItem', 'PutItem'], audit: AUDIT },
+  queues: { matching: 'send' },
+  kms: ['GenerateDataKey', 'Decrypt'],
+  kmsPurposes: [KmsPurposes.resultsLookupHmac, KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+};
+
+/** FHIR Bundle intake (receiveFhirBundle): a Bundle may hold both, so both intakes. */
+const fhirBundleIntakeNeeds: ResourceNeeds = {
+  tables: {
+    chart: ['GetItem', 'PutItem'],
+    results: RESULT_WRITES,
+    idempotency: IDEMPOTENCY_WRITES,
+    forms: ['GetItem', 'PutItem'],
+    keys: ['GetItem'],
+    audit: AUDIT,
   },
-  memoryMb: 1024,
-  timeoutSeconds: 29,
+  queues: { notifications: 'send', matching: 'send' },
+  kms: ['GenerateDataKey', 'Decrypt'],
+  kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
+  documentsBucket: 'readwrite',
 };
 
 /** Per route of lib/config/routes.ts (the compiler checks that every route has its entry, and no other). */
@@ -224,9 +244,10 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   fhirDiagnosticReportSearch: { needs: fhirLabSearchNeeds, memoryMb: 512, timeoutSeconds: 15 },
   // Lab results through the HL7 ORU result writer (patient resolution, held records), forms through the
   // form intake (packets, match key, matching queue); the idempotency table keeps each Bundle's answer.
-  receiveFhirBundle: fhirIntake,
-  receiveFhirDiagnosticReport: fhirIntake,
-  receiveFhirQuestionnaireResponse: fhirIntake,
+  // Each route is granted only the intake it can run (a Bundle may hold both).
+  receiveFhirBundle: { needs: fhirBundleIntakeNeeds, memoryMb: 1024, timeoutSeconds: 29 },
+  receiveFhirDiagnosticReport: { needs: fhirLabReportIntakeNeeds, memoryMb: 1024, timeoutSeconds: 29 },
+  receiveFhirQuestionnaireResponse: { needs: fhirQuestionnaireResponseIntakeNeeds, memoryMb: 1024, timeoutSeconds: 29 },
   fhirRouteNotFound: { needs: {}, memoryMb: 256, timeoutSeconds: 10 },
 };
 

@@ -4,6 +4,7 @@
  * message with lib/hl7. Not-found never says which part was missing.
  */
 import type { ChartReader, ChartRecordReader } from '../chart/chart-reader';
+import { assessmentContext, noteContext } from '../chart/record-context';
 import type { LabResultSummary, Patient } from '../chart/types';
 import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import type { Principal } from '../keys/access-decision';
@@ -46,7 +47,7 @@ export interface PatientSummaryPage extends PatientSummary {
 export const SUMMARY_LIMIT = { min: 1, max: 200, fallback: 20 } as const;
 
 export async function exportNoteMessage(deps: ChartExportDependencies, ids: { patientId: string; noteId: string }, ctx: ExportContext): Promise<string> {
-  const { patient, record: note, encounter } = await deps.chart.getNoteContext(ids.patientId, ids.noteId);
+  const { patient, record: note, encounter } = await noteContext(deps.chart, ids.patientId, ids.noteId);
   if (!patient || !note) throw new RecordNotFoundError('note');
   const { noteDocumentType } = hl7ProfileOf(ctx.principal);
   return encodeNoteMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, note, encounter, documentType: noteDocumentType });
@@ -74,7 +75,7 @@ export async function exportAssessmentMessage(
   ids: { patientId: string; assessmentId: string },
   ctx: ExportContext,
 ): Promise<string> {
-  const { patient, record: assessment, encounter } = await deps.chart.getAssessmentContext(ids.patientId, ids.assessmentId);
+  const { patient, record: assessment, encounter } = await assessmentContext(deps.chart, ids.patientId, ids.assessmentId);
   if (!patient || !assessment) throw new RecordNotFoundError('assessment');
   return encodeAssessmentMessage({ header: messageHeaderFor(ctx.principal, ctx.now), patient, assessment, encounter });
 }

@@ -110,7 +110,7 @@ async function resolveChartRecordId(
 export async function readEncounter(deps: FhirExportDependencies, id: string): Promise<ChartRead<Encounter>> {
   const ids = recordIdsOf(id);
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'encounter') : undefined;
-  const record = ids && recordId ? await deps.chart.getEncounter(ids.patientId, recordId) : undefined;
+  const record = ids && recordId ? await deps.chart.getRecord(ids.patientId, 'encounter', recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('Encounter');
   return { patientId: ids.patientId, recordId, resource: encounterResource(record, visitNumberOf(record), hl7ClinicianAndOrderIds()) };
 }
@@ -118,7 +118,7 @@ export async function readEncounter(deps: FhirExportDependencies, id: string): P
 export async function readDocumentReference(deps: FhirExportDependencies, id: string): Promise<ChartRead<DocumentReference>> {
   const ids = recordIdsOf(id);
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'note') : undefined;
-  const record = ids && recordId ? await deps.chart.getNote(ids.patientId, recordId) : undefined;
+  const record = ids && recordId ? await deps.chart.getRecord(ids.patientId, 'note', recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('DocumentReference');
   return { patientId: ids.patientId, recordId, resource: documentReferenceResource(record, hl7ExternalIds()) };
 }
@@ -126,7 +126,7 @@ export async function readDocumentReference(deps: FhirExportDependencies, id: st
 export async function readAssessmentObservation(deps: FhirExportDependencies, id: string): Promise<ChartRead<Observation>> {
   const ids = recordIdsOf(id);
   const recordId = ids ? await resolveChartRecordId(deps, id, ids, 'assessment') : undefined;
-  const record = ids && recordId ? await deps.chart.getAssessment(ids.patientId, recordId) : undefined;
+  const record = ids && recordId ? await deps.chart.getRecord(ids.patientId, 'assessment', recordId) : undefined;
   if (!ids || !recordId || !record) throw new RecordNotFoundError('Observation');
   return { patientId: ids.patientId, recordId, resource: assessmentObservation(record, hl7ClinicianAndOrderIds()) };
 }

@@ -10,11 +10,10 @@ import {
 import { normaliseAuthority } from '../chart/identifiers';
 import { marshall, unmarshall } from '../aws/attribute-values';
 import type { ApiKeyRecord, KeyStatus, PartnerPolicy, PartnerRecord } from './api-key';
+import { AuthorityOwnerReader, authorityPk } from './authority-owner-reader';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const partnerPk = (partnerId: string) => `PARTNER#${partnerId}`;
-/** claim item of an assigning authority: `{ pk, kind: 'authority', authority, partnerId, claimedAt }` */
-const authorityPk = (authority: string) => `AUTHORITY#${normaliseAuthority(authority)}`;
 
 /** A claim attempt: `claimed` (`created`: the claim item is new) or refused because `owner` holds it. */
 export type AuthorityClaim = { claimed: true; created: boolean } | { claimed: false; owner: string | undefined };
@@ -170,10 +169,8 @@ export class ApiKeyStore {
    * The partner that owns an assigning authority (HL7 CX-4), or undefined when none does. One
    * consistent GetItem; the authority is normalised (trimmed, upper case) first.
    */
-  async authorityOwner(authority: string): Promise<string | undefined> {
-    const out = await this.db.send(new GetItemCommand({ TableName: this.table, Key: marshall({ pk: authorityPk(authority) }), ConsistentRead: true }));
-    const owner = out.Item ? unmarshall(out.Item).partnerId : undefined;
-    return typeof owner === 'string' ? owner : undefined;
+  authorityOwner(authority: string): Promise<string | undefined> {
+    return new AuthorityOwnerReader(this.db, this.table).authorityOwner(authority);
   }
 
   /**
