@@ -1,11 +1,11 @@
 import type { Encounter, Patient } from '../chart/types';
-import { ceFromCodedValue, tsFromDateTime } from './datatypes';
+import { ceFromCodedValue } from './datatypes';
 import { escapeText } from './escape';
 import { ADT_A08, buildMessageHeader, encodeMessage, type MessageHeaderContext, namespacesOf, ORU_R01 } from './header';
 import type { IdentifierNamespaces } from './identifiers';
 import { encounterObservationGroup, encounterOrderGroups, orderObservationSegments } from './observations';
 import { Hl7Message, Segment } from './segment';
-import { assertSamePatient, eventTypeSegment, patientIdentificationSegment, requireComponents, visitSegments } from './segments';
+import { assertSamePatient, eventTypeSegment, patientIdentificationSegment, requireComponents, tsFromChartTime, visitSegments } from './segments';
 import { DIAGNOSIS_TYPE_FINAL, DIAGNOSIS_TYPE_WORKING } from './tables';
 
 /*
@@ -52,7 +52,7 @@ export function diagnosisSegments(encounter: Encounter, inputPath: string): Segm
     new Segment('DG1')
       .set(1, escapeText(String(index + 1)))
       .set(3, requireComponents(ceFromCodedValue(diagnosis), `${inputPath}.diagnoses[${index}]`))
-      .set(5, tsFromDateTime(encounter.admitAt, `${inputPath}.admitAt`))
+      .set(5, tsFromChartTime(encounter.admitAt, `${inputPath}.admitAt`))
       .set(6, escapeText(type)),
   );
 }

@@ -1,11 +1,11 @@
 import type { Clinician, Encounter, Note, Patient } from '../chart/types';
-import { ceFromCodedValue, eiTextFromIdentifier, tsFromDateTime, xcnTextFromClinician } from './datatypes';
+import { ceFromCodedValue, eiTextFromIdentifier, xcnTextFromClinician } from './datatypes';
 import { Hl7EncodingError } from './errors';
 import { escapeText, type EscapedText } from './escape';
 import { buildMessageHeader, encodeMessage, MDM_T02, type MessageHeaderContext, namespacesOf } from './header';
 import { documentNumberLength, LOCAL_CODES } from './observations';
 import { Hl7Message, Segment, type TextComponents, type WrittenComponents } from './segment';
-import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstText } from './segments';
+import { assertSamePatient, eventTypeSegment, noteVisitSegment, patientIdentificationSegment, requireFirstText, tsFromChartTime } from './segments';
 import {
   CONTENT_PRESENTATION_TEXT,
   DOCUMENT_AVAILABLE,
@@ -39,7 +39,8 @@ import {
  * repetition separator is the line break; formatting commands such as `\.br\` belong to FT). Empty
  * lines are kept as empty repetitions, so a receiver shows the lines as written.
  *
- * TXA-4/TXA-6 carry the note's `createdAt` (when the document was originated), not the message time.
+ * TXA-4/TXA-6 (and PPN-15 of TXA-22) carry the note's `createdAt` (when the document was originated), not
+ * the message time, as the chart stores it: its offset and precision kept (`tsFromChartTime`, segments.ts).
  */
 
 export interface NoteMessageInput {
@@ -101,7 +102,7 @@ export function noteMessageSegments(input: NoteMessageInput, messageHeader?: Seg
     }
   }
   const namespaces = namespacesOf(header);
-  const createdAt = tsFromDateTime(note.createdAt, 'note.createdAt');
+  const createdAt = tsFromChartTime(note.createdAt, 'note.createdAt');
   // a partner's document: the ids are the sender's (its MSH-4 as the namespace), not the chart's, so the
   // author is never exported as one of the chart's clinicians and TXA-12 is the sender's own number
   const source = note.provenance;
@@ -117,7 +118,7 @@ export function noteMessageSegments(input: NoteMessageInput, messageHeader?: Seg
     authenticated && source && note.authenticatedBy
       ? authenticationPerson(
           xcnTextFromClinician(note.authenticatedBy, source.sender),
-          note.authenticatedAt ? tsFromDateTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
+          note.authenticatedAt ? tsFromChartTime(note.authenticatedAt, 'note.authenticatedAt') : escapeText(''),
         )
       : undefined;
 

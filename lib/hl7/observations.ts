@@ -29,7 +29,7 @@ import { type EscapedText, escapeFormattedText, escapeText, escapeTextLines, has
 import { Hl7EncodingError } from './errors';
 import { type IdentifierNamespaces, IDENTIFIER_LENGTH, shortIdentifier } from './identifiers';
 import { type FieldValue, Segment } from './segment';
-import { type CommonOrder, commonOrderSegment, patientClassCodedValue, requireComponents, requireFirstComponent } from './segments';
+import { chartTimeAsWritten, type CommonOrder, commonOrderSegment, patientClassCodedValue, requireComponents, requireFirstComponent } from './segments';
 import {
   ORDER_CONTROL_RESULTS,
   ORDER_CONTROL_STATUS_CHANGED,
@@ -244,7 +244,7 @@ export interface ObservationRequest {
   /** OBR-4 (required) */
   serviceIdentifier: CodedValue;
   /** OBR-6 */
-  requestedAt?: string;
+  requestedAt?: SegmentTime;
   /** OBR-7 (required in result messages) */
   observedAt: SegmentTime;
   /** OBR-8 */
@@ -536,8 +536,8 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
     fillerOrderNumberLength: IDENTIFIER_LENGTH.cx,
     fillerNamespace: namespaces.visit,
     serviceIdentifier: LOCAL_CODES.encounter,
-    observedAt: encounter.admitAt,
-    observationEndAt: encounter.dischargeAt,
+    observedAt: chartTimeAsWritten(encounter.admitAt, `${inputPath}.admitAt`),
+    observationEndAt: chartTimeAsWritten(encounter.dischargeAt, `${inputPath}.dischargeAt`),
     resultStatus: status,
     inputPath,
   });
@@ -620,8 +620,8 @@ export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, i
     {
       placerOrderNumber: order.orderId,
       serviceIdentifier: order.code,
-      requestedAt: order.orderedAt,
-      observedAt: order.orderedAt ?? fallbackTime,
+      requestedAt: chartTimeAsWritten(order.orderedAt, `${inputPath}.orderedAt`),
+      observedAt: chartTimeAsWritten(order.orderedAt ?? fallbackTime, `${inputPath}.orderedAt`),
       orderingProvider: order.orderingProvider,
       resultStatus: status.resultStatus,
       inputPath,
@@ -657,16 +657,17 @@ export function documentNumberLength(namespaces: IdentifierNamespaces): number {
  * line), OBX-14 created at, OBX-16 the author.
  */
 export function noteObservationGroup(note: Note, namespaces: IdentifierNamespaces, inputPath: string): ObservationGroup {
+  const createdAt = chartTimeAsWritten(note.createdAt, `${inputPath}.createdAt`);
   return new ObservationGroup({
     fillerOrderNumber: note.noteId,
     fillerOrderNumberLength: documentNumberLength(namespaces),
     serviceIdentifier: LOCAL_CODES.note,
-    observedAt: note.createdAt,
+    observedAt: createdAt,
     resultStatus: 'F',
     inputPath,
   }).add(
     makeObservation(LOCAL_CODES.note, textLinesObservationValue(note.text), 'F', inputPath, {
-      observedAt: note.createdAt,
+      observedAt: createdAt,
       responsibleObserver: note.author,
     }),
   );
@@ -698,16 +699,18 @@ function assessmentItemValue(item: AssessmentItem): ObservationValue {
  * INTERPRETATION). Every OBX: OBX-11 `F`, OBX-14 performed at, OBX-16 the performer.
  */
 export function assessmentObservationGroup(assessment: Assessment, inputPath: string): ObservationGroup {
-  const performed: ObservationDetails = { observedAt: assessment.performedAt, responsibleObserver: assessment.performer };
+  // one object for every row: OBX-14 of a row with the same time as the row before is copied
+  const performedAt = chartTimeAsWritten(assessment.performedAt, `${inputPath}.performedAt`);
+  const performed: ObservationDetails = { observedAt: performedAt, responsibleObserver: assessment.performer };
   const group = new ObservationGroup({
     fillerOrderNumber: assessment.assessmentId,
     serviceIdentifier: assessment.code,
-    observedAt: assessment.performedAt,
+    observedAt: performedAt,
     resultStatus: 'F',
     inputPath,
   });
   assessment.items.forEach((item, index) => {
-    const details: ObservationDetails = { observedAt: assessment.performedAt, responsibleObserver: assessment.performer, units: item.units };
+    const details: ObservationDetails = { observedAt: performedAt, responsibleObserver: assessment.performer, units: item.units };
     group.add(makeObservation(item.code, assessmentItemValue(item), 'F', `${inputPath}.items[${index}]`, details));
   });
   if (assessment.total !== undefined) {

@@ -9,6 +9,7 @@ import {
   plFromLocation,
   siFromNumber,
   tsFromDateTime,
+  tsFromPartialDateTime,
   xadFromAddress,
   xcnFromClinician,
   xcnTextFromClinician,
@@ -113,6 +114,45 @@ export function assertSamePatient(patient: Patient, patientId: string, inputPath
 
 function setId(value: number): EscapedText {
   return siFromNumber(value);
+}
+
+/**
+ * A chart record's time as the chart stores it (`admitAt`, `dischargeAt`, `orderedAt`, `createdAt`,
+ * `performedAt`, a partner note's `authenticatedAt`): ISO 8601 with minutes or seconds (optional fraction)
+ * and an explicit zone, `Z` or `±HH:MM` (`±HHMM`). The chart import and the record rules accept only
+ * such times (with seconds), and the chart keeps them as written.
+ */
+const CHART_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)$/i;
+
+/** A chart time handed to the observation builders as written (lib/hl7/observations.ts `TimeAsSent`). */
+export interface ChartTimeAsWritten {
+  asSent: string;
+}
+
+/**
+ * A chart time as written ({@link CHART_TIME}), for an OBR/OBX time of the chart's observation groups:
+ * they write it by `tsFromPartialDateTime`, offset and precision kept. Throws {@link Hl7EncodingError}
+ * (naming `inputPath`) for a time without an explicit offset, so that every chart TS/DTM carries one
+ * (without it v2.5.1 reads the receiver's local time).
+ */
+export function chartTimeAsWritten(value: string, inputPath: string): ChartTimeAsWritten;
+export function chartTimeAsWritten(value: string | undefined, inputPath: string): ChartTimeAsWritten | undefined;
+export function chartTimeAsWritten(value: string | undefined, inputPath: string): ChartTimeAsWritten | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !CHART_TIME.test(value)) {
+    throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date-time with an offset or Z');
+  }
+  return { asSent: value };
+}
+
+/**
+ * TS of a chart time (PV1-44/45, DG1-5, ORC-9, TXA-4/6, TXA-22 PPN-15) as the chart stores it: its
+ * offset and precision kept (`2025-12-31T01:05:00-08:00` -> `20251231010500-0800`, `Z` -> `+0000`), the
+ * same as the lab path writes a lab's times. Message times (MSH-7, EVN-2) stay UTC (`tsFromDateTime`).
+ * Throws {@link Hl7EncodingError} for a time without an explicit offset ({@link chartTimeAsWritten}).
+ */
+export function tsFromChartTime(value: string, inputPath: string): EscapedText {
+  return tsFromPartialDateTime(chartTimeAsWritten(value, inputPath).asSent, inputPath);
 }
 
 /** Set id 1 (PID-1, PV1-1), escaped and checked once. */
@@ -232,7 +272,7 @@ export function patientVisitSegment(encounter: Encounter, namespaces: Identifier
     .set(1, setId(1))
     .set(2, escapeText(patientClassCode(encounter.patientClass, 'encounter.patientClass')))
     .set(19, visitNumber(encounter, namespaces))
-    .set(44, tsFromDateTime(encounter.admitAt, 'encounter.admitAt'));
+    .set(44, tsFromChartTime(encounter.admitAt, 'encounter.admitAt'));
   if (encounter.location) {
     pv1.set(3, plFromLocation(encounter.location));
   }
@@ -240,7 +280,7 @@ export function patientVisitSegment(encounter: Encounter, namespaces: Identifier
     pv1.set(7, xcnFromClinician(encounter.attending, namespaces.clinician));
   }
   if (encounter.dischargeAt) {
-    pv1.set(45, tsFromDateTime(encounter.dischargeAt, 'encounter.dischargeAt'));
+    pv1.set(45, tsFromChartTime(encounter.dischargeAt, 'encounter.dischargeAt'));
   }
   return pv1;
 }
@@ -301,6 +341,7 @@ export interface CommonOrder {
   placerOrderNumber: string;
   /** table 0038 */
   orderStatus?: string;
+  /** ORC-9, a chart time (the order's `orderedAt`): written as stored, offset kept ({@link tsFromChartTime}) */
   transactionAt?: string;
   orderingProvider?: Clinician;
   inputPath: string;
@@ -315,7 +356,7 @@ export function commonOrderSegment(order: CommonOrder, namespaces: IdentifierNam
     orc.set(5, escapeText(order.orderStatus));
   }
   if (order.transactionAt) {
-    orc.set(9, tsFromDateTime(order.transactionAt, `${order.inputPath}.orderedAt`));
+    orc.set(9, tsFromChartTime(order.transactionAt, `${order.inputPath}.orderedAt`));
   }
   if (order.orderingProvider) {
     orc.set(12, xcnFromClinician(order.orderingProvider, namespaces.clinician));

@@ -75,12 +75,40 @@ export function optional<T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefi
   return fc.option(arbitrary, { nil: undefined, freq: 3 });
 }
 
-/** A time in UTC as ISO 8601 with Z (offsets are covered by the unit tests of TS). */
+/** An instant in UTC as ISO 8601 with Z (a lab's resultedAt; chart times: {@link chartDateTime}). */
 export const isoDateTime = fc
   .date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2090-12-31T23:59:59Z'), noInvalidDate: true })
   .map((date) => date.toISOString());
 
 export const isoDate = isoDateTime.map((dateTime) => dateTime.slice(0, 10));
+
+/** UTC offsets of chart times: Z, whole and half hours, both ends of the range (minutes). */
+const CHART_OFFSETS = [0, 0, -480, -300, 60, 330, 345, 840, -720];
+
+/**
+ * A chart time as the chart stores it (admitAt, createdAt...): seconds, sometimes a fraction, and `Z` or
+ * an offset `±HH:MM`, the wall time in that offset. The exports write it as stored (offset and precision kept).
+ */
+export const chartDateTime = fc
+  .record({
+    date: fc.date({ min: new Date('1950-01-02T00:00:00Z'), max: new Date('2090-12-30T23:59:59Z'), noInvalidDate: true }),
+    offsetMinutes: fc.constantFrom(...CHART_OFFSETS),
+    fraction: fc.constantFrom('', '', '', '.5', '.123', '.000'),
+  })
+  .map(({ date, offsetMinutes, fraction }) => {
+    const wall = new Date(Math.floor(date.getTime() / 1000) * 1000 + offsetMinutes * 60_000).toISOString().slice(0, 19);
+    const size = Math.abs(offsetMinutes);
+    const zone =
+      offsetMinutes === 0 ? 'Z' : `${offsetMinutes < 0 ? '-' : '+'}${String(Math.floor(size / 60)).padStart(2, '0')}:${String(size % 60).padStart(2, '0')}`;
+    return `${wall}${fraction}${zone}`;
+  });
+
+/** TS of a {@link chartDateTime} as written, computed independently of the encoder: `yyyyMMddHHmmss[.f]` and `±HHMM` (`Z` -> `+0000`). */
+export function expectedChartTimestamp(chartTime: string): string {
+  const zone = chartTime.endsWith('Z') ? '+0000' : chartTime.slice(-6).replace(':', '');
+  const fraction = chartTime.charAt(19) === '.' ? chartTime.slice(19, chartTime.endsWith('Z') ? -1 : -6) : '';
+  return `${chartTime.slice(0, 19).replace(/[-T:]/g, '')}${fraction}${zone}`;
+}
 
 /** yyyyMMddHHmmss of a `...Z` ISO date-time, computed independently of the encoder. */
 export function expectedTimestamp(isoUtc: string): string {
@@ -160,7 +188,7 @@ export const encounterOrder: fc.Arbitrary<EncounterOrder> = fc.record(
   {
     orderId: requiredText,
     code: codedValue,
-    orderedAt: optional(isoDateTime),
+    orderedAt: optional(chartDateTime),
     status: optional(fc.oneof(hostileText, fc.constantFrom('completed', 'scheduled', 'CA', 'in progress'))),
     orderingProvider: optional(clinician),
   },
@@ -174,8 +202,8 @@ export const encounter: fc.Arbitrary<Encounter> = fc.record(
     patientClass: fc.constantFrom('B', 'C', 'E', 'I', 'N', 'O', 'P', 'R', 'U' as const),
     location: optional(hostileText),
     attending: optional(clinician),
-    admitAt: isoDateTime,
-    dischargeAt: optional(isoDateTime),
+    admitAt: chartDateTime,
+    dischargeAt: optional(chartDateTime),
     reason: optional(hostileText),
     diagnoses: optional(fc.array(codedValue, { maxLength: 3 })),
     orders: optional(fc.array(encounterOrder, { maxLength: 3 })),
@@ -187,7 +215,7 @@ export const encounter: fc.Arbitrary<Encounter> = fc.record(
 const noteText = fc.string({ unit: fc.oneof(unit, fc.constantFrom('\r\n', '\n', '\r', '\n\n')), maxLength: 40 });
 
 export const note: fc.Arbitrary<Note> = fc.record(
-  { patientId: fc.constant(PATIENT_ID), noteId: requiredText, author: clinician, createdAt: isoDateTime, text: noteText },
+  { patientId: fc.constant(PATIENT_ID), noteId: requiredText, author: clinician, createdAt: chartDateTime, text: noteText },
   { requiredKeys: ['patientId', 'noteId', 'author', 'createdAt', 'text'] },
 );
 
@@ -215,7 +243,7 @@ export const assessment: fc.Arbitrary<Assessment> = fc.record(
     patientId: fc.constant(PATIENT_ID),
     assessmentId: requiredText,
     code: codedValue,
-    performedAt: isoDateTime,
+    performedAt: chartDateTime,
     performer: optional(clinician),
     items: fc.array(assessmentItem, { maxLength: 5 }),
     total: optional(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.double())),

@@ -216,8 +216,12 @@ describe('values equal the HL7 export values for the same record', () => {
     expect(res.status).toBe(200);
     return parseWithMedplum(res.text);
   };
-  // every HL7 time carries its offset, +0000
-  const ts = (iso: string) => `${new Date(iso).toISOString().slice(0, 19).replace(/[-T:]/g, '')}+0000`;
+  // a chart time as HL7 writes it: the FHIR dateTime's wall time, precision and offset (both as the chart stores it)
+  const ts = (dateTime: string) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.exec(dateTime);
+    if (!m) throw new Error('not a FHIR dateTime with seconds and a zone');
+    return `${m[1]}${m[2]}${m[3]}${m[4]}${m[5]}${m[6]}${m[7] ?? ''}${m[8] === 'Z' ? '+0000' : m[8]!.replace(':', '')}`;
+  };
   // TX values are written a repetition per line
   const lines = (msg: ParsedMessage, at: { segment: string; occurrence?: number; field: number }) => {
     const out: string[] = [];
