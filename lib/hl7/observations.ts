@@ -918,8 +918,8 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
   const service =
     order.universalService && (hasText(order.universalService.code) || hasText(order.universalService.display)) ? order.universalService : undefined;
   const collectedAt = hasText(order.collectedAt) ? order.collectedAt : hasText(order.specimen?.collectedAt) ? order.specimen.collectedAt : undefined;
-  // OBR-22 as the lab wrote it (offset and precision kept), else resulted at (UTC)
-  const reportedAt: SegmentTime = hasText(order.reportedAt) ? { asSent: order.reportedAt } : lab.resultedAt;
+  // OBR-22 as the lab wrote it (offset and precision kept), else resulted at as sent (UTC, its fraction kept: DTM takes 4 digits)
+  const reportedAt: SegmentTime = { asSent: hasText(order.reportedAt) ? order.reportedAt : lab.resultedAt };
   const group = new ObservationGroup({
     placerOrderNumber: placer ? placer.id : lab.resultId,
     placerNamespace: placer?.namespace,

@@ -351,3 +351,41 @@ describe('JSON POST /receiveTestData: the contract for a test without a name, an
     expect(refused.text).not.toContain('Glucose');
   });
 });
+
+describe('the leftovers: times, performer, issued, period end and UCUM ranges as sent', () => {
+  it('ResultedDateUTC with a fraction: OBR-22 (and OBR-7 / OBX-14 that fall back to it) keep it (DTM: up to 4 digits), FHIR issued / effective whole', async () => {
+    const accession = unique('JFR');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-01T10:15:00.123Z',
+      results: [
+        { testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98' },
+        { testName: 'Potassium', code: '2823-3', codeSystem: 'LN', result: '4.1', observedAt: '2024-03-01T08:30:15.25-06:00' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obr7: group.obr[7], obr22: group.obr[22], obx14: group.obx.map((f) => f[14]) }).toEqual({
+        label,
+        obr7: '20240301101500.123+0000',
+        obr22: '20240301101500.123+0000',
+        obx14: ['20240301101500.123+0000', '20240301083015.25-0600'],
+      });
+    const report = await fhirReport(resultId);
+    expect(report.issued).toBe('2024-03-01T10:15:00.123Z');
+    expect(report.effectiveDateTime).toBe('2024-03-01T10:15:00.123Z');
+    const [glucose, potassium] = containedObservations(report);
+    expect([glucose!.issued, glucose!.effectiveDateTime]).toEqual(['2024-03-01T10:15:00.123Z', '2024-03-01T10:15:00.123Z']);
+    expect([potassium!.issued, potassium!.effectiveDateTime]).toEqual(['2024-03-01T10:15:00.123Z', '2024-03-01T08:30:15.25-06:00']);
+
+    // nine fraction digits: FHIR keeps all nine, HL7 DTM the first four (its limit)
+    const nine = unique('JF9');
+    const res9 = await postJson({ accessionNumber: nine, ResultedDateUTC: '2024-03-01T10:15:00.123456789Z', results: [{ testName: 'Glucose', result: '98' }] });
+    expect(res9.status).toBe(200);
+    const nineId = res9.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(nineId, nine))
+      expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20240301101500.1234+0000' });
+    expect((await fhirReport(nineId)).issued).toBe('2024-03-01T10:15:00.123456789Z');
+  });
+});

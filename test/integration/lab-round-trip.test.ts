@@ -1069,7 +1069,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       patientID: PATIENT,
       accessionNumber: `JSON-${String(i).padStart(3, '0')}`,
       status: ['final', 'preliminary', 'corrected', 'final', 'cancelled'][i % 5],
-      ResultedDateUTC: `2024-04-${String(2 + i).padStart(2, '0')}T17:00:00Z`,
+      // with a fraction when it is OBR-22 (no reportedAt): kept in OBR-22 (DTM: 4 digits) and FHIR issued
+      ResultedDateUTC: `2024-04-${String(2 + i).padStart(2, '0')}T17:00:00${i % 3 === 0 ? ['.5', '.125', '.1234'][(i / 3) % 3] : ''}Z`,
       order: {
         placerOrderNumber: i % 2 ? { id: `PL-${i}`, namespace: 'DEMO-EHR' } : { id: `PL-${i}` },
         accessionNamespace: ['DEMO-LAB', '2.16.840.1.113883.3.72', 'LAB_B'][i % 3],
