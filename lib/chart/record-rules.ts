@@ -220,7 +220,7 @@ export function instantProblem(value: unknown, now: Date): string | undefined {
   return undefined;
 }
 
-const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2})))?)?)?$/;
+const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|([+-])(\d{2}):(\d{2})))?)?)?$/;
 
 /**
  * The rule a PartialDateTime (lib/chart/types.ts) breaks, if any: its precision is kept as written;

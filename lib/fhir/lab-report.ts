@@ -187,18 +187,20 @@ function labCoding(lab: LabResultRecord, code: string | undefined, display: stri
 
 /**
  * A FHIR dateTime of a time as the sender wrote it, precision kept: `2024`, `2024-11`, `2024-11-07`
- * as they are; a time gets its seconds (FHIR needs them once there are hours and minutes) and keeps
+ * as they are; a time gets its seconds (FHIR needs them once there are hours and minutes; an hour alone
+ * gets `:00` minutes too: FHIR has no hour precision) and keeps
  * its offset (`Z` or `±hh:mm`); a time without an offset (FHIR needs one) is its date.
  */
 export function fhirDateTime(value: string | undefined): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const match = /^(\d{4}(?:-\d{2}(?:-\d{2})?)?)(?:T(\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(value.trim());
+  const match = /^(\d{4}(?:-\d{2}(?:-\d{2})?)?)(?:T(\d{2}(?::\d{2})?)(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(value.trim());
   if (!match) return undefined;
   const [, date, time, seconds, zone] = match;
   if (time === undefined) return date;
   if (zone === undefined) return date!.length === 10 ? date : undefined;
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  return `${date}T${time}${seconds ?? ':00'}${offset}`;
+  // FHIR has no hour precision: an hour the lab wrote alone gets :00 minutes (docs/lab-results.md)
+  return `${date}T${time.length === 2 ? `${time}:00` : time}${seconds ?? ':00'}${offset}`;
 }
 
 /**

@@ -139,11 +139,11 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
   return errors;
 }
 
-/** A PartialDateTime with a time of day (`...THH:mm[:ss[.f]]` and an offset) as epoch milliseconds (fraction cut to ms). */
+/** A PartialDateTime with a time of day (`...THH[:mm[:ss[.f]]]` and an offset) as epoch milliseconds (fraction cut to ms). */
 function instantOfPartial(value: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone, sign, oh, om] = m;
+  const [, y, mo, d, h, mi = '00', s = '00', frac = '', zone, sign, oh, om] = m;
   const offset = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
   return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Number((frac + '000').slice(0, 3)) - offset * 60_000;
 }

@@ -388,4 +388,46 @@ describe('the leftovers: times, performer, issued, period end and UCUM ranges as
       expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20240301101500.1234+0000' });
     expect((await fhirReport(nineId)).issued).toBe('2024-03-01T10:15:00.123456789Z');
   });
+
+  it('an hour-only time (OBR-7, OBX-14 `2024030110-0500`) keeps its hour precision in every HL7 export; FHIR pads it to the second (no hour precision there)', async () => {
+    const accession = unique('HRS');
+    const message = [
+      `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|20240301123000||ORU^R01|${unique('HRS-MSG')}|P|2.5.1`,
+      CHART_PID,
+      `OBR|1|845439^GHH OE|${accession}^GHH LAB|1554-5^GLUCOSE^LN|||2024030110-0500|||||||||||||||202403011215-0500|||F`,
+      'OBX|1|NM|1554-5^GLUCOSE^LN||182|mg/dL^^UCUM|70-105|H|||F|||2024030111-0500',
+      'OBX|2|NM|2823-3^Potassium^LN||4.1|mmol/L^^UCUM|3.5-5.1||||F',
+    ].join('\r');
+    expect(await postHl7(message + '\r')).toMatch(/^MSA\|AA\|/);
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '1554-5');
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obr7: group.obr[7], obr22: group.obr[22], obx14: group.obx.map((f) => f[14]) }).toEqual({
+        label,
+        obr7: '2024030110-0500',
+        obr22: '202403011215-0500',
+        // the second OBX has no OBX-14: the collection time (OBR-7) as written
+        obx14: ['2024030111-0500', '2024030110-0500'],
+      });
+    const report = await fhirReport(resultId);
+    expect(report.effectiveDateTime).toBe('2024-03-01T10:00:00-05:00');
+    expect(containedObservations(report).map((o) => o.effectiveDateTime)).toEqual(['2024-03-01T11:00:00-05:00', '2024-03-01T10:00:00-05:00']);
+
+    // JSON: a partial time with the hour only is one too (`2024-03-01T10-05:00`)
+    const jsonAccession = unique('JHR');
+    const res = await postJson({
+      accessionNumber: jsonAccession,
+      ResultedDateUTC: '2024-03-01T17:15:00Z',
+      order: { collectedAt: '2024-03-01T10-05:00' },
+      results: [{ testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98', observedAt: '2024-03-01T11Z' }],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const jsonId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(jsonId, jsonAccession))
+      expect({ label, obr7: group.obr[7], obx14: group.obx.map((f) => f[14]) }).toEqual({ label, obr7: '2024030110-0500', obx14: ['2024030111+0000'] });
+    const jsonReport = await fhirReport(jsonId);
+    expect([jsonReport.effectiveDateTime, containedObservations(jsonReport)[0]!.effectiveDateTime]).toEqual([
+      '2024-03-01T10:00:00-05:00',
+      '2024-03-01T11:00:00Z',
+    ]);
+  });
 });

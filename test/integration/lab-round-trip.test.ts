@@ -60,9 +60,9 @@ const CHART_PID = 'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex||19800412|F';
 /** A time as the sender wrote it: its precision and, for times of day, the instant. */
 interface SentTime {
   raw: string;
-  /** Y, M, D (no zone), Min, S (with the fraction digits) */
-  precision: 'Y' | 'M' | 'D' | 'Min' | 'S';
-  /** the calendar text for Y/M/D, the UTC instant in ms plus fraction text for Min/S */
+  /** Y, M, D (no zone), H (an hour without minutes), Min, S (with the fraction digits) */
+  precision: 'Y' | 'M' | 'D' | 'H' | 'Min' | 'S';
+  /** the calendar text for Y/M/D, the UTC instant in ms plus fraction text for H/Min/S */
   key: string;
   /** not a calendar time (e.g. 20170229): intake leaves it out (docs/hl7-intake.md) */
   invalid?: boolean;
@@ -140,21 +140,21 @@ function tsTime(raw: string | undefined): SentTime | undefined {
   // a time without an offset is in the sending partner's zone: demo-lab has none set, the default is UTC (docs/hl7-intake.md)
   const offset = zone ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))) : 0;
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi ?? '0'), Number(s ?? '0')) - offset * 60_000;
-  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}`, ...(zone ? { offset } : {}) };
+  return { raw: value, precision: s ? 'S' : mi ? 'Min' : 'H', key: `${ms}${frac ? `.${frac}` : ''}`, ...(zone ? { offset } : {}) };
 }
 
 function isoTime(raw: string | undefined): SentTime | undefined {
   const value = present(raw)?.trim();
   if (!value) return undefined;
-  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/.exec(value);
+  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/.exec(value);
   if (!m) return { raw: value, precision: 'S', key: `unparsed ${value}` };
   const [, y, mo, d, h, mi, s, frac, zone] = m;
   if (!mo) return { raw: value, precision: 'Y', key: y! };
   if (!d) return { raw: value, precision: 'M', key: `${y}-${mo}` };
   if (!h) return { raw: value, precision: 'D', key: `${y}-${mo}-${d}` };
   const offset = zone === 'Z' ? 0 : (zone![0] === '-' ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? '0')) - offset * 60_000;
-  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}`, offset };
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi ?? '0'), Number(s ?? '0')) - offset * 60_000;
+  return { raw: value, precision: s ? 'S' : mi ? 'Min' : 'H', key: `${ms}${frac ? `.${frac}` : ''}`, offset };
 }
 
 const texts = (field: string[][][]) => field.map((rep) => rep.map((c) => c.join('')).join(''));
@@ -340,6 +340,10 @@ function checkTime(failures: string[], where: string, field: string, sent: SentT
   if (fhir && sent.precision === 'Min' && got?.precision === 'S' && !got.key.includes('.') && Number(got.key) % 60_000 === 0) {
     rule('FHIR dateTime: a time with minutes gets :00 seconds (R4 requires seconds once there are minutes)');
     gotKey = `Min:${got.key}`;
+  }
+  if (fhir && sent.precision === 'H' && got?.precision === 'S' && got.key === sent.key) {
+    rule('FHIR dateTime: an hour without minutes gets :00:00 (FHIR has no hour precision; HL7 exports keep the hour)');
+    gotKey = `H:${got.key}`;
   }
   // the offset the sender wrote is kept (the same instant in UTC is not what was sent)
   const sentKey = `${sent.precision}:${sent.key}${sent.offset !== undefined ? ` ${sent.offset}` : ''}`;
@@ -726,7 +730,7 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
     checkTime(failures, where, 'effectivePeriod.start', sent.collectedAt, isoTime(report.effectivePeriod?.start), true);
     checkTime(failures, where, 'effectivePeriod.end', sent.collectedEndAt, isoTime(report.effectivePeriod?.end), true);
   } else checkTime(failures, where, 'effectiveDateTime', sent.collectedAt ?? sent.specimen?.collectedAt, isoTime(report.effectiveDateTime), true);
-  if (sent.reportedAt && !['S', 'Min'].includes(sent.reportedAt.precision))
+  if (sent.reportedAt && !['S', 'Min', 'H'].includes(sent.reportedAt.precision))
     rule('FHIR issued is an instant: an OBR-22 without a time of day is issued as its instant (resulted at, UTC)');
   else checkTime(failures, where, 'issued', sent.reportedAt, isoTime(report.issued), true);
   const order = byId(report.basedOn?.[0]?.reference);
@@ -774,7 +778,7 @@ const FLAGS = [['H'], ['HH'], ['L'], ['LL'], ['A'], ['N'], ['<'], ['>'], ['H', '
 const OBX_STATUS = ['F', 'P', 'C', 'W', 'X', 'F'];
 const ORDER_STATUS = ['F', 'P', 'C', 'A', 'R', 'F', 'I', 'S', 'O', 'X'];
 const TIMES = ['20240305', '202403050830', '20240305083015', '202403050830-0600', '20240305083015+0530', '20240305083015.1234-0500', '2024030508', '202403'];
-const OBX_TIMES = ['202403050910-0600', '20240305', '20240305091512+0000', '', '202403051005', '20240305100512.5+0100'];
+const OBX_TIMES = ['202403050910-0600', '20240305', '20240305091512+0000', '', '202403051005', '20240305100512.5+0100', '2024030509-0600'];
 const UNITS = ['mmol/L^millimole per liter^UCUM', 'mg/dL^^UCUM', '10*3/uL^thousand per microliter^UCUM', 'mg/dL', '%^percent^UCUM', 'U/L^^L'];
 const SERVICES = [
   '24323-8^Comprehensive metabolic panel^LN',
@@ -994,7 +998,7 @@ interface JsonResult {
 }
 
 function jsonBody(i: number): { data: Record<string, unknown> } {
-  const times = ['2024-04-01', '2024-04-01T08:30-06:00', '2024-04-01T08:30:15Z', '2024-04-01T08:30:15.250+05:30', '2024-04', '2024'];
+  const times = ['2024-04-01', '2024-04-01T08:30-06:00', '2024-04-01T08:30:15Z', '2024-04-01T08:30:15.250+05:30', '2024-04', '2024', '2024-04-01T08-06:00'];
   const flags = FLAGS[i % FLAGS.length]!;
   const results: JsonResult[] = [
     {
