@@ -496,6 +496,12 @@ function checkLabOrder(problems: Problems, path: string, order: unknown, now: Da
   checkLabCoding(problems, join(path, 'universalService'), order.universalService);
   problems.partialDateTime(join(path, 'collectedAt'), order.collectedAt, now);
   if (isObject(order.orderingProvider)) checkClinician(problems, join(path, 'orderingProvider'), order.orderingProvider, false);
+  if (Array.isArray(order.performer))
+    order.performer.forEach((performer, index) => {
+      if (!isObject(performer)) return;
+      problems.text(join(join(path, 'performer'), index, 'name'), performer.name, { ...SHORT, content: true });
+      checkEntityIdentifier(problems, join(join(path, 'performer'), index, 'identifier'), performer.identifier);
+    });
   if (isObject(order.specimen)) {
     const specimen = join(path, 'specimen');
     checkLabCoding(problems, join(specimen, 'type'), order.specimen.type);

@@ -307,9 +307,21 @@ export interface LabOrder {
   orderingProvider?: Clinician;
   /** OBR-25 result status as sent (table 0123: O I S A P C R F X Y Z) */
   orderStatus?: string;
+  /**
+   * The report's performer (FHIR DiagnosticReport.performer: the lab that issued it), as sent: name and
+   * identifier (the identifier's namespace is the FHIR system). v2.5.1 has no report-level field: the HL7
+   * exports write the first name in OBX-23 of each test without a performing organization of its own.
+   */
+  performer?: LabPerformer[];
   specimen?: LabSpecimen;
   /** NTE segments after the OBR */
   comments?: string[];
+}
+
+/** A performer of a lab report (an organization, or a person), as the lab named it: at least a name or an identifier. */
+export interface LabPerformer {
+  name?: string;
+  identifier?: EntityIdentifier;
 }
 
 /** A lab result as the chart exports see it (HL7 summary and ORU, FHIR DiagnosticReport), decrypted. */

@@ -16,6 +16,8 @@
  *   effective[x]                      order.collectedAt (dateTime, or Period.start; Period.end -> order.collectedEndAt)
  *   issued                            ResultedDateUTC (UTC); without it effective, else the receipt time;
  *                                     as written (offset kept) -> order.reportedAt
+ *   performer                         order.performer: each display and identifier (else the referenced
+ *                                     Organization's name and first identifier), as sent
  *   specimen                          Specimen: type, collection.collected[x], identifier -> order.specimen
  *                                     (without one: the Specimen every result Observation names)
  *   basedOn ServiceRequest.note, conclusion  order.comments
@@ -41,7 +43,7 @@
  * The US Core Laboratory rules the R4 definitions leave open are checked here too ({@link usCoreLabIssues}).
  * Pure; problems are returned with their FHIRPath, nothing is thrown.
  */
-import type { Coding, EntityIdentifier, LabOrder, LabSpecimen } from '../chart/types';
+import type { Coding, EntityIdentifier, LabOrder, LabPerformer, LabSpecimen } from '../chart/types';
 import { isObject, resolveReference, type BundleIndex, type FhirObject } from './references';
 import type { StructureIssue } from './structure';
 import { acceptableCollectionEnd } from '../results/validation';
@@ -286,6 +288,37 @@ function placerOf(report: FhirObject, bundle: BundleIndex | undefined): { placer
     }
   }
   return compact({ placer, serviceRequest });
+}
+
+/**
+ * The report's performers as sent (the lab that issued it; issue 27 leftovers): each Reference's display
+ * and identifier, else those of the Organization it references in the report or the Bundle (its name, its
+ * first identifier). A reference to a resource outside the message is not kept (the service holds no such
+ * resource), its display and identifier are. Values are kept whole: the lab result rules refuse one too long.
+ * The sender's own name alone (what the export writes for a report without a performer) is no performer.
+ */
+function performersOf(report: FhirObject, bundle: BundleIndex | undefined, sender: string): LabPerformer[] | undefined {
+  const performers = list(report.performer)
+    .filter(isObject)
+    .map((reference): LabPerformer => {
+      let name = str(reference.display);
+      let identifier = isObject(reference.identifier) && str(reference.identifier.value) ? reference.identifier : undefined;
+      if ((name === undefined || identifier === undefined) && typeof reference.reference === 'string') {
+        const resolved = resolveReference(reference.reference, report, bundle);
+        if (resolved.kind === 'contained' || resolved.kind === 'entry') {
+          name ??= str(resolved.resource.name);
+          identifier ??= list(resolved.resource.identifier).find((i): i is FhirObject => isObject(i) && str(i.value) !== undefined);
+        }
+      }
+      return compact({
+        name,
+        identifier: identifier ? compact({ id: String(identifier.value), namespace: str(identifier.system) }) : undefined,
+      });
+    })
+    .filter((performer) => Object.keys(performer).length > 0);
+  // only the sender by name is what the export writes without one (provenance), as for an Observation's performer
+  const onlySender = performers.length === 1 && performers[0]!.identifier === undefined && performers[0]!.name === sender;
+  return performers.length > 0 && !onlySender ? performers : undefined;
 }
 
 /**
@@ -559,6 +592,7 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
       ? acceptableCollectionEnd(str(report.effectivePeriod.start), str(report.effectivePeriod.end), new Date())
       : undefined,
     reportedAt,
+    performer: performersOf(report, bundle, context.sender),
     specimen,
     comments: comments.length > 0 ? comments : undefined,
   });
@@ -620,6 +654,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       collectedAt: 'effective',
       collectedEndAt: 'effectivePeriod.end',
       reportedAt: 'issued',
+      performer: 'performer',
       specimen: 'specimen',
       comments: 'conclusion',
     };

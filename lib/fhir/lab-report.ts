@@ -18,7 +18,7 @@
  *   effective     the collection time (order, else specimen; precision kept), else resulted at; a
  *                 collection with an end (OBR-8) is effectivePeriod
  *   issued        resulted at as the lab wrote it (order.reportedAt, offset kept), else as stored (UTC);
- *                 performer: the sender (display)
+ *                 performer: the lab's performers as sent (order.performer: display, identifier), else the sender (display)
  *   specimen      a contained Specimen `#specimen` (type, collection time, the lab's id)
  * Observation (one per test; comment rows of older records are notes, never Observations)
  *   status        OBX-11 per the v2-to-FHIR map (F final, P/R/S preliminary, C corrected, A/B amended,
@@ -35,7 +35,7 @@
  *                 A cancelled observation carries no value (dataAbsentReason not-performed).
  *   interpretation  the abnormal flags (v3-ObservationInterpretation, same codes as table 0078)
  *   referenceRange  text, and low/high when it is `low-high`;  performer: performing organization,
- *                 else the sender;  specimen: `#specimen`;  note: the test's comments
+ *                 else the report's first performer name, else the sender;  specimen: `#specimen`;  note: the test's comments
  */
 import type {
   Attachment,
@@ -456,7 +456,7 @@ function testObservation(
   // nothing named the test (`testNameFrom: 'code'`): the coding alone, no text
   const unnamed = test.testNameFrom === 'code' && primary !== undefined;
   const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
-  const performer = fhirString(test.performingOrganization) ?? fhirString(lab.senderId);
+  const performer = fhirString(test.performingOrganization) ?? reportPerformerName(lab) ?? fhirString(lab.senderId);
   const value: ObservationValue = status === 'cancelled' ? {} : testValue(lab, test);
   const hasValue = Object.keys(value).length > 0;
   return {
@@ -479,6 +479,24 @@ function testObservation(
     ...(defaults.specimen ? { specimen: { reference: `#${SPECIMEN_ID}` } } : {}),
     ...nonEmpty('referenceRange', referenceRange(test)),
   };
+}
+
+/** The report's performers as the lab sent them (order.performer: display and identifier), else the sender by name. */
+function reportPerformers(lab: LabResultRecord): Array<Reference<Organization>> {
+  const sent = (Array.isArray(lab.order?.performer) ? lab.order.performer : [])
+    .map((performer): Reference<Organization> => {
+      const value = fhirString(performer?.identifier?.id);
+      const system = fhirString(performer?.identifier?.namespace);
+      return { ...present('display', fhirString(performer?.name)), ...(value ? { identifier: { ...present('system', system), value } } : {}) };
+    })
+    .filter((reference) => Object.keys(reference).length > 0);
+  if (sent.length > 0) return sent;
+  return fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
+}
+
+/** The first performer name of the report (an Observation's performer when it names none of its own, as OBX-23). */
+function reportPerformerName(lab: LabResultRecord): string | undefined {
+  return (Array.isArray(lab.order?.performer) ? lab.order.performer : []).map((performer) => fhirString(performer?.name)).find((name) => name !== undefined);
 }
 
 /** Where the exports are served (the FHIR base without `/fhir`), for links to a document's single-result export. */
@@ -541,7 +559,7 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     ...(specimen ? [specimen] : []),
   ];
   const placer = placerIdentifiers(lab, options.externalIds);
-  const performer: Array<Reference<Organization>> = fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
+  const performer = reportPerformers(lab);
   return {
     resourceType: 'DiagnosticReport',
     id: logicalId(patientId, lab.resultId),
@@ -561,7 +579,7 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     subject: patientReference(patientId),
     ...(collectedEnd && orderCollectedAt ? { effectivePeriod: { start: orderCollectedAt, end: collectedEnd } } : present('effectiveDateTime', effective)),
     issued,
-    // provenance: the sending lab as the performing organization (by name: it is a partner's sender id, not a resource here)
+    // the lab's performers as sent (display, identifier); else provenance: the sending lab (by name: a partner's sender id, not a resource here)
     ...nonEmpty('performer', performer),
     ...(specimen ? { specimen: [{ reference: `#${SPECIMEN_ID}` }] } : {}),
     ...nonEmpty(

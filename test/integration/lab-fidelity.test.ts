@@ -431,3 +431,64 @@ describe('the leftovers: times, performer, issued, period end and UCUM ranges as
     ]);
   });
 });
+
+describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the leftovers), every export out', () => {
+  const accession = unique('CBL');
+  let resultId: string;
+  let exports: Array<{ label: string; group: RawGroup }>;
+  let report: Json;
+  let published: Json;
+
+  beforeAll(async () => {
+    // the published CBC transaction (labTransaction: chart patient, an accession identifier), then:
+    // the report's performer (Acme Laboratory, Inc, by reference) gets the lab's CLIA number as its identifier
+    const transaction = labTransaction('cbc', accession);
+    published = transaction.report;
+    published.performer = [{ ...published.performer[0], identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    resultId = /resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!;
+    exports = await hl7Exports(resultId, accession);
+    report = await fhirReport(resultId);
+  });
+
+  it('the report performer comes back as sent (display and identifier; not the sender id)', () => {
+    expect(report.performer).toEqual([{ display: 'Acme Laboratory, Inc', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
+    // every published Observation names its own performer: OBX-23 keeps those
+    for (const { label, group } of exports) expect({ label, obx23: [...new Set(group.obx.map((f) => f[23]))] }).toEqual({ label, obx23: ['Dr Ronald Bone'] });
+  });
+});
+
+describe('JSON order.performer: the report performer, OBX-23 of a test without its own', () => {
+  it('comes back in FHIR DiagnosticReport.performer (display, identifier) and OBX-23 (XON-1) of the tests without a performing organization', async () => {
+    const accession = unique('JPF');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: { performer: [{ name: 'Acme Reference Laboratory', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } }] },
+      results: [
+        { testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98' },
+        { testName: 'Potassium', code: '2823-3', codeSystem: 'LN', result: '4.1', performingOrganization: 'North Lab' },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx23: group.obx.map((f) => f[23]) }).toEqual({ label, obx23: ['Acme Reference Laboratory', 'North Lab'] });
+    const fhir = await fhirReport(resultId);
+    expect(fhir.performer).toEqual([{ display: 'Acme Reference Laboratory', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
+    expect(containedObservations(fhir).map((o) => o.performer)).toEqual([[{ display: 'Acme Reference Laboratory' }], [{ display: 'North Lab' }]]);
+
+    const refused = await postJson({
+      accessionNumber: unique('JPX'),
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: { performer: [{}] },
+      results: [{ testName: 'Glucose', result: '98' }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual(['/data/order/performer/0']);
+  });
+});
