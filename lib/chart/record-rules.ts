@@ -486,6 +486,7 @@ function checkLabTestExtras(problems: Problems, path: string, result: Record<str
   problems.text(join(path, 'performingOrganization'), result.performingOrganization, { ...SHORT, content: true });
   checkTextList(problems, join(path, 'comments'), result.comments, COMMENT);
   problems.partialDateTime(join(path, 'observedAt'), result.observedAt, now);
+  problems.partialDateTime(join(path, 'reportedAt'), result.reportedAt, now);
 }
 
 /** `data.order` of a lab result (issue 27): placer number, namespaces, service, times, provider, specimen, comments. */
@@ -499,8 +500,8 @@ function checkLabOrder(problems: Problems, path: string, order: unknown, now: Da
   if (Array.isArray(order.performer))
     order.performer.forEach((performer, index) => {
       if (!isObject(performer)) return;
-      problems.text(join(join(path, 'performer'), index, 'name'), performer.name, { ...SHORT, content: true });
-      checkEntityIdentifier(problems, join(join(path, 'performer'), index, 'identifier'), performer.identifier);
+      problems.text(join(join(join(path, 'performer'), index), 'name'), performer.name, { ...SHORT, content: true });
+      checkEntityIdentifier(problems, join(join(join(path, 'performer'), index), 'identifier'), performer.identifier);
     });
   if (isObject(order.specimen)) {
     const specimen = join(path, 'specimen');

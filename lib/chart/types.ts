@@ -248,6 +248,8 @@ export interface LabTestSummary {
   observationStatus?: string;
   /** OBX-14 when this observation was made */
   observedAt?: PartialDateTime;
+  /** FHIR Observation.issued of this test when it is not the report's, as written (FHIR only: v2.5.1 has no per-OBX release time) */
+  reportedAt?: PartialDateTime;
   /** OBX-23 performing organization name (the lab that did the test) */
   performingOrganization?: string;
   /** NTE segments after the OBX (one entry per NTE, lines joined with \n) */

@@ -27,7 +27,8 @@
  *                                     a text beside another display -> testNameFrom, codeDisplay), value[x] (below), interpretation
  *                                     -> abnormalFlags, referenceRange -> text (or low-high), status ->
  *                                     observationStatus (when it differs from the report's), effective
- *                                     -> observedAt (when it differs from the report's), performer
+ *                                     -> observedAt (when it differs from the report's), issued -> reportedAt
+ *                                     (when it differs from the report's), performer
  *                                     display -> performingOrganization, note -> comments
  *   value[x]                          Quantity -> NM (precision kept: quantity-precision extension),
  *                                     with comparator -> SN `<^5`; Range -> SN `^lo^-^hi`; Ratio -> SN
@@ -539,6 +540,7 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
     const observationStatus =
       report.status === 'entered-in-error' ? 'W' : observation.status === reportObservationStatus ? undefined : OBSERVATION_STATUS[String(observation.status)];
     const observedAt = effectiveOf(observation);
+    const ownIssued = str(observation.issued);
     const performer = list(observation.performer)
       .map((p) => (isObject(p) ? str(p.display) : undefined))
       .find((d) => d !== undefined);
@@ -559,6 +561,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         abnormalFlags: flags.length > 0 ? flags : undefined,
         observationStatus,
         observedAt: observedAt !== undefined && observedAt !== effective ? observedAt : undefined,
+        // its own issued (released apart from the report), as written
+        reportedAt: ownIssued !== undefined && ownIssued !== issued ? ownIssued : undefined,
         performingOrganization: performer !== undefined && performer !== context.sender ? performer : undefined,
         comments: notes.length > 0 ? notes : undefined,
       }),
@@ -633,6 +637,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       abnormalFlags: 'interpretation',
       observationStatus: 'status',
       observedAt: 'effective',
+      reportedAt: 'issued',
       performingOrganization: 'performer[0].display',
       comments: 'note',
       testNameFrom: 'code',

@@ -28,6 +28,7 @@
  *                 sent without display keeps none (testNameFrom `code`: no text either; `text`: text only);
  *                 a display sent beside a different text keeps both (codeDisplay)
  *   effective     observed at, else the collection time, else resulted at (precision kept)
+ *   issued        the test's own (reportedAt, as sent) when it has a time of day, else the report's
  *   value[x]      NM -> valueQuantity (UCUM system/code when unitsCode); SN -> valueQuantity with its
  *                 comparator, valueRange (`-`), valueRatio (`:` `/`); CWE/CE -> valueCodeableConcept;
  *                 TX/FT -> valueString (lines joined by LF); otherwise as before: a Quantity when the
@@ -470,7 +471,7 @@ function testObservation(
         : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
     ...observationEffective(effective),
-    issued: defaults.issued,
+    issued: testIssued(test) ?? defaults.issued,
     ...(performer ? { performer: [{ display: performer }] } : {}),
     ...value,
     ...(hasValue ? {} : { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: status === 'cancelled' ? 'not-performed' : 'unknown' }] } }),
@@ -479,6 +480,12 @@ function testObservation(
     ...(defaults.specimen ? { specimen: { reference: `#${SPECIMEN_ID}` } } : {}),
     ...nonEmpty('referenceRange', referenceRange(test)),
   };
+}
+
+/** A test's own issued (results[].reportedAt, FHIR intake's Observation.issued as sent) when it is an instant (a time of day). */
+function testIssued(test: LabTestSummary): string | undefined {
+  const issued = fhirDateTime(test.reportedAt);
+  return issued !== undefined && issued.includes('T') ? issued : undefined;
 }
 
 /** The report's performers as the lab sent them (order.performer: display and identifier), else the sender by name. */

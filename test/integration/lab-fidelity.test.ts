@@ -445,6 +445,8 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     const transaction = labTransaction('cbc', accession);
     published = transaction.report;
     published.performer = [{ ...published.performer[0], identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }];
+    // leukocytes: its own issued (released before the report, with an offset); the others have none (the report's)
+    transaction.observations[0]!.issued = '2005-07-06T10:30:00.25-04:00';
     const res = await call(stack, 'POST', '/fhir', {
       headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
       body: JSON.stringify(transaction.bundle),
@@ -460,6 +462,13 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     // every published Observation names its own performer: OBX-23 keeps those
     for (const { label, group } of exports) expect({ label, obx23: [...new Set(group.obx.map((f) => f[23]))] }).toEqual({ label, obx23: ['Dr Ronald Bone'] });
   });
+
+  it("an Observation's own issued comes back on that Observation (the others the report's); HL7 has no per-OBX release time: OBR-22 stays the report's", () => {
+    const issued = containedObservations(report).map((o) => o.issued);
+    expect(issued[0]).toBe('2005-07-06T10:30:00.25-04:00');
+    expect([...new Set(issued.slice(1))]).toEqual([published.issued]);
+    for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20050706114533+0000' });
+  });
 });
 
 describe('JSON order.performer: the report performer, OBX-23 of a test without its own', () => {
@@ -471,7 +480,14 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
       order: { performer: [{ name: 'Acme Reference Laboratory', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } }] },
       results: [
         { testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98' },
-        { testName: 'Potassium', code: '2823-3', codeSystem: 'LN', result: '4.1', performingOrganization: 'North Lab' },
+        {
+          testName: 'Potassium',
+          code: '2823-3',
+          codeSystem: 'LN',
+          result: '4.1',
+          performingOrganization: 'North Lab',
+          reportedAt: '2024-03-01T09:45:10-05:00',
+        },
       ],
     });
     expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
@@ -481,6 +497,8 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
     const fhir = await fhirReport(resultId);
     expect(fhir.performer).toEqual([{ display: 'Acme Reference Laboratory', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
     expect(containedObservations(fhir).map((o) => o.performer)).toEqual([[{ display: 'Acme Reference Laboratory' }], [{ display: 'North Lab' }]]);
+    // results[].reportedAt: the test's own issued (FHIR only)
+    expect(containedObservations(fhir).map((o) => o.issued)).toEqual(['2024-03-01T15:15:00Z', '2024-03-01T09:45:10-05:00']);
 
     const refused = await postJson({
       accessionNumber: unique('JPX'),
