@@ -248,6 +248,8 @@ export interface LabTestSummary {
   observationStatus?: string;
   /** OBX-14 when this observation was made */
   observedAt?: PartialDateTime;
+  /** the end of this test's period (FHIR Observation.effectivePeriod.end; observedAt its start): FHIR only, OBX-14 has no end */
+  observedEndAt?: PartialDateTime;
   /** FHIR Observation.issued of this test when it is not the report's, as written (FHIR only: v2.5.1 has no per-OBX release time) */
   reportedAt?: PartialDateTime;
   /** OBX-23 performing organization name (the lab that did the test) */

@@ -27,7 +27,8 @@
  *                                     a text beside another display -> testNameFrom, codeDisplay), value[x] (below), interpretation
  *                                     -> abnormalFlags, referenceRange -> text (or low-high), status ->
  *                                     observationStatus (when it differs from the report's), effective
- *                                     -> observedAt (when it differs from the report's), issued -> reportedAt
+ *                                     -> observedAt (when it differs from the report's; effectivePeriod.end ->
+ *                                     observedEndAt, when not before the start), issued -> reportedAt
  *                                     (when it differs from the report's), performer
  *                                     display -> performingOrganization, note -> comments
  *   value[x]                          Quantity -> NM (precision kept: quantity-precision extension),
@@ -539,6 +540,12 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
       : undefined;
     const observationStatus =
       report.status === 'entered-in-error' ? 'W' : observation.status === reportObservationStatus ? undefined : OBSERVATION_STATUS[String(observation.status)];
+    // an effectivePeriod's end, when it has a start, ends after it and is not the start itself (a Period of one time is that time)
+    const observedEndAt = isObject(observation.effectivePeriod)
+      ? [acceptableCollectionEnd(str(observation.effectivePeriod.start), str(observation.effectivePeriod.end), context.now)].find(
+          (end) => end !== str(isObject(observation.effectivePeriod) ? observation.effectivePeriod.start : undefined),
+        )
+      : undefined;
     const observedAt = effectiveOf(observation);
     const ownIssued = str(observation.issued);
     const performer = list(observation.performer)
@@ -560,7 +567,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         alternateCode: codings[1],
         abnormalFlags: flags.length > 0 ? flags : undefined,
         observationStatus,
-        observedAt: observedAt !== undefined && observedAt !== effective ? observedAt : undefined,
+        observedAt: observedAt !== undefined && (observedAt !== effective || observedEndAt !== undefined) ? observedAt : undefined,
+        observedEndAt,
         // its own issued (released apart from the report), as written
         reportedAt: ownIssued !== undefined && ownIssued !== issued ? ownIssued : undefined,
         performingOrganization: performer !== undefined && performer !== context.sender ? performer : undefined,
@@ -637,6 +645,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       abnormalFlags: 'interpretation',
       observationStatus: 'status',
       observedAt: 'effective',
+      observedEndAt: 'effectivePeriod.end',
       reportedAt: 'issued',
       performingOrganization: 'performer[0].display',
       comments: 'note',

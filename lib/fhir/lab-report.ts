@@ -27,7 +27,8 @@
  *                 codes in a system of the sender) + the alternate code, text = test name; a code
  *                 sent without display keeps none (testNameFrom `code`: no text either; `text`: text only);
  *                 a display sent beside a different text keeps both (codeDisplay)
- *   effective     observed at, else the collection time, else resulted at (precision kept)
+ *   effective     observed at, else the collection time, else resulted at (precision kept); with an end
+ *                 (observedEndAt) effectivePeriod
  *   issued        the test's own (reportedAt, as sent) when it has a time of day, else the report's
  *   value[x]      NM -> valueQuantity (UCUM system/code when unitsCode); SN -> valueQuantity with its
  *                 comparator, valueRange (`-`), valueRatio (`:` `/`); CWE/CE -> valueCodeableConcept;
@@ -457,6 +458,9 @@ function testObservation(
   // nothing named the test (`testNameFrom: 'code'`): the coding alone, no text
   const unnamed = test.testNameFrom === 'code' && primary !== undefined;
   const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
+  // a test's own period (observedAt to observedEndAt, FHIR intake's effectivePeriod) as it was sent
+  const observedStart = fhirDateTime(test.observedAt);
+  const observedEnd = fhirDateTime(test.observedEndAt);
   const performer = fhirString(test.performingOrganization) ?? reportPerformerName(lab) ?? fhirString(lab.senderId);
   const value: ObservationValue = status === 'cancelled' ? {} : testValue(lab, test);
   const hasValue = Object.keys(value).length > 0;
@@ -470,7 +474,9 @@ function testObservation(
         ? { coding: codings }
         : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
-    ...observationEffective(effective),
+    ...(observedEnd !== undefined && observedStart !== undefined
+      ? { effectivePeriod: { start: observedStart, end: observedEnd } }
+      : observationEffective(effective)),
     issued: testIssued(test) ?? defaults.issued,
     ...(performer ? { performer: [{ display: performer }] } : {}),
     ...value,

@@ -166,6 +166,7 @@ const TEST_TEXT_FIELDS = [
   'unitsCode',
   'observationStatus',
   'observedAt',
+  'observedEndAt',
   'reportedAt',
   'performingOrganization',
   'testNameFrom',

@@ -447,6 +447,9 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     published.performer = [{ ...published.performer[0], identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }];
     // leukocytes: its own issued (released before the report, with an offset); the others have none (the report's)
     transaction.observations[0]!.issued = '2005-07-06T10:30:00.25-04:00';
+    // erythrocytes: an effectivePeriod (start and end) instead of its effectiveDateTime
+    delete transaction.observations[1]!.effectiveDateTime;
+    transaction.observations[1]!.effectivePeriod = { start: '2005-07-05T08:00:00-05:00', end: '2005-07-05T20:00:00-05:00' };
     const res = await call(stack, 'POST', '/fhir', {
       headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
       body: JSON.stringify(transaction.bundle),
@@ -469,9 +472,45 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     expect([...new Set(issued.slice(1))]).toEqual([published.issued]);
     for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20050706114533+0000' });
   });
+
+  it("an Observation's effectivePeriod keeps its end (FHIR effectivePeriod as sent); OBX-14 has no end: the start as written", () => {
+    expect(containedObservations(report)[1]!.effectivePeriod).toEqual({ start: '2005-07-05T08:00:00-05:00', end: '2005-07-05T20:00:00-05:00' });
+    for (const { label, group } of exports) expect({ label, obx14: group.obx[1]![14] }).toEqual({ label, obx14: '20050705080000-0500' });
+  });
 });
 
 describe('JSON order.performer: the report performer, OBX-23 of a test without its own', () => {
+  it('results[].observedEndAt (FHIR effectivePeriod.end) comes back; an end before its observedAt, or without one, is refused', async () => {
+    const accession = unique('JOE');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [{ testName: 'Creatinine clearance', result: '98', observedAt: '2024-03-01T07:00-06:00', observedEndAt: '2024-03-02T07:00-06:00' }],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    expect(containedObservations(await fhirReport(resultId))[0]!.effectivePeriod).toEqual({
+      start: '2024-03-01T07:00:00-06:00',
+      end: '2024-03-02T07:00:00-06:00',
+    });
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx14: group.obx[0]![14] }).toEqual({ label, obx14: '202403010700-0600' });
+
+    const refused = await postJson({
+      accessionNumber: unique('JOX'),
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Creatinine clearance', result: '98', observedAt: '2024-03-02T07:00-06:00', observedEndAt: '2024-03-01T07:00-06:00' },
+        { testName: 'Creatinine', result: '1.2', observedEndAt: '2024-03-01T07:00-06:00' },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual([
+      '/data/results/0/observedEndAt',
+      '/data/results/1/observedEndAt',
+    ]);
+  });
+
   it('comes back in FHIR DiagnosticReport.performer (display, identifier) and OBX-23 (XON-1) of the tests without a performing organization', async () => {
     const accession = unique('JPF');
     const res = await postJson({
