@@ -483,6 +483,8 @@ function checkLabTestExtras(problems: Problems, path: string, result: Record<str
   checkLabCoding(problems, join(path, 'codedValue'), result.codedValue);
   checkTextList(problems, join(path, 'textLines'), result.textLines, COMMENT);
   problems.text(join(path, 'unitsCode'), result.unitsCode, { max: RECORD_LIMITS.units });
+  problems.text(join(path, 'referenceRangeUnits'), result.referenceRangeUnits, { max: RECORD_LIMITS.units });
+  problems.text(join(path, 'referenceRangeUnitsCode'), result.referenceRangeUnitsCode, { max: RECORD_LIMITS.units });
   problems.text(join(path, 'performingOrganization'), result.performingOrganization, { ...SHORT, content: true });
   checkTextList(problems, join(path, 'comments'), result.comments, COMMENT);
   problems.partialDateTime(join(path, 'observedAt'), result.observedAt, now);

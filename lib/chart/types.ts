@@ -242,6 +242,9 @@ export interface LabTestSummary {
   textLines?: string[];
   /** UCUM code of the units (OBX-6.1 when OBX-6.3 is UCUM); `units` keeps the display */
   unitsCode?: string;
+  /** the units (display) and UCUM code of the reference range's bounds when they are not the value's (FHIR referenceRange.low/high; FHIR only) */
+  referenceRangeUnits?: string;
+  referenceRangeUnitsCode?: string;
   /** OBX-8 abnormal flags (table 0078): `H`, `HH`, `L`, `LL`, `A`, `AA`, `N`, `<`, `>`... */
   abnormalFlags?: string[];
   /** OBX-11 observation result status (table 0085): F, P, C, W (wrong: entered in error), X (cannot be obtained), D, R, I, S, U */

@@ -25,7 +25,8 @@
  *   result -> Observation             one test each: code (first coding -> code/codeSystem, second ->
  *                                     alternateCode, text -> testName; a first coding without display, or
  *                                     a text beside another display -> testNameFrom, codeDisplay), value[x] (below), interpretation
- *                                     -> abnormalFlags, referenceRange -> text (or low-high), status ->
+ *                                     -> abnormalFlags, referenceRange -> text (or low-high; the bounds' unit and
+ *                                     UCUM code -> referenceRangeUnits / referenceRangeUnitsCode when not the value's), status ->
  *                                     observationStatus (when it differs from the report's), effective
  *                                     -> observedAt (when it differs from the report's; effectivePeriod.end ->
  *                                     observedEndAt, when not before the start), issued -> reportedAt
@@ -538,6 +539,10 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
           ? `${decimalText(range.low)}-${decimalText(range.high)}`
           : undefined))
       : undefined;
+    // the bounds' units as sent, when they are not the value's (the export writes the value's otherwise)
+    const rangeBound = isObject(range) ? (isObject(range.low) ? range.low : isObject(range.high) ? range.high : undefined) : undefined;
+    const rangeUnits = unitsOf(rangeBound);
+    const valueUnits = value as { units?: unknown; unitsCode?: unknown };
     const observationStatus =
       report.status === 'entered-in-error' ? 'W' : observation.status === reportObservationStatus ? undefined : OBSERVATION_STATUS[String(observation.status)];
     // an effectivePeriod's end, when it has a start, ends after it and is not the start itself (a Period of one time is that time)
@@ -560,6 +565,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         result: '',
         ...value,
         referenceRange: rangeText,
+        referenceRangeUnits: rangeUnits.units !== valueUnits.units ? rangeUnits.units : undefined,
+        referenceRangeUnitsCode: rangeUnits.unitsCode !== valueUnits.unitsCode ? rangeUnits.unitsCode : undefined,
         code: primary?.code,
         codeSystem: primary?.code !== undefined ? primary.system : undefined,
         testNameFrom,
@@ -642,6 +649,8 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       textLines: 'valueString',
       result: 'value',
       referenceRange: 'referenceRange[0]',
+      referenceRangeUnits: 'referenceRange[0].low.unit',
+      referenceRangeUnitsCode: 'referenceRange[0].low.code',
       abnormalFlags: 'interpretation',
       observationStatus: 'status',
       observedAt: 'effective',

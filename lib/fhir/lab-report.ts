@@ -36,7 +36,7 @@
  *                 result is a plain decimal whose JSON number prints back identically, else valueString.
  *                 A cancelled observation carries no value (dataAbsentReason not-performed).
  *   interpretation  the abnormal flags (v3-ObservationInterpretation, same codes as table 0078)
- *   referenceRange  text, and low/high when it is `low-high`;  performer: performing organization,
+ *   referenceRange  text, and low/high when it is `low-high` (in referenceRangeUnits / referenceRangeUnitsCode when sent, else the value's);  performer: performing organization,
  *                 else the report's first performer name, else the sender;  specimen: `#specimen`;  note: the test's comments
  */
 import type {
@@ -307,8 +307,14 @@ function referenceRange(test: LabTestSummary): ObservationReferenceRange[] {
   const text = fhirString(test.referenceRange);
   if (text === undefined) return [];
   const bounds = /^\s*([+-]?\d+(?:\.\d+)?)\s*-\s*([+-]?\d+(?:\.\d+)?)\s*$/.exec(text);
-  const low = bounds ? quantity(bounds[1]!, test) : undefined;
-  const high = bounds ? quantity(bounds[2]!, test) : undefined;
+  // the bounds in their own units when the lab sent them apart from the value's (FHIR intake), else the value's
+  const units = {
+    ...test,
+    units: fhirString(test.referenceRangeUnits) ?? test.units,
+    unitsCode: fhirCode(test.referenceRangeUnitsCode) ?? test.unitsCode,
+  };
+  const low = bounds ? quantity(bounds[1]!, units) : undefined;
+  const high = bounds ? quantity(bounds[2]!, units) : undefined;
   return [{ ...(low && high ? { low, high } : {}), text }];
 }
 

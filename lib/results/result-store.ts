@@ -164,6 +164,8 @@ const TEST_TEXT_FIELDS = [
   'valueType',
   'numericValue',
   'unitsCode',
+  'referenceRangeUnits',
+  'referenceRangeUnitsCode',
   'observationStatus',
   'observedAt',
   'observedEndAt',

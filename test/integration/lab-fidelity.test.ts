@@ -450,6 +450,9 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     // erythrocytes: an effectivePeriod (start and end) instead of its effectiveDateTime
     delete transaction.observations[1]!.effectiveDateTime;
     transaction.observations[1]!.effectivePeriod = { start: '2005-07-05T08:00:00-05:00', end: '2005-07-05T20:00:00-05:00' };
+    // hemoglobin: its reference range in g/L (UCUM), the value staying in g/dL
+    const gramsPerLiter = (value: number) => ({ value, unit: 'g/L', system: 'http://unitsofmeasure.org', code: 'g/L' });
+    transaction.observations[2]!.referenceRange = [{ ...transaction.observations[2]!.referenceRange[0], low: gramsPerLiter(165), high: gramsPerLiter(215) }];
     const res = await call(stack, 'POST', '/fhir', {
       headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
       body: JSON.stringify(transaction.bundle),
@@ -473,6 +476,13 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20050706114533+0000' });
   });
 
+  it("a referenceRange's low / high keep their UCUM unit and code (not the value's); OBX-7 the range as text", () => {
+    const [range] = containedObservations(report)[2]!.referenceRange;
+    const ucum = { unit: 'g/L', system: 'http://unitsofmeasure.org', code: 'g/L' };
+    expect({ low: range.low, high: range.high }).toEqual({ low: { value: 165, ...ucum }, high: { value: 215, ...ucum } });
+    for (const { label, group } of exports) expect({ label, obx7: group.obx[2]![7] }).toEqual({ label, obx7: '165-215' });
+  });
+
   it("an Observation's effectivePeriod keeps its end (FHIR effectivePeriod as sent); OBX-14 has no end: the start as written", () => {
     expect(containedObservations(report)[1]!.effectivePeriod).toEqual({ start: '2005-07-05T08:00:00-05:00', end: '2005-07-05T20:00:00-05:00' });
     for (const { label, group } of exports) expect({ label, obx14: group.obx[1]![14] }).toEqual({ label, obx14: '20050705080000-0500' });
@@ -480,6 +490,22 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
 });
 
 describe('JSON order.performer: the report performer, OBX-23 of a test without its own', () => {
+  it('results[].referenceRangeUnitsCode / referenceRangeUnits: the range bounds in FHIR keep their UCUM code (a text value has no units of its own)', async () => {
+    const accession = unique('JRU');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Potassium', result: 'see note', referenceRange: '3.5-5.1', referenceRangeUnits: 'millimole per liter', referenceRangeUnitsCode: 'mmol/L' },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    const [range] = containedObservations(await fhirReport(resultId))[0]!.referenceRange;
+    const ucum = { unit: 'millimole per liter', system: 'http://unitsofmeasure.org', code: 'mmol/L' };
+    expect(range).toEqual({ low: { value: 3.5, ...ucum }, high: { value: 5.1, ...ucum }, text: '3.5-5.1' });
+  });
+
   it('results[].observedEndAt (FHIR effectivePeriod.end) comes back; an end before its observedAt, or without one, is refused', async () => {
     const accession = unique('JOE');
     const res = await postJson({
