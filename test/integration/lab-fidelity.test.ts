@@ -575,3 +575,29 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
     expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual(['/data/order/performer/0']);
   });
 });
+
+describe('an ORU resent with the same content (after the idempotency window: a new MSH-10 and MSH-7)', () => {
+  it('is the same version (duplicate), not a new one; a resend whose OBR-22 changed is a new version (a different ResultedDateUTC, by design)', async () => {
+    const accession = unique('RSN');
+    // the idempotency window keys a message by MSH-4 and MSH-10: a new MSH-10 is what a resend after 24 hours meets (no record)
+    const message = (controlId: string, messageTime: string, obr22: string) =>
+      [
+        `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|${messageTime}||ORU^R01|${controlId}|P|2.5.1`,
+        CHART_PID,
+        `OBR|1|845439^GHH OE|${accession}^GHH LAB|1554-5^GLUCOSE^LN|||202403011000-0500|||||||||||||||${obr22}|||F`,
+        'OBX|1|NM|1554-5^GLUCOSE^LN||182|mg/dL^^UCUM|70-105|H|||F|||2024030111-0500',
+      ].join('\r') + '\r';
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '1554-5');
+    const { labResultStore } = await import('../../lib/results/result-wiring');
+    const versions = async () => (await labResultStore().listVersions(resultId)).map((v) => v.versionId);
+
+    expect(await postHl7(message(unique('RSN-A'), '20240301123000', '202403011215-0500'))).toMatch(/^MSA\|AA\|/);
+    const first = await versions();
+    expect(await postHl7(message(unique('RSN-B'), '20240302090000', '202403011215-0500'))).toMatch(/^MSA\|AA\|/);
+    expect(await versions()).toEqual(first);
+    expect(first).toHaveLength(1);
+
+    expect(await postHl7(message(unique('RSN-C'), '20240302090000', '202403011230-0500'))).toMatch(/^MSA\|AA\|/);
+    expect(await versions()).toHaveLength(2);
+  });
+});
