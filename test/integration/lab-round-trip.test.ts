@@ -99,6 +99,13 @@ interface SentObservation {
   flags: string[];
   status?: string;
   observedAt?: SentTime;
+  /** JSON observedEndAt (FHIR effectivePeriod.end; OBX-14 has none) */
+  observedEndAt?: SentTime;
+  /** JSON reportedAt (FHIR Observation.issued; no OBX field) */
+  reportedAt?: SentTime;
+  /** JSON referenceRangeUnits / referenceRangeUnitsCode (FHIR referenceRange low / high; OBX-7 is a text) */
+  rangeUnits?: string;
+  rangeUnitsCode?: string;
   performer?: string;
   comments: string[];
 }
@@ -120,6 +127,8 @@ interface SentResult {
   /** the result status word (final, preliminary, corrected, cancelled) */
   status: string;
   specimen?: { type?: SentCoding; collectedAt?: SentTime; id?: { id: string; namespace?: string } };
+  /** JSON order.performer (FHIR DiagnosticReport.performer; the first name is OBX-23 of a test without its own) */
+  performers?: Array<{ name?: string; identifier?: { id: string; namespace?: string } }>;
   comments: string[];
   observations: SentObservation[];
 }
@@ -391,7 +400,14 @@ function valueText(o: SentObservation): string {
 }
 
 /** One exported OBX (with its NTE) against what was sent. */
-function compareHl7Observation(failures: string[], where: string, sent: SentObservation, obx: ParsedSegment | undefined, notes: string[]): void {
+function compareHl7Observation(
+  failures: string[],
+  where: string,
+  sent: SentObservation,
+  obx: ParsedSegment | undefined,
+  notes: string[],
+  reportPerformer?: string,
+): void {
   if (!obx) {
     tally.fields += 1;
     failures.push(`${where}: sent an OBX (${sent.name}), the export has none`);
@@ -452,7 +468,7 @@ function compareHl7Observation(failures: string[], where: string, sent: SentObse
   check(failures, where, 'OBX-8', sent.flags.join('~'), got.flags.join('~'));
   if (sent.status) check(failures, where, 'OBX-11', sent.status, got.status);
   checkTime(failures, where, 'OBX-14', sent.observedAt, got.observedAt);
-  if (sent.performer) check(failures, where, 'OBX-23.1', sent.performer, got.performer);
+  if (sent.performer ?? reportPerformer) check(failures, where, 'OBX-23.1', sent.performer ?? reportPerformer, got.performer);
   check(failures, where, 'NTE after OBX', sent.comments.join(' | '), got.comments.join(' | '));
 }
 
@@ -520,7 +536,7 @@ function compareHl7Group(failures: string[], where: string, sent: SentResult, gr
   }
   sent.observations.forEach((o, i) => {
     const exported = group.obx[i];
-    compareHl7Observation(failures, `${where} OBX[${i + 1}]`, o, exported?.obx, exported?.notes ?? []);
+    compareHl7Observation(failures, `${where} OBX[${i + 1}]`, o, exported?.obx, exported?.notes ?? [], sent.performers?.find((p) => p.name)?.name);
   });
   const documents = sent.observations.filter((o) => edData(o) !== undefined);
   const extra = group.obx.slice(sent.observations.length);
@@ -681,10 +697,25 @@ function compareFhirObservation(
   }
   check(failures, where, 'interpretation', o.flags.join('~'), (obs.interpretation ?? []).map((i: Json) => i.coding?.[0]?.code).join('~'));
   check(failures, where, 'referenceRange.text', o.range, obs.referenceRange?.[0]?.text);
-  // a time coarser than a day is a Period of that month or year (US Core us-core-1)
-  const period = obs.effectivePeriod?.start === obs.effectivePeriod?.end ? obs.effectivePeriod?.start : undefined;
-  checkTime(failures, where, 'effectiveDateTime', o.observedAt ?? defaults.effective, isoTime(obs.effectiveDateTime ?? period), true);
-  check(failures, where, 'performer', o.performer ?? sent.sender, obs.performer?.[0]?.display);
+  if (o.rangeUnits || o.rangeUnitsCode) {
+    // the bounds in their own units (not the value's)
+    for (const bound of ['low', 'high'] as const) {
+      check(failures, where, `referenceRange.${bound}.unit`, o.rangeUnits ?? o.rangeUnitsCode, obs.referenceRange?.[0]?.[bound]?.unit);
+      check(failures, where, `referenceRange.${bound}.code`, o.rangeUnitsCode, obs.referenceRange?.[0]?.[bound]?.code);
+    }
+  }
+  if (o.observedEndAt && o.observedAt) {
+    // the test's own period (observedAt to observedEndAt)
+    checkTime(failures, where, 'effectivePeriod.start', o.observedAt, isoTime(obs.effectivePeriod?.start), true);
+    checkTime(failures, where, 'effectivePeriod.end', o.observedEndAt, isoTime(obs.effectivePeriod?.end), true);
+  } else {
+    // a time coarser than a day is a Period of that month or year (US Core us-core-1)
+    const period = obs.effectivePeriod?.start === obs.effectivePeriod?.end ? obs.effectivePeriod?.start : undefined;
+    checkTime(failures, where, 'effectiveDateTime', o.observedAt ?? defaults.effective, isoTime(obs.effectiveDateTime ?? period), true);
+  }
+  // the test's own issued (a time of day), else the report's
+  if (o.reportedAt) checkTime(failures, where, 'issued', o.reportedAt, isoTime(obs.issued), true);
+  check(failures, where, 'performer', o.performer ?? sent.performers?.find((p) => p.name)?.name ?? sent.sender, obs.performer?.[0]?.display);
   check(failures, where, 'note', o.comments.join(' | '), (obs.note ?? []).map((n: Json) => n.text).join(' | '));
 }
 
@@ -733,6 +764,13 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
   if (sent.reportedAt && !['S', 'Min', 'H'].includes(sent.reportedAt.precision))
     rule('FHIR issued is an instant: an OBR-22 without a time of day is issued as its instant (resulted at, UTC)');
   else checkTime(failures, where, 'issued', sent.reportedAt, isoTime(report.issued), true);
+  if (sent.performers) {
+    const expected = sent.performers.map((p) => ({
+      ...(p.name ? { display: p.name } : {}),
+      ...(p.identifier ? { identifier: { ...(p.identifier.namespace ? { system: p.identifier.namespace } : {}), value: p.identifier.id } } : {}),
+    }));
+    check(failures, where, 'performer (order.performer)', JSON.stringify(expected), JSON.stringify(report.performer));
+  } else check(failures, where, 'performer (the sender)', JSON.stringify([{ display: sent.sender }]), JSON.stringify(report.performer));
   const order = byId(report.basedOn?.[0]?.reference);
   if (sent.provider) {
     const requester = order?.requester;
@@ -1015,6 +1053,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       ...(flags.length ? { abnormalFlags: flags } : {}),
       observationStatus: OBX_STATUS[i % OBX_STATUS.length],
       observedAt: times[(i + 1) % times.length],
+      // every other body: the test's period ends (FHIR effectivePeriod.end; after every start of times)
+      ...(i % 2 ? { observedEndAt: '2024-04-02T06:00-06:00' } : {}),
       performingOrganization: 'Demo Reference Lab',
       comments: ['Critical value called to Dr Smith at 10:50', 'second comment'],
     },
@@ -1034,6 +1074,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       ][i % 3],
       ...(FLAGS[(i + 3) % FLAGS.length]!.length ? { abnormalFlags: FLAGS[(i + 3) % FLAGS.length] } : {}),
       observationStatus: OBX_STATUS[(i + 1) % OBX_STATUS.length],
+      // every third body: released apart from the report (FHIR Observation.issued)
+      ...(i % 3 === 2 ? { reportedAt: '2024-04-01T09:00:00.5+02:00' } : {}),
     },
     {
       testName: 'HBsAg',
@@ -1042,6 +1084,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       codeSystem: 'LN',
       valueType: i % 2 ? 'CWE' : 'CE',
       codedValue: { code: '260385009', display: 'Negative', system: 'SCT' },
+      // every other body: a range whose bounds have units of their own (the coded value has none)
+      ...(i % 2 ? { referenceRange: '0-0.9', referenceRangeUnits: 'index value', referenceRangeUnitsCode: '{index}' } : {}),
       abnormalFlags: ['N'],
       observationStatus: 'F',
       observedAt: times[i % times.length],
@@ -1091,6 +1135,15 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
         orderingProvider:
           i % 2 ? { id: '1234567893', name: { family: 'Smith', given: 'John', middle: 'Q', suffix: 'Jr', prefix: 'Dr' } } : { name: { family: 'Doe' } },
         orderStatus: ORDER_STATUS[i % ORDER_STATUS.length],
+        // every other body: the report's performer (name and identifier, or a name only)
+        ...(i % 2 === 0
+          ? {
+              performer:
+                i % 4 === 0
+                  ? [{ name: 'Demo Reference Lab', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } }]
+                  : [{ name: 'Demo Reference Lab North' }, { identifier: { id: 'LAB-7' } }],
+            }
+          : {}),
         specimen: {
           type: { code: '119297000', display: 'Blood specimen', system: 'SCT' },
           collectedAt: times[(i + 2) % times.length],
@@ -1121,6 +1174,7 @@ function sentFromJson(label: string, body: { data: Record<string, unknown> }): S
     orderStatus: order.orderStatus,
     status: data.status,
     specimen: order.specimen ? { type: order.specimen.type, collectedAt: isoTime(order.specimen.collectedAt), id: order.specimen.id } : undefined,
+    performers: order.performer,
     comments: order.comments ?? [],
     observations: results.map((r, k): SentObservation => {
       const type = String(r.valueType);
@@ -1150,6 +1204,10 @@ function sentFromJson(label: string, body: { data: Record<string, unknown> }): S
         flags: r.abnormalFlags ?? [],
         status: r.observationStatus,
         observedAt: isoTime(r.observedAt),
+        observedEndAt: isoTime(r.observedEndAt),
+        reportedAt: isoTime(r.reportedAt),
+        rangeUnits: r.referenceRangeUnits,
+        rangeUnitsCode: r.referenceRangeUnitsCode,
         performer: r.performingOrganization,
         comments: r.comments ?? [],
       };
