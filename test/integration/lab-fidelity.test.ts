@@ -469,6 +469,21 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     for (const { label, group } of exports) expect({ label, obx23: [...new Set(group.obx.map((f) => f[23]))] }).toEqual({ label, obx23: ['Dr Ronald Bone'] });
   });
 
+  it('a performer display too long for the lab model (over 199 characters) is refused (400 OperationOutcome naming DiagnosticReport.performer), nothing stored', async () => {
+    const refusedAccession = unique('CBX');
+    const transaction = labTransaction('cbc', refusedAccession);
+    transaction.report.performer = [{ display: `Acme ${'Laboratory '.repeat(20)}` }];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json<{ issue: Array<{ expression: string[] }> }>().issue.map((i) => i.expression)).toEqual([['Bundle.entry[0].resource.performer']]);
+    expect(res.text).not.toContain('Laboratory Laboratory');
+    const summary = await getText(`/exportHl7PatientSummary?patientId=${PATIENT}&limit=200`, 'demo-export-key');
+    expect(rawGroup(summary, refusedAccession)).toBeUndefined();
+  });
+
   it("an Observation's own issued comes back on that Observation (the others the report's); HL7 has no per-OBX release time: OBR-22 stays the report's", () => {
     const issued = containedObservations(report).map((o) => o.issued);
     expect(issued[0]).toBe('2005-07-06T10:30:00.25-04:00');
