@@ -220,7 +220,7 @@ export function instantProblem(value: unknown, now: Date): string | undefined {
   return undefined;
 }
 
-const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2})))?)?)?$/;
+const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|([+-])(\d{2}):(\d{2})))?)?)?$/;
 
 /**
  * The rule a PartialDateTime (lib/chart/types.ts) breaks, if any: its precision is kept as written;
@@ -483,9 +483,12 @@ function checkLabTestExtras(problems: Problems, path: string, result: Record<str
   checkLabCoding(problems, join(path, 'codedValue'), result.codedValue);
   checkTextList(problems, join(path, 'textLines'), result.textLines, COMMENT);
   problems.text(join(path, 'unitsCode'), result.unitsCode, { max: RECORD_LIMITS.units });
+  problems.text(join(path, 'referenceRangeUnits'), result.referenceRangeUnits, { max: RECORD_LIMITS.units });
+  problems.text(join(path, 'referenceRangeUnitsCode'), result.referenceRangeUnitsCode, { max: RECORD_LIMITS.units });
   problems.text(join(path, 'performingOrganization'), result.performingOrganization, { ...SHORT, content: true });
   checkTextList(problems, join(path, 'comments'), result.comments, COMMENT);
   problems.partialDateTime(join(path, 'observedAt'), result.observedAt, now);
+  problems.partialDateTime(join(path, 'reportedAt'), result.reportedAt, now);
 }
 
 /** `data.order` of a lab result (issue 27): placer number, namespaces, service, times, provider, specimen, comments. */
@@ -496,6 +499,12 @@ function checkLabOrder(problems: Problems, path: string, order: unknown, now: Da
   checkLabCoding(problems, join(path, 'universalService'), order.universalService);
   problems.partialDateTime(join(path, 'collectedAt'), order.collectedAt, now);
   if (isObject(order.orderingProvider)) checkClinician(problems, join(path, 'orderingProvider'), order.orderingProvider, false);
+  if (Array.isArray(order.performer))
+    order.performer.forEach((performer, index) => {
+      if (!isObject(performer)) return;
+      problems.text(join(join(join(path, 'performer'), index), 'name'), performer.name, { ...SHORT, content: true });
+      checkEntityIdentifier(problems, join(join(join(path, 'performer'), index), 'identifier'), performer.identifier);
+    });
   if (isObject(order.specimen)) {
     const specimen = join(path, 'specimen');
     checkLabCoding(problems, join(specimen, 'type'), order.specimen.type);

@@ -242,12 +242,19 @@ export interface LabTestSummary {
   textLines?: string[];
   /** UCUM code of the units (OBX-6.1 when OBX-6.3 is UCUM); `units` keeps the display */
   unitsCode?: string;
+  /** the units (display) and UCUM code of the reference range's bounds when they are not the value's (FHIR referenceRange.low/high; FHIR only) */
+  referenceRangeUnits?: string;
+  referenceRangeUnitsCode?: string;
   /** OBX-8 abnormal flags (table 0078): `H`, `HH`, `L`, `LL`, `A`, `AA`, `N`, `<`, `>`... */
   abnormalFlags?: string[];
   /** OBX-11 observation result status (table 0085): F, P, C, W (wrong: entered in error), X (cannot be obtained), D, R, I, S, U */
   observationStatus?: string;
   /** OBX-14 when this observation was made */
   observedAt?: PartialDateTime;
+  /** the end of this test's period (FHIR Observation.effectivePeriod.end; observedAt its start): FHIR only, OBX-14 has no end */
+  observedEndAt?: PartialDateTime;
+  /** FHIR Observation.issued of this test when it is not the report's, as written (FHIR only: v2.5.1 has no per-OBX release time) */
+  reportedAt?: PartialDateTime;
   /** OBX-23 performing organization name (the lab that did the test) */
   performingOrganization?: string;
   /** NTE segments after the OBX (one entry per NTE, lines joined with \n) */
@@ -307,9 +314,21 @@ export interface LabOrder {
   orderingProvider?: Clinician;
   /** OBR-25 result status as sent (table 0123: O I S A P C R F X Y Z) */
   orderStatus?: string;
+  /**
+   * The report's performer (FHIR DiagnosticReport.performer: the lab that issued it), as sent: name and
+   * identifier (the identifier's namespace is the FHIR system). v2.5.1 has no report-level field: the HL7
+   * exports write the first name in OBX-23 of each test without a performing organization of its own.
+   */
+  performer?: LabPerformer[];
   specimen?: LabSpecimen;
   /** NTE segments after the OBR */
   comments?: string[];
+}
+
+/** A performer of a lab report (an organization, or a person), as the lab named it: at least a name or an identifier. */
+export interface LabPerformer {
+  name?: string;
+  identifier?: EntityIdentifier;
 }
 
 /** A lab result as the chart exports see it (HL7 summary and ORU, FHIR DiagnosticReport), decrypted. */

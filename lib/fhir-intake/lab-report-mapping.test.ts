@@ -157,3 +157,87 @@ describe('a code sent without a display, issued with an offset, month and year t
     expect(mapped.mapping.data.order).toMatchObject({ collectedAt: '2024-03', reportedAt: '2024-03-01T10:15:00-05:00' });
   });
 });
+
+describe('the leftovers: report performer, an Observation period end, its own issued, range units', () => {
+  const base = {
+    resourceType: 'DiagnosticReport',
+    identifier: [{ value: 'ACC-LEFT' }],
+    status: 'final',
+    category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0074', code: 'LAB' }] }],
+    code: { text: 'Panel' },
+    subject: { reference: 'Patient/demo-patient-1' },
+    effectiveDateTime: '2024-03-01T07:00:00-06:00',
+    issued: '2024-03-01T12:00:00Z',
+  };
+  const observation = (extra: Record<string, unknown>) => ({
+    resourceType: 'Observation',
+    id: 'o',
+    status: 'final',
+    category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] }],
+    code: { text: 'Creatinine clearance' },
+    valueQuantity: { value: 98, unit: 'mL/min', system: 'http://unitsofmeasure.org', code: 'mL/min' },
+    ...extra,
+  });
+  const map = (report: Record<string, unknown>) =>
+    labResultFromReport(report, { sender: 'acme-lab', path: 'DiagnosticReport', now: new Date('2024-11-08T00:00:00Z') });
+
+  it('a performer by reference to a contained Organization: its name and first identifier; the sender by name alone is none', () => {
+    const mapped = map({
+      ...base,
+      performer: [{ reference: '#lab' }, { display: 'Second Lab' }],
+      contained: [
+        {
+          resourceType: 'Organization',
+          id: 'lab',
+          name: 'Acme Reference Laboratory',
+          identifier: [{ system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' }],
+        },
+        observation({}),
+      ],
+      result: [{ reference: '#o' }],
+    });
+    if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+    expect((mapped.mapping.data.order as Record<string, unknown>).performer).toEqual([
+      { name: 'Acme Reference Laboratory', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } },
+      { name: 'Second Lab' },
+    ]);
+    const senderOnly = map({ ...base, performer: [{ display: 'acme-lab' }], contained: [observation({})], result: [{ reference: '#o' }] });
+    if (!senderOnly.ok) throw new Error(JSON.stringify(senderOnly.issues));
+    expect(senderOnly.mapping.data.order).toStrictEqual({ collectedAt: base.effectiveDateTime });
+  });
+
+  it('an Observation effectivePeriod keeps its end (not one before its start), its own issued, its range bounds in their own UCUM units', () => {
+    const mapped = map({
+      ...base,
+      contained: [
+        observation({
+          effectivePeriod: { start: '2024-03-01T07:00:00-06:00', end: '2024-03-02T07:00:00-06:00' },
+          issued: '2024-03-02T09:00:00-06:00',
+          referenceRange: [
+            {
+              low: { value: 1.5, unit: 'mL/s', system: 'http://unitsofmeasure.org', code: 'mL/s' },
+              high: { value: 2.2, unit: 'mL/s', system: 'http://unitsofmeasure.org', code: 'mL/s' },
+            },
+          ],
+        }),
+      ],
+      result: [{ reference: '#o' }],
+    });
+    if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+    expect((mapped.mapping.data.results as LabTestSummary[])[0]).toMatchObject({
+      observedAt: '2024-03-01T07:00:00-06:00',
+      observedEndAt: '2024-03-02T07:00:00-06:00',
+      reportedAt: '2024-03-02T09:00:00-06:00',
+      referenceRange: '1.5-2.2',
+      referenceRangeUnits: 'mL/s',
+      referenceRangeUnitsCode: 'mL/s',
+    });
+    const backwards = map({
+      ...base,
+      contained: [observation({ effectivePeriod: { start: '2024-03-02T07:00:00-06:00', end: '2024-03-01T07:00:00-06:00' } })],
+      result: [{ reference: '#o' }],
+    });
+    if (!backwards.ok) throw new Error(JSON.stringify(backwards.issues));
+    expect((backwards.mapping.data.results as LabTestSummary[])[0]!.observedEndAt).toBeUndefined();
+  });
+});

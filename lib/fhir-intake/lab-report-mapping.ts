@@ -16,6 +16,8 @@
  *   effective[x]                      order.collectedAt (dateTime, or Period.start; Period.end -> order.collectedEndAt)
  *   issued                            ResultedDateUTC (UTC); without it effective, else the receipt time;
  *                                     as written (offset kept) -> order.reportedAt
+ *   performer                         order.performer: each display and identifier (else the referenced
+ *                                     Organization's name and first identifier), as sent
  *   specimen                          Specimen: type, collection.collected[x], identifier -> order.specimen
  *                                     (without one: the Specimen every result Observation names)
  *   basedOn ServiceRequest.note, conclusion  order.comments
@@ -23,9 +25,12 @@
  *   result -> Observation             one test each: code (first coding -> code/codeSystem, second ->
  *                                     alternateCode, text -> testName; a first coding without display, or
  *                                     a text beside another display -> testNameFrom, codeDisplay), value[x] (below), interpretation
- *                                     -> abnormalFlags, referenceRange -> text (or low-high), status ->
+ *                                     -> abnormalFlags, referenceRange -> text (or low-high; the bounds' unit and
+ *                                     UCUM code -> referenceRangeUnits / referenceRangeUnitsCode when not the value's), status ->
  *                                     observationStatus (when it differs from the report's), effective
- *                                     -> observedAt (when it differs from the report's), performer
+ *                                     -> observedAt (when it differs from the report's; effectivePeriod.end ->
+ *                                     observedEndAt, when not before the start), issued -> reportedAt
+ *                                     (when it differs from the report's), performer
  *                                     display -> performingOrganization, note -> comments
  *   value[x]                          Quantity -> NM (precision kept: quantity-precision extension),
  *                                     with comparator -> SN `<^5`; Range -> SN `^lo^-^hi`; Ratio -> SN
@@ -41,7 +46,7 @@
  * The US Core Laboratory rules the R4 definitions leave open are checked here too ({@link usCoreLabIssues}).
  * Pure; problems are returned with their FHIRPath, nothing is thrown.
  */
-import type { Coding, EntityIdentifier, LabOrder, LabSpecimen } from '../chart/types';
+import type { Coding, EntityIdentifier, LabOrder, LabPerformer, LabSpecimen } from '../chart/types';
 import { isObject, resolveReference, type BundleIndex, type FhirObject } from './references';
 import type { StructureIssue } from './structure';
 import { acceptableCollectionEnd } from '../results/validation';
@@ -289,6 +294,37 @@ function placerOf(report: FhirObject, bundle: BundleIndex | undefined): { placer
 }
 
 /**
+ * The report's performers as sent (the lab that issued it; issue 27 leftovers): each Reference's display
+ * and identifier, else those of the Organization it references in the report or the Bundle (its name, its
+ * first identifier). A reference to a resource outside the message is not kept (the service holds no such
+ * resource), its display and identifier are. Values are kept whole: the lab result rules refuse one too long.
+ * The sender's own name alone (what the export writes for a report without a performer) is no performer.
+ */
+function performersOf(report: FhirObject, bundle: BundleIndex | undefined, sender: string): LabPerformer[] | undefined {
+  const performers = list(report.performer)
+    .filter(isObject)
+    .map((reference): LabPerformer => {
+      let name = str(reference.display);
+      let identifier = isObject(reference.identifier) && str(reference.identifier.value) ? reference.identifier : undefined;
+      if ((name === undefined || identifier === undefined) && typeof reference.reference === 'string') {
+        const resolved = resolveReference(reference.reference, report, bundle);
+        if (resolved.kind === 'contained' || resolved.kind === 'entry') {
+          name ??= str(resolved.resource.name);
+          identifier ??= list(resolved.resource.identifier).find((i): i is FhirObject => isObject(i) && str(i.value) !== undefined);
+        }
+      }
+      return compact({
+        name,
+        identifier: identifier ? compact({ id: String(identifier.value), namespace: str(identifier.system) }) : undefined,
+      });
+    })
+    .filter((performer) => Object.keys(performer).length > 0);
+  // only the sender by name is what the export writes without one (provenance), as for an Observation's performer
+  const onlySender = performers.length === 1 && performers[0]!.identifier === undefined && performers[0]!.name === sender;
+  return performers.length > 0 && !onlySender ? performers : undefined;
+}
+
+/**
  * The report's specimen; without one, the specimen every result Observation names (the US Core
  * examples link it from each Observation only). Results naming different specimens give none: the
  * lab model holds one specimen per order.
@@ -503,9 +539,20 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
           ? `${decimalText(range.low)}-${decimalText(range.high)}`
           : undefined))
       : undefined;
+    // the bounds' units as sent, when they are not the value's (the export writes the value's otherwise)
+    const rangeBound = isObject(range) ? (isObject(range.low) ? range.low : isObject(range.high) ? range.high : undefined) : undefined;
+    const rangeUnits = unitsOf(rangeBound);
+    const valueUnits = value as { units?: unknown; unitsCode?: unknown };
     const observationStatus =
       report.status === 'entered-in-error' ? 'W' : observation.status === reportObservationStatus ? undefined : OBSERVATION_STATUS[String(observation.status)];
+    // an effectivePeriod's end, when it has a start, ends after it and is not the start itself (a Period of one time is that time)
+    const observedEndAt = isObject(observation.effectivePeriod)
+      ? [acceptableCollectionEnd(str(observation.effectivePeriod.start), str(observation.effectivePeriod.end), context.now)].find(
+          (end) => end !== str(isObject(observation.effectivePeriod) ? observation.effectivePeriod.start : undefined),
+        )
+      : undefined;
     const observedAt = effectiveOf(observation);
+    const ownIssued = str(observation.issued);
     const performer = list(observation.performer)
       .map((p) => (isObject(p) ? str(p.display) : undefined))
       .find((d) => d !== undefined);
@@ -518,6 +565,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         result: '',
         ...value,
         referenceRange: rangeText,
+        referenceRangeUnits: rangeUnits.units !== valueUnits.units ? rangeUnits.units : undefined,
+        referenceRangeUnitsCode: rangeUnits.unitsCode !== valueUnits.unitsCode ? rangeUnits.unitsCode : undefined,
         code: primary?.code,
         codeSystem: primary?.code !== undefined ? primary.system : undefined,
         testNameFrom,
@@ -525,7 +574,10 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         alternateCode: codings[1],
         abnormalFlags: flags.length > 0 ? flags : undefined,
         observationStatus,
-        observedAt: observedAt !== undefined && observedAt !== effective ? observedAt : undefined,
+        observedAt: observedAt !== undefined && (observedAt !== effective || observedEndAt !== undefined) ? observedAt : undefined,
+        observedEndAt,
+        // its own issued (released apart from the report), as written
+        reportedAt: ownIssued !== undefined && ownIssued !== issued ? ownIssued : undefined,
         performingOrganization: performer !== undefined && performer !== context.sender ? performer : undefined,
         comments: notes.length > 0 ? notes : undefined,
       }),
@@ -559,6 +611,7 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
       ? acceptableCollectionEnd(str(report.effectivePeriod.start), str(report.effectivePeriod.end), new Date())
       : undefined,
     reportedAt,
+    performer: performersOf(report, bundle, context.sender),
     specimen,
     comments: comments.length > 0 ? comments : undefined,
   });
@@ -596,9 +649,13 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       textLines: 'valueString',
       result: 'value',
       referenceRange: 'referenceRange[0]',
+      referenceRangeUnits: 'referenceRange[0].low.unit',
+      referenceRangeUnitsCode: 'referenceRange[0].low.code',
       abnormalFlags: 'interpretation',
       observationStatus: 'status',
       observedAt: 'effective',
+      observedEndAt: 'effectivePeriod.end',
+      reportedAt: 'issued',
       performingOrganization: 'performer[0].display',
       comments: 'note',
       testNameFrom: 'code',
@@ -620,6 +677,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       collectedAt: 'effective',
       collectedEndAt: 'effectivePeriod.end',
       reportedAt: 'issued',
+      performer: 'performer',
       specimen: 'specimen',
       comments: 'conclusion',
     };

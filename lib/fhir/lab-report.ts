@@ -18,7 +18,7 @@
  *   effective     the collection time (order, else specimen; precision kept), else resulted at; a
  *                 collection with an end (OBR-8) is effectivePeriod
  *   issued        resulted at as the lab wrote it (order.reportedAt, offset kept), else as stored (UTC);
- *                 performer: the sender (display)
+ *                 performer: the lab's performers as sent (order.performer: display, identifier), else the sender (display)
  *   specimen      a contained Specimen `#specimen` (type, collection time, the lab's id)
  * Observation (one per test; comment rows of older records are notes, never Observations)
  *   status        OBX-11 per the v2-to-FHIR map (F final, P/R/S preliminary, C corrected, A/B amended,
@@ -27,15 +27,17 @@
  *                 codes in a system of the sender) + the alternate code, text = test name; a code
  *                 sent without display keeps none (testNameFrom `code`: no text either; `text`: text only);
  *                 a display sent beside a different text keeps both (codeDisplay)
- *   effective     observed at, else the collection time, else resulted at (precision kept)
+ *   effective     observed at, else the collection time, else resulted at (precision kept); with an end
+ *                 (observedEndAt) effectivePeriod
+ *   issued        the test's own (reportedAt, as sent) when it has a time of day, else the report's
  *   value[x]      NM -> valueQuantity (UCUM system/code when unitsCode); SN -> valueQuantity with its
  *                 comparator, valueRange (`-`), valueRatio (`:` `/`); CWE/CE -> valueCodeableConcept;
  *                 TX/FT -> valueString (lines joined by LF); otherwise as before: a Quantity when the
  *                 result is a plain decimal whose JSON number prints back identically, else valueString.
  *                 A cancelled observation carries no value (dataAbsentReason not-performed).
  *   interpretation  the abnormal flags (v3-ObservationInterpretation, same codes as table 0078)
- *   referenceRange  text, and low/high when it is `low-high`;  performer: performing organization,
- *                 else the sender;  specimen: `#specimen`;  note: the test's comments
+ *   referenceRange  text, and low/high when it is `low-high` (in referenceRangeUnits / referenceRangeUnitsCode when sent, else the value's);  performer: performing organization,
+ *                 else the report's first performer name, else the sender;  specimen: `#specimen`;  note: the test's comments
  */
 import type {
   Attachment,
@@ -187,18 +189,20 @@ function labCoding(lab: LabResultRecord, code: string | undefined, display: stri
 
 /**
  * A FHIR dateTime of a time as the sender wrote it, precision kept: `2024`, `2024-11`, `2024-11-07`
- * as they are; a time gets its seconds (FHIR needs them once there are hours and minutes) and keeps
+ * as they are; a time gets its seconds (FHIR needs them once there are hours and minutes; an hour alone
+ * gets `:00` minutes too: FHIR has no hour precision) and keeps
  * its offset (`Z` or `±hh:mm`); a time without an offset (FHIR needs one) is its date.
  */
 export function fhirDateTime(value: string | undefined): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const match = /^(\d{4}(?:-\d{2}(?:-\d{2})?)?)(?:T(\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(value.trim());
+  const match = /^(\d{4}(?:-\d{2}(?:-\d{2})?)?)(?:T(\d{2}(?::\d{2})?)(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(value.trim());
   if (!match) return undefined;
   const [, date, time, seconds, zone] = match;
   if (time === undefined) return date;
   if (zone === undefined) return date!.length === 10 ? date : undefined;
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  return `${date}T${time}${seconds ?? ':00'}${offset}`;
+  // FHIR has no hour precision: an hour the lab wrote alone gets :00 minutes (docs/lab-results.md)
+  return `${date}T${time.length === 2 ? `${time}:00` : time}${seconds ?? ':00'}${offset}`;
 }
 
 /**
@@ -303,8 +307,14 @@ function referenceRange(test: LabTestSummary): ObservationReferenceRange[] {
   const text = fhirString(test.referenceRange);
   if (text === undefined) return [];
   const bounds = /^\s*([+-]?\d+(?:\.\d+)?)\s*-\s*([+-]?\d+(?:\.\d+)?)\s*$/.exec(text);
-  const low = bounds ? quantity(bounds[1]!, test) : undefined;
-  const high = bounds ? quantity(bounds[2]!, test) : undefined;
+  // the bounds in their own units when the lab sent them apart from the value's (FHIR intake), else the value's
+  const units = {
+    ...test,
+    units: fhirString(test.referenceRangeUnits) ?? test.units,
+    unitsCode: fhirCode(test.referenceRangeUnitsCode) ?? test.unitsCode,
+  };
+  const low = bounds ? quantity(bounds[1]!, units) : undefined;
+  const high = bounds ? quantity(bounds[2]!, units) : undefined;
   return [{ ...(low && high ? { low, high } : {}), text }];
 }
 
@@ -454,7 +464,10 @@ function testObservation(
   // nothing named the test (`testNameFrom: 'code'`): the coding alone, no text
   const unnamed = test.testNameFrom === 'code' && primary !== undefined;
   const effective = fhirDateTime(test.observedAt) ?? defaults.effective;
-  const performer = fhirString(test.performingOrganization) ?? fhirString(lab.senderId);
+  // a test's own period (observedAt to observedEndAt, FHIR intake's effectivePeriod) as it was sent
+  const observedStart = fhirDateTime(test.observedAt);
+  const observedEnd = fhirDateTime(test.observedEndAt);
+  const performer = fhirString(test.performingOrganization) ?? reportPerformerName(lab) ?? fhirString(lab.senderId);
   const value: ObservationValue = status === 'cancelled' ? {} : testValue(lab, test);
   const hasValue = Object.keys(value).length > 0;
   return {
@@ -467,8 +480,10 @@ function testObservation(
         ? { coding: codings }
         : { ...nonEmpty('coding', codings), text: fhirString(test.testName) ?? 'Unnamed test' },
     subject: patientReference(patientId),
-    ...observationEffective(effective),
-    issued: defaults.issued,
+    ...(observedEnd !== undefined && observedStart !== undefined
+      ? { effectivePeriod: { start: observedStart, end: observedEnd } }
+      : observationEffective(effective)),
+    issued: testIssued(test) ?? defaults.issued,
     ...(performer ? { performer: [{ display: performer }] } : {}),
     ...value,
     ...(hasValue ? {} : { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: status === 'cancelled' ? 'not-performed' : 'unknown' }] } }),
@@ -477,6 +492,30 @@ function testObservation(
     ...(defaults.specimen ? { specimen: { reference: `#${SPECIMEN_ID}` } } : {}),
     ...nonEmpty('referenceRange', referenceRange(test)),
   };
+}
+
+/** A test's own issued (results[].reportedAt, FHIR intake's Observation.issued as sent) when it is an instant (a time of day). */
+function testIssued(test: LabTestSummary): string | undefined {
+  const issued = fhirDateTime(test.reportedAt);
+  return issued !== undefined && issued.includes('T') ? issued : undefined;
+}
+
+/** The report's performers as the lab sent them (order.performer: display and identifier), else the sender by name. */
+function reportPerformers(lab: LabResultRecord): Array<Reference<Organization>> {
+  const sent = (Array.isArray(lab.order?.performer) ? lab.order.performer : [])
+    .map((performer): Reference<Organization> => {
+      const value = fhirString(performer?.identifier?.id);
+      const system = fhirString(performer?.identifier?.namespace);
+      return { ...present('display', fhirString(performer?.name)), ...(value ? { identifier: { ...present('system', system), value } } : {}) };
+    })
+    .filter((reference) => Object.keys(reference).length > 0);
+  if (sent.length > 0) return sent;
+  return fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
+}
+
+/** The first performer name of the report (an Observation's performer when it names none of its own, as OBX-23). */
+function reportPerformerName(lab: LabResultRecord): string | undefined {
+  return (Array.isArray(lab.order?.performer) ? lab.order.performer : []).map((performer) => fhirString(performer?.name)).find((name) => name !== undefined);
 }
 
 /** Where the exports are served (the FHIR base without `/fhir`), for links to a document's single-result export. */
@@ -539,7 +578,7 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     ...(specimen ? [specimen] : []),
   ];
   const placer = placerIdentifiers(lab, options.externalIds);
-  const performer: Array<Reference<Organization>> = fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
+  const performer = reportPerformers(lab);
   return {
     resourceType: 'DiagnosticReport',
     id: logicalId(patientId, lab.resultId),
@@ -559,7 +598,7 @@ export function labDiagnosticReport(patientId: string, lab: LabResultRecord, opt
     subject: patientReference(patientId),
     ...(collectedEnd && orderCollectedAt ? { effectivePeriod: { start: orderCollectedAt, end: collectedEnd } } : present('effectiveDateTime', effective)),
     issued,
-    // provenance: the sending lab as the performing organization (by name: it is a partner's sender id, not a resource here)
+    // the lab's performers as sent (display, identifier); else provenance: the sending lab (by name: a partner's sender id, not a resource here)
     ...nonEmpty('performer', performer),
     ...(specimen ? { specimen: [{ reference: `#${SPECIMEN_ID}` }] } : {}),
     ...nonEmpty(

@@ -250,6 +250,8 @@ describe('tsFromPartialDateTime (issue 27: precision and the sender offset kept)
     ['2024-11-07T08:30:15Z', '20241107083015+0000'],
     ['2024-11-07T08:30:15.123456+0530', '20241107083015.1234+0530'],
     ['2024-11-07T08:30', '202411070830'],
+    ['2024-11-07T08-06:00', '2024110708-0600'],
+    ['2024-11-07T08Z', '2024110708+0000'],
   ])('%s -> %s', (input, expected) => {
     expect(tsFromPartialDateTime(input)).toBe(expected);
   });

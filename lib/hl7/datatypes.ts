@@ -487,16 +487,17 @@ export function nmFromNumber(value: number): EscapedText | undefined {
 // --- Times with their precision (issue 27) ---------------------------------------------------------------
 
 /**
- * A PartialDateTime (lib/chart/types.ts): `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, or a date and `THH:mm[:ss[.f]]` with an
+ * A PartialDateTime (lib/chart/types.ts): `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, or a date and `THH[:mm[:ss[.f]]]` with an
  * optional zone (`Z`, `±HH:MM`, `±HHMM`). Capture groups: year, month, day, hour, minute, second,
  * fraction, zone.
  */
-const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?)?)?$/i;
+const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?)?)?$/i;
 
 /**
  * TS (DTM) of a time as the sender wrote it, keeping its precision and its zone (issue 27): `2024`
  * -> `2024`, `2024-11-07` -> `20241107` (a date stays a date), `2024-11-07T08:30-06:00` ->
- * `202411070830-0600` (minutes stay minutes, the sender's offset kept), seconds with up to four
+ * `202411070830-0600` (minutes stay minutes, the sender's offset kept; an hour stays an hour:
+ * `2024-11-07T08-06:00` -> `2024110708-0600`), seconds with up to four
  * fraction digits (DTM allows four), `Z` -> `+0000`; a time without a zone is written without one
  * (the sender's local time, as DTM reads it). Throws {@link Hl7EncodingError} for anything else.
  */

@@ -906,7 +906,7 @@ function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
  * OBX-5 {@link labTestObservationValue}, OBX-6 `unitsCode^units^UCUM` (or the units as sent), OBX-7
  * reference range, OBX-8 the abnormal flags (one repetition each), OBX-11 `observationStatus` when it is a
  * table 0085 value, else from the status; OBX-14 observed at (precision kept), else resulted at; OBX-23
- * the performing organization, else the sender id; NTE after the OBX: the test's comments. SPM after the
+ * the performing organization, else the report's first performer name (`order.performer`), else the sender id; NTE after the OBX: the test's comments. SPM after the
  * observations when the specimen type is known.
  */
 export function labResultObservationGroup(lab: LabResultSummary, inputPath: string): ObservationGroup {
@@ -921,8 +921,10 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
   const service =
     order.universalService && (hasText(order.universalService.code) || hasText(order.universalService.display)) ? order.universalService : undefined;
   const collectedAt = hasText(order.collectedAt) ? order.collectedAt : hasText(order.specimen?.collectedAt) ? order.specimen.collectedAt : undefined;
-  // OBR-22 as the lab wrote it (offset and precision kept), else resulted at (UTC)
-  const reportedAt: SegmentTime = hasText(order.reportedAt) ? { asSent: order.reportedAt } : lab.resultedAt;
+  // OBR-22 as the lab wrote it (offset and precision kept), else resulted at as sent (UTC, its fraction kept: DTM takes 4 digits)
+  const reportedAt: SegmentTime = { asSent: hasText(order.reportedAt) ? order.reportedAt : lab.resultedAt };
+  // v2.5.1 has no report-level performer (PRT is v2.7): the report's first performer name is OBX-23 of a test without its own
+  const reportPerformer = (Array.isArray(order.performer) ? order.performer : []).map((performer) => performer?.name).find(hasText);
   const group = new ObservationGroup({
     placerOrderNumber: placer ? placer.id : lab.resultId,
     placerNamespace: placer?.namespace,
@@ -958,7 +960,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
         abnormalFlags: Array.isArray(result.abnormalFlags) ? result.abnormalFlags.filter(hasText).map((flag) => flag.trim()) : undefined,
         // OBX-14 is the physiologically relevant time: for a specimen, its collection (OBR-7), as FHIR effective[x] reads it
         observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : collectedAt ? { asSent: collectedAt } : reportedAt,
-        performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : lab.senderId,
+        performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : (reportPerformer ?? lab.senderId),
         comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),
     );

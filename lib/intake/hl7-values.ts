@@ -129,9 +129,10 @@ export function instantFromTs(value: string, timeZone: string = DEFAULT_TIME_ZON
  * HL7 TS/DTM -> PartialDateTime (lib/chart/types.ts) with the precision the sender wrote: `YYYY`,
  * `YYYY-MM`, `YYYY-MM-DD` (no offset: a date is a date), or a time with minutes or seconds (and the
  * fraction as written) and an offset: the sender's, else the offset `timeZone` has at that wall time.
- * An hour without minutes is written as minutes (`HH:00`). Undefined when it is not a real time.
+ * An hour without minutes is written as minutes (`HH:00`), or, with `keepHour` (the lab model, whose times
+ * take an hour alone), as the hour (`YYYY-MM-DDTHH±HH:MM`). Undefined when it is not a real time.
  */
-export function partialFromTs(value: string, timeZone: string = DEFAULT_TIME_ZONE): string | undefined {
+export function partialFromTs(value: string, timeZone: string = DEFAULT_TIME_ZONE, keepHour = false): string | undefined {
   const parts = tsParts(value);
   if (!parts || Number(parts.y) < 1900) return undefined;
   const { y, mo, d, h, mi, s, frac } = parts;
@@ -139,7 +140,7 @@ export function partialFromTs(value: string, timeZone: string = DEFAULT_TIME_ZON
   if (d === undefined) return `${y}-${mo}`;
   if (h === undefined) return `${y}-${mo}-${d}`;
   const offset = parts.offset ?? offsetOfWallTime(parts.wallMs, timeZone);
-  const time = `${h}:${mi ?? '00'}${s === undefined ? '' : `:${s}${frac ? `.${frac}` : ''}`}`;
+  const time = mi === undefined && keepHour ? h : `${h}:${mi ?? '00'}${s === undefined ? '' : `:${s}${frac ? `.${frac}` : ''}`}`;
   return `${y}-${mo}-${d}T${time}${isoOffset(offset)}`;
 }
 

@@ -335,6 +335,9 @@ function unitsOf(obx: ParsedSegment): { units?: string; unitsCode?: string } {
   return compact({ units: ucum ? (text ?? id) : (id ?? text), unitsCode: ucum ? id : undefined });
 }
 
+/** A lab time as the lab wrote it (an hour without minutes stays an hour: `2024030110-0500` -> `2024-03-01T10-05:00`). */
+const labTime = (value: string, timeZone: string): string | undefined => partialFromTs(value, timeZone, true);
+
 /** The order facts of an OBR group (ORC/OBR/SPM, NTE after the OBR). */
 function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: string, resultedAt: string): LabOrder | undefined {
   const { obr, orc, spm } = group;
@@ -343,7 +346,7 @@ function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: strin
   const obr15 = obr.fields[15]?.[0]?.[0];
   const specimen = compact({
     type: codingOf(spm?.fields[4]?.[0]) ?? (obr15 ? codingOf(obr15.map((sub) => [sub])) : undefined),
-    collectedAt: partialFromTs(valueAt(spm, 17), timeZone),
+    collectedAt: labTime(valueAt(spm, 17), timeZone),
     id: entityIdentifierOf(specimenId?.[1] ?? []) ?? entityIdentifierOf(specimenId?.[0] ?? []),
   });
   const comments = notesOf(group, undefined).map((note) => note.text);
@@ -351,11 +354,11 @@ function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: strin
     placerOrderNumber: entityIdentifierOf(eiComponents(obr.fields[2]?.[0])) ?? entityIdentifierOf(eiComponents(orc?.fields[2]?.[0])),
     accessionNamespace: present(valueAt(obr, accessionField, 2)) ?? present(valueAt(obr, accessionField, 3)),
     universalService: codingOf(obr.fields[4]?.[0]) ?? codingOf(obr.fields[4]?.[0], 4),
-    collectedAt: partialFromTs(valueAt(obr, 7), timeZone),
+    collectedAt: labTime(valueAt(obr, 7), timeZone),
     // OBR-8 only when it is a real time not before OBR-7 (a keying error there does not refuse the result)
-    collectedEndAt: acceptableCollectionEnd(partialFromTs(valueAt(obr, 7), timeZone), partialFromTs(valueAt(obr, 8), timeZone), new Date()),
+    collectedEndAt: acceptableCollectionEnd(labTime(valueAt(obr, 7), timeZone), labTime(valueAt(obr, 8), timeZone), new Date()),
     // OBR-22 as the lab wrote it (offset and precision kept) when ResultedDateUTC, its instant in UTC, does not say it already
-    reportedAt: [partialFromTs(valueAt(obr, 22), timeZone)].find((at) => at !== resultedAt),
+    reportedAt: [labTime(valueAt(obr, 22), timeZone)].find((at) => at !== resultedAt),
     orderingProvider: clinician(obr.fields[16]?.[0]),
     orderStatus: present(valueAt(obr, 25)),
     specimen: Object.keys(specimen).length > 0 ? specimen : undefined,
@@ -419,7 +422,7 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       alternateCode: codingOf(obx.fields[3]?.[0], 4),
       abnormalFlags: flags.length > 0 ? flags : undefined,
       observationStatus: present(valueAt(obx, 11))?.trim(),
-      observedAt: partialFromTs(valueAt(obx, 14), zone),
+      observedAt: labTime(valueAt(obx, 14), zone),
       performingOrganization: present(valueAt(obx, 23, 1)),
       comments: comments.length > 0 ? comments : undefined,
     });

@@ -214,6 +214,9 @@ describe('HL7 time stamps in the sender time zone', () => {
     expect(partialFromTs('202407')).toBe('2024-07');
     expect(partialFromTs('20240715', 'America/Chicago')).toBe('2024-07-15');
     expect(partialFromTs('2024071508', 'America/Chicago')).toBe('2024-07-15T08:00-05:00');
+    // the lab model keeps the hour (keepHour)
+    expect(partialFromTs('2024071508', 'America/Chicago', true)).toBe('2024-07-15T08-05:00');
+    expect(partialFromTs('2024071508-0400', 'UTC', true)).toBe('2024-07-15T08-04:00');
     expect(partialFromTs('20240715083000.1234', 'UTC')).toBe('2024-07-15T08:30:00.1234Z');
     expect(instantFromTs('20241107', 'America/Chicago')).toBe('2024-11-07T06:00:00Z');
   });

@@ -134,16 +134,21 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
       errors.push({ pointer: `${at}/testNameFrom`, message: "'code' says the lab sent no name for the test: testName must then repeat code" });
     if (typeof result.codeDisplay === 'string' && result.testNameFrom === 'code')
       errors.push({ pointer: `${at}/codeDisplay`, message: "is the code's display beside a name of its own: only with testNameFrom 'text'" });
+    // the end of the test's period (FHIR effectivePeriod.end): a real partial time, with its start (observedAt) and not before it
+    if (typeof result.observedEndAt === 'string') {
+      const problem = partialDateTimeProblem(result.observedEndAt, now) ?? collectionEndProblem(result.observedAt, result.observedEndAt, 'observedAt');
+      if (problem) errors.push({ pointer: `${at}/observedEndAt`, message: problem });
+    }
   });
   for (const problem of checkLabResultValues(data, now)) errors.push({ pointer: `/data${pointerOfPath(problem.path)}`, message: problem.message });
   return errors;
 }
 
-/** A PartialDateTime with a time of day (`...THH:mm[:ss[.f]]` and an offset) as epoch milliseconds (fraction cut to ms). */
+/** A PartialDateTime with a time of day (`...THH[:mm[:ss[.f]]]` and an offset) as epoch milliseconds (fraction cut to ms). */
 function instantOfPartial(value: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone, sign, oh, om] = m;
+  const [, y, mo, d, h, mi = '00', s = '00', frac = '', zone, sign, oh, om] = m;
   const offset = zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
   return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Number((frac + '000').slice(0, 3)) - offset * 60_000;
 }
@@ -164,8 +169,6 @@ function partialSpan(value: string): { earliest: number; latest: number } | unde
   return { earliest: start - zones, latest: end + zones };
 }
 
-const END_BEFORE_START = 'must not be before order.collectedAt';
-
 /** The date part of a PartialDateTime as written (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`). */
 function writtenDate(value: string): string {
   const t = value.indexOf('T');
@@ -173,17 +176,19 @@ function writtenDate(value: string): string {
 }
 
 /**
- * A collection end (OBR-8, Period.end) against its start (order.collectedAt, OBR-7, Period.start):
+ * A period's end against its start: a collection end (OBR-8, Period.end) against order.collectedAt (OBR-7,
+ * Period.start), or a test's observedEndAt (its FHIR effectivePeriod.end) against its observedAt (`startName`):
  * an end needs its start; two times of day compare as instants, otherwise the two compare at the
  * coarser precision as written (no zone widening), so no export ever ends a period before it starts.
  */
-export function collectionEndProblem(collectedAt: unknown, collectedEndAt: string): string | undefined {
-  if (typeof collectedAt !== 'string') return 'requires order.collectedAt (the start of the collection)';
+export function collectionEndProblem(collectedAt: unknown, collectedEndAt: string, startName = 'order.collectedAt'): string | undefined {
+  if (typeof collectedAt !== 'string') return `requires ${startName} (the start of the period)`;
+  const endBeforeStart = `must not be before ${startName}`;
   const start = instantOfPartial(collectedAt);
   const end = instantOfPartial(collectedEndAt);
-  if (start !== undefined && end !== undefined) return end < start ? END_BEFORE_START : undefined;
+  if (start !== undefined && end !== undefined) return end < start ? endBeforeStart : undefined;
   const digits = Math.min(writtenDate(collectedAt).length, writtenDate(collectedEndAt).length);
-  return collectedEndAt.slice(0, digits) < collectedAt.slice(0, digits) ? END_BEFORE_START : undefined;
+  return collectedEndAt.slice(0, digits) < collectedAt.slice(0, digits) ? endBeforeStart : undefined;
 }
 
 /**

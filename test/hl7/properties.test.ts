@@ -332,7 +332,10 @@ function expectLabGroup(expected: ExpectedMessage, setId: number, lab: LabResult
   const obr = expectObservationRequest(expected, setId, 'LAB');
   expected.value({ segment: 'OBR', occurrence: obr, field: 2, component: 1 }, expectedShortId(lab.resultId, 22));
   expected.value({ segment: 'OBR', occurrence: obr, field: 3, component: 1 }, expectedShortId(lab.accessionNumber, 22));
-  expected.value({ segment: 'OBR', occurrence: obr, field: 7 }, arb.expectedTimestamp(lab.resultedAt), 'timestamp');
+  // a lab's resulted at as sent: its fraction kept (DTM: at most 4 digits)
+  const fraction = /\.(\d+)Z$/.exec(lab.resultedAt)?.[1];
+  const resultedAt = arb.expectedTimestamp(lab.resultedAt).replace('+0000', fraction ? `.${fraction.slice(0, 4)}+0000` : '+0000');
+  expected.value({ segment: 'OBR', occurrence: obr, field: 7 }, resultedAt, 'timestamp');
   expected.value({ segment: 'OBR', occurrence: obr, field: 25 }, LAB_STATUS[lab.status]);
   lab.results.filter(isCommentRow).forEach((result, index) => {
     const nte = expected.segment('NTE');

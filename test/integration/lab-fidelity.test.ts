@@ -351,3 +351,268 @@ describe('JSON POST /receiveTestData: the contract for a test without a name, an
     expect(refused.text).not.toContain('Glucose');
   });
 });
+
+describe('the leftovers: times, performer, issued, period end and UCUM ranges as sent', () => {
+  it('ResultedDateUTC with a fraction: OBR-22 (and OBR-7 / OBX-14 that fall back to it) keep it (DTM: up to 4 digits), FHIR issued / effective whole', async () => {
+    const accession = unique('JFR');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-01T10:15:00.123Z',
+      results: [
+        { testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98' },
+        { testName: 'Potassium', code: '2823-3', codeSystem: 'LN', result: '4.1', observedAt: '2024-03-01T08:30:15.25-06:00' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obr7: group.obr[7], obr22: group.obr[22], obx14: group.obx.map((f) => f[14]) }).toEqual({
+        label,
+        obr7: '20240301101500.123+0000',
+        obr22: '20240301101500.123+0000',
+        obx14: ['20240301101500.123+0000', '20240301083015.25-0600'],
+      });
+    const report = await fhirReport(resultId);
+    expect(report.issued).toBe('2024-03-01T10:15:00.123Z');
+    expect(report.effectiveDateTime).toBe('2024-03-01T10:15:00.123Z');
+    const [glucose, potassium] = containedObservations(report);
+    expect([glucose!.issued, glucose!.effectiveDateTime]).toEqual(['2024-03-01T10:15:00.123Z', '2024-03-01T10:15:00.123Z']);
+    expect([potassium!.issued, potassium!.effectiveDateTime]).toEqual(['2024-03-01T10:15:00.123Z', '2024-03-01T08:30:15.25-06:00']);
+
+    // nine fraction digits: FHIR keeps all nine, HL7 DTM the first four (its limit)
+    const nine = unique('JF9');
+    const res9 = await postJson({ accessionNumber: nine, ResultedDateUTC: '2024-03-01T10:15:00.123456789Z', results: [{ testName: 'Glucose', result: '98' }] });
+    expect(res9.status).toBe(200);
+    const nineId = res9.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(nineId, nine))
+      expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20240301101500.1234+0000' });
+    expect((await fhirReport(nineId)).issued).toBe('2024-03-01T10:15:00.123456789Z');
+  });
+
+  it('an hour-only time (OBR-7, OBX-14 `2024030110-0500`) keeps its hour precision in every HL7 export; FHIR pads it to the second (no hour precision there)', async () => {
+    const accession = unique('HRS');
+    const message = [
+      `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|20240301123000||ORU^R01|${unique('HRS-MSG')}|P|2.5.1`,
+      CHART_PID,
+      `OBR|1|845439^GHH OE|${accession}^GHH LAB|1554-5^GLUCOSE^LN|||2024030110-0500|||||||||||||||202403011215-0500|||F`,
+      'OBX|1|NM|1554-5^GLUCOSE^LN||182|mg/dL^^UCUM|70-105|H|||F|||2024030111-0500',
+      'OBX|2|NM|2823-3^Potassium^LN||4.1|mmol/L^^UCUM|3.5-5.1||||F',
+    ].join('\r');
+    expect(await postHl7(message + '\r')).toMatch(/^MSA\|AA\|/);
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '1554-5');
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obr7: group.obr[7], obr22: group.obr[22], obx14: group.obx.map((f) => f[14]) }).toEqual({
+        label,
+        obr7: '2024030110-0500',
+        obr22: '202403011215-0500',
+        // the second OBX has no OBX-14: the collection time (OBR-7) as written
+        obx14: ['2024030111-0500', '2024030110-0500'],
+      });
+    const report = await fhirReport(resultId);
+    expect(report.effectiveDateTime).toBe('2024-03-01T10:00:00-05:00');
+    expect(containedObservations(report).map((o) => o.effectiveDateTime)).toEqual(['2024-03-01T11:00:00-05:00', '2024-03-01T10:00:00-05:00']);
+
+    // JSON: a partial time with the hour only is one too (`2024-03-01T10-05:00`)
+    const jsonAccession = unique('JHR');
+    const res = await postJson({
+      accessionNumber: jsonAccession,
+      ResultedDateUTC: '2024-03-01T17:15:00Z',
+      order: { collectedAt: '2024-03-01T10-05:00' },
+      results: [{ testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98', observedAt: '2024-03-01T11Z' }],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const jsonId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(jsonId, jsonAccession))
+      expect({ label, obr7: group.obr[7], obx14: group.obx.map((f) => f[14]) }).toEqual({ label, obr7: '2024030110-0500', obx14: ['2024030111+0000'] });
+    const jsonReport = await fhirReport(jsonId);
+    expect([jsonReport.effectiveDateTime, containedObservations(jsonReport)[0]!.effectiveDateTime]).toEqual([
+      '2024-03-01T10:00:00-05:00',
+      '2024-03-01T11:00:00Z',
+    ]);
+  });
+});
+
+describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the leftovers), every export out', () => {
+  const accession = unique('CBL');
+  let resultId: string;
+  let exports: Array<{ label: string; group: RawGroup }>;
+  let report: Json;
+  let published: Json;
+
+  beforeAll(async () => {
+    // the published CBC transaction (labTransaction: chart patient, an accession identifier), then:
+    // the report's performer (Acme Laboratory, Inc, by reference) gets the lab's CLIA number as its identifier
+    const transaction = labTransaction('cbc', accession);
+    published = transaction.report;
+    published.performer = [{ ...published.performer[0], identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }];
+    // leukocytes: its own issued (released before the report, with an offset); the others have none (the report's)
+    transaction.observations[0]!.issued = '2005-07-06T10:30:00.25-04:00';
+    // erythrocytes: an effectivePeriod (start and end) instead of its effectiveDateTime
+    delete transaction.observations[1]!.effectiveDateTime;
+    transaction.observations[1]!.effectivePeriod = { start: '2005-07-05T08:00:00-05:00', end: '2005-07-05T20:00:00-05:00' };
+    // hemoglobin: its reference range in g/L (UCUM), the value staying in g/dL
+    const gramsPerLiter = (value: number) => ({ value, unit: 'g/L', system: 'http://unitsofmeasure.org', code: 'g/L' });
+    transaction.observations[2]!.referenceRange = [{ ...transaction.observations[2]!.referenceRange[0], low: gramsPerLiter(165), high: gramsPerLiter(215) }];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    resultId = /resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!;
+    exports = await hl7Exports(resultId, accession);
+    report = await fhirReport(resultId);
+  });
+
+  it('the report performer comes back as sent (display and identifier; not the sender id)', () => {
+    expect(report.performer).toEqual([{ display: 'Acme Laboratory, Inc', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
+    // every published Observation names its own performer: OBX-23 keeps those
+    for (const { label, group } of exports) expect({ label, obx23: [...new Set(group.obx.map((f) => f[23]))] }).toEqual({ label, obx23: ['Dr Ronald Bone'] });
+  });
+
+  it('a performer display too long for the lab model (over 199 characters) is refused (400 OperationOutcome naming DiagnosticReport.performer), nothing stored', async () => {
+    const refusedAccession = unique('CBX');
+    const transaction = labTransaction('cbc', refusedAccession);
+    transaction.report.performer = [{ display: `Acme ${'Laboratory '.repeat(20)}` }];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json<{ issue: Array<{ expression: string[] }> }>().issue.map((i) => i.expression)).toEqual([['Bundle.entry[0].resource.performer']]);
+    expect(res.text).not.toContain('Laboratory Laboratory');
+    const summary = await getText(`/exportHl7PatientSummary?patientId=${PATIENT}&limit=200`, 'demo-export-key');
+    expect(rawGroup(summary, refusedAccession)).toBeUndefined();
+  });
+
+  it("an Observation's own issued comes back on that Observation (the others the report's); HL7 has no per-OBX release time: OBR-22 stays the report's", () => {
+    const issued = containedObservations(report).map((o) => o.issued);
+    expect(issued[0]).toBe('2005-07-06T10:30:00.25-04:00');
+    expect([...new Set(issued.slice(1))]).toEqual([published.issued]);
+    for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20050706114533+0000' });
+  });
+
+  it("a referenceRange's low / high keep their UCUM unit and code (not the value's); OBX-7 the range as text", () => {
+    const [range] = containedObservations(report)[2]!.referenceRange;
+    const ucum = { unit: 'g/L', system: 'http://unitsofmeasure.org', code: 'g/L' };
+    expect({ low: range.low, high: range.high }).toEqual({ low: { value: 165, ...ucum }, high: { value: 215, ...ucum } });
+    for (const { label, group } of exports) expect({ label, obx7: group.obx[2]![7] }).toEqual({ label, obx7: '165-215' });
+  });
+
+  it("an Observation's effectivePeriod keeps its end (FHIR effectivePeriod as sent); OBX-14 has no end: the start as written", () => {
+    expect(containedObservations(report)[1]!.effectivePeriod).toEqual({ start: '2005-07-05T08:00:00-05:00', end: '2005-07-05T20:00:00-05:00' });
+    for (const { label, group } of exports) expect({ label, obx14: group.obx[1]![14] }).toEqual({ label, obx14: '20050705080000-0500' });
+  });
+});
+
+describe('JSON order.performer: the report performer, OBX-23 of a test without its own', () => {
+  it('results[].referenceRangeUnitsCode / referenceRangeUnits: the range bounds in FHIR keep their UCUM code (a text value has no units of its own)', async () => {
+    const accession = unique('JRU');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Potassium', result: 'see note', referenceRange: '3.5-5.1', referenceRangeUnits: 'millimole per liter', referenceRangeUnitsCode: 'mmol/L' },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    const [range] = containedObservations(await fhirReport(resultId))[0]!.referenceRange;
+    const ucum = { unit: 'millimole per liter', system: 'http://unitsofmeasure.org', code: 'mmol/L' };
+    expect(range).toEqual({ low: { value: 3.5, ...ucum }, high: { value: 5.1, ...ucum }, text: '3.5-5.1' });
+  });
+
+  it('results[].observedEndAt (FHIR effectivePeriod.end) comes back; an end before its observedAt, or without one, is refused', async () => {
+    const accession = unique('JOE');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [{ testName: 'Creatinine clearance', result: '98', observedAt: '2024-03-01T07:00-06:00', observedEndAt: '2024-03-02T07:00-06:00' }],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    expect(containedObservations(await fhirReport(resultId))[0]!.effectivePeriod).toEqual({
+      start: '2024-03-01T07:00:00-06:00',
+      end: '2024-03-02T07:00:00-06:00',
+    });
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx14: group.obx[0]![14] }).toEqual({ label, obx14: '202403010700-0600' });
+
+    const refused = await postJson({
+      accessionNumber: unique('JOX'),
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Creatinine clearance', result: '98', observedAt: '2024-03-02T07:00-06:00', observedEndAt: '2024-03-01T07:00-06:00' },
+        { testName: 'Creatinine', result: '1.2', observedEndAt: '2024-03-01T07:00-06:00' },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual([
+      '/data/results/0/observedEndAt',
+      '/data/results/1/observedEndAt',
+    ]);
+  });
+
+  it('comes back in FHIR DiagnosticReport.performer (display, identifier) and OBX-23 (XON-1) of the tests without a performing organization', async () => {
+    const accession = unique('JPF');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: { performer: [{ name: 'Acme Reference Laboratory', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } }] },
+      results: [
+        { testName: 'Glucose', code: '2345-7', codeSystem: 'LN', result: '98' },
+        {
+          testName: 'Potassium',
+          code: '2823-3',
+          codeSystem: 'LN',
+          result: '4.1',
+          performingOrganization: 'North Lab',
+          reportedAt: '2024-03-01T09:45:10-05:00',
+        },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx23: group.obx.map((f) => f[23]) }).toEqual({ label, obx23: ['Acme Reference Laboratory', 'North Lab'] });
+    const fhir = await fhirReport(resultId);
+    expect(fhir.performer).toEqual([{ display: 'Acme Reference Laboratory', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
+    expect(containedObservations(fhir).map((o) => o.performer)).toEqual([[{ display: 'Acme Reference Laboratory' }], [{ display: 'North Lab' }]]);
+    // results[].reportedAt: the test's own issued (FHIR only)
+    expect(containedObservations(fhir).map((o) => o.issued)).toEqual(['2024-03-01T15:15:00Z', '2024-03-01T09:45:10-05:00']);
+
+    const refused = await postJson({
+      accessionNumber: unique('JPX'),
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: { performer: [{}] },
+      results: [{ testName: 'Glucose', result: '98' }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual(['/data/order/performer/0']);
+  });
+});
+
+describe('an ORU resent with the same content (after the idempotency window: a new MSH-10 and MSH-7)', () => {
+  it('is the same version (duplicate), not a new one; a resend whose OBR-22 changed is a new version (a different ResultedDateUTC, by design)', async () => {
+    const accession = unique('RSN');
+    // the idempotency window keys a message by MSH-4 and MSH-10: a new MSH-10 is what a resend after 24 hours meets (no record)
+    const message = (controlId: string, messageTime: string, obr22: string) =>
+      [
+        `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|${messageTime}||ORU^R01|${controlId}|P|2.5.1`,
+        CHART_PID,
+        `OBR|1|845439^GHH OE|${accession}^GHH LAB|1554-5^GLUCOSE^LN|||202403011000-0500|||||||||||||||${obr22}|||F`,
+        'OBX|1|NM|1554-5^GLUCOSE^LN||182|mg/dL^^UCUM|70-105|H|||F|||2024030111-0500',
+      ].join('\r') + '\r';
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '1554-5');
+    const { labResultStore } = await import('../../lib/results/result-wiring');
+    const versions = async () => (await labResultStore().listVersions(resultId)).map((v) => v.versionId);
+
+    expect(await postHl7(message(unique('RSN-A'), '20240301123000', '202403011215-0500'))).toMatch(/^MSA\|AA\|/);
+    const first = await versions();
+    expect(await postHl7(message(unique('RSN-B'), '20240302090000', '202403011215-0500'))).toMatch(/^MSA\|AA\|/);
+    expect(await versions()).toEqual(first);
+    expect(first).toHaveLength(1);
+
+    expect(await postHl7(message(unique('RSN-C'), '20240302090000', '202403011230-0500'))).toMatch(/^MSA\|AA\|/);
+    expect(await versions()).toHaveLength(2);
+  });
+});

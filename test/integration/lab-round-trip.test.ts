@@ -60,9 +60,9 @@ const CHART_PID = 'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex||19800412|F';
 /** A time as the sender wrote it: its precision and, for times of day, the instant. */
 interface SentTime {
   raw: string;
-  /** Y, M, D (no zone), Min, S (with the fraction digits) */
-  precision: 'Y' | 'M' | 'D' | 'Min' | 'S';
-  /** the calendar text for Y/M/D, the UTC instant in ms plus fraction text for Min/S */
+  /** Y, M, D (no zone), H (an hour without minutes), Min, S (with the fraction digits) */
+  precision: 'Y' | 'M' | 'D' | 'H' | 'Min' | 'S';
+  /** the calendar text for Y/M/D, the UTC instant in ms plus fraction text for H/Min/S */
   key: string;
   /** not a calendar time (e.g. 20170229): intake leaves it out (docs/hl7-intake.md) */
   invalid?: boolean;
@@ -99,6 +99,13 @@ interface SentObservation {
   flags: string[];
   status?: string;
   observedAt?: SentTime;
+  /** JSON observedEndAt (FHIR effectivePeriod.end; OBX-14 has none) */
+  observedEndAt?: SentTime;
+  /** JSON reportedAt (FHIR Observation.issued; no OBX field) */
+  reportedAt?: SentTime;
+  /** JSON referenceRangeUnits / referenceRangeUnitsCode (FHIR referenceRange low / high; OBX-7 is a text) */
+  rangeUnits?: string;
+  rangeUnitsCode?: string;
   performer?: string;
   comments: string[];
 }
@@ -120,6 +127,8 @@ interface SentResult {
   /** the result status word (final, preliminary, corrected, cancelled) */
   status: string;
   specimen?: { type?: SentCoding; collectedAt?: SentTime; id?: { id: string; namespace?: string } };
+  /** JSON order.performer (FHIR DiagnosticReport.performer; the first name is OBX-23 of a test without its own) */
+  performers?: Array<{ name?: string; identifier?: { id: string; namespace?: string } }>;
   comments: string[];
   observations: SentObservation[];
 }
@@ -140,21 +149,21 @@ function tsTime(raw: string | undefined): SentTime | undefined {
   // a time without an offset is in the sending partner's zone: demo-lab has none set, the default is UTC (docs/hl7-intake.md)
   const offset = zone ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))) : 0;
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi ?? '0'), Number(s ?? '0')) - offset * 60_000;
-  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}`, ...(zone ? { offset } : {}) };
+  return { raw: value, precision: s ? 'S' : mi ? 'Min' : 'H', key: `${ms}${frac ? `.${frac}` : ''}`, ...(zone ? { offset } : {}) };
 }
 
 function isoTime(raw: string | undefined): SentTime | undefined {
   const value = present(raw)?.trim();
   if (!value) return undefined;
-  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/.exec(value);
+  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/.exec(value);
   if (!m) return { raw: value, precision: 'S', key: `unparsed ${value}` };
   const [, y, mo, d, h, mi, s, frac, zone] = m;
   if (!mo) return { raw: value, precision: 'Y', key: y! };
   if (!d) return { raw: value, precision: 'M', key: `${y}-${mo}` };
   if (!h) return { raw: value, precision: 'D', key: `${y}-${mo}-${d}` };
   const offset = zone === 'Z' ? 0 : (zone![0] === '-' ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? '0')) - offset * 60_000;
-  return { raw: value, precision: s ? 'S' : 'Min', key: `${ms}${frac ? `.${frac}` : ''}`, offset };
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi ?? '0'), Number(s ?? '0')) - offset * 60_000;
+  return { raw: value, precision: s ? 'S' : mi ? 'Min' : 'H', key: `${ms}${frac ? `.${frac}` : ''}`, offset };
 }
 
 const texts = (field: string[][][]) => field.map((rep) => rep.map((c) => c.join('')).join(''));
@@ -341,6 +350,10 @@ function checkTime(failures: string[], where: string, field: string, sent: SentT
     rule('FHIR dateTime: a time with minutes gets :00 seconds (R4 requires seconds once there are minutes)');
     gotKey = `Min:${got.key}`;
   }
+  if (fhir && sent.precision === 'H' && got?.precision === 'S' && got.key === sent.key) {
+    rule('FHIR dateTime: an hour without minutes gets :00:00 (FHIR has no hour precision; HL7 exports keep the hour)');
+    gotKey = `H:${got.key}`;
+  }
   // the offset the sender wrote is kept (the same instant in UTC is not what was sent)
   const sentKey = `${sent.precision}:${sent.key}${sent.offset !== undefined ? ` ${sent.offset}` : ''}`;
   if (sent.offset !== undefined) gotKey += got?.offset !== undefined ? ` ${got.offset}` : '';
@@ -387,7 +400,14 @@ function valueText(o: SentObservation): string {
 }
 
 /** One exported OBX (with its NTE) against what was sent. */
-function compareHl7Observation(failures: string[], where: string, sent: SentObservation, obx: ParsedSegment | undefined, notes: string[]): void {
+function compareHl7Observation(
+  failures: string[],
+  where: string,
+  sent: SentObservation,
+  obx: ParsedSegment | undefined,
+  notes: string[],
+  reportPerformer?: string,
+): void {
   if (!obx) {
     tally.fields += 1;
     failures.push(`${where}: sent an OBX (${sent.name}), the export has none`);
@@ -448,7 +468,7 @@ function compareHl7Observation(failures: string[], where: string, sent: SentObse
   check(failures, where, 'OBX-8', sent.flags.join('~'), got.flags.join('~'));
   if (sent.status) check(failures, where, 'OBX-11', sent.status, got.status);
   checkTime(failures, where, 'OBX-14', sent.observedAt, got.observedAt);
-  if (sent.performer) check(failures, where, 'OBX-23.1', sent.performer, got.performer);
+  if (sent.performer ?? reportPerformer) check(failures, where, 'OBX-23.1', sent.performer ?? reportPerformer, got.performer);
   check(failures, where, 'NTE after OBX', sent.comments.join(' | '), got.comments.join(' | '));
 }
 
@@ -516,7 +536,7 @@ function compareHl7Group(failures: string[], where: string, sent: SentResult, gr
   }
   sent.observations.forEach((o, i) => {
     const exported = group.obx[i];
-    compareHl7Observation(failures, `${where} OBX[${i + 1}]`, o, exported?.obx, exported?.notes ?? []);
+    compareHl7Observation(failures, `${where} OBX[${i + 1}]`, o, exported?.obx, exported?.notes ?? [], sent.performers?.find((p) => p.name)?.name);
   });
   const documents = sent.observations.filter((o) => edData(o) !== undefined);
   const extra = group.obx.slice(sent.observations.length);
@@ -677,10 +697,25 @@ function compareFhirObservation(
   }
   check(failures, where, 'interpretation', o.flags.join('~'), (obs.interpretation ?? []).map((i: Json) => i.coding?.[0]?.code).join('~'));
   check(failures, where, 'referenceRange.text', o.range, obs.referenceRange?.[0]?.text);
-  // a time coarser than a day is a Period of that month or year (US Core us-core-1)
-  const period = obs.effectivePeriod?.start === obs.effectivePeriod?.end ? obs.effectivePeriod?.start : undefined;
-  checkTime(failures, where, 'effectiveDateTime', o.observedAt ?? defaults.effective, isoTime(obs.effectiveDateTime ?? period), true);
-  check(failures, where, 'performer', o.performer ?? sent.sender, obs.performer?.[0]?.display);
+  if (o.rangeUnits || o.rangeUnitsCode) {
+    // the bounds in their own units (not the value's)
+    for (const bound of ['low', 'high'] as const) {
+      check(failures, where, `referenceRange.${bound}.unit`, o.rangeUnits ?? o.rangeUnitsCode, obs.referenceRange?.[0]?.[bound]?.unit);
+      check(failures, where, `referenceRange.${bound}.code`, o.rangeUnitsCode, obs.referenceRange?.[0]?.[bound]?.code);
+    }
+  }
+  if (o.observedEndAt && o.observedAt) {
+    // the test's own period (observedAt to observedEndAt)
+    checkTime(failures, where, 'effectivePeriod.start', o.observedAt, isoTime(obs.effectivePeriod?.start), true);
+    checkTime(failures, where, 'effectivePeriod.end', o.observedEndAt, isoTime(obs.effectivePeriod?.end), true);
+  } else {
+    // a time coarser than a day is a Period of that month or year (US Core us-core-1)
+    const period = obs.effectivePeriod?.start === obs.effectivePeriod?.end ? obs.effectivePeriod?.start : undefined;
+    checkTime(failures, where, 'effectiveDateTime', o.observedAt ?? defaults.effective, isoTime(obs.effectiveDateTime ?? period), true);
+  }
+  // the test's own issued (a time of day), else the report's
+  if (o.reportedAt) checkTime(failures, where, 'issued', o.reportedAt, isoTime(obs.issued), true);
+  check(failures, where, 'performer', o.performer ?? sent.performers?.find((p) => p.name)?.name ?? sent.sender, obs.performer?.[0]?.display);
   check(failures, where, 'note', o.comments.join(' | '), (obs.note ?? []).map((n: Json) => n.text).join(' | '));
 }
 
@@ -726,9 +761,16 @@ function compareFhirReport(failures: string[], where: string, sent: SentResult, 
     checkTime(failures, where, 'effectivePeriod.start', sent.collectedAt, isoTime(report.effectivePeriod?.start), true);
     checkTime(failures, where, 'effectivePeriod.end', sent.collectedEndAt, isoTime(report.effectivePeriod?.end), true);
   } else checkTime(failures, where, 'effectiveDateTime', sent.collectedAt ?? sent.specimen?.collectedAt, isoTime(report.effectiveDateTime), true);
-  if (sent.reportedAt && !['S', 'Min'].includes(sent.reportedAt.precision))
+  if (sent.reportedAt && !['S', 'Min', 'H'].includes(sent.reportedAt.precision))
     rule('FHIR issued is an instant: an OBR-22 without a time of day is issued as its instant (resulted at, UTC)');
   else checkTime(failures, where, 'issued', sent.reportedAt, isoTime(report.issued), true);
+  if (sent.performers) {
+    const expected = sent.performers.map((p) => ({
+      ...(p.name ? { display: p.name } : {}),
+      ...(p.identifier ? { identifier: { ...(p.identifier.namespace ? { system: p.identifier.namespace } : {}), value: p.identifier.id } } : {}),
+    }));
+    check(failures, where, 'performer (order.performer)', JSON.stringify(expected), JSON.stringify(report.performer));
+  } else check(failures, where, 'performer (the sender)', JSON.stringify([{ display: sent.sender }]), JSON.stringify(report.performer));
   const order = byId(report.basedOn?.[0]?.reference);
   if (sent.provider) {
     const requester = order?.requester;
@@ -774,7 +816,7 @@ const FLAGS = [['H'], ['HH'], ['L'], ['LL'], ['A'], ['N'], ['<'], ['>'], ['H', '
 const OBX_STATUS = ['F', 'P', 'C', 'W', 'X', 'F'];
 const ORDER_STATUS = ['F', 'P', 'C', 'A', 'R', 'F', 'I', 'S', 'O', 'X'];
 const TIMES = ['20240305', '202403050830', '20240305083015', '202403050830-0600', '20240305083015+0530', '20240305083015.1234-0500', '2024030508', '202403'];
-const OBX_TIMES = ['202403050910-0600', '20240305', '20240305091512+0000', '', '202403051005', '20240305100512.5+0100'];
+const OBX_TIMES = ['202403050910-0600', '20240305', '20240305091512+0000', '', '202403051005', '20240305100512.5+0100', '2024030509-0600'];
 const UNITS = ['mmol/L^millimole per liter^UCUM', 'mg/dL^^UCUM', '10*3/uL^thousand per microliter^UCUM', 'mg/dL', '%^percent^UCUM', 'U/L^^L'];
 const SERVICES = [
   '24323-8^Comprehensive metabolic panel^LN',
@@ -994,7 +1036,7 @@ interface JsonResult {
 }
 
 function jsonBody(i: number): { data: Record<string, unknown> } {
-  const times = ['2024-04-01', '2024-04-01T08:30-06:00', '2024-04-01T08:30:15Z', '2024-04-01T08:30:15.250+05:30', '2024-04', '2024'];
+  const times = ['2024-04-01', '2024-04-01T08:30-06:00', '2024-04-01T08:30:15Z', '2024-04-01T08:30:15.250+05:30', '2024-04', '2024', '2024-04-01T08-06:00'];
   const flags = FLAGS[i % FLAGS.length]!;
   const results: JsonResult[] = [
     {
@@ -1011,6 +1053,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       ...(flags.length ? { abnormalFlags: flags } : {}),
       observationStatus: OBX_STATUS[i % OBX_STATUS.length],
       observedAt: times[(i + 1) % times.length],
+      // every other body: the test's period ends (FHIR effectivePeriod.end; after every start of times)
+      ...(i % 2 ? { observedEndAt: '2024-04-02T06:00-06:00' } : {}),
       performingOrganization: 'Demo Reference Lab',
       comments: ['Critical value called to Dr Smith at 10:50', 'second comment'],
     },
@@ -1030,6 +1074,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       ][i % 3],
       ...(FLAGS[(i + 3) % FLAGS.length]!.length ? { abnormalFlags: FLAGS[(i + 3) % FLAGS.length] } : {}),
       observationStatus: OBX_STATUS[(i + 1) % OBX_STATUS.length],
+      // every third body: released apart from the report (FHIR Observation.issued)
+      ...(i % 3 === 2 ? { reportedAt: '2024-04-01T09:00:00.5+02:00' } : {}),
     },
     {
       testName: 'HBsAg',
@@ -1038,6 +1084,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       codeSystem: 'LN',
       valueType: i % 2 ? 'CWE' : 'CE',
       codedValue: { code: '260385009', display: 'Negative', system: 'SCT' },
+      // every other body: a range whose bounds have units of their own (the coded value has none)
+      ...(i % 2 ? { referenceRange: '0-0.9', referenceRangeUnits: 'index value', referenceRangeUnitsCode: '{index}' } : {}),
       abnormalFlags: ['N'],
       observationStatus: 'F',
       observedAt: times[i % times.length],
@@ -1069,7 +1117,8 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
       patientID: PATIENT,
       accessionNumber: `JSON-${String(i).padStart(3, '0')}`,
       status: ['final', 'preliminary', 'corrected', 'final', 'cancelled'][i % 5],
-      ResultedDateUTC: `2024-04-${String(2 + i).padStart(2, '0')}T17:00:00Z`,
+      // with a fraction when it is OBR-22 (no reportedAt): kept in OBR-22 (DTM: 4 digits) and FHIR issued
+      ResultedDateUTC: `2024-04-${String(2 + i).padStart(2, '0')}T17:00:00${i % 3 === 0 ? ['.5', '.125', '.1234'][(i / 3) % 3] : ''}Z`,
       order: {
         placerOrderNumber: i % 2 ? { id: `PL-${i}`, namespace: 'DEMO-EHR' } : { id: `PL-${i}` },
         accessionNamespace: ['DEMO-LAB', '2.16.840.1.113883.3.72', 'LAB_B'][i % 3],
@@ -1086,6 +1135,15 @@ function jsonBody(i: number): { data: Record<string, unknown> } {
         orderingProvider:
           i % 2 ? { id: '1234567893', name: { family: 'Smith', given: 'John', middle: 'Q', suffix: 'Jr', prefix: 'Dr' } } : { name: { family: 'Doe' } },
         orderStatus: ORDER_STATUS[i % ORDER_STATUS.length],
+        // every other body: the report's performer (name and identifier, or a name only)
+        ...(i % 2 === 0
+          ? {
+              performer:
+                i % 4 === 0
+                  ? [{ name: 'Demo Reference Lab', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } }]
+                  : [{ name: 'Demo Reference Lab North' }, { identifier: { id: 'LAB-7' } }],
+            }
+          : {}),
         specimen: {
           type: { code: '119297000', display: 'Blood specimen', system: 'SCT' },
           collectedAt: times[(i + 2) % times.length],
@@ -1116,6 +1174,7 @@ function sentFromJson(label: string, body: { data: Record<string, unknown> }): S
     orderStatus: order.orderStatus,
     status: data.status,
     specimen: order.specimen ? { type: order.specimen.type, collectedAt: isoTime(order.specimen.collectedAt), id: order.specimen.id } : undefined,
+    performers: order.performer,
     comments: order.comments ?? [],
     observations: results.map((r, k): SentObservation => {
       const type = String(r.valueType);
@@ -1145,6 +1204,10 @@ function sentFromJson(label: string, body: { data: Record<string, unknown> }): S
         flags: r.abnormalFlags ?? [],
         status: r.observationStatus,
         observedAt: isoTime(r.observedAt),
+        observedEndAt: isoTime(r.observedEndAt),
+        reportedAt: isoTime(r.reportedAt),
+        rangeUnits: r.referenceRangeUnits,
+        rangeUnitsCode: r.referenceRangeUnitsCode,
         performer: r.performingOrganization,
         comments: r.comments ?? [],
       };
