@@ -144,6 +144,21 @@ export function partialFromTs(value: string, timeZone: string = DEFAULT_TIME_ZON
   return `${y}-${mo}-${d}T${time}${isoOffset(offset)}`;
 }
 
+/**
+ * HL7 TS/DTM -> ISO 8601 date-time with seconds in the sender's own offset (`20240301101500-0500` ->
+ * `2024-03-01T10:15:00-05:00`; the fraction as written): the same instant as {@link instantFromTs},
+ * written as the sender wrote it, so an export gives the offset back. Without an offset the time is a
+ * wall-clock time in `timeZone`, written with that zone's offset then. Missing parts are their start.
+ * Undefined when it is not a real instant or lies before 1900.
+ */
+export function dateTimeFromTs(value: string, timeZone: string = DEFAULT_TIME_ZONE): string | undefined {
+  const parts = tsParts(value);
+  if (!parts || Number(parts.y) < 1900) return undefined;
+  const { y, mo, d, h, mi, s, frac } = parts;
+  const offset = parts.offset ?? offsetOfWallTime(parts.wallMs, timeZone);
+  return `${y}-${mo ?? '01'}-${d ?? '01'}T${h ?? '00'}:${mi ?? '00'}:${s ?? '00'}${frac ? `.${frac}` : ''}${isoOffset(offset)}`;
+}
+
 /** HL7 DT (or the date part of a TS) -> `YYYY-MM-DD`; undefined when it is not a real date. */
 export function dateFromDt(value: string): string | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})/.exec(value.trim());

@@ -1,6 +1,7 @@
 /**
  * MDM intake reads a time stamp without an offset in the sending partner's zone (issue 27 item 4), as
- * ORU (oru-mapping.test.ts) and ADT (adt-content.test.ts) do; a time with an offset keeps it.
+ * ORU (oru-mapping.test.ts) and ADT (adt-content.test.ts) do, and stores it with that zone's offset; a
+ * time with an offset keeps it (stored as written, with seconds, so the exports give it back).
  */
 import { parseHl7Message } from '../hl7/parser';
 import type { Principal } from '../keys/access-decision';
@@ -27,11 +28,11 @@ function noteOf(txaCreated: string, authenticated: string, timeZone?: string) {
 }
 
 describe('MDM^T02 times in the partner zone', () => {
-  it('TXA-6 and TXA-22.15 without an offset from a partner in America/Chicago: 5 hours later in UTC in summer, 6 in winter', () => {
-    expect(noteOf('20240715083000', '202401150900', 'America/Chicago')).toMatchObject({
-      createdAt: '2024-07-15T13:30:00Z',
-      authenticatedAt: '2024-01-15T15:00:00Z',
-    });
+  it('TXA-6 and TXA-22.15 without an offset from a partner in America/Chicago: its summer and winter offsets (5 and 6 hours behind UTC)', () => {
+    const note = noteOf('20240715083000', '202401150900', 'America/Chicago');
+    expect(note).toMatchObject({ createdAt: '2024-07-15T08:30:00-05:00', authenticatedAt: '2024-01-15T09:00:00-06:00' });
+    expect(new Date(note.createdAt).toISOString()).toBe('2024-07-15T13:30:00.000Z');
+    expect(new Date(note.authenticatedAt!).toISOString()).toBe('2024-01-15T15:00:00.000Z');
   });
 
   it('a partner without a zone: UTC (the documented default)', () => {
@@ -40,8 +41,10 @@ describe('MDM^T02 times in the partner zone', () => {
 
   it('a time with an offset keeps it whatever the partner zone', () => {
     expect(noteOf('20240715083000-0400', '202401150900+0100', 'America/Chicago')).toMatchObject({
-      createdAt: '2024-07-15T12:30:00Z',
-      authenticatedAt: '2024-01-15T08:00:00Z',
+      createdAt: '2024-07-15T08:30:00-04:00',
+      authenticatedAt: '2024-01-15T09:00:00+01:00',
     });
+    // a fraction as written
+    expect(noteOf('20240715083000.25-0400', '202401150900+0100').createdAt).toBe('2024-07-15T08:30:00.25-04:00');
   });
 });

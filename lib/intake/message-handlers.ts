@@ -39,6 +39,7 @@ import {
   compact,
   dateFromDt,
   DEFAULT_TIME_ZONE,
+  dateTimeFromTs,
   instantFromTs,
   isTimeZone,
   partialFromTs,
@@ -782,7 +783,8 @@ function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, '
   if (!author) reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-9 (or TXA-5) author name is required', at(9));
   // a time stamp without an offset is a wall-clock time in the sending partner's zone, as in ORU and ADT (issue 27 item 4)
   const zone = isTimeZone(context.principal.timeZone ?? '') ? context.principal.timeZone! : DEFAULT_TIME_ZONE;
-  const createdAt = instantFromTs(
+  // kept in the sender's offset (the chart exports a note's times as stored)
+  const createdAt = dateTimeFromTs(
     present(valueAt(txa, 6)) ?? present(valueAt(txa, 4)) ?? present(valueAt(firstSegment(message, 'EVN'), 2)) ?? valueAt(message.segments[0], 7),
     zone,
   );
@@ -793,7 +795,7 @@ function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, '
   // TXA-22 (PPN): who authenticated and when (component 15); required with AU / LA, taken as sent, never made up
   const authenticator = txa.fields[22]?.[0];
   const authenticatedBy: Clinician | undefined = clinician(authenticator);
-  const authenticatedAt = authenticator ? instantFromTs(authenticator[14]?.[0] ?? '', zone) : undefined;
+  const authenticatedAt = authenticator ? dateTimeFromTs(authenticator[14]?.[0] ?? '', zone) : undefined;
   if ((completionStatus === 'AU' || completionStatus === 'LA') && !authenticatedBy)
     reject('AE', ErrorCodes.requiredFieldMissing, 'TXA-22 authentication person is required when TXA-17 is AU or LA', at(22));
   const text = message.segments
@@ -817,10 +819,14 @@ function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, '
   return note;
 }
 
-/** Same document content (what a resend of the same document would carry). */
+/**
+ * Same document content (what a resend of the same document would carry). Times compare as instants:
+ * a note stored before its times kept the sender's offset holds them in UTC.
+ */
 function sameDocument(a: Note, b: Note): boolean {
+  const instant = (time: string | undefined) => (time === undefined ? null : Date.parse(time));
   const content = (n: Note) =>
-    JSON.stringify([n.text, n.author, n.createdAt, n.completionStatus ?? null, n.authenticatedBy ?? null, n.authenticatedAt ?? null]);
+    JSON.stringify([n.text, n.author, instant(n.createdAt), n.completionStatus ?? null, n.authenticatedBy ?? null, instant(n.authenticatedAt)]);
   return content(a) === content(b);
 }
 

@@ -116,13 +116,12 @@ describe('round trip of the service exports through a partner (docs/write-author
     // the same document: text, author name, times, status, authenticator name; the ids now name the sender
     expect(obx(again).fields[5]).toEqual(obx(exported).fields[5]);
     for (const field of [2, 3, 17, 19]) expect(txa(again).fields[field]).toEqual(txa(exported).fields[field]);
-    // TXA-4/6: the same instant. The export writes the chart's time with its offset (demo-note-3: -0500);
-    // the MDM intake stores a partner's note times as instants (docs/hl7-intake.md), so the re-export says +0000
+    // TXA-4/6 and the authentication time: as sent, offset kept (demo-note-3: -0500; docs/hl7-intake.md)
     for (const field of [4, 6]) {
-      const instant = instantOfTs(valueAt(txa(exported), field));
-      expect(Number.isFinite(instant)).toBe(true);
-      expect(instantOfTs(valueAt(txa(again), field))).toBe(instant);
+      expect(Number.isFinite(instantOfTs(valueAt(txa(exported), field)))).toBe(true);
+      expect(valueAt(txa(again), field)).toBe(valueAt(txa(exported), field));
     }
+    expect(valueAt(txa(again), 22, 15)).toBe(valueAt(txa(exported), 22, 15));
     expect(valueAt(txa(again), 9, 2)).toBe(valueAt(txa(exported), 9, 2));
     expect(valueAt(txa(again), 22, 2)).toBe(valueAt(txa(exported), 22, 2));
     expect(valueAt(txa(again), 12, 1)).toBe(documentNumber);
@@ -133,6 +132,41 @@ describe('round trip of the service exports through a partner (docs/write-author
     expect(segmentsNamed(await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${noteId}`), ['PID', 'TXA', 'OBX'])).toBe(
       segmentsNamed(exported, ['PID', 'TXA', 'OBX']),
     );
+  });
+
+  it("MDM^T02 times keep the sender's offset; the same document resent after an upgrade (stored in UTC before) is still the same document", async () => {
+    const exported = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=demo-note-3`);
+    const { text } = asPartnerMessage(exported, 'DEMO-000001', 'DEMO-000001');
+    const documentNumber = unique('DOC');
+    const withTimes = (message: string) =>
+      message
+        .split('\r')
+        .map((segment) => {
+          if (!segment.startsWith('TXA|')) return segment;
+          const fields = segment.split('|');
+          fields[4] = '20240301101500-0500';
+          fields[6] = '20240301101500-0500';
+          fields[12] = documentNumber;
+          return fields.join('|');
+        })
+        .join('\r');
+    expect(msa(ack(await post(withTimes(text))))).toBe(ACCEPTED);
+    const store = new ChartStore(dynamoDbClient(), stack.tables.chart);
+    const noteId = `demo-lab:${documentNumber}`;
+    const stored = await store.getNote('demo-patient-1', noteId);
+    expect(stored!.createdAt).toBe('2024-03-01T10:15:00-05:00');
+    const again = await get(`/exportHl7Note?patientId=demo-patient-1&noteId=${encodeURIComponent(noteId)}`);
+    expect(valueAt(firstSegment(parseHl7Message(again), 'TXA'), 6)).toBe('20240301101500-0500');
+    // as an earlier version stored it: the same instant in UTC
+    await store.putAll([{ kind: 'note', record: { ...stored!, createdAt: '2024-03-01T15:15:00Z' } }]);
+    const resent = asPartnerMessage(exported, 'DEMO-000001', 'DEMO-000001');
+    expect(msa(ack(await post(withTimes(resent.text))))).toBe(ACCEPTED);
+    expect((await store.getNote('demo-patient-1', noteId))!.createdAt).toBe('2024-03-01T15:15:00Z');
+    // a different time is another document under the same number: refused
+    const moved = withTimes(asPartnerMessage(exported, 'DEMO-000001', 'DEMO-000001').text).replaceAll('20240301101500-0500|', '20240301101600-0500|');
+    const refused = ack(await post(moved));
+    expect(msa(refused)).not.toBe(ACCEPTED);
+    expect(errCodes(refused)).toEqual(['205']);
   });
 
   it('ORU^R01 summary with lab results -> AA, the re-export carries the same lab results under the sender', async () => {
