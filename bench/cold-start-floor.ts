@@ -42,9 +42,7 @@ export const CLIENT_PACKAGE: Record<BundleClientId, { pkg: string; cls: string; 
 export function firstBurst(calls: readonly CallRecord[]): BurstCall[] {
   const ends = calls.map((c) => c.endNs).filter((e): e is bigint => e !== undefined);
   const firstEnd = ends.reduce<bigint | undefined>((min, e) => (min === undefined || e < min ? e : min), undefined);
-  return calls
-    .filter((c) => firstEnd === undefined || c.startNs < firstEnd)
-    .map((c) => ({ service: c.service, op: c.op, input: c.input }));
+  return calls.filter((c) => firstEnd === undefined || c.startNs < firstEnd).map((c) => ({ service: c.service, op: c.op, input: c.input }));
 }
 
 const COMMAND_MODULE = /node_modules\/@aws-sdk\/client-([a-z0-9-]+)\/dist-[a-z]+\/commands\/(\w+Command)\.js$/;
@@ -170,7 +168,9 @@ export function encodeCalls(calls: readonly CallRecord[]): string {
 /** The inverse of encodeCalls (phase: handler). */
 export function decodeCalls(text: string): CallRecord[] {
   const raw = JSON.parse(text, (_k, v: unknown) =>
-    v && typeof v === 'object' && '$bytes' in v && Object.keys(v).length === 1 ? new Uint8Array(Buffer.from(String((v as { $bytes: string }).$bytes), 'base64')) : v,
+    v && typeof v === 'object' && '$bytes' in v && Object.keys(v).length === 1
+      ? new Uint8Array(Buffer.from(String((v as { $bytes: string }).$bytes), 'base64'))
+      : v,
   ) as Array<{ service: CallRecord['service']; op: string; input: Record<string, unknown>; startNs: string; endNs: string | null }>;
   return raw.map((c) => ({
     service: c.service,

@@ -30,7 +30,17 @@ import { AuthorizerFunction, BackgroundFunctions, Env, HttpEndpoints, Queues, Ta
 import { LAMBDA_BUNDLE_OPTIONS, functionNames } from '../scripts/build';
 import type { CallRecord } from './aws-calls';
 import { allowContext, authorizerEvent, proxyEvent, BENCH_KEYS, DEMO, type BenchKey } from './fixtures';
-import { CLIENT_PACKAGE, callFloorId, callFloorSource, commandsInBundle, decodeCalls, describeBurst, firstBurst, type BurstCall, type CallFloorSpec } from './cold-start-floor';
+import {
+  CLIENT_PACKAGE,
+  callFloorId,
+  callFloorSource,
+  commandsInBundle,
+  decodeCalls,
+  describeBurst,
+  firstBurst,
+  type BurstCall,
+  type CallFloorSpec,
+} from './cold-start-floor';
 import { scenarioFor } from './scenarios';
 import { median, round } from './stats';
 
