@@ -2,10 +2,16 @@
  * Measurement 1: cold start per function, beside a FLOOR bundle.
  *
  * Every function is bundled with scripts/build.ts LAMBDA_BUNDLE_OPTIONS (the deployed esbuild
- * settings) into a temporary directory. Its floor is a bundle, built the same way in the same run,
- * that contains only the SDK clients the function's `needs` imply (DynamoDB always; KMS when
- * `needs.kms`; SQS when `needs.queues`; S3 when `needs.documentsBucket`; API Gateway when `needs.apiGatewayKeys`), builds them exactly as
- * lib/aws/clients.ts does, and sends one DynamoDB GetItem.
+ * settings) into a temporary directory. Its floor (issue 31 item 5) is a bundle, built the same way
+ * in the same run, of the SDK doing what the function's cold invocation does
+ * (bench/cold-start-floor.ts): the SDK clients the function's `needs` imply (DynamoDB always; KMS
+ * when `needs.kms`; SQS when `needs.queues`; S3 when `needs.documentsBucket`; API Gateway when
+ * `needs.apiGatewayKeys`) built exactly as lib/aws/clients.ts does, the Command classes of the
+ * function's bundle, and the first burst of SDK calls its cold invocation starts (recorded in a
+ * fresh process, bench/cold-start-record.ts), sent together. Functions with identical floors share
+ * one. Beside it, reported but no longer the gate, the "client floor" of each client set (those
+ * clients and one DynamoDB GetItem), the floor of every function before; a function whose
+ * invocation makes no SDK call keeps the client floor.
  *
  * Init time = fresh `node` process (NODE_OPTIONS as deployed: --enable-source-maps), import() of
  * the bundle, one invocation with a realistic event (HTTP functions: a request the authorizer
@@ -664,7 +670,7 @@ export async function measureColdStart(options: {
   return {
     ...(baseline ? { baseline } : {}),
     method:
-      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response ("init to response", only for a function with no callable client answering with its route\'s status; anything else is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
+      "floor per function = its needs' clients + its bundle's Command classes + the first burst of SDK calls its own cold invocation starts (recorded), sent at once, stopped at the first request (the one-GetItem client floor reported beside); esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response (\"init to response\", only for a function with no callable client answering with its route's status; anything else is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)",
     runsPerBundle: runs,
     target: options.target,
     functions,
