@@ -549,7 +549,10 @@ export async function measureColdStart(options: {
     }
     const burst = firstBurst(calls);
     if (!burst.length) continue; // no SDK call on its path: held to its client floor (init to response)
-    const spec: CallFloorSpec = { clients: clientsFromNeeds(needsOf(name)), commands: b.info.sdkCommands, burst };
+    const clients = clientsFromNeeds(needsOf(name));
+    // command modules of a client outside `needs` stay out: that client is the function's excess (and fails the target)
+    const commands = b.info.sdkCommands.filter((c) => clients.includes(c.split(':')[0] as BundleClientId));
+    const spec: CallFloorSpec = { clients, commands, burst };
     try {
       callFloorSource(spec);
     } catch (error) {
