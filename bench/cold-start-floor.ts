@@ -3,8 +3,8 @@
  * measured cold invocation does, and nothing else.
  *
  *   - the same clients (those of its `needs`, built as lib/aws/clients.ts builds them),
- *   - importing the same Command classes (every `@aws-sdk/client-*` command module in the
- *     function's own bundle, read from its esbuild metafile),
+ *   - importing the same Command classes (every `@aws-sdk/client-*` command module of those
+ *     clients in the function's own bundle, read from its esbuild metafile),
  *   - sending the same first burst: the SDK calls the function's cold invocation started before
  *     any of them had answered (recorded in process by bench/cold-start-record.ts with the
  *     CallRecorder of bench/aws-calls.ts, the recording the warm I/O floor of bench/floor.ts
