@@ -364,10 +364,16 @@ export function replayFigures(walk: Pick<WalkResult, 'ms' | 'replayMs'>): { repl
   };
 }
 
-function inboxRow(packets: number, child: ScaleChildResult): InboxRow {
+/** The pages of walk `index` of every container, as one walk (page times and replays stay paired). */
+function pooledWalk(children: readonly ScaleChildResult[], index: number): Pick<WalkResult, 'ms' | 'replayMs'> {
+  return { ms: children.flatMap((c) => c.walks[index]!.ms), replayMs: children.flatMap((c) => c.walks[index]!.replayMs) };
+}
+
+/** `child`: the container kept (the faster); `containers`: every container of this size (the replay figures pool their pages). */
+function inboxRow(packets: number, child: ScaleChildResult, containers: readonly ScaleChildResult[]): InboxRow {
   const [top, deep] = child.walks as [WalkResult, WalkResult];
   const all = [...top.ms, ...deep.ms];
-  const [topReplay, deepReplay] = [replayFigures(top), replayFigures(deep)];
+  const [topReplay, deepReplay] = [replayFigures(pooledWalk(containers, 0)), replayFigures(pooledWalk(containers, 1))];
   return {
     packets,
     emulatorCallMs: r(child.emulatorCallMs, 3),
@@ -478,6 +484,7 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleMeasurem
       // the inbox grows in place (one list), so its sizes cannot be interleaved: two containers per
       // size in full mode, the faster kept (read units and calls are the same in both)
       let kept: ScaleChildResult | undefined;
+      const containers: ScaleChildResult[] = [];
       const fastest = (child: ScaleChildResult) => Math.min(...child.walks[0]!.ms) + Math.min(...child.walks[1]!.ms);
       for (let round = 0; round < (options.quick ? 1 : INBOX_ROUNDS); round += 1) {
         const child = await runChild({
@@ -489,9 +496,10 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleMeasurem
             { label: 'deep', cursor: deepCursor, maxPages: INBOX_PAGES_PER_WALK },
           ],
         });
+        containers.push(child);
         if (!kept || fastest(child) < fastest(kept)) kept = child;
       }
-      const row = inboxRow(size, kept!);
+      const row = inboxRow(size, kept!, containers);
       inboxRows.push(row);
       options.progress(
         `  scale: inbox of ${size}: ${row.topMsPerPageMedian} ms/page (top), ${row.deepMsPerPageMedian} ms/page (deep), ${row.topReadUnitsPerPage} RU/page, peak RSS ${row.peakRssMiB} MiB (${elapsed()})`,
@@ -599,7 +607,7 @@ function report(
     '',
     "Records of a chart = what the summary export and `$everything` read and return: encounters, notes, assessments (chart table, `byTimeline`) and lab results (results table, `byPatient`, current version each); the chart has no separate problems, medications or allergies (diagnoses and orders are inside encounters). The synthetic chart: visits of 5 records (1 encounter with 2 diagnoses and 1 order, 1 note, 1 PHQ-9 assessment, 2 lab results of 3 tests), one a day. Seeded through the production write paths: chart import (`importChart`), lab results through `receiveLabResult` with the deployed wiring, packets built by `receiveFormPacket` (unknown patient id: pending_review) and written in `createPacket`'s item layout with BatchWriteItem (bench/scale.ts).",
     '',
-    `Method: each listing and size in a child process of its own (one Lambda container of that function, bench/scale-child.ts), warmed by one small page, then walked with its continuation: the summary with limit ${SUMMARY_PAGE} and \`cursor\` (x-summary-next-cursor), \`$everything\` with _count ${EVERYTHING_PAGE} and the \`next\` link, the inbox with limit ${INBOX_PAGE}: ${INBOX_PAGES_PER_WALK} pages from the top (newest) and the last ${INBOX_PAGES_PER_WALK} (from the cursor of the packet ${INBOX_PAGES_PER_WALK * INBOX_PAGE} from the end: no offset is paid). Time: the handler's (no authorizer, no HTTP), every page. The machine is shared (2 cores, other work running), so: each chart size is a patient of its own, all seeded first, and the sizes are walked in ${quick ? 1 : CHART_ROUNDS} interleaved round(s), each size keeping its faster walk; the inbox (one list that grows) runs ${quick ? 1 : INBOX_ROUNDS} container(s) per size, the faster kept. The time gated is per record of the whole walk for a chart (its faster round). For the inbox (method changed in issue 31): right after each page, in the same container, the page's own DynamoDB calls are replayed alone (the same commands and Query inputs, through the same SDK client, in the same order, concurrent where the page ran them concurrently; bench/page-replay.ts) and timed; the gate is the median over the walk's 10 pages of page time / replay time, largest size over smallest (what our code adds per page, as a multiple of what the emulator takes for the same calls at that size), with the median page time minus replay time (our code's own ms per page) beside it. The raw figures stay shown: page times, the fastest page of each walk and its growth (the gate before), replay times and their growth, and the best page over the emulator's GetItem time. The emulator holds every packet in the parent's heap and slows as the inbox grows (its replay time grows with it), which DynamoDB's Query time does not; the replay isolates that share instead of assuming it. The time ratios move by a few tenths between runs on this machine; read units, calls, bytes and memory do not. The in-memory DynamoDB runs in the parent process (a full GC of it before each child); each child times 31 GetItems of one small item first (median shown: the emulator's own per-call time at that size). DynamoDB calls per page are counted. Read units: ReturnConsumedCapacity on each read, priced by dynalite as DynamoDB does (per request, 4 KB units, half for eventually consistent). Memory: a full GC before each page (untimed), then RSS and heap sampled every 2 ms while it runs: the child's peak RSS (and how far above the RSS after the warm-up page) and the most heap one page's invocation took above the collected heap. The gate is the peak RSS (largest size over smallest); heap per page is shown beside it.`,
+    `Method: each listing and size in a child process of its own (one Lambda container of that function, bench/scale-child.ts), warmed by one small page, then walked with its continuation: the summary with limit ${SUMMARY_PAGE} and \`cursor\` (x-summary-next-cursor), \`$everything\` with _count ${EVERYTHING_PAGE} and the \`next\` link, the inbox with limit ${INBOX_PAGE}: ${INBOX_PAGES_PER_WALK} pages from the top (newest) and the last ${INBOX_PAGES_PER_WALK} (from the cursor of the packet ${INBOX_PAGES_PER_WALK * INBOX_PAGE} from the end: no offset is paid). Time: the handler's (no authorizer, no HTTP), every page. The machine is shared (2 cores, other work running), so: each chart size is a patient of its own, all seeded first, and the sizes are walked in ${quick ? 1 : CHART_ROUNDS} interleaved round(s), each size keeping its faster walk; the inbox (one list that grows) runs ${quick ? 1 : INBOX_ROUNDS} container(s) per size, the faster kept. The time gated is per record of the whole walk for a chart (its faster round). For the inbox (method changed in issue 31): right after each page, in the same container, the page's own DynamoDB calls are replayed alone (the same commands and Query inputs, through the same SDK client, in the same order, concurrent where the page ran them concurrently; bench/page-replay.ts) and timed; the gate is the median over the walk's pages in every container of that size (${quick ? 1 : INBOX_ROUNDS} × ${INBOX_PAGES_PER_WALK}) of page time / replay time, largest size over smallest (what our code adds per page, as a multiple of what the emulator takes for the same calls at that size), with the median page time minus replay time (our code's own ms per page) beside it; a pair is one page and its own replay, so load on the shared machine at that moment weighs on both. The raw figures stay shown: page times, the fastest page of each walk and its growth (the gate before), replay times and their growth, and the best page over the emulator's GetItem time. The emulator holds every packet in the parent's heap and slows as the inbox grows (its replay time grows with it), which DynamoDB's Query time does not; the replay isolates that share instead of assuming it. The time ratios move by a few tenths between runs on this machine; read units, calls, bytes and memory do not. The in-memory DynamoDB runs in the parent process (a full GC of it before each child); each child times 31 GetItems of one small item first (median shown: the emulator's own per-call time at that size). DynamoDB calls per page are counted. Read units: ReturnConsumedCapacity on each read, priced by dynalite as DynamoDB does (per request, 4 KB units, half for eventually consistent). Memory: a full GC before each page (untimed), then RSS and heap sampled every 2 ms while it runs: the child's peak RSS (and how far above the RSS after the warm-up page) and the most heap one page's invocation took above the collected heap. The gate is the peak RSS (largest size over smallest); heap per page is shown beside it.`,
     '',
     '### HL7 patient summary (`GET /exportHl7PatientSummary`, the whole chart by pages)',
     '',
