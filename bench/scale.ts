@@ -623,7 +623,7 @@ function report(
     '',
     "### Interop inbox (`GET /interopInbox`, the staff inbox page's queue)",
     '',
-    "| packets waiting | pages (top + deep) | items/page | calls/page | ms/page top (median) | ms/page deep | best page ms (top, deep) | replay of the page's calls ms (top, deep; median) | page / replay (top, deep; median) | page − replay ms (top, deep; median) | emulator GetItem ms | RU/page top | RU/page deep | ms per packet listed | peak RSS MiB (over warm) | heap per page MiB (max) | largest page bytes |",
+    "| packets waiting | pages (top + deep) | items/page | calls/page | ms/page top (median) | ms/page deep | best page ms (top, deep) | replay of the page's calls ms (top, deep; median, every container) | page / replay (top, deep; median of pairs, every container) | page − replay ms (top, deep; median of pairs, every container) | emulator GetItem ms | RU/page top | RU/page deep | ms per packet listed | peak RSS MiB (over warm) | heap per page MiB (max) | largest page bytes |",
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...inboxRows.map(
       (x) =>
