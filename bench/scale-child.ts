@@ -224,6 +224,8 @@ async function main(): Promise<void> {
       result.readUnits.push(units);
       result.calls.push(calls);
       if (job.replay) {
+        // a full GC first (untimed), as before each page: the page's garbage is not the replay's to collect
+        gc();
         replaying = true;
         result.replayMs.push(await replayCalls(dynamoDbClient(), pageCalls));
         replaying = false;
