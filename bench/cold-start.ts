@@ -635,7 +635,8 @@ export async function measureColdStart(options: {
     const floor = callFloor ? floorResults.find((f) => f.id === callFloor.id)! : clientFloor;
     const timing = summarizeRuns(results.get(`fn:${name}`)!, responseMeasurable(name, needsOf(name)));
     const excess = Object.entries(b.info.byPackage)
-      .map(([pkg, bytes]) => ({ pkg, kb: round((bytes - (floor.bundle.byPackage[pkg] ?? 0)) / 1024, 1) }))
+      // a calls floor's own entry (its recorded inputs) is not SDK code: all the function's app code is excess
+      .map(([pkg, bytes]) => ({ pkg, kb: round((bytes - (floor.kind === 'calls' && pkg === APP_PACKAGE ? 0 : (floor.bundle.byPackage[pkg] ?? 0))) / 1024, 1) }))
       .filter((e) => e.kb >= 1)
       .sort((a, c) => c.kb - a.kb);
     const ratios = ratiosOver({ info: b.info, timing }, floor);
