@@ -2,10 +2,16 @@
  * Measurement 1: cold start per function, beside a FLOOR bundle.
  *
  * Every function is bundled with scripts/build.ts LAMBDA_BUNDLE_OPTIONS (the deployed esbuild
- * settings) into a temporary directory. Its floor is a bundle, built the same way in the same run,
- * that contains only the SDK clients the function's `needs` imply (DynamoDB always; KMS when
- * `needs.kms`; SQS when `needs.queues`; S3 when `needs.documentsBucket`; API Gateway when `needs.apiGatewayKeys`), builds them exactly as
- * lib/aws/clients.ts does, and sends one DynamoDB GetItem.
+ * settings) into a temporary directory. Its floor (issue 31 item 5) is a bundle, built the same way
+ * in the same run, of the SDK doing what the function's cold invocation does
+ * (bench/cold-start-floor.ts): the SDK clients the function's `needs` imply (DynamoDB always; KMS
+ * when `needs.kms`; SQS when `needs.queues`; S3 when `needs.documentsBucket`; API Gateway when
+ * `needs.apiGatewayKeys`) built exactly as lib/aws/clients.ts does, the Command classes of the
+ * function's bundle, and the first burst of SDK calls its cold invocation starts (recorded in a
+ * fresh process, bench/cold-start-record.ts), sent together. Functions with identical floors share
+ * one. Beside it, reported but no longer the gate, the "client floor" of each client set (those
+ * clients and one DynamoDB GetItem), the floor of every function before; a function whose
+ * invocation makes no SDK call keeps the client floor.
  *
  * Init time = fresh `node` process (NODE_OPTIONS as deployed: --enable-source-maps), import() of
  * the bundle, one invocation with a realistic event (HTTP functions: a request the authorizer
@@ -28,7 +34,19 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { AuthorizerFunction, BackgroundFunctions, Env, HttpEndpoints, Queues, Tables, type ResourceNeeds } from '../lib/config/service';
 import { LAMBDA_BUNDLE_OPTIONS, functionNames } from '../scripts/build';
+import type { CallRecord } from './aws-calls';
 import { allowContext, authorizerEvent, proxyEvent, BENCH_KEYS, DEMO, type BenchKey } from './fixtures';
+import {
+  CLIENT_PACKAGE,
+  callFloorId,
+  callFloorSource,
+  commandsInBundle,
+  decodeCalls,
+  describeBurst,
+  firstBurst,
+  type BurstCall,
+  type CallFloorSpec,
+} from './cold-start-floor';
 import { scenarioFor } from './scenarios';
 import { median, round } from './stats';
 
@@ -37,13 +55,6 @@ export type ClientId = 'dynamodb' | 'kms' | 'sqs' | 's3';
 /** every client a function's `needs` can grant: the data path's, and API Gateway's (revokeExpiredKeys deletes gateway keys) */
 export type BundleClientId = ClientId | 'apigateway';
 const CLIENT_ORDER: BundleClientId[] = ['dynamodb', 'kms', 'sqs', 's3', 'apigateway'];
-const CLIENT_PACKAGE: Record<BundleClientId, { pkg: string; cls: string; env: string }> = {
-  dynamodb: { pkg: '@aws-sdk/client-dynamodb', cls: 'DynamoDBClient', env: 'DYNAMODB' },
-  kms: { pkg: '@aws-sdk/client-kms', cls: 'KMSClient', env: 'KMS' },
-  sqs: { pkg: '@aws-sdk/client-sqs', cls: 'SQSClient', env: 'SQS' },
-  s3: { pkg: '@aws-sdk/client-s3', cls: 'S3Client', env: 'S3' },
-  apigateway: { pkg: '@aws-sdk/client-api-gateway', cls: 'APIGatewayClient', env: 'API_GATEWAY' },
-};
 
 export function needsOf(name: string): ResourceNeeds {
   if (name === AuthorizerFunction.name) return AuthorizerFunction.needs;
@@ -61,7 +72,8 @@ export function clientsFromNeeds(needs: ResourceNeeds): BundleClientId[] {
   return CLIENT_ORDER.filter((c) => set.has(c));
 }
 
-function floorSource(clients: BundleClientId[]): string {
+/** The SDK-client floor (before issue 31's per-function floors, kept as a column): the clients of `needs`, one GetItem. */
+export function clientFloorSource(clients: BundleClientId[]): string {
   const imports = clients.map((c) => `import { ${CLIENT_PACKAGE[c].cls}${c === 'dynamodb' ? ', GetItemCommand' : ''} } from '${CLIENT_PACKAGE[c].pkg}';`);
   const builds = clients.map((c) => {
     const extra = c === 's3' ? `, forcePathStyle: Boolean(endpoint('S3'))` : '';
@@ -94,11 +106,15 @@ export interface BundleInfo {
   clientImporters: Partial<Record<BundleClientId, string[]>>;
   /** the largest app (lib/, functions/) files in the bundle, KB */
   topAppFiles: Array<{ file: string; kb: number }>;
+  /** the SDK Command classes in the bundle, `client:XCommand` */
+  sdkCommands: string[];
 }
+
+const APP_PACKAGE = 'app (lib/, functions/)';
 
 function packageOf(input: string): string {
   const i = input.lastIndexOf('node_modules/');
-  if (i < 0) return 'app (lib/, functions/)';
+  if (i < 0) return APP_PACKAGE;
   const rest = input.slice(i + 'node_modules/'.length).split('/');
   return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
 }
@@ -127,7 +143,15 @@ function bundleInfo(outfile: string, metafile: Metafile, root: string): BundleIn
     .sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)
     .slice(0, 4)
     .map(([file, { bytesInOutput }]) => ({ file, kb: Math.round(bytesInOutput / 102.4) / 10 }));
-  return { bytes: statSync(outfile).size, gzipBytes: gzipSync(code).length, byPackage, sdkClients, clientImporters, topAppFiles };
+  return {
+    bytes: statSync(outfile).size,
+    gzipBytes: gzipSync(code).length,
+    byPackage,
+    sdkClients,
+    clientImporters,
+    topAppFiles,
+    sdkCommands: commandsInBundle(output?.inputs ?? {}),
+  };
 }
 
 async function bundle(root: string, outfile: string, entry: { file: string } | { source: string; name: string }): Promise<BundleInfo> {
@@ -161,7 +185,7 @@ function placeholderPathParameters(pathTemplate: string): Record<string, string>
   return Object.fromEntries(names.map((n) => [n, value(n)]));
 }
 
-function coldEvent(name: string): unknown {
+export function coldEvent(name: string): unknown {
   if (name === AuthorizerFunction.name) {
     const note = HttpEndpoints.find((e) => e.name === 'exportHl7Note')!;
     return authorizerEvent(proxyEvent(note, scenarioFor('exportHl7Note')!.request(0), BENCH_KEYS.export.secret));
@@ -299,6 +323,25 @@ function runChild(harness: string, bundleFile: string, eventFile: string, env: N
   });
 }
 
+/** The SDK calls of one function's cold invocation, recorded in a fresh process (bench/cold-start-record.ts). */
+function recordCalls(script: string, root: string, name: string, eventFile: string, env: NodeJS.ProcessEnv): Promise<CallRecord[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', script, name, eventFile],
+      { env: { ...env, NODE_OPTIONS: '--no-warnings' }, cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const line = stdout.split('\n').find((l) => l.startsWith('BENCH_CALLS '));
+        if (!line) {
+          reject(new Error(`recording ${name} failed: ${error?.message ?? ''} ${stderr.slice(0, 500)}`));
+          return;
+        }
+        resolve(decodeCalls(line.slice('BENCH_CALLS '.length)));
+      },
+    );
+  });
+}
+
 // ---------------------------------------------------------------- measurement
 
 /**
@@ -328,7 +371,16 @@ export interface FunctionColdStart {
   name: string;
   kind: 'authorizer' | 'http' | 'queue' | 'schedule';
   needs: BundleClientId[];
+  /** the floor its ratios are over: its per-function floor, or its client floor when its invocation makes no SDK call */
   floor: string;
+  floorKind: FloorColdStart['kind'];
+  /** the SDK calls its cold invocation starts before any answers ("33×Query(forms)"), or "no SDK call" */
+  firstBurst: string;
+  /** set when the floor's first outgoing request is not the function's (the recording missed something) */
+  firstRequestDiffers?: string;
+  /** the SDK-client floor of its needs (one GetItem; the gate before issue 31's per-function floors), and the ratios over it */
+  clientFloor: string;
+  clientFloorRatios: { size: number; initMs: number | null };
   bundle: BundleInfo;
   timing: TimingSummary;
   /** initMs: the function's init (to its first SDK call, or to its response when it makes none) over the floor's init */
@@ -347,7 +399,22 @@ export interface FunctionColdStart {
 
 export interface FloorColdStart {
   id: string;
+  /**
+   * calls: a function's own floor (its clients, its Command classes, its first burst of calls);
+   * clients: the SDK-client floor of a client set (its clients, one GetItem)
+   */
+  kind: 'calls' | 'clients';
   clients: BundleClientId[];
+  /**
+   * the bytes its size ratio divides by: a calls floor without its own entry module (the recorded
+   * inputs written out as literals, which the function computes in code it is charged for: 33 Query
+   * inputs are kilobytes), so only SDK code is the floor; a clients floor whole, as before
+   */
+  sizeBytes: number;
+  /** calls floors: the Command classes imported and the burst sent */
+  commands?: string[];
+  burst?: string;
+  burstCalls?: number;
   bundle: BundleInfo;
   timing: TimingSummary;
 }
@@ -461,19 +528,57 @@ export async function measureColdStart(options: {
     }
   }
 
-  const floorIds = new Map<string, BundleClientId[]>();
+  // the old SDK-client floors (one per client set, one GetItem): reported beside, no longer the gate
+  const clientFloorIds = new Map<string, BundleClientId[]>();
   for (const name of bundles.keys()) {
     const clients = clientsFromNeeds(needsOf(name));
-    floorIds.set(clients.join('+'), clients);
+    clientFloorIds.set(clients.join('+'), clients);
   }
-  progress(`  bundling ${floorIds.size} floor bundles: ${[...floorIds.keys()].join(', ')}`);
-  const floors = new Map<string, { file: string; info: BundleInfo; event: string }>();
+  // the per-function floors: the SDK doing what the function's cold invocation does (bench/cold-start-floor.ts)
+  progress(`  recording the first SDK burst of each function's cold invocation (one process each)`);
+  const recordScript = path.join(root, 'bench', 'cold-start-record.ts');
+  const callFloorOf = new Map<string, { id: string; burst: BurstCall[] }>();
+  const callFloorSpecs = new Map<string, CallFloorSpec>();
+  for (const [name, b] of bundles) {
+    let calls: CallRecord[];
+    try {
+      calls = await recordCalls(recordScript, root, name, b.event, functionEnv(env, name));
+    } catch (error) {
+      progress(`    ${name}: recording failed (${(error as Error).message.slice(0, 200)}); held to its client floor`);
+      continue;
+    }
+    const burst = firstBurst(calls);
+    if (!burst.length) continue; // no SDK call on its path: held to its client floor (init to response)
+    const clients = clientsFromNeeds(needsOf(name));
+    // command modules of a client outside `needs` stay out: that client is the function's excess (and fails the target)
+    const commands = b.info.sdkCommands.filter((c) => clients.includes(c.split(':')[0] as BundleClientId));
+    const spec: CallFloorSpec = { clients, commands, burst };
+    try {
+      callFloorSource(spec);
+    } catch (error) {
+      progress(`    ${name}: no per-function floor (${(error as Error).message}); held to its client floor`);
+      continue;
+    }
+    const id = callFloorId(spec);
+    callFloorSpecs.set(id, spec);
+    callFloorOf.set(name, { id, burst });
+  }
+  progress(
+    `  bundling ${clientFloorIds.size} client floors (${[...clientFloorIds.keys()].join(', ')}) and ${callFloorSpecs.size} per-function floors: ${[...callFloorSpecs.keys()].join('; ')}`,
+  );
+  const floors = new Map<string, { file: string; info: BundleInfo; event: string; kind: FloorColdStart['kind'] }>();
   const floorEvent = path.join(workDir, 'events', 'floor.json');
   writeFileSync(floorEvent, '{}');
-  for (const [id, clients] of floorIds) {
-    const file = path.join(workDir, 'floors', id, 'index.mjs');
-    const info = await bundle(root, file, { source: floorSource(clients), name: `floor-${id}` });
-    floors.set(id, { file, info, event: floorEvent });
+  let n = 0;
+  for (const [id, clients] of clientFloorIds) {
+    const file = path.join(workDir, 'floors', `clients-${id}`, 'index.mjs');
+    const info = await bundle(root, file, { source: clientFloorSource(clients), name: `floor-${id}` });
+    floors.set(id, { file, info, event: floorEvent, kind: 'clients' });
+  }
+  for (const [id, spec] of callFloorSpecs) {
+    const file = path.join(workDir, 'floors', `calls-${++n}`, 'index.mjs');
+    const info = await bundle(root, file, { source: callFloorSource(spec), name: `floor-calls-${n}` });
+    floors.set(id, { file, info, event: floorEvent, kind: 'calls' });
   }
 
   const jobs = [
@@ -502,30 +607,40 @@ export async function measureColdStart(options: {
     if (round > 0 && (round % 5 === 0 || round === runs)) progress(`    round ${round}/${runs}`);
   }
 
-  const floorResults: FloorColdStart[] = [...floors].map(([id, b]) => ({
-    id,
-    clients: floorIds.get(id)!,
-    bundle: b.info,
-    timing: summarizeRuns(results.get(`floor:${id}`)!),
-  }));
+  const floorResults: FloorColdStart[] = [...floors].map(([id, b]) => {
+    const spec = callFloorSpecs.get(id);
+    return {
+      id,
+      kind: b.kind,
+      clients: spec?.clients ?? clientFloorIds.get(id)!,
+      ...(spec ? { commands: spec.commands, burst: describeBurst(spec.burst), burstCalls: spec.burst.length } : {}),
+      sizeBytes: spec ? b.info.bytes - (b.info.byPackage[APP_PACKAGE] ?? 0) : b.info.bytes,
+      bundle: b.info,
+      timing: summarizeRuns(results.get(`floor:${id}`)!),
+    };
+  });
+  const ratiosOver = (fn: { info: BundleInfo; timing: TimingSummary }, floor: FloorColdStart) => ({
+    size: round(fn.info.bytes / floor.sizeBytes, 3),
+    gzip: round(fn.info.gzipBytes / floor.bundle.gzipBytes, 3),
+    importMs: round(fn.timing.importMs / floor.timing.importMs, 3),
+    firstCallMs: fn.timing.firstCallMs !== null && floor.timing.firstCallMs !== null ? round(fn.timing.firstCallMs / floor.timing.firstCallMs, 3) : null,
+    initMs: fn.timing.initMs !== null && floor.timing.initMs !== null ? round(fn.timing.initMs / floor.timing.initMs, 3) : null,
+  });
   const functions: FunctionColdStart[] = [...bundles.keys()].map((name) => {
     const b = bundles.get(name)!;
     const needs = clientsFromNeeds(needsOf(name));
-    const floorId = needs.join('+');
-    const floor = floorResults.find((f) => f.id === floorId)!;
+    const clientFloorId = needs.join('+');
+    const clientFloor = floorResults.find((f) => f.id === clientFloorId)!;
+    const callFloor = callFloorOf.get(name);
+    const floor = callFloor ? floorResults.find((f) => f.id === callFloor.id)! : clientFloor;
     const timing = summarizeRuns(results.get(`fn:${name}`)!, responseMeasurable(name, needsOf(name)));
     const excess = Object.entries(b.info.byPackage)
-      .map(([pkg, bytes]) => ({ pkg, kb: round((bytes - (floor.bundle.byPackage[pkg] ?? 0)) / 1024, 1) }))
+      // a calls floor's own entry (its recorded inputs) is not SDK code: all the function's app code is excess
+      .map(([pkg, bytes]) => ({ pkg, kb: round((bytes - (floor.kind === 'calls' && pkg === APP_PACKAGE ? 0 : (floor.bundle.byPackage[pkg] ?? 0))) / 1024, 1) }))
       .filter((e) => e.kb >= 1)
       .sort((a, c) => c.kb - a.kb);
-    const ratios = {
-      size: round(b.info.bytes / floor.bundle.bytes, 3),
-      gzip: round(b.info.gzipBytes / floor.bundle.gzipBytes, 3),
-      importMs: round(timing.importMs / floor.timing.importMs, 3),
-      firstCallMs: timing.firstCallMs !== null && floor.timing.firstCallMs !== null ? round(timing.firstCallMs / floor.timing.firstCallMs, 3) : null,
-      // the same floor init (to its GetItem request) whatever the function's end point
-      initMs: timing.initMs !== null && floor.timing.initMs !== null ? round(timing.initMs / floor.timing.initMs, 3) : null,
-    };
+    const ratios = ratiosOver({ info: b.info, timing }, floor);
+    const old = ratiosOver({ info: b.info, timing }, clientFloor);
     const extraClients = b.info.sdkClients.filter((c) => !needs.includes(c));
     const callable = callableClients(needsOf(name));
     const uncalledClients = b.info.sdkClients.filter((c) => needs.includes(c) && !callable.includes(c));
@@ -533,7 +648,14 @@ export async function measureColdStart(options: {
       name,
       kind: kindOf(name),
       needs,
-      floor: floorId,
+      floor: floor.id,
+      floorKind: floor.kind,
+      firstBurst: callFloor ? describeBurst(callFloor.burst) : 'no SDK call',
+      ...(callFloor && timing.firstCallTarget !== floor.timing.firstCallTarget
+        ? { firstRequestDiffers: `function ${timing.firstCallTarget ?? '?'}, floor ${floor.timing.firstCallTarget ?? '?'}` }
+        : {}),
+      clientFloor: clientFloorId,
+      clientFloorRatios: { size: old.size, initMs: old.initMs },
       bundle: b.info,
       timing,
       ratios,
@@ -549,7 +671,7 @@ export async function measureColdStart(options: {
         .filter((name) => results.has(`base:${name}`))
         .map((name) => {
           const timing = summarizeRuns(results.get(`base:${name}`)!, responseMeasurable(name, needsOf(name)));
-          const floor = floorResults.find((f) => f.id === clientsFromNeeds(needsOf(name)).join('+'))!;
+          const floor = floorResults.find((f) => f.id === functions.find((x) => x.name === name)!.floor)!;
           const initOf = (r: ChildResult) => r.firstCallMs ?? r.responseMs;
           const today = results.get(`fn:${name}`)!;
           const pairs = results
@@ -567,7 +689,7 @@ export async function measureColdStart(options: {
   return {
     ...(baseline ? { baseline } : {}),
     method:
-      'esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response ("init to response", only for a function with no callable client answering with its route\'s status; anything else is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)',
+      "floor per function = its needs' clients + its bundle's Command classes + the first burst of SDK calls its own cold invocation starts (recorded), sent at once, stopped at the first request (the one-GetItem client floor reported beside); esbuild with LAMBDA_BUNDLE_OPTIONS (scripts/build.ts); gzip = zlib level 6 of the .mjs; init = median over fresh node processes of import() + one invocation up to the first SDK HTTP request (no network), or, for a function whose invocation makes no SDK call, up to its returned response (\"init to response\", only for a function with no callable client answering with its route's status; anything else is no measurement); every HTTP function is invoked with a request its authorizer allowed with the route scope (its bench scenario where it has one); NODE_OPTIONS --enable-source-maps as deployed (--no-warnings only silences the AWS SDK node-20 notice printed locally)",
     runsPerBundle: runs,
     target: options.target,
     functions,
@@ -613,11 +735,15 @@ async function cli(argv: string[]): Promise<number> {
       progress: (line) => process.stderr.write(`${line}\n`),
     });
     for (const floor of result.floors)
-      process.stdout.write(`floor ${floor.id.padEnd(24)} import ${floor.timing.importMs} ms  init ${floor.timing.initMs} ms\n`);
+      process.stdout.write(
+        `floor (${floor.kind}) ${floor.id}: ${(floor.bundle.bytes / 1024).toFixed(1)} KB  import ${floor.timing.importMs} ms  init ${floor.timing.initMs} ms to ${floor.timing.firstCallTarget}\n`,
+      );
     for (const x of result.functions) {
       const end = x.timing.initEnd === 'response' ? `to response (status ${x.timing.responseStatus})` : `to ${x.timing.firstCallTarget}`;
       process.stdout.write(
         `${x.name.padEnd(26)} ${(x.bundle.bytes / 1024).toFixed(1)} KB (${x.ratios.size}x)  import ${x.timing.importMs} ms (${x.ratios.importMs}x)  init ${x.timing.initMs ?? 'n/a'} ms (${x.ratios.initMs ?? 'n/a'}x) ${end}` +
+          `  [client floor ${x.clientFloor}: ${x.clientFloorRatios.size}x size, ${x.clientFloorRatios.initMs ?? 'n/a'}x init]` +
+          `${x.firstRequestDiffers ? `  FIRST REQUEST DIFFERS: ${x.firstRequestDiffers}` : ''}` +
           `${x.uncalledClients.length ? `  never calls: ${x.uncalledClients.join(', ')}` : ''}${x.extraClients.length ? `  not in needs: ${x.extraClients.join(', ')}` : ''}\n`,
       );
     }

@@ -129,12 +129,21 @@ function issue31Rows(r: BenchResults): Array<Array<string | number>> {
     }, undefined);
   const worstSize = worst((x) => x.ratios.size);
   const worstInit = worst((x) => x.ratios.initMs);
+  const withinClientFloor = cs.functions.filter(
+    (x) =>
+      x.clientFloorRatios.size <= T.bundleRatio &&
+      x.clientFloorRatios.initMs !== null &&
+      x.clientFloorRatios.initMs <= T.bundleRatio &&
+      x.extraClients.length === 0 &&
+      x.uncalledClients.length === 0,
+  );
+  const worstClientInit = worst((x) => x.clientFloorRatios.initMs);
   const sm = i31.sourceMaps;
   const mapsOk = sm.bundles > 0 && sm.beside === sm.bundles;
   rows.push([
     '31.5',
     `Bundles: every function within ${T.bundleRatio}x of its SDK floor in size and init (only what a function uses of the endpoint list in its bundle); source maps shipped beside, not inside`,
-    `**${within.length} of ${cs.functions.length}** functions within ${T.bundleRatio}x in size and init${cs.notMeasured.length ? ` (${cs.notMeasured.length} not measured: ${cs.notMeasured.map((x) => x.name).join(', ')})` : ''}; worst size ${worstSize ? `${f(worstSize.v, 3)}x (${worstSize.name})` : 'n/a'}, worst init ${worstInit ? `${f(worstInit.v, 3)}x (${worstInit.name})` : 'n/a'} of the ${cs.functions.length - initUnmeasured.length} whose init was measured` +
+    `**${within.length} of ${cs.functions.length}** functions within ${T.bundleRatio}x in size and init of their own SDK floor (method changed in issue 31: each function's floor is the SDK doing what its measured invocation does: its clients, its bundle's Command classes, the same first burst of calls; the one-GetItem client floor of before counts ${withinClientFloor.length} of ${cs.functions.length} within, worst init ${worstClientInit ? `${f(worstClientInit.v, 3)}x (${worstClientInit.name})` : 'n/a'}, column "client floor ×" of section 1)${cs.notMeasured.length ? ` (${cs.notMeasured.length} not measured: ${cs.notMeasured.map((x) => x.name).join(', ')})` : ''}; worst size ${worstSize ? `${f(worstSize.v, 3)}x (${worstSize.name})` : 'n/a'}, worst init ${worstInit ? `${f(worstInit.v, 3)}x (${worstInit.name})` : 'n/a'} of the ${cs.functions.length - initUnmeasured.length} whose init was measured` +
       (toResponse.length
         ? `; init to response (no SDK call on their path) for ${toResponse.length}: ${toResponse.map((x) => `${x.name} ${f(x.ratios.initMs, 2)}x (status ${x.timing.responseStatus ?? '?'})`).join(', ')}`
         : '') +
@@ -238,7 +247,7 @@ export function renderMarkdown(r: BenchResults): string {
       [
         [
           '1',
-          `every function within ${T.coldStartRatio}x of its SDK-client floor in size and init time; no client it does not call`,
+          `every function within ${T.coldStartRatio}x of its own SDK floor (its clients, Command classes and first burst of calls) in size and init time; no client it does not call`,
           `${coldMet.length} of ${cs.functions.length} functions meet all three (${coldMet.map((x) => x.name).join(', ')}). Size ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.size)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.size)), 3)}x, init ratios ${f(Math.min(...cs.functions.map((x) => x.ratios.initMs ?? Infinity)), 3)}–${f(Math.max(...cs.functions.map((x) => x.ratios.initMs ?? 0)), 3)}x; functions bundling a client outside their needs: ${
             cs.functions
               .filter((x) => x.extraClients.length)
@@ -313,19 +322,20 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
 
   // ------------------------------------------------------------ 1
-  out.push('## 1. Cold start: bundle size and init time vs the SDK-client floor');
+  out.push('## 1. Cold start: bundle size and init time vs the SDK floor of each function');
   out.push('');
   out.push(`Method: ${cs.method}. ${cs.runsPerBundle} processes per bundle (plus one discarded warm-up round), medians.`);
   out.push('');
   out.push(
-    `"init" = import() of the bundle + the first invocation up to its first AWS SDK request (clients built, credentials and endpoint resolved, request serialised and signed: every request the invocation starts before that one leaves, e.g. a listing's concurrent shard Queries, is serialised and signed inside it); "import" = module evaluation only. A function whose invocation makes no SDK call at all (a static page, the FHIR capability statement, route not found) is measured "init to response": import() + the whole invocation up to the response its handler returns, a later end point than a first SDK request (it includes all of the handler), compared with the same floor init; this counts only for a function whose \`needs\` grant it no client it could call, answering with its route's status (200, or 404 for the unknown FHIR route): any other response without an SDK call (a 5xx, or a refused bench request) is no measurement. A function that needs no client is still compared with the smallest (DynamoDB) floor; against an empty handler its ratio would be far above 1, which says nothing about its SDK use. The column "init measured to" says which end point each row has. The cold-start environment is the deployed one, including the staff sign-in settings infra gives the authorizer and the inbox page (without them the page answers 503). "No client it does not call": an SDK client in the bundle that \`needs\` does not list, or DynamoDB when \`needs\` grants no table (the function's role could not call it: column "SDK clients bundled", **never called**), fails the target. Floor = only the clients of \`needs\` (DynamoDB always, so a function that needs no client at all is held to the smallest floor; KMS / SQS / S3 / API Gateway when listed), built like lib/aws/clients.ts, plus one GetItem; same esbuild options, same run. The floor has no command code beyond GetItem, so the commands a function really sends (and their serialisers, e.g. S3 checksums for PutObject) count as excess. A function that builds a client only after its first SDK call (the forms functions build KMS/SQS lazily) does not pay that construction inside its init figure, while its floor builds all its clients first; the import column has no such asymmetry.`,
+    `"init" = import() of the bundle + the first invocation up to its first AWS SDK request (clients built, credentials and endpoint resolved, request serialised and signed: every request the invocation starts before that one leaves, e.g. a listing's concurrent shard Queries, is serialised and signed inside it); "import" = module evaluation only. A function whose invocation makes no SDK call at all (a static page, the FHIR capability statement, route not found) is measured "init to response": import() + the whole invocation up to the response its handler returns, a later end point than a first SDK request (it includes all of the handler), compared with the same floor init; this counts only for a function whose \`needs\` grant it no client it could call, answering with its route's status (200, or 404 for the unknown FHIR route): any other response without an SDK call (a 5xx, or a refused bench request) is no measurement. A function that needs no client is still compared with the smallest (DynamoDB) client floor; against an empty handler its ratio would be far above 1, which says nothing about its SDK use. The column "init measured to" says which end point each row has. The cold-start environment is the deployed one, including the staff sign-in settings infra gives the authorizer and the inbox page (without them the page answers 503). "No client it does not call": an SDK client in the bundle that \`needs\` does not list, or DynamoDB when \`needs\` grants no table (the function's role could not call it: column "SDK clients bundled", **never called**), fails the target. **Floor (method changed in issue 31, item 5)** = the SDK doing what the function's measured invocation does, and no more: the clients of its \`needs\` (DynamoDB always; KMS / SQS / S3 / API Gateway when listed) built like lib/aws/clients.ts, importing the same Command classes (every \`@aws-sdk/client-*\` command module of those clients in the function's own bundle, from its esbuild metafile), and sending the same first burst of calls: the SDK calls the function's cold invocation (the same event and environment) starts before any of them answers, recorded in a fresh process by bench/cold-start-record.ts with the CallRecorder the warm I/O floor of section 2 replays, sent with the same commands and inputs, the same count, all at once (Promise.all), and stopped the same way at the first outgoing request (column "floor: first burst"). Functions with identical clients, commands and burst share a floor. Its size (column "floor KB") is its bundle without its own entry module, i.e. SDK code only: the entry writes the recorded inputs out as literals (33 Query inputs are kilobytes) where the function computes them in code it is charged for; the whole floor bundle is shown in brackets, and the gzip column (not gated) is of the whole bundle. So a listing that signs 33 shard Queries before its first request leaves is compared with a floor that signs the same 33, and a function bundling PutObject (with the S3 checksums it pulls in) with a floor that bundles it too; its floor's calls are a subset of the function's (those it issued before any answer), its command modules are the function's, so it never does more than the function. A function whose invocation makes no SDK call keeps the client floor. **Before issue 31** the floor of every function was its client set's "client floor": the same clients plus ONE DynamoDB GetItem and no other command code, so a burst of N calls and the command code of what a function sends counted as the function's excess; that figure stays in the table (column "client floor ×", size / init) beside the gated ratios. Same esbuild options, same run, interleaved. A function that builds a client only after its first SDK call (the forms functions build KMS/SQS lazily) does not pay that construction inside its init figure, while its floor builds all its clients first; the import column has no such asymmetry.`,
   );
   out.push('');
   out.push(
     table(
       [
         'Function',
-        'needs → floor',
+        'needs',
+        'floor: first burst',
         'SDK clients bundled',
         'KB',
         'gzip KB',
@@ -335,6 +345,7 @@ export function renderMarkdown(r: BenchResults): string {
         'import ms (floor)',
         'init ms (floor)',
         'init ×',
+        'client floor × (size / init)',
         'init measured to',
         'target',
       ],
@@ -342,18 +353,22 @@ export function renderMarkdown(r: BenchResults): string {
         const floor = cs.floors.find((fl) => fl.id === x.floor)!;
         return [
           x.name,
-          x.floor,
+          x.needs.join('+'),
+          x.floorKind === 'calls'
+            ? `${x.firstBurst}${x.firstRequestDiffers ? ` (**first request differs**: ${x.firstRequestDiffers})` : ''}`
+            : `client floor (${x.firstBurst})`,
           x.bundle.sdkClients.join('+') +
             (x.extraClients.length ? ` (**+${x.extraClients.join(', +')}** not in needs)` : '') +
             (x.uncalledClients.length ? ` (**${x.uncalledClients.join(', ')} never called**: no table in needs)` : ''),
           kb(x.bundle.bytes),
           kb(x.bundle.gzipBytes),
-          `${kb(floor.bundle.bytes)} / ${kb(floor.bundle.gzipBytes)}`,
+          `${kb(floor.sizeBytes)}${floor.sizeBytes !== floor.bundle.bytes ? ` (${kb(floor.bundle.bytes)} with its inputs)` : ''} / ${kb(floor.bundle.gzipBytes)}`,
           f(x.ratios.size, 3),
           f(x.ratios.gzip, 3),
           `${f(x.timing.importMs, 1)} (${f(floor.timing.importMs, 1)})`,
           `${f(x.timing.initMs, 1)} (${f(floor.timing.initMs, 1)})`,
           f(x.ratios.initMs, 3),
+          `${f(x.clientFloorRatios.size, 3)} / ${f(x.clientFloorRatios.initMs, 3)}`,
           x.timing.initEnd === 'response'
             ? `response (status ${x.timing.responseStatus ?? '?'}; no SDK call)`
             : x.timing.initEnd === 'first-sdk-call'

@@ -2,7 +2,7 @@
  * `npm run bench` (issue 7): every measurement side by side in one run, on this machine.
  * Writes bench/results.json and bench/RESULTS.md. Not a test: nothing asserts a timing.
  *
- *   1 cold start per function vs its SDK-client floor        bench/cold-start.ts
+ *   1 cold start per function vs its own SDK floor          bench/cold-start.ts, cold-start-floor.ts, cold-start-record.ts
  *   2 warm latency per endpoint vs its I/O floor             bench/warm-latency.ts, invoke.ts, floor.ts
  *   3 AWS calls per request (SDK middleware)                 bench/aws-calls.ts, call-paths.ts
  *   4 HL7 encoder throughput vs @medplum/core and hl7v2      bench/hl7-throughput.ts

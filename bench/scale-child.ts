@@ -25,6 +25,7 @@ import { loadHandler } from '../lib/local/function-registry';
 import { lambdaContext } from '../lib/local/lambda-context';
 import { setLogSink } from '../lib/observability/logger';
 import { allowContext, BENCH_KEYS, proxyEvent, type BenchKey, type RequestSpec } from './fixtures';
+import { replayCalls, type PageCall } from './page-replay';
 
 export interface ScaleJob {
   kind: 'summary' | 'everything' | 'inbox';
@@ -33,6 +34,12 @@ export interface ScaleJob {
   pageSize: number;
   /** walks: each from the top (no cursor) or from a cursor; at most maxPages pages each (default: to the end) */
   walks: Array<{ label: string; cursor?: string; maxPages?: number }>;
+  /**
+   * after each page, replay the DynamoDB calls it made (same commands and inputs, through the same
+   * client, in the same order, concurrent where the page ran them concurrently) and time that too:
+   * the emulator's share of the page at this size, measured in the same container at the same moment
+   */
+  replay?: boolean;
 }
 
 export interface WalkResult {
@@ -44,6 +51,8 @@ export interface WalkResult {
   responseBytes: number[];
   /** DynamoDB calls the page made */
   calls: number[];
+  /** the page's DynamoDB calls replayed alone right after it (ms; job.replay only) */
+  replayMs: number[];
   /** heap above the collected heap at the page's start (MiB, sampled) */
   heapGrowthMiB: number[];
   statuses: number[];
@@ -118,12 +127,20 @@ async function main(): Promise<void> {
   let counting = false;
   let units = 0;
   let calls = 0;
+  let pageCalls: PageCall[] = [];
   dynamoDbClient().middlewareStack.add(
     (next, context) => async (args) => {
       const read = READS.has(String(context.commandName));
       if (read) (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       if (counting) calls += 1;
-      const out = await next(args);
+      const record: PageCall | undefined =
+        counting && job.replay
+          ? { command: String(context.commandName), input: structuredClone(args.input) as Record<string, unknown>, startNs: process.hrtime.bigint() }
+          : undefined;
+      if (record) pageCalls.push(record);
+      const out = await next(args).finally(() => {
+        if (record) record.endNs = process.hrtime.bigint();
+      });
       if (read && counting) {
         const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
         for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) units += c.CapacityUnits ?? 0;
@@ -159,7 +176,9 @@ async function main(): Promise<void> {
   let heapPeak = heapAfterWarmup;
   let rssPeak = baselineRss;
   let pageHeapPeak = 0;
+  let replaying = false;
   const sample = () => {
+    if (replaying) return; // the replay is the emulator's measurement, not the function's memory
     const m = process.memoryUsage();
     rssPeak = Math.max(rssPeak, m.rss);
     pageHeapPeak = Math.max(pageHeapPeak, m.heapUsed);
@@ -176,6 +195,7 @@ async function main(): Promise<void> {
       readUnits: [],
       responseBytes: [],
       calls: [],
+      replayMs: [],
       heapGrowthMiB: [],
       statuses: [],
     };
@@ -186,6 +206,7 @@ async function main(): Promise<void> {
       pageHeapPeak = heapBefore;
       units = 0;
       calls = 0;
+      pageCalls = [];
       counting = true;
       const t0 = process.hrtime.bigint();
       const response = await invoke(cursor);
@@ -202,6 +223,13 @@ async function main(): Promise<void> {
       result.ms.push(Number(t1 - t0) / 1e6);
       result.readUnits.push(units);
       result.calls.push(calls);
+      if (job.replay) {
+        // a full GC first (untimed), as before each page: the page's garbage is not the replay's to collect
+        gc();
+        replaying = true;
+        result.replayMs.push(await replayCalls(dynamoDbClient(), pageCalls));
+        replaying = false;
+      }
       // what Lambda carries: the proxy result as JSON (the body JSON-escaped inside it)
       result.responseBytes.push(Buffer.byteLength(JSON.stringify(response), 'utf8'));
       cursor = page.next;

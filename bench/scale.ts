@@ -288,6 +288,21 @@ interface InboxRow {
   /** the best pages over the emulator's per-call time in the same container (the inbox's gated time) */
   topBestPerEmulatorCall: number;
   deepBestPerEmulatorCall: number;
+  /** each page's DynamoDB calls replayed alone right after it (same inputs, same client): median ms, top and deep */
+  topReplayMsMedian: number;
+  deepReplayMsMedian: number;
+  /** the fastest replay of the walk's pages in every container (ms) */
+  topReplayMsBest: number;
+  deepReplayMsBest: number;
+  /** the fastest page over the fastest replay, pages of every container (shown beside the gate) */
+  topBestOverBestReplay: number;
+  deepBestOverBestReplay: number;
+  /** median over the walk's pages in every container of page ms / its own replay's ms (the gated inbox time) */
+  topOverReplay: number;
+  deepOverReplay: number;
+  /** median over the walk's pages of page ms - its replay's ms: our code's time per page */
+  topOwnMsMedian: number;
+  deepOwnMsMedian: number;
   topPages: number;
   deepPages: number;
   itemsPerPage: number;
@@ -345,9 +360,34 @@ function chartRow(records: number, pageSize: number, child: ScaleChildResult): C
   };
 }
 
-function inboxRow(packets: number, child: ScaleChildResult): InboxRow {
+/** Per page of a walk: its time over its replay's, and its time minus its replay's (medians). */
+export function replayFigures(walk: Pick<WalkResult, 'ms' | 'replayMs'>): {
+  replayMsMedian: number;
+  replayMsBest: number;
+  bestOverBestReplay: number;
+  overReplay: number;
+  ownMsMedian: number;
+} {
+  if (walk.replayMs.length !== walk.ms.length || walk.ms.length === 0) throw new Error('replay figures: one replay per page expected');
+  return {
+    replayMsMedian: median(walk.replayMs),
+    replayMsBest: Math.min(...walk.replayMs),
+    bestOverBestReplay: Math.min(...walk.ms) / Math.min(...walk.replayMs),
+    overReplay: median(walk.ms.map((ms, i) => ms / walk.replayMs[i]!)),
+    ownMsMedian: median(walk.ms.map((ms, i) => ms - walk.replayMs[i]!)),
+  };
+}
+
+/** The pages of walk `index` of every container, as one walk (page times and replays stay paired). */
+function pooledWalk(children: readonly ScaleChildResult[], index: number): Pick<WalkResult, 'ms' | 'replayMs'> {
+  return { ms: children.flatMap((c) => c.walks[index]!.ms), replayMs: children.flatMap((c) => c.walks[index]!.replayMs) };
+}
+
+/** `child`: the container kept (the faster); `containers`: every container of this size (the replay figures pool their pages). */
+function inboxRow(packets: number, child: ScaleChildResult, containers: readonly ScaleChildResult[]): InboxRow {
   const [top, deep] = child.walks as [WalkResult, WalkResult];
   const all = [...top.ms, ...deep.ms];
+  const [topReplay, deepReplay] = [replayFigures(pooledWalk(containers, 0)), replayFigures(pooledWalk(containers, 1))];
   return {
     packets,
     emulatorCallMs: r(child.emulatorCallMs, 3),
@@ -356,6 +396,16 @@ function inboxRow(packets: number, child: ScaleChildResult): InboxRow {
     deepMsPerPageBest: r(Math.min(...deep.ms)),
     topBestPerEmulatorCall: r(Math.min(...top.ms) / child.emulatorCallMs, 1),
     deepBestPerEmulatorCall: r(Math.min(...deep.ms) / child.emulatorCallMs, 1),
+    topReplayMsMedian: r(topReplay.replayMsMedian),
+    deepReplayMsMedian: r(deepReplay.replayMsMedian),
+    topReplayMsBest: r(topReplay.replayMsBest),
+    deepReplayMsBest: r(deepReplay.replayMsBest),
+    topBestOverBestReplay: r(topReplay.bestOverBestReplay, 3),
+    deepBestOverBestReplay: r(deepReplay.bestOverBestReplay, 3),
+    topOverReplay: r(topReplay.overReplay, 3),
+    deepOverReplay: r(deepReplay.overReplay, 3),
+    topOwnMsMedian: r(topReplay.ownMsMedian),
+    deepOwnMsMedian: r(deepReplay.ownMsMedian),
     topPages: top.pages,
     deepPages: deep.pages,
     itemsPerPage: r((top.records + deep.records) / Math.max(1, top.pages + deep.pages), 1),
@@ -452,19 +502,22 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleMeasurem
       // the inbox grows in place (one list), so its sizes cannot be interleaved: two containers per
       // size in full mode, the faster kept (read units and calls are the same in both)
       let kept: ScaleChildResult | undefined;
+      const containers: ScaleChildResult[] = [];
       const fastest = (child: ScaleChildResult) => Math.min(...child.walks[0]!.ms) + Math.min(...child.walks[1]!.ms);
       for (let round = 0; round < (options.quick ? 1 : INBOX_ROUNDS); round += 1) {
         const child = await runChild({
           kind: 'inbox',
           pageSize: INBOX_PAGE,
+          replay: true,
           walks: [
             { label: 'top', maxPages: INBOX_PAGES_PER_WALK },
             { label: 'deep', cursor: deepCursor, maxPages: INBOX_PAGES_PER_WALK },
           ],
         });
+        containers.push(child);
         if (!kept || fastest(child) < fastest(kept)) kept = child;
       }
-      const row = inboxRow(size, kept!);
+      const row = inboxRow(size, kept!, containers);
       inboxRows.push(row);
       options.progress(
         `  scale: inbox of ${size}: ${row.topMsPerPageMedian} ms/page (top), ${row.deepMsPerPageMedian} ms/page (deep), ${row.topReadUnitsPerPage} RU/page, peak RSS ${row.peakRssMiB} MiB (${elapsed()})`,
@@ -508,6 +561,15 @@ function report(
       deepMsPerPageBest: ratio(li.deepMsPerPageBest, si.deepMsPerPageBest),
       topBestPerEmulatorCall: ratio(li.topBestPerEmulatorCall, si.topBestPerEmulatorCall),
       deepBestPerEmulatorCall: ratio(li.deepBestPerEmulatorCall, si.deepBestPerEmulatorCall),
+      topReplayMs: ratio(li.topReplayMsMedian, si.topReplayMsMedian),
+      deepReplayMs: ratio(li.deepReplayMsMedian, si.deepReplayMsMedian),
+      topBestOverBestReplay: ratio(li.topBestOverBestReplay, si.topBestOverBestReplay),
+      deepBestOverBestReplay: ratio(li.deepBestOverBestReplay, si.deepBestOverBestReplay),
+      topOverReplay: ratio(li.topOverReplay, si.topOverReplay),
+      deepOverReplay: ratio(li.deepOverReplay, si.deepOverReplay),
+      // not gated, and no ratio when the smallest size's page took no longer than its replay
+      topOwnMs: si.topOwnMsMedian > 0 ? ratio(li.topOwnMsMedian, si.topOwnMsMedian) : null,
+      deepOwnMs: si.deepOwnMsMedian > 0 ? ratio(li.deepOwnMsMedian, si.deepOwnMsMedian) : null,
       callsPerPage: ratio(li.callsPerPage, si.callsPerPage),
       topMsPerPage: ratio(li.topMsPerPageMedian, si.topMsPerPageMedian),
       deepMsPerPage: ratio(li.deepMsPerPageMedian, si.deepMsPerPageMedian),
@@ -519,7 +581,9 @@ function report(
   };
   const allRecordsReturned = [...summaryRows, ...everythingRows].every((row) => row.recordsReturned === row.records);
   const maxResponse = Math.max(...[...summaryRows, ...everythingRows, ...inboxRows].map((row) => row.maxResponseBytes));
-  // time: per record of the whole walk (chart), the fastest page (inbox); the sizes interleaved where they can be
+  // time: per record of the whole walk (chart); the inbox: each page's time over the replay of its own
+  // DynamoDB calls in the same container (the emulator, in the parent, slows as the inbox grows; the
+  // raw best-page ratios are reported beside, not gated); the sizes interleaved where they can be
   const ratios = [
     growth.summary.msPerRecord,
     growth.summary.readUnitsPerRecord,
@@ -527,8 +591,8 @@ function report(
     growth.everything.msPerRecord,
     growth.everything.readUnitsPerRecord,
     growth.everything.peakRss,
-    growth.inbox.topMsPerPageBest,
-    growth.inbox.deepMsPerPageBest,
+    growth.inbox.topOverReplay,
+    growth.inbox.deepOverReplay,
     growth.inbox.callsPerPage,
     growth.inbox.topReadUnitsPerPage,
     growth.inbox.deepReadUnitsPerPage,
@@ -541,7 +605,9 @@ function report(
     `${quick ? '(quick, not representative) ' : ''}one patient, ${ls.records.toLocaleString('en-US')} records: summary ${ls.pages} pages of ${SUMMARY_PAGE}, ` +
     `${r(ls.totalMs / 1000, 2)} s, ${ls.readUnits} RU, peak RSS ${ls.peakRssMiB} MiB; $everything ${le.pages} pages, ${r(le.totalMs / 1000, 2)} s, ${le.readUnits} RU, ` +
     `peak RSS ${le.peakRssMiB} MiB; inbox of ${li.packets.toLocaleString('en-US')} packets: ${li.topMsPerPageMedian} ms and ${li.topReadUnitsPerPage} RU per page of ${INBOX_PAGE} ` +
-    `(deep: ${li.deepMsPerPageMedian} ms, ${li.deepReadUnitsPerPage} RU); largest/smallest per record (per page) at most ${worst}x (target ${GROWTH_TARGET}x); ` +
+    `(deep: ${li.deepMsPerPageMedian} ms, ${li.deepReadUnitsPerPage} RU), page time over the replay of its own DynamoDB calls (median) ${li.topOverReplay}x top, ${li.deepOverReplay}x deep ` +
+    `(at ${si.packets.toLocaleString('en-US')}: ${si.topOverReplay}x, ${si.deepOverReplay}x; raw best page grew ${growth.inbox.topMsPerPageBest}x top, ${growth.inbox.deepMsPerPageBest}x deep, not gated: the emulator's share); ` +
+    `largest/smallest per record (per page; inbox: page over its replay) at most ${worst}x (target ${GROWTH_TARGET}x); ` +
     `largest response ${(maxResponse / 1e6).toFixed(2)} MB (cap 6 MB), every listing pages`;
 
   const chartTable = (rows: ChartRow[]) => [
@@ -561,7 +627,7 @@ function report(
     '',
     "Records of a chart = what the summary export and `$everything` read and return: encounters, notes, assessments (chart table, `byTimeline`) and lab results (results table, `byPatient`, current version each); the chart has no separate problems, medications or allergies (diagnoses and orders are inside encounters). The synthetic chart: visits of 5 records (1 encounter with 2 diagnoses and 1 order, 1 note, 1 PHQ-9 assessment, 2 lab results of 3 tests), one a day. Seeded through the production write paths: chart import (`importChart`), lab results through `receiveLabResult` with the deployed wiring, packets built by `receiveFormPacket` (unknown patient id: pending_review) and written in `createPacket`'s item layout with BatchWriteItem (bench/scale.ts).",
     '',
-    `Method: each listing and size in a child process of its own (one Lambda container of that function, bench/scale-child.ts), warmed by one small page, then walked with its continuation: the summary with limit ${SUMMARY_PAGE} and \`cursor\` (x-summary-next-cursor), \`$everything\` with _count ${EVERYTHING_PAGE} and the \`next\` link, the inbox with limit ${INBOX_PAGE}: ${INBOX_PAGES_PER_WALK} pages from the top (newest) and the last ${INBOX_PAGES_PER_WALK} (from the cursor of the packet ${INBOX_PAGES_PER_WALK * INBOX_PAGE} from the end: no offset is paid). Time: the handler's (no authorizer, no HTTP), every page. The machine is shared (2 cores, other work running), so: each chart size is a patient of its own, all seeded first, and the sizes are walked in ${quick ? 1 : CHART_ROUNDS} interleaved round(s), each size keeping its faster walk; the inbox (one list that grows) runs ${quick ? 1 : INBOX_ROUNDS} container(s) per size, the faster kept. The time gated is per record of the whole walk for a chart (its faster round) and the fastest of each inbox walk's 10 pages (its faster container); medians and whole-walk totals are shown beside it, and for the inbox also the best page over the emulator's GetItem time in the same container (the emulator holds every packet in the parent's heap and slows as the inbox grows, which DynamoDB's Query time does not). The time ratios move by a few tenths between runs on this machine; read units, calls, bytes and memory do not. The in-memory DynamoDB runs in the parent process (a full GC of it before each child); each child times 31 GetItems of one small item first (median shown: the emulator's own per-call time at that size). DynamoDB calls per page are counted. Read units: ReturnConsumedCapacity on each read, priced by dynalite as DynamoDB does (per request, 4 KB units, half for eventually consistent). Memory: a full GC before each page (untimed), then RSS and heap sampled every 2 ms while it runs: the child's peak RSS (and how far above the RSS after the warm-up page) and the most heap one page's invocation took above the collected heap. The gate is the peak RSS (largest size over smallest); heap per page is shown beside it.`,
+    `Method: each listing and size in a child process of its own (one Lambda container of that function, bench/scale-child.ts), warmed by one small page, then walked with its continuation: the summary with limit ${SUMMARY_PAGE} and \`cursor\` (x-summary-next-cursor), \`$everything\` with _count ${EVERYTHING_PAGE} and the \`next\` link, the inbox with limit ${INBOX_PAGE}: ${INBOX_PAGES_PER_WALK} pages from the top (newest) and the last ${INBOX_PAGES_PER_WALK} (from the cursor of the packet ${INBOX_PAGES_PER_WALK * INBOX_PAGE} from the end: no offset is paid). Time: the handler's (no authorizer, no HTTP), every page. The machine is shared (2 cores, other work running), so: each chart size is a patient of its own, all seeded first, and the sizes are walked in ${quick ? 1 : CHART_ROUNDS} interleaved round(s), each size keeping its faster walk; the inbox (one list that grows) runs ${quick ? 1 : INBOX_ROUNDS} container(s) per size, the faster kept. The time gated is per record of the whole walk for a chart (its faster round). For the inbox (method changed in issue 31): right after each page and a full GC (untimed, as before each page), in the same container, the page's own DynamoDB calls are replayed alone (the same commands and Query inputs, through the same SDK client, in the same order, concurrent where the page ran them concurrently; bench/page-replay.ts) and timed; the gate is the median over the walk's pages in every container of that size (${quick ? 1 : INBOX_ROUNDS} × ${INBOX_PAGES_PER_WALK}) of page time / its own replay's time, largest size over smallest: what a page takes as a multiple of what the emulator takes for the same calls at that size and moment (a pair is one page and its replay, a few ms apart, so load on the shared machine weighs on both). Beside it: the fastest page over the fastest replay (both minimums over the same number of samples; it spread more between sizes in the runs of issue 31), and the median of page time minus replay time (our code's own ms per page, a few ms: mostly noise as a ratio). The raw figures stay shown: page times, the fastest page of each walk and its growth (the gate before), replay times and their growth, and the best page over the emulator's GetItem time. The emulator holds every packet in the parent's heap and slows as the inbox grows (its replay time grows with it), which DynamoDB's Query time does not; the replay isolates that share instead of assuming it. The time ratios move by a few tenths between runs on this machine; read units, calls, bytes and memory do not. The in-memory DynamoDB runs in the parent process (a full GC of it before each child); each child times 31 GetItems of one small item first (median shown: the emulator's own per-call time at that size). DynamoDB calls per page are counted. Read units: ReturnConsumedCapacity on each read, priced by dynalite as DynamoDB does (per request, 4 KB units, half for eventually consistent). Memory: a full GC before each page (untimed), then RSS and heap sampled every 2 ms while it runs: the child's peak RSS (and how far above the RSS after the warm-up page) and the most heap one page's invocation took above the collected heap. The gate is the peak RSS (largest size over smallest); heap per page is shown beside it.`,
     '',
     '### HL7 patient summary (`GET /exportHl7PatientSummary`, the whole chart by pages)',
     '',
@@ -577,14 +643,14 @@ function report(
     '',
     "### Interop inbox (`GET /interopInbox`, the staff inbox page's queue)",
     '',
-    '| packets waiting | pages (top + deep) | items/page | calls/page | ms/page top (median) | ms/page deep | best page ms (top, deep) | emulator GetItem ms | RU/page top | RU/page deep | ms per packet listed | peak RSS MiB (over warm) | heap per page MiB (max) | largest page bytes |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    "| packets waiting | pages (top + deep) | items/page | calls/page | ms/page top (median) | ms/page deep | best page ms (top, deep) | replay of the page's calls ms (top, deep; median, every container) | best replay ms (top, deep) | best page / best replay (top, deep; every container) | page / its replay (top, deep; median of pairs, every container; gated) | page − replay ms (top, deep; median of pairs, every container) | emulator GetItem ms | RU/page top | RU/page deep | ms per packet listed | peak RSS MiB (over warm) | heap per page MiB (max) | largest page bytes |",
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...inboxRows.map(
       (x) =>
-        `| ${x.packets} | ${x.topPages} + ${x.deepPages} | ${x.itemsPerPage} | ${x.callsPerPage} | ${x.topMsPerPageMedian} | ${x.deepMsPerPageMedian} | ${x.topMsPerPageBest}, ${x.deepMsPerPageBest} | ${x.emulatorCallMs} | ${x.topReadUnitsPerPage} | ${x.deepReadUnitsPerPage} | ${x.msPerPacketListed} | ${x.peakRssMiB} (+${x.rssGrowthMiB}) | ${x.pageHeapGrowthMiB} | ${x.maxResponseBytes} |`,
+        `| ${x.packets} | ${x.topPages} + ${x.deepPages} | ${x.itemsPerPage} | ${x.callsPerPage} | ${x.topMsPerPageMedian} | ${x.deepMsPerPageMedian} | ${x.topMsPerPageBest}, ${x.deepMsPerPageBest} | ${x.topReplayMsMedian}, ${x.deepReplayMsMedian} | ${x.topReplayMsBest}, ${x.deepReplayMsBest} | ${x.topBestOverBestReplay}, ${x.deepBestOverBestReplay} | ${x.topOverReplay}, ${x.deepOverReplay} | ${x.topOwnMsMedian}, ${x.deepOwnMsMedian} | ${x.emulatorCallMs} | ${x.topReadUnitsPerPage} | ${x.deepReadUnitsPerPage} | ${x.msPerPacketListed} | ${x.peakRssMiB} (+${x.rssGrowthMiB}) | ${x.pageHeapGrowthMiB} | ${x.maxResponseBytes} |`,
     ),
     '',
-    `largest/smallest: ms/page top ${growth.inbox.topMsPerPage}x, deep ${growth.inbox.deepMsPerPage}x (best page ${growth.inbox.topMsPerPageBest}x, ${growth.inbox.deepMsPerPageBest}x: gated; best page over the emulator's GetItem time in the same container ${growth.inbox.topBestPerEmulatorCall}x, ${growth.inbox.deepBestPerEmulatorCall}x), calls/page ${growth.inbox.callsPerPage}x, RU/page top ${growth.inbox.topReadUnitsPerPage}x, deep ${growth.inbox.deepReadUnitsPerPage}x, peak RSS ${growth.inbox.peakRss}x, heap per page ${growth.inbox.pageHeap}x.`,
+    `largest/smallest: page / its replay (median of pairs) top ${growth.inbox.topOverReplay}x, deep ${growth.inbox.deepOverReplay}x (gated); best page / best replay top ${growth.inbox.topBestOverBestReplay}x, deep ${growth.inbox.deepBestOverBestReplay}x; page − replay ms top ${growth.inbox.topOwnMs === null ? 'n/a' : `${growth.inbox.topOwnMs}x`}, deep ${growth.inbox.deepOwnMs === null ? 'n/a' : `${growth.inbox.deepOwnMs}x`} (n/a when at the smallest size the page took no longer than its replay; a few ms, mostly noise); raw: ms/page top ${growth.inbox.topMsPerPage}x, deep ${growth.inbox.deepMsPerPage}x, best page ${growth.inbox.topMsPerPageBest}x, ${growth.inbox.deepMsPerPageBest}x (the gate before issue 31's replay), replay ms top ${growth.inbox.topReplayMs}x, deep ${growth.inbox.deepReplayMs}x (the emulator's growth); best page over the emulator's GetItem time in the same container ${growth.inbox.topBestPerEmulatorCall}x, ${growth.inbox.deepBestPerEmulatorCall}x), calls/page ${growth.inbox.callsPerPage}x, RU/page top ${growth.inbox.topReadUnitsPerPage}x, deep ${growth.inbox.deepReadUnitsPerPage}x, peak RSS ${growth.inbox.peakRss}x, heap per page ${growth.inbox.pageHeap}x.`,
     '',
     `Paging: every page is bounded (summary: limit <= 200 and 5,000,000 bytes, then \`x-summary-next-cursor\`; \`$everything\`: _count <= 200 and 5,000,000 bytes, then \`next\`; inbox: limit <= 100, then \`nextCursor\`), so no response depends on the chart's or the inbox's size; the largest page measured was ${maxResponse} bytes (cap ${RESPONSE_CAP_BYTES}). The inbox page's other data calls (one packet, its candidates, patient search) read one packet or one index key: not size-dependent. ${met ? 'Met.' : `Not met: ${!allRecordsReturned ? 'a walk did not return every record; ' : ''}${maxResponse >= RESPONSE_CAP_BYTES ? 'a page passed 6 MB; ' : ''}${worst > GROWTH_TARGET ? `a ratio of ${worst}x passes ${GROWTH_TARGET}x` : ''}.`}`,
   ];
@@ -608,4 +674,18 @@ function report(
       met,
     },
   };
+}
+
+/** `npx tsx bench/scale.ts [--quick]`: this measurement alone (the section npm run bench writes for 31.4), printed. */
+if (require.main === module) {
+  measureScale({ quick: process.argv.includes('--quick'), progress: (line) => process.stderr.write(`${line}\n`) }).then(
+    (m) => {
+      process.stdout.write(`${m.row.met ? 'met' : 'MISSED'}: ${m.row.result}\n\n${m.section.join('\n')}\n`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      process.stderr.write(`scale: ${(error as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 }
