@@ -93,9 +93,9 @@ export interface PartitionResult {
 const PER_RECORD = /^(PATIENT#|RESULT#|RES#|PACKET#|LR#|lr\.|DOC#|NOTE#|IDEM#|RESOURCE#|LINK#|MATCHIDX)/;
 
 /** Write command inputs -> the partitions they touch. */
-class WriteCounter {
+export class WriteCounter {
   readonly counts = new Map<string, { table: TableId; index?: string; key: string; writes: number }>();
-  /** the index partition each item is in now (items written during the run) */
+  /** the partition each item's entry is in now, per index (items written during the run) */
   private readonly indexKeyOf = new Map<string, string | undefined>();
   private readonly tableOf: Map<string, TableId>;
 
@@ -132,7 +132,9 @@ class WriteCounter {
     const itemId = `${tableName}|${pk}|${def.sortKey ? (item[def.sortKey]?.S ?? item[def.sortKey]?.N ?? '') : ''}`;
     for (const index of def.indexes) {
       if (index.kind !== 'global' || !index.partitionKey) continue;
-      const before = this.indexKeyOf.get(itemId);
+      // per index: two indexes on the same key attribute each hold the item (one entry each)
+      const entryId = `${itemId}|${index.name}`;
+      const before = this.indexKeyOf.get(entryId);
       let after: string | undefined = before;
       if (command === 'PutItemCommand') after = (input.Item as Item)[index.partitionKey]?.S;
       else if (command === 'DeleteItemCommand') after = undefined;
@@ -142,7 +144,7 @@ class WriteCounter {
       }
       if (before !== undefined && before !== after) this.add(table, before, index.name);
       if (after !== undefined) this.add(table, after, index.name);
-      this.indexKeyOf.set(itemId, after);
+      this.indexKeyOf.set(entryId, after);
     }
   }
 }
