@@ -77,10 +77,7 @@ export function encodeEncounterMessage(input: EncounterMessageInput): string {
     );
     return encodeMessage(message, header);
   }
-  const groups = [
-    encounterObservationGroup(encounter, { visitAsObservations: false, namespaces, inputPath: 'encounter' }),
-    ...encounterOrderGroups(encounter, 'encounter'),
-  ];
+  const groups = [encounterObservationGroup(encounter, { namespaces, inputPath: 'encounter' }), ...encounterOrderGroups(encounter, 'encounter')];
   const message = new Hl7Message(buildMessageHeader(header, ORU_R01)).add(
     patientIdentificationSegment(patient, 'core'),
     ...visitSegments(encounter, namespaces),

@@ -507,29 +507,58 @@ export function orderObservationSegments(groups: readonly ObservationGroup[], na
 
 // --- Chart records as observation groups -------------------------------------------------------------------
 
-/** How much of the encounter goes into OBX segments. */
+/** Where an encounter's group is written and how its identifiers are named. */
 export interface EncounterGroupOptions {
-  /**
-   * `true` when no PV1/PV2 carries the visit (the patient summary as one ORU): class, location,
-   * attending and admit reason become OBX segments too. `false` when PV1/PV2 carry them.
-   */
-  visitAsObservations: boolean;
   namespaces: IdentifierNamespaces;
   inputPath: string;
 }
 
 /**
- * The encounter as one group (the ORU style of the encounter): OBR-3 the visit number (= PV1-19), OBR-4
- * `ENCOUNTER^Encounter^L`, OBR-7 admit, OBR-8 discharge; one CE OBX per diagnosis (OBX-4 numbering
- * them). OBR-25 and every OBX-11 are `F` (final) once the encounter has been discharged and `P`
- * (preliminary) while it is open. With `visitAsObservations`, also class (CE, table 0004), location
- * (ST), attending (XCN), admit reason (ST/TX). The encounter's orders are groups of their own
- * ({@link encounterOrderGroups}).
+ * The encounter as one group (the ORU style of the encounter, beside PV1/PV2 which carry the visit): OBR-3
+ * the visit number (= PV1-19), OBR-4 `ENCOUNTER^Encounter^L`, OBR-7 admit, OBR-8 discharge; one CE OBX per
+ * diagnosis (OBX-4 numbering them). OBR-25 and every OBX-11 are `F` (final) once the encounter has been
+ * discharged and `P` (preliminary) while it is open. The encounter's orders are groups of their own
+ * ({@link encounterOrderGroups}); the patient summary, where no PV1/PV2 carries the visit, writes
+ * {@link encounterSummaryGroup}.
  */
 export function encounterObservationGroup(encounter: Encounter, options: EncounterGroupOptions): ObservationGroup {
+  const group = encounterGroupHead(encounter, options);
+  addDiagnosisObservations(group, encounter, options.inputPath);
+  return group;
+}
+
+/**
+ * The encounter's group in the patient summary as one ORU, where no PV1/PV2 carries the visit:
+ * {@link encounterObservationGroup} with class (CE, table 0004), location (ST), attending (XCN) and admit
+ * reason (ST/TX) as OBX segments before the diagnoses. A function of its own so that the encounter export,
+ * which never writes these, does not bundle them.
+ */
+export function encounterSummaryGroup(encounter: Encounter, options: EncounterGroupOptions): ObservationGroup {
   const { inputPath, namespaces } = options;
-  const status = encounter.dischargeAt ? 'F' : 'P';
-  const group = new ObservationGroup({
+  const group = encounterGroupHead(encounter, options);
+  const status = encounterStatus(encounter);
+  group.add(
+    makeObservation(LOCAL_CODES.patientClass, codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), status, inputPath),
+  );
+  if (encounter.location) {
+    group.add(makeObservation(LOCAL_CODES.location, textObservationValue(encounter.location), status, inputPath));
+  }
+  if (encounter.attending) {
+    group.add(makeObservation(LOCAL_CODES.attending, clinicianObservationValue(encounter.attending, namespaces), status, inputPath));
+  }
+  if (encounter.reason) {
+    group.add(makeObservation(LOCAL_CODES.admitReason, textObservationValue(encounter.reason), status, inputPath));
+  }
+  addDiagnosisObservations(group, encounter, inputPath);
+  return group;
+}
+
+const encounterStatus = (encounter: Encounter): 'F' | 'P' => (encounter.dischargeAt ? 'F' : 'P');
+
+/** The encounter group's OBR: visit number, admit / discharge times, status. */
+function encounterGroupHead(encounter: Encounter, options: EncounterGroupOptions): ObservationGroup {
+  const { inputPath, namespaces } = options;
+  return new ObservationGroup({
     // the encounter's one external id (issue 27 item 5): the visit number exactly as PV1-19 writes it (CX-1
     // length and short form, the visit namespace), so OBR-3 and PV1-19 (and FHIR Encounter.identifier) agree
     fillerOrderNumber: encounter.encounterId,
@@ -538,29 +567,19 @@ export function encounterObservationGroup(encounter: Encounter, options: Encount
     serviceIdentifier: LOCAL_CODES.encounter,
     observedAt: chartTimeAsWritten(encounter.admitAt, `${inputPath}.admitAt`),
     observationEndAt: chartTimeAsWritten(encounter.dischargeAt, `${inputPath}.dischargeAt`),
-    resultStatus: status,
+    resultStatus: encounterStatus(encounter),
     inputPath,
   });
-  if (options.visitAsObservations) {
-    group.add(
-      makeObservation(LOCAL_CODES.patientClass, codedObservationValue(patientClassCodedValue(encounter, `${inputPath}.patientClass`)), status, inputPath),
-    );
-    if (encounter.location) {
-      group.add(makeObservation(LOCAL_CODES.location, textObservationValue(encounter.location), status, inputPath));
-    }
-    if (encounter.attending) {
-      group.add(makeObservation(LOCAL_CODES.attending, clinicianObservationValue(encounter.attending, namespaces), status, inputPath));
-    }
-    if (encounter.reason) {
-      group.add(makeObservation(LOCAL_CODES.admitReason, textObservationValue(encounter.reason), status, inputPath));
-    }
-  }
+}
+
+/** One CE OBX per diagnosis, OBX-4 numbering them. */
+function addDiagnosisObservations(group: ObservationGroup, encounter: Encounter, inputPath: string): void {
+  const status = encounterStatus(encounter);
   (encounter.diagnoses ?? []).forEach((diagnosis, index) => {
     const path = `${inputPath}.diagnoses[${index}]`;
     requireComponents(ceFromCodedValue(diagnosis), path);
     group.add(makeObservation(LOCAL_CODES.diagnosis, codedObservationValue(diagnosis), status, path, { subId: String(index + 1) }));
   });
-  return group;
 }
 
 /** ORC-5 (table 0038) and OBR-25 (table 0123) of an order sent without results: one pair, never contradicting. */

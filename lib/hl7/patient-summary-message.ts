@@ -10,7 +10,7 @@ import { encodeLabResultMessage } from './lab-result-message';
 import { noteMessageSegments } from './note-message';
 import {
   assessmentObservationGroup,
-  encounterObservationGroup,
+  encounterSummaryGroup,
   encounterOrderGroups,
   labResultObservationGroup,
   type LabResultSummary,
@@ -117,10 +117,7 @@ function entryGroups(entry: SummaryEntry, namespaces: IdentifierNamespaces): Obs
   const inputPath = `records[${entry.index}].record`;
   switch (record.kind) {
     case 'encounter':
-      return [
-        encounterObservationGroup(record.record, { visitAsObservations: true, namespaces, inputPath }),
-        ...encounterOrderGroups(record.record, inputPath),
-      ];
+      return [encounterSummaryGroup(record.record, { namespaces, inputPath }), ...encounterOrderGroups(record.record, inputPath)];
     case 'note':
       return [noteObservationGroup(record.record, namespaces, inputPath)];
     case 'assessment':
