@@ -158,22 +158,19 @@ export class PacketStateReader extends PacketReader {
     };
   }
 
-  /** until when (epoch ms) this container reads the retiring index because the new one was backfilling */
-  private summaryIndexBackfillingUntil = 0;
-
   /**
    * One shard Query on the state index. Right after the release that added `byStateSummary`, the
    * index can still be backfilling (CloudFormation does not wait for that) and DynamoDB refuses to
    * read it; the same Query then goes to the retiring `byState` (same keys, same rows, more read
-   * units), and this container tries the new index again after BACKFILL_RETRY_MS.
+   * units), and this container (every reader in it) tries the new index again after BACKFILL_RETRY_MS.
    */
   private async queryStateIndex(input: Omit<QueryCommandInput, 'IndexName'>): Promise<QueryCommandOutput> {
-    if (Date.now() >= this.summaryIndexBackfillingUntil) {
+    if (Date.now() >= summaryIndexBackfillingUntil) {
       try {
         return await this.db.send(new QueryCommand({ ...input, IndexName: STATE_INDEX }));
       } catch (error) {
         if (!isIndexBackfilling(error)) throw error;
-        this.summaryIndexBackfillingUntil = Date.now() + BACKFILL_RETRY_MS;
+        summaryIndexBackfillingUntil = Date.now() + BACKFILL_RETRY_MS;
       }
     }
     return this.db.send(new QueryCommand({ ...input, IndexName: LEGACY_STATE_INDEX }));
@@ -181,6 +178,17 @@ export class PacketStateReader extends PacketReader {
 }
 
 export const BACKFILL_RETRY_MS = 60_000;
+
+/**
+ * Until when (epoch ms) this container reads the retiring index because the new one was backfilling:
+ * per container, not per reader (the handlers build a reader per request).
+ */
+let summaryIndexBackfillingUntil = 0;
+
+/** Tests: forget a refusal seen earlier in this process. */
+export function resetStateIndexFallback(): void {
+  summaryIndexBackfillingUntil = 0;
+}
 
 /** DynamoDB's answer to a Query on a global index that is still being built from the table */
 function isIndexBackfilling(error: unknown): boolean {

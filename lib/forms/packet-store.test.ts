@@ -12,7 +12,7 @@ import { decodeCursor, encodeCursor, listInbox } from './inbox';
 import { packetIdFor } from './packet-id';
 import { MATCH_KEY_PURPOSE, MatchKeys, clearMatchKeyCache } from './match-keys';
 import { PacketIntakeWriter } from './packet-intake-writer';
-import { BACKFILL_RETRY_MS, PacketReader, PacketStateReader } from './packet-reader';
+import { BACKFILL_RETRY_MS, PacketReader, PacketStateReader, resetStateIndexFallback } from './packet-reader';
 import { FormsStore, STATE_INDEX, STATE_SHARDS, SUMMARY_ATTRIBUTES, statePartitions, statePkFor, stateSkFor } from './packet-store';
 import { SWEEP_READ_CONCURRENCY } from './sweeper';
 import type { PacketRecord, PacketState } from './types';
@@ -133,8 +133,12 @@ describe('FormsStore inbox states: sharded writes, one ordered list for readers'
       { step: 'initialize', name },
     );
     const now = jest.spyOn(Date, 'now');
+    resetStateIndexFallback();
     try {
-      const reader = new PacketStateReader(local.db, formsTable);
+      // a new reader per page, as the handlers build one per request: the fallback holds for the container
+      const reader = {
+        queryByState: (...args: Parameters<PacketStateReader['queryByState']>) => new PacketStateReader(local.db, formsTable).queryByState(...args),
+      } as PacketStateReader;
       now.mockReturnValue(1_000_000);
       expect(await walk(reader)).toEqual(expected);
       // the first round's shard Queries (sent at once) are refused, then this container reads byState until the retry time
@@ -165,6 +169,7 @@ describe('FormsStore inbox states: sharded writes, one ordered list for readers'
       await expect(reader.queryByState('pending_review', { limit: 5 })).rejects.toThrow('One or more parameter values were invalid');
     } finally {
       now.mockRestore();
+      resetStateIndexFallback();
       local.db.middlewareStack.remove(name);
     }
   });

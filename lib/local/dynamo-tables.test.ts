@@ -3,7 +3,10 @@
  * earlier version that lacks an index the definitions now declare is rebuilt with its items
  * (the local DynamoDB accepts UpdateTable but never builds a new index).
  */
-import { CreateTableCommand, DescribeTableCommand, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-dynamodb';
 import { Tables, resourceName } from '../config/service';
 import { createTableInput, ensureTables } from './dynamo-tables';
@@ -22,9 +25,9 @@ const indexNames = async (table: string) => {
 describe('ensureTables', () => {
   it('creates every table with its indexes, and a second call changes nothing', async () => {
     const rebuilt: string[] = [];
-    const names = await ensureTables(local.db, 'tables-fresh', (t) => rebuilt.push(t));
+    const names = await ensureTables(local.db, 'tables-fresh', { onRebuild: (t) => rebuilt.push(t) });
     for (const def of Object.values(Tables)) expect(await indexNames(names[def.id])).toEqual(def.indexes.map((i) => i.name).sort());
-    await ensureTables(local.db, 'tables-fresh', (t) => rebuilt.push(t));
+    await ensureTables(local.db, 'tables-fresh', { onRebuild: (t) => rebuilt.push(t) });
     expect(rebuilt).toEqual([]);
   });
 
@@ -47,8 +50,10 @@ describe('ensureTables', () => {
     expect(await indexNames(forms)).toEqual(['byState']);
 
     const rebuilt: Array<[string, number]> = [];
-    await ensureTables(local.db, prefix, (t, n) => rebuilt.push([t, n]));
+    const backupDir = mkdtempSync(path.join(os.tmpdir(), 'tables-older-'));
+    await ensureTables(local.db, prefix, { onRebuild: (t, n) => rebuilt.push([t, n]), backupDir });
     expect(rebuilt).toEqual([[forms, 60]]);
+    expect(readdirSync(backupDir)).toEqual([]);
     expect(await indexNames(forms)).toEqual(['byState', 'byStateSummary']);
     const scanned = await local.db.send(new ScanCommand({ TableName: forms, ConsistentRead: true }));
     expect(scanned.Items?.map((i) => i.pk!.S).sort()).toEqual(items.map((i) => i.pk.S).sort());
@@ -64,5 +69,23 @@ describe('ensureTables', () => {
     expect(page.Items).toHaveLength(20);
     // the summary index carries no envelope
     expect(page.Items!.every((i) => i.content === undefined && i.formId?.S === 'intake')).toBe(true);
+  });
+
+  it('a rebuild stopped after the table was deleted is finished at the next start from the backup file', async () => {
+    const prefix = 'tables-interrupted';
+    const forms = resourceName(prefix, Tables.forms.baseName);
+    const backupDir = mkdtempSync(path.join(os.tmpdir(), 'tables-interrupted-'));
+    // every other table exists; the forms table was deleted, its items are in the backup file
+    await ensureTables(local.db, prefix);
+    await local.db.send(new DeleteTableCommand({ TableName: forms }));
+    const items = [0, 1, 2].map((n) => ({ pk: { S: `PACKET#q${n}` }, sk: { S: 'PACKET' }, packetId: { S: `q${n}` } }));
+    writeFileSync(path.join(backupDir, `rebuild-${forms}.json`), JSON.stringify(items));
+    const rebuilt: Array<[string, number]> = [];
+    await ensureTables(local.db, prefix, { onRebuild: (t, n) => rebuilt.push([t, n]), backupDir });
+    expect(rebuilt).toEqual([[forms, 3]]);
+    const scanned = await local.db.send(new ScanCommand({ TableName: forms, ConsistentRead: true }));
+    expect(scanned.Items?.map((i) => i.packetId!.S).sort()).toEqual(['q0', 'q1', 'q2']);
+    expect(await indexNames(forms)).toEqual(Tables.forms.indexes.map((i) => i.name).sort());
+    expect(readdirSync(backupDir)).toEqual([]);
   });
 });

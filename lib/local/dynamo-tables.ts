@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   BatchWriteItemCommand,
   CreateTableCommand,
@@ -61,34 +63,71 @@ export function createTableInput(def: TableDefinition, physicalName: string): Cr
   };
 }
 
+/** What ensureTables does beyond creating missing tables. */
+export interface EnsureTablesOptions {
+  /** told when a table kept on disk was rebuilt because it lacked an index the definitions declare */
+  onRebuild?: (table: string, items: number) => void;
+  /**
+   * where a rebuild keeps the table's items while the table is deleted and created again (the local
+   * stack's data directory); a rebuild interrupted there is finished from that file at the next start
+   */
+  backupDir?: string;
+}
+
 /**
  * Creates every table that does not exist yet and waits until each is ACTIVE. A table kept on disk
  * by an earlier version of the local stack that lacks an index the definitions now declare is
- * rebuilt with its items (the local DynamoDB accepts UpdateTable but never builds the index):
- * `onRebuild` is told the table and the item count. Returns id -> name.
+ * rebuilt with its items (the local DynamoDB accepts UpdateTable but never builds the index): the
+ * items are written to `backupDir` first (atomically), and the file is removed only once every item
+ * is back, so an interrupted rebuild loses nothing. Returns id -> name.
  */
-export async function ensureTables(db: DynamoDBClient, prefix: string, onRebuild?: (table: string, items: number) => void): Promise<Record<TableId, string>> {
+export async function ensureTables(db: DynamoDBClient, prefix: string, options: EnsureTablesOptions = {}): Promise<Record<TableId, string>> {
   const names = {} as Record<TableId, string>;
   for (const def of Object.values(Tables)) {
     const name = resourceName(prefix, def.baseName);
     names[def.id] = name;
+    const backup = options.backupDir ? path.join(options.backupDir, `rebuild-${name}.json`) : undefined;
+    if (backup && existsSync(backup)) {
+      // a rebuild stopped half-way: the file holds every item the table had
+      await rebuild(db, def, name, JSON.parse(readFileSync(backup, 'utf8')) as Array<Record<string, AttributeValue>>, backup, options);
+      continue;
+    }
     const existing = await describe(db, name);
     if (existing) {
       const has = new Set([...(existing.GlobalSecondaryIndexes ?? []), ...(existing.LocalSecondaryIndexes ?? [])].map((i) => i.IndexName));
       if (def.indexes.every((i) => has.has(i.name))) continue;
       const items = await scanAll(db, name);
-      await db.send(new DeleteTableCommand({ TableName: name }));
-      await waitFor(db, name, (table) => table === undefined);
-      await db.send(new CreateTableCommand(createTableInput(def, name)));
-      await waitFor(db, name, (table) => table?.TableStatus === 'ACTIVE');
-      await writeAll(db, name, items);
-      onRebuild?.(name, items.length);
+      if (backup) {
+        writeFileSync(`${backup}.tmp`, JSON.stringify(items));
+        renameSync(`${backup}.tmp`, backup);
+      }
+      await rebuild(db, def, name, items, backup, options);
       continue;
     }
     await db.send(new CreateTableCommand(createTableInput(def, name)));
     await waitFor(db, name, (table) => table?.TableStatus === 'ACTIVE');
   }
   return names;
+}
+
+/** The table deleted (when it exists), created from its definition, and given `items`; then the backup file removed. */
+async function rebuild(
+  db: DynamoDBClient,
+  def: TableDefinition,
+  name: string,
+  items: ReadonlyArray<Record<string, AttributeValue>>,
+  backup: string | undefined,
+  options: EnsureTablesOptions,
+): Promise<void> {
+  if (await describe(db, name)) {
+    await db.send(new DeleteTableCommand({ TableName: name }));
+    await waitFor(db, name, (table) => table === undefined);
+  }
+  await db.send(new CreateTableCommand(createTableInput(def, name)));
+  await waitFor(db, name, (table) => table?.TableStatus === 'ACTIVE');
+  await writeAll(db, name, items);
+  if (backup) unlinkSync(backup);
+  options.onRebuild?.(name, items.length);
 }
 
 async function describe(db: DynamoDBClient, name: string): Promise<TableDescription | undefined> {

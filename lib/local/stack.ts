@@ -128,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const s3 = new S3Client({ ...clientConfig, endpoint: urls.s3, forcePathStyle: true });
     closers.push({ close: async () => [db, sqs, s3].forEach((c) => c.destroy()) });
 
-    const tables = await ensureTables(db, prefix, options.onTableRebuilt);
+    const tables = await ensureTables(db, prefix, { onRebuild: options.onTableRebuilt, ...(options.dataDir ? { backupDir: options.dataDir } : {}) });
     const queues = {} as LocalStack['queues'];
     for (const def of Object.values(Queues)) {
       const dlqName = resourceName(prefix, `${def.baseName}-dlq`);
