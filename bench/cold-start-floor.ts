@@ -3,8 +3,10 @@
  * measured cold invocation does, and nothing else.
  *
  *   - the same clients (those of its `needs`, built as lib/aws/clients.ts builds them),
- *   - importing the same Command classes (every `@aws-sdk/client-*` command module of those
- *     clients in the function's own bundle, read from its esbuild metafile),
+ *   - importing the Command classes the function sends: the `@aws-sdk/client-*` command modules of
+ *     those clients in the function's own bundle (its esbuild metafile) that its `needs` let it send
+ *     (commandsOfNeeds; `needs` list exactly the operations its code sends). A command module it
+ *     bundles but never sends (a reader class bundled whole, say) is its excess, not its floor,
  *   - sending the same first burst: the SDK calls the function's cold invocation started before
  *     any of them had answered (recorded in process by bench/cold-start-record.ts with the
  *     CallRecorder of bench/aws-calls.ts, the recording the warm I/O floor of bench/floor.ts
@@ -12,9 +14,10 @@
  *
  * measured exactly like the function (bench/cold-start-child.mjs: stopped at the first outgoing
  * request). It never does more than the function: its calls are a subset of the function's
- * (those issued before any answer), its command modules are the function's.
+ * (those issued before any answer), its command modules a subset of those the function bundles and sends.
  */
 import { createHash } from 'node:crypto';
+import type { ResourceNeeds } from '../lib/config/resource-needs';
 import type { CallRecord } from './aws-calls';
 import type { BundleClientId, ClientId } from './cold-start';
 
@@ -65,10 +68,33 @@ export function commandsInBundle(outputInputs: Record<string, { bytesInOutput: n
   return [...out].sort();
 }
 
+/**
+ * The SDK Command classes a function may send by its `needs` (which list exactly the operations its
+ * code sends: infra/least-privilege.test.ts holds them to the bundle): `dynamodb:QueryCommand`, ...
+ * A command module bundled but outside these is code the function carries and never sends: its
+ * excess, not its floor.
+ */
+export function commandsOfNeeds(needs: ResourceNeeds): Set<string> {
+  const out = new Set<string>();
+  for (const ops of Object.values(needs.tables ?? {})) for (const op of ops ?? []) out.add(`dynamodb:${op.split(':')[0]}Command`);
+  for (const op of needs.kms ?? []) out.add(`kms:${op}Command`);
+  if (Object.values(needs.queues ?? {}).includes('send')) {
+    out.add('sqs:SendMessageCommand');
+    out.add('sqs:SendMessageBatchCommand');
+  }
+  if (needs.documentsBucket === 'read' || needs.documentsBucket === 'readwrite') out.add('s3:GetObjectCommand');
+  if (needs.documentsBucket === 'write' || needs.documentsBucket === 'readwrite') out.add('s3:PutObjectCommand');
+  if (needs.apiGatewayKeys === 'delete') {
+    out.add('apigateway:GetApiKeysCommand');
+    out.add('apigateway:DeleteApiKeyCommand');
+  }
+  return out;
+}
+
 export interface CallFloorSpec {
   /** the clients it builds (the function's `needs`, DynamoDB always) */
   clients: BundleClientId[];
-  /** `client:XCommand` of every command module in the function's bundle */
+  /** `client:XCommand` of the command modules in the function's bundle that its needs let it send ({@link commandsOfNeeds}) */
   commands: string[];
   /** the first burst, sent concurrently, in order */
   burst: BurstCall[];

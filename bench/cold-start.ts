@@ -41,6 +41,7 @@ import {
   callFloorId,
   callFloorSource,
   commandsInBundle,
+  commandsOfNeeds,
   decodeCalls,
   describeBurst,
   firstBurst,
@@ -550,8 +551,10 @@ export async function measureColdStart(options: {
     const burst = firstBurst(calls);
     if (!burst.length) continue; // no SDK call on its path: held to its client floor (init to response)
     const clients = clientsFromNeeds(needsOf(name));
-    // command modules of a client outside `needs` stay out: that client is the function's excess (and fails the target)
-    const commands = b.info.sdkCommands.filter((c) => clients.includes(c.split(':')[0] as BundleClientId));
+    // only the command modules its needs let it send (they list exactly what its code sends): a command
+    // bundled but never sent, or of a client outside `needs`, is the function's excess, not its floor
+    const sendable = commandsOfNeeds(needsOf(name));
+    const commands = b.info.sdkCommands.filter((c) => clients.includes(c.split(':')[0] as BundleClientId) && sendable.has(c));
     const spec: CallFloorSpec = { clients, commands, burst };
     try {
       callFloorSource(spec);

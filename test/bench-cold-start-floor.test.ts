@@ -5,7 +5,18 @@
 import { build } from 'esbuild';
 import { LAMBDA_BUNDLE_OPTIONS } from '../scripts/build';
 import type { CallRecord } from '../bench/aws-calls';
-import { callFloorId, callFloorSource, commandsInBundle, decodeCalls, describeBurst, encodeCalls, firstBurst, inputLiteral } from '../bench/cold-start-floor';
+import { needsOf } from '../bench/cold-start';
+import {
+  callFloorId,
+  callFloorSource,
+  commandsInBundle,
+  commandsOfNeeds,
+  decodeCalls,
+  describeBurst,
+  encodeCalls,
+  firstBurst,
+  inputLiteral,
+} from '../bench/cold-start-floor';
 
 const call = (service: CallRecord['service'], op: string, input: Record<string, unknown>, startNs: number, endNs?: number): CallRecord => ({
   service,
@@ -67,6 +78,36 @@ describe('cold-start floor: the Command classes of a bundle', () => {
         'lib/aws/clients.ts': { bytesInOutput: 800 },
       }),
     ).toEqual(['apigateway:DeleteApiKeyCommand', 'dynamodb:QueryCommand', 's3:PutObjectCommand']);
+  });
+});
+
+describe('cold-start floor: the Command classes a function may send (its needs)', () => {
+  it('are those of the operations its needs list; a bundled command it never sends is not floor', () => {
+    expect(
+      [
+        ...commandsOfNeeds({
+          tables: { forms: ['Query:byStateSummary', 'Query:byState'], audit: ['PutItem'] },
+          kms: ['Decrypt'],
+          queues: { matching: 'send', notifications: 'consume' },
+          documentsBucket: 'read',
+          apiGatewayKeys: 'delete',
+        }),
+      ].sort(),
+    ).toEqual([
+      'apigateway:DeleteApiKeyCommand',
+      'apigateway:GetApiKeysCommand',
+      'dynamodb:PutItemCommand',
+      'dynamodb:QueryCommand',
+      'kms:DecryptCommand',
+      's3:GetObjectCommand',
+      'sqs:SendMessageBatchCommand',
+      'sqs:SendMessageCommand',
+    ]);
+    // the inbox listing bundles PacketReader whole (GetItem) but only queries: GetItem is its excess
+    const listing = needsOf('listInteropInbox');
+    expect(commandsOfNeeds(listing).has('dynamodb:GetItemCommand')).toBe(false);
+    expect(commandsOfNeeds(listing).has('dynamodb:QueryCommand')).toBe(true);
+    expect([...commandsOfNeeds({ documentsBucket: 'readwrite' })].sort()).toEqual(['s3:GetObjectCommand', 's3:PutObjectCommand']);
   });
 });
 
