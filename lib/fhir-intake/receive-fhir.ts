@@ -142,7 +142,7 @@ export function informationOutcome(text: string, requestId: string): FhirObject 
   return { ...base, issue: [{ severity: 'information', code: 'informational', diagnostics: text }] } as unknown as FhirObject;
 }
 
-/** An entry a report or response references (Observation, Specimen, Patient, ServiceRequest): nothing of its own to store. */
+/** An entry a report or response references (Observation, Specimen, Patient, ServiceRequest, Organization): nothing of its own to store. */
 const SUPPORTING: PreparedEntry = {
   write: async () => ({ ok: true, status: '200 OK', note: 'taken as part of the report or response that references it' }),
 };

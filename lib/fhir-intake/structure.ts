@@ -1,7 +1,7 @@
 /**
  * Structural FHIR R4 checks of what FHIR intake takes in, before anything is read or stored: the
  * resource types it accepts (Bundle, DiagnosticReport, Observation, Specimen, Patient,
- * QuestionnaireResponse, ServiceRequest), every element they may carry with its R4 type and
+ * QuestionnaireResponse, ServiceRequest, Organization), every element they may carry with its R4 type and
  * cardinality, the primitive formats (id, code, dateTime, instant, date, time, decimal, uri...),
  * required elements and the required value sets intake depends on (statuses, Bundle.type,
  * Quantity.comparator). Unknown elements are refused (R4 JSON has no unknown properties).
@@ -304,6 +304,13 @@ const TYPES: Record<string, TypeSpec> = {
     period: e('Period'),
   },
   PatientCommunication: { ...BACKBONE, language: req('CodeableConcept'), preferred: e('boolean') },
+  OrganizationContact: {
+    ...BACKBONE,
+    purpose: e('CodeableConcept'),
+    name: e('HumanName'),
+    telecom: many('ContactPoint'),
+    address: e('Address'),
+  },
   PatientLink: { ...BACKBONE, other: req('Reference'), type: req('code', { codes: ['replaced-by', 'replaces', 'refer', 'seealso'] }) },
   BundleLink: { ...BACKBONE, relation: req('string'), url: req('uri') },
   BundleEntry: {
@@ -459,6 +466,20 @@ const TYPES: Record<string, TypeSpec> = {
     managingOrganization: e('Reference'),
     link: many('PatientLink'),
   },
+  // the lab a report's performer references (contained or a Bundle entry): its name and identifier are kept
+  Organization: {
+    ...RESOURCE,
+    identifier: many('Identifier'),
+    active: e('boolean'),
+    type: many('CodeableConcept'),
+    name: e('string'),
+    alias: many('string'),
+    telecom: many('ContactPoint'),
+    address: many('Address'),
+    partOf: e('Reference'),
+    contact: many('OrganizationContact'),
+    endpoint: many('Reference'),
+  },
   QuestionnaireResponse: {
     ...RESOURCE,
     identifier: e('Identifier'),
@@ -477,7 +498,15 @@ const TYPES: Record<string, TypeSpec> = {
 };
 
 /** Resource types intake reads (inside a Bundle, contained, or posted alone). */
-export const INTAKE_RESOURCE_TYPES = ['DiagnosticReport', 'Observation', 'Specimen', 'Patient', 'QuestionnaireResponse', 'ServiceRequest'] as const;
+export const INTAKE_RESOURCE_TYPES = [
+  'DiagnosticReport',
+  'Observation',
+  'Specimen',
+  'Patient',
+  'QuestionnaireResponse',
+  'ServiceRequest',
+  'Organization',
+] as const;
 
 /** Bounded work: deeper nesting or more elements than this are refused before any check runs. */
 export const STRUCTURE_LIMITS = { depth: 24, issues: 50 } as const;

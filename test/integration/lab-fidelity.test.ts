@@ -463,6 +463,51 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     report = await fhirReport(resultId);
   });
 
+  it('a performer given as the Organization it references (a Bundle entry, or contained) comes back with that name and identifier', async () => {
+    // the CBC report's performer `Organization/acme-lab` without its display, and the Organization as an entry
+    // (name and CLIA number as US Core's organization example gives them); then the same as a contained Organization
+    const entryAccession = unique('ORG');
+    const transaction = labTransaction('cbc', entryAccession);
+    transaction.report.performer = [{ reference: 'Organization/acme-lab' }];
+    const acme = {
+      resourceType: 'Organization',
+      id: 'acme-lab',
+      identifier: [{ system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' }],
+      active: true,
+      name: 'Acme Laboratory, Inc',
+      telecom: [{ system: 'phone', value: '+1 555-555-5555' }],
+    };
+    transaction.bundle.entry.push({
+      fullUrl: 'http://hl7.org/fhir/us/core/Organization/acme-lab',
+      resource: acme,
+      request: { method: 'POST', url: 'Organization' },
+    });
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const expected = [{ display: 'Acme Laboratory, Inc', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }];
+    expect((await fhirReport(/resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!)).performer).toEqual(expected);
+
+    const containedAccession = unique('ORC');
+    const single = labTransaction('cbc', containedAccession);
+    const { id: _id, ...organization } = acme;
+    const report = {
+      ...single.report,
+      contained: [{ ...organization, id: 'lab' }, ...single.observations.map((o, i) => ({ ...o, id: `o${i}`, subject: single.report.subject }))],
+      performer: [{ reference: '#lab' }],
+      result: single.observations.map((_o, i) => ({ reference: `#o${i}` })),
+      specimen: undefined,
+    };
+    const posted = await call(stack, 'POST', '/fhir/DiagnosticReport', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(report),
+    });
+    expect({ status: posted.status, body: posted.status === 201 ? '' : posted.text }).toEqual({ status: 201, body: '' });
+    expect((await fhirReport(/resultId (lr_[0-9a-f]{32})/.exec(posted.text)![1]!)).performer).toEqual(expected);
+  });
+
   it('the report performer comes back as sent (display and identifier; not the sender id)', () => {
     expect(report.performer).toEqual([{ display: 'Acme Laboratory, Inc', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
     // every published Observation names its own performer: OBX-23 keeps those
