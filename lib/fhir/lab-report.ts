@@ -307,12 +307,11 @@ function referenceRange(test: LabTestSummary): ObservationReferenceRange[] {
   const text = fhirString(test.referenceRange);
   if (text === undefined) return [];
   const bounds = /^\s*([+-]?\d+(?:\.\d+)?)\s*-\s*([+-]?\d+(?:\.\d+)?)\s*$/.exec(text);
-  // the bounds in their own units when the lab sent them apart from the value's (FHIR intake), else the value's
-  const units = {
-    ...test,
-    units: fhirString(test.referenceRangeUnits) ?? test.units,
-    unitsCode: fhirCode(test.referenceRangeUnitsCode) ?? test.unitsCode,
-  };
+  // the bounds in their own units when the lab sent them apart from the value's (either field): unit and code
+  // both from the range, none borrowed from the value (a range in mmol/L never gets the value's mg/dL code); else the value's
+  const ownUnits = fhirString(test.referenceRangeUnits);
+  const ownCode = fhirCode(test.referenceRangeUnitsCode);
+  const units = ownUnits !== undefined || ownCode !== undefined ? { ...test, units: ownUnits, unitsCode: ownCode } : test;
   const low = bounds ? quantity(bounds[1]!, units) : undefined;
   const high = bounds ? quantity(bounds[2]!, units) : undefined;
   return [{ ...(low && high ? { low, high } : {}), text }];

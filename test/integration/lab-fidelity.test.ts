@@ -498,6 +498,22 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     for (const { label, group } of exports) expect({ label, obx7: group.obx[2]![7] }).toEqual({ label, obx7: '165-215' });
   });
 
+  it("a range whose bounds carry a unit alone (mmol/L, no system or code) beside a UCUM value (mg/dL) comes back so: never the value's code", async () => {
+    const rangeAccession = unique('CBU');
+    const transaction = labTransaction('cbc', rangeAccession);
+    transaction.observations[2]!.valueQuantity = { value: 100, unit: 'mg/dL', system: 'http://unitsofmeasure.org', code: 'mg/dL' };
+    transaction.observations[2]!.referenceRange = [{ low: { value: 3.9, unit: 'mmol/L' }, high: { value: 5.5, unit: 'mmol/L' } }];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const observation = containedObservations(await fhirReport(/resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!))[2]!;
+    expect(observation.valueQuantity).toEqual({ value: 100, unit: 'mg/dL', system: 'http://unitsofmeasure.org', code: 'mg/dL' });
+    const [range] = observation.referenceRange;
+    expect({ low: range.low, high: range.high }).toEqual({ low: { value: 3.9, unit: 'mmol/L' }, high: { value: 5.5, unit: 'mmol/L' } });
+  });
+
   it("an Observation's effectivePeriod keeps its end (FHIR effectivePeriod as sent); OBX-14 has no end: the start as written", () => {
     expect(containedObservations(report)[1]!.effectivePeriod).toEqual({ start: '2005-07-05T08:00:00-05:00', end: '2005-07-05T20:00:00-05:00' });
     for (const { label, group } of exports) expect({ label, obx14: group.obx[1]![14] }).toEqual({ label, obx14: '20050705080000-0500' });
@@ -519,6 +535,28 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
     const [range] = containedObservations(await fhirReport(resultId))[0]!.referenceRange;
     const ucum = { unit: 'millimole per liter', system: 'http://unitsofmeasure.org', code: 'mmol/L' };
     expect(range).toEqual({ low: { value: 3.5, ...ucum }, high: { value: 5.1, ...ucum }, text: '3.5-5.1' });
+  });
+
+  it("only one of referenceRangeUnits / referenceRangeUnitsCode sent: the bounds carry that one alone, never the value's units or code", async () => {
+    const accession = unique('JRO');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Glucose', result: '100', units: 'mg/dL', unitsCode: 'mg/dL', referenceRange: '3.9-5.5', referenceRangeUnits: 'mmol/L' },
+        { testName: 'Sodium', result: '140', units: 'mg/dL', unitsCode: 'mg/dL', referenceRange: '135-145', referenceRangeUnitsCode: 'mmol/L' },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const ranges = containedObservations(await fhirReport(res.json<{ resultId: string }>().resultId)).map((o) => o.referenceRange[0]);
+    expect(ranges).toEqual([
+      { low: { value: 3.9, unit: 'mmol/L' }, high: { value: 5.5, unit: 'mmol/L' }, text: '3.9-5.5' },
+      {
+        low: { value: 135, unit: 'mmol/L', system: 'http://unitsofmeasure.org', code: 'mmol/L' },
+        high: { value: 145, unit: 'mmol/L', system: 'http://unitsofmeasure.org', code: 'mmol/L' },
+        text: '135-145',
+      },
+    ]);
   });
 
   it('results[].observedEndAt (FHIR effectivePeriod.end) comes back; an end before its observedAt, or without one, is refused', async () => {
