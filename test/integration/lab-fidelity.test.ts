@@ -491,11 +491,15 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20050706114533+0000' });
   });
 
-  it("a referenceRange's low / high keep their UCUM unit and code (not the value's); OBX-7 the range as text", () => {
+  it("a referenceRange's low / high keep their UCUM unit and code (not the value's); no OBX-7 (a text in OBX-6's g/dL: the g/L range lives in FHIR)", () => {
     const [range] = containedObservations(report)[2]!.referenceRange;
     const ucum = { unit: 'g/L', system: 'http://unitsofmeasure.org', code: 'g/L' };
     expect({ low: range.low, high: range.high }).toEqual({ low: { value: 165, ...ucum }, high: { value: 215, ...ucum } });
-    for (const { label, group } of exports) expect({ label, obx7: group.obx[2]![7] }).toEqual({ label, obx7: '165-215' });
+    for (const { label, group } of exports)
+      expect({ label, obx6: group.obx[2]![6], obx7: group.obx[2]![7] }).toEqual({ label, obx6: 'g/dL^g/dL^UCUM', obx7: '' });
+    // the other Observations' ranges are in their values' units: OBX-7 as sent
+    for (const { label, group } of exports)
+      expect({ label, obx7: group.obx[0]![7] }).toEqual({ label, obx7: expect.stringMatching(/^\d+(\.\d+)?-\d+(\.\d+)?$/) });
   });
 
   it("a range whose bounds carry a unit alone (mmol/L, no system or code) beside a UCUM value (mg/dL) comes back so: never the value's code", async () => {
