@@ -633,6 +633,30 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
   });
 });
 
+describe('JSON order.performer identifier namespaces: FHIR Identifier.system is a uri', () => {
+  it('a namespace that is no http(s) URL or URN (`ACME LAB`) is a system of the sender; an https URL or a URN comes back as sent', async () => {
+    const res = await postJson({
+      accessionNumber: unique('JPN'),
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: {
+        performer: [
+          { name: 'Acme Lab', identifier: { id: 'A-1', namespace: 'ACME LAB' } },
+          { name: 'North Lab', identifier: { id: 'N-2', namespace: 'https://north-lab.example.org/ids' } },
+          { name: 'West Lab', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } },
+        ],
+      },
+      results: [{ testName: 'Glucose', result: '98' }],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const fhir = await fhirReport(res.json<{ resultId: string }>().resultId);
+    expect(fhir.performer).toEqual([
+      { display: 'Acme Lab', identifier: { system: 'urn:interop:sender:demo-lab:performer:ACME%20LAB', value: 'A-1' } },
+      { display: 'North Lab', identifier: { system: 'https://north-lab.example.org/ids', value: 'N-2' } },
+      { display: 'West Lab', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } },
+    ]);
+  });
+});
+
 describe('an ORU resent with the same content (after the idempotency window: a new MSH-10 and MSH-7)', () => {
   it('is the same version (duplicate), not a new one; a resend whose OBR-22 changed is a new version (a different ResultedDateUTC, by design)', async () => {
     const accession = unique('RSN');
