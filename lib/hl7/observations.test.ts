@@ -1,4 +1,4 @@
-import { labResultObservationGroup, makeObservation, ObservationGroup, textObservationValue } from './observations';
+import { encounterOrderGroups, labResultObservationGroup, makeObservation, ObservationGroup, textObservationValue } from './observations';
 
 describe('ObservationGroup', () => {
   const namespaces = { entity: 'CLINIC', clinician: 'CLINIC', visit: 'CLINIC' };
@@ -78,4 +78,27 @@ test('OBX-7 is the range only when it is in OBX-6 units: a range sent in other u
     ['mg/dL', '70-99'],
     ['', ''],
   ]);
+});
+
+test("an order without orderedAt takes the encounter's admitAt for OBR-7: a bad admitAt is reported at the admitAt path, a bad orderedAt at its own", () => {
+  const encounter = (admitAt: string, orderedAt?: string) =>
+    ({
+      encounterId: 'enc-1',
+      patientId: 'p-1',
+      admitAt,
+      orders: [{ orderId: 'ORD-1', code: { code: 'CBC', display: 'CBC', system: 'L' }, orderedAt }],
+    }) as unknown as Parameters<typeof encounterOrderGroups>[0];
+  const errorPath = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return (error as { inputPath?: string }).inputPath;
+    }
+    return 'no error';
+  };
+  expect(errorPath(() => encounterOrderGroups(encounter('2024-03-01T10:00:00'), 'encounter'))).toBe('encounter.admitAt');
+  expect(errorPath(() => encounterOrderGroups(encounter('2024-03-01T10:00:00-05:00', '2024-03-01T11:00:00'), 'encounter'))).toBe(
+    'encounter.orders[0].orderedAt',
+  );
+  expect(encounterOrderGroups(encounter('2024-03-01T10:00:00-05:00'), 'encounter')).toHaveLength(1);
 });

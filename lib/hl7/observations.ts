@@ -632,7 +632,7 @@ export function pendingOrderResultStatus(orderStatus: string | undefined): Resul
  * ORC-9 and OBR-6 the order time, ORC-12 and OBR-16 the ordering provider, OBR-4 the order code, OBR-7
  * the order time (the encounter's admit time when the order has none).
  */
-export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, inputPath: string): ObservationGroup {
+export function pendingOrderGroup(order: EncounterOrder, fallback: { time: string; path: string }, inputPath: string): ObservationGroup {
   requireFirstComponent([escapeText(order.orderId)], inputPath, '.orderId');
   const status = pendingOrderStatus(order.status);
   return new ObservationGroup(
@@ -640,7 +640,9 @@ export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, i
       placerOrderNumber: order.orderId,
       serviceIdentifier: order.code,
       requestedAt: chartTimeAsWritten(order.orderedAt, `${inputPath}.orderedAt`),
-      observedAt: chartTimeAsWritten(order.orderedAt ?? fallbackTime, `${inputPath}.orderedAt`),
+      // a bad time is reported where it is: the order's orderedAt, else the fallback's own path (the encounter's admitAt)
+      observedAt:
+        order.orderedAt !== undefined ? chartTimeAsWritten(order.orderedAt, `${inputPath}.orderedAt`) : chartTimeAsWritten(fallback.time, fallback.path),
       orderingProvider: order.orderingProvider,
       resultStatus: status.resultStatus,
       inputPath,
@@ -658,7 +660,9 @@ export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, i
 
 /** One {@link pendingOrderGroup} per encounter order (the chart holds no results of orders). */
 export function encounterOrderGroups(encounter: Encounter, inputPath: string): ObservationGroup[] {
-  return (encounter.orders ?? []).map((order, index) => pendingOrderGroup(order, encounter.admitAt, `${inputPath}.orders[${index}]`));
+  return (encounter.orders ?? []).map((order, index) =>
+    pendingOrderGroup(order, { time: encounter.admitAt, path: `${inputPath}.admitAt` }, `${inputPath}.orders[${index}]`),
+  );
 }
 
 /**
