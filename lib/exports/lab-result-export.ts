@@ -31,6 +31,9 @@ export interface LabResultExport {
 const OPTIONAL_TEST_FIELDS = [
   'units',
   'referenceRange',
+  // OBX-7 is left out when the range is in other units than OBX-6 (lib/hl7/observations.ts)
+  'referenceRangeUnits',
+  'referenceRangeUnitsCode',
   'code',
   'codeSystem',
   'alternateCode',

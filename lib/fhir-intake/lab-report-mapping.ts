@@ -539,10 +539,14 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
           ? `${decimalText(range.low)}-${decimalText(range.high)}`
           : undefined))
       : undefined;
-    // the bounds' units as sent, when they are not the value's (the export writes the value's otherwise)
+    // the bounds' units as sent, when they are not the value's (the export writes the value's otherwise): both
+    // fields as the range has them (a unit without a code stays so), never one of them borrowed from the value
     const rangeBound = isObject(range) ? (isObject(range.low) ? range.low : isObject(range.high) ? range.high : undefined) : undefined;
     const rangeUnits = unitsOf(rangeBound);
     const valueUnits = value as { units?: unknown; unitsCode?: unknown };
+    const rangeHasOwnUnits =
+      (rangeUnits.units !== undefined || rangeUnits.unitsCode !== undefined) &&
+      (rangeUnits.units !== valueUnits.units || rangeUnits.unitsCode !== valueUnits.unitsCode);
     const observationStatus =
       report.status === 'entered-in-error' ? 'W' : observation.status === reportObservationStatus ? undefined : OBSERVATION_STATUS[String(observation.status)];
     // an effectivePeriod's end, when it has a start, ends after it and is not the start itself (a Period of one time is that time)
@@ -565,8 +569,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         result: '',
         ...value,
         referenceRange: rangeText,
-        referenceRangeUnits: rangeUnits.units !== valueUnits.units ? rangeUnits.units : undefined,
-        referenceRangeUnitsCode: rangeUnits.unitsCode !== valueUnits.unitsCode ? rangeUnits.unitsCode : undefined,
+        referenceRangeUnits: rangeHasOwnUnits ? rangeUnits.units : undefined,
+        referenceRangeUnitsCode: rangeHasOwnUnits ? rangeUnits.unitsCode : undefined,
         code: primary?.code,
         codeSystem: primary?.code !== undefined ? primary.system : undefined,
         testNameFrom,

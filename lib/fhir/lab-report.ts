@@ -307,12 +307,11 @@ function referenceRange(test: LabTestSummary): ObservationReferenceRange[] {
   const text = fhirString(test.referenceRange);
   if (text === undefined) return [];
   const bounds = /^\s*([+-]?\d+(?:\.\d+)?)\s*-\s*([+-]?\d+(?:\.\d+)?)\s*$/.exec(text);
-  // the bounds in their own units when the lab sent them apart from the value's (FHIR intake), else the value's
-  const units = {
-    ...test,
-    units: fhirString(test.referenceRangeUnits) ?? test.units,
-    unitsCode: fhirCode(test.referenceRangeUnitsCode) ?? test.unitsCode,
-  };
+  // the bounds in their own units when the lab sent them apart from the value's (either field): unit and code
+  // both from the range, none borrowed from the value (a range in mmol/L never gets the value's mg/dL code); else the value's
+  const ownUnits = fhirString(test.referenceRangeUnits);
+  const ownCode = fhirCode(test.referenceRangeUnitsCode);
+  const units = ownUnits !== undefined || ownCode !== undefined ? { ...test, units: ownUnits, unitsCode: ownCode } : test;
   const low = bounds ? quantity(bounds[1]!, units) : undefined;
   const high = bounds ? quantity(bounds[2]!, units) : undefined;
   return [{ ...(low && high ? { low, high } : {}), text }];
@@ -500,12 +499,25 @@ function testIssued(test: LabTestSummary): string | undefined {
   return issued !== undefined && issued.includes('T') ? issued : undefined;
 }
 
+const ABSOLUTE_URI = /^(?:https?:\/\/[^\s/?#]+\S*|urn:[A-Za-z0-9][A-Za-z0-9-]{0,31}:\S+)$/;
+
+/**
+ * Identifier.system (a uri) of a report performer's identifier: its namespace as sent when that is an
+ * http(s) URL or a URN (FHIR intake keeps Identifier.system so); any other name (`ACME LAB`, a JSON body's
+ * free text) a system of the sender, as placer numbers: `urn:interop:sender:<sender>:performer:<namespace>`.
+ */
+function performerSystem(lab: LabResultRecord, namespace: string | undefined): string | undefined {
+  const ns = fhirString(namespace);
+  if (ns === undefined) return undefined;
+  return ABSOLUTE_URI.test(ns) ? ns : senderSystem(senderOf(lab), `performer:${encodeURIComponent(ns)}`);
+}
+
 /** The report's performers as the lab sent them (order.performer: display and identifier), else the sender by name. */
 function reportPerformers(lab: LabResultRecord): Array<Reference<Organization>> {
   const sent = (Array.isArray(lab.order?.performer) ? lab.order.performer : [])
     .map((performer): Reference<Organization> => {
       const value = fhirString(performer?.identifier?.id);
-      const system = fhirString(performer?.identifier?.namespace);
+      const system = performerSystem(lab, performer?.identifier?.namespace);
       return { ...present('display', fhirString(performer?.name)), ...(value ? { identifier: { ...present('system', system), value } } : {}) };
     })
     .filter((reference) => Object.keys(reference).length > 0);

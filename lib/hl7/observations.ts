@@ -632,7 +632,7 @@ export function pendingOrderResultStatus(orderStatus: string | undefined): Resul
  * ORC-9 and OBR-6 the order time, ORC-12 and OBR-16 the ordering provider, OBR-4 the order code, OBR-7
  * the order time (the encounter's admit time when the order has none).
  */
-export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, inputPath: string): ObservationGroup {
+export function pendingOrderGroup(order: EncounterOrder, fallback: { time: string; path: string }, inputPath: string): ObservationGroup {
   requireFirstComponent([escapeText(order.orderId)], inputPath, '.orderId');
   const status = pendingOrderStatus(order.status);
   return new ObservationGroup(
@@ -640,7 +640,9 @@ export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, i
       placerOrderNumber: order.orderId,
       serviceIdentifier: order.code,
       requestedAt: chartTimeAsWritten(order.orderedAt, `${inputPath}.orderedAt`),
-      observedAt: chartTimeAsWritten(order.orderedAt ?? fallbackTime, `${inputPath}.orderedAt`),
+      // a bad time is reported where it is: the order's orderedAt, else the fallback's own path (the encounter's admitAt)
+      observedAt:
+        order.orderedAt !== undefined ? chartTimeAsWritten(order.orderedAt, `${inputPath}.orderedAt`) : chartTimeAsWritten(fallback.time, fallback.path),
       orderingProvider: order.orderingProvider,
       resultStatus: status.resultStatus,
       inputPath,
@@ -658,7 +660,9 @@ export function pendingOrderGroup(order: EncounterOrder, fallbackTime: string, i
 
 /** One {@link pendingOrderGroup} per encounter order (the chart holds no results of orders). */
 export function encounterOrderGroups(encounter: Encounter, inputPath: string): ObservationGroup[] {
-  return (encounter.orders ?? []).map((order, index) => pendingOrderGroup(order, encounter.admitAt, `${inputPath}.orders[${index}]`));
+  return (encounter.orders ?? []).map((order, index) =>
+    pendingOrderGroup(order, { time: encounter.admitAt, path: `${inputPath}.admitAt` }, `${inputPath}.orders[${index}]`),
+  );
 }
 
 /**
@@ -903,6 +907,25 @@ export function labReportObservationValue(report: Pick<LabDocumentSummary, 'type
 }
 
 /** OBX-3.4-6 of a lab test: its alternate code, when the lab sent one. */
+/**
+ * OBX-7 of a test: its reference range as sent, when that range is in OBX-6's units. v2.5.1 OBX-7 is a
+ * string read in OBX-6's units and has no units of its own: a range whose bounds the lab gave in other
+ * units (results[].referenceRangeUnits / referenceRangeUnitsCode) is left out (a receiver would read
+ * `3.9-5.5` mmol/L as mg/dL); it lives in the FHIR export (referenceRange low / high with their units).
+ */
+function labTestReferenceRange(
+  test: Pick<LabTestSummary, 'referenceRange' | 'referenceRangeUnits' | 'referenceRangeUnitsCode' | 'units' | 'unitsCode'>,
+): string | undefined {
+  const trimmed = (value: unknown) => (hasText(value) ? value.trim() : undefined);
+  const rangeUnits = trimmed(test.referenceRangeUnits);
+  const rangeCode = trimmed(test.referenceRangeUnitsCode);
+  if (rangeUnits === undefined && rangeCode === undefined) return test.referenceRange;
+  const valueCode = trimmed(test.unitsCode);
+  const sameUnits =
+    rangeCode !== undefined && valueCode !== undefined ? rangeCode === valueCode : (rangeUnits ?? rangeCode) === (trimmed(test.units) ?? valueCode);
+  return sameUnits ? test.referenceRange : undefined;
+}
+
 function labTestAlternate(test: LabTestSummary): CodedValue | undefined {
   const alternate = test.alternateCode;
   return alternate && (hasText(alternate.code) || hasText(alternate.display))
@@ -975,7 +998,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
         alternateIdentifier: labTestAlternate(result),
         units: result.units,
         unitsCode: hasText(result.unitsCode) ? result.unitsCode.trim() : undefined,
-        referenceRange: result.referenceRange,
+        referenceRange: labTestReferenceRange(result),
         abnormalFlags: Array.isArray(result.abnormalFlags) ? result.abnormalFlags.filter(hasText).map((flag) => flag.trim()) : undefined,
         // OBX-14 is the physiologically relevant time: for a specimen, its collection (OBR-7), as FHIR effective[x] reads it
         observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : collectedAt ? { asSent: collectedAt } : reportedAt,

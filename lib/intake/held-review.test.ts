@@ -89,6 +89,20 @@ describe('routeHeld', () => {
     expect(state.record.state).toBe('held');
   });
 
+  it('the same document filed already with its times in the sender offset (the held copy in UTC, held before that release): routed, not 409', async () => {
+    const { deps, notes, state } = fakes({ ...documentRecord, body: { kind: 'document', note: { ...note, authenticatedAt: '2024-03-05T09:30:00.000Z' } } });
+    const filed = { ...note, patientId: 'demo-patient-2', createdAt: '2024-03-05T04:00:00-05:00', authenticatedAt: '2024-03-05T10:30:00+01:00' };
+    notes.set(`demo-patient-2/${note.noteId}`, filed);
+    await expect(routeHeld(deps, input('demo-patient-2'))).resolves.toMatchObject({ kind: 'document', routedTo: 'demo-patient-2', noteId: note.noteId });
+    expect(notes.get(`demo-patient-2/${note.noteId}`)).toEqual(filed);
+    expect(state.record.state).toBe('routed');
+    // another instant is another document
+    const other = fakes(documentRecord);
+    other.notes.set(`demo-patient-2/${note.noteId}`, { ...note, patientId: 'demo-patient-2', createdAt: '2024-03-05T09:00:00-05:00' });
+    await expect(routeHeld(other.deps, input('demo-patient-2'))).rejects.toBeInstanceOf(HeldNoteConflictError);
+    expect(other.state.record.state).toBe('held');
+  });
+
   it('an unknown patient is 404 before anything is written', async () => {
     const { deps, notes } = fakes(documentRecord);
     await expect(routeHeld(deps, input('nobody'))).rejects.toBeInstanceOf(RecordNotFoundError);

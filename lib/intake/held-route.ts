@@ -11,6 +11,7 @@ import { receiveLabResult, type ReceiveDependencies } from '../results/receive';
 import type { LabResultVersion } from '../results/types';
 import type { HeldKind, HeldRecord } from './held-records';
 import { HeldAlreadyRoutedError, HeldNoteConflictError, heldRecord, type HeldReviewDependencies } from './held-review';
+import { sameDocument } from './same-document';
 
 export interface RouteHeldInput {
   heldId: string;
@@ -54,24 +55,13 @@ export async function routeHeld(deps: HeldReviewDependencies, input: RouteHeldIn
   return result;
 }
 
-/** The content a resend of the same document carries (message-handlers' sameDocument, plus the owner). */
-function documentContent(note: Note): string {
-  return JSON.stringify([
-    note.provenance?.partnerId ?? null,
-    note.text,
-    note.author,
-    note.createdAt,
-    note.completionStatus ?? null,
-    note.authenticatedBy ?? null,
-    note.authenticatedAt ?? null,
-  ]);
-}
-
 /** The note into the chart; already there with the same content (an earlier try) is done, other content 409. */
 async function fileNote(deps: HeldReviewDependencies, note: Note): Promise<void> {
   if (await deps.chart.putNoteIfAbsent(note)) return;
   const stored = await deps.chart.getNote(note.patientId, note.noteId);
-  if (!stored || documentContent(stored) !== documentContent(note)) throw new HeldNoteConflictError(note.noteId);
+  // the same document (times as instants, as MDM intake compares a resend) of the same partner
+  const sameOwner = (stored?.provenance?.partnerId ?? null) === (note.provenance?.partnerId ?? null);
+  if (!stored || !sameOwner || !sameDocument(stored, note)) throw new HeldNoteConflictError(note.noteId);
 }
 
 const NO_IDEMPOTENCY: ReceiveDependencies['idempotency'] = {

@@ -48,6 +48,7 @@ import {
   telecoms,
 } from './hl7-values';
 import type { PartnerIdentity } from './partner-identities';
+import { sameDocument } from './same-document';
 import {
   chartIdentifierKey,
   checkNamespaces,
@@ -817,17 +818,6 @@ function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, '
   });
   refuseProblems(checkNoteValues({ ...note, patientId: 'partner-note' }, context.now), locateNote);
   return note;
-}
-
-/**
- * Same document content (what a resend of the same document would carry). Times compare as instants:
- * a note stored before its times kept the sender's offset holds them in UTC.
- */
-function sameDocument(a: Note, b: Note): boolean {
-  const instant = (time: string | undefined) => (time === undefined ? null : Date.parse(time));
-  const content = (n: Note) =>
-    JSON.stringify([n.text, n.author, instant(n.createdAt), n.completionStatus ?? null, n.authenticatedBy ?? null, instant(n.authenticatedAt)]);
-  return content(a) === content(b);
 }
 
 async function handleMdm(message: ParsedMessage, event: string, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {

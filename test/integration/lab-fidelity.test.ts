@@ -536,11 +536,31 @@ describe('FHIR DiagnosticReport in (the US Core CBC example, edited for the left
     for (const { label, group } of exports) expect({ label, obr22: group.obr[22] }).toEqual({ label, obr22: '20050706114533+0000' });
   });
 
-  it("a referenceRange's low / high keep their UCUM unit and code (not the value's); OBX-7 the range as text", () => {
+  it("a referenceRange's low / high keep their UCUM unit and code (not the value's); no OBX-7 (a text in OBX-6's g/dL: the g/L range lives in FHIR)", () => {
     const [range] = containedObservations(report)[2]!.referenceRange;
     const ucum = { unit: 'g/L', system: 'http://unitsofmeasure.org', code: 'g/L' };
     expect({ low: range.low, high: range.high }).toEqual({ low: { value: 165, ...ucum }, high: { value: 215, ...ucum } });
-    for (const { label, group } of exports) expect({ label, obx7: group.obx[2]![7] }).toEqual({ label, obx7: '165-215' });
+    for (const { label, group } of exports)
+      expect({ label, obx6: group.obx[2]![6], obx7: group.obx[2]![7] }).toEqual({ label, obx6: 'g/dL^g/dL^UCUM', obx7: '' });
+    // the other Observations' ranges are in their values' units: OBX-7 as sent
+    for (const { label, group } of exports)
+      expect({ label, obx7: group.obx[0]![7] }).toEqual({ label, obx7: expect.stringMatching(/^\d+(\.\d+)?-\d+(\.\d+)?$/) });
+  });
+
+  it("a range whose bounds carry a unit alone (mmol/L, no system or code) beside a UCUM value (mg/dL) comes back so: never the value's code", async () => {
+    const rangeAccession = unique('CBU');
+    const transaction = labTransaction('cbc', rangeAccession);
+    transaction.observations[2]!.valueQuantity = { value: 100, unit: 'mg/dL', system: 'http://unitsofmeasure.org', code: 'mg/dL' };
+    transaction.observations[2]!.referenceRange = [{ low: { value: 3.9, unit: 'mmol/L' }, high: { value: 5.5, unit: 'mmol/L' } }];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const observation = containedObservations(await fhirReport(/resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!))[2]!;
+    expect(observation.valueQuantity).toEqual({ value: 100, unit: 'mg/dL', system: 'http://unitsofmeasure.org', code: 'mg/dL' });
+    const [range] = observation.referenceRange;
+    expect({ low: range.low, high: range.high }).toEqual({ low: { value: 3.9, unit: 'mmol/L' }, high: { value: 5.5, unit: 'mmol/L' } });
   });
 
   it("an Observation's effectivePeriod keeps its end (FHIR effectivePeriod as sent); OBX-14 has no end: the start as written", () => {
@@ -564,6 +584,28 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
     const [range] = containedObservations(await fhirReport(resultId))[0]!.referenceRange;
     const ucum = { unit: 'millimole per liter', system: 'http://unitsofmeasure.org', code: 'mmol/L' };
     expect(range).toEqual({ low: { value: 3.5, ...ucum }, high: { value: 5.1, ...ucum }, text: '3.5-5.1' });
+  });
+
+  it("only one of referenceRangeUnits / referenceRangeUnitsCode sent: the bounds carry that one alone, never the value's units or code", async () => {
+    const accession = unique('JRO');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Glucose', result: '100', units: 'mg/dL', unitsCode: 'mg/dL', referenceRange: '3.9-5.5', referenceRangeUnits: 'mmol/L' },
+        { testName: 'Sodium', result: '140', units: 'mg/dL', unitsCode: 'mg/dL', referenceRange: '135-145', referenceRangeUnitsCode: 'mmol/L' },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const ranges = containedObservations(await fhirReport(res.json<{ resultId: string }>().resultId)).map((o) => o.referenceRange[0]);
+    expect(ranges).toEqual([
+      { low: { value: 3.9, unit: 'mmol/L' }, high: { value: 5.5, unit: 'mmol/L' }, text: '3.9-5.5' },
+      {
+        low: { value: 135, unit: 'mmol/L', system: 'http://unitsofmeasure.org', code: 'mmol/L' },
+        high: { value: 145, unit: 'mmol/L', system: 'http://unitsofmeasure.org', code: 'mmol/L' },
+        text: '135-145',
+      },
+    ]);
   });
 
   it('results[].observedEndAt (FHIR effectivePeriod.end) comes back; an end before its observedAt, or without one, is refused', async () => {
@@ -633,6 +675,30 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
     });
     expect(refused.status).toBe(400);
     expect(refused.json<{ errors: Array<{ pointer: string }> }>().errors.map((e) => e.pointer)).toEqual(['/data/order/performer/0']);
+  });
+});
+
+describe('JSON order.performer identifier namespaces: FHIR Identifier.system is a uri', () => {
+  it('a namespace that is no http(s) URL or URN (`ACME LAB`) is a system of the sender; an https URL or a URN comes back as sent', async () => {
+    const res = await postJson({
+      accessionNumber: unique('JPN'),
+      ResultedDateUTC: '2024-03-01T15:15:00Z',
+      order: {
+        performer: [
+          { name: 'Acme Lab', identifier: { id: 'A-1', namespace: 'ACME LAB' } },
+          { name: 'North Lab', identifier: { id: 'N-2', namespace: 'https://north-lab.example.org/ids' } },
+          { name: 'West Lab', identifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7' } },
+        ],
+      },
+      results: [{ testName: 'Glucose', result: '98' }],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const fhir = await fhirReport(res.json<{ resultId: string }>().resultId);
+    expect(fhir.performer).toEqual([
+      { display: 'Acme Lab', identifier: { system: 'urn:interop:sender:demo-lab:performer:ACME%20LAB', value: 'A-1' } },
+      { display: 'North Lab', identifier: { system: 'https://north-lab.example.org/ids', value: 'N-2' } },
+      { display: 'West Lab', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } },
+    ]);
   });
 });
 
