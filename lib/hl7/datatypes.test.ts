@@ -259,6 +259,46 @@ describe('tsFromPartialDateTime (issue 27: precision and the sender offset kept)
   test.each(['2024-13', '2024-02-30', '2024-11-07T24:00Z', '20241107', '2024-11-07 08:30', ''])('%s is refused', (input) => {
     expect(() => tsFromPartialDateTime(input, 'order.collectedAt')).toThrow(Hl7EncodingError);
   });
+
+  test('the common form (seconds, Z or ±HH:MM; read at fixed places) gives what the general form gives, valid or not', () => {
+    // the general reading, as the function reads every other form (PARTIAL_DATE_TIME), written here independently
+    const general = (value: string): string => {
+      const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/.exec(value)!;
+      const [, y, mo, d, h, mi, s, fraction, zone] = m;
+      const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+      const valid =
+        Number(y) >= 1 &&
+        date.getUTCMonth() === Number(mo) - 1 &&
+        date.getUTCDate() === Number(d) &&
+        Number(mo) >= 1 &&
+        Number(mo) <= 12 &&
+        Number(h) <= 23 &&
+        Number(mi) <= 59 &&
+        Number(s) <= 59;
+      if (!valid) return 'refused';
+      return `${y}${mo}${d}${h}${mi}${s}${fraction === undefined ? '' : `.${fraction.slice(0, 4)}`}${zone === 'Z' ? '+0000' : zone!.replace(':', '')}`;
+    };
+    const outcome = (value: string): string => {
+      try {
+        return tsFromPartialDateTime(value);
+      } catch (error) {
+        if (error instanceof Hl7EncodingError) return 'refused';
+        throw error;
+      }
+    };
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const two = (n: number) => String(n).padStart(2, '0');
+    const values = ['2024-02-29T23:59:59Z', '2023-02-29T10:00:00Z', '0000-01-01T00:00:00Z', '2024-11-07T08:30:15.123456789-23:59', '2024-11-07T08:30:60+05:30'];
+    for (let i = 0; i < 3000; i += 1) {
+      const fraction = next(3) === 0 ? '' : `.${'1234567890'.slice(0, 1 + next(9))}`;
+      const zone = next(3) === 0 ? 'Z' : `${next(2) ? '+' : '-'}${two(next(24))}:${two(next(60))}`;
+      values.push(
+        `${String(1900 + next(200)).padStart(4, '0')}-${two(next(14))}-${two(next(33))}T${two(next(25))}:${two(next(61))}:${two(next(61))}${fraction}${zone}`,
+      );
+    }
+    for (const value of values) expect({ value, out: outcome(value) }).toEqual({ value, out: general(value) });
+  });
 });
 
 describe('codingSystemName', () => {

@@ -355,7 +355,7 @@ function isDigitAt(text: string, index: number): boolean {
  * `Date.prototype.toISOString` writes, and the chart's times with their offset), read character by
  * character: a subset of what {@link ISO_DATE_TIME} accepts, without running it.
  */
-function isCommonIsoDateTime(value: string): boolean {
+export function isCommonIsoDateTime(value: string): boolean {
   const length = value.length;
   if (length < 20) return false;
   for (let position = 0; position < UTC_ISO_DIGITS.length; position += 1) {
@@ -397,6 +397,29 @@ function isCommonIsoDateTime(value: string): boolean {
     if (!isDigitAt(value, index)) return false;
   }
   return true;
+}
+
+/**
+ * {@link tsFromPartialDateTime} of a date-time {@link isCommonIsoDateTime} accepts (seconds, an optional
+ * fraction, `Z` or `±HH:MM`: what the chart and most labs store), read at fixed places without the
+ * regular expression: the same text (`2024-03-01T10:15:00.123-05:00` -> `20240301101500.123-0500`, `Z` ->
+ * `+0000`, a fraction cut to the 4 digits DTM allows). Digits, `.`, `+` and `-` are their own escaped text.
+ * The caller has checked {@link isCommonIsoDateTime}.
+ */
+export function tsFromCommonIsoDateTime(value: string, inputPath: string): EscapedText {
+  const y = digitsAt(value, 0, 4);
+  const mo = digitsAt(value, 5, 2);
+  const d = digitsAt(value, 8, 2);
+  if (y < 1 || !isCalendarDate(y, mo, d) || digitsAt(value, 11, 2) > 23 || digitsAt(value, 14, 2) > 59 || digitsAt(value, 17, 2) > 59) {
+    throw new Hl7EncodingError(inputPath, 'is not a valid date or date-time');
+  }
+  const last = value.length - 1;
+  const utc = value.charCodeAt(last) === 0x5a; /* Z */
+  const zoneStart = utc ? last : value.length - 6;
+  let text = value.slice(0, 4) + value.slice(5, 7) + value.slice(8, 10) + value.slice(11, 13) + value.slice(14, 16) + value.slice(17, 19);
+  if (zoneStart > 19) text += '.' + value.slice(20, Math.min(zoneStart, 24));
+  text += utc ? UTC_OFFSET : value.slice(zoneStart, zoneStart + 3) + value.slice(zoneStart + 4, zoneStart + 6);
+  return text as EscapedText;
 }
 
 /** The number written by the `count` ASCII digits of `text` at `index` (the caller has checked they are digits). */
@@ -502,6 +525,7 @@ const PARTIAL_DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(
  * (the sender's local time, as DTM reads it). Throws {@link Hl7EncodingError} for anything else.
  */
 export function tsFromPartialDateTime(value: string, inputPath = 'dateTime'): EscapedText {
+  if (typeof value === 'string' && isCommonIsoDateTime(value)) return tsFromCommonIsoDateTime(value, inputPath);
   const match = typeof value === 'string' ? PARTIAL_DATE_TIME.exec(value) : null;
   if (!match) {
     throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date or date-time');

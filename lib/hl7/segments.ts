@@ -9,6 +9,8 @@ import {
   plFromLocation,
   siFromNumber,
   tsFromDateTime,
+  isCommonIsoDateTime,
+  tsFromCommonIsoDateTime,
   tsFromPartialDateTime,
   xadFromAddress,
   xcnFromClinician,
@@ -139,7 +141,8 @@ export function chartTimeAsWritten(value: string, inputPath: string): ChartTimeA
 export function chartTimeAsWritten(value: string | undefined, inputPath: string): ChartTimeAsWritten | undefined;
 export function chartTimeAsWritten(value: string | undefined, inputPath: string): ChartTimeAsWritten | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !CHART_TIME.test(value)) {
+  // the common form (seconds, Z or ±HH:MM) is checked at fixed places; CHART_TIME takes the rest
+  if (typeof value !== 'string' || !(isCommonIsoDateTime(value) || CHART_TIME.test(value))) {
     throw new Hl7EncodingError(inputPath, 'is not an ISO 8601 date-time with an offset or Z');
   }
   return { asSent: value };
@@ -152,6 +155,8 @@ export function chartTimeAsWritten(value: string | undefined, inputPath: string)
  * Throws {@link Hl7EncodingError} for a time without an explicit offset ({@link chartTimeAsWritten}).
  */
 export function tsFromChartTime(value: string, inputPath: string): EscapedText {
+  // the common form (seconds, Z or ±HH:MM) read once at fixed places; anything else checked and read in full
+  if (typeof value === 'string' && isCommonIsoDateTime(value)) return tsFromCommonIsoDateTime(value, inputPath);
   return tsFromPartialDateTime(chartTimeAsWritten(value, inputPath).asSent, inputPath);
 }
 
