@@ -5,6 +5,8 @@
  */
 import { QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '../aws/attribute-values';
+import { awsCall } from '../aws/dependency-calls';
+import { queryPages } from '../aws/query-pages';
 import { ascending, mergeSortedPartitions, partitionsOf } from '../dynamo/write-shards';
 import { UNRESOLVED_SHARDS, subjectKey, type AuditRecord } from './audit-trail';
 
@@ -37,21 +39,8 @@ export class AuditTrailReader {
       Number.MAX_SAFE_INTEGER,
       (a, b) => ascending(a.sk, b.sk),
       async (pk, _limit, start) => {
-        const out = await this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: marshall({ ':pk': pk }),
-            ExclusiveStartKey: start,
-          }),
-        );
-        return {
-          rows: (out.Items ?? []).map((item) => {
-            const { pk: _pk, sk, ...record } = unmarshall(item);
-            return { sk: String(sk), record: record as AuditRecord };
-          }),
-          lastKey: out.LastEvaluatedKey,
-        };
+        const out = await awsCall(AUDIT_DEPENDENCY, () => this.db.send(new QueryCommand({ ...subjectQuery(this.table, pk), ExclusiveStartKey: start })));
+        return { rows: (out.Items ?? []).map(auditRow), lastKey: out.LastEvaluatedKey };
       },
     );
     return rows.map((r) => r.record);
@@ -59,22 +48,28 @@ export class AuditTrailReader {
 
   private async forSubject(pk: string): Promise<AuditRecord[]> {
     const records: AuditRecord[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: marshall({ ':pk': pk }),
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const { pk: _pk, sk: _sk, ...record } = unmarshall(item);
-        records.push(record as AuditRecord);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
+    await queryPages(
+      this.db,
+      AUDIT_DEPENDENCY,
+      () => subjectQuery(this.table, pk),
+      (items) => {
+        for (const item of items) records.push(auditRow(item).record);
+        return true;
+      },
+    );
     return records;
   }
+}
+
+const AUDIT_DEPENDENCY = 'audit-table';
+
+/** Every item under one audit partition key. */
+function subjectQuery(table: string, pk: string) {
+  return { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: marshall({ ':pk': pk }) };
+}
+
+/** An audit item as its record (keys dropped) and its sort key (the time order). */
+function auditRow(item: Record<string, AttributeValue>): { sk: string; record: AuditRecord } {
+  const { pk: _pk, sk, ...record } = unmarshall(item);
+  return { sk: String(sk), record: record as AuditRecord };
 }

@@ -27,6 +27,23 @@ export interface IndexDefinition {
   retiring?: string;
 }
 
+/**
+ * The attributes (besides the keys) of a form packet that the forms state index byStateSummary carries:
+ * what the inbox listing and the sweeper read (lib/forms/packet-items.ts SUMMARY_ATTRIBUTES).
+ */
+export const FORMS_STATE_SUMMARY_ATTRIBUTES = [
+  'packetId',
+  'state',
+  'reason',
+  'sourceSystemId',
+  'formId',
+  'receivedAt',
+  'stateChangedAt',
+  'requestedPatientId',
+  'candidates',
+  'queueAttempts',
+] as const;
+
 export interface TableDefinition {
   id: TableId;
   /** logical base name; the deployed/local physical name is `${prefix}-${baseName}` */
@@ -96,24 +113,13 @@ export const Tables: Record<TableId, TableDefinition> = {
     indexes: [
       // retiring: whole packets (envelope and history) in every entry; read only while byStateSummary backfills
       { name: 'byState', kind: 'global', partitionKey: 'statePk', sortKey: 'stateSk', retiring: 'byStateSummary' },
-      // what the inbox listing and the sweeper read (lib/forms/packet-items.ts SUMMARY_ATTRIBUTES, checked by a test)
+      // what the inbox listing and the sweeper read (lib/forms/packet-items.ts SUMMARY_ATTRIBUTES adds the index's sort key)
       {
         name: 'byStateSummary',
         kind: 'global',
         partitionKey: 'statePk',
         sortKey: 'stateSk',
-        include: [
-          'packetId',
-          'state',
-          'reason',
-          'sourceSystemId',
-          'formId',
-          'receivedAt',
-          'stateChangedAt',
-          'requestedPatientId',
-          'candidates',
-          'queueAttempts',
-        ],
+        include: FORMS_STATE_SUMMARY_ATTRIBUTES,
       },
     ],
   },

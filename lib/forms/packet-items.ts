@@ -7,6 +7,7 @@
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '../aws/attribute-values';
 import { isConditionalCheckFailed as conditionFailed } from '../aws/dependency-calls';
+import { FORMS_STATE_SUMMARY_ATTRIBUTES } from '../config/tables';
 import { partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
@@ -111,19 +112,7 @@ export interface StatePage {
 }
 
 /** What the inbox listing (and the sweeper) reads of a packet in the state index: the summary, stateSk, queueAttempts. */
-export const SUMMARY_ATTRIBUTES = [
-  'packetId',
-  'state',
-  'reason',
-  'sourceSystemId',
-  'formId',
-  'receivedAt',
-  'stateChangedAt',
-  'requestedPatientId',
-  'candidates',
-  'stateSk',
-  'queueAttempts',
-];
+export const SUMMARY_ATTRIBUTES: readonly string[] = [...FORMS_STATE_SUMMARY_ATTRIBUTES, 'stateSk'];
 
 export function toSummary(item: Record<string, AttributeValue>): PacketSummary {
   const r = unmarshall(item) as Partial<PacketRecord>;
