@@ -1,6 +1,7 @@
 /**
- * One Lambda function bundled in memory with the deployed esbuild settings (not minified, so code
- * can be searched by name), for the tests that check what a bundle carries.
+ * One Lambda function bundled in memory with the deployed esbuild settings, for the tests that check
+ * what a bundle carries: not minified by default, so code can be searched by name; minified (as
+ * deployed) for the tests that weigh it.
  */
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -17,10 +18,10 @@ export interface FunctionBundle {
   code: string;
 }
 
-export async function bundleFunction(name: string): Promise<FunctionBundle> {
+export async function bundleFunction(name: string, options: { minify?: boolean } = {}): Promise<FunctionBundle> {
   const result = await build({
     ...LAMBDA_BUNDLE_OPTIONS,
-    minify: false,
+    minify: options.minify ?? false,
     sourcemap: false,
     write: false,
     metafile: true,

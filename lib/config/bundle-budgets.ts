@@ -1,0 +1,82 @@
+/**
+ * How much code of its own a Lambda bundle may carry beside the AWS SDK (issue 31 item 5).
+ *
+ * "Own code" is everything in a function's minified bundle (scripts/build.ts LAMBDA_BUNDLE_OPTIONS)
+ * that is not the AWS SDK: lib/ and functions/, and packages outside the SDK clients' dependency
+ * closure (@middy/core, aws-jwt-verify, double-metaphone, standardwebhooks, ajv's runtime helpers).
+ * "SDK code" is the rest: the @aws-sdk/client-* packages the function's `needs` let it use and every
+ * package they depend on (package-lock.json).
+ *
+ * The rule: a function's own code is at most {@link OWN_CODE_SHARE_OF_SDK} of the SDK code in its
+ * bundle (the 1.15x of issue 31 item 5, measured in the bundle itself; a function without an SDK
+ * client: its whole bundle within 1.15x of the smallest SDK code of any function). A function whose job is
+ * parsing and mapping partner messages cannot meet it without losing function; it has a budget of
+ * its own below, in KB, with what it carries. test/bundle-budgets.test.ts holds every function to
+ * its rule, fails on a budget more than {@link BUDGET_SLACK} above what the function carries (lower
+ * it: budgets only go down unless a change says why), and on a budget for a function the default
+ * rule already covers (remove it). bench/RESULTS.md section 1 reports the measured ratios beside.
+ */
+
+/** Own code at most this share of the SDK code in the same bundle. */
+export const OWN_CODE_SHARE_OF_SDK = 0.15;
+
+/** A budget more than this share above what its function carries is stale. */
+export const BUDGET_SLACK = 0.05;
+
+export interface OwnCodeBudget {
+  /** own code (minified KB) the bundle may carry at most */
+  readonly kb: number;
+  /** what that code is, and why the function needs it */
+  readonly carries: string;
+}
+
+/** The functions above the default share, each with its budget. */
+export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
+  exportHl7PatientSummary: {
+    kb: 84,
+    carries:
+      'every HL7 encoder of the chart: patient, encounter, note, assessment and lab ORDER_OBSERVATION groups; lab result decryption; the merged timeline and its paging',
+  },
+  receiveTestData: {
+    kb: 111,
+    carries:
+      'the lab result validator (the JSON Schema, compiled), lab record rules, the result store (versions, current pointer, idempotency, notification ledger), envelope encryption',
+  },
+  receiveHl7: {
+    kb: 182,
+    carries:
+      'the HL7 v2 parser and batch reader; ADT, ORU and MDM mappings with the chart record rules; the lab result validator and store; partner identities and held records',
+  },
+  routeHeldRecord: { kb: 122, carries: "every held record's filing path: lab results (validator, store, encryption), notes and patients (chart record rules)" },
+  fhirPatientEverything: {
+    kb: 73,
+    carries:
+      'every FHIR mapping of the chart and of lab results (Patient, Encounter, DocumentReference, DiagnosticReport, Observation), envelope decryption, paging',
+  },
+  fhirObservationRead: {
+    kb: 62,
+    carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
+  },
+  fhirObservationSearch: {
+    kb: 65,
+    carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
+  },
+  fhirDiagnosticReportRead: {
+    kb: 58,
+    carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
+  },
+  fhirDiagnosticReportSearch: {
+    kb: 62,
+    carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
+  },
+  receiveFhirBundle: {
+    kb: 188,
+    carries:
+      'FHIR structure rules, transaction and batch rules, the DiagnosticReport and QuestionnaireResponse mappings, the lab result and form packet validators, both intake paths',
+  },
+  receiveFhirDiagnosticReport: {
+    kb: 160,
+    carries: 'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption',
+  },
+  receiveFhirQuestionnaireResponse: { kb: 81, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
+};
