@@ -33,7 +33,9 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { AuthorizerFunction, BackgroundFunctions, Env, HttpEndpoints, Queues, Tables, type ResourceNeeds } from '../lib/config/service';
+import { ownCodeAllowance, OwnCodeBudgets, weighBundle } from '../lib/config/bundle-budgets';
 import { LAMBDA_BUNDLE_OPTIONS, functionNames } from '../scripts/build';
+import { sdkPackages } from '../scripts/sdk-packages';
 import type { CallRecord } from './aws-calls';
 import { allowContext, authorizerEvent, proxyEvent, BENCH_KEYS, DEMO, type BenchKey } from './fixtures';
 import {
@@ -396,6 +398,11 @@ export interface FunctionColdStart {
   /** packages whose bytes exceed the floor's, largest first (KB) */
   excessByPackage: Array<{ pkg: string; kb: number }>;
   meetsTarget: boolean;
+  /**
+   * its own code beside the SDK code in its bundle and what lib/config/bundle-budgets.ts allows it
+   * (its named budget, or the default share): the rule test/bundle-budgets.test.ts holds it to
+   */
+  ownCode?: { ownBytes: number; sdkBytes: number; allowedBytes: number; namedBudget: boolean; within: boolean };
 }
 
 export interface FloorColdStart {
@@ -669,6 +676,15 @@ export async function measureColdStart(options: {
         ratios.size <= options.target && ratios.initMs !== null && ratios.initMs <= options.target && extraClients.length === 0 && uncalledClients.length === 0,
     };
   });
+  // own code vs SDK code in each bundle (lib/config/bundle-budgets.ts), as test/bundle-budgets.test.ts weighs it
+  const sdk = sdkPackages(options.root);
+  const weights = new Map(functions.map((fn) => [fn.name, weighBundle(fn.bundle.byPackage, sdk)]));
+  const smallestSdk = Math.min(...[...weights.values()].map((w) => w.sdk).filter((b) => b > 0));
+  for (const fn of functions) {
+    const w = weights.get(fn.name)!;
+    const allowedBytes = ownCodeAllowance(fn.name, w, smallestSdk);
+    fn.ownCode = { ownBytes: w.own, sdkBytes: w.sdk, allowedBytes, namedBudget: fn.name in OwnCodeBudgets, within: w.own <= allowedBytes };
+  }
   const baseline = options.baselineDir
     ? [...bundles.keys()]
         .filter((name) => results.has(`base:${name}`))

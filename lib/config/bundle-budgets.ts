@@ -80,3 +80,38 @@ export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
   },
   receiveFhirQuestionnaireResponse: { kb: 81, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
 };
+
+/** A bundle's bytes: its own code, and the SDK code beside it. */
+export interface BundleWeight {
+  readonly own: number;
+  readonly sdk: number;
+}
+
+/**
+ * Own and SDK bytes of a bundle from its bytes per package (a node_modules package name, or any
+ * other key for lib/ and functions/): a package in `sdkPackages` is SDK code, everything else own.
+ */
+export function weighBundle(bytesByPackage: Readonly<Record<string, number>>, sdkPackages: ReadonlySet<string>): BundleWeight {
+  let own = 0;
+  let sdk = 0;
+  for (const [pkg, bytes] of Object.entries(bytesByPackage)) {
+    if (sdkPackages.has(pkg)) sdk += bytes;
+    else own += bytes;
+  }
+  return { own, sdk };
+}
+
+/**
+ * The own code (bytes) a function may carry: its budget when it has one; else its whole bundle within
+ * 1 + {@link OWN_CODE_SHARE_OF_SDK} of its SDK code, or of `smallestSdk` (the smallest SDK code of any
+ * function) when it has none.
+ */
+export function ownCodeAllowance(name: string, weight: BundleWeight, smallestSdk: number): number {
+  const budget = OwnCodeBudgets[name];
+  return budget ? budget.kb * 1024 : defaultOwnCodeAllowance(weight, smallestSdk);
+}
+
+/** The default rule's allowance, budgets aside. */
+export function defaultOwnCodeAllowance(weight: BundleWeight, smallestSdk: number): number {
+  return (1 + OWN_CODE_SHARE_OF_SDK) * (weight.sdk > 0 ? weight.sdk : smallestSdk) - weight.sdk;
+}
