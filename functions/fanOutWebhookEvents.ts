@@ -32,7 +32,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       }
       const webhookEvent = parsed.event;
       try {
-        const summary = await fanOutEvent(webhookEvent, parsed.resultPartnerId, services);
+        const summary = await fanOutEvent(webhookEvent, { partnerId: parsed.resultPartnerId, exportAudience: parsed.exportAudience }, services);
         logger.info('webhooks.fan_out.done', {
           function: FUNCTION,
           resultId: webhookEvent.data.resultId,

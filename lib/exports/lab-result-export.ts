@@ -3,12 +3,19 @@
  * restored from S3), with the chart patient when the result's patient is matched, as ORU^R01.
  * An unknown result id is "not found"; a matched patient that has since left the chart is written as
  * an unmatched one (the lab's patient id only).
+ *
+ * Who reads what: an export scope reads every chart result (one filed to a chart patient). A result
+ * not filed to the chart (held for review, or for a patient id the chart does not know) is only its
+ * own partner's: to any other caller it is "not found", the same answer as an id that names nothing,
+ * so a second partner can neither read it nor learn that it exists.
  */
 import type { ChartRecordReader } from '../chart/chart-reader';
 import type { LabOrder, LabTestSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import { encodeLabResultExport, type LabReportInput } from '../hl7';
+import type { Principal } from '../keys/access-decision';
 import type { LabResultVersionReader } from '../results/result-version-reader';
+import type { LabResultVersion } from '../results/types';
 import type { ExportContext } from './chart-exports';
 import { messageHeaderFor } from './message-header';
 
@@ -72,6 +79,11 @@ export function labOrderOf(data: object): LabOrder | undefined {
   return order !== null && typeof order === 'object' && !Array.isArray(order) ? (order as LabOrder) : undefined;
 }
 
+/** A chart result is every exporter's; a result not filed to the chart only its own partner's. */
+function mayRead(version: Pick<LabResultVersion, 'patientMatched' | 'partnerId'>, principal: Principal): boolean {
+  return version.patientMatched || version.partnerId === principal.partnerId;
+}
+
 /**
  * The current version as ORU^R01 within the export's size budget (`maxBytes`, default lib/hl7
  * DEFAULT_LAB_RESULT_MAX_BYTES, below Lambda's 6 MB response limit): reports that would pass it are
@@ -83,7 +95,7 @@ export async function exportLabResultMessage(
   ctx: ExportContext & { maxBytes?: number },
 ): Promise<LabResultExport> {
   const version = await deps.results.readCurrent(ids.resultId);
-  if (!version) throw new RecordNotFoundError('lab result');
+  if (!version || !mayRead(version, ctx.principal)) throw new RecordNotFoundError('lab result');
   const data = version.submission.data;
   const patient = version.patientMatched ? await deps.chart.getPatient(data.patientID) : undefined;
   const reports: LabReportInput[] = (Array.isArray(data.reports) ? data.reports : []).map((r) => ({

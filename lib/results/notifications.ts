@@ -5,10 +5,14 @@
  * not for subscribers; it stays in the result store): a consumer that needs more reads the result
  * through the service. `partnerId` (the partner whose result version it is) decides which webhook
  * subscriptions hear of it (lib/webhooks/fan-out.ts mayHearOf); it is not in the webhook event.
+ * `audience` says who besides that partner may: `export` for a result filed to a chart patient (any
+ * subscription of a partner with an export scope, as the export reads it), `partner` for one that
+ * is not (held, or a patient id the chart does not know: the lab result export answers 404 to
+ * everyone else, so nobody else hears of it). Not in the webhook event either.
  *
  *   { "type": "lab-result.saved", "schemaVersion": 1, "notificationId": "<versionId>",
  *     "resultId": "lr_...", "versionId": "lv_...", "status": "final",
- *     "senderId": "demo-lab", "partnerId": "demo-lab" }
+ *     "senderId": "demo-lab", "partnerId": "demo-lab", "audience": "export" }
  *
  * Delivery is at least once: the same notificationId can arrive twice (a retry after a publish
  * whose bookkeeping failed); consumers deduplicate on it.
@@ -26,9 +30,16 @@ export interface ResultNotification {
   status: LabResultStatus;
   senderId: string;
   partnerId: string;
+  /** who besides `partnerId` may hear of it (see above) */
+  audience: NotificationAudience;
 }
 
-export function notificationFor(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'status' | 'senderId' | 'partnerId'>): ResultNotification {
+/** `export`: every subscription with an export scope may hear of the result; `partner`: its own partner's only. */
+export type NotificationAudience = 'export' | 'partner';
+
+export function notificationFor(
+  version: Pick<VersionRecord, 'resultId' | 'versionId' | 'status' | 'senderId' | 'partnerId' | 'patientMatched'>,
+): ResultNotification {
   return {
     type: 'lab-result.saved',
     schemaVersion: 1,
@@ -38,6 +49,7 @@ export function notificationFor(version: Pick<VersionRecord, 'resultId' | 'versi
     status: version.status,
     senderId: version.senderId,
     partnerId: version.partnerId,
+    audience: version.patientMatched ? 'export' : 'partner',
   };
 }
 

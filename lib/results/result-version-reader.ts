@@ -147,6 +147,7 @@ export class LabResultVersionReader extends LabResultSummaryReader {
       resultId: record.resultId,
       versionId: record.versionId,
       senderId: record.senderId,
+      partnerId: record.partnerId,
       status: normalizeStatus(body.data.status) ?? record.status,
       resultedAt: body.data.ResultedDateUTC,
       receivedAt: record.receivedAt,

@@ -64,6 +64,8 @@ export interface LabResultVersion {
   resultId: string;
   versionId: string;
   senderId: string;
+  /** the partner whose result version it is (who sent it) */
+  partnerId: string;
   status: LabResultStatus;
   /** ResultedDateUTC as submitted */
   resultedAt: string;

@@ -18,6 +18,12 @@ export interface ResultEvent {
   event: WebhookEvent;
   /** the partner whose result version it is (the version's partnerId); undefined on a message without one */
   resultPartnerId: string | undefined;
+  /**
+   * whether partners with an export scope may hear of it too (a chart result): false for a result
+   * not filed to the chart, and for a message published before the audience was sent (nobody but
+   * its own partner hears of a result that might be held)
+   */
+  exportAudience: boolean;
 }
 
 /**
@@ -39,6 +45,7 @@ export function eventFromNotification(body: string, now: Date): ResultEvent | un
   if (!isId(n.notificationId) || !isId(n.resultId) || !isId(n.versionId)) return undefined;
   if (typeof n.status !== 'string' || !STATUSES.has(n.status)) return undefined;
   if (n.partnerId !== undefined && !isId(n.partnerId)) return undefined;
+  if (n.audience !== undefined && n.audience !== 'export' && n.audience !== 'partner') return undefined;
   return {
     event: {
       type: 'lab-result.saved',
@@ -46,6 +53,7 @@ export function eventFromNotification(body: string, now: Date): ResultEvent | un
       data: { eventId: n.notificationId, resultId: n.resultId, versionId: n.versionId, status: n.status },
     },
     resultPartnerId: n.partnerId,
+    exportAudience: n.audience === 'export',
   };
 }
 

@@ -51,18 +51,27 @@ export async function queueDelivery(delivery: Delivery, services: FanOutDependen
  * Webhook events follow read access (issue 26): a subscription hears of a result its partner may
  * read. Its own results (the result version's partnerId is the subscription's partner) always;
  * other partners' results only when the partner held an export scope at subscription time
- * (`exportScope`, set by addSubscription). A subscription without the flag (made before it
- * existed) counts as without an export scope. A result whose partner is unknown is nobody's own.
+ * (`exportScope`, set by addSubscription) and the result is a chart result (`exportAudience`: filed
+ * to a chart patient; a held result or one for a patient id the chart does not know is read by its
+ * own partner only, lib/exports/lab-result-export.ts). A subscription without the flag (made before
+ * it existed) counts as without an export scope. A result whose partner is unknown is nobody's own.
  */
-export function mayHearOf(subscription: Pick<Subscription, 'partnerId' | 'exportScope'>, resultPartnerId: string | undefined): boolean {
-  if (subscription.exportScope === true) return true;
-  return resultPartnerId !== undefined && subscription.partnerId === resultPartnerId;
+export function mayHearOf(
+  subscription: Pick<Subscription, 'partnerId' | 'exportScope'>,
+  result: { partnerId: string | undefined; exportAudience: boolean },
+): boolean {
+  if (subscription.exportScope === true && result.exportAudience) return true;
+  return result.partnerId !== undefined && subscription.partnerId === result.partnerId;
 }
 
-/** Queues the event to every enabled subscription of its type that may hear of the result of `resultPartnerId`. */
-export async function fanOutEvent(event: WebhookEvent, resultPartnerId: string | undefined, services: FanOutDependencies): Promise<FanOutSummary> {
+/** Queues the event to every enabled subscription of its type that may hear of the result. */
+export async function fanOutEvent(
+  event: WebhookEvent,
+  result: { partnerId: string | undefined; exportAudience: boolean },
+  services: FanOutDependencies,
+): Promise<FanOutSummary> {
   const subscriptions = (await services.store.listSubscriptions()).filter(
-    (s) => s.enabled && (s.events as string[]).includes(event.type) && mayHearOf(s, resultPartnerId),
+    (s) => s.enabled && (s.events as string[]).includes(event.type) && mayHearOf(s, result),
   );
   let queued = 0;
   for (const subscription of subscriptions) {

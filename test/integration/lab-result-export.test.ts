@@ -16,11 +16,15 @@ import { exportLabResultMessage } from '../../lib/exports/lab-result-export';
 import { labResultExportDependencies } from '../../lib/exports/lab-result-export-wiring';
 import { DEFAULT_LAB_RESULT_MAX_BYTES, jsonStringBytes } from '../../lib/hl7';
 import { call, startTestStack } from '../support/local-stack';
+import { createPartnerKey } from '../support/operator-cli';
 
 jest.setTimeout(120_000);
 let stack: LocalStack;
+/** demo-lab's own export key (the partner of demo-results-key and demo-hl7-key), made with the keys CLI */
+let labExportKey = '';
 beforeAll(async () => {
   stack = await startTestStack();
+  labExportKey = (await createPartnerKey('demo-lab', ['interop:export:hl7'], 'demo-lab export')).secret;
 });
 afterAll(async () => {
   await stack?.close();
@@ -40,6 +44,19 @@ async function submit(data: Record<string, unknown>): Promise<string> {
 
 const exportResult = (resultId: string, key = 'demo-export-key') =>
   call(stack, 'GET', `/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`, { headers: { 'x-api-key': key, accept: 'application/hl7-v2' } });
+
+/** The result id of the newest version item in the results table (as stored; no API lists a held result's id). */
+async function newestResultId(): Promise<string> {
+  const out = await dynamoDbClient().send(new ScanCommand({ TableName: stack.tables.results }));
+  // version items: pk RESULT#<resultId>, sk VERSION#..., receivedAt (lib/results/result-store.ts)
+  const versions = (out.Items ?? [])
+    .map((item) => unmarshall(item) as { pk: string; sk: string; receivedAt?: string })
+    .filter((v) => v.pk.startsWith('RESULT#') && v.sk.startsWith('VERSION#') && typeof v.receivedAt === 'string')
+    .sort((a, b) => a.receivedAt!.localeCompare(b.receivedAt!));
+  const newest = versions.at(-1);
+  if (!newest) throw new Error('no result version');
+  return newest.pk.slice('RESULT#'.length);
+}
 
 function expectValid(text: string) {
   const report = validateHl7Message(text);
@@ -80,12 +97,12 @@ describe('GET /exportHl7LabResult', () => {
     ).toEqual([]);
   });
 
-  it('an unmatched result: PID-3 is the lab patient id assigned by the sender; valid', async () => {
+  it('an unmatched result, read by its own partner: PID-3 is the lab patient id assigned by the sender; valid', async () => {
     // within CX-1's 15 characters, so PID-3 carries the sender's id as it is
     const labPatient = unique('LP');
     expect(labPatient.length).toBeLessThanOrEqual(IDENTIFIER_LENGTH.cx);
     const resultId = await submit({ patientID: labPatient, results: { testName: 'Potassium', result: '4.1', units: 'mmol/L' } });
-    const res = await exportResult(resultId);
+    const res = await exportResult(resultId, labExportKey);
     expect(res.status).toBe(200);
     expectValid(res.text);
     expect(
@@ -96,6 +113,37 @@ describe('GET /exportHl7LabResult', () => {
         { at: { segment: 'OBX', field: 5 }, value: '4.1' },
       ]),
     ).toEqual([]);
+  });
+
+  it("a result not filed to the chart is its own partner's only: another partner's export key gets the 404 of an unknown id", async () => {
+    const unmatched = await submit({ patientID: unique('LP'), results: { testName: 'HIV-1 RNA', result: 'DETECTED' } });
+    const held = await call(stack, 'POST', '/receiveHl7', {
+      headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' },
+      body: [
+        `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|HOSP|20240301093000||ORU^R01^ORU_R01|${unique('M')}|P|2.5.1`,
+        `PID|1||${unique('L')}^^^DEMO-LAB^MR||Unknown^Person||19800101|F`,
+        `OBR|1||${unique('ACC')}|HIV^HIV-1 RNA^L|||20240301080000|||||||||||||||20240301093000|||F`,
+        'OBX|1|ST|HIV^HIV-1 RNA^L||DETECTED||||||F',
+      ].join('\r'),
+    });
+    expect(held.status).toBe(200);
+    expect(held.text).toContain('MSA|AA|');
+    const heldResultId = await newestResultId();
+    expect(heldResultId).not.toBe(unmatched);
+    const unknown = await exportResult('lr_00000000000000000000000000000000');
+    expect(unknown.status).toBe(404);
+    for (const resultId of [unmatched, heldResultId]) {
+      for (const key of ['demo-export-key', 'demo-export-oru-key']) {
+        const other = await exportResult(resultId, key);
+        expect(other.status).toBe(404);
+        expect(other.json<Record<string, unknown>>()).toEqual({ ...unknown.json<Record<string, unknown>>(), requestId: expect.any(String) });
+        expect(other.text).not.toContain('DETECTED');
+      }
+      expect((await exportResult(resultId, labExportKey)).status).toBe(200);
+    }
+    // a chart result stays every exporter's
+    const filed = await submit({ patientID: 'demo-patient-1', results: { testName: 'Glucose', result: '98' } });
+    expect((await exportResult(filed, 'demo-export-key')).status).toBe(200);
   });
 
   it('a 4 MB (base64) PDF report (kept in S3) comes back whole as OBX ED, plus a text report as TX; valid and round-trips', async () => {

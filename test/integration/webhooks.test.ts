@@ -504,6 +504,34 @@ describe('issue 26: webhook events follow read access', () => {
       expect(r.body).not.toContain('patientMatched');
     }
   });
+
+  it('a result not filed to the chart (a patient id the chart does not know): its own lab hears of it, the export-scope partner does not', async () => {
+    const exporter = await subscribedSink('demo-ehr');
+    const ownLab = await subscribedSink('wh-own-lab');
+    const unfiled = await call(stack, 'POST', '/receiveTestData', {
+      headers: { 'x-api-key': OWN_LAB_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        data: {
+          senderID: 'wh-own-lab',
+          patientID: unique('LABPT'),
+          accessionNumber: unique('UNF'),
+          status: 'final',
+          ResultedDateUTC: '2024-03-02T09:30:00Z',
+          results: { testName: 'HIV-1 RNA', result: 'DETECTED' },
+        },
+      }),
+    });
+    expect(unfiled.status).toBe(200);
+    const unfiledId = unfiled.json<{ resultId: string }>().resultId;
+    // a chart result after it: the exporter hears of that one, so the unfiled one had its chance first
+    const filed = await postLabResult();
+    await until('the chart result at the exporter', () => exporter.receiver.requests.find((r) => r.body.includes(filed.resultId)));
+    await until('its own event at the lab', () => ownLab.receiver.requests.find((r) => r.body.includes(unfiledId)));
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // any further fan-out would have happened by now
+    expect(await resultIdsOf(exporter.id)).toEqual([filed.resultId]);
+    expect(exporter.receiver.requests.map((r) => r.body).join('\n')).not.toContain(unfiledId);
+    expect(await resultIdsOf(ownLab.id)).toEqual([unfiledId]);
+  });
 });
 
 async function secretOf(subscriptionId: string): Promise<string> {
