@@ -24,13 +24,13 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { SchemaEnv } from 'ajv/dist/compile';
-import { _Code } from 'ajv/dist/compile/codegen/code';
 import { inlineRef } from 'ajv/dist/compile/resolve';
-import standaloneCode from 'ajv/dist/standalone';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
 import { UsageError } from '../lib/admin/cli-options';
+import { INTERPRETED_KEYWORDS } from '../lib/schemas/schema-interpreter';
+import { EMAIL, STRING_FORMATS } from '../lib/schemas/string-formats';
 
 export const CompiledSchemas: Array<{ schema: string; output: string }> = [
   { schema: 'schemas/lab-result.schema.json', output: 'lib/results/generated/lab-result.validator.js' },
@@ -40,92 +40,6 @@ export const CompiledSchemas: Array<{ schema: string; output: string }> = [
 ];
 
 const root = path.resolve(__dirname, '..');
-
-/**
- * The function formats the schemas use, verbatim from ajv-formats 3.0.1 dist/formats.js
- * (`fullFormats`): the pieces each needs, and the format definition (only `validate` is read by
- * the `format` keyword). A schema using another function format fails to compile until it is added
- * here.
- */
-const FORMAT_PIECES: Record<string, string> = {
-  isLeapYear: `function isLeapYear(year) {
-    // https://tools.ietf.org/html/rfc3339#appendix-C
-    return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-}`,
-  date: `const DATE = /^(\\d\\d\\d\\d)-(\\d\\d)-(\\d\\d)$/;
-const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-function date(str) {
-    // full-date from http://tools.ietf.org/html/rfc3339#section-5.6
-    const matches = DATE.exec(str);
-    if (!matches)
-        return false;
-    const year = +matches[1];
-    const month = +matches[2];
-    const day = +matches[3];
-    return (month >= 1 &&
-        month <= 12 &&
-        day >= 1 &&
-        day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]));
-}`,
-  getTime: `const TIME = /^(\\d\\d):(\\d\\d):(\\d\\d(?:\\.\\d+)?)(z|([+-])(\\d\\d)(?::?(\\d\\d))?)?$/i;
-function getTime(strictTimeZone) {
-    return function time(str) {
-        const matches = TIME.exec(str);
-        if (!matches)
-            return false;
-        const hr = +matches[1];
-        const min = +matches[2];
-        const sec = +matches[3];
-        const tz = matches[4];
-        const tzSign = matches[5] === "-" ? -1 : 1;
-        const tzH = +(matches[6] || 0);
-        const tzM = +(matches[7] || 0);
-        if (tzH > 23 || tzM > 59 || (strictTimeZone && !tz))
-            return false;
-        if (hr <= 23 && min <= 59 && sec < 60)
-            return true;
-        // leap second
-        const utcMin = min - tzM * tzSign;
-        const utcHr = hr - tzH * tzSign - (utcMin < 0 ? 1 : 0);
-        return (utcHr === 23 || utcHr === -1) && (utcMin === 59 || utcMin === -1) && sec < 61;
-    };
-}`,
-  getDateTime: `const DATE_TIME_SEPARATOR = /t|\\s/i;
-function getDateTime(strictTimeZone) {
-    const time = getTime(strictTimeZone);
-    return function date_time(str) {
-        // http://tools.ietf.org/html/rfc3339#section-5.6
-        const dateTime = str.split(DATE_TIME_SEPARATOR);
-        return dateTime.length === 2 && date(dateTime[0]) && time(dateTime[1]);
-    };
-}`,
-};
-
-const LOCAL_FORMATS: Record<string, { pieces: string[]; definition: string }> = {
-  date: { pieces: ['isLeapYear', 'date'], definition: '{ validate: date }' },
-  'date-time': { pieces: ['isLeapYear', 'date', 'getTime', 'getDateTime'], definition: '{ validate: getDateTime(true) }' },
-};
-
-/** Every `format` a schema uses (the formatMinimum/Maximum keywords of ajv-formats are not supported here). */
-function formatsUsed(node: unknown, found = new Set<string>()): Set<string> {
-  if (Array.isArray(node)) node.forEach((n) => formatsUsed(n, found));
-  else if (node && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      if (/^format(Exclusive)?(Minimum|Maximum)$/.test(key))
-        throw new Error(`${key} is not supported by scripts/compile-schemas.ts (local formats carry no compare)`);
-      if (key === 'format' && typeof value === 'string') found.add(value);
-      else formatsUsed(value, found);
-    }
-  }
-  return found;
-}
-
-/** An expression evaluating to { <format>: { validate } } for the function formats in `names`. */
-function localFormatsCode(names: string[]): string {
-  const pieces = [...new Set(names.flatMap((n) => LOCAL_FORMATS[n]!.pieces))];
-  const entries = names.map((n) => `${JSON.stringify(n)}: ${LOCAL_FORMATS[n]!.definition}`);
-  return `(function () {\n${pieces.map((p) => FORMAT_PIECES[p]).join('\n')}\nreturn { ${entries.join(', ')} };\n})()`;
-}
 
 /** Strings around every boundary of the supported formats (calendar, leap years, leap seconds, offsets, separators). */
 function formatSamples(): string[] {
@@ -193,17 +107,22 @@ function formatSamples(): string[] {
   return [...dates, ...odd, ...times, ...dateTimes];
 }
 
-/** Throws unless each local format accepts exactly what the installed ajv-formats (full mode) accepts. */
-function checkLocalFormats(names: string[], code: string): void {
-  const local = new Function(`return ${code};`)() as Record<string, { validate: (s: string) => boolean }>;
-  const samples = formatSamples();
-  for (const name of names) {
-    const reference = (fullFormats as unknown as Record<string, { validate: (s: string) => boolean }>)[name]!.validate;
-    const mine = local[name]!.validate;
-    for (const sample of samples) {
-      if (mine(sample) !== reference(sample))
-        throw new Error(`local format ${name} differs from ajv-formats on ${JSON.stringify(sample)}: update LOCAL_FORMATS in scripts/compile-schemas.ts`);
+/** Throws unless each format the interpreter carries (lib/schemas/string-formats.ts) is ajv-formats' (full mode): the same regular expression, or the same answer on every sample. */
+export function checkStringFormats(): void {
+  const reference = fullFormats as unknown as Record<string, RegExp | { validate: RegExp | ((s: string) => boolean) }>;
+  const samples = [...formatSamples(), 'a@b.co', 'a.b@c-d.example.org', 'a..b@c.org', '@c.org', 'a@', 'a@b', 'A@B.ORG', 'a b@c.org'];
+  for (const [name, mine] of Object.entries(STRING_FORMATS)) {
+    const format = reference[name];
+    const theirs = format instanceof RegExp ? format : format?.validate;
+    if (!theirs) throw new Error(`format ${name} is not in ajv-formats`);
+    if (theirs instanceof RegExp) {
+      if (name !== 'email' || theirs.source !== EMAIL.source || theirs.flags !== EMAIL.flags)
+        throw new Error(`format ${name}: the regular expression differs from ajv-formats'; update lib/schemas/string-formats.ts`);
+      continue;
     }
+    for (const sample of samples)
+      if (mine(sample) !== theirs(sample))
+        throw new Error(`format ${name} differs from ajv-formats on ${JSON.stringify(sample)}: update lib/schemas/string-formats.ts`);
   }
 }
 
@@ -248,209 +167,80 @@ export function withoutAnnotations(schema: unknown): unknown {
   return out;
 }
 
-/** Options of the standalone code: whether each $ref is a call (false: the compact form we ship) or inlined where ajv's default inlines it. */
-export interface CompileOptions {
-  /**
-   * 'calls' (shipped): every $ref'd definition is one function, called from each place that
-   * references it, and errors are appended by one shared helper. 'inlined': ajv's defaults
-   * (a definition without $refs of its own is copied into every place that references it), the
-   * form shipped before; kept so test/schemas-compact-equivalence.test.ts can compare the two.
-   */
-  refs: 'calls' | 'inlined';
-}
-
-/** The helper the compact code appends each error with (same object, same key order as ajv's). */
-/**
- * ajv's messages for keywords whose message is a function of the error's params alone (ajv 8
- * lib/vocabularies). A call site may leave the message out only when this table, run at compile
- * time on that site's literal params, gives exactly the message ajv wrote there.
- */
-const ERROR_MESSAGE_CODE: Record<string, string> = {
-  type: `(p) => "must be " + p.type`,
-  required: `(p) => "must have required property '" + p.missingProperty + "'"`,
-  minLength: `(p) => "must NOT have fewer than " + p.limit + " characters"`,
-  maxLength: `(p) => "must NOT have more than " + p.limit + " characters"`,
-  minItems: `(p) => "must NOT have fewer than " + p.limit + " items"`,
-  maxItems: `(p) => "must NOT have more than " + p.limit + " items"`,
-  minProperties: `(p) => "must NOT have fewer than " + p.limit + " properties"`,
-  maxProperties: `(p) => "must NOT have more than " + p.limit + " properties"`,
-  pattern: `(p) => 'must match pattern "' + p.pattern + '"'`,
-  format: `(p) => 'must match format "' + p.format + '"'`,
-};
-const errorMessages = Object.fromEntries(
-  Object.entries(ERROR_MESSAGE_CODE).map(([keyword, code]) => [keyword, new Function(`return ${code};`)() as (params: unknown) => string]),
-);
+const INTERPRETED = new Set<string>(Object.values(INTERPRETED_KEYWORDS).flat());
 
 /**
- * The helper the compact code appends each error with (same object, same key order as ajv's);
- * with the messages of `keywords` (those whose message some call site leaves out).
+ * Throws unless lib/schemas/schema-interpreter.ts interprets `schema` as ajv does: only the
+ * keywords it knows (INTERPRETED_KEYWORDS), a `$ref` alone in its schema and pointing into the same
+ * document, `items` a single schema, `dependencies` name lists, enum values that are not objects,
+ * formats it carries, no `$ref` under propertyNames, and a boolean schema only as
+ * `additionalProperties`.
  */
-function pushErrorHelper(keywords: Set<string>): string {
-  const push = `  const err = { instancePath, schemaPath, keyword, params, message };
-  if (vErrors === null) return [err];
-  vErrors.push(err);
-  return vErrors;
-}`;
-  if (keywords.size === 0) return `function pushError(vErrors, instancePath, schemaPath, keyword, params, message) {\n${push}`;
-  const table = [...keywords].sort().map((k) => `  ${k}: ${ERROR_MESSAGE_CODE[k]},`);
-  return `const errorMessages = {\n${table.join('\n')}\n};\nfunction pushError(vErrors, instancePath, schemaPath, keyword, params, message = errorMessages[keyword](params)) {\n${push}`;
-}
-
-/** The value of a generated expression when it is a literal (no names), else undefined. */
-function literalValue(expression: string): { value: unknown } | undefined {
-  try {
-    return { value: new Function(`"use strict"; return (${expression});`)() as unknown };
-  } catch {
-    return undefined;
+export function checkInterpretable(schema: unknown, at = '#'): void {
+  const fail = (why: string): never => {
+    throw new Error(`${at}: ${why} (not interpreted by lib/schemas/schema-interpreter.ts; add it there and to its equivalence test)`);
+  };
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) fail('a schema must be an object');
+  const node = schema as Record<string, unknown>;
+  for (const key of Object.keys(node)) if (!INTERPRETED.has(key)) fail(`keyword ${key}`);
+  if (node.$ref !== undefined) {
+    if (typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) fail(`$ref ${String(node.$ref)}`);
+    if (Object.keys(node).length > 1) fail('$ref beside other keywords');
   }
-}
-
-/** True when the message ajv wrote is what errorMessages gives for the same literal params. */
-function messageFollowsFromParams(keyword: string, params: string, message: string): boolean {
-  const render = errorMessages[JSON.parse(keyword) as string];
-  const literalParams = literalValue(params);
-  const literalMessage = literalValue(message);
-  return !!render && !!literalParams && !!literalMessage && render(literalParams.value) === literalMessage.value;
-}
-
-/**
- * ajv writes every error as `const errN = {instancePath,schemaPath,keyword,params,message};
- * if(vErrors === null){vErrors = [errN];}else {vErrors.push(errN);}errors++;` (~270 bytes, 252
- * times in the lab result validator). The compact form calls a helper (pushErrorHelper) instead: the same
- * object in the same array, the same count; the message is left to the helper where it follows
- * from the (literal) params as checked at compile time.
- */
-const AJV_ERROR_STATEMENT =
-  /const (err\d+) = \{instancePath(?::(.*?))?,schemaPath:("[^"]*"),keyword:("[^"]*"),params:(\{.*?\}),message:((?:"(?:[^"\\]|\\.)*"\+?)+)\};if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
-
-/** The arguments of pushError for one ajv error statement (instancePath, schemaPath, keyword, params, message). */
-function pushErrorArguments(statement: string, instancePath: string | undefined, fields: string[]): string[] {
-  const args = [instancePath ?? 'instancePath', ...fields.slice(0, 4)];
-  // a lazily matched field stays inside its own statement
-  if (args.some((f) => /const err\d+ = |vErrors|;/.test(f))) throw new Error(`unexpected ajv error statement: ${statement.slice(0, 200)}`);
-  return args;
+  const sub = (value: unknown, where: string): void => checkInterpretable(value, `${at}/${where}`);
+  for (const [name, def] of Object.entries((node.definitions ?? {}) as object)) sub(def, `definitions/${name}`);
+  for (const [name, prop] of Object.entries((node.properties ?? {}) as object)) sub(prop, `properties/${name}`);
+  for (const keyword of ['items', 'propertyNames', 'if', 'then', 'else']) if (node[keyword] !== undefined) sub(node[keyword], keyword);
+  if (node.propertyNames !== undefined && JSON.stringify(node.propertyNames).includes('"$ref"')) fail('$ref under propertyNames');
+  if (node.additionalProperties !== undefined && typeof node.additionalProperties !== 'boolean') sub(node.additionalProperties, 'additionalProperties');
+  if (node.oneOf !== undefined) (node.oneOf as unknown[]).forEach((branch, i) => sub(branch, `oneOf/${i}`));
+  if (node.dependencies !== undefined) for (const deps of Object.values(node.dependencies as object)) if (!Array.isArray(deps)) fail('a schema dependency');
+  if (node.enum !== undefined && (node.enum as unknown[]).some((v) => v !== null && typeof v === 'object')) fail('an object in enum');
+  if (node.format !== undefined && !STRING_FORMATS[node.format as string]) fail(`format ${String(node.format)}`);
 }
 
 /**
- * The code with each ajv error statement (of exactly the five usual fields) as a pushError call,
- * and the helper. A keyword's message is left to the helper when at least 3 call sites can leave
- * it out (fewer would not pay for its entry in the table).
+ * The `$ref`s ajv compiles as functions of their own (inlineRefs default: a definition with a $ref
+ * inside is called, one without is inlined), from ajv's own compiled schema: their errors'
+ * schemaPaths start at `#`, where an inlined definition's start at the `$ref`.
  */
-function withPushErrorHelper(code: string): string {
-  for (const name of ['pushError', 'errorMessages']) if (code.includes(name)) throw new Error(`generated code already uses the name ${name}`);
-  const derivable = new Map<string, number>();
-  for (const [statement, , instancePath, ...fields] of code.matchAll(AJV_ERROR_STATEMENT)) {
-    const [, , keyword, params, message] = pushErrorArguments(statement, instancePath, fields);
-    if (messageFollowsFromParams(keyword!, params!, message!)) derivable.set(keyword!, (derivable.get(keyword!) ?? 0) + 1);
-  }
-  const derived = new Set([...derivable].filter(([, sites]) => sites >= 3).map(([keyword]) => JSON.parse(keyword) as string));
-  const out = code.replace(AJV_ERROR_STATEMENT, (statement: string, _name: string, instancePath: string | undefined, ...fields: string[]) => {
-    const args = pushErrorArguments(statement, instancePath, fields);
-    if (derived.has(JSON.parse(args[2]!) as string) && messageFollowsFromParams(args[2]!, args[3]!, args[4]!)) args.pop();
-    return `vErrors = pushError(vErrors, ${args.join(', ')});errors++;`;
-  });
-  return `${out}\n${pushErrorHelper(derived)}`;
-}
-
-/** The index just past the JSON value starting at `start` (objects, arrays, strings, literals). */
-function jsonValueEnd(code: string, start: number): number {
-  let depth = 0;
-  for (let i = start; i < code.length; i++) {
-    const c = code[i];
-    if (c === '"') {
-      for (i++; code[i] !== '"'; i++) if (code[i] === '\\') i++;
-    } else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') depth--;
-    if (depth === 0 && (c === '}' || c === ']' || c === '"')) return i + 1;
-  }
-  throw new Error('unterminated JSON value in generated code');
-}
-
-/**
- * ajv declares each compiled (sub)schema as `const schemaN = {...}` (the lab result's whole
- * schema, ~10 KB, in every bundle) though the code reads only a few values of them (the `type`
- * list of a union type, an `enum` list, for an error's params). Each declaration keeps just the
- * paths the code reads, the same values at the same paths; one read by nothing is dropped.
- */
-function withPrunedSchemaConstants(code: string): string {
-  const declaration = /const (schema\d+) = /g;
-  let out = '';
-  let from = 0;
-  for (let m = declaration.exec(code); m; m = declaration.exec(code)) {
-    const name = m[1]!;
-    const valueStart = m.index + m[0].length;
-    const valueEnd = jsonValueEnd(code, valueStart);
-    if (code[valueEnd] !== ';') throw new Error(`${name}: unexpected declaration`);
-    const value = JSON.parse(code.slice(valueStart, valueEnd)) as unknown;
-    const rest = code.slice(0, m.index) + code.slice(valueEnd + 1);
-    const reads = [...rest.matchAll(new RegExp(`\\b${name}\\b((?:\\.[A-Za-z_$][\\w$]*|\\["[^"\\\\]*"\\])*)`, 'g'))].map((r) =>
-      [...r[1]!.matchAll(/\.([A-Za-z_$][\w$]*)|\["([^"\\]*)"\]/g)].map((k) => k[1] ?? k[2]!),
-    );
-    out += code.slice(from, m.index);
-    from = valueEnd + 1;
-    if (reads.length === 0) continue;
-    if (reads.some((keys) => keys.length === 0)) {
-      out += code.slice(m.index, valueEnd + 1);
-      continue;
-    }
-    const kept: Record<string, unknown> = {};
-    for (const keys of reads) {
-      let source = value as Record<string, unknown>;
-      let target = kept;
-      keys.forEach((key, i) => {
-        if (!source || typeof source !== 'object' || !(key in source)) throw new Error(`${name}.${keys.join('.')} is not in the schema`);
-        if (i === keys.length - 1) target[key] = source[key];
-        else {
-          target = (target[key] ??= {}) as Record<string, unknown>;
-          source = source[key] as Record<string, unknown>;
-        }
-      });
-    }
-    out += `const ${name} = ${JSON.stringify(kept)};`;
-  }
-  return out + code.slice(from);
-}
-
-/**
- * With inlineRefs off, a definition ajv used to inline is its own function, whose error
- * schemaPaths start at its own root (`#/pattern`); inlined, they started at the $ref
- * (`#/definitions/id/pattern`), which lib/results/validation.ts reads to word its messages. Each
- * such function's schemaPaths get their $ref back, so every error is the same object as before.
- */
-function restoreInlinedSchemaPaths(root: SchemaEnv): void {
-  for (const [ref, env] of Object.entries(root.refs)) {
-    if (!(env instanceof SchemaEnv) || !inlineRef(env.schema, true)) continue;
-    const fragment = ref.slice(ref.indexOf('#'));
-    if (!fragment.startsWith('#/') || !env.validate?.source) throw new Error(`unexpected $ref ${ref}`);
-    const source = env.validate.source;
-    if (source.validateCode.includes('schemaPath:"#"')) throw new Error(`${ref}: an error at the definition's root schemaPath`);
-    source.validateCode = source.validateCode.split('schemaPath:"#/').join(`schemaPath:"${fragment}/`);
-  }
-}
-
-export function compileSchema(schemaFile: string, options: CompileOptions = { refs: 'calls' }): string {
-  const schema = withoutAnnotations(JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8'))) as object;
-  const functionFormats = [...formatsUsed(schema)].filter((name) => !((fullFormats as Record<string, unknown>)[name] instanceof RegExp)).sort();
-  for (const name of functionFormats)
-    if (!LOCAL_FORMATS[name]) throw new Error(`format ${name} (${schemaFile}) has no local implementation in scripts/compile-schemas.ts`);
-  const formatsCode = functionFormats.length ? localFormatsCode(functionFormats) : undefined;
-  if (formatsCode) checkLocalFormats(functionFormats, formatsCode);
-  const calls = options.refs === 'calls';
-  // code.formats set before addFormats: ajv-formats keeps it instead of its require("ajv-formats/dist/formats")
-  const ajv = new Ajv({
-    code: { source: true, esm: false, ...(formatsCode ? { formats: new _Code(formatsCode) } : {}) },
-    allErrors: true,
-    strict: true,
-    allowUnionTypes: true,
-    ...(calls ? { inlineRefs: false } : {}),
-  });
+function calledRefs(schema: object): string[] {
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, code: { source: true } });
   addFormats(ajv);
   const validate = ajv.compile(schema);
-  if (calls) restoreInlinedSchemaPaths((validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root);
-  let source = standaloneCode(ajv, validate);
-  if (source.includes('ajv-formats')) throw new Error(`${schemaFile}: the standalone validator still requires ajv-formats`);
-  if (calls) source = withPrunedSchemaConstants(withPushErrorHelper(source));
-  return `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n${source}\n`;
+  const root = (validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root;
+  const called: string[] = [];
+  for (const [ref, env] of Object.entries(root.refs)) {
+    if (!(env instanceof SchemaEnv)) continue;
+    if (inlineRef(env.schema, true)) throw new Error(`${ref}: ajv calls a definition it could inline`);
+    called.push(ref.slice(ref.indexOf('#')));
+  }
+  return called.sort();
+}
+
+/** The generated module of `schemaFile`: its schema (without annotations, $schema and $id) handed to the interpreter. */
+export function compileSchema(schemaFile: string): string {
+  checkStringFormats();
+  const schema = withoutAnnotations(JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8'))) as Record<string, unknown>;
+  checkInterpretable(schema);
+  const called = calledRefs(schema);
+  const data = Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$schema' && key !== '$id'));
+  const output = CompiledSchemas.find((s) => s.schema === schemaFile)?.output;
+  if (!output) throw new Error(`${schemaFile} is not in CompiledSchemas`);
+  const runtime = path
+    .relative(path.dirname(path.join(root, output)), path.join(root, 'lib/schemas/schema-interpreter'))
+    .split(path.sep)
+    .join('/');
+  return [
+    '/* eslint-disable */',
+    `// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit`,
+    '"use strict";',
+    `const { interpretedValidator } = require(${JSON.stringify(runtime)});`,
+    `const validate = interpretedValidator(${JSON.stringify(data)}, ${JSON.stringify(called)});`,
+    'module.exports = validate;',
+    'module.exports.default = validate;',
+    '',
+  ].join('\n');
 }
 
 const declaration = `import type { CompiledValidator } from '../../schemas/compiled-validator';\ndeclare const validate: CompiledValidator;\nexport = validate;\n`;
