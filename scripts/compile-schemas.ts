@@ -24,7 +24,10 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { SchemaEnv } from 'ajv/dist/compile';
+import { _Code } from 'ajv/dist/compile/codegen/code';
 import { inlineRef } from 'ajv/dist/compile/resolve';
+import standaloneCode from 'ajv/dist/standalone';
+import { buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
@@ -218,29 +221,284 @@ function calledRefs(schema: object): string[] {
   return called.sort();
 }
 
-/** The generated module of `schemaFile`: its schema (without annotations, $schema and $id) handed to the interpreter. */
-export function compileSchema(schemaFile: string): string {
+/**
+ * ajv's messages for keywords whose message is a function of the error's params alone (ajv 8
+ * lib/vocabularies). A call site may leave the message out only when this table, run at compile
+ * time on that site's literal params, gives exactly the message ajv wrote there.
+ */
+const ERROR_MESSAGE_CODE: Record<string, string> = {
+  type: `(p) => "must be " + p.type`,
+  required: `(p) => "must have required property '" + p.missingProperty + "'"`,
+  minLength: `(p) => "must NOT have fewer than " + p.limit + " characters"`,
+  maxLength: `(p) => "must NOT have more than " + p.limit + " characters"`,
+  minItems: `(p) => "must NOT have fewer than " + p.limit + " items"`,
+  maxItems: `(p) => "must NOT have more than " + p.limit + " items"`,
+  minProperties: `(p) => "must NOT have fewer than " + p.limit + " properties"`,
+  maxProperties: `(p) => "must NOT have more than " + p.limit + " properties"`,
+  pattern: `(p) => 'must match pattern "' + p.pattern + '"'`,
+  format: `(p) => 'must match format "' + p.format + '"'`,
+};
+const errorMessages = Object.fromEntries(
+  Object.entries(ERROR_MESSAGE_CODE).map(([keyword, code]) => [keyword, new Function(`return ${code};`)() as (params: unknown) => string]),
+);
+
+/**
+ * The helper the compact code appends each error with (same object, same key order as ajv's);
+ * with the messages of `keywords` (those whose message some call site leaves out).
+ */
+function pushErrorHelper(keywords: Set<string>): string {
+  const push = `  const err = { instancePath, schemaPath, keyword, params, message };
+  if (vErrors === null) return [err];
+  vErrors.push(err);
+  return vErrors;
+}`;
+  if (keywords.size === 0) return `function pushError(vErrors, instancePath, schemaPath, keyword, params, message) {\n${push}`;
+  const table = [...keywords].sort().map((k) => `  ${k}: ${ERROR_MESSAGE_CODE[k]},`);
+  return `const errorMessages = {\n${table.join('\n')}\n};\nfunction pushError(vErrors, instancePath, schemaPath, keyword, params, message = errorMessages[keyword](params)) {\n${push}`;
+}
+
+/** The value of a generated expression when it is a literal (no names), else undefined. */
+function literalValue(expression: string): { value: unknown } | undefined {
+  try {
+    return { value: new Function(`"use strict"; return (${expression});`)() as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the message ajv wrote is what errorMessages gives for the same literal params. */
+function messageFollowsFromParams(keyword: string, params: string, message: string): boolean {
+  const render = errorMessages[JSON.parse(keyword) as string];
+  const literalParams = literalValue(params);
+  const literalMessage = literalValue(message);
+  return !!render && !!literalParams && !!literalMessage && render(literalParams.value) === literalMessage.value;
+}
+
+/**
+ * ajv writes every error as `const errN = {instancePath,schemaPath,keyword,params,message};
+ * if(vErrors === null){vErrors = [errN];}else {vErrors.push(errN);}errors++;` (~270 bytes, 252
+ * times in the lab result validator). The compact form calls a helper (pushErrorHelper) instead: the same
+ * object in the same array, the same count; the message is left to the helper where it follows
+ * from the (literal) params as checked at compile time.
+ */
+const AJV_ERROR_STATEMENT =
+  /const (err\d+) = \{instancePath(?::(.*?))?,schemaPath:("[^"]*"),keyword:("[^"]*"),params:(\{.*?\}),message:((?:"(?:[^"\\]|\\.)*"\+?)+)\};if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
+
+/** The arguments of pushError for one ajv error statement (instancePath, schemaPath, keyword, params, message). */
+function pushErrorArguments(statement: string, instancePath: string | undefined, fields: string[]): string[] {
+  const args = [instancePath ?? 'instancePath', ...fields.slice(0, 4)];
+  // a lazily matched field stays inside its own statement
+  if (args.some((f) => /const err\d+ = |vErrors|;/.test(f))) throw new Error(`unexpected ajv error statement: ${statement.slice(0, 200)}`);
+  return args;
+}
+
+/**
+ * The code with each ajv error statement (of exactly the five usual fields) as a pushError call,
+ * and the helper. A keyword's message is left to the helper when at least 3 call sites can leave
+ * it out (fewer would not pay for its entry in the table).
+ */
+function withPushErrorHelper(code: string): string {
+  for (const name of ['pushError', 'errorMessages']) if (code.includes(name)) throw new Error(`generated code already uses the name ${name}`);
+  const derivable = new Map<string, number>();
+  for (const [statement, , instancePath, ...fields] of code.matchAll(AJV_ERROR_STATEMENT)) {
+    const [, , keyword, params, message] = pushErrorArguments(statement, instancePath, fields);
+    if (messageFollowsFromParams(keyword!, params!, message!)) derivable.set(keyword!, (derivable.get(keyword!) ?? 0) + 1);
+  }
+  const derived = new Set([...derivable].filter(([, sites]) => sites >= 3).map(([keyword]) => JSON.parse(keyword) as string));
+  const out = code.replace(AJV_ERROR_STATEMENT, (statement: string, _name: string, instancePath: string | undefined, ...fields: string[]) => {
+    const args = pushErrorArguments(statement, instancePath, fields);
+    if (derived.has(JSON.parse(args[2]!) as string) && messageFollowsFromParams(args[2]!, args[3]!, args[4]!)) args.pop();
+    return `vErrors = pushError(vErrors, ${args.join(', ')});errors++;`;
+  });
+  return `${out}\n${pushErrorHelper(derived)}`;
+}
+
+/** The index just past the JSON value starting at `start` (objects, arrays, strings, literals). */
+function jsonValueEnd(code: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < code.length; i++) {
+    const c = code[i];
+    if (c === '"') {
+      for (i++; code[i] !== '"'; i++) if (code[i] === '\\') i++;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    if (depth === 0 && (c === '}' || c === ']' || c === '"')) return i + 1;
+  }
+  throw new Error('unterminated JSON value in generated code');
+}
+
+/**
+ * ajv declares each compiled (sub)schema as `const schemaN = {...}` (the lab result's whole
+ * schema, ~10 KB, in every bundle) though the code reads only a few values of them (the `type`
+ * list of a union type, an `enum` list, for an error's params). Each declaration keeps just the
+ * paths the code reads, the same values at the same paths; one read by nothing is dropped.
+ */
+function withPrunedSchemaConstants(code: string): string {
+  const declaration = /const (schema\d+) = /g;
+  let out = '';
+  let from = 0;
+  for (let m = declaration.exec(code); m; m = declaration.exec(code)) {
+    const name = m[1]!;
+    const valueStart = m.index + m[0].length;
+    const valueEnd = jsonValueEnd(code, valueStart);
+    if (code[valueEnd] !== ';') throw new Error(`${name}: unexpected declaration`);
+    const value = JSON.parse(code.slice(valueStart, valueEnd)) as unknown;
+    const rest = code.slice(0, m.index) + code.slice(valueEnd + 1);
+    const reads = [...rest.matchAll(new RegExp(`\\b${name}\\b((?:\\.[A-Za-z_$][\\w$]*|\\["[^"\\\\]*"\\])*)`, 'g'))].map((r) =>
+      [...r[1]!.matchAll(/\.([A-Za-z_$][\w$]*)|\["([^"\\]*)"\]/g)].map((k) => k[1] ?? k[2]!),
+    );
+    out += code.slice(from, m.index);
+    from = valueEnd + 1;
+    if (reads.length === 0) continue;
+    if (reads.some((keys) => keys.length === 0)) {
+      out += code.slice(m.index, valueEnd + 1);
+      continue;
+    }
+    const kept: Record<string, unknown> = {};
+    for (const keys of reads) {
+      let source = value as Record<string, unknown>;
+      let target = kept;
+      keys.forEach((key, i) => {
+        if (!source || typeof source !== 'object' || !(key in source)) throw new Error(`${name}.${keys.join('.')} is not in the schema`);
+        if (i === keys.length - 1) target[key] = source[key];
+        else {
+          target = (target[key] ??= {}) as Record<string, unknown>;
+          source = source[key] as Record<string, unknown>;
+        }
+      });
+    }
+    out += `const ${name} = ${JSON.stringify(kept)};`;
+  }
+  return out + code.slice(from);
+}
+
+/**
+ * With inlineRefs off, a definition ajv used to inline is its own function, whose error
+ * schemaPaths start at its own root (`#/pattern`); inlined, they started at the $ref
+ * (`#/definitions/id/pattern`), which lib/results/validation.ts reads to word its messages. Each
+ * such function's schemaPaths get their $ref back, so every error is the same object as before.
+ */
+function restoreInlinedSchemaPaths(root: SchemaEnv): void {
+  for (const [ref, env] of Object.entries(root.refs)) {
+    if (!(env instanceof SchemaEnv) || !inlineRef(env.schema, true)) continue;
+    const fragment = ref.slice(ref.indexOf('#'));
+    if (!fragment.startsWith('#/') || !env.validate?.source) throw new Error(`unexpected $ref ${ref}`);
+    const source = env.validate.source;
+    if (source.validateCode.includes('schemaPath:"#"')) throw new Error(`${ref}: an error at the definition's root schemaPath`);
+    source.validateCode = source.validateCode.split('schemaPath:"#/').join(`schemaPath:"${fragment}/`);
+  }
+}
+
+/** Every `format` a schema uses. */
+function formatsUsed(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) node.forEach((n) => formatsUsed(n, found));
+  else if (node && typeof node === 'object')
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'format' && typeof value === 'string') found.add(value);
+      else formatsUsed(value, found);
+    }
+  return found;
+}
+
+/** `lib/schemas/<module>` as a require path from the directory of `output`. */
+function requirePath(output: string, module: string): string {
+  const relative = path
+    .relative(path.dirname(path.join(root, output)), path.join(root, 'lib/schemas', module))
+    .split(path.sep)
+    .join('/');
+  return relative.startsWith('.') ? relative : `./${relative}`;
+}
+
+const generatedHeader = (schemaFile: string): string => `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n`;
+
+/** The schema file without its annotations, checked to be one the interpreter runs as ajv does. */
+function readSchema(schemaFile: string): Record<string, unknown> {
   checkStringFormats();
   const schema = withoutAnnotations(JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8'))) as Record<string, unknown>;
   checkInterpretable(schema);
-  const called = calledRefs(schema);
+  return schema;
+}
+
+/** The interpreted form: the schema (without annotations, $schema and $id) as data handed to lib/schemas/schema-interpreter.ts. */
+export function interpretedModule(schemaFile: string, output: string): string {
+  const schema = readSchema(schemaFile);
   const data = Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$schema' && key !== '$id'));
-  const output = CompiledSchemas.find((s) => s.schema === schemaFile)?.output;
-  if (!output) throw new Error(`${schemaFile} is not in CompiledSchemas`);
-  const runtime = path
-    .relative(path.dirname(path.join(root, output)), path.join(root, 'lib/schemas/schema-interpreter'))
-    .split(path.sep)
-    .join('/');
   return [
-    '/* eslint-disable */',
-    `// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit`,
-    '"use strict";',
-    `const { interpretedValidator } = require(${JSON.stringify(runtime)});`,
-    `const validate = interpretedValidator(${JSON.stringify(data)}, ${JSON.stringify(called)});`,
+    `${generatedHeader(schemaFile)}"use strict";`,
+    `const { interpretedValidator } = require(${JSON.stringify(requirePath(output, 'schema-interpreter'))});`,
+    `const validate = interpretedValidator(${JSON.stringify(data)}, ${JSON.stringify(calledRefs(schema))});`,
     'module.exports = validate;',
     'module.exports.default = validate;',
     '',
   ].join('\n');
+}
+
+/**
+ * The standalone form: ajv's standalone code, compacted (each $ref'd definition one function, errors
+ * appended by one helper, schema constants pruned); its function formats required from
+ * lib/schemas/string-formats.ts (not ajv-formats, every format).
+ */
+export function standaloneModule(schemaFile: string, output: string): string {
+  const schema = readSchema(schemaFile);
+  // each format as ajv's code calls it ({ validate } or a regular expression), from the smallest module that has it
+  const stringFormats = `require(${JSON.stringify(requirePath(output, 'string-formats'))})`;
+  const formatCode: Record<string, string> = {
+    date: `{ validate: require(${JSON.stringify(requirePath(output, 'date-format'))}).date }`,
+    'date-time': `{ validate: ${stringFormats}.STRING_FORMATS["date-time"] }`,
+    email: `${stringFormats}.EMAIL`,
+  };
+  const used = [...formatsUsed(schema)].sort();
+  const formatsCode = `({ ${used.map((name) => `${JSON.stringify(name)}: ${formatCode[name]!}`).join(', ')} })`;
+  // code.formats set before addFormats: ajv-formats keeps it instead of its require("ajv-formats/dist/formats")
+  const ajv = new Ajv({
+    code: { source: true, esm: false, formats: new _Code(formatsCode) },
+    allErrors: true,
+    strict: true,
+    allowUnionTypes: true,
+    inlineRefs: false,
+  });
+  addFormats(ajv);
+  const validate = ajv.compile(schema);
+  restoreInlinedSchemaPaths((validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root);
+  const source = standaloneCode(ajv, validate);
+  if (source.includes('ajv-formats')) throw new Error(`${schemaFile}: the standalone validator still requires ajv-formats`);
+  return `${generatedHeader(schemaFile)}${withPrunedSchemaConstants(withPushErrorHelper(source))}\n`;
+}
+
+/** Bytes of `code` bundled with what it requires (the interpreter, ajv's ucs2length), minified as in the Lambda bundles (scripts/build.ts). */
+export function bundledSize(code: string, output: string): number {
+  const result = buildSync({
+    stdin: { contents: code, resolveDir: path.dirname(path.join(root, output)), loader: 'js', sourcefile: output },
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    legalComments: 'none',
+    write: false,
+  });
+  return result.outputFiles[0]!.contents.length;
+}
+
+/**
+ * The generated module of `schemaFile` and both forms' bundled sizes: the interpreted form unless the
+ * standalone code is smaller than the schema's data and the interpreter together (a small schema,
+ * in a function carrying no other validator, pays less for ajv's code than for the interpreter).
+ */
+export function compileSchemaForms(schemaFile: string): { code: string; form: 'interpreted' | 'standalone'; interpreted: number; standalone: number } {
+  const output = CompiledSchemas.find((s) => s.schema === schemaFile)?.output;
+  if (!output) throw new Error(`${schemaFile} is not in CompiledSchemas`);
+  const interpretedCode = interpretedModule(schemaFile, output);
+  const standaloneText = standaloneModule(schemaFile, output);
+  const interpreted = bundledSize(interpretedCode, output);
+  const standalone = bundledSize(standaloneText, output);
+  return standalone < interpreted
+    ? { code: standaloneText, form: 'standalone', interpreted, standalone }
+    : { code: interpretedCode, form: 'interpreted', interpreted, standalone };
+}
+
+export function compileSchema(schemaFile: string): string {
+  return compileSchemaForms(schemaFile).code;
 }
 
 const declaration = `import type { CompiledValidator } from '../../schemas/compiled-validator';\ndeclare const validate: CompiledValidator;\nexport = validate;\n`;
@@ -263,9 +521,10 @@ export function main(argv: string[], io: CliIo): Promise<number> {
     for (const { schema, output } of CompiledSchemas) {
       const out = path.join(root, output);
       mkdirSync(path.dirname(out), { recursive: true });
-      writeFileSync(out, compileSchema(schema));
+      const compiled = compileSchemaForms(schema);
+      writeFileSync(out, compiled.code);
       writeFileSync(out.replace(/\.js$/, '.d.ts'), declaration);
-      io.out(`${schema} -> ${output}\n`);
+      io.out(`${schema} -> ${output} (${compiled.form}; bundled, minified: interpreted ${compiled.interpreted} B, standalone ${compiled.standalone} B)\n`);
     }
     return 0;
   });

@@ -88,7 +88,7 @@ function push(
 const run =
   (checks: Check[]): Check =>
   (data, path, errors, propertyName) => {
-    for (const check of checks) check(data, path, errors, propertyName);
+    for (let i = 0; i < checks.length; i++) checks[i]!(data, path, errors, propertyName);
   };
 
 /**
@@ -143,7 +143,8 @@ export function interpretedValidator(root: SchemaNode, calledRefs: string[]): Co
     if (schema.if !== undefined && (schema.then !== undefined || schema.else !== undefined)) checks.push(ifCheck(schema, at));
     for (const group of ['string', 'array', 'object'] as const) {
       if (!has(group)) continue;
-      const inner = run(group === 'string' ? stringChecks(schema, at) : group === 'array' ? arrayChecks(schema, at) : objectChecks(schema, at));
+      const groupChecks = group === 'string' ? stringChecks(schema, at) : group === 'array' ? arrayChecks(schema, at) : objectChecks(schema, at);
+      const inner = groupChecks.length === 1 ? groupChecks[0]! : run(groupChecks);
       const is = IS_TYPE[group]!;
       const reportsType = typedGroupReportsType && types[0] === group;
       checks.push((data, path, errors, propertyName) => {
@@ -203,34 +204,30 @@ export function interpretedValidator(root: SchemaNode, calledRefs: string[]): Co
     };
   }
 
+  /** One check for the string keywords (the commonest schema: one call per string). */
   function stringChecks(schema: SchemaNode, at: string): Check[] {
-    const checks: Check[] = [];
     const max = schema.maxLength as number | undefined;
     const min = schema.minLength as number | undefined;
-    if (max !== undefined || min !== undefined)
-      checks.push((data, path, errors, propertyName) => {
-        const length = codePoints(data as string);
-        if (max !== undefined && length > max)
-          push(errors, path, `${at}/maxLength`, 'maxLength', { limit: max }, `must NOT have more than ${max} characters`, propertyName);
-        if (min !== undefined && length < min)
-          push(errors, path, `${at}/minLength`, 'minLength', { limit: min }, `must NOT have fewer than ${min} characters`, propertyName);
-      });
     const pattern = schema.pattern as string | undefined;
-    if (pattern !== undefined) {
-      const regExp = new RegExp(pattern, 'u');
-      checks.push((data, path, errors, propertyName) => {
-        if (!regExp.test(data as string)) push(errors, path, `${at}/pattern`, 'pattern', { pattern }, `must match pattern "${pattern}"`, propertyName);
-      });
-    }
+    const regExp = pattern === undefined ? undefined : new RegExp(pattern, 'u');
     const format = schema.format as string | undefined;
-    if (format !== undefined) {
-      const valid = STRING_FORMATS[format];
-      if (!valid) throw new Error(`unsupported format ${format}`);
-      checks.push((data, path, errors, propertyName) => {
-        if (!valid(data as string)) push(errors, path, `${at}/format`, 'format', { format }, `must match format "${format}"`, propertyName);
-      });
-    }
-    return checks;
+    const hasFormat = format === undefined ? undefined : STRING_FORMATS[format];
+    if (format !== undefined && !hasFormat) throw new Error(`unsupported format ${format}`);
+    return [
+      (data, path, errors, propertyName) => {
+        const text = data as string;
+        // code points lie between half the UTF-16 length and the length: counted only when that decides
+        if ((max !== undefined && text.length > max) || (min !== undefined && text.length / 2 < min)) {
+          const length = codePoints(text);
+          if (max !== undefined && length > max)
+            push(errors, path, `${at}/maxLength`, 'maxLength', { limit: max }, `must NOT have more than ${max} characters`, propertyName);
+          if (min !== undefined && length < min)
+            push(errors, path, `${at}/minLength`, 'minLength', { limit: min }, `must NOT have fewer than ${min} characters`, propertyName);
+        }
+        if (regExp && !regExp.test(text)) push(errors, path, `${at}/pattern`, 'pattern', { pattern }, `must match pattern "${pattern}"`, propertyName);
+        if (hasFormat && !hasFormat(text)) push(errors, path, `${at}/format`, 'format', { format }, `must match format "${format}"`, propertyName);
+      },
+    ];
   }
 
   function arrayChecks(schema: SchemaNode, at: string): Check[] {
@@ -333,14 +330,19 @@ export function interpretedValidator(root: SchemaNode, calledRefs: string[]): Co
               );
         });
       }
-    for (const property of properties) {
-      const check = compile((schema.properties as Record<string, SchemaNode>)[property]!, `${at}/properties/${encodeURIComponent(pointerEscape(property))}`);
-      const suffix = `/${pointerEscape(property)}`;
+    const present = properties.map((property) => ({
+      property,
+      suffix: `/${pointerEscape(property)}`,
+      check: compile((schema.properties as Record<string, SchemaNode>)[property]!, `${at}/properties/${encodeURIComponent(pointerEscape(property))}`),
+    }));
+    if (present.length > 0)
       checks.push((data, path, errors, propertyName) => {
-        const value = (data as Data)[property];
-        if (value !== undefined) check(value, path + suffix, errors, propertyName);
+        for (let i = 0; i < present.length; i++) {
+          const { property, suffix, check } = present[i]!;
+          const value = (data as Data)[property];
+          if (value !== undefined) check(value, path + suffix, errors, propertyName);
+        }
       });
-    }
     return checks;
   }
 

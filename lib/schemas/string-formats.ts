@@ -6,24 +6,7 @@
  * the functions giving the same answer on strings around every boundary) and refuses a schema using
  * any other format.
  */
-
-function isLeapYear(year: number): boolean {
-  // https://tools.ietf.org/html/rfc3339#appendix-C
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-}
-
-const DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
-const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function date(str: string): boolean {
-  // full-date from http://tools.ietf.org/html/rfc3339#section-5.6
-  const matches = DATE.exec(str);
-  if (!matches) return false;
-  const year = +matches[1]!;
-  const month = +matches[2]!;
-  const day = +matches[3]!;
-  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]!);
-}
+import { date } from './date-format';
 
 const TIME = /^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$/i;
 
