@@ -330,17 +330,20 @@ export function interpretedValidator(root: SchemaNode, calledRefs: string[]): Co
               );
         });
       }
+    // each property's schema compiled when a value first comes for it (a cold start compiles only what its request uses)
     const present = properties.map((property) => ({
       property,
       suffix: `/${pointerEscape(property)}`,
-      check: compile((schema.properties as Record<string, SchemaNode>)[property]!, `${at}/properties/${encodeURIComponent(pointerEscape(property))}`),
+      schema: (schema.properties as Record<string, SchemaNode>)[property]!,
+      at: `${at}/properties/${encodeURIComponent(pointerEscape(property))}`,
+      check: undefined as Check | undefined,
     }));
     if (present.length > 0)
       checks.push((data, path, errors, propertyName) => {
         for (let i = 0; i < present.length; i++) {
-          const { property, suffix, check } = present[i]!;
-          const value = (data as Data)[property];
-          if (value !== undefined) check(value, path + suffix, errors, propertyName);
+          const entry = present[i]!;
+          const value = (data as Data)[entry.property];
+          if (value !== undefined) (entry.check ??= compile(entry.schema, entry.at))(value, path + entry.suffix, errors, propertyName);
         }
       });
     return checks;
