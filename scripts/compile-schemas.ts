@@ -197,7 +197,7 @@ const INTERPRETED = new Set<string>(Object.values(INTERPRETED_KEYWORDS).flat());
 
 /**
  * Throws unless lib/schemas/schema-interpreter.ts interprets `schema` as ajv does: only the
- * keywords it knows (INTERPRETED_KEYWORDS), a `$ref` alone in its schema and pointing into the same
+ * keywords it knows (INTERPRETED_KEYWORDS), a `$ref` alone in its schema (beside `definitions` at most) and pointing into the same
  * document, `items` a single schema, `dependencies` name lists, enum values that are not objects,
  * formats it carries, no `$ref` under propertyNames, and a boolean schema only as
  * `additionalProperties`.
@@ -211,7 +211,7 @@ export function checkInterpretable(schema: unknown, at = '#'): void {
   for (const key of Object.keys(node)) if (!INTERPRETED.has(key)) fail(`keyword ${key}`);
   if (node.$ref !== undefined) {
     if (typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) fail(`$ref ${String(node.$ref)}`);
-    if (Object.keys(node).length > 1) fail('$ref beside other keywords');
+    if (Object.keys(node).some((key) => key !== '$ref' && key !== 'definitions')) fail('$ref beside other keywords');
   }
   const sub = (value: unknown, where: string): void => checkInterpretable(value, `${at}/${where}`);
   for (const [name, def] of Object.entries((node.definitions ?? {}) as object)) sub(def, `definitions/${name}`);
