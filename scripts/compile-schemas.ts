@@ -1,24 +1,48 @@
 /**
- * Compiles the request JSON Schemas into standalone ajv validators (no ajv compile at cold start).
- * Run `npm run schemas` after changing a schema; `test/schemas.test.ts` fails when a generated
- * validator is out of date with its schema.
+ * Compiles the request JSON Schemas into validators that need no ajv at cold start (ajv is in no
+ * Lambda bundle). Run `npm run schemas` after changing a schema; `test/schemas.test.ts` fails when a
+ * generated validator is out of date with its schema.
  *
- * Each entry: schemas/<name>.schema.json -> lib/<domain>/generated/<name>.validator.js (+ .d.ts)
+ * Each entry: schemas/<name>.schema.json -> lib/<domain>/generated/<name>.validator.js (+ .d.ts),
+ * in one of two forms, whichever is smaller bundled and minified (compileSchemaForms, esbuild as in
+ * scripts/build.ts; `npm run schemas` prints both sizes):
+ * - interpreted: the schema without annotations as data, handed to lib/schemas/schema-interpreter.ts
+ *   (one shared runtime, ~6 KB minified, with lib/schemas/string-formats.ts), which reproduces ajv's
+ *   verdict and errors for exactly the keywords the schemas use; any other keyword, a `$ref` with
+ *   siblings or out of the document, an unknown format... fails the compile (checkInterpretable).
+ *   Which `$ref`s ajv calls as functions (their errors' schemaPaths start at `#`) and which it
+ *   inlines (schemaPaths from the `$ref`) is read from ajv's own compile of the schema (calledRefs).
+ * - standalone: ajv's standalone code, compacted (refs as calls with the inlined schemaPaths
+ *   restored, one push-error helper, schema constants pruned); it requires ajv's ucs2length and
+ *   its formats from lib/schemas (date-format.ts alone when only `date` is used).
+ * Formats: lib/schemas/string-formats.ts and date-format.ts carry ajv-formats' (full mode) date,
+ * date-time and email; checkStringFormats compares them with the installed ajv-formats on every
+ * compile (email: the same regular expression; the functions: the same answer on ~14,500 strings
+ * around every calendar, clock, offset and separator boundary).
  *
- * Formats: ajv-formats (full mode) defines them at compile time. Regex formats (email) are inlined
- * by ajv as regex literals; function formats (date, date-time) would make the standalone code
- * `require("ajv-formats/dist/formats")`, which puts all of ajv-formats (every format, ~7.5 KB)
- * into each Lambda bundle. Instead the validator carries the few functions its schema uses, copied
- * from ajv-formats' own source (LOCAL_FORMAT_CODE) and checked against the installed ajv-formats
- * on every compile (checkLocalFormats), so the generated code validates exactly as before.
- *
- * Size (issue 31 item 5: the lab result validator was ~70 KB of every lab intake bundle): the
- * shipped code is compact (CompileOptions refs 'calls'): each $ref'd definition is one function
- * called wherever it is referenced (ajv's default copies a definition without $refs into every
- * place that references it), with the error schemaPaths the inlined copies had; each error is
- * appended by one helper (its message left to the helper where it follows from literal params);
- * schema constants keep only the values the code reads. test/schemas-compact-equivalence.test.ts
- * checks the compact validators against ajv's inlined form (refs 'inlined'), error for error.
+ * Decision (issue 31 row 31.5, measured 2026-11-26, esbuild 0.28.2, LAMBDA_BUNDLE_OPTIONS): the lab
+ * result validator was 35.85 KB minified in five intake bundles (receiveTestData, receiveHl7,
+ * routeHeldRecord, receiveFhirBundle, receiveFhirDiagnosticReport), the form packet's 9.2 KB.
+ * (a) Further compaction of ajv's code cannot reach the 15 KB target: with every error statement
+ *     of the compact code removed outright (no error reporting at all) it still minifies to 20.9 KB
+ *     (39.8 KB as shipped, same measure); ajv writes each property's checks out in full.
+ * (b) Interpreting the schema as data: chosen. Lab result: 5.71 KB data + 6.12 KB interpreter +
+ *     0.94 KB formats = 12.8 KB in each of the five bundles (-23.9 KB each; receiveFhirBundle,
+ *     which also carries the form packet, -32.2 KB: its form packet validator is now 1.26 KB of
+ *     data beside the same interpreter). Form packet alone 8.3 KB (receiveFormIntakeScope,
+ *     receiveFhirQuestionnaireResponse: -1.2 KB). The inbox route (1.08 KB) and patient search
+ *     (3.4 KB) schemas stay standalone: the interpreter would add ~6 KB to routeInboxPacket,
+ *     searchInboxPatients and searchHeldPatients (unchanged, +0.1 KB of module wrapper).
+ *     Speed: 0.5-0.7x ajv's code, 53-88k validations/s of an 8-result lab result against
+ *     105-152k/s (11-19 us against 7-10 us; each bundle minified, alternating runs of 1 s, a
+ *     shared 2-core machine); module load and first validation ~0.4 ms slower (median of 41
+ *     fresh processes, interleaved; property schemas are compiled on first use).
+ * Equivalence is the bar: test/schemas-compact-equivalence.test.ts compares every shipped
+ * validator with ajv compiled at test time from the schema file (allErrors, strict,
+ * allowUnionTypes, ajv-formats) on ~27,000 bodies (mutations of hand-written bodies and bodies
+ * generated from each schema: 12,683 for the lab result, 9,121 of them invalid), error list as
+ * JSON text, and requires every error site of ajv's code for the schema to be hit (lab result: all
+ * 170 reachable).
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -27,10 +51,13 @@ import { SchemaEnv } from 'ajv/dist/compile';
 import { _Code } from 'ajv/dist/compile/codegen/code';
 import { inlineRef } from 'ajv/dist/compile/resolve';
 import standaloneCode from 'ajv/dist/standalone';
+import { buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readSingleCommand, runCli, runMain, type CliIo } from '../lib/admin/cli-runner';
 import { UsageError } from '../lib/admin/cli-options';
+import { INTERPRETED_KEYWORDS } from '../lib/schemas/schema-interpreter';
+import { EMAIL, STRING_FORMATS } from '../lib/schemas/string-formats';
 
 export const CompiledSchemas: Array<{ schema: string; output: string }> = [
   { schema: 'schemas/lab-result.schema.json', output: 'lib/results/generated/lab-result.validator.js' },
@@ -40,92 +67,6 @@ export const CompiledSchemas: Array<{ schema: string; output: string }> = [
 ];
 
 const root = path.resolve(__dirname, '..');
-
-/**
- * The function formats the schemas use, verbatim from ajv-formats 3.0.1 dist/formats.js
- * (`fullFormats`): the pieces each needs, and the format definition (only `validate` is read by
- * the `format` keyword). A schema using another function format fails to compile until it is added
- * here.
- */
-const FORMAT_PIECES: Record<string, string> = {
-  isLeapYear: `function isLeapYear(year) {
-    // https://tools.ietf.org/html/rfc3339#appendix-C
-    return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-}`,
-  date: `const DATE = /^(\\d\\d\\d\\d)-(\\d\\d)-(\\d\\d)$/;
-const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-function date(str) {
-    // full-date from http://tools.ietf.org/html/rfc3339#section-5.6
-    const matches = DATE.exec(str);
-    if (!matches)
-        return false;
-    const year = +matches[1];
-    const month = +matches[2];
-    const day = +matches[3];
-    return (month >= 1 &&
-        month <= 12 &&
-        day >= 1 &&
-        day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]));
-}`,
-  getTime: `const TIME = /^(\\d\\d):(\\d\\d):(\\d\\d(?:\\.\\d+)?)(z|([+-])(\\d\\d)(?::?(\\d\\d))?)?$/i;
-function getTime(strictTimeZone) {
-    return function time(str) {
-        const matches = TIME.exec(str);
-        if (!matches)
-            return false;
-        const hr = +matches[1];
-        const min = +matches[2];
-        const sec = +matches[3];
-        const tz = matches[4];
-        const tzSign = matches[5] === "-" ? -1 : 1;
-        const tzH = +(matches[6] || 0);
-        const tzM = +(matches[7] || 0);
-        if (tzH > 23 || tzM > 59 || (strictTimeZone && !tz))
-            return false;
-        if (hr <= 23 && min <= 59 && sec < 60)
-            return true;
-        // leap second
-        const utcMin = min - tzM * tzSign;
-        const utcHr = hr - tzH * tzSign - (utcMin < 0 ? 1 : 0);
-        return (utcHr === 23 || utcHr === -1) && (utcMin === 59 || utcMin === -1) && sec < 61;
-    };
-}`,
-  getDateTime: `const DATE_TIME_SEPARATOR = /t|\\s/i;
-function getDateTime(strictTimeZone) {
-    const time = getTime(strictTimeZone);
-    return function date_time(str) {
-        // http://tools.ietf.org/html/rfc3339#section-5.6
-        const dateTime = str.split(DATE_TIME_SEPARATOR);
-        return dateTime.length === 2 && date(dateTime[0]) && time(dateTime[1]);
-    };
-}`,
-};
-
-const LOCAL_FORMATS: Record<string, { pieces: string[]; definition: string }> = {
-  date: { pieces: ['isLeapYear', 'date'], definition: '{ validate: date }' },
-  'date-time': { pieces: ['isLeapYear', 'date', 'getTime', 'getDateTime'], definition: '{ validate: getDateTime(true) }' },
-};
-
-/** Every `format` a schema uses (the formatMinimum/Maximum keywords of ajv-formats are not supported here). */
-function formatsUsed(node: unknown, found = new Set<string>()): Set<string> {
-  if (Array.isArray(node)) node.forEach((n) => formatsUsed(n, found));
-  else if (node && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      if (/^format(Exclusive)?(Minimum|Maximum)$/.test(key))
-        throw new Error(`${key} is not supported by scripts/compile-schemas.ts (local formats carry no compare)`);
-      if (key === 'format' && typeof value === 'string') found.add(value);
-      else formatsUsed(value, found);
-    }
-  }
-  return found;
-}
-
-/** An expression evaluating to { <format>: { validate } } for the function formats in `names`. */
-function localFormatsCode(names: string[]): string {
-  const pieces = [...new Set(names.flatMap((n) => LOCAL_FORMATS[n]!.pieces))];
-  const entries = names.map((n) => `${JSON.stringify(n)}: ${LOCAL_FORMATS[n]!.definition}`);
-  return `(function () {\n${pieces.map((p) => FORMAT_PIECES[p]).join('\n')}\nreturn { ${entries.join(', ')} };\n})()`;
-}
 
 /** Strings around every boundary of the supported formats (calendar, leap years, leap seconds, offsets, separators). */
 function formatSamples(): string[] {
@@ -193,17 +134,22 @@ function formatSamples(): string[] {
   return [...dates, ...odd, ...times, ...dateTimes];
 }
 
-/** Throws unless each local format accepts exactly what the installed ajv-formats (full mode) accepts. */
-function checkLocalFormats(names: string[], code: string): void {
-  const local = new Function(`return ${code};`)() as Record<string, { validate: (s: string) => boolean }>;
-  const samples = formatSamples();
-  for (const name of names) {
-    const reference = (fullFormats as unknown as Record<string, { validate: (s: string) => boolean }>)[name]!.validate;
-    const mine = local[name]!.validate;
-    for (const sample of samples) {
-      if (mine(sample) !== reference(sample))
-        throw new Error(`local format ${name} differs from ajv-formats on ${JSON.stringify(sample)}: update LOCAL_FORMATS in scripts/compile-schemas.ts`);
+/** Throws unless each format the interpreter carries (lib/schemas/string-formats.ts) is ajv-formats' (full mode): the same regular expression, or the same answer on every sample. */
+export function checkStringFormats(): void {
+  const reference = fullFormats as unknown as Record<string, RegExp | { validate: RegExp | ((s: string) => boolean) }>;
+  const samples = [...formatSamples(), 'a@b.co', 'a.b@c-d.example.org', 'a..b@c.org', '@c.org', 'a@', 'a@b', 'A@B.ORG', 'a b@c.org'];
+  for (const [name, mine] of Object.entries(STRING_FORMATS)) {
+    const format = reference[name];
+    const theirs = format instanceof RegExp ? format : format?.validate;
+    if (!theirs) throw new Error(`format ${name} is not in ajv-formats`);
+    if (theirs instanceof RegExp) {
+      if (name !== 'email' || theirs.source !== EMAIL.source || theirs.flags !== EMAIL.flags)
+        throw new Error(`format ${name}: the regular expression differs from ajv-formats'; update lib/schemas/string-formats.ts`);
+      continue;
     }
+    for (const sample of samples)
+      if (mine(sample) !== theirs(sample))
+        throw new Error(`format ${name} differs from ajv-formats on ${JSON.stringify(sample)}: update lib/schemas/string-formats.ts`);
   }
 }
 
@@ -248,18 +194,57 @@ export function withoutAnnotations(schema: unknown): unknown {
   return out;
 }
 
-/** Options of the standalone code: whether each $ref is a call (false: the compact form we ship) or inlined where ajv's default inlines it. */
-export interface CompileOptions {
-  /**
-   * 'calls' (shipped): every $ref'd definition is one function, called from each place that
-   * references it, and errors are appended by one shared helper. 'inlined': ajv's defaults
-   * (a definition without $refs of its own is copied into every place that references it), the
-   * form shipped before; kept so test/schemas-compact-equivalence.test.ts can compare the two.
-   */
-  refs: 'calls' | 'inlined';
+const INTERPRETED = new Set<string>(Object.values(INTERPRETED_KEYWORDS).flat());
+
+/**
+ * Throws unless lib/schemas/schema-interpreter.ts interprets `schema` as ajv does: only the
+ * keywords it knows (INTERPRETED_KEYWORDS), a `$ref` alone in its schema (beside `definitions` at most) and pointing into the same
+ * document, `items` a single schema, `dependencies` name lists, enum values that are not objects,
+ * formats it carries, no `$ref` under propertyNames, and a boolean schema only as
+ * `additionalProperties`.
+ */
+export function checkInterpretable(schema: unknown, at = '#'): void {
+  const fail = (why: string): never => {
+    throw new Error(`${at}: ${why} (not interpreted by lib/schemas/schema-interpreter.ts; add it there and to its equivalence test)`);
+  };
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) fail('a schema must be an object');
+  const node = schema as Record<string, unknown>;
+  for (const key of Object.keys(node)) if (!INTERPRETED.has(key)) fail(`keyword ${key}`);
+  if (node.$ref !== undefined) {
+    if (typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) fail(`$ref ${String(node.$ref)}`);
+    if (Object.keys(node).some((key) => key !== '$ref' && key !== 'definitions')) fail('$ref beside other keywords');
+  }
+  const sub = (value: unknown, where: string): void => checkInterpretable(value, `${at}/${where}`);
+  for (const [name, def] of Object.entries((node.definitions ?? {}) as object)) sub(def, `definitions/${name}`);
+  for (const [name, prop] of Object.entries((node.properties ?? {}) as object)) sub(prop, `properties/${name}`);
+  for (const keyword of ['items', 'propertyNames', 'if', 'then', 'else']) if (node[keyword] !== undefined) sub(node[keyword], keyword);
+  if (node.propertyNames !== undefined && JSON.stringify(node.propertyNames).includes('"$ref"')) fail('$ref under propertyNames');
+  if (node.additionalProperties !== undefined && typeof node.additionalProperties !== 'boolean') sub(node.additionalProperties, 'additionalProperties');
+  if (node.oneOf !== undefined) (node.oneOf as unknown[]).forEach((branch, i) => sub(branch, `oneOf/${i}`));
+  if (node.dependencies !== undefined) for (const deps of Object.values(node.dependencies as object)) if (!Array.isArray(deps)) fail('a schema dependency');
+  if (node.enum !== undefined && (node.enum as unknown[]).some((v) => v !== null && typeof v === 'object')) fail('an object in enum');
+  if (node.format !== undefined && !STRING_FORMATS[node.format as string]) fail(`format ${String(node.format)}`);
 }
 
-/** The helper the compact code appends each error with (same object, same key order as ajv's). */
+/**
+ * The `$ref`s ajv compiles as functions of their own (inlineRefs default: a definition with a $ref
+ * inside is called, one without is inlined), from ajv's own compiled schema: their errors'
+ * schemaPaths start at `#`, where an inlined definition's start at the `$ref`.
+ */
+function calledRefs(schema: object): string[] {
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, code: { source: true } });
+  addFormats(ajv);
+  const validate = ajv.compile(schema);
+  const root = (validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root;
+  const called: string[] = [];
+  for (const [ref, env] of Object.entries(root.refs)) {
+    if (!(env instanceof SchemaEnv)) continue;
+    if (inlineRef(env.schema, true)) throw new Error(`${ref}: ajv calls a definition it could inline`);
+    called.push(ref.slice(ref.indexOf('#')));
+  }
+  return called.sort();
+}
+
 /**
  * ajv's messages for keywords whose message is a function of the error's params alone (ajv 8
  * lib/vocabularies). A call site may leave the message out only when this table, run at compile
@@ -428,29 +413,116 @@ function restoreInlinedSchemaPaths(root: SchemaEnv): void {
   }
 }
 
-export function compileSchema(schemaFile: string, options: CompileOptions = { refs: 'calls' }): string {
-  const schema = withoutAnnotations(JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8'))) as object;
-  const functionFormats = [...formatsUsed(schema)].filter((name) => !((fullFormats as Record<string, unknown>)[name] instanceof RegExp)).sort();
-  for (const name of functionFormats)
-    if (!LOCAL_FORMATS[name]) throw new Error(`format ${name} (${schemaFile}) has no local implementation in scripts/compile-schemas.ts`);
-  const formatsCode = functionFormats.length ? localFormatsCode(functionFormats) : undefined;
-  if (formatsCode) checkLocalFormats(functionFormats, formatsCode);
-  const calls = options.refs === 'calls';
+/** Every `format` a schema uses. */
+function formatsUsed(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) node.forEach((n) => formatsUsed(n, found));
+  else if (node && typeof node === 'object')
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'format' && typeof value === 'string') found.add(value);
+      else formatsUsed(value, found);
+    }
+  return found;
+}
+
+/** `lib/schemas/<module>` as a require path from the directory of `output`. */
+function requirePath(output: string, module: string): string {
+  const relative = path
+    .relative(path.dirname(path.join(root, output)), path.join(root, 'lib/schemas', module))
+    .split(path.sep)
+    .join('/');
+  return relative.startsWith('.') ? relative : `./${relative}`;
+}
+
+const generatedHeader = (schemaFile: string): string => `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n`;
+
+/** The schema file without its annotations, checked to be one the interpreter runs as ajv does. */
+function readSchema(schemaFile: string): Record<string, unknown> {
+  checkStringFormats();
+  const schema = withoutAnnotations(JSON.parse(readFileSync(path.join(root, schemaFile), 'utf8'))) as Record<string, unknown>;
+  checkInterpretable(schema);
+  return schema;
+}
+
+/** The interpreted form: the schema (without annotations, $schema and $id) as data handed to lib/schemas/schema-interpreter.ts. */
+export function interpretedModule(schemaFile: string, output: string): string {
+  const schema = readSchema(schemaFile);
+  const data = Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$schema' && key !== '$id'));
+  return [
+    `${generatedHeader(schemaFile)}"use strict";`,
+    `const { interpretedValidator } = require(${JSON.stringify(requirePath(output, 'schema-interpreter'))});`,
+    `const validate = interpretedValidator(${JSON.stringify(data)}, ${JSON.stringify(calledRefs(schema))});`,
+    'module.exports = validate;',
+    'module.exports.default = validate;',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The standalone form: ajv's standalone code, compacted (each $ref'd definition one function, errors
+ * appended by one helper, schema constants pruned); its function formats required from
+ * lib/schemas/string-formats.ts (not ajv-formats, every format).
+ */
+export function standaloneModule(schemaFile: string, output: string): string {
+  const schema = readSchema(schemaFile);
+  // each format as ajv's code calls it ({ validate } or a regular expression), from the smallest module that has it
+  const stringFormats = `require(${JSON.stringify(requirePath(output, 'string-formats'))})`;
+  const formatCode: Record<string, string> = {
+    date: `{ validate: require(${JSON.stringify(requirePath(output, 'date-format'))}).date }`,
+    'date-time': `{ validate: ${stringFormats}.STRING_FORMATS["date-time"] }`,
+    email: `${stringFormats}.EMAIL`,
+  };
+  const used = [...formatsUsed(schema)].sort();
+  const formatsCode = `({ ${used.map((name) => `${JSON.stringify(name)}: ${formatCode[name]!}`).join(', ')} })`;
   // code.formats set before addFormats: ajv-formats keeps it instead of its require("ajv-formats/dist/formats")
   const ajv = new Ajv({
-    code: { source: true, esm: false, ...(formatsCode ? { formats: new _Code(formatsCode) } : {}) },
+    code: { source: true, esm: false, formats: new _Code(formatsCode) },
     allErrors: true,
     strict: true,
     allowUnionTypes: true,
-    ...(calls ? { inlineRefs: false } : {}),
+    inlineRefs: false,
   });
   addFormats(ajv);
   const validate = ajv.compile(schema);
-  if (calls) restoreInlinedSchemaPaths((validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root);
-  let source = standaloneCode(ajv, validate);
+  restoreInlinedSchemaPaths((validate as unknown as { schemaEnv: SchemaEnv }).schemaEnv.root);
+  const source = standaloneCode(ajv, validate);
   if (source.includes('ajv-formats')) throw new Error(`${schemaFile}: the standalone validator still requires ajv-formats`);
-  if (calls) source = withPrunedSchemaConstants(withPushErrorHelper(source));
-  return `/* eslint-disable */\n// generated by scripts/compile-schemas.ts from ${schemaFile}: do not edit\n${source}\n`;
+  return `${generatedHeader(schemaFile)}${withPrunedSchemaConstants(withPushErrorHelper(source))}\n`;
+}
+
+/** Bytes of `code` bundled with what it requires (the interpreter, ajv's ucs2length), minified as in the Lambda bundles (scripts/build.ts). */
+export function bundledSize(code: string, output: string): number {
+  const result = buildSync({
+    stdin: { contents: code, resolveDir: path.dirname(path.join(root, output)), loader: 'js', sourcefile: output },
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    legalComments: 'none',
+    write: false,
+  });
+  return result.outputFiles[0]!.contents.length;
+}
+
+/**
+ * The generated module of `schemaFile` and both forms' bundled sizes: the interpreted form unless the
+ * standalone code is smaller than the schema's data and the interpreter together (a small schema,
+ * in a function carrying no other validator, pays less for ajv's code than for the interpreter).
+ */
+export function compileSchemaForms(schemaFile: string): { code: string; form: 'interpreted' | 'standalone'; interpreted: number; standalone: number } {
+  const output = CompiledSchemas.find((s) => s.schema === schemaFile)?.output;
+  if (!output) throw new Error(`${schemaFile} is not in CompiledSchemas`);
+  const interpretedCode = interpretedModule(schemaFile, output);
+  const standaloneText = standaloneModule(schemaFile, output);
+  const interpreted = bundledSize(interpretedCode, output);
+  const standalone = bundledSize(standaloneText, output);
+  return standalone < interpreted
+    ? { code: standaloneText, form: 'standalone', interpreted, standalone }
+    : { code: interpretedCode, form: 'interpreted', interpreted, standalone };
+}
+
+export function compileSchema(schemaFile: string): string {
+  return compileSchemaForms(schemaFile).code;
 }
 
 const declaration = `import type { CompiledValidator } from '../../schemas/compiled-validator';\ndeclare const validate: CompiledValidator;\nexport = validate;\n`;
@@ -473,9 +545,10 @@ export function main(argv: string[], io: CliIo): Promise<number> {
     for (const { schema, output } of CompiledSchemas) {
       const out = path.join(root, output);
       mkdirSync(path.dirname(out), { recursive: true });
-      writeFileSync(out, compileSchema(schema));
+      const compiled = compileSchemaForms(schema);
+      writeFileSync(out, compiled.code);
       writeFileSync(out.replace(/\.js$/, '.d.ts'), declaration);
-      io.out(`${schema} -> ${output}\n`);
+      io.out(`${schema} -> ${output} (${compiled.form}; bundled, minified: interpreted ${compiled.interpreted} B, standalone ${compiled.standalone} B)\n`);
     }
     return 0;
   });
