@@ -10,11 +10,8 @@
  *
  * Findings that are NOT refused (reported to the lead, not encoded here) are in the h41x report.
  */
-import { keysCli } from '../../lib/admin/keys-cli';
-import { partnersCli } from '../../lib/admin/partners-cli';
-import { resolveTarget } from '../../lib/admin/target';
-import { useLocalStackEnvironment } from '../../lib/local/endpoints-file';
 import type { LocalStack } from '../../lib/local/stack';
+import { createPartnerKey as createKey, operator } from '../support/operator-cli';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 
 jest.setTimeout(60_000);
@@ -27,21 +24,6 @@ const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq
 const OWNER_HL7 = 'demo-export-key';
 const OWNER_FHIR = 'demo-fhir-key';
 const FIRST_HL7 = 'demo-hl7-key'; // demo-lab, MSH-4 DEMO-LAB-LIS, authority DEMO-LAB
-
-async function operator(tool: 'partners' | 'keys', argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
-  const deps = { resolveTarget: (stage: string | undefined) => resolveTarget(stage, useLocalStackEnvironment) };
-  const code = await (tool === 'partners' ? partnersCli : keysCli)(argv, io, deps);
-  return { code, out, err };
-}
-
-async function createKey(partner: string, scopes: string[]): Promise<{ secret: string; keyId: string }> {
-  const run = await operator('keys', ['create', '--partner', partner, '--scopes', scopes.join(','), '--json']);
-  if (run.code !== 0) throw new Error(`keys create failed (${run.code}): ${run.err}`);
-  return JSON.parse(run.out) as { secret: string; keyId: string };
-}
 
 function hl7(key: string, message: string): Promise<HttpResult> {
   return call(stack, 'POST', '/receiveHl7', { headers: { 'x-api-key': key, 'content-type': 'application/hl7-v2' }, body: message.replace(/\n/g, '\r') });
