@@ -17,7 +17,9 @@ import { ResultDocumentStore } from './documents';
 import { IdempotencyStore } from './idempotency';
 import { loadResultKeys, type LookupKeySource } from './lookup-keys';
 import { resultNotifier } from './notifier-wiring';
-import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from './result-store';
+import { LAB_RESULT_KEY_PURPOSE } from './result-records';
+import { LabResultStore } from './result-store';
+import { LabResultWriter } from './result-writer';
 import type { ReceiveDependencies } from './receive';
 
 /**
@@ -50,6 +52,7 @@ function lookupKeySource(): LookupKeySource {
 
 const stores = new ContainerCache<LabResultStore>();
 const readers = new ContainerCache<LabResultStore>();
+const writers = new ContainerCache<LabResultWriter>();
 
 /**
  * The result store for readers and writers. Readers without S3 access (the summary export) may
@@ -78,6 +81,20 @@ export function labResultStore(options: { documents?: boolean } = {}): LabResult
   );
 }
 
+/**
+ * The result writer (the writes and the notification bookkeeping, no reads of versions): what
+ * POST /receiveTestData, HL7 ORU and FHIR DiagnosticReport intake bundle. Same clients, table,
+ * bucket and encryptor as labResultStore().
+ */
+export function labResultWriter(): LabResultWriter {
+  const db = dynamoDbClient();
+  const encryptor = labResultEncryptor();
+  const s3 = s3Client();
+  const table = tableName('results');
+  const bucket = requireEnv(Env.documentsBucket);
+  return writers.get([db, encryptor, s3, table, bucket], () => new LabResultWriter({ db, table, encryptor, documents: new ResultDocumentStore(s3, bucket) }));
+}
+
 export { resultNotifier } from './notifier-wiring';
 
 /** Everything POST /receiveTestData needs. */
@@ -85,11 +102,24 @@ export function receiveDependencies(): ReceiveDependencies {
   return { ...labResultWriterDependencies(), idempotency: new IdempotencyStore(dynamoDbClient(), tableName('idempotency')) };
 }
 
-/** The result writer without the idempotency table: for writers that never pass a partner's x-request-id (routing held results). */
+/** The result writer without the idempotency table (the receiving services of the intake paths). */
 export function labResultWriterDependencies(): Omit<ReceiveDependencies, 'idempotency'> {
+  return { ...labResultServices(), store: labResultWriter() };
+}
+
+/**
+ * The result writer with the reads of whole versions (LabResultStore), without the idempotency table:
+ * for routing held results (it reads a held result's current version, then stores it again for the
+ * chart patient; it never passes a partner's x-request-id).
+ */
+export function heldLabResultDependencies(): Omit<ReceiveDependencies, 'idempotency' | 'store'> & { store: LabResultStore } {
+  return { ...labResultServices(), store: labResultStore() };
+}
+
+/** What every writer of results shares beside its store: the lookup keys, the chart's patients, the notifier. */
+function labResultServices(): Omit<ReceiveDependencies, 'idempotency' | 'store'> {
   const chart = new ChartRecordReader(dynamoDbClient(), tableName('chart'));
   return {
-    store: labResultStore(),
     keys: async () => (await loadResultKeys(lookupKeySource(), { create: true }))!,
     patientExists: async (patientId) => (await chart.getPatient(patientId)) !== undefined,
     notifier: resultNotifier(),
