@@ -10,9 +10,9 @@ import { ChartStore } from '../chart/chart-store';
 import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
-import { ApiKeyStore } from '../keys/api-key-store';
 import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access-records';
 import { ContainerCache } from '../aws/container-cache';
+import { AuthorityOwnerReader } from '../keys/authority-owner-reader';
 import { chartAssigningAuthority } from '../keys/chart-authority';
 import { HeldRecordStore } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
@@ -42,7 +42,7 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
   const labResults = receiveDependencies();
   const owners = authorityOwners.get(
     [db, tableName('keys'), accessRecordMaxAgeSeconds()],
-    ([client, table, age]) => new CachedAuthorityOwners(new ApiKeyStore(client, table), age),
+    ([client, table, age]) => new CachedAuthorityOwners(new AuthorityOwnerReader(client, table), age),
   );
   return {
     keys: labResults.keys,
