@@ -28,7 +28,7 @@
  *   - size: a patient record at most 64 KiB as JSON, a note, an encounter, an assessment at most
  *     300 KiB (a DynamoDB item holds at most 400 KB).
  */
-import { CHART_ID_PATTERN, isCalendarDate, timelineInstant } from './chart-store';
+import { CHART_ID_PATTERN, isCalendarDate, timelineInstant } from './chart-items';
 import type {
   Address,
   Assessment,

@@ -6,7 +6,7 @@ import { Env } from '../config/service';
 import { dynamoDbClient } from '../aws/clients';
 import { optionalEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
-import { ChartStore } from '../chart/chart-store';
+import { ChartNoteWriter } from '../chart/chart-note-writer';
 import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
@@ -38,7 +38,7 @@ const authorityOwners = new ContainerCache<CachedAuthorityOwners>();
 
 export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
   const db = dynamoDbClient();
-  const chart = new ChartStore(db, tableName('chart'));
+  const chart = new ChartNoteWriter(db, tableName('chart'));
   const labResults = receiveDependencies();
   const owners = authorityOwners.get(
     [db, tableName('keys'), accessRecordMaxAgeSeconds()],
