@@ -97,12 +97,17 @@ export async function withNotificationState(items: ResultItems, record: VersionR
   return { ...record, notificationState: 'pending', notificationAttempts: marker.attempts, ...(marker.summary ? { summary: marker.summary } : {}) };
 }
 
-export class NotificationLedger {
-  private readonly items: ResultItems;
+/**
+ * The bookkeeping of one version's notification at a time: its marker, the current pointer, sent or
+ * failed. What the writers of versions bundle (LabResultWriter): none of the retry job's reads of
+ * what is owed (NotificationLedger below; issue 31 item 5: a class is bundled whole).
+ */
+export class VersionNotifications {
+  protected readonly items: ResultItems;
 
   constructor(
-    private readonly db: DynamoDBClient,
-    private readonly table: string,
+    protected readonly db: DynamoDBClient,
+    protected readonly table: string,
   ) {
     this.items = new ResultItems(db, table);
   }
@@ -231,7 +236,10 @@ export class NotificationLedger {
       if (!isConditionalCheckFailed(error)) throw error;
     }
   }
+}
 
+/** The whole ledger: the bookkeeping of VersionNotifications and the retry job's reads of the owed notifications. */
+export class NotificationLedger extends VersionNotifications {
   /**
    * Versions whose notification is due (next attempt at or before `now`), at most `limit`: first
    * those of the older layout (the pending shards of the byPatient index and the legacy unsharded

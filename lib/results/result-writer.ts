@@ -1,7 +1,7 @@
 /**
  * The writes of the results table (the layout is described in result-store.ts): a new version with
  * its S3 parts, summary parts and notification marker, the current pointer and the notification
- * bookkeeping (NotificationLedger). What the lab result writers bundle (POST /receiveTestData, HL7
+ * bookkeeping (VersionNotifications, notification-ledger.ts). What the lab result writers bundle (POST /receiveTestData, HL7
  * ORU, FHIR DiagnosticReport intake): none of the decrypting reads of LabResultVersionReader and
  * LabResultSummaryReader (issue 31 item 5: a class is bundled whole). LabResultStore
  * (result-store.ts) offers these writes beside the reads by delegating here.
@@ -13,7 +13,7 @@ import type { EnvelopeEncryptor } from '../crypto/envelope';
 import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
 import { documentKey } from './document-key';
 import { statusRank } from './status';
-import { NotificationLedger, notificationMarkerKey } from './notification-ledger';
+import { VersionNotifications, notificationMarkerKey } from './notification-ledger';
 import {
   LAB_RESULT_KEY_CONTEXT,
   RECORD_TYPES,
@@ -160,7 +160,7 @@ export class LabResultWriter {
   private readonly items: ResultItems;
   private readonly encryptor: EnvelopeEncryptor;
   private readonly documentStore?: ResultDocumentStore;
-  private readonly ledger: NotificationLedger;
+  private readonly ledger: VersionNotifications;
 
   constructor(options: Omit<LabResultStoreOptions, 'lookupKeys'>) {
     this.db = options.db;
@@ -168,7 +168,7 @@ export class LabResultWriter {
     this.items = new ResultItems(options.db, options.table);
     this.encryptor = options.encryptor;
     this.documentStore = options.documents;
-    this.ledger = new NotificationLedger(options.db, options.table);
+    this.ledger = new VersionNotifications(options.db, options.table);
   }
 
   // ---------------------------------------------------------------- writes
@@ -297,7 +297,7 @@ export class LabResultWriter {
   /**
    * Writes the marker of an owed notification, before the version item (so a crash leaves the
    * notification owed, never lost). Conditional: false when the marker is there already (an earlier
-   * attempt of the same submission owes it still; the first marker is kept as it is). Here, not in NotificationLedger: only writers of versions
+   * attempt of the same submission owes it still; the first marker is kept as it is). Here, not in VersionNotifications: only writers of versions
    * write markers (the retry job needs no PutItem).
    */
   private async putMarker(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, summary: Uint8Array, dueAt: Date): Promise<boolean> {
@@ -323,18 +323,18 @@ export class LabResultWriter {
     }
   }
 
-  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
+  /** See VersionNotifications (the one implementation of the plain notification bookkeeping). */
   async ensureCurrent(version: VersionRecord, now: Date): Promise<boolean> {
     return this.ledger.ensureCurrent(version, now);
   }
 
-  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async markNotificationSent(...args: Parameters<NotificationLedger['markNotificationSent']>): Promise<void> {
+  /** See VersionNotifications (the one implementation of the plain notification bookkeeping). */
+  async markNotificationSent(...args: Parameters<VersionNotifications['markNotificationSent']>): Promise<void> {
     return this.ledger.markNotificationSent(...args);
   }
 
-  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async recordNotificationFailure(...args: Parameters<NotificationLedger['recordNotificationFailure']>): Promise<void> {
+  /** See VersionNotifications (the one implementation of the plain notification bookkeeping). */
+  async recordNotificationFailure(...args: Parameters<VersionNotifications['recordNotificationFailure']>): Promise<void> {
     return this.ledger.recordNotificationFailure(...args);
   }
 
