@@ -1,18 +1,18 @@
 /**
  * Intake's writes of notes to the chart table (docs/write-authority.md; the layout:
  * chart-store.ts): a note only where none has its id, and a new version of a partner's own note.
- * With the reads of one patient or record (ChartRecordReader). What HL7 intake and the route of a
+ * With the reads of one patient or record (ChartItemReader). What HL7 intake and the route of a
  * held record bundle: none of ChartReader's pages nor ChartStore's other writes, the Scan or
  * BatchWriteItem (issue 31 item 5: a class is bundled whole). ChartStore delegates these writes here.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '../aws/attribute-values';
 import { isConditionalCheckFailed } from '../aws/dependency-calls';
-import { ChartRecordReader } from './chart-reader';
+import { ChartItemReader } from './chart-reader';
 import { chartItem, patientPk } from './chart-items';
 import type { Note } from './types';
 
-export class ChartNoteWriter extends ChartRecordReader {
+export class ChartNoteWriter extends ChartItemReader {
   getNote(patientId: string, noteId: string): Promise<Note | undefined> {
     return this.getRecord(patientId, 'note', noteId);
   }

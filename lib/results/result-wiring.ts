@@ -12,8 +12,8 @@ import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv, requireEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
-import { ChartRecordReader } from '../chart/chart-reader';
-import { ResultDocumentStore } from './documents';
+import { ChartItemReader } from '../chart/chart-reader';
+import { ResultDocumentStore, ResultDocumentWriter } from './documents';
 import { IdempotencyStore } from './idempotency';
 import { loadResultKeys, type LookupKeySource } from './lookup-keys';
 import { resultNotifier } from './notifier-wiring';
@@ -92,7 +92,7 @@ export function labResultWriter(): LabResultWriter {
   const s3 = s3Client();
   const table = tableName('results');
   const bucket = requireEnv(Env.documentsBucket);
-  return writers.get([db, encryptor, s3, table, bucket], () => new LabResultWriter({ db, table, encryptor, documents: new ResultDocumentStore(s3, bucket) }));
+  return writers.get([db, encryptor, s3, table, bucket], () => new LabResultWriter({ db, table, encryptor, documents: new ResultDocumentWriter(s3, bucket) }));
 }
 
 export { resultNotifier } from './notifier-wiring';
@@ -118,7 +118,7 @@ export function heldLabResultDependencies(): Omit<ReceiveDependencies, 'idempote
 
 /** What every writer of results shares beside its store: the lookup keys, the chart's patients, the notifier. */
 function labResultServices(): Omit<ReceiveDependencies, 'idempotency' | 'store'> {
-  const chart = new ChartRecordReader(dynamoDbClient(), tableName('chart'));
+  const chart = new ChartItemReader(dynamoDbClient(), tableName('chart'));
   return {
     keys: async () => (await loadResultKeys(lookupKeySource(), { create: true }))!,
     patientExists: async (patientId) => (await chart.getPatient(patientId)) !== undefined,
