@@ -26,7 +26,7 @@ import {
   type StoredPayload,
   type SummaryPayload,
 } from './result-records';
-import type { ResultDocumentStore } from './documents';
+import type { ResultDocumentWriter } from './documents';
 import { sealRecord } from './sealed-record';
 import { RESULTS_DEPENDENCY, ResultItems, getVersionRecord, resultPk, versionRank } from './result-items';
 import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
@@ -159,10 +159,10 @@ export class LabResultWriter {
   private readonly table: string;
   private readonly items: ResultItems;
   private readonly encryptor: EnvelopeEncryptor;
-  private readonly documentStore?: ResultDocumentStore;
+  private readonly documentStore?: Pick<ResultDocumentWriter, 'put'>;
   private readonly ledger: VersionNotifications;
 
-  constructor(options: Omit<LabResultStoreOptions, 'lookupKeys'>) {
+  constructor(options: Omit<LabResultStoreOptions, 'lookupKeys' | 'documents'> & { documents?: Pick<ResultDocumentWriter, 'put'> }) {
     this.db = options.db;
     this.table = options.table;
     this.items = new ResultItems(options.db, options.table);
