@@ -14,7 +14,7 @@ import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access
 import { ContainerCache } from '../aws/container-cache';
 import { AuthorityOwnerReader } from '../keys/authority-owner-reader';
 import { chartAssigningAuthority } from '../keys/chart-authority';
-import { HeldRecordStore } from './held-records';
+import { HeldRecordHolder } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
 import { chartIdentifierKey } from './patient-resolution';
 import { IdempotencyStore } from '../results/idempotency';
@@ -58,7 +58,7 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
       replacePartnerNote: (note, partnerId) => chart.replacePartnerNote(note, partnerId),
     },
     identities: new PartnerIdentityStore(db, tableName('chart')),
-    held: new HeldRecordStore(db, tableName('chart')),
+    held: new HeldRecordHolder(db, tableName('chart')),
     authorities: {
       chart: chartAssigningAuthority(),
       ownerOf: (authority) => owners.ownerOf(authority, new Date()),
