@@ -73,6 +73,7 @@
  */
 import { NotificationLedger } from './notification-ledger';
 import type { LabResultStoreOptions } from './result-records';
+import { LabResultSummaryReader } from './result-summary-reader';
 import { LabResultVersionReader } from './result-version-reader';
 import { LabResultWriter } from './result-writer';
 import type { VersionRecord } from './types';
@@ -95,20 +96,41 @@ export {
 } from './result-writer';
 
 /**
- * The whole result store: the summary reads of LabResultSummaryReader (result-summary-reader.ts),
- * the decrypting reads of whole versions (result-version-reader.ts), and the writes and the
- * notification bookkeeping of LabResultWriter (result-writer.ts), by delegation. What a function
+ * The whole result store: the decrypting reads of whole versions (result-version-reader.ts), and by
+ * delegation the summary reads of LabResultSummaryReader (result-summary-reader.ts) and the writes
+ * and the notification bookkeeping of LabResultWriter (result-writer.ts). What a function
  * that both reads whole versions and writes them bundles (routing held lab results); a function
  * that only writes holds a LabResultWriter.
  */
 export class LabResultStore extends LabResultVersionReader {
+  private readonly summaries: LabResultSummaryReader;
   private readonly writer: LabResultWriter;
   private readonly ledger: NotificationLedger;
 
   constructor(options: LabResultStoreOptions) {
     super({ ...options, decryptor: options.encryptor });
+    this.summaries = new LabResultSummaryReader({ ...options, decryptor: options.encryptor });
     this.writer = new LabResultWriter(options);
     this.ledger = new NotificationLedger(options.db, options.table);
+  }
+
+  /** See LabResultSummaryReader (the one implementation of the summary reads). */
+  recentResultsForPatient(
+    ...args: Parameters<LabResultSummaryReader['recentResultsForPatient']>
+  ): ReturnType<LabResultSummaryReader['recentResultsForPatient']> {
+    return this.summaries.recentResultsForPatient(...args);
+  }
+
+  /** See LabResultSummaryReader (the one implementation of the summary reads). */
+  resultsForPatientPage(...args: Parameters<LabResultSummaryReader['resultsForPatientPage']>): ReturnType<LabResultSummaryReader['resultsForPatientPage']> {
+    return this.summaries.resultsForPatientPage(...args);
+  }
+
+  /** See LabResultSummaryReader (the one implementation of the summary reads). */
+  currentSummaryForPatient(
+    ...args: Parameters<LabResultSummaryReader['currentSummaryForPatient']>
+  ): ReturnType<LabResultSummaryReader['currentSummaryForPatient']> {
+    return this.summaries.currentSummaryForPatient(...args);
   }
 
   /** See LabResultWriter (the one implementation of the writes). */

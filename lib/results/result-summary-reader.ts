@@ -1,25 +1,16 @@
 /**
  * The summary reads of the results table (lib/results/result-store.ts describes the layout): a
  * patient's results as decrypted summaries, a page at a time, and one result's summary. What the
- * summary export and the FHIR lab reads bundle; LabResultStore extends it with the writes, the
- * notification bookkeeping and the reads of whole versions (issue 31 item 5: a class is bundled
- * whole, so a summary reader carried all of those).
+ * summary export and the FHIR lab reads bundle. LabResultStore offers these reads by delegation
+ * beside the reads of whole versions and the writes (issue 31 item 5: a class is bundled whole, so
+ * none of those is in a summary reader's bundle, nor these reads in theirs).
  */
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { queryPages } from '../aws/query-pages';
-import type { EnvelopeDecryptor } from '../crypto/envelope-decryptor';
-import { readResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
+import { LabResultReader } from './result-reader';
 import { openRecord } from './sealed-record';
-import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY, ResultItems, parseVersionSk, resultPk } from './result-items';
-import {
-  LAB_RESULT_KEY_CONTEXT,
-  RECORD_TYPES,
-  SUMMARY_PART_PREFIX,
-  normaliseTestResult,
-  summaryPartSk,
-  type LabResultReaderOptions,
-  type SummaryPayload,
-} from './result-records';
+import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY, parseVersionSk, resultPk } from './result-items';
+import { LAB_RESULT_KEY_CONTEXT, RECORD_TYPES, SUMMARY_PART_PREFIX, normaliseTestResult, summaryPartSk, type SummaryPayload } from './result-records';
 import type { StoredLabResultSummary } from './types';
 
 export {
@@ -41,21 +32,7 @@ export const MAX_SUMMARY_LIMIT = 1000;
 /** A pointer (or, before issue 31 item 2, an index entry of one) with its summary ciphertext in either form. */
 const hasSummary = (item: Record<string, AttributeValue>) => Boolean(item.summary?.S || item.summary?.B);
 
-export class LabResultSummaryReader {
-  protected readonly db: DynamoDBClient;
-  protected readonly items: ResultItems;
-  protected readonly table: string;
-  protected readonly decryptor: EnvelopeDecryptor;
-  protected readonly lookupKeys?: LookupKeySource;
-
-  constructor(options: LabResultReaderOptions) {
-    this.db = options.db;
-    this.items = new ResultItems(options.db, options.table);
-    this.table = options.table;
-    this.decryptor = options.decryptor;
-    this.lookupKeys = options.lookupKeys;
-  }
-
+export class LabResultSummaryReader extends LabResultReader {
   /**
    * Up to `limit` of a patient's results (the current version of each), newest ResultedDateUTC
    * first, as decrypted summaries: one Query on byPatient plus one KMS Decrypt per data key
@@ -116,11 +93,6 @@ export class LabResultSummaryReader {
   }
 
   // ---------------------------------------------------------------- internals
-
-  protected keys(): Promise<ResultKeys | undefined> {
-    if (!this.lookupKeys) throw new Error('LabResultStore needs lookupKeys for lookups by patient or accession');
-    return readResultKeys(this.lookupKeys);
-  }
 
   /** The whole summary from its parts: one Query (the version's parts, in order) plus a Decrypt each. */
   private async readSummaryParts(resultId: string, versionId: string, senderId: string, count: number): Promise<SummaryPayload> {

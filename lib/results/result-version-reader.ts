@@ -1,15 +1,16 @@
 /**
  * The decrypting reads of whole lab result versions (the lab result export, the store's own
  * reads): the version items, their notification facts, the submission decrypted (KMS Decrypt only)
- * and its parts restored from S3. The writes and the notification bookkeeping are LabResultStore's
- * (result-store.ts, which extends this class), so a reader's bundle carries no sealing, no
- * GenerateDataKey and none of the ledger's writes.
+ * and its parts restored from S3. The writes and the notification bookkeeping are LabResultWriter's
+ * (result-writer.ts), the summary reads LabResultSummaryReader's (both siblings: LabResultStore,
+ * which extends this class, delegates to them), so a reader's bundle carries no sealing, no
+ * GenerateDataKey, none of the ledger's writes and no summary reads.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { queryPages } from '../aws/query-pages';
 import type { ResultDocumentReader } from './documents';
 import { withNotificationState } from './notification-ledger';
-import { LabResultSummaryReader } from './result-summary-reader';
+import { LabResultReader } from './result-reader';
 import {
   LAB_RESULT_KEY_CONTEXT,
   RECORD_TYPES,
@@ -37,7 +38,7 @@ export interface LabResultVersionReaderOptions extends LabResultReaderOptions {
   documents?: ResultDocumentReader;
 }
 
-export class LabResultVersionReader extends LabResultSummaryReader {
+export class LabResultVersionReader extends LabResultReader {
   protected readonly documents?: ResultDocumentReader;
 
   constructor(options: LabResultVersionReaderOptions) {

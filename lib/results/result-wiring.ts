@@ -13,12 +13,13 @@ import { optionalEnv, requireEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
 import { ChartItemReader } from '../chart/chart-reader';
-import { ResultDocumentStore, ResultDocumentWriter } from './documents';
+import { ResultDocumentReader, ResultDocumentStore, ResultDocumentWriter } from './documents';
 import { IdempotencyStore } from './idempotency';
 import { loadResultKeys, type LookupKeySource } from './lookup-keys';
 import { resultNotifier } from './notifier-wiring';
 import { LAB_RESULT_KEY_PURPOSE } from './result-records';
 import { LabResultStore } from './result-store';
+import { LabResultVersionReader } from './result-version-reader';
 import { LabResultWriter } from './result-writer';
 import type { ReceiveDependencies } from './receive';
 
@@ -108,12 +109,27 @@ export function labResultWriterDependencies(): Omit<ReceiveDependencies, 'idempo
 }
 
 /**
- * The result writer with the reads of whole versions (LabResultStore), without the idempotency table:
- * for routing held results (it reads a held result's current version, then stores it again for the
- * chart patient; it never passes a partner's x-request-id).
+ * The result writer and the reads of whole versions (LabResultVersionReader), without the idempotency
+ * table: for routing held results (it reads a held result's current version, then stores it again
+ * for the chart patient; it never passes a partner's x-request-id).
  */
-export function heldLabResultDependencies(): Omit<ReceiveDependencies, 'idempotency' | 'store'> & { store: LabResultStore } {
-  return { ...labResultServices(), store: labResultStore() };
+export function heldLabResultDependencies(): Omit<ReceiveDependencies, 'idempotency'> & { versions: LabResultVersionReader } {
+  return { ...labResultWriterDependencies(), versions: labResultVersionReader() };
+}
+
+const versionReaders = new ContainerCache<LabResultVersionReader>();
+
+/** The reads of whole versions with the lab result encryptor's decryption (its data key cache) and the documents bucket. */
+function labResultVersionReader(): LabResultVersionReader {
+  const db = dynamoDbClient();
+  const encryptor = labResultEncryptor();
+  const s3 = s3Client();
+  const table = tableName('results');
+  const bucket = requireEnv(Env.documentsBucket);
+  return versionReaders.get(
+    [db, encryptor, s3, table, bucket],
+    () => new LabResultVersionReader({ db, table, decryptor: encryptor, documents: new ResultDocumentReader(s3, bucket), lookupKeys: lookupKeySource() }),
+  );
 }
 
 /** What every writer of results shares beside its store: the lookup keys, the chart's patients, the notifier. */
