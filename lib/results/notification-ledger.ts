@@ -8,9 +8,11 @@
  *
  * Item layout: result-store.ts documents the table. An owed notification is a marker item
  * (pk NOTIFY#PENDING#<nn>, sk <resultId>#<versionId>; versions stored before issue 31 item 2 keep
- * theirs in the version item and the byPatient index, handled here too). LabResultStore delegates
- * the bookkeeping here (one implementation); this module never imports LabResultStore at run time,
- * because that pulls in KMS (lookup keys, envelopes) and S3 (documents).
+ * theirs in the version item and the byPatient index, handled here too). LabResultWriter (and
+ * LabResultStore through it) delegates the per-version bookkeeping to VersionNotifications (one
+ * implementation); the retry job holds NotificationLedger, which adds the reads of what is owed. This
+ * module never imports the store or the writer at run time, because they pull in KMS (lookup keys,
+ * envelopes) and S3 (documents).
  */
 import { DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '../aws/attribute-values';
