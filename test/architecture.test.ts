@@ -122,6 +122,9 @@ describe('Lambda bundles', () => {
       // the forms readers and intake bundle no FormsStore writes (the matcher's, sweeper's, reviewer's); intake no nickname table
       if (FORMS_WITHOUT_STORE.test(name)) expect(files.has('lib/forms/packet-store.ts')).toBe(false);
       if (name === 'receiveFormIntakeScope') expect(files.has('lib/forms/nicknames.ts')).toBe(false);
+      // the table definitions (lib/config/tables.ts) only where code reads them (the webhook subscription store):
+      // the forms functions take the state index's attribute list from lib/config/forms-state-summary.ts
+      if (!/Webhook/.test(name)) expect(files.has('lib/config/tables.ts')).toBe(false);
       if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
       // only FHIR routes (fhirEndpoint) carry the OperationOutcome writer of their errors
       expect(files.has('lib/fhir/operation-outcome.ts')).toBe(HttpEndpoints.find((e) => e.name === name)?.format === 'fhir');
