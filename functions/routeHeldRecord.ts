@@ -17,14 +17,14 @@ import { assertValid } from '../lib/schemas/field-errors';
 import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
 import { routeHeld } from '../lib/intake/held-route';
 import { heldRouteDependencies } from '../lib/intake/held-review-wiring';
-import { labResultWriterDependencies } from '../lib/results/result-wiring';
+import { heldLabResultDependencies } from '../lib/results/result-wiring';
 
 export const handler = httpEndpoint(routeHeldRecordRoute, async (request) => {
   const heldId = request.event.pathParameters?.heldId ?? '';
   const { value } = readJsonBody(request.event);
   const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');
   request.audit({ action: 'inbox.held_route', patientId: body.patientId, resourceIds: { heldId: heldId.slice(0, 128) } });
-  const result = await routeHeld(heldRouteDependencies(labResultWriterDependencies), {
+  const result = await routeHeld(heldRouteDependencies(heldLabResultDependencies), {
     heldId,
     patientId: body.patientId,
     reviewer: request.principal,

@@ -17,6 +17,7 @@ import { DEFAULT_FUNCTIONS_DIR, entryPath } from './service-function';
 const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/chart/chart-store.ts': 'chart',
   'lib/chart/chart-reader.ts': 'chart',
+  'lib/chart/chart-note-writer.ts': 'chart',
   'lib/intake/held-records.ts': 'chart',
   'lib/intake/partner-identities.ts': 'chart',
   'lib/intake/mrn-index.ts': 'chart',
@@ -27,6 +28,7 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/results/result-store.ts': 'results',
   'lib/results/result-summary-reader.ts': 'results',
   'lib/results/result-version-reader.ts': 'results',
+  'lib/results/result-writer.ts': 'results',
   'lib/results/notification-ledger.ts': 'results',
   'lib/results/lookup-keys.ts': 'results',
   'lib/results/result-items.ts': 'results',

@@ -122,6 +122,9 @@ describe('Lambda bundles', () => {
       // the forms readers and intake bundle no FormsStore writes (the matcher's, sweeper's, reviewer's); intake no nickname table
       if (FORMS_WITHOUT_STORE.test(name)) expect(files.has('lib/forms/packet-store.ts')).toBe(false);
       if (name === 'receiveFormIntakeScope') expect(files.has('lib/forms/nicknames.ts')).toBe(false);
+      // the table definitions (lib/config/tables.ts) only where code reads them (the webhook subscription store):
+      // the forms functions take the state index's attribute list from lib/config/forms-state-summary.ts
+      if (!/Webhook/.test(name)) expect(files.has('lib/config/tables.ts')).toBe(false);
       if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
       // only FHIR routes (fhirEndpoint) carry the OperationOutcome writer of their errors
       expect(files.has('lib/fhir/operation-outcome.ts')).toBe(HttpEndpoints.find((e) => e.name === name)?.format === 'fhir');
@@ -153,8 +156,56 @@ describe('result reader bundles', () => {
     if (name !== 'fhirPatientSearch') expect(files).toEqual(expect.arrayContaining(['lib/crypto/envelope-decryptor.ts']));
     expect(files.filter((file) => file === 'lib/crypto/envelope.ts' || file === 'lib/results/result-store.ts')).toEqual([]);
     expect(files.filter((file) => /@aws-sdk\/client-kms\/.*GenerateDataKey/.test(file))).toEqual([]);
-    expect(code).not.toMatch(/class NotificationLedger\b/);
+    expect(declaresClass(code, 'NotificationLedger')).toBe(false);
     expect(code).not.toMatch(/\bsealRecord\b/);
+  });
+});
+
+/** Whether a (non-minified) bundle declares a class: esbuild writes `var Name = class ...` or `class Name ...`. */
+function declaresClass(code: string, name: string): boolean {
+  return new RegExp(`\\b(class ${name}|${name} = class)\\b`).test(code);
+}
+
+/**
+ * Writers of lab results bundle what their path runs (issue 31 item 5): LabResultWriter, and none of
+ * the result reads (the summary and version readers, LabResultStore), none of the retry job's reads of
+ * what is owed (NotificationLedger: VersionNotifications only), no GetObject (ResultDocumentWriter),
+ * only ChartItemReader of the chart reads; intake's held records only HeldRecordHolder, its note
+ * writes only ChartNoteWriter, its authority owners only AuthorityOwnerReader (not ApiKeyStore).
+ */
+const RESULT_READS = [
+  'lib/results/result-summary-reader.ts',
+  'lib/results/result-version-reader.ts',
+  'lib/results/result-reader.ts',
+  'lib/results/result-store.ts',
+];
+const LAB_RESULT_WRITERS = ['receiveTestData', 'receiveHl7', 'receiveFhirDiagnosticReport', 'receiveFhirBundle'];
+
+describe('lab result writer bundles', () => {
+  it.each(LAB_RESULT_WRITERS)('%s bundles the result writer, none of the result reads nor the retry reads', async (name) => {
+    const { files, code } = await bundleFunction(name);
+    expect(files).toEqual(expect.arrayContaining(['lib/results/result-writer.ts', 'lib/chart/chart-reader.ts']));
+    expect(declaresClass(code, 'LabResultWriter')).toBe(true);
+    expect(files.filter((file) => RESULT_READS.includes(file))).toEqual([]);
+    for (const reader of ['NotificationLedger', 'ResultDocumentReader', 'ResultDocumentStore', 'ChartRecordReader', 'ChartReader'])
+      expect([reader, declaresClass(code, reader)]).toEqual([reader, false]);
+    expect(files.filter((file) => file === 'lib/chart/chart-store.ts' || file === 'lib/keys/api-key-store.ts')).toEqual([]);
+    if (name !== 'receiveTestData') expect([declaresClass(code, 'HeldRecordHolder'), declaresClass(code, 'HeldRecordStore')]).toEqual([true, false]);
+    if (name === 'receiveHl7') expect([declaresClass(code, 'ChartNoteWriter'), declaresClass(code, 'AuthorityOwnerReader')]).toEqual([true, true]);
+  });
+
+  it('routeHeldRecord bundles the writer and the version reads, no summary reads, no LabResultStore, no ChartStore', async () => {
+    const { files, code } = await bundleFunction('routeHeldRecord');
+    expect(files).toEqual(expect.arrayContaining(['lib/results/result-writer.ts', 'lib/results/result-version-reader.ts', 'lib/chart/chart-note-writer.ts']));
+    expect(files.filter((file) => ['lib/results/result-summary-reader.ts', 'lib/results/result-store.ts', 'lib/chart/chart-store.ts'].includes(file))).toEqual(
+      [],
+    );
+    expect(declaresClass(code, 'NotificationLedger')).toBe(false);
+  });
+
+  it('the class test sees a class (esbuild writes `var Name = class`)', async () => {
+    const { code } = await bundleFunction('retryResultNotifications');
+    expect(declaresClass(code, 'NotificationLedger')).toBe(true);
   });
 });
 

@@ -35,14 +35,16 @@ import {
 } from './chart-items';
 import type { ChartRecord, ChartRecordKind, Patient } from './types';
 
-/** One patient, or one record with its patient (and encounter): GetItem and BatchGetItem only. */
-export class ChartRecordReader {
+/**
+ * One patient, or one record of a patient, by id: one GetItem each. What a function that only asks
+ * for a patient or a note bundles (the lab result writers, HL7 intake, the held route; issue 31
+ * item 5: a class is bundled whole).
+ */
+export class ChartItemReader {
   constructor(
     protected readonly db: DynamoDBClient,
     protected readonly table: string,
   ) {}
-
-  // ---- single reads: one GetItem each ----
 
   getPatient(patientId: string): Promise<Patient | undefined> {
     return this.getOne<Patient>(patientId, PATIENT_SK);
@@ -52,16 +54,6 @@ export class ChartRecordReader {
   getRecord<K extends ChartRecordKind>(patientId: string, kind: K, id: string): Promise<ChartRecordOf<K> | undefined> {
     if (!isChartId(id)) return Promise.resolve(undefined);
     return this.getOne<ChartRecordOf<K>>(patientId, recordSk(kind, id));
-  }
-
-  // ---- reads for the exports: fewest calls ----
-
-  /** The patient and one of the patient's records in one BatchGetItem. */
-  async getPatientWith<K extends ChartRecordKind>(patientId: string, kind: K, id: string): Promise<PatientWithRecord<K>> {
-    if (!isChartId(patientId)) return {};
-    if (!isChartId(id)) return { patient: await this.getPatient(patientId) };
-    const items = await this.batchGet(patientId, [PATIENT_SK, recordSk(kind, id)]);
-    return { patient: recordOf<Patient>(items.get(PATIENT_SK)), record: recordOf<ChartRecordOf<K>>(items.get(recordSk(kind, id))) };
   }
 
   // ---- internals ----
@@ -80,6 +72,26 @@ export class ChartRecordReader {
     );
     return recordOf<T>(out.Item);
   }
+
+  /** Runs one DynamoDB call; "try again later" failures become DependencyUnavailableError. */
+  protected call<T>(run: () => Promise<T>): Promise<T> {
+    return awsCall(CHART_DEPENDENCY, run);
+  }
+}
+
+/** One patient, or one record with its patient (and encounter): GetItem and BatchGetItem only. */
+export class ChartRecordReader extends ChartItemReader {
+  // ---- reads for the exports: fewest calls ----
+
+  /** The patient and one of the patient's records in one BatchGetItem. */
+  async getPatientWith<K extends ChartRecordKind>(patientId: string, kind: K, id: string): Promise<PatientWithRecord<K>> {
+    if (!isChartId(patientId)) return {};
+    if (!isChartId(id)) return { patient: await this.getPatient(patientId) };
+    const items = await this.batchGet(patientId, [PATIENT_SK, recordSk(kind, id)]);
+    return { patient: recordOf<Patient>(items.get(PATIENT_SK)), record: recordOf<ChartRecordOf<K>>(items.get(recordSk(kind, id))) };
+  }
+
+  // ---- internals ----
 
   /** BatchGetItem of items of one patient; returns sk -> item. Retries unprocessed keys. */
   private async batchGet(patientId: string, sks: string[]): Promise<Map<string, Record<string, AttributeValue>>> {
@@ -101,11 +113,6 @@ export class ChartRecordReader {
       keys = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
     }
     return found;
-  }
-
-  /** Runs one DynamoDB call; "try again later" failures become DependencyUnavailableError. */
-  protected call<T>(run: () => Promise<T>): Promise<T> {
-    return awsCall(CHART_DEPENDENCY, run);
   }
 }
 

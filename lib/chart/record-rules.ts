@@ -28,7 +28,7 @@
  *   - size: a patient record at most 64 KiB as JSON, a note, an encounter, an assessment at most
  *     300 KiB (a DynamoDB item holds at most 400 KB).
  */
-import { CHART_ID_PATTERN, isCalendarDate, timelineInstant } from './chart-store';
+import { CHART_ID_PATTERN, isCalendarDate, timelineInstant } from './chart-items';
 import type {
   Address,
   Assessment,
@@ -165,14 +165,6 @@ class Problems {
     if (problem) this.add(path, problem);
   }
 
-  id(path: string, value: unknown, required = false): void {
-    if (value === undefined) {
-      if (required) this.add(path, RECORD_RULE_MESSAGES.required);
-      return;
-    }
-    if (typeof value !== 'string' || !CHART_ID_PATTERN.test(value)) this.add(path, RECORD_RULE_MESSAGES.id);
-  }
-
   instant(path: string, value: unknown, now: Date, required = false): void {
     if (value === undefined) {
       if (required) this.add(path, RECORD_RULE_MESSAGES.required);
@@ -186,6 +178,17 @@ class Problems {
     if (value === undefined) return;
     const problem = partialDateTimeProblem(value, now);
     if (problem) this.add(path, problem);
+  }
+}
+
+/** The checks of chart records beside the text and time rules: ids, numbers, the record's size (no lab result check uses them). */
+class RecordProblems extends Problems {
+  id(path: string, value: unknown, required = false): void {
+    if (value === undefined) {
+      if (required) this.add(path, RECORD_RULE_MESSAGES.required);
+      return;
+    }
+    if (typeof value !== 'string' || !CHART_ID_PATTERN.test(value)) this.add(path, RECORD_RULE_MESSAGES.id);
   }
 
   number(path: string, value: unknown): void {
@@ -310,7 +313,7 @@ function list(problems: Problems, path: string, value: unknown, each: (path: str
  * are checked, but a present name needs its family name).
  */
 export function checkPatientValues(p: Partial<Patient>, now: Date): RecordProblem[] {
-  const problems = new Problems();
+  const problems = new RecordProblems();
   problems.id('patientId', p.patientId);
   const identifier: TextRule = { max: RECORD_LIMITS.identifier, content: true, noDelimiters: true, trimmed: true };
   problems.text('mrn', p.mrn, identifier);
@@ -341,7 +344,7 @@ export function checkPatientValues(p: Partial<Patient>, now: Date): RecordProble
 
 /** A note (chart note or a partner's document). */
 export function checkNoteValues(n: Partial<Note>, now: Date): RecordProblem[] {
-  const problems = new Problems();
+  const problems = new RecordProblems();
   problems.id('patientId', n.patientId);
   problems.id('noteId', n.noteId);
   problems.id('encounterId', n.encounterId);
@@ -354,7 +357,7 @@ export function checkNoteValues(n: Partial<Note>, now: Date): RecordProblem[] {
 
 /** An encounter with its diagnoses and orders. */
 export function checkEncounterValues(e: Partial<Encounter>, now: Date): RecordProblem[] {
-  const problems = new Problems();
+  const problems = new RecordProblems();
   problems.id('patientId', e.patientId);
   problems.id('encounterId', e.encounterId);
   if (e.patientClass !== undefined && !['B', 'C', 'E', 'I', 'N', 'O', 'P', 'R', 'U'].includes(e.patientClass)) {
@@ -390,7 +393,7 @@ export function checkPartnerAdtContentValues(
   content: { visit?: Partial<PartnerVisit>; diagnoses?: unknown[]; allergies?: unknown[] },
   now: Date,
 ): RecordProblem[] {
-  const problems = new Problems();
+  const problems = new RecordProblems();
   const visit = content.visit;
   if (visit !== undefined) {
     problems.text('visit.visitNumber', visit.visitNumber, { max: RECORD_LIMITS.identifier, content: true, noDelimiters: true });
@@ -440,7 +443,7 @@ function checkAssessmentItem(problems: Problems, path: string, item: unknown): v
 
 /** An assessment (questionnaire score) with its items. */
 export function checkAssessmentValues(a: Partial<Assessment>, now: Date): RecordProblem[] {
-  const problems = new Problems();
+  const problems = new RecordProblems();
   problems.id('patientId', a.patientId);
   problems.id('assessmentId', a.assessmentId);
   problems.id('encounterId', a.encounterId);

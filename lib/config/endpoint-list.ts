@@ -57,9 +57,14 @@ const fhirLabSearchNeeds: ResourceNeeds = {
   kms: LAB_KMS,
   kmsPurposes: LAB_KMS_PURPOSES,
 };
-/** the lab result writer (receiveTestData, receiveHl7, routeHeldRecord): versions, ledger, lookup keys */
+/**
+ * the lab result writer (receiveTestData, receiveHl7, FHIR DiagnosticReport and Bundle intake:
+ * LabResultWriter): versions, ledger, lookup keys; no Query (it reads no version list, no pending shard)
+ */
 /** DeleteItem: a lab result's notification marker goes once the notification is sent (lib/results/notification-ledger.ts) */
-const RESULT_WRITES: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
+const RESULT_WRITES: TableOperation[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+/** routeHeldRecord: the writer and the reads of whole versions (LabResultVersionReader: its version Query) */
+const RESULT_WRITES_AND_VERSION_READS: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** The idempotency table of a partner's x-request-id / Bundle.identifier: claim, answer, release. */
 const IDEMPOTENCY_WRITES: TableOperation[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
@@ -74,7 +79,8 @@ const fhirLabReportIntakeNeeds: ResourceNeeds = {
   queues: { notifications: 'send' },
   kms: ['GenerateDataKey', 'Decrypt'],
   kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
-  documentsBucket: 'readwrite',
+  // parts too large for an item are written (PutObject), never read back here
+  documentsBucket: 'write',
 };
 
 /**
@@ -102,7 +108,7 @@ const fhirBundleIntakeNeeds: ResourceNeeds = {
   queues: { notifications: 'send', matching: 'send' },
   kms: ['GenerateDataKey', 'Decrypt'],
   kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.formPacket, KmsPurposes.matchIndexKey],
-  documentsBucket: 'readwrite',
+  documentsBucket: 'write',
 };
 
 /** Per route of lib/config/routes.ts (the compiler checks that every route has its entry, and no other). */
@@ -128,7 +134,7 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
-      documentsBucket: 'readwrite',
+      documentsBucket: 'write',
     },
     memoryMb: 1024,
     timeoutSeconds: 29,
@@ -168,7 +174,7 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac, KmsPurposes.matchIndexKey, KmsPurposes.formPacket],
-      documentsBucket: 'readwrite',
+      documentsBucket: 'write',
     },
     memoryMb: 1024,
     timeoutSeconds: 29,
@@ -180,7 +186,7 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   // version for the chart patient (the result writer of receiveTestData, without its idempotency table)
   routeHeldRecord: {
     needs: {
-      tables: { chart: ['GetItem', 'PutItem', 'UpdateItem'], results: RESULT_WRITES, audit: AUDIT },
+      tables: { chart: ['GetItem', 'PutItem', 'UpdateItem'], results: RESULT_WRITES_AND_VERSION_READS, audit: AUDIT },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],

@@ -27,22 +27,9 @@ export interface IndexDefinition {
   retiring?: string;
 }
 
-/**
- * The attributes (besides the keys) of a form packet that the forms state index byStateSummary carries:
- * what the inbox listing and the sweeper read (lib/forms/packet-items.ts SUMMARY_ATTRIBUTES).
- */
-export const FORMS_STATE_SUMMARY_ATTRIBUTES = [
-  'packetId',
-  'state',
-  'reason',
-  'sourceSystemId',
-  'formId',
-  'receivedAt',
-  'stateChangedAt',
-  'requestedPatientId',
-  'candidates',
-  'queueAttempts',
-] as const;
+/** The attributes the forms state index byStateSummary carries (forms-state-summary.ts). */
+export { FORMS_STATE_SUMMARY_ATTRIBUTES } from './forms-state-summary';
+import { FORMS_STATE_SUMMARY_ATTRIBUTES } from './forms-state-summary';
 
 export interface TableDefinition {
   id: TableId;

@@ -7,9 +7,9 @@
  */
 import { dynamoDbClient } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
-import { ChartRecordReader } from '../chart/chart-reader';
+import { ChartItemReader } from '../chart/chart-reader';
 import { tableName } from '../dynamo/table-names';
-import { HeldRecordStore } from '../intake/held-records';
+import { HeldRecordHolder } from '../intake/held-records';
 import { MrnIndex } from '../intake/mrn-index';
 import { PartnerIdentityStore } from '../intake/partner-identities';
 import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access-records';
@@ -27,7 +27,7 @@ const authorityOwners = new ContainerCache<CachedAuthorityOwners>();
 /** What a DiagnosticReport entry reads and writes, with the idempotency table of the request. */
 export function labReportEntryDependencies(): LabReportEntryDependencies & { idempotency: IdempotencyStore } {
   const db = dynamoDbClient();
-  const chart = new ChartRecordReader(db, tableName('chart'));
+  const chart = new ChartItemReader(db, tableName('chart'));
   const labResults = receiveDependencies();
   const owners = authorityOwners.get(
     [db, tableName('keys'), accessRecordMaxAgeSeconds()],
@@ -40,7 +40,7 @@ export function labReportEntryDependencies(): LabReportEntryDependencies & { ide
     mrnIndex: new MrnIndex(db, tableName('chart')),
     chart: { getPatient: (patientId) => chart.getPatient(patientId) },
     identities: new PartnerIdentityStore(db, tableName('chart')),
-    held: new HeldRecordStore(db, tableName('chart')),
+    held: new HeldRecordHolder(db, tableName('chart')),
     authorities: {
       chart: chartAssigningAuthority(),
       ownerOf: (authority) => owners.ownerOf(authority, new Date()),

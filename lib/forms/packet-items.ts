@@ -7,7 +7,7 @@
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '../aws/attribute-values';
 import { isConditionalCheckFailed as conditionFailed } from '../aws/dependency-calls';
-import { FORMS_STATE_SUMMARY_ATTRIBUTES } from '../config/tables';
+import { FORMS_STATE_SUMMARY_ATTRIBUTES } from '../config/forms-state-summary';
 import { partitionsOf, shardedKeyFor } from '../dynamo/write-shards';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';

@@ -14,7 +14,7 @@
  */
 import { dynamoDbClient } from '../aws/clients';
 import { AuditTrail } from '../audit/audit-trail';
-import { ChartRecordReader } from '../chart/chart-reader';
+import { ChartItemReader } from '../chart/chart-reader';
 import { tableName } from '../dynamo/table-names';
 import type { PatientDirectory } from './forms-dependencies';
 import { PacketIntakeWriter } from './packet-intake-writer';
@@ -43,7 +43,7 @@ export function packetIntakeWriter(): PacketIntakeWriter {
 
 /** The chart, read to check that a patient exists. */
 export function patientDirectory(): PatientDirectory {
-  return new ChartRecordReader(dynamoDbClient(), tableName('chart'));
+  return new ChartItemReader(dynamoDbClient(), tableName('chart'));
 }
 
 /** The audit trail the matcher appends a record to for every packet it routes. */

@@ -78,10 +78,14 @@ export function heldIdFor(receivedAt: string, keyedHash: string): string {
   return `held-${compact}-${keyedHash.slice(0, 24)}`;
 }
 
-export class HeldRecordStore {
+/**
+ * Holds records for review (a conditional PutItem): what intake (HL7, FHIR DiagnosticReport) bundles,
+ * none of the review's reads and routing (HeldRecordStore; issue 31 item 5: a class is bundled whole).
+ */
+export class HeldRecordHolder {
   constructor(
-    private readonly db: DynamoDBClient,
-    private readonly table: string,
+    protected readonly db: DynamoDBClient,
+    protected readonly table: string,
   ) {}
 
   /** Holds a record; false when this held id is already held (a resend). */
@@ -111,7 +115,10 @@ export class HeldRecordStore {
       throw error;
     }
   }
+}
 
+/** The held records: holding (HeldRecordHolder), the reads of the review, and marking a record routed. */
+export class HeldRecordStore extends HeldRecordHolder {
   async get(heldId: string): Promise<HeldRecord | undefined> {
     if (!isHeldId(heldId)) return undefined;
     for (const pk of [heldPkFor(heldId), LEGACY_PK]) {

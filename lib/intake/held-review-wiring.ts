@@ -6,7 +6,7 @@
 import { dynamoDbClient } from '../aws/clients';
 import { tableName } from '../dynamo/table-names';
 import { ChartRecordReader } from '../chart/chart-reader';
-import { ChartStore } from '../chart/chart-store';
+import { ChartNoteWriter } from '../chart/chart-note-writer';
 import { HeldRecordStore } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
 import type { HeldLabResults, HeldReviewDependencies } from './held-review';
@@ -29,7 +29,7 @@ export function heldReadDependencies(): Pick<HeldReviewDependencies, 'held' | 'i
 /** The route: the chart's patients and notes (the note is written only if absent), and the lab result writer. */
 export function heldRouteDependencies(labResults: () => HeldLabResults): HeldReviewDependencies {
   const db = dynamoDbClient();
-  const chart = new ChartStore(db, tableName('chart'));
+  const chart = new ChartNoteWriter(db, tableName('chart'));
   return {
     ...heldReadDependencies(),
     chart: {

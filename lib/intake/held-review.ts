@@ -22,6 +22,7 @@
 import type { Note, Patient } from '../chart/types';
 import { ConflictError, InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import type { ReceiveDependencies } from '../results/receive';
+import type { LabResultVersionReader } from '../results/result-version-reader';
 import { isHeldId, type ClaimedPerson, type HeldKind, type HeldRecord, type HeldRecordStore, type HeldState } from './held-records';
 import type { PartnerDemographics, PartnerIdentity, PartnerIdentityStore } from './partner-identities';
 
@@ -132,8 +133,11 @@ export interface HeldReviewDependencies {
   labResults?: () => HeldLabResults;
 }
 
-/** receiveLabResult's services without idempotency (a route sends no x-request-id of the partner's) */
-export type HeldLabResults = Omit<ReceiveDependencies, 'idempotency'>;
+/**
+ * receiveLabResult's services without idempotency (a route sends no x-request-id of the partner's),
+ * and the read of a held result's current version (decrypted, documents restored).
+ */
+export type HeldLabResults = Omit<ReceiveDependencies, 'idempotency'> & { versions: Pick<LabResultVersionReader, 'readCurrent'> };
 
 function summaryOf(record: HeldRecord): HeldSummary {
   const body = record.body;

@@ -88,7 +88,7 @@ async function fileLabResults(deps: HeldReviewDependencies, record: HeldRecord, 
     allowedSenderIds: [record.provenance.sender],
   };
   for (const resultId of resultIds) {
-    const current: LabResultVersion | undefined = await services.store.readCurrent(resultId);
+    const current: LabResultVersion | undefined = await services.versions.readCurrent(resultId);
     if (!current) throw new RecordNotFoundError('lab result', 'a held lab result is gone');
     const patientID = current.submission.data.patientID;
     if (patientID === input.patientId) continue;

@@ -6,15 +6,15 @@ import { Env } from '../config/service';
 import { dynamoDbClient } from '../aws/clients';
 import { optionalEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
-import { ChartStore } from '../chart/chart-store';
+import { ChartNoteWriter } from '../chart/chart-note-writer';
 import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
-import { ApiKeyStore } from '../keys/api-key-store';
 import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access-records';
 import { ContainerCache } from '../aws/container-cache';
+import { AuthorityOwnerReader } from '../keys/authority-owner-reader';
 import { chartAssigningAuthority } from '../keys/chart-authority';
-import { HeldRecordStore } from './held-records';
+import { HeldRecordHolder } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
 import { chartIdentifierKey } from './patient-resolution';
 import { IdempotencyStore } from '../results/idempotency';
@@ -38,11 +38,11 @@ const authorityOwners = new ContainerCache<CachedAuthorityOwners>();
 
 export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
   const db = dynamoDbClient();
-  const chart = new ChartStore(db, tableName('chart'));
+  const chart = new ChartNoteWriter(db, tableName('chart'));
   const labResults = receiveDependencies();
   const owners = authorityOwners.get(
     [db, tableName('keys'), accessRecordMaxAgeSeconds()],
-    ([client, table, age]) => new CachedAuthorityOwners(new ApiKeyStore(client, table), age),
+    ([client, table, age]) => new CachedAuthorityOwners(new AuthorityOwnerReader(client, table), age),
   );
   return {
     keys: labResults.keys,
@@ -58,7 +58,7 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
       replacePartnerNote: (note, partnerId) => chart.replacePartnerNote(note, partnerId),
     },
     identities: new PartnerIdentityStore(db, tableName('chart')),
-    held: new HeldRecordStore(db, tableName('chart')),
+    held: new HeldRecordHolder(db, tableName('chart')),
     authorities: {
       chart: chartAssigningAuthority(),
       ownerOf: (authority) => owners.ownerOf(authority, new Date()),

@@ -30,8 +30,13 @@ export class ResultDocumentReader {
   }
 }
 
-/** Writes the parts (and reads them). */
-export class ResultDocumentStore extends ResultDocumentReader {
+/** Writes the parts (PutObject only): what the writers of versions bundle (they never read a part back). */
+export class ResultDocumentWriter {
+  constructor(
+    protected readonly s3: S3Client,
+    protected readonly bucket: string,
+  ) {}
+
   async put(key: string, envelopeJson: string): Promise<void> {
     await awsCall(DEPENDENCY, () =>
       this.s3.send(
@@ -43,5 +48,14 @@ export class ResultDocumentStore extends ResultDocumentReader {
         }),
       ),
     );
+  }
+}
+
+/** Reads the parts and writes them (ResultDocumentWriter, the one implementation of the write). */
+export class ResultDocumentStore extends ResultDocumentReader {
+  private readonly writer = new ResultDocumentWriter(this.s3, this.bucket);
+
+  put(key: string, envelopeJson: string): Promise<void> {
+    return this.writer.put(key, envelopeJson);
   }
 }

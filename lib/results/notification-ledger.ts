@@ -8,9 +8,11 @@
  *
  * Item layout: result-store.ts documents the table. An owed notification is a marker item
  * (pk NOTIFY#PENDING#<nn>, sk <resultId>#<versionId>; versions stored before issue 31 item 2 keep
- * theirs in the version item and the byPatient index, handled here too). LabResultStore delegates
- * the bookkeeping here (one implementation); this module never imports LabResultStore at run time,
- * because that pulls in KMS (lookup keys, envelopes) and S3 (documents).
+ * theirs in the version item and the byPatient index, handled here too). LabResultWriter (and
+ * LabResultStore through it) delegates the per-version bookkeeping to VersionNotifications (one
+ * implementation); the retry job holds NotificationLedger, which adds the reads of what is owed. This
+ * module never imports the store or the writer at run time, because they pull in KMS (lookup keys,
+ * envelopes) and S3 (documents).
  */
 import { DeleteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '../aws/attribute-values';
@@ -97,12 +99,17 @@ export async function withNotificationState(items: ResultItems, record: VersionR
   return { ...record, notificationState: 'pending', notificationAttempts: marker.attempts, ...(marker.summary ? { summary: marker.summary } : {}) };
 }
 
-export class NotificationLedger {
-  private readonly items: ResultItems;
+/**
+ * The bookkeeping of one version's notification at a time: its marker, the current pointer, sent or
+ * failed. What the writers of versions bundle (LabResultWriter): none of the retry job's reads of
+ * what is owed (NotificationLedger below; issue 31 item 5: a class is bundled whole).
+ */
+export class VersionNotifications {
+  protected readonly items: ResultItems;
 
   constructor(
-    private readonly db: DynamoDBClient,
-    private readonly table: string,
+    protected readonly db: DynamoDBClient,
+    protected readonly table: string,
   ) {
     this.items = new ResultItems(db, table);
   }
@@ -231,7 +238,10 @@ export class NotificationLedger {
       if (!isConditionalCheckFailed(error)) throw error;
     }
   }
+}
 
+/** The whole ledger: the bookkeeping of VersionNotifications and the retry job's reads of the owed notifications. */
+export class NotificationLedger extends VersionNotifications {
   /**
    * Versions whose notification is due (next attempt at or before `now`), at most `limit`: first
    * those of the older layout (the pending shards of the byPatient index and the legacy unsharded

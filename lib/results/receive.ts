@@ -9,8 +9,8 @@ import { canonicalJson } from './canonical-json';
 import type { IdempotencyStore, StoredResponse } from './idempotency';
 import type { ResultKeys } from './lookup-keys';
 import { notificationFor, type ResultNotifier } from './notifications';
-import type { LabResultStore, VersionRecord } from './result-store';
-import type { NotificationState } from './types';
+import type { LabResultWriter } from './result-writer';
+import type { NotificationState, VersionRecord } from './types';
 import { acceptLabResult } from './validation';
 
 export const RECEIVE_ENDPOINT = 'receiveTestData';
@@ -66,7 +66,8 @@ export interface ReceiveOutcome {
 }
 
 export interface ReceiveDependencies {
-  store: LabResultStore;
+  /** the writes only (LabResultWriter; LabResultStore offers the same methods beside its reads) */
+  store: Pick<LabResultWriter, 'saveVersion' | 'ensureCurrent' | 'markNotificationSent' | 'recordNotificationFailure'>;
   keys(): Promise<ResultKeys>;
   /** used only for requests with x-request-id (requestIdSupplied) */
   idempotency: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>;

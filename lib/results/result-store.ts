@@ -71,364 +71,90 @@
  * notification. A marker whose version item was never written (a crash between the two) names
  * nothing visible; the retry job deletes it once due (after the grace period).
  */
-import { PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '../aws/attribute-values';
-import { decodeBase64Strict, serializeEnvelope } from '../crypto/envelope-format';
-import type { EnvelopeEncryptor } from '../crypto/envelope';
-import { awsCall, isConditionalCheckFailed } from '../aws/dependency-calls';
-import { documentKey } from './document-key';
-import { statusRank } from './status';
-import { NotificationLedger, notificationMarkerKey } from './notification-ledger';
-import {
-  LAB_RESULT_KEY_CONTEXT,
-  RECORD_TYPES,
-  normaliseAbnormalFlags,
-  summaryPartSk,
-  type LabResultStoreOptions,
-  type SummaryPayload,
-} from './result-summary-reader';
-import type { ResultDocumentStore } from './documents';
-import { sealRecord } from './sealed-record';
-import { LabResultVersionReader, VERSION_PREFIX, isObject, type StoredPart, type StoredPayload } from './result-version-reader';
-import { RANK_FORMAT, RESULTS_DEPENDENCY, getVersionRecord, resultPk, versionRank } from './result-items';
-import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
+import { NotificationLedger } from './notification-ledger';
+import type { LabResultStoreOptions } from './result-records';
+import { LabResultSummaryReader } from './result-summary-reader';
+import { LabResultVersionReader } from './result-version-reader';
+import { LabResultWriter } from './result-writer';
 import type { VersionRecord } from './types';
 
 export type { VersionRecord };
+export { LAB_RESULT_KEY_PURPOSE, RECORD_TYPES, normaliseAbnormalFlags, normaliseTestResult, type LabResultStoreOptions } from './result-records';
+export { MAX_SUMMARY_LIMIT, LabResultSummaryReader } from './result-summary-reader';
+export { RANK_FORMAT, versionRank } from './result-items';
 export {
-  LAB_RESULT_KEY_PURPOSE,
-  MAX_SUMMARY_LIMIT,
-  RECORD_TYPES,
-  LabResultSummaryReader,
-  normaliseAbnormalFlags,
-  normaliseTestResult,
-  type LabResultStoreOptions,
-} from './result-summary-reader';
-import type { AcceptedSubmission, LabReport, LabResultStatus, LabResultSubmission, LabTestResult } from './types';
-
-export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
-export const BODY_INLINE_MAX_BYTES = 240 * 1024;
-/** Largest summary kept inline in the version item and the current pointer; a larger one goes to summary parts. */
-export const SUMMARY_MAX_BYTES = 32 * 1024;
-/** Plaintext bytes of one summary part (its item: base64 of the ciphertext, ~256 KB, below DynamoDB's 400 KB). */
-export const SUMMARY_PART_MAX_BYTES = 192 * 1024;
-const DEPENDENCY = RESULTS_DEPENDENCY;
-
-export { RANK_FORMAT, versionRank };
-
-/** The sort key of a version item: identifies it (resends find it), orders listVersions by ResultedDateUTC. */
-export function versionSortKey(resultedAtKey: string, status: LabResultStatus, versionId: string): string {
-  return `${VERSION_PREFIX}${resultedAtKey}#${statusRank(status)}#${versionId}`;
-}
-
-export interface SaveVersionInput {
-  accepted: AcceptedSubmission;
-  resultId: string;
-  versionId: string;
-  patientKey: string;
-  patientMatched: boolean;
-  partnerId: string;
-  keyId: string;
-  receivedAt: Date;
-  /** provenance: MSH-10 of an ORU, the x-request-id of a JSON submission */
-  sourceMessageId?: string;
-  /** when the retry job may first pick up a notification the request did not get to send */
-  notificationNotBefore: Date;
-}
-
-export interface SaveVersionOutcome {
-  /** false when this exact version was already stored (a byte-identical resubmission) */
-  created: boolean;
-  version: VersionRecord;
-}
-
-function sizeOf(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
-
-function markerKey(resultId: string, versionId: string): Record<string, AttributeValue> {
-  const { pk, sk } = notificationMarkerKey(resultId, versionId);
-  return { pk: { S: pk }, sk: { S: sk } };
-}
-
-function withoutSummary(record: VersionRecord): VersionRecord {
-  const { summary: _summary, ...rest } = record;
-  return rest;
-}
-
-const TEST_TEXT_FIELDS = [
-  'units',
-  'referenceRange',
-  'code',
-  'codeSystem',
-  'valueType',
-  'numericValue',
-  'unitsCode',
-  'referenceRangeUnits',
-  'referenceRangeUnitsCode',
-  'observationStatus',
-  'observedAt',
-  'observedEndAt',
-  'reportedAt',
-  'performingOrganization',
-  'testNameFrom',
-  'codeDisplay',
-] as const;
-const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
-
-/** One test as the summary keeps it: the model's fields only (extras stay in the submission), whole. */
-function summaryTest(r: LabTestResult): LabTestSummary {
-  const out: LabTestSummary = { testName: r.testName, result: r.result };
-  const fields = out as unknown as Record<string, unknown>;
-  for (const key of TEST_TEXT_FIELDS) if (typeof r[key] === 'string') fields[key] = r[key];
-  for (const key of TEST_OBJECT_FIELDS) if (isObject(r[key])) fields[key] = r[key];
-  const textLines = stringsOf(r.textLines);
-  if (textLines) out.textLines = textLines;
-  const flags = normaliseAbnormalFlags(r.abnormalFlags);
-  if (flags) out.abnormalFlags = flags;
-  const comments = stringsOf(r.comments);
-  if (comments) out.comments = comments;
-  return out;
-}
-
-function stringsOf(lines: unknown): string[] | undefined {
-  if (!Array.isArray(lines)) return undefined;
-  const out = lines.filter((line): line is string => typeof line === 'string');
-  return out.length > 0 ? out : undefined;
-}
-
-/** The summary of a submission: every test, every value whole (issue 27 K2: the summary never leaves anything out). */
-export function buildSummary(accepted: AcceptedSubmission): SummaryPayload {
-  const data = accepted.body.data;
-  return {
-    accessionNumber: data.accessionNumber,
-    status: accepted.status,
-    resultedAt: data.ResultedDateUTC,
-    results: accepted.results.map(summaryTest),
-    ...(isObject(data.order) ? { order: data.order as LabOrder } : {}),
-    ...(Array.isArray(data.reports) && data.reports.length > 0 ? { documents: data.reports.map(summaryDocument) } : {}),
-  };
-}
-
-/** A report as the summary carries it: its data when it is small, else its facts only (the exports refer to it). */
-function summaryDocument(report: LabReport): LabDocumentSummary {
-  const base64 = report.source.toLowerCase() === 'base64';
-  const bytes = base64 ? Buffer.byteLength(report.data, 'base64') : sizeOf(report.data);
-  const inline = sizeOf(report.data) <= LAB_DOCUMENT_INLINE_MAX_BYTES;
-  return { name: report.name, type: report.type, source: report.source, bytes, ...(inline ? { data: report.data } : {}) };
-}
-
-/** The summary's UTF-8 bytes in parts of at most {@link SUMMARY_PART_MAX_BYTES} (cut at byte offsets: joined before decoding). */
-export function summaryParts(summaryJson: string): Buffer[] {
-  const bytes = Buffer.from(summaryJson, 'utf8');
-  const parts: Buffer[] = [];
-  for (let offset = 0; offset < bytes.length; offset += SUMMARY_PART_MAX_BYTES) parts.push(bytes.subarray(offset, offset + SUMMARY_PART_MAX_BYTES));
-  return parts;
-}
+  BODY_INLINE_MAX_BYTES,
+  REPORT_INLINE_MAX_BYTES,
+  SUMMARY_MAX_BYTES,
+  SUMMARY_PART_MAX_BYTES,
+  LabResultWriter,
+  buildSummary,
+  summaryParts,
+  versionSortKey,
+  type SaveVersionInput,
+  type SaveVersionOutcome,
+} from './result-writer';
 
 /**
- * The whole result store: the summary reads of LabResultSummaryReader (result-summary-reader.ts),
- * the writes, the notification bookkeeping and the decrypting reads of whole versions.
+ * The whole result store: the decrypting reads of whole versions (result-version-reader.ts), and by
+ * delegation the summary reads of LabResultSummaryReader (result-summary-reader.ts) and the writes
+ * and the notification bookkeeping of LabResultWriter (result-writer.ts). What a function
+ * that both reads whole versions and writes them bundles (routing held lab results); a function
+ * that only writes holds a LabResultWriter.
  */
 export class LabResultStore extends LabResultVersionReader {
-  private readonly encryptor: EnvelopeEncryptor;
-  private readonly documentStore?: ResultDocumentStore;
+  private readonly summaries: LabResultSummaryReader;
+  private readonly writer: LabResultWriter;
   private readonly ledger: NotificationLedger;
 
   constructor(options: LabResultStoreOptions) {
     super({ ...options, decryptor: options.encryptor });
-    this.encryptor = options.encryptor;
-    this.documentStore = options.documents;
+    this.summaries = new LabResultSummaryReader({ ...options, decryptor: options.encryptor });
+    this.writer = new LabResultWriter(options);
     this.ledger = new NotificationLedger(options.db, options.table);
   }
 
-  // ---------------------------------------------------------------- writes
-
-  /**
-   * Stores one version: S3 parts first (when any), then the version item with a conditional put.
-   * A byte-identical resubmission finds its version already there and returns it (created false).
-   */
-  async saveVersion(input: SaveVersionInput): Promise<SaveVersionOutcome> {
-    const { accepted, resultId, versionId } = input;
-    const senderId = accepted.body.data.senderID;
-    const rank = versionRank(accepted.status, input.receivedAt, versionId);
-    const versionSk = versionSortKey(accepted.resultedAtKey, accepted.status, versionId);
-    const context = (recordType: string, extra: Record<string, string> = {}) => ({ recordType, sender: senderId, resultId, versionId, ...extra });
-
-    // 1. reports too large to keep inline go to S3, each on its own
-    const documents: StoredPart[] = [];
-    const reports = accepted.body.data.reports;
-    let storedReports: LabReport[] | undefined;
-    if (Array.isArray(reports)) {
-      storedReports = reports.map((report) => report);
-      for (let index = 0; index < reports.length; index++) {
-        const report = reports[index]!;
-        if (sizeOf(report.data) <= REPORT_INLINE_MAX_BYTES) continue;
-        const decoded = report.source.toLowerCase() === 'base64' ? decodeBase64Strict(report.data) : undefined;
-        const part: StoredPart = {
-          index,
-          part: `report-${index}`,
-          key: documentKey(resultId, versionId, `report-${index}`),
-          encoding: decoded ? 'base64' : 'utf8',
-          bytes: decoded ? decoded.length : sizeOf(report.data),
-        };
-        await this.putPart(part, decoded ?? Buffer.from(report.data, 'utf8'), context(RECORD_TYPES.document, { part: part.part }));
-        documents.push(part);
-        storedReports[index] = { ...report, data: '' };
-      }
-    }
-    const storedBody: LabResultSubmission = storedReports ? { ...accepted.body, data: { ...accepted.body.data, reports: storedReports } } : accepted.body;
-
-    // 2. the body itself goes to S3 when it would not fit the item budget
-    let payload: StoredPayload = { f: 1, body: storedBody, documents };
-    let payloadJson = JSON.stringify(payload);
-    if (sizeOf(payloadJson) > BODY_INLINE_MAX_BYTES) {
-      const bodyJson = JSON.stringify(storedBody);
-      const bodyPart: StoredPart = { index: -1, part: 'body', key: documentKey(resultId, versionId, 'body'), encoding: 'utf8', bytes: sizeOf(bodyJson) };
-      await this.putPart(bodyPart, Buffer.from(bodyJson, 'utf8'), context(RECORD_TYPES.document, { part: bodyPart.part }));
-      payload = { f: 1, bodyPart, documents };
-      payloadJson = JSON.stringify(payload);
-    }
-    const documentKeys = [...(payload.bodyPart ? [payload.bodyPart.key] : []), ...documents.map((d) => d.key)];
-
-    // 3. seal submission and summary (compressed, encrypted, binary); a summary larger than the inline budget goes to summary parts first
-    const submission = await sealRecord(this.encryptor, payloadJson, context(RECORD_TYPES.submission), LAB_RESULT_KEY_CONTEXT);
-    const full = buildSummary(accepted);
-    let summaryJson = JSON.stringify(full);
-    if (sizeOf(summaryJson) > SUMMARY_MAX_BYTES) {
-      const parts = summaryParts(summaryJson);
-      for (const [index, bytes] of parts.entries()) await this.putSummaryPart(resultId, versionId, senderId, index, bytes);
-      const stub: SummaryPayload = {
-        accessionNumber: full.accessionNumber,
-        status: full.status,
-        resultedAt: full.resultedAt,
-        results: [],
-        parts: parts.length,
-      };
-      summaryJson = JSON.stringify(stub);
-    }
-    const summary = await sealRecord(this.encryptor, summaryJson, context(RECORD_TYPES.summary), LAB_RESULT_KEY_CONTEXT);
-
-    const record: VersionRecord = {
-      resultId,
-      versionId,
-      versionSk,
-      senderId,
-      partnerId: input.partnerId,
-      status: accepted.status,
-      resultedAtKey: accepted.resultedAtKey,
-      rank,
-      receivedAt: input.receivedAt.toISOString(),
-      ...(input.sourceMessageId ? { sourceMessageId: input.sourceMessageId.slice(0, 199) } : {}),
-      patientKey: input.patientKey,
-      patientMatched: input.patientMatched,
-      summary,
-      documentKeys,
-      notificationLedger: 'marker',
-      notificationState: 'pending',
-      notificationAttempts: 0,
-    };
-    // the version item says nothing its keys say (resultId, versionId, resultedAtKey, status rank) nor anything derived (rank)
-    const item = marshall(
-      {
-        pk: resultPk(resultId),
-        sk: versionSk,
-        senderId,
-        partnerId: input.partnerId,
-        keyId: input.keyId,
-        status: accepted.status,
-        receivedAt: record.receivedAt,
-        sourceMessageId: record.sourceMessageId,
-        patientKey: input.patientKey,
-        patientMatched: input.patientMatched,
-        submission,
-        ...(documentKeys.length ? { documentKeys } : {}),
-      },
-      { removeUndefinedValues: true },
-    );
-
-    // 4. the notification marker (the notification is owed before the version exists), then the version item, exactly once
-    const markerCreated = await this.putMarker(record, summary, input.notificationNotBefore);
-    try {
-      await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
-      return { created: true, version: record };
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
-    const existing = await getVersionRecord(this.items, resultId, versionSk);
-    if (!existing) throw new Error('version item vanished after a conditional put conflict');
-    if (markerCreated) {
-      // the version was stored and notified before (its marker was gone): the marker this attempt wrote owes nothing
-      await this.ledger.deleteMarker(resultId, versionId);
-      return { created: false, version: existing.notificationLedger === 'marker' ? withoutSummary({ ...existing, notificationState: 'sent' }) : existing };
-    }
-    return { created: false, version: await this.ledger.withNotificationState(existing) };
+  /** See LabResultSummaryReader (the one implementation of the summary reads). */
+  recentResultsForPatient(
+    ...args: Parameters<LabResultSummaryReader['recentResultsForPatient']>
+  ): ReturnType<LabResultSummaryReader['recentResultsForPatient']> {
+    return this.summaries.recentResultsForPatient(...args);
   }
 
-  /**
-   * Writes the marker of an owed notification, before the version item (so a crash leaves the
-   * notification owed, never lost). Conditional: false when the marker is there already (an earlier
-   * attempt of the same submission owes it still; the first marker is kept as it is). Here, not in NotificationLedger: only writers of versions
-   * write markers (the retry job needs no PutItem).
-   */
-  private async putMarker(version: Pick<VersionRecord, 'resultId' | 'versionId' | 'versionSk'>, summary: Uint8Array, dueAt: Date): Promise<boolean> {
-    try {
-      await awsCall(DEPENDENCY, () =>
-        this.db.send(
-          new PutItemCommand({
-            TableName: this.table,
-            Item: {
-              ...markerKey(version.resultId, version.versionId),
-              versionSk: { S: version.versionSk },
-              dueAt: { S: dueAt.toISOString() },
-              summary: { B: summary },
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      return false;
-    }
+  /** See LabResultSummaryReader (the one implementation of the summary reads). */
+  resultsForPatientPage(...args: Parameters<LabResultSummaryReader['resultsForPatientPage']>): ReturnType<LabResultSummaryReader['resultsForPatientPage']> {
+    return this.summaries.resultsForPatientPage(...args);
   }
 
-  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async ensureCurrent(version: VersionRecord, now: Date): Promise<boolean> {
-    return this.ledger.ensureCurrent(version, now);
+  /** See LabResultSummaryReader (the one implementation of the summary reads). */
+  currentSummaryForPatient(
+    ...args: Parameters<LabResultSummaryReader['currentSummaryForPatient']>
+  ): ReturnType<LabResultSummaryReader['currentSummaryForPatient']> {
+    return this.summaries.currentSummaryForPatient(...args);
   }
 
-  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async markNotificationSent(...args: Parameters<NotificationLedger['markNotificationSent']>): Promise<void> {
-    return this.ledger.markNotificationSent(...args);
+  /** See LabResultWriter (the one implementation of the writes). */
+  saveVersion(...args: Parameters<LabResultWriter['saveVersion']>): ReturnType<LabResultWriter['saveVersion']> {
+    return this.writer.saveVersion(...args);
   }
 
-  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
-  async recordNotificationFailure(...args: Parameters<NotificationLedger['recordNotificationFailure']>): Promise<void> {
-    return this.ledger.recordNotificationFailure(...args);
+  /** See LabResultWriter (NotificationLedger: the one implementation of the plain notification bookkeeping). */
+  ensureCurrent(...args: Parameters<LabResultWriter['ensureCurrent']>): ReturnType<LabResultWriter['ensureCurrent']> {
+    return this.writer.ensureCurrent(...args);
   }
 
-  // ---------------------------------------------------------------- plain reads
+  /** See LabResultWriter (NotificationLedger: the one implementation of the plain notification bookkeeping). */
+  markNotificationSent(...args: Parameters<LabResultWriter['markNotificationSent']>): ReturnType<LabResultWriter['markNotificationSent']> {
+    return this.writer.markNotificationSent(...args);
+  }
 
-  /** See NotificationLedger (the one implementation of the plain notification bookkeeping). */
+  /** See LabResultWriter (NotificationLedger: the one implementation of the plain notification bookkeeping). */
+  recordNotificationFailure(...args: Parameters<LabResultWriter['recordNotificationFailure']>): ReturnType<LabResultWriter['recordNotificationFailure']> {
+    return this.writer.recordNotificationFailure(...args);
+  }
+
+  /** The owed notifications, for the retry job (see NotificationLedger). */
   async pendingNotifications(now: Date, limit: number): Promise<VersionRecord[]> {
     return this.ledger.pendingNotifications(now, limit);
-  }
-
-  // ---------------------------------------------------------------- internals
-
-  private async putPart(part: StoredPart, plaintext: Buffer, context: Record<string, string>): Promise<void> {
-    if (!this.documentStore) throw new Error('LabResultStore needs a document store for parts larger than an item');
-    const envelope = await this.encryptor.encrypt(plaintext, context);
-    await this.documentStore.put(part.key, serializeEnvelope(envelope));
-  }
-
-  /** One summary part (written before the version item that names it; a resend rewrites the same bytes). */
-  private async putSummaryPart(resultId: string, versionId: string, senderId: string, part: number, bytes: Buffer): Promise<void> {
-    const context = { recordType: RECORD_TYPES.summaryPart, sender: senderId, resultId, versionId, part: String(part) };
-    const envelope = serializeEnvelope(await this.encryptor.encrypt(bytes, context));
-    const Item = marshall({ pk: resultPk(resultId), sk: summaryPartSk(versionId, part), kind: 'summary-part', resultId, versionId, senderId, part, envelope });
-    await awsCall(DEPENDENCY, () => this.db.send(new PutItemCommand({ TableName: this.table, Item })));
   }
 }

@@ -1,107 +1,38 @@
 /**
  * The summary reads of the results table (lib/results/result-store.ts describes the layout): a
  * patient's results as decrypted summaries, a page at a time, and one result's summary. What the
- * summary export and the FHIR lab reads bundle; LabResultStore extends it with the writes, the
- * notification bookkeeping and the reads of whole versions (issue 31 item 5: a class is bundled
- * whole, so a summary reader carried all of those).
+ * summary export and the FHIR lab reads bundle. LabResultStore offers these reads by delegation
+ * beside the reads of whole versions and the writes (issue 31 item 5: a class is bundled whole, so
+ * none of those is in a summary reader's bundle, nor these reads in theirs).
  */
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { queryPages } from '../aws/query-pages';
-import type { EnvelopeDecryptor } from '../crypto/envelope-decryptor';
-import type { EnvelopeEncryptor } from '../crypto/envelope';
-import { DEFAULT_DATA_KEY_SERVICE } from '../crypto/envelope-format';
-import type { LabDocumentSummary, LabOrder, LabTestSummary } from '../chart/types';
-import type { ResultDocumentStore } from './documents';
-import { readResultKeys, type LookupKeySource, type ResultKeys } from './lookup-keys';
+import { LabResultReader } from './result-reader';
 import { openRecord } from './sealed-record';
-import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY, ResultItems, parseVersionSk, resultPk } from './result-items';
-import type { LabResultStatus, StoredLabResultSummary } from './types';
+import { CURRENT_SK, RESULTS_BY_PATIENT_INDEX, RESULTS_DEPENDENCY, parseVersionSk, resultPk } from './result-items';
+import { LAB_RESULT_KEY_CONTEXT, RECORD_TYPES, SUMMARY_PART_PREFIX, normaliseTestResult, summaryPartSk, type SummaryPayload } from './result-records';
+import type { StoredLabResultSummary } from './types';
 
-export const RECORD_TYPES = {
-  submission: 'lab-result',
-  summary: 'lab-result-summary',
-  summaryPart: 'lab-result-summary-part',
-  document: 'lab-result-document',
-} as const;
-/** data key context purpose (goes to KMS / CloudTrail; no PHI) */
-export const LAB_RESULT_KEY_PURPOSE = 'lab-result';
-/** The data key context of lab results' encryptor (result-wiring.ts): sealed records leave it out (sealed-record.ts). */
-export const LAB_RESULT_KEY_CONTEXT = { purpose: LAB_RESULT_KEY_PURPOSE, service: DEFAULT_DATA_KEY_SERVICE };
-export const SUMMARY_PART_PREFIX = 'SUMMARYPART#';
+export {
+  LAB_RESULT_KEY_CONTEXT,
+  LAB_RESULT_KEY_PURPOSE,
+  RECORD_TYPES,
+  SUMMARY_PART_PREFIX,
+  normaliseAbnormalFlags,
+  normaliseTestResult,
+  summaryPartSk,
+  type LabResultReaderOptions,
+  type LabResultStoreOptions,
+  type SummaryPayload,
+} from './result-records';
+
 const DEPENDENCY = RESULTS_DEPENDENCY;
 export const MAX_SUMMARY_LIMIT = 1000;
-
-export interface SummaryPayload {
-  accessionNumber: string;
-  status: LabResultStatus;
-  resultedAt: string;
-  results: LabTestSummary[];
-  order?: LabOrder;
-  documents?: LabDocumentSummary[];
-  /** set only on summaries stored before issue 27 K2 (long values cut, results left out) */
-  truncated?: boolean;
-  /** the summary is in this many summary parts (the inline payload is a stub) */
-  parts?: number;
-}
-
-/** What a reader of results needs: it only decrypts (no GenerateDataKey, no encrypt path in its bundle). */
-export interface LabResultReaderOptions {
-  db: DynamoDBClient;
-  table: string;
-  decryptor: EnvelopeDecryptor;
-  /** where the lookup key lives (readers need it for recentResultsForPatient); read, never created */
-  lookupKeys?: LookupKeySource;
-}
-
-export interface LabResultStoreOptions extends Omit<LabResultReaderOptions, 'decryptor'> {
-  /** seals what the store writes and decrypts what it reads */
-  encryptor: EnvelopeEncryptor;
-  /** needed to write or read versions with parts in S3 */
-  documents?: ResultDocumentStore;
-}
 
 /** A pointer (or, before issue 31 item 2, an index entry of one) with its summary ciphertext in either form. */
 const hasSummary = (item: Record<string, AttributeValue>) => Boolean(item.summary?.S || item.summary?.B);
 
-/**
- * OBX-8 flags as an array. Results stored before issue 27 by HL7 intake hold `abnormalFlags` as a
- * comma-joined string (`"H,A"`); both shapes read as the array.
- */
-export function normaliseAbnormalFlags(value: unknown): string[] | undefined {
-  const flags = Array.isArray(value)
-    ? value.filter((f): f is string => typeof f === 'string').map((f) => f.trim())
-    : typeof value === 'string'
-      ? value.split(',').map((f) => f.trim())
-      : [];
-  const kept = flags.filter((f) => f !== '');
-  return kept.length > 0 ? kept : undefined;
-}
-
-/** A stored test result with `abnormalFlags` in the array shape (other fields as stored). */
-export function normaliseTestResult<T extends { abnormalFlags?: unknown }>(result: T): T {
-  if (!('abnormalFlags' in result) || Array.isArray(result.abnormalFlags)) return result;
-  const { abnormalFlags, ...rest } = result;
-  const flags = normaliseAbnormalFlags(abnormalFlags);
-  return (flags ? { ...rest, abnormalFlags: flags } : rest) as T;
-}
-
-export const summaryPartSk = (versionId: string, part: number) => `${SUMMARY_PART_PREFIX}${versionId}#${String(part).padStart(4, '0')}`;
-
-export class LabResultSummaryReader {
-  protected readonly db: DynamoDBClient;
-  protected readonly items: ResultItems;
-  protected readonly table: string;
-  protected readonly decryptor: EnvelopeDecryptor;
-  protected readonly lookupKeys?: LookupKeySource;
-
-  constructor(options: LabResultReaderOptions) {
-    this.db = options.db;
-    this.items = new ResultItems(options.db, options.table);
-    this.table = options.table;
-    this.decryptor = options.decryptor;
-    this.lookupKeys = options.lookupKeys;
-  }
-
+export class LabResultSummaryReader extends LabResultReader {
   /**
    * Up to `limit` of a patient's results (the current version of each), newest ResultedDateUTC
    * first, as decrypted summaries: one Query on byPatient plus one KMS Decrypt per data key
@@ -162,11 +93,6 @@ export class LabResultSummaryReader {
   }
 
   // ---------------------------------------------------------------- internals
-
-  protected keys(): Promise<ResultKeys | undefined> {
-    if (!this.lookupKeys) throw new Error('LabResultStore needs lookupKeys for lookups by patient or accession');
-    return readResultKeys(this.lookupKeys);
-  }
 
   /** The whole summary from its parts: one Query (the version's parts, in order) plus a Decrypt each. */
   private async readSummaryParts(resultId: string, versionId: string, senderId: string, count: number): Promise<SummaryPayload> {

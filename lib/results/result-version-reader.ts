@@ -1,54 +1,44 @@
 /**
  * The decrypting reads of whole lab result versions (the lab result export, the store's own
  * reads): the version items, their notification facts, the submission decrypted (KMS Decrypt only)
- * and its parts restored from S3. The writes and the notification bookkeeping are LabResultStore's
- * (result-store.ts, which extends this class), so a reader's bundle carries no sealing, no
- * GenerateDataKey and none of the ledger's writes.
+ * and its parts restored from S3. The writes and the notification bookkeeping are LabResultWriter's
+ * (result-writer.ts), the summary reads LabResultSummaryReader's (both siblings: LabResultStore,
+ * which extends this class, delegates to them), so a reader's bundle carries no sealing, no
+ * GenerateDataKey, none of the ledger's writes and no summary reads.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { queryPages } from '../aws/query-pages';
 import type { ResultDocumentReader } from './documents';
 import { withNotificationState } from './notification-ledger';
-import { LAB_RESULT_KEY_CONTEXT, LabResultSummaryReader, RECORD_TYPES, normaliseTestResult, type LabResultReaderOptions } from './result-summary-reader';
+import { LabResultReader } from './result-reader';
+import {
+  LAB_RESULT_KEY_CONTEXT,
+  RECORD_TYPES,
+  VERSION_PREFIX,
+  isObject,
+  normaliseTestResult,
+  type LabResultReaderOptions,
+  type StoredPart,
+  type StoredPayload,
+} from './result-records';
 import { RESULTS_DEPENDENCY, parseVersionSk, resultPk, versionRecordOf } from './result-items';
 import { openRecord } from './sealed-record';
 import { normalizeStatus } from './status';
 import type { LabResultSubmission, LabResultVersion, LabResultVersionInfo } from './types';
 
-export const VERSION_PREFIX = 'VERSION#';
+export { VERSION_PREFIX, isObject, type StoredPart, type StoredPayload } from './result-records';
+
 const DEPENDENCY = RESULTS_DEPENDENCY;
 
 const PLAIN_VERSION_ATTRIBUTES =
   'pk, sk, resultId, versionId, senderId, partnerId, #status, resultedAtKey, receivedAt, patientKey, patientMatched, notificationState, notificationAttempts, documentKeys';
-
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** One externalised part, as recorded inside the encrypted submission payload. */
-export interface StoredPart {
-  /** index into data.reports, or -1 for the body */
-  index: number;
-  part: string;
-  key: string;
-  /** base64: the object holds the decoded bytes; utf8: the object holds the string's UTF-8 */
-  encoding: 'base64' | 'utf8';
-  bytes: number;
-}
-
-/** The plaintext of the submission envelope. */
-export interface StoredPayload {
-  f: 1;
-  /** the body, with externalised reports' data replaced by "" (absent when the body itself is in S3) */
-  body?: LabResultSubmission;
-  bodyPart?: StoredPart;
-  documents: StoredPart[];
-}
 
 export interface LabResultVersionReaderOptions extends LabResultReaderOptions {
   /** needed to read versions with parts in S3 */
   documents?: ResultDocumentReader;
 }
 
-export class LabResultVersionReader extends LabResultSummaryReader {
+export class LabResultVersionReader extends LabResultReader {
   protected readonly documents?: ResultDocumentReader;
 
   constructor(options: LabResultVersionReaderOptions) {

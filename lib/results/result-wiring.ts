@@ -12,12 +12,15 @@ import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv, requireEnv } from '../aws/environment';
 import { tableName } from '../dynamo/table-names';
 import { EnvelopeEncryptor } from '../crypto/envelope';
-import { ChartRecordReader } from '../chart/chart-reader';
-import { ResultDocumentStore } from './documents';
+import { ChartItemReader } from '../chart/chart-reader';
+import { ResultDocumentReader, ResultDocumentStore, ResultDocumentWriter } from './documents';
 import { IdempotencyStore } from './idempotency';
 import { loadResultKeys, type LookupKeySource } from './lookup-keys';
 import { resultNotifier } from './notifier-wiring';
-import { LAB_RESULT_KEY_PURPOSE, LabResultStore } from './result-store';
+import { LAB_RESULT_KEY_PURPOSE } from './result-records';
+import { LabResultStore } from './result-store';
+import { LabResultVersionReader } from './result-version-reader';
+import { LabResultWriter } from './result-writer';
 import type { ReceiveDependencies } from './receive';
 
 /**
@@ -50,6 +53,7 @@ function lookupKeySource(): LookupKeySource {
 
 const stores = new ContainerCache<LabResultStore>();
 const readers = new ContainerCache<LabResultStore>();
+const writers = new ContainerCache<LabResultWriter>();
 
 /**
  * The result store for readers and writers. Readers without S3 access (the summary export) may
@@ -78,6 +82,20 @@ export function labResultStore(options: { documents?: boolean } = {}): LabResult
   );
 }
 
+/**
+ * The result writer (the writes and the notification bookkeeping, no reads of versions): what
+ * POST /receiveTestData, HL7 ORU and FHIR DiagnosticReport intake bundle. Same clients, table,
+ * bucket and encryptor as labResultStore().
+ */
+export function labResultWriter(): LabResultWriter {
+  const db = dynamoDbClient();
+  const encryptor = labResultEncryptor();
+  const s3 = s3Client();
+  const table = tableName('results');
+  const bucket = requireEnv(Env.documentsBucket);
+  return writers.get([db, encryptor, s3, table, bucket], () => new LabResultWriter({ db, table, encryptor, documents: new ResultDocumentWriter(s3, bucket) }));
+}
+
 export { resultNotifier } from './notifier-wiring';
 
 /** Everything POST /receiveTestData needs. */
@@ -85,11 +103,39 @@ export function receiveDependencies(): ReceiveDependencies {
   return { ...labResultWriterDependencies(), idempotency: new IdempotencyStore(dynamoDbClient(), tableName('idempotency')) };
 }
 
-/** The result writer without the idempotency table: for writers that never pass a partner's x-request-id (routing held results). */
+/** The result writer without the idempotency table (the receiving services of the intake paths). */
 export function labResultWriterDependencies(): Omit<ReceiveDependencies, 'idempotency'> {
-  const chart = new ChartRecordReader(dynamoDbClient(), tableName('chart'));
+  return { ...labResultServices(), store: labResultWriter() };
+}
+
+/**
+ * The result writer and the reads of whole versions (LabResultVersionReader), without the idempotency
+ * table: for routing held results (it reads a held result's current version, then stores it again
+ * for the chart patient; it never passes a partner's x-request-id).
+ */
+export function heldLabResultDependencies(): Omit<ReceiveDependencies, 'idempotency'> & { versions: LabResultVersionReader } {
+  return { ...labResultWriterDependencies(), versions: labResultVersionReader() };
+}
+
+const versionReaders = new ContainerCache<LabResultVersionReader>();
+
+/** The reads of whole versions with the lab result encryptor's decryption (its data key cache) and the documents bucket. */
+function labResultVersionReader(): LabResultVersionReader {
+  const db = dynamoDbClient();
+  const encryptor = labResultEncryptor();
+  const s3 = s3Client();
+  const table = tableName('results');
+  const bucket = requireEnv(Env.documentsBucket);
+  return versionReaders.get(
+    [db, encryptor, s3, table, bucket],
+    () => new LabResultVersionReader({ db, table, decryptor: encryptor, documents: new ResultDocumentReader(s3, bucket), lookupKeys: lookupKeySource() }),
+  );
+}
+
+/** What every writer of results shares beside its store: the lookup keys, the chart's patients, the notifier. */
+function labResultServices(): Omit<ReceiveDependencies, 'idempotency' | 'store'> {
+  const chart = new ChartItemReader(dynamoDbClient(), tableName('chart'));
   return {
-    store: labResultStore(),
     keys: async () => (await loadResultKeys(lookupKeySource(), { create: true }))!,
     patientExists: async (patientId) => (await chart.getPatient(patientId)) !== undefined,
     notifier: resultNotifier(),
