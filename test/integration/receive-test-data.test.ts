@@ -255,6 +255,8 @@ describe('POST /receiveTestData: storage', () => {
       status: 'final',
       senderId: 'demo-lab',
       partnerId: 'demo-lab',
+      // filed to a chart patient: every export-scope subscription may hear of it (lib/results/notifications.ts)
+      audience: 'export',
     });
     for (const value of Object.values(phi)) expect(found[0]!.raw).not.toContain(value);
     expect(found[0]!.raw).not.toContain('2024-03-01');
