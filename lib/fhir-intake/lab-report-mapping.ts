@@ -46,7 +46,7 @@
  * The US Core Laboratory rules the R4 definitions leave open are checked here too ({@link usCoreLabIssues}).
  * Pure; problems are returned with their FHIRPath, nothing is thrown.
  */
-import type { Coding, EntityIdentifier, LabOrder, LabPerformer, LabSpecimen } from '../chart/types';
+import type { AssignedIdentifier, Coding, EntityIdentifier, LabOrder, LabPerformer, LabSpecimen, SentAge, SentConcept } from '../chart/types';
 import { isObject, resolveReference, type BundleIndex, type FhirObject } from './references';
 import type { StructureIssue } from './structure';
 import { acceptableCollectionEnd } from '../results/validation';
@@ -324,6 +324,52 @@ function performersOf(report: FhirObject, bundle: BundleIndex | undefined, sende
   return performers.length > 0 && !onlySender ? performers : undefined;
 }
 
+const IDENTIFIER_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/v2-0203';
+
+/** An Observation performer's identifier as sent: value, system (the namespace, as the report performer's) and its v2 table 0203 type. */
+function organizationIdentifierOf(identifier: unknown): AssignedIdentifier | undefined {
+  if (!isObject(identifier) || str(identifier.value) === undefined) return undefined;
+  const type = isObject(identifier.type)
+    ? list(identifier.type.coding).find((c): c is FhirObject => isObject(c) && c.system === IDENTIFIER_TYPE_SYSTEM && str(c.code) !== undefined)
+    : undefined;
+  return compact({ id: String(identifier.value), namespace: str(identifier.system), type: type ? String(type.code) : undefined });
+}
+
+/** A CodeableConcept as sent (codings with a code, their systems as URIs; text); undefined when empty. */
+function sentConceptOf(value: unknown): SentConcept | undefined {
+  if (!isObject(value)) return undefined;
+  const coding = list(value.coding)
+    .filter((c): c is FhirObject => isObject(c) && str(c.code) !== undefined)
+    .map((c) => compact({ system: str(c.system), code: String(c.code), display: str(c.display) }));
+  const concept = compact({ coding: coding.length > 0 ? coding : undefined, text: str(value.text) });
+  return Object.keys(concept).length > 0 ? concept : undefined;
+}
+
+/** An age bound (Quantity) as sent: the value as written, its unit, its UCUM code. */
+function sentAgeOf(value: unknown): SentAge | undefined {
+  if (!isObject(value)) return undefined;
+  const written = decimalText(value);
+  if (written === undefined) return undefined;
+  return compact({ value: written, unit: str(value.unit), code: value.system === UCUM ? str(value.code) : undefined });
+}
+
+/** referenceRange.type, .appliesTo and .age as sent (issue 41: they were dropped). */
+function rangeContextOf(range: FhirObject): {
+  referenceRangeType?: SentConcept;
+  referenceRangeAppliesTo?: SentConcept[];
+  referenceRangeAge?: { low?: SentAge; high?: SentAge };
+} {
+  const appliesTo = list(range.appliesTo)
+    .map(sentConceptOf)
+    .filter((c): c is SentConcept => c !== undefined);
+  const age = isObject(range.age) ? compact({ low: sentAgeOf(range.age.low), high: sentAgeOf(range.age.high) }) : {};
+  return compact({
+    referenceRangeType: sentConceptOf(range.type),
+    referenceRangeAppliesTo: appliesTo.length > 0 ? appliesTo : undefined,
+    referenceRangeAge: Object.keys(age).length > 0 ? age : undefined,
+  });
+}
+
 /**
  * The report's specimen; without one, the specimen every result Observation names (the US Core
  * examples link it from each Observation only). Results naming different specimens give none: the
@@ -560,6 +606,9 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
     const performer = list(observation.performer)
       .map((p) => (isObject(p) ? str(p.display) : undefined))
       .find((d) => d !== undefined);
+    const performerIdentifier = list(observation.performer)
+      .map((p) => (isObject(p) ? organizationIdentifierOf(p.identifier) : undefined))
+      .find((i) => i !== undefined);
     const notes = list(observation.note)
       .map((n) => (isObject(n) ? str(n.text) : undefined))
       .filter((t): t is string => t !== undefined);
@@ -571,6 +620,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         referenceRange: rangeText,
         referenceRangeUnits: rangeHasOwnUnits ? rangeUnits.units : undefined,
         referenceRangeUnitsCode: rangeHasOwnUnits ? rangeUnits.unitsCode : undefined,
+        // the range's type, population and ages as sent (with the range they qualify: FHIR ref-1 needs low, high or text)
+        ...(rangeText !== undefined && isObject(range) ? rangeContextOf(range) : {}),
         code: primary?.code,
         codeSystem: primary?.code !== undefined ? primary.system : undefined,
         testNameFrom,
@@ -582,7 +633,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         observedEndAt,
         // its own issued (released apart from the report), as written
         reportedAt: ownIssued !== undefined && ownIssued !== issued ? ownIssued : undefined,
-        performingOrganization: performer !== undefined && performer !== context.sender ? performer : undefined,
+        performingOrganization: performer !== undefined && (performer !== context.sender || performerIdentifier !== undefined) ? performer : undefined,
+        performingOrganizationIdentifier: performerIdentifier,
         comments: notes.length > 0 ? notes : undefined,
       }),
     );
@@ -661,6 +713,10 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       observedEndAt: 'effectivePeriod.end',
       reportedAt: 'issued',
       performingOrganization: 'performer[0].display',
+      performingOrganizationIdentifier: 'performer[0].identifier',
+      referenceRangeType: 'referenceRange[0].type',
+      referenceRangeAppliesTo: 'referenceRange[0].appliesTo',
+      referenceRangeAge: 'referenceRange[0].age',
       comments: 'note',
       testNameFrom: 'code',
     };

@@ -21,7 +21,19 @@
  * before writing anything. Error texts name the rule and the location, never a submitted value.
  */
 import { checkNoteValues, checkPatientValues } from '../chart/record-rules';
-import type { Clinician, Coding, EntityIdentifier, LabOrder, LabTestSummary, Note, Patient, Provenance } from '../chart/types';
+import type {
+  AssignedIdentifier,
+  Clinician,
+  Coding,
+  EntityIdentifier,
+  LabAddress,
+  LabOrder,
+  LabPerson,
+  LabTestSummary,
+  Note,
+  Patient,
+  Provenance,
+} from '../chart/types';
 import { ValidationFailedError } from '../domain-errors';
 import { ErrorCodes, type ErrorLocation } from '../hl7/parse-error';
 import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
@@ -294,6 +306,48 @@ function entityIdentifierOf(parts: Array<string | undefined>): EntityIdentifier 
 
 const eiComponents = (components: string[][] | undefined): Array<string | undefined> => (components ?? []).map((c) => c[0]);
 
+/** A text of at most `max` characters as sent, else undefined (a part the lab schema would refuse is left out, as codingOf does). */
+const within = (value: string | undefined, max: number): string | undefined => {
+  const text = present(value);
+  return text !== undefined && text.length <= max ? text : undefined;
+};
+
+/**
+ * An identifier with its assigning authority as sent: `id`, the HD subcomponents (namespace&universal
+ * id&type) and the identifier type code (XON-10/6/7, XCN-1/9/13); undefined without an id.
+ */
+function assignedIdentifierOf(id: string | undefined, authority: string[] | undefined, type: string | undefined): AssignedIdentifier | undefined {
+  const value = within(id, 199);
+  if (value === undefined) return undefined;
+  return compact({
+    id: value,
+    namespace: within(authority?.[0], 199),
+    universalId: within(authority?.[1], 199),
+    universalIdType: within(authority?.[2], 20),
+    type: within(type, 20),
+  });
+}
+
+/**
+ * OBX-23 (XON), OBX-24 (XAD), OBX-25 (XCN) as sent: the performing organization's name, its identifier
+ * (XON-10, else XON-3 of v2.3/2.4, with XON-6 and XON-7), its address and its medical director.
+ */
+function performingOrganizationOf(obx: ParsedSegment): Partial<LabTestSummary> {
+  const xon = obx.fields[23]?.[0];
+  const xad = obx.fields[24]?.[0];
+  const xcn = obx.fields[25]?.[0];
+  const street = compact({ ...(address(xad) ?? {}), type: within(xad?.[6]?.[0], 20), county: within(xad?.[8]?.[0], 20) });
+  const lines = Object.fromEntries(Object.entries(street).filter(([, v]) => typeof v === 'string' && v.length <= 199)) as LabAddress;
+  const name = personName(xcn?.slice(1));
+  const director: LabPerson = compact({ identifier: assignedIdentifierOf(xcn?.[0]?.[0], xcn?.[8], xcn?.[12]?.[0]), name });
+  return compact({
+    performingOrganization: present(valueAt(obx, 23, 1)),
+    performingOrganizationIdentifier: assignedIdentifierOf(present(xon?.[9]?.[0]) ?? xon?.[2]?.[0], xon?.[5], xon?.[6]?.[0]),
+    performingOrganizationAddress: Object.keys(lines).length > 0 ? lines : undefined,
+    performingOrganizationDirector: Object.keys(director).length > 0 ? director : undefined,
+  });
+}
+
 /** The typed value of an OBX (issue 27): NM as written, SN parts, a CWE/CE coding, TX/FT lines. */
 function typedValue(obx: ParsedSegment, type: string): Partial<LabTestSummary> {
   const first = obx.fields[5]?.[0];
@@ -425,7 +479,7 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       abnormalFlags: flags.length > 0 ? flags : undefined,
       observationStatus: present(valueAt(obx, 11))?.trim(),
       observedAt: labTime(valueAt(obx, 14), zone),
-      performingOrganization: present(valueAt(obx, 23, 1)),
+      ...performingOrganizationOf(obx),
       comments: comments.length > 0 ? comments : undefined,
     });
     if (type === 'ED') {
@@ -491,6 +545,9 @@ const OBX_FIELDS: Record<string, number> = {
   observationStatus: 11,
   observedAt: 14,
   performingOrganization: 23,
+  performingOrganizationIdentifier: 23,
+  performingOrganizationAddress: 24,
+  performingOrganizationDirector: 25,
   testNameFrom: 3,
 };
 const ORDER_FIELDS: Record<string, number> = {

@@ -174,7 +174,16 @@ const TEST_TEXT_FIELDS = [
   'testNameFrom',
   'codeDisplay',
 ] as const;
-const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
+const TEST_OBJECT_FIELDS = [
+  'alternateCode',
+  'structuredNumeric',
+  'codedValue',
+  'performingOrganizationIdentifier',
+  'performingOrganizationAddress',
+  'performingOrganizationDirector',
+  'referenceRangeType',
+  'referenceRangeAge',
+] as const;
 
 /** One test as the summary keeps it: the model's fields only (extras stay in the submission), whole. */
 function summaryTest(r: LabTestResult): LabTestSummary {
@@ -188,6 +197,7 @@ function summaryTest(r: LabTestResult): LabTestSummary {
   if (flags) out.abnormalFlags = flags;
   const comments = stringsOf(r.comments);
   if (comments) out.comments = comments;
+  if (Array.isArray(r.referenceRangeAppliesTo) && r.referenceRangeAppliesTo.length > 0) out.referenceRangeAppliesTo = r.referenceRangeAppliesTo;
   return out;
 }
 

@@ -660,10 +660,15 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
     expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
     const resultId = res.json<{ resultId: string }>().resultId;
     for (const { label, group } of await hl7Exports(resultId, accession))
-      expect({ label, obx23: group.obx.map((f) => f[23]) }).toEqual({ label, obx23: ['Acme Reference Laboratory', 'North Lab'] });
+      expect({ label, obx23: group.obx.map((f) => f[23]) }).toEqual({
+        label,
+        // the report performer's identifier too (XON-10, XON-6 HD-2/HD-3 of its urn:oid: system), not its name alone
+        obx23: ['Acme Reference Laboratory^^^^^&2.16.840.1.113883.4.7&ISO^^^^05D0642827', 'North Lab'],
+      });
     const fhir = await fhirReport(resultId);
-    expect(fhir.performer).toEqual([{ display: 'Acme Reference Laboratory', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
-    expect(containedObservations(fhir).map((o) => o.performer)).toEqual([[{ display: 'Acme Reference Laboratory' }], [{ display: 'North Lab' }]]);
+    const acme = { display: 'Acme Reference Laboratory', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } };
+    expect(fhir.performer).toEqual([acme]);
+    expect(containedObservations(fhir).map((o) => o.performer)).toEqual([[acme], [{ display: 'North Lab' }]]);
     // results[].reportedAt: the test's own issued (FHIR only)
     expect(containedObservations(fhir).map((o) => o.issued)).toEqual(['2024-03-01T15:15:00Z', '2024-03-01T09:45:10-05:00']);
 
@@ -699,6 +704,146 @@ describe('JSON order.performer identifier namespaces: FHIR Identifier.system is 
       { display: 'North Lab', identifier: { system: 'https://north-lab.example.org/ids', value: 'N-2' } },
       { display: 'West Lab', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } },
     ]);
+  });
+});
+
+describe('OBX-23 / OBX-24 / OBX-25: the performing organization whole (identifier, address, medical director)', () => {
+  // OBX-23..25 as published in test/hl7/samples/cdcgov-trusted-intermediary (CDC trusted-intermediary, Apache-2.0):
+  // TN__001_TN_ORU_R01_LRI.hl7 (XON-6 an HD-1 namespace, XON-7 NI; the director with XCN-9 / XCN-13 NPI) and
+  // TX__002_TX_ORU_R01.hl7 (XON-6 a CLIA OID with HD-3 ISO, XON-7 LN; XAD-7 SL and XAD-9 the county)
+  const TENNESSEE = [
+    'Tennessee Department of Health^^^^^CLIA^NI^^^44D0659062',
+    '630 Hart Lane^^Nashville^TN^37243',
+    '1114675378^Levinson^Kara^^^^^^NPI^^^^NPI',
+  ];
+  const TEXAS = [
+    'Texas Department of State Health Services Laboratory Services Section^^^^^CLIA&2.16.840.1.113883.4.7&ISO^LN^^^45D0660644',
+    '1100 W.49th St^^Austin^TX^78756^USA^SL^^453',
+    '',
+  ];
+
+  it('HL7 in: OBX-23 (XON-1, -6, -7, -10), OBX-24 and OBX-25 come back as sent in every HL7 export; FHIR Observation.performer has the identifier', async () => {
+    const accession = unique('XON');
+    const obx = (n: number, code: string, value: string, [xon, xad, xcn]: string[]) =>
+      `OBX|${n}|NM|${code}||${value}|mmol/L^^UCUM|||||F|||202403011000-0500|||||||||${xon}|${xad}|${xcn}`;
+    const message =
+      [
+        `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|20240301123000||ORU^R01|${unique('XON-MSG')}|P|2.5.1`,
+        CHART_PID,
+        `OBR|1|845439^GHH OE|${accession}^GHH LAB|24323-8^Metabolic panel^LN|||202403011000-0500|||||||||||||||202403011215-0500|||F`,
+        obx(1, '2823-3^Potassium^LN', '4.1', TENNESSEE),
+        obx(2, '2951-2^Sodium^LN', '140', TEXAS),
+      ].join('\r') + '\r';
+    expect(await postHl7(message)).toMatch(/^MSA\|AA\|/);
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '24323-8');
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx23to25: group.obx.map((f) => [f[23], f[24], f[25] ?? '']) }).toEqual({
+        label,
+        // XAD-7 `SL` is no table 0190 value: kept in the record, not written (v2.5.1-valid exports)
+        obx23to25: [TENNESSEE, [TEXAS[0], '1100 W.49th St^^Austin^TX^78756^USA^^^453', '']],
+      });
+    const performers = containedObservations(await fhirReport(resultId)).map((o) => o.performer);
+    const type = (code: string) => ({ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code }] });
+    expect(performers).toEqual([
+      [
+        {
+          display: 'Tennessee Department of Health',
+          identifier: { system: 'urn:interop:sender:DEMO-LAB-LIS:performer:CLIA', value: '44D0659062', type: type('NI') },
+        },
+      ],
+      [
+        {
+          display: 'Texas Department of State Health Services Laboratory Services Section',
+          identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '45D0660644', type: type('LN') },
+        },
+      ],
+    ]);
+  });
+
+  it('JSON in: results[].performingOrganizationIdentifier / Address / Director come back in OBX-23..25 and FHIR; a control character in one is refused', async () => {
+    const accession = unique('JXO');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        {
+          testName: 'Glucose',
+          result: '98',
+          performingOrganization: 'North Lab',
+          performingOrganizationIdentifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7', type: 'XX' },
+          performingOrganizationAddress: { line1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', type: 'B' },
+          performingOrganizationDirector: { identifier: { id: '1234567893', namespace: 'NPI', type: 'NPI' }, name: { family: 'Smith', given: 'Ann' } },
+        },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx23to25: group.obx.map((f) => [f[23], f[24], f[25]]) }).toEqual({
+        label,
+        obx23to25: [['North Lab^^^^^&2.16.840.1.113883.4.7&ISO^XX^^^05D0642827', '1 Main St^^Springfield^IL^62701^^B', '1234567893^Smith^Ann^^^^^^NPI^^^^NPI']],
+      });
+    expect(containedObservations(await fhirReport(resultId)).map((o) => o.performer)).toEqual([
+      [
+        {
+          display: 'North Lab',
+          identifier: {
+            system: 'urn:oid:2.16.840.1.113883.4.7',
+            value: '05D0642827',
+            type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'XX' }] },
+          },
+        },
+      ],
+    ]);
+
+    const refused = await postJson({
+      accessionNumber: unique('JXX'),
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Glucose', result: '98', performingOrganizationAddress: { city: 'Spring\nfield' }, performingOrganizationIdentifier: { namespace: 'X' } },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(
+      refused
+        .json<{ errors: Array<{ pointer: string }> }>()
+        .errors.map((e) => e.pointer)
+        .sort(),
+    ).toEqual(['/data/results/0/performingOrganizationAddress/city', '/data/results/0/performingOrganizationIdentifier/id']);
+  });
+});
+
+describe('FHIR referenceRange.type / appliesTo / age and an Observation performer identifier (the US Core CBC example, edited)', () => {
+  it('come back in FHIR as sent; OBX-7 stays the range text (v2.5.1 has no place for them); OBX-23 carries the identifier', async () => {
+    const accession = unique('CBR');
+    const transaction = labTransaction('cbc', accession);
+    const ucumYears = (value: number) => ({ value, unit: 'years', system: 'http://unitsofmeasure.org', code: 'a' });
+    const qualified = {
+      type: {
+        coding: [{ system: 'http://terminology.hl7.org/CodeSystem/referencerange-meaning', code: 'normal', display: 'Normal Range' }],
+        text: 'Normal Range',
+      },
+      appliesTo: [{ coding: [{ system: 'http://snomed.info/sct', code: '248152002', display: 'Female' }], text: 'Female' }],
+      age: { low: ucumYears(18), high: ucumYears(65) },
+    };
+    const original = transaction.observations[0]!.referenceRange[0];
+    transaction.observations[0]!.referenceRange = [{ ...original, ...qualified }];
+    const acme = { display: 'Acme Laboratory, Inc', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } };
+    transaction.observations[1]!.performer = [acme];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = /resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!;
+    const observations = containedObservations(await fhirReport(resultId));
+    const [range] = observations[0]!.referenceRange;
+    expect({ type: range.type, appliesTo: range.appliesTo, age: range.age }).toEqual(qualified);
+    expect(observations[1]!.performer).toEqual([acme]);
+    for (const { label, group } of await hl7Exports(resultId, accession)) {
+      expect({ label, obx7: group.obx[0]![7] }).toEqual({ label, obx7: expect.stringMatching(/^\d+(\.\d+)?-\d+(\.\d+)?$/) });
+      expect({ label, obx23: group.obx[1]![23] }).toEqual({ label, obx23: 'Acme Laboratory, Inc^^^^^&2.16.840.1.113883.4.7&ISO^^^^05D0642827' });
+    }
   });
 });
 
