@@ -102,6 +102,8 @@ describe('ORU^R01 -> lab model', () => {
       observationStatus: 'F',
       observedAt: '2024-11-07T08:15:00-06:00',
       performingOrganization: 'ACME Reference Lab',
+      // OBX-23 XON-6 `CLIA&2.16.840.1.113883.4.7&ISO`, XON-7 `XX`, XON-10 the CLIA number: kept as sent
+      performingOrganizationIdentifier: { id: '05D0000000', namespace: 'CLIA', universalId: '2.16.840.1.113883.4.7', universalIdType: 'ISO', type: 'XX' },
       comments: ['Repeated and confirmed'],
       numericValue: '6.90',
     });
