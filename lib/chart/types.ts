@@ -282,6 +282,8 @@ export interface LabTestSummary {
   structuredNumeric?: StructuredNumeric;
   /** CWE/CE value */
   codedValue?: Coding;
+  /** CWE-4..6 / CE-4..6 of the value: the lab's alternate coding of it (FHIR: the concept's second coding) */
+  codedValueAlternate?: Coding;
   /** TX/FT value: one entry per line (repetition) */
   textLines?: string[];
   /** UCUM code of the units (OBX-6.1 when OBX-6.3 is UCUM); `units` keeps the display */
@@ -301,6 +303,10 @@ export interface LabTestSummary {
   observationStatus?: string;
   /** OBX-14 when this observation was made */
   observedAt?: PartialDateTime;
+  /** OBX-19 when the analysis was done, as written (HL7 only: FHIR R4 has no element for it) */
+  analyzedAt?: PartialDateTime;
+  /** OBX-4 observation sub-id as sent (v2.5.1 ST; groups the OBX of one OBR that belong together; HL7 only) */
+  subId?: string;
   /** the end of this test's period (FHIR Observation.effectivePeriod.end; observedAt its start): FHIR only, OBX-14 has no end */
   observedEndAt?: PartialDateTime;
   /** FHIR Observation.issued of this test when it is not the report's, as written (FHIR only: v2.5.1 has no per-OBX release time) */

@@ -189,13 +189,14 @@ function valueOf(observation: FhirObject, path: string, issues: StructureIssue[]
   }
   if (isObject(observation.valueCodeableConcept)) {
     const concept = observation.valueCodeableConcept;
-    const coded = list(concept.coding)
+    const codings = list(concept.coding)
       .map(codingOf)
-      .find((c) => c !== undefined);
+      .filter((c) => c !== undefined);
+    const coded = codings[0];
     // `result` is the text a reader shows (the concept's text, else the display, else the code); the coding is
     // kept as sent: a display is never made from the text (the FHIR export gives the text back from `result`)
     const text = str(concept.text) ?? coded?.display ?? coded?.code;
-    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded });
+    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded, codedValueAlternate: codings[1] });
     if (text) return { valueType: 'ST', result: text };
     issues.push({ expression: `${path}.valueCodeableConcept`, message: 'needs a coding with a code, or a text' });
     return {};
@@ -702,6 +703,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       numericValue: 'value',
       structuredNumeric: 'value',
       codedValue: 'valueCodeableConcept',
+      codedValueAlternate: 'valueCodeableConcept.coding[1]',
       textLines: 'valueString',
       result: 'value',
       referenceRange: 'referenceRange[0]',

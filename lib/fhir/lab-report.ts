@@ -267,10 +267,19 @@ function testValue(lab: LabResultRecord, test: LabTestSummary): ObservationValue
   }
   if ((valueType === 'CWE' || valueType === 'CE') && test.codedValue) {
     const coding = labCoding(lab, test.codedValue.code, test.codedValue.display, test.codedValue.system);
+    // the lab's alternate coding of the value (CWE-4..6, a second coding) after it
+    const alternate = test.codedValueAlternate
+      ? labCoding(lab, test.codedValueAlternate.code, test.codedValueAlternate.display, test.codedValueAlternate.system)
+      : undefined;
+    const codings = [coding, alternate].filter((c): c is Coding => c !== undefined);
     // the value's text: what a reader was shown (`result`: FHIR code.text, an HL7 CE's text) unless that is only the code
     const shown = fhirString(test.result);
     const text = shown !== undefined && shown.trim() !== test.codedValue.code ? shown : fhirString(test.codedValue.display);
-    if (coding || text) return { valueCodeableConcept: { ...nonEmpty('coding', coding ? [coding] : []), ...present('text', text) } };
+    if (coding || text) return { valueCodeableConcept: { ...nonEmpty('coding', coding ? codings : []), ...present('text', text) } };
+  }
+  // an HL7 date or time value (`202402291305-0500`) is no quantity: its text as written
+  if ((valueType === 'DT' || valueType === 'TM' || valueType === 'DTM' || valueType === 'TS') && /^\d/.test(test.result ?? '')) {
+    return present('valueString', fhirString(test.result));
   }
   if ((valueType === 'TX' || valueType === 'FT') && Array.isArray(test.textLines)) {
     const text = fhirString(test.textLines.join('\n'));

@@ -89,7 +89,8 @@ export type TextLines = { lines: readonly EscapedText[] } | { text: string };
 
 /** An OBX-2 value type with its OBX-5 value. */
 export interface ObservationValue {
-  valueType: ObservationValueType;
+  /** OBX-2; a lab's date or time value keeps its own type (DT, TM, DTM, TS) */
+  valueType: ObservationValueType | 'DT' | 'TM' | 'TS';
   value: FieldValue | TextLines;
 }
 
@@ -176,6 +177,8 @@ export interface Observation extends ObservationValue {
   observedAt?: SegmentTime;
   /** OBX-16 */
   responsibleObserver?: Clinician;
+  /** OBX-19 the time of the analysis */
+  analyzedAt?: SegmentTime;
   /** OBX-23 XON-1: the organization whose result it is (the lab's sender id: provenance) */
   performingOrganization?: string;
   /** OBX-23 XON-10 with XON-6 (assigning authority) and XON-7 (identifier type) */
@@ -201,6 +204,7 @@ export type ObservationDetails = Pick<
   | 'abnormalFlags'
   | 'observedAt'
   | 'responsibleObserver'
+  | 'analyzedAt'
   | 'performingOrganization'
   | 'performingOrganizationIdentifier'
   | 'performingOrganizationAddress'
@@ -233,6 +237,7 @@ export function makeObservation(
     resultStatus,
     observedAt: details.observedAt,
     responsibleObserver: details.responsibleObserver,
+    analyzedAt: details.analyzedAt,
     performingOrganization: details.performingOrganization,
     performingOrganizationIdentifier: details.performingOrganizationIdentifier,
     performingOrganizationAddress: details.performingOrganizationAddress,
@@ -506,6 +511,7 @@ function observationSegment(
       obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
     }
   }
+  setTime(obx, 19, observation.analyzedAt, observation.inputPath);
   const organizationId = observation.performingOrganizationIdentifier;
   if (observation.performingOrganization || (organizationId && hasText(organizationId.id))) {
     // XON-1 the organization name, whole: v2.5.1's 50 characters are a conformance length (receivers take
@@ -937,7 +943,8 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
     case 'CE': {
       const coded = test.codedValue;
       if (coded && (hasText(coded.code) || hasText(coded.display))) {
-        return codedObservationValue({ code: coded.code ?? '', display: coded.display, system: coded.system });
+        // CE (v2.5.1 table 0125 has no CWE: the same components) with the alternate coding (CWE-4..6) as sent
+        return { valueType: 'CE', value: ceWithAlternate({ code: coded.code ?? '', display: coded.display, system: coded.system }, test.codedValueAlternate) };
       }
       break;
     }
@@ -947,10 +954,22 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
         const lines = test.textLines.flatMap((line) => escapeTextLines(typeof line === 'string' ? line : ''));
         return { valueType, value: { lines } };
       }
+      // a text sent empty (a pending or cancelled test) stays a text
+      if (!hasText(test.result)) return { valueType, value: escapeText('') };
       break;
     case 'ST':
       if (hasText(test.result)) {
         return textObservationValue(test.result);
+      }
+      break;
+    case 'DT':
+    case 'TM':
+    case 'DTM':
+    case 'TS':
+      // a date or time value written back as one (not as a number: `20240101` is a date); DTM as TS (TS-1 is a DTM:
+      // v2.5.1 table 0125 has no DTM)
+      if (hasText(test.result) && HL7_TIME_TEXT[valueType].test(test.result.trim())) {
+        return { valueType: valueType === 'DTM' ? 'TS' : valueType, value: escapeText(test.result.trim()) };
       }
       break;
     default:
@@ -958,6 +977,14 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
   }
   return numericObservationValue(test.result);
 }
+
+/** An HL7 DT / TM / DTM (TS-1) value as v2.5.1 writes it: the value types a lab's date or time keeps. */
+const HL7_TIME_TEXT: Readonly<Record<'DT' | 'TM' | 'DTM' | 'TS', RegExp>> = {
+  DT: /^\d{4}(\d{2}(\d{2})?)?$/,
+  TM: /^\d{2}(\d{2}(\d{2}(\.\d{1,4})?)?)?([+-]\d{4})?$/,
+  DTM: /^\d{4}(\d{2}(\d{2}(\d{2}(\d{2}(\d{2}(\.\d{1,4})?)?)?)?)?)?([+-]\d{4})?$/,
+  TS: /^\d{4}(\d{2}(\d{2}(\d{2}(\d{2}(\d{2}(\.\d{1,4})?)?)?)?)?)?([+-]\d{4})?$/,
+};
 
 /** Code of a report's OBX-3 (`REPORT^<report name>^L`), in the single-result export and the summary. */
 export const LAB_REPORT_CODE = 'REPORT';
@@ -1095,12 +1122,15 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     group.add(
       makeObservation(labTestObservationIdentifier(result), labTestObservationValue(result, observationStatus), observationStatus, `${path}.testName`, {
         alternateIdentifier: labTestAlternate(result),
+        // OBX-4 as sent (a sub-id the lab gave; the others are numbered when their OBX-3 repeats)
+        subId: hasText(result.subId) ? result.subId.trim() : undefined,
         units: result.units,
         unitsCode: hasText(result.unitsCode) ? result.unitsCode.trim() : undefined,
         referenceRange: labTestReferenceRange(result),
         abnormalFlags: Array.isArray(result.abnormalFlags) ? result.abnormalFlags.filter(hasText).map((flag) => flag.trim()) : undefined,
         // OBX-14 is the physiologically relevant time: for a specimen, its collection (OBR-7), as FHIR effective[x] reads it
         observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : collectedAt ? { asSent: collectedAt } : reportedAt,
+        analyzedAt: hasText(result.analyzedAt) ? { asSent: result.analyzedAt } : undefined,
         ...performingOrganizationOf(result, reportPerformer, lab.senderId),
         comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),

@@ -371,7 +371,7 @@ function typedValue(obx: ParsedSegment, type: string): Partial<LabTestSummary> {
     case 'CWE':
     case 'CNE': {
       const coded = codingOf(first);
-      return coded ? { codedValue: coded } : {};
+      return coded ? compact({ codedValue: coded, codedValueAlternate: codingOf(first, 4) }) : {};
     }
     case 'TX':
     case 'FT': {
@@ -479,6 +479,9 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       abnormalFlags: flags.length > 0 ? flags : undefined,
       observationStatus: present(valueAt(obx, 11))?.trim(),
       observedAt: labTime(valueAt(obx, 14), zone),
+      analyzedAt: labTime(valueAt(obx, 19), zone),
+      // OBX-4 as the v2.5.1 ST it is (v2.7's OG `^1^1`, components, has no v2.5.1 form: not kept)
+      subId: (obx.fields[4]?.[0]?.length ?? 0) === 1 && (obx.fields[4]?.length ?? 0) === 1 ? within(valueAt(obx, 4)?.trim(), 20) : undefined,
       ...performingOrganizationOf(obx),
       comments: comments.length > 0 ? comments : undefined,
     });
@@ -544,6 +547,8 @@ const OBX_FIELDS: Record<string, number> = {
   abnormalFlags: 8,
   observationStatus: 11,
   observedAt: 14,
+  analyzedAt: 19,
+  subId: 4,
   performingOrganization: 23,
   performingOrganizationIdentifier: 23,
   performingOrganizationAddress: 24,

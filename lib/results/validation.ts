@@ -135,6 +135,10 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
     if (typeof result.codeDisplay === 'string' && result.testNameFrom === 'code')
       errors.push({ pointer: `${at}/codeDisplay`, message: "is the code's display beside a name of its own: only with testNameFrom 'text'" });
     for (const field of SENT_AS_IS_FIELDS) oneLineTextErrors(result[field], `${at}/${field}`, errors);
+    if (typeof result.analyzedAt === 'string') {
+      const problem = partialDateTimeProblem(result.analyzedAt, now);
+      if (problem) errors.push({ pointer: `${at}/analyzedAt`, message: problem });
+    }
     // the end of the test's period (FHIR effectivePeriod.end): a real partial time, with its start (observedAt) and not before it
     if (typeof result.observedEndAt === 'string') {
       const problem = partialDateTimeProblem(result.observedEndAt, now) ?? collectionEndProblem(result.observedAt, result.observedEndAt, 'observedAt');

@@ -813,6 +813,38 @@ describe('OBX-23 / OBX-24 / OBX-25: the performing organization whole (identifie
   });
 });
 
+describe('the sweep of the public samples (lab-sample-sweep.test.ts): OBX-2, OBX-4, OBX-5 alternate, OBX-19 as sent', () => {
+  it('a CWE keeps its alternate coding (CWE-4..6; FHIR a second coding), a DTM value stays a time (TS), an empty TX stays TX; OBX-4 and OBX-19 come back', async () => {
+    const accession = unique('SWP');
+    // OBX rows as the CDC trusted-intermediary newborn screening samples write them (AL, LA, VA: CWE with an alternate
+    // triplet, a sub-id, an analysis time in OBX-19; TX sent empty while pending), a DTM value as VA's birth time
+    const sent = [
+      'OBX|1|CWE|57718-9^Sample quality of Dried blood spot^LN|1|LA12432-3^Acceptable^LN^N^Normal^99LDH||||||F|||202403011000-0500|||||202403011130-0500',
+      'OBX|2|DTM|57715-5^Birth time^LN|1|202402291305-0500||||||F|||202403011000-0500',
+      'OBX|3|TX|57724-7^Newborn screening short narrative summary^LN|2|||||||I|||202403011000-0500',
+    ];
+    const message =
+      [
+        `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|20240301123000||ORU^R01|${unique('SWP-MSG')}|P|2.5.1`,
+        CHART_PID,
+        `OBR|1|845439^GHH OE|${accession}^GHH LAB|54089-8^Newborn screening panel^LN|||202403011000-0500|||||||||||||||202403011215-0500|||F`,
+        ...sent,
+      ].join('\r') + '\r';
+    expect(await postHl7(message)).toMatch(/^MSA\|AA\|/);
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '54089-8');
+    const columns = (f: string[]) => [2, 4, 5, 19].map((n) => f[n] ?? '');
+    // OBX-2 CWE is written CE and DTM as TS (v2.5.1 table 0125 has neither; the components are the same)
+    const expected = sent.map((line) => columns(line.split('|')));
+    expected[0]![0] = 'CE';
+    expected[1]![0] = 'TS';
+    for (const { label, group } of await hl7Exports(resultId, accession)) expect({ label, obx: group.obx.map(columns) }).toEqual({ label, obx: expected });
+    const [quality, birth] = containedObservations(await fhirReport(resultId));
+    expect(quality!.valueCodeableConcept.coding.map((c: Json) => c.code)).toEqual(['LA12432-3', 'N']);
+    expect(quality!.valueCodeableConcept.coding[1].display).toBe('Normal');
+    expect(birth!.valueString).toBe('202402291305-0500');
+  });
+});
+
 describe('FHIR referenceRange.type / appliesTo / age and an Observation performer identifier (the US Core CBC example, edited)', () => {
   it('come back in FHIR as sent; OBX-7 stays the range text (v2.5.1 has no place for them); OBX-23 carries the identifier', async () => {
     const accession = unique('CBR');
