@@ -7,7 +7,8 @@
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirEncounterSearchRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable } from '../lib/http/fhir';
+import { readFhirQuery } from '../lib/http/fhir-query';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchChartRecords } from '../lib/exports/fhir-exports';
 

@@ -9,14 +9,14 @@
  * errors are OperationOutcome.
  */
 import { fhirObservationReadRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, rejectFhirQueryParameters, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readAssessmentObservation } from '../lib/exports/fhir-exports';
 import { readLabObservation } from '../lib/exports/fhir-search';
 
 export const handler = fhirEndpoint(fhirObservationReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
-  readFhirQuery(request.event, []);
+  rejectFhirQueryParameters(request.event);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.observation.read' });
   const deps = fhirLabDependencies();

@@ -7,7 +7,8 @@
  * patient (RecordNotFoundError) | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirPatientEverythingRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { readFhirQuery } from '../lib/http/fhir-query';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { patientEverything } from '../lib/exports/fhir-exports';
 
