@@ -8,13 +8,13 @@
  */
 import { fhirPatientEverythingRoute } from '../lib/config/service';
 import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
-import { readFhirQuery } from '../lib/http/fhir-query';
+import { readFhirPagingQuery } from '../lib/http/fhir-query';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { patientEverything } from '../lib/exports/fhir-exports';
 
 export const handler = fhirEndpoint(fhirPatientEverythingRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
-  const query = readFhirQuery(request.event, ['_count', '_page_token']);
+  const query = readFhirPagingQuery(request.event, ['_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.patient.everything' });
   const { patientId, bundle, records } = await patientEverything(fhirLabDependencies(), {

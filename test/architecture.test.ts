@@ -123,9 +123,11 @@ describe('Lambda bundles', () => {
       if (FORMS_WITHOUT_STORE.test(name)) expect(files.has('lib/forms/packet-store.ts')).toBe(false);
       if (name === 'receiveFormIntakeScope') expect(files.has('lib/forms/nicknames.ts')).toBe(false);
       if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
-      // FHIR routes that take no query parameter (reads, metadata) bundle no search-parameter parsing (issue 31 item 5)
-      if (/^fhir(\w+Read|Metadata)$/.test(name))
-        expect([...files].filter((file) => file === 'lib/http/fhir-query.ts' || file === 'lib/fhir/search-params.ts')).toEqual([]);
+      // FHIR routes that take no query parameter (reads, metadata) bundle no query parsing; those that only page (and take a
+      // patient: $everything, the Encounter and DocumentReference searches) no search-parameter parsers (issue 31 item 5)
+      if (/^fhir(\w+Read|Metadata)$/.test(name)) expect(files.has('lib/http/fhir-query.ts')).toBe(false);
+      if (/^fhir(\w+Read|Metadata|PatientEverything|EncounterSearch|DocumentReferenceSearch)$/.test(name))
+        expect(files.has('lib/fhir/search-params.ts')).toBe(false);
       // only FHIR routes (fhirEndpoint) carry the OperationOutcome writer of their errors
       expect(files.has('lib/fhir/operation-outcome.ts')).toBe(HttpEndpoints.find((e) => e.name === name)?.format === 'fhir');
     },

@@ -43,6 +43,21 @@ const MAX_TOKEN_LENGTH = 1024;
  * partner more than it asked for). `patient` is required when accepted.
  */
 export function readFhirQuery(event: APIGatewayProxyEvent, accepted: readonly FhirParameter[]): FhirQuery {
+  return readQuery(event, accepted, readSearchParameters);
+}
+
+/**
+ * {@link readFhirQuery} for a route that pages and takes at most `patient` (`$everything`, the Encounter
+ * and DocumentReference searches): the same answers, without the search-parameter parsers in its bundle.
+ */
+export function readFhirPagingQuery(event: APIGatewayProxyEvent, accepted: ReadonlyArray<'_count' | '_page_token' | 'patient'>): FhirQuery {
+  return readQuery(event, accepted);
+}
+
+/** The search parameters' reader: passed in, so that a paging route's bundle does not carry it. */
+type SearchParameterReader = typeof readSearchParameters;
+
+function readQuery(event: APIGatewayProxyEvent, accepted: readonly FhirParameter[], readSearch?: SearchParameterReader): FhirQuery {
   const errors: FieldError[] = unsupportedParameterErrors(event, new Set<string>([...accepted, '_format']));
   const single = (name: string): string | undefined => {
     const list = [...new Set(queryValues(event, name))];
@@ -83,7 +98,7 @@ export function readFhirQuery(event: APIGatewayProxyEvent, accepted: readonly Fh
       }
     }
   }
-  readSearchParameters(event, accepted, query, errors, single);
+  readSearch?.(event, accepted, query, errors, single);
   if (errors.length > 0) throw new HttpProblem('validation', 'query parameters are missing or invalid', { errors });
   return query;
 }
