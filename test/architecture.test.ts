@@ -151,6 +151,23 @@ const RESULT_READERS = [
   'exportHl7LabResult',
 ];
 
+/**
+ * The lab Observation routes serve the report's Observations without building the report (issue 31 item 5):
+ * their bundles carry none of the DiagnosticReport's own elements (accession identifier, presentedForm
+ * links, the truncation conclusion), which the DiagnosticReport routes do.
+ */
+describe('lab Observation bundles', () => {
+  const REPORT_ONLY = ['Accession ID', '/exportHl7LabResult?resultId=', 'Some long values or results were left out'];
+  it.each([
+    ['fhirObservationRead', false],
+    ['fhirObservationSearch', false],
+    ['fhirDiagnosticReportRead', true],
+  ] as const)('%s carries the DiagnosticReport builder: %s', async (name, carries) => {
+    const { code } = await bundleFunction(name);
+    expect(REPORT_ONLY.map((text) => code.includes(text))).toEqual(REPORT_ONLY.map(() => carries));
+  });
+});
+
 describe('result reader bundles', () => {
   it.each(RESULT_READERS)('%s bundles no encryptor, no GenerateDataKey, no result store writes', async (name) => {
     const { files, code } = await bundleFunction(name);

@@ -650,20 +650,43 @@ function labReportLocation(resultId: string): string {
   return `/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`;
 }
 
-export function labDiagnosticReport(patientId: string, lab: LabResultRecord, options: LabReportOptions = {}): DiagnosticReport {
+/**
+ * The report's Observations (`result-<n>`) and Specimen, as its DiagnosticReport contains them: the
+ * part of {@link labDiagnosticReport} the lab Observation routes serve (lab-observation.ts), so that
+ * their bundles carry none of the report's own elements (order, identifiers, performers, forms).
+ */
+export function labReportObservations(
+  patientId: string,
+  lab: LabResultRecord,
+): { observations: Observation[]; specimen: Specimen | undefined; effective: string | undefined; issued: string } {
   const order = lab.order ?? {};
   const specimen = specimenResource(patientId, lab, order);
   const collectedAt = fhirDateTime(order.collectedAt) ?? fhirDateTime(order.specimen?.collectedAt);
   const issued = issuedOf(lab);
-  // OBR-8: a collection with an end (a 24-hour urine) is the Period it stands for
-  const collectedEnd = fhirDateTime(order.collectedEndAt);
-  const orderCollectedAt = fhirDateTime(order.collectedAt);
   const effective = collectedAt ?? fhirDateTime(order.reportedAt) ?? fhirDateTime(lab.resultedAt);
-  const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
-  const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
   const observations = lab.results
     .filter((test) => !isLabCommentRow(test))
     .map((test, i) => testObservation(patientId, lab, test, i, { effective, issued, specimen: specimen !== undefined }));
+  return { observations, specimen, effective, issued };
+}
+
+/**
+ * The contained resources the report's Observations refer to, with them, under the report's id: what
+ * lab-observation.ts `labObservations` takes the Observations from (the same as from the whole report).
+ */
+export function labObservationSource(patientId: string, lab: LabResultRecord): Pick<DiagnosticReport, 'id' | 'contained'> {
+  const { observations, specimen } = labReportObservations(patientId, lab);
+  return { id: logicalId(patientId, lab.resultId), contained: [...observations, ...(specimen ? [specimen] : [])] };
+}
+
+export function labDiagnosticReport(patientId: string, lab: LabResultRecord, options: LabReportOptions = {}): DiagnosticReport {
+  const order = lab.order ?? {};
+  const { observations, specimen, effective, issued } = labReportObservations(patientId, lab);
+  // OBR-8: a collection with an end (a 24-hour urine) is the Period it stands for
+  const collectedEnd = fhirDateTime(order.collectedEndAt);
+  const orderCollectedAt = fhirDateTime(order.collectedAt);
+  const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
+  const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
   const serviceRequest = orderResource(patientId, lab, orderComments, specimen, options.externalIds);
   const contained: Array<Observation | ServiceRequest | Specimen> = [
     ...observations,
