@@ -327,22 +327,30 @@ function performersOf(report: FhirObject, bundle: BundleIndex | undefined, sende
 
 const IDENTIFIER_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/v2-0203';
 
+/** A text of at most `max` characters, else undefined: these elements were not taken before, so a part the lab model would refuse is left out, never refused. */
+const upTo = (value: unknown, max: number): string | undefined => {
+  const text = str(value);
+  return text !== undefined && text.length <= max ? text : undefined;
+};
+
 /** An Observation performer's identifier as sent: value, system (the namespace, as the report performer's) and its v2 table 0203 type. */
 function organizationIdentifierOf(identifier: unknown): AssignedIdentifier | undefined {
-  if (!isObject(identifier) || str(identifier.value) === undefined) return undefined;
+  const id = isObject(identifier) ? upTo(identifier.value, 199) : undefined;
+  if (!isObject(identifier) || id === undefined) return undefined;
   const type = isObject(identifier.type)
     ? list(identifier.type.coding).find((c): c is FhirObject => isObject(c) && c.system === IDENTIFIER_TYPE_SYSTEM && str(c.code) !== undefined)
     : undefined;
-  return compact({ id: String(identifier.value), namespace: str(identifier.system), type: type ? String(type.code) : undefined });
+  return compact({ id, namespace: upTo(identifier.system, 199), type: type ? upTo(type.code, 20) : undefined });
 }
 
 /** A CodeableConcept as sent (codings with a code, their systems as URIs; text); undefined when empty. */
 function sentConceptOf(value: unknown): SentConcept | undefined {
   if (!isObject(value)) return undefined;
   const coding = list(value.coding)
-    .filter((c): c is FhirObject => isObject(c) && str(c.code) !== undefined)
-    .map((c) => compact({ system: str(c.system), code: String(c.code), display: str(c.display) }));
-  const concept = compact({ coding: coding.length > 0 ? coding : undefined, text: str(value.text) });
+    .filter((c): c is FhirObject => isObject(c) && upTo(c.code, 64) !== undefined)
+    .slice(0, 10)
+    .map((c) => compact({ system: upTo(c.system, 255), code: String(c.code), display: upTo(c.display, 199) }));
+  const concept = compact({ coding: coding.length > 0 ? coding : undefined, text: upTo(value.text, 199) });
   return Object.keys(concept).length > 0 ? concept : undefined;
 }
 
@@ -350,8 +358,10 @@ function sentConceptOf(value: unknown): SentConcept | undefined {
 function sentAgeOf(value: unknown): SentAge | undefined {
   if (!isObject(value)) return undefined;
   const written = decimalText(value);
-  if (written === undefined) return undefined;
-  return compact({ value: written, unit: str(value.unit), code: value.system === UCUM ? str(value.code) : undefined });
+  // a decimal as the lab model takes it (an exponent form such as 1e+40 is none)
+  if (written === undefined || written.length > 32 || !/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(written)) return undefined;
+  const code = value.system === UCUM ? upTo(value.code, 64) : undefined;
+  return compact({ value: written, unit: upTo(value.unit, 64), code: code !== undefined && /^[!-~]+$/.test(code) ? code : undefined });
 }
 
 /** referenceRange.type, .appliesTo and .age as sent (issue 41: they were dropped). */
@@ -362,7 +372,8 @@ function rangeContextOf(range: FhirObject): {
 } {
   const appliesTo = list(range.appliesTo)
     .map(sentConceptOf)
-    .filter((c): c is SentConcept => c !== undefined);
+    .filter((c): c is SentConcept => c !== undefined)
+    .slice(0, 10);
   const age = isObject(range.age) ? compact({ low: sentAgeOf(range.age.low), high: sentAgeOf(range.age.high) }) : {};
   return compact({
     referenceRangeType: sentConceptOf(range.type),
