@@ -338,7 +338,18 @@ function performingOrganizationOf(obx: ParsedSegment): Partial<LabTestSummary> {
   const xcn = obx.fields[25]?.[0];
   const street = compact({ ...(address(xad) ?? {}), type: within(xad?.[6]?.[0], 20), county: within(xad?.[8]?.[0], 20) });
   const lines = Object.fromEntries(Object.entries(street).filter(([, v]) => typeof v === 'string' && v.length <= 199)) as LabAddress;
-  const name = personName(xcn?.slice(1));
+  // a name part longer than the lab model takes is left out (these fields were not kept before: never a refusal)
+  const sent = personName(xcn?.slice(1));
+  const name =
+    sent && sent.family.length <= 194
+      ? compact({
+          ...sent,
+          given: within(sent.given, 199),
+          middle: within(sent.middle, 199),
+          prefix: within(sent.prefix, 199),
+          suffix: within(sent.suffix, 199),
+        })
+      : undefined;
   const director: LabPerson = compact({ identifier: assignedIdentifierOf(xcn?.[0]?.[0], xcn?.[8], xcn?.[12]?.[0]), name });
   return compact({
     performingOrganization: present(valueAt(obx, 23, 1)),
