@@ -35,6 +35,7 @@ import type {
   Provenance,
 } from '../chart/types';
 import { ValidationFailedError } from '../domain-errors';
+import type { AckError } from '../hl7/ack';
 import { ErrorCodes, type ErrorLocation } from '../hl7/parse-error';
 import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
 import type { Principal } from '../keys/access-decision';
@@ -84,6 +85,8 @@ export interface IntakeAudit {
 
 export interface HandledMessage {
   audit: IntakeAudit;
+  /** what the ACK says besides AA: ERR severity W, e.g. a time left out (an ORU's time that is no real time) */
+  warnings?: AckError[];
 }
 
 /** What intake may do to the chart: read patients and notes, add a partner's note, replace the partner's own. */
@@ -405,6 +408,55 @@ function unitsOf(obx: ParsedSegment): { units?: string; unitsCode?: string } {
 /** A lab time as the lab wrote it (an hour without minutes stays an hour: `2024030110-0500` -> `2024-03-01T10-05:00`). */
 const labTime = (value: string, timeZone: string): string | undefined => partialFromTs(value, timeZone, true);
 
+/** The lab times intake reads of an OBR group: OBR-7/8/22, each OBX-14/19, SPM-17. */
+const LAB_TIME_FIELDS: ReadonlyArray<{ segment: 'OBR' | 'OBX' | 'SPM'; field: number }> = [
+  { segment: 'OBR', field: 7 },
+  { segment: 'OBR', field: 8 },
+  { segment: 'OBR', field: 22 },
+  { segment: 'OBX', field: 14 },
+  { segment: 'OBX', field: 19 },
+  { segment: 'SPM', field: 17 },
+];
+
+/**
+ * The lab times of a group that were sent but are no real time (a day the calendar does not have,
+ * hour 24, second 60, an offset beyond ±1400 or with minutes over 59, `Z`, more than 4 fraction
+ * digits): intake leaves them out (docs/hl7-intake.md; OBR-22 falls back to OBR-7, then the first
+ * OBX-14, then MSH-7) and says so in the ACK, one ERR (102, severity W) per field, so no time is
+ * replaced without the lab being told. The result is filed (AA).
+ */
+function leftOutLabTimes(group: ObservationGroup, timeZone: string): AckError[] {
+  const segments = { OBR: [group.obr], OBX: group.obx, SPM: group.spm ? [group.spm] : [] };
+  const warnings: AckError[] = [];
+  for (const { segment, field } of LAB_TIME_FIELDS) {
+    for (const parsed of segments[segment]) {
+      const value = valueAt(parsed, field);
+      if (!present(value) || labTime(value, timeZone) !== undefined) continue;
+      const fallback = segment === 'OBR' && field === 22 ? '; ResultedDateUTC from the next time sent (OBR-7, OBX-14, MSH-7)' : '';
+      warnings.push({
+        code: ErrorCodes.dataType,
+        severity: 'W',
+        message: `${segment}-${field} is no valid HL7 date-time (YYYY[MM[DD[HH[MM[SS[.S[S[S[S]]]]]]]]][+/-ZZZZ]): left out${fallback}`,
+        location: { segmentId: segment, segmentSequence: parsed.sequence, field },
+      });
+    }
+  }
+  return warnings;
+}
+
+/** An ACK carries at most this many warnings (a sample with a bad date in every OBX would make hundreds). */
+const MAX_ACK_WARNINGS = 20;
+
+/** The first warnings, the last one saying how many more fields were left out the same way. */
+function atMostWarnings(warnings: AckError[]): AckError[] {
+  if (warnings.length <= MAX_ACK_WARNINGS) return warnings;
+  const more = warnings.length - (MAX_ACK_WARNINGS - 1);
+  return [
+    ...warnings.slice(0, MAX_ACK_WARNINGS - 1),
+    { code: ErrorCodes.dataType, severity: 'W', message: `${more} more lab times that are no valid HL7 date-time were left out` },
+  ];
+}
+
 /** The order facts of an OBR group (ORC/OBR/SPM, NTE after the OBR). */
 function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: string, resultedAt: string): LabOrder | undefined {
   const { obr, orc, spm } = group;
@@ -621,6 +673,8 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
   });
   if (groups.length === 0) reject('AE', ErrorCodes.segmentSequence, 'the message holds no OBR with OBX observations', { segmentId: 'OBR' });
   const bodies: Array<{ group: ObservationGroup; body: unknown; resolution: Resolution }> = [];
+  const zone = isTimeZone(context.principal.timeZone ?? '') ? context.principal.timeZone! : DEFAULT_TIME_ZONE;
+  const warnings = atMostWarnings(groups.flatMap((group) => leftOutLabTimes(group, zone)));
   const resolutions = new Map<ParsedSegment | undefined, Resolution>();
   for (const group of groups) {
     let resolution = resolutions.get(group.pid);
@@ -674,6 +728,7 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
     held += ids.length;
   }
   return {
+    ...(warnings.length > 0 ? { warnings } : {}),
     audit: {
       action: 'hl7.oru.results_store',
       ...(patientId ? { patientId } : {}),
