@@ -5,13 +5,13 @@
  * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirDiagnosticReportReadRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, rejectFhirQueryParameters, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readDiagnosticReport } from '../lib/exports/fhir-exports';
 
 export const handler = fhirEndpoint(fhirDiagnosticReportReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
-  readFhirQuery(request.event, []);
+  rejectFhirQueryParameters(request.event);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.result.read' });
   const { patientId, recordId, resource } = await readDiagnosticReport(fhirLabDependencies(), id, fhirBaseUrl(request.event));

@@ -9,7 +9,8 @@
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirDiagnosticReportSearchRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable } from '../lib/http/fhir';
+import { readFhirQuery } from '../lib/http/fhir-query';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchDiagnosticReports } from '../lib/exports/fhir-search';
 

@@ -7,12 +7,13 @@
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirDocumentReferenceSearchRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable } from '../lib/http/fhir';
+import { readFhirPagingQuery } from '../lib/http/fhir-query';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchChartRecords } from '../lib/exports/fhir-exports';
 
 export const handler = fhirEndpoint(fhirDocumentReferenceSearchRoute, async (request) => {
-  const query = readFhirQuery(request.event, ['patient', '_count', '_page_token']);
+  const query = readFhirPagingQuery(request.event, ['patient', '_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.note.search' });
   const search = { patient: query.patient!, count: query.count, pageToken: query.pageToken, baseUrl: fhirBaseUrl(request.event), now: request.now };

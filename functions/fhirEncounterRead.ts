@@ -5,13 +5,13 @@
  * 400 malformed id or unsupported parameter, 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirEncounterReadRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirResponse, rejectFhirQueryParameters, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readEncounter } from '../lib/exports/fhir-exports';
 
 export const handler = fhirEndpoint(fhirEncounterReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
-  readFhirQuery(request.event, []);
+  rejectFhirQueryParameters(request.event);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.encounter.read' });
   const { patientId, recordId, resource } = await readEncounter(fhirChartDependencies(), id);

@@ -5,13 +5,13 @@
  * 200 the CapabilityStatement | 400 malformed x-request-id | 406 when Accept excludes FHIR JSON | 429.
  */
 import { HttpRoutes, fhirMetadataRoute } from '../lib/config/service';
-import { storelessFhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { storelessFhirEndpoint, fhirBaseUrl, fhirResponse, rejectFhirQueryParameters, requireFhirAcceptable } from '../lib/http/fhir';
 import { capabilityStatement } from '../lib/fhir/capability-statement';
 
 const fhirRoutes = HttpRoutes.filter((e) => e.format === 'fhir').map((e) => ({ method: e.method, path: e.path }));
 
 export const handler = storelessFhirEndpoint(fhirMetadataRoute, async (request) => {
-  readFhirQuery(request.event, []);
+  rejectFhirQueryParameters(request.event);
   requireFhirAcceptable(request.event);
   return fhirResponse(capabilityStatement(fhirRoutes, fhirBaseUrl(request.event)));
 });

@@ -9,18 +9,18 @@
  * errors are OperationOutcome.
  */
 import { fhirObservationReadRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirResponse, rejectFhirQueryParameters, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readAssessmentObservation } from '../lib/exports/fhir-exports';
 import { readLabObservation } from '../lib/exports/fhir-search';
 
 export const handler = fhirEndpoint(fhirObservationReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
-  readFhirQuery(request.event, []);
+  rejectFhirQueryParameters(request.event);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.observation.read' });
   const deps = fhirLabDependencies();
-  const lab = await readLabObservation(deps, id, fhirBaseUrl(request.event));
+  const lab = await readLabObservation(deps, id);
   if (lab) {
     request.audit({ action: 'fhir.result.observation.read', patientId: lab.patientId, resourceIds: { resultId: lab.recordId } });
     return fhirResponse(lab.resource);

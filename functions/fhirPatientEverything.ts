@@ -7,13 +7,14 @@
  * patient (RecordNotFoundError) | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirPatientEverythingRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { readFhirPagingQuery } from '../lib/http/fhir-query';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { patientEverything } from '../lib/exports/fhir-exports';
 
 export const handler = fhirEndpoint(fhirPatientEverythingRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
-  const query = readFhirQuery(request.event, ['_count', '_page_token']);
+  const query = readFhirPagingQuery(request.event, ['_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.patient.everything' });
   const { patientId, bundle, records } = await patientEverything(fhirLabDependencies(), {

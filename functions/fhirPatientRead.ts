@@ -5,13 +5,13 @@
  * errors are OperationOutcome.
  */
 import { fhirPatientReadRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirResponse, readFhirQuery, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
+import { fhirEndpoint, fhirResponse, rejectFhirQueryParameters, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { readPatient } from '../lib/exports/fhir-exports';
 
 export const handler = fhirEndpoint(fhirPatientReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
-  readFhirQuery(request.event, []);
+  rejectFhirQueryParameters(request.event);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.patient.read' });
   const { patientId, resource } = await readPatient(fhirChartDependencies(), id);

@@ -9,7 +9,8 @@
  * parameter | 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
  */
 import { fhirPatientSearchRoute } from '../lib/config/service';
-import { fhirEndpoint, fhirBaseUrl, fhirResponse, readFhirQuery, requireFhirAcceptable } from '../lib/http/fhir';
+import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable } from '../lib/http/fhir';
+import { readFhirQuery } from '../lib/http/fhir-query';
 import { fhirPatientSearchDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchPatients } from '../lib/exports/fhir-search';
 

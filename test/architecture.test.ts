@@ -126,6 +126,11 @@ describe('Lambda bundles', () => {
       // the forms functions take the state index's attribute list from lib/config/forms-state-summary.ts
       if (!/Webhook/.test(name)) expect(files.has('lib/config/tables.ts')).toBe(false);
       if (/^fhir(?!RouteNotFound)/.test(name)) expect([...files].filter((file) => /^lib\/hl7\/(segment|datatypes|header)\.ts$/.test(file))).toEqual([]);
+      // FHIR routes that take no query parameter (reads, metadata) bundle no query parsing; those that only page (and take a
+      // patient: $everything, the Encounter and DocumentReference searches) no search-parameter parsers (issue 31 item 5)
+      if (/^fhir(\w+Read|Metadata)$/.test(name)) expect(files.has('lib/http/fhir-query.ts')).toBe(false);
+      if (/^fhir(\w+Read|Metadata|PatientEverything|EncounterSearch|DocumentReferenceSearch)$/.test(name))
+        expect(files.has('lib/fhir/search-params.ts')).toBe(false);
       // only FHIR routes (fhirEndpoint) carry the OperationOutcome writer of their errors
       expect(files.has('lib/fhir/operation-outcome.ts')).toBe(HttpEndpoints.find((e) => e.name === name)?.format === 'fhir');
     },
@@ -148,6 +153,23 @@ const RESULT_READERS = [
   'exportHl7PatientSummary',
   'exportHl7LabResult',
 ];
+
+/**
+ * The lab Observation routes serve the report's Observations without building the report (issue 31 item 5):
+ * their bundles carry none of the DiagnosticReport's own elements (accession identifier, presentedForm
+ * links, the truncation conclusion), which the DiagnosticReport routes do.
+ */
+describe('lab Observation bundles', () => {
+  const REPORT_ONLY = ['Accession ID', '/exportHl7LabResult?resultId=', 'Some long values or results were left out'];
+  it.each([
+    ['fhirObservationRead', false],
+    ['fhirObservationSearch', false],
+    ['fhirDiagnosticReportRead', true],
+  ] as const)('%s carries the DiagnosticReport builder: %s', async (name, carries) => {
+    const { code } = await bundleFunction(name);
+    expect(REPORT_ONLY.map((text) => code.includes(text))).toEqual(REPORT_ONLY.map(() => carries));
+  });
+});
 
 describe('result reader bundles', () => {
   it.each(RESULT_READERS)('%s bundles no encryptor, no GenerateDataKey, no result store writes', async (name) => {

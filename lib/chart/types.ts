@@ -203,6 +203,50 @@ export interface EntityIdentifier {
   namespace?: string;
 }
 
+/**
+ * An identifier with the authority that assigned it, as HL7 v2 writes one (XON-10 / XCN-1, the HD of XON-6 /
+ * XCN-9, the type of XON-7 / XCN-13). `{ id, namespace }` reads as an {@link EntityIdentifier}.
+ */
+export interface AssignedIdentifier {
+  id: string;
+  /** HD-1 namespace id of the assigning authority (from FHIR: the Identifier.system as sent) */
+  namespace?: string;
+  /** HD-2 universal id (an OID, a URI) of the assigning authority */
+  universalId?: string;
+  /** HD-3 universal id type (table 0301: ISO, URI, DNS...) */
+  universalIdType?: string;
+  /** identifier type code (table 0203: XX organization identifier, NPI, NI, LN...) */
+  type?: string;
+}
+
+/** An address (XAD) as a lab sent it: {@link Address} with XAD-7 address type (table 0190) and XAD-9 county code. */
+export interface LabAddress extends Address {
+  type?: string;
+  county?: string;
+}
+
+/** A person a lab names (XCN): an identifier, a name, or both. */
+export interface LabPerson {
+  identifier?: AssignedIdentifier;
+  name?: PersonName;
+}
+
+/**
+ * A FHIR CodeableConcept as a lab sent it (FHIR-only fields: its systems are URIs as sent, not table 0396
+ * names): up to 10 codings and a text.
+ */
+export interface SentConcept {
+  coding?: Array<{ system?: string; code: string; display?: string }>;
+  text?: string;
+}
+
+/** A bound of a FHIR age range (Quantity): the value as written, its unit and UCUM code. */
+export interface SentAge {
+  value: string;
+  unit?: string;
+  code?: string;
+}
+
 /** Structured numeric (HL7 SN): `<^2.5`, `^10^-^20` (a range), `^1^:^128` (a ratio), `>=^5`. */
 export interface StructuredNumeric {
   /** `<` `>` `<=` `>=` `=` `<>` */
@@ -238,6 +282,8 @@ export interface LabTestSummary {
   structuredNumeric?: StructuredNumeric;
   /** CWE/CE value */
   codedValue?: Coding;
+  /** CWE-4..6 / CE-4..6 of the value: the lab's alternate coding of it (FHIR: the concept's second coding) */
+  codedValueAlternate?: Coding;
   /** TX/FT value: one entry per line (repetition) */
   textLines?: string[];
   /** UCUM code of the units (OBX-6.1 when OBX-6.3 is UCUM); `units` keeps the display */
@@ -245,18 +291,38 @@ export interface LabTestSummary {
   /** the units (display) and UCUM code of the reference range's bounds when they are not the value's (FHIR referenceRange.low/high; FHIR only) */
   referenceRangeUnits?: string;
   referenceRangeUnitsCode?: string;
+  /** FHIR referenceRange.type (normal, therapeutic...) as sent (FHIR only: v2.5.1 OBX-7 is a text) */
+  referenceRangeType?: SentConcept;
+  /** FHIR referenceRange.appliesTo (the population: sex, race...) as sent (FHIR only) */
+  referenceRangeAppliesTo?: SentConcept[];
+  /** FHIR referenceRange.age (the ages it applies to) as sent (FHIR only) */
+  referenceRangeAge?: { low?: SentAge; high?: SentAge };
   /** OBX-8 abnormal flags (table 0078): `H`, `HH`, `L`, `LL`, `A`, `AA`, `N`, `<`, `>`... */
   abnormalFlags?: string[];
   /** OBX-11 observation result status (table 0085): F, P, C, W (wrong: entered in error), X (cannot be obtained), D, R, I, S, U */
   observationStatus?: string;
   /** OBX-14 when this observation was made */
   observedAt?: PartialDateTime;
+  /** OBX-19 when the analysis was done, as written (HL7 only: FHIR R4 has no element for it) */
+  analyzedAt?: PartialDateTime;
+  /** OBX-4 observation sub-id as sent (v2.5.1 ST; groups the OBX of one OBR that belong together; HL7 only) */
+  subId?: string;
   /** the end of this test's period (FHIR Observation.effectivePeriod.end; observedAt its start): FHIR only, OBX-14 has no end */
   observedEndAt?: PartialDateTime;
   /** FHIR Observation.issued of this test when it is not the report's, as written (FHIR only: v2.5.1 has no per-OBX release time) */
   reportedAt?: PartialDateTime;
   /** OBX-23 performing organization name (the lab that did the test) */
   performingOrganization?: string;
+  /**
+   * OBX-23 XON-10 organization identifier (XON-3 from v2.3/2.4 senders), XON-6 its assigning authority and
+   * XON-7 its identifier type (table 0203), as sent; FHIR Observation.performer.identifier. Absent in records
+   * stored before it (then OBX-23 held the name only).
+   */
+  performingOrganizationIdentifier?: AssignedIdentifier;
+  /** OBX-24 performing organization address (XAD), as sent (HL7 only: a contained Observation cannot carry an Organization) */
+  performingOrganizationAddress?: LabAddress;
+  /** OBX-25 performing organization medical director (XCN: XCN-1 with XCN-9 / XCN-13, name XCN-2..6), as sent (HL7 only) */
+  performingOrganizationDirector?: LabPerson;
   /** NTE segments after the OBX (one entry per NTE, lines joined with \n) */
   comments?: string[];
   /**

@@ -25,6 +25,7 @@ import {
   assessmentObservation,
   labDiagnosticReport,
   labObservationIdsOf,
+  labObservationSource,
   labObservations,
   matchesDate,
   matchesToken,
@@ -96,13 +97,13 @@ function searchDate(resource: Observation | DiagnosticReport): string | undefine
 export async function readLabObservation(
   deps: FhirExportDependencies,
   id: string,
-  baseUrl: string,
 ): Promise<{ patientId: string; recordId: string; resource: Observation } | undefined> {
   const ids = labObservationIdsOf(id);
   if (!ids) return undefined;
   const [lab, patient] = deps.labs ? await Promise.all([deps.labs.one(ids.patientId, ids.resultId), deps.chart.getPatient(ids.patientId)]) : [];
   if (!lab || !patient) throw new RecordNotFoundError('Observation');
-  const found = labObservations(labDiagnosticReport(ids.patientId, lab, labReportOptions(baseUrl))).find((o) => o.n === ids.n);
+  // the report's Observations (as its DiagnosticReport contains them; built without the report's own elements)
+  const found = labObservations(labObservationSource(ids.patientId, lab)).find((o) => o.n === ids.n);
   if (!found) throw new RecordNotFoundError('Observation');
   return { patientId: ids.patientId, recordId: ids.resultId, resource: found.observation };
 }
@@ -141,7 +142,7 @@ export async function searchObservations(
       const batch = await deps.labs.page(patientId, SCAN_BATCH, before);
       for (const entry of batch) {
         scanned += 1;
-        const observations = labObservations(labDiagnosticReport(patientId, entry.summary, labReportOptions(request.baseUrl)))
+        const observations = labObservations(labObservationSource(patientId, entry.summary))
           .map((o) => o.observation)
           .filter(matches)
           .slice(skip);

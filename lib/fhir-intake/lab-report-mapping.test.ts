@@ -240,4 +240,41 @@ describe('the leftovers: report performer, an Observation period end, its own is
     if (!backwards.ok) throw new Error(JSON.stringify(backwards.issues));
     expect((backwards.mapping.data.results as LabTestSummary[])[0]!.observedEndAt).toBeUndefined();
   });
+
+  it('issue 41: referenceRange type / appliesTo / age and a performer identifier are kept; parts the lab model would refuse are left out, never refused', () => {
+    const long = 'x'.repeat(300);
+    const mapped = map({
+      ...base,
+      contained: [
+        observation({
+          performer: [
+            {
+              display: 'North Lab',
+              identifier: { system: long, value: 'N-1', type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'XX' }] } },
+            },
+          ],
+          referenceRange: [
+            {
+              text: '1.5-2.2',
+              type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/referencerange-meaning', code: 'normal', display: long }], text: 'Normal' },
+              appliesTo: [{ text: 'Female' }, { coding: [{ code: long }] }],
+              age: { low: { value: 18, unit: 'years', system: 'http://unitsofmeasure.org', code: 'a' }, high: { value: 1e40, unit: 'years' } },
+            },
+          ],
+        }),
+      ],
+      result: [{ reference: '#o' }],
+    });
+    if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+    expect((mapped.mapping.data.results as LabTestSummary[])[0]).toMatchObject({
+      performingOrganization: 'North Lab',
+      performingOrganizationIdentifier: { id: 'N-1', type: 'XX' },
+      referenceRangeType: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/referencerange-meaning', code: 'normal' }], text: 'Normal' },
+      referenceRangeAppliesTo: [{ text: 'Female' }],
+      referenceRangeAge: { low: { value: '18', unit: 'years', code: 'a' } },
+    });
+    const test = (mapped.mapping.data.results as LabTestSummary[])[0]!;
+    expect(test.performingOrganizationIdentifier?.namespace).toBeUndefined();
+    expect(test.referenceRangeAge?.high).toBeUndefined();
+  });
 });

@@ -46,7 +46,7 @@
  * The US Core Laboratory rules the R4 definitions leave open are checked here too ({@link usCoreLabIssues}).
  * Pure; problems are returned with their FHIRPath, nothing is thrown.
  */
-import type { Coding, EntityIdentifier, LabOrder, LabPerformer, LabSpecimen } from '../chart/types';
+import type { AssignedIdentifier, Coding, EntityIdentifier, LabOrder, LabPerformer, LabSpecimen, SentAge, SentConcept } from '../chart/types';
 import { isObject, resolveReference, type BundleIndex, type FhirObject } from './references';
 import type { StructureIssue } from './structure';
 import { acceptableCollectionEnd } from '../results/validation';
@@ -189,13 +189,14 @@ function valueOf(observation: FhirObject, path: string, issues: StructureIssue[]
   }
   if (isObject(observation.valueCodeableConcept)) {
     const concept = observation.valueCodeableConcept;
-    const coded = list(concept.coding)
+    const codings = list(concept.coding)
       .map(codingOf)
-      .find((c) => c !== undefined);
+      .filter((c) => c !== undefined);
+    const coded = codings[0];
     // `result` is the text a reader shows (the concept's text, else the display, else the code); the coding is
     // kept as sent: a display is never made from the text (the FHIR export gives the text back from `result`)
     const text = str(concept.text) ?? coded?.display ?? coded?.code;
-    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded });
+    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded, codedValueAlternate: codings[1] });
     if (text) return { valueType: 'ST', result: text };
     issues.push({ expression: `${path}.valueCodeableConcept`, message: 'needs a coding with a code, or a text' });
     return {};
@@ -322,6 +323,63 @@ function performersOf(report: FhirObject, bundle: BundleIndex | undefined, sende
   // only the sender by name is what the export writes without one (provenance), as for an Observation's performer
   const onlySender = performers.length === 1 && performers[0]!.identifier === undefined && performers[0]!.name === sender;
   return performers.length > 0 && !onlySender ? performers : undefined;
+}
+
+const IDENTIFIER_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/v2-0203';
+
+/** A text of at most `max` characters, else undefined: these elements were not taken before, so a part the lab model would refuse is left out, never refused. */
+const upTo = (value: unknown, max: number): string | undefined => {
+  const text = str(value);
+  return text !== undefined && text.length <= max ? text : undefined;
+};
+
+/** An Observation performer's identifier as sent: value, system (the namespace, as the report performer's) and its v2 table 0203 type. */
+function organizationIdentifierOf(identifier: unknown): AssignedIdentifier | undefined {
+  const id = isObject(identifier) ? upTo(identifier.value, 199) : undefined;
+  if (!isObject(identifier) || id === undefined) return undefined;
+  const type = isObject(identifier.type)
+    ? list(identifier.type.coding).find((c): c is FhirObject => isObject(c) && c.system === IDENTIFIER_TYPE_SYSTEM && str(c.code) !== undefined)
+    : undefined;
+  return compact({ id, namespace: upTo(identifier.system, 199), type: type ? upTo(type.code, 20) : undefined });
+}
+
+/** A CodeableConcept as sent (codings with a code, their systems as URIs; text); undefined when empty. */
+function sentConceptOf(value: unknown): SentConcept | undefined {
+  if (!isObject(value)) return undefined;
+  const coding = list(value.coding)
+    .filter((c): c is FhirObject => isObject(c) && upTo(c.code, 64) !== undefined)
+    .slice(0, 10)
+    .map((c) => compact({ system: upTo(c.system, 255), code: String(c.code), display: upTo(c.display, 199) }));
+  const concept = compact({ coding: coding.length > 0 ? coding : undefined, text: upTo(value.text, 199) });
+  return Object.keys(concept).length > 0 ? concept : undefined;
+}
+
+/** An age bound (Quantity) as sent: the value as written, its unit, its UCUM code. */
+function sentAgeOf(value: unknown): SentAge | undefined {
+  if (!isObject(value)) return undefined;
+  const written = decimalText(value);
+  // a decimal as the lab model takes it (an exponent form such as 1e+40 is none)
+  if (written === undefined || written.length > 32 || !/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(written)) return undefined;
+  const code = value.system === UCUM ? upTo(value.code, 64) : undefined;
+  return compact({ value: written, unit: upTo(value.unit, 64), code: code !== undefined && /^[!-~]+$/.test(code) ? code : undefined });
+}
+
+/** referenceRange.type, .appliesTo and .age as sent (issue 41: they were dropped). */
+function rangeContextOf(range: FhirObject): {
+  referenceRangeType?: SentConcept;
+  referenceRangeAppliesTo?: SentConcept[];
+  referenceRangeAge?: { low?: SentAge; high?: SentAge };
+} {
+  const appliesTo = list(range.appliesTo)
+    .map(sentConceptOf)
+    .filter((c): c is SentConcept => c !== undefined)
+    .slice(0, 10);
+  const age = isObject(range.age) ? compact({ low: sentAgeOf(range.age.low), high: sentAgeOf(range.age.high) }) : {};
+  return compact({
+    referenceRangeType: sentConceptOf(range.type),
+    referenceRangeAppliesTo: appliesTo.length > 0 ? appliesTo : undefined,
+    referenceRangeAge: Object.keys(age).length > 0 ? age : undefined,
+  });
 }
 
 /**
@@ -560,6 +618,9 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
     const performer = list(observation.performer)
       .map((p) => (isObject(p) ? str(p.display) : undefined))
       .find((d) => d !== undefined);
+    const performerIdentifier = list(observation.performer)
+      .map((p) => (isObject(p) ? organizationIdentifierOf(p.identifier) : undefined))
+      .find((i) => i !== undefined);
     const notes = list(observation.note)
       .map((n) => (isObject(n) ? str(n.text) : undefined))
       .filter((t): t is string => t !== undefined);
@@ -571,6 +632,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         referenceRange: rangeText,
         referenceRangeUnits: rangeHasOwnUnits ? rangeUnits.units : undefined,
         referenceRangeUnitsCode: rangeHasOwnUnits ? rangeUnits.unitsCode : undefined,
+        // the range's type, population and ages as sent (with the range they qualify: FHIR ref-1 needs low, high or text)
+        ...(rangeText !== undefined && isObject(range) ? rangeContextOf(range) : {}),
         code: primary?.code,
         codeSystem: primary?.code !== undefined ? primary.system : undefined,
         testNameFrom,
@@ -582,7 +645,8 @@ export function labResultFromReport(report: FhirObject, context: LabMappingConte
         observedEndAt,
         // its own issued (released apart from the report), as written
         reportedAt: ownIssued !== undefined && ownIssued !== issued ? ownIssued : undefined,
-        performingOrganization: performer !== undefined && performer !== context.sender ? performer : undefined,
+        performingOrganization: performer !== undefined && (performer !== context.sender || performerIdentifier !== undefined) ? performer : undefined,
+        performingOrganizationIdentifier: performerIdentifier,
         comments: notes.length > 0 ? notes : undefined,
       }),
     );
@@ -650,6 +714,7 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       numericValue: 'value',
       structuredNumeric: 'value',
       codedValue: 'valueCodeableConcept',
+      codedValueAlternate: 'valueCodeableConcept.coding[1]',
       textLines: 'valueString',
       result: 'value',
       referenceRange: 'referenceRange[0]',
@@ -661,6 +726,10 @@ export function expressionOfPointer(pointer: string, reportPath: string): string
       observedEndAt: 'effectivePeriod.end',
       reportedAt: 'issued',
       performingOrganization: 'performer[0].display',
+      performingOrganizationIdentifier: 'performer[0].identifier',
+      referenceRangeType: 'referenceRange[0].type',
+      referenceRangeAppliesTo: 'referenceRange[0].appliesTo',
+      referenceRangeAge: 'referenceRange[0].age',
       comments: 'note',
       testNameFrom: 'code',
     };

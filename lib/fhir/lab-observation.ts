@@ -55,7 +55,7 @@ function localReferences(value: unknown, found = new Set<string>()): Set<string>
  * The report's Observations as resources of their own, in the report's order, each with its
  * position `n`. Observations the report does not contain as `result-<n>` are left out.
  */
-export function labObservations(report: DiagnosticReport): Array<{ n: number; observation: Observation }> {
+export function labObservations(report: Pick<DiagnosticReport, 'id' | 'contained'>): Array<{ n: number; observation: Observation }> {
   const contained = (report.contained ?? []) as Resource[];
   const byId = new Map(contained.filter((r) => r.id !== undefined).map((r) => [r.id!, r]));
   const out: Array<{ n: number; observation: Observation }> = [];

@@ -54,7 +54,7 @@ import type {
   ServiceRequest,
   Specimen,
 } from '@medplum/fhirtypes';
-import type { LabOrder, LabResultSummary, LabTestSummary } from '../chart/types';
+import type { AssignedIdentifier, LabOrder, LabPerformer, LabResultSummary, LabTestSummary, SentAge, SentConcept } from '../chart/types';
 import { hasAlternateCodeOnly } from '../chart/types';
 import { clinicianReference, patientReference, type ClinicianAndOrderIds } from './chart-resources';
 import { logicalId } from './logical-id';
@@ -267,10 +267,19 @@ function testValue(lab: LabResultRecord, test: LabTestSummary): ObservationValue
   }
   if ((valueType === 'CWE' || valueType === 'CE') && test.codedValue) {
     const coding = labCoding(lab, test.codedValue.code, test.codedValue.display, test.codedValue.system);
+    // the lab's alternate coding of the value (CWE-4..6, a second coding) after it
+    const alternate = test.codedValueAlternate
+      ? labCoding(lab, test.codedValueAlternate.code, test.codedValueAlternate.display, test.codedValueAlternate.system)
+      : undefined;
+    const codings = [coding, alternate].filter((c): c is Coding => c !== undefined);
     // the value's text: what a reader was shown (`result`: FHIR code.text, an HL7 CE's text) unless that is only the code
     const shown = fhirString(test.result);
     const text = shown !== undefined && shown.trim() !== test.codedValue.code ? shown : fhirString(test.codedValue.display);
-    if (coding || text) return { valueCodeableConcept: { ...nonEmpty('coding', coding ? [coding] : []), ...present('text', text) } };
+    if (coding || text) return { valueCodeableConcept: { ...nonEmpty('coding', coding ? codings : []), ...present('text', text) } };
+  }
+  // an HL7 date or time value (`202402291305-0500`) is no quantity: its text as written
+  if ((valueType === 'DT' || valueType === 'TM' || valueType === 'DTM' || valueType === 'TS') && /^\d/.test(test.result ?? '')) {
+    return present('valueString', fhirString(test.result));
   }
   if ((valueType === 'TX' || valueType === 'FT') && Array.isArray(test.textLines)) {
     const text = fhirString(test.textLines.join('\n'));
@@ -314,7 +323,44 @@ function referenceRange(test: LabTestSummary): ObservationReferenceRange[] {
   const units = ownUnits !== undefined || ownCode !== undefined ? { ...test, units: ownUnits, unitsCode: ownCode } : test;
   const low = bounds ? quantity(bounds[1]!, units) : undefined;
   const high = bounds ? quantity(bounds[2]!, units) : undefined;
-  return [{ ...(low && high ? { low, high } : {}), text }];
+  return [{ ...(low && high ? { low, high } : {}), ...rangeContext(test), text }];
+}
+
+/** A concept as the lab sent it (FHIR intake keeps its codings' systems as sent). */
+function sentConcept(concept: SentConcept | undefined): CodeableConcept | undefined {
+  if (typeof concept !== 'object' || concept === null) return undefined;
+  const codings = (Array.isArray(concept.coding) ? concept.coding : [])
+    .filter((coding) => fhirCode(coding?.code) !== undefined)
+    .map((coding): Coding => ({
+      ...present('system', fhirString(coding.system)),
+      code: fhirCode(coding.code)!,
+      ...present('display', fhirString(coding.display)),
+    }));
+  const text = fhirString(concept.text);
+  return codings.length > 0 || text !== undefined ? { ...nonEmpty('coding', codings), ...present('text', text) } : undefined;
+}
+
+/** An age bound as sent: the value (its written precision kept), its unit and UCUM code when sent, nothing borrowed. */
+function sentAge(age: SentAge | undefined): Quantity | undefined {
+  if (typeof age !== 'object' || age === null || typeof age.value !== 'string') return undefined;
+  const code = fhirCode(age.code);
+  const value = quantity(age.value, { testName: '', result: '' });
+  return value ? { ...value, ...present('unit', fhirString(age.unit)), ...(code ? { system: Systems.ucum, code } : {}) } : undefined;
+}
+
+/** referenceRange.type, .appliesTo and .age as the lab sent them (FHIR intake; FHIR only: OBX-7 has no place for them). */
+function rangeContext(test: LabTestSummary): Pick<ObservationReferenceRange, 'type' | 'appliesTo' | 'age'> {
+  const type = sentConcept(test.referenceRangeType);
+  const appliesTo = (Array.isArray(test.referenceRangeAppliesTo) ? test.referenceRangeAppliesTo : [])
+    .map(sentConcept)
+    .filter((concept): concept is CodeableConcept => concept !== undefined);
+  const low = sentAge(test.referenceRangeAge?.low);
+  const high = sentAge(test.referenceRangeAge?.high);
+  return {
+    ...(type ? { type } : {}),
+    ...nonEmpty('appliesTo', appliesTo),
+    ...(low || high ? { age: { ...(low ? { low } : {}), ...(high ? { high } : {}) } } : {}),
+  };
 }
 
 /** A comment row of an older record: a test without a code whose name says it is a comment or a note (as the HL7 exports read it). */
@@ -466,7 +512,7 @@ function testObservation(
   // a test's own period (observedAt to observedEndAt, FHIR intake's effectivePeriod) as it was sent
   const observedStart = fhirDateTime(test.observedAt);
   const observedEnd = fhirDateTime(test.observedEndAt);
-  const performer = fhirString(test.performingOrganization) ?? reportPerformerName(lab) ?? fhirString(lab.senderId);
+  const performer = testPerformer(lab, test);
   const value: ObservationValue = status === 'cancelled' ? {} : testValue(lab, test);
   const hasValue = Object.keys(value).length > 0;
   return {
@@ -483,7 +529,7 @@ function testObservation(
       ? { effectivePeriod: { start: observedStart, end: observedEnd } }
       : observationEffective(effective)),
     issued: testIssued(test) ?? defaults.issued,
-    ...(performer ? { performer: [{ display: performer }] } : {}),
+    ...(performer ? { performer: [performer] } : {}),
     ...value,
     ...(hasValue ? {} : { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: status === 'cancelled' ? 'not-performed' : 'unknown' }] } }),
     ...nonEmpty('interpretation', interpretation(test)),
@@ -515,19 +561,54 @@ function performerSystem(lab: LabResultRecord, namespace: string | undefined): s
 /** The report's performers as the lab sent them (order.performer: display and identifier), else the sender by name. */
 function reportPerformers(lab: LabResultRecord): Array<Reference<Organization>> {
   const sent = (Array.isArray(lab.order?.performer) ? lab.order.performer : [])
-    .map((performer): Reference<Organization> => {
-      const value = fhirString(performer?.identifier?.id);
-      const system = performerSystem(lab, performer?.identifier?.namespace);
-      return { ...present('display', fhirString(performer?.name)), ...(value ? { identifier: { ...present('system', system), value } } : {}) };
-    })
+    .map((performer) => performerReference(lab, performer))
     .filter((reference) => Object.keys(reference).length > 0);
   if (sent.length > 0) return sent;
   return fhirString(lab.senderId) !== undefined ? [{ display: fhirString(lab.senderId)! }] : [];
 }
 
-/** The first performer name of the report (an Observation's performer when it names none of its own, as OBX-23). */
-function reportPerformerName(lab: LabResultRecord): string | undefined {
-  return (Array.isArray(lab.order?.performer) ? lab.order.performer : []).map((performer) => fhirString(performer?.name)).find((name) => name !== undefined);
+/** A report performer as a Reference: its display and identifier as sent. */
+function performerReference(lab: LabResultRecord, performer: LabPerformer | undefined): Reference<Organization> {
+  const value = fhirString(performer?.identifier?.id);
+  const system = performerSystem(lab, performer?.identifier?.namespace);
+  return { ...present('display', fhirString(performer?.name)), ...(value ? { identifier: { ...present('system', system), value } } : {}) };
+}
+
+const OID = /^[0-2](?:\.(?:0|[1-9]\d*))+$/;
+
+/**
+ * Identifier of a test's performing organization (OBX-23 XON-10, XON-6, XON-7 as sent): system from the
+ * assigning authority (a FHIR system as sent; HD-2 an OID of type ISO as `urn:oid:`, a URI of type URI as
+ * itself; else the namespace or universal id as a system of the sender), type the table 0203 code.
+ */
+function organizationIdentifier(lab: LabResultRecord, identifier: AssignedIdentifier): Identifier | undefined {
+  const value = fhirString(identifier.id);
+  if (value === undefined) return undefined;
+  const universalId = fhirString(identifier.universalId)?.trim();
+  const universalType = fhirString(identifier.universalIdType)?.trim().toUpperCase();
+  const namespace = fhirString(identifier.namespace);
+  const system =
+    universalId !== undefined && universalType === 'ISO' && OID.test(universalId)
+      ? `urn:oid:${universalId}`
+      : universalId !== undefined && (universalType === 'URI' || universalType === 'URL') && ABSOLUTE_URI.test(universalId)
+        ? universalId
+        : performerSystem(lab, namespace ?? universalId);
+  const type = fhirCode(identifier.type);
+  return { ...present('system', system), value, ...(type ? { type: { coding: [{ system: Systems.v2IdentifierType, code: type }] } } : {}) };
+}
+
+/**
+ * An Observation's performer: its own performing organization (OBX-23: name and identifier), else the
+ * report's first named performer (display and identifier, as OBX-23 of such a test), else the sender by name.
+ */
+function testPerformer(lab: LabResultRecord, test: LabTestSummary): Reference<Organization> | undefined {
+  const name = fhirString(test.performingOrganization);
+  const identifier = test.performingOrganizationIdentifier ? organizationIdentifier(lab, test.performingOrganizationIdentifier) : undefined;
+  if (name !== undefined || identifier !== undefined) return { ...present('display', name), ...(identifier ? { identifier } : {}) };
+  const reportPerformer = (Array.isArray(lab.order?.performer) ? lab.order.performer : []).find((performer) => fhirString(performer?.name) !== undefined);
+  if (reportPerformer) return performerReference(lab, reportPerformer);
+  const sender = fhirString(lab.senderId);
+  return sender !== undefined ? { display: sender } : undefined;
 }
 
 /** Where the exports are served (the FHIR base without `/fhir`), for links to a document's single-result export. */
@@ -569,20 +650,43 @@ function labReportLocation(resultId: string): string {
   return `/exportHl7LabResult?resultId=${encodeURIComponent(resultId)}`;
 }
 
-export function labDiagnosticReport(patientId: string, lab: LabResultRecord, options: LabReportOptions = {}): DiagnosticReport {
+/**
+ * The report's Observations (`result-<n>`) and Specimen, as its DiagnosticReport contains them: the
+ * part of {@link labDiagnosticReport} the lab Observation routes serve (lab-observation.ts), so that
+ * their bundles carry none of the report's own elements (order, identifiers, performers, forms).
+ */
+export function labReportObservations(
+  patientId: string,
+  lab: LabResultRecord,
+): { observations: Observation[]; specimen: Specimen | undefined; effective: string | undefined; issued: string } {
   const order = lab.order ?? {};
   const specimen = specimenResource(patientId, lab, order);
   const collectedAt = fhirDateTime(order.collectedAt) ?? fhirDateTime(order.specimen?.collectedAt);
   const issued = issuedOf(lab);
-  // OBR-8: a collection with an end (a 24-hour urine) is the Period it stands for
-  const collectedEnd = fhirDateTime(order.collectedEndAt);
-  const orderCollectedAt = fhirDateTime(order.collectedAt);
   const effective = collectedAt ?? fhirDateTime(order.reportedAt) ?? fhirDateTime(lab.resultedAt);
-  const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
-  const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
   const observations = lab.results
     .filter((test) => !isLabCommentRow(test))
     .map((test, i) => testObservation(patientId, lab, test, i, { effective, issued, specimen: specimen !== undefined }));
+  return { observations, specimen, effective, issued };
+}
+
+/**
+ * The contained resources the report's Observations refer to, with them, under the report's id: what
+ * lab-observation.ts `labObservations` takes the Observations from (the same as from the whole report).
+ */
+export function labObservationSource(patientId: string, lab: LabResultRecord): Pick<DiagnosticReport, 'id' | 'contained'> {
+  const { observations, specimen } = labReportObservations(patientId, lab);
+  return { id: logicalId(patientId, lab.resultId), contained: [...observations, ...(specimen ? [specimen] : [])] };
+}
+
+export function labDiagnosticReport(patientId: string, lab: LabResultRecord, options: LabReportOptions = {}): DiagnosticReport {
+  const order = lab.order ?? {};
+  const { observations, specimen, effective, issued } = labReportObservations(patientId, lab);
+  // OBR-8: a collection with an end (a 24-hour urine) is the Period it stands for
+  const collectedEnd = fhirDateTime(order.collectedEndAt);
+  const orderCollectedAt = fhirDateTime(order.collectedAt);
+  const commentRows = lab.results.filter(isLabCommentRow).map((test) => fhirString(`${test.testName}: ${test.result}`));
+  const orderComments = notes([...(Array.isArray(order.comments) ? order.comments : []), ...commentRows]);
   const serviceRequest = orderResource(patientId, lab, orderComments, specimen, options.externalIds);
   const contained: Array<Observation | ServiceRequest | Specimen> = [
     ...observations,

@@ -1,11 +1,15 @@
 import type {
+  AssignedIdentifier,
   Assessment,
   AssessmentItem,
   Clinician,
   CodedValue,
   Encounter,
   EncounterOrder,
+  LabAddress,
   LabDocumentSummary,
+  LabPerformer,
+  LabPerson,
   LabResultSummary,
   LabSpecimen,
   LabTestSummary,
@@ -85,7 +89,8 @@ export type TextLines = { lines: readonly EscapedText[] } | { text: string };
 
 /** An OBX-2 value type with its OBX-5 value. */
 export interface ObservationValue {
-  valueType: ObservationValueType;
+  /** OBX-2; a lab's date or time value keeps its own type (DT, TM, DTM, TS) */
+  valueType: ObservationValueType | 'DT' | 'TM' | 'TS';
   value: FieldValue | TextLines;
 }
 
@@ -172,8 +177,16 @@ export interface Observation extends ObservationValue {
   observedAt?: SegmentTime;
   /** OBX-16 */
   responsibleObserver?: Clinician;
+  /** OBX-19 the time of the analysis */
+  analyzedAt?: SegmentTime;
   /** OBX-23 XON-1: the organization whose result it is (the lab's sender id: provenance) */
   performingOrganization?: string;
+  /** OBX-23 XON-10 with XON-6 (assigning authority) and XON-7 (identifier type) */
+  performingOrganizationIdentifier?: AssignedIdentifier;
+  /** OBX-24 (XAD) */
+  performingOrganizationAddress?: LabAddress;
+  /** OBX-25 (XCN) */
+  performingOrganizationDirector?: LabPerson;
   /** NTE segments after the OBX */
   comments?: string[];
   /** where the values came from, for error messages */
@@ -191,7 +204,11 @@ export type ObservationDetails = Pick<
   | 'abnormalFlags'
   | 'observedAt'
   | 'responsibleObserver'
+  | 'analyzedAt'
   | 'performingOrganization'
+  | 'performingOrganizationIdentifier'
+  | 'performingOrganizationAddress'
+  | 'performingOrganizationDirector'
   | 'comments'
 >;
 
@@ -220,7 +237,11 @@ export function makeObservation(
     resultStatus,
     observedAt: details.observedAt,
     responsibleObserver: details.responsibleObserver,
+    analyzedAt: details.analyzedAt,
     performingOrganization: details.performingOrganization,
+    performingOrganizationIdentifier: details.performingOrganizationIdentifier,
+    performingOrganizationAddress: details.performingOrganizationAddress,
+    performingOrganizationDirector: details.performingOrganizationDirector,
     comments: details.comments,
     inputPath,
   };
@@ -490,12 +511,96 @@ function observationSegment(
       obx.set(16, xcnFromClinician(observation.responsibleObserver, namespaces.clinician));
     }
   }
-  if (observation.performingOrganization) {
+  setTime(obx, 19, observation.analyzedAt, observation.inputPath);
+  const organizationId = observation.performingOrganizationIdentifier;
+  if (observation.performingOrganization || (organizationId && hasText(organizationId.id))) {
     // XON-1 the organization name, whole: v2.5.1's 50 characters are a conformance length (receivers take
-    // longer values; cutting would lose the lab's name: issue 27 K3)
-    obx.set(23, [escapeText(observation.performingOrganization)]);
+    // longer values; cutting would lose the lab's name: issue 27 K3); XON-10 its identifier with XON-6 / XON-7 as sent
+    const identified = organizationId && hasText(organizationId.id) ? organizationId : undefined;
+    obx.set(
+      23,
+      identified
+        ? [
+            escapeText(observation.performingOrganization),
+            BLANK,
+            BLANK,
+            BLANK,
+            BLANK,
+            assigningAuthority(identified),
+            tableCode(identified.type, IDENTIFIER_TYPES),
+            BLANK,
+            BLANK,
+            escapeText(identified.id),
+          ]
+        : [escapeText(observation.performingOrganization)],
+    );
+  }
+  if (observation.performingOrganizationAddress) {
+    const address = observation.performingOrganizationAddress;
+    const components = [
+      [escapeText(address.line1)],
+      escapeText(address.line2),
+      escapeText(address.city),
+      escapeText(address.state),
+      escapeText(address.postalCode),
+      escapeText(address.country),
+      tableCode(address.type, ADDRESS_TYPES),
+      BLANK,
+      escapeText(address.county),
+    ];
+    if (components.some((component) => (Array.isArray(component) ? component[0] : component) !== '')) obx.set(24, components);
+  }
+  const director = observation.performingOrganizationDirector;
+  if (director && (hasText(director.identifier?.id) || hasText(director.name?.family))) {
+    // XCN as sent: XCN-1 with XCN-9 (assigning authority) and XCN-13 (identifier type), the name in XCN-2..6
+    const id = hasText(director.identifier?.id) ? director.identifier : undefined;
+    const name = director.name;
+    obx.set(25, [
+      escapeText(id?.id),
+      escapeText(name?.family),
+      escapeText(name?.given),
+      escapeText(name?.middle),
+      escapeText(name?.suffix),
+      escapeText(name?.prefix),
+      BLANK,
+      BLANK,
+      id ? assigningAuthority(id) : BLANK,
+      BLANK,
+      BLANK,
+      BLANK,
+      tableCode(id?.type, IDENTIFIER_TYPES),
+    ]);
   }
   return obx;
+}
+
+/** An empty component. */
+const BLANK = '' as EscapedText;
+/** HL7 table 0190 (address type) and table 0203 (identifier type): a code outside them is kept in the record, not written (an invalid v2.5.1 value). */
+const ADDRESS_TYPES = new Set('B BA BDL BI BR C F H L M N O P RH S SH V'.split(' '));
+const IDENTIFIER_TYPES = new Set(
+  'AM AMA AN ANC AND ANON ANT APRN BA BC BCT BR BRN CC CONM CY CZ DDS DEA DFN DI DL DN DO DP DPM DR DS EI EN ESN FI GI GL GN HC IND JHN LI LN LR MA MB MC MCD MCN MCR MCT MD MI MR MRT MS NCT NE NH NI NII NIIP NP NPI OD PA PC PCN PE PEN PI PN PNT PPIN PPN PRC PRN PT QA RI RN RPH RR RRI RRP SL SN SP SR SS TAX TN TPR U UPIN VN VP VS WC WCN WP XX'.split(
+    ' ',
+  ),
+);
+const tableCode = (value: string | undefined, table: ReadonlySet<string>): EscapedText =>
+  typeof value === 'string' && table.has(value.trim()) ? escapeText(value.trim()) : BLANK;
+const OID = /^[0-2](?:\.(?:0|[1-9]\d*))+$/;
+const URL_OR_URN = /^(?:https?:\/\/\S+|urn:\S+)$/i;
+
+/**
+ * The HD (assigning authority) of an identifier as subcomponents: HD-1 namespace id, HD-2 universal id,
+ * HD-3 its type, as the lab sent them. A namespace that is a FHIR system (FHIR intake, a JSON body) goes
+ * where v2 puts it: `urn:oid:<oid>` as `&<oid>&ISO`, another URI as `&<uri>&URI`.
+ */
+export function assigningAuthority(identifier: Pick<AssignedIdentifier, 'namespace' | 'universalId' | 'universalIdType'>): EscapedText[] | EscapedText {
+  const namespace = hasText(identifier.namespace) ? identifier.namespace : undefined;
+  if (namespace && !hasText(identifier.universalId) && !hasText(identifier.universalIdType) && URL_OR_URN.test(namespace)) {
+    const oid = /^urn:oid:(.+)$/i.exec(namespace)?.[1];
+    return oid !== undefined && OID.test(oid) ? [BLANK, escapeText(oid), escapeText('ISO')] : [BLANK, escapeText(namespace), escapeText('URI')];
+  }
+  const parts = [escapeText(namespace), escapeText(identifier.universalId), escapeText(identifier.universalIdType)];
+  return parts.some((part) => part !== '') ? parts : BLANK;
 }
 
 /** The ORDER_OBSERVATION groups of a message, OBR-1 numbered 1..n in the order given. */
@@ -838,7 +943,8 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
     case 'CE': {
       const coded = test.codedValue;
       if (coded && (hasText(coded.code) || hasText(coded.display))) {
-        return codedObservationValue({ code: coded.code ?? '', display: coded.display, system: coded.system });
+        // CE (v2.5.1 table 0125 has no CWE: the same components) with the alternate coding (CWE-4..6) as sent
+        return { valueType: 'CE', value: ceWithAlternate({ code: coded.code ?? '', display: coded.display, system: coded.system }, test.codedValueAlternate) };
       }
       break;
     }
@@ -848,10 +954,22 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
         const lines = test.textLines.flatMap((line) => escapeTextLines(typeof line === 'string' ? line : ''));
         return { valueType, value: { lines } };
       }
+      // a text sent empty (a pending or cancelled test) stays a text
+      if (!hasText(test.result)) return { valueType, value: escapeText('') };
       break;
     case 'ST':
       if (hasText(test.result)) {
         return textObservationValue(test.result);
+      }
+      break;
+    case 'DT':
+    case 'TM':
+    case 'DTM':
+    case 'TS':
+      // a date or time value written back as one (not as a number: `20240101` is a date); DTM as TS (TS-1 is a DTM:
+      // v2.5.1 table 0125 has no DTM)
+      if (hasText(test.result) && HL7_TIME_TEXT[valueType].test(test.result.trim())) {
+        return { valueType: valueType === 'DTM' ? 'TS' : valueType, value: escapeText(test.result.trim()) };
       }
       break;
     default:
@@ -859,6 +977,14 @@ export function labTestObservationValue(test: LabTestSummary, status: Observatio
   }
   return numericObservationValue(test.result);
 }
+
+/** An HL7 DT / TM / DTM (TS-1) value as v2.5.1 writes it: the value types a lab's date or time keeps. */
+const HL7_TIME_TEXT: Readonly<Record<'DT' | 'TM' | 'DTM' | 'TS', RegExp>> = {
+  DT: /^\d{4}(\d{2}(\d{2})?)?$/,
+  TM: /^\d{2}(\d{2}(\d{2}(\.\d{1,4})?)?)?([+-]\d{4})?$/,
+  DTM: /^\d{4}(\d{2}(\d{2}(\d{2}(\d{2}(\d{2}(\.\d{1,4})?)?)?)?)?)?([+-]\d{4})?$/,
+  TS: /^\d{4}(\d{2}(\d{2}(\d{2}(\d{2}(\d{2}(\.\d{1,4})?)?)?)?)?)?([+-]\d{4})?$/,
+};
 
 /** Code of a report's OBX-3 (`REPORT^<report name>^L`), in the single-result export and the summary. */
 export const LAB_REPORT_CODE = 'REPORT';
@@ -966,7 +1092,7 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
   // OBR-22 as the lab wrote it (offset and precision kept), else resulted at as sent (UTC, its fraction kept: DTM takes 4 digits)
   const reportedAt: SegmentTime = { asSent: hasText(order.reportedAt) ? order.reportedAt : lab.resultedAt };
   // v2.5.1 has no report-level performer (PRT is v2.7): the report's first performer name is OBX-23 of a test without its own
-  const reportPerformer = (Array.isArray(order.performer) ? order.performer : []).map((performer) => performer?.name).find(hasText);
+  const reportPerformer = (Array.isArray(order.performer) ? order.performer : []).find((performer) => hasText(performer?.name));
   const group = new ObservationGroup({
     placerOrderNumber: placer ? placer.id : lab.resultId,
     placerNamespace: placer?.namespace,
@@ -996,13 +1122,16 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
     group.add(
       makeObservation(labTestObservationIdentifier(result), labTestObservationValue(result, observationStatus), observationStatus, `${path}.testName`, {
         alternateIdentifier: labTestAlternate(result),
+        // OBX-4 as sent (a sub-id the lab gave; the others are numbered when their OBX-3 repeats)
+        subId: hasText(result.subId) ? result.subId.trim() : undefined,
         units: result.units,
         unitsCode: hasText(result.unitsCode) ? result.unitsCode.trim() : undefined,
         referenceRange: labTestReferenceRange(result),
         abnormalFlags: Array.isArray(result.abnormalFlags) ? result.abnormalFlags.filter(hasText).map((flag) => flag.trim()) : undefined,
         // OBX-14 is the physiologically relevant time: for a specimen, its collection (OBR-7), as FHIR effective[x] reads it
         observedAt: hasText(result.observedAt) ? { asSent: result.observedAt } : collectedAt ? { asSent: collectedAt } : reportedAt,
-        performingOrganization: hasText(result.performingOrganization) ? result.performingOrganization : (reportPerformer ?? lab.senderId),
+        analyzedAt: hasText(result.analyzedAt) ? { asSent: result.analyzedAt } : undefined,
+        ...performingOrganizationOf(result, reportPerformer, lab.senderId),
         comments: Array.isArray(result.comments) ? result.comments.filter(hasText) : undefined,
       }),
     );
@@ -1022,6 +1151,31 @@ export function labResultObservationGroup(lab: LabResultSummary, inputPath: stri
   });
   return group;
 }
+
+/**
+ * OBX-23/24/25 of a lab test: its own performing organization (name, identifier), address and director as
+ * sent; a test naming no organization of its own gets the report's first named performer (name and
+ * identifier: v2.5.1 has no report-level performer), else the sender id by name.
+ */
+function performingOrganizationOf(
+  result: LabTestSummary,
+  reportPerformer: LabPerformer | undefined,
+  senderId: string | undefined,
+): Pick<
+  ObservationDetails,
+  'performingOrganization' | 'performingOrganizationIdentifier' | 'performingOrganizationAddress' | 'performingOrganizationDirector'
+> {
+  const own = hasText(result.performingOrganization) || hasText(result.performingOrganizationIdentifier?.id);
+  const reportIdentifier = reportPerformer?.identifier && hasText(reportPerformer.identifier.id) ? reportPerformer.identifier : undefined;
+  return {
+    performingOrganization: own ? result.performingOrganization : (reportPerformer?.name ?? senderId),
+    performingOrganizationIdentifier: own ? result.performingOrganizationIdentifier : reportIdentifier,
+    performingOrganizationAddress: isPlainObject(result.performingOrganizationAddress) ? result.performingOrganizationAddress : undefined,
+    performingOrganizationDirector: isPlainObject(result.performingOrganizationDirector) ? result.performingOrganizationDirector : undefined,
+  };
+}
+
+const isPlainObject = <T>(value: T | undefined): value is T => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * ORU_R01 requires at least one ORDER_OBSERVATION group with its OBR. A patient with nothing to report

@@ -10,13 +10,10 @@ import { HttpProblem, type FieldError, type ProblemBody } from './problem';
 import type { HttpRoute } from '../config/service';
 import { operationOutcome } from '../fhir/operation-outcome';
 import { httpEndpoint, storelessHttpEndpoint, type EndpointHandler, type EndpointOptions, type EndpointResponse, type StorelessRequest } from './endpoint';
-import { parseDateCondition, parseTokenList, type DateCondition, type TokenValue } from '../fhir/search-params';
 
 export const FHIR_MEDIA_TYPE = 'application/fhir+json';
 export const FHIR_CONTENT_TYPE = 'application/fhir+json; charset=utf-8';
 /** _count: 1..200, default 20 (the HL7 summary's limits) */
-export const FHIR_COUNT = { min: 1, max: 200, fallback: 20 } as const;
-
 const FORMAT_JSON = new Set(['json', 'application/json', 'application/fhir+json']);
 
 /**
@@ -41,7 +38,25 @@ export function fhirResponse(resource: unknown, status = 200): { status: number;
   return { status, contentType: FHIR_CONTENT_TYPE, body: JSON.stringify(resource) };
 }
 
-function queryValues(event: APIGatewayProxyEvent, name: string): string[] {
+/**
+ * The query of a FHIR route that takes no parameter besides `_format` (a read, metadata): any other
+ * parameter is a 400, as {@link readFhirQuery} (lib/http/fhir-query.ts) answers for a parameter its route
+ * does not accept. Kept apart from it so that reads bundle no search-parameter parsing.
+ */
+export function rejectFhirQueryParameters(event: APIGatewayProxyEvent): void {
+  const errors = unsupportedParameterErrors(event, new Set(['_format']));
+  if (errors.length > 0) throw new HttpProblem('validation', 'query parameters are missing or invalid', { errors });
+}
+
+/** One error per query parameter outside `known`; names are echoed only when they are short, plain parameter names (never caller text at large). */
+export function unsupportedParameterErrors(event: APIGatewayProxyEvent, known: ReadonlySet<string>): FieldError[] {
+  return queryNames(event)
+    .filter((name) => !known.has(name))
+    .map((name) => ({ parameter: /^[A-Za-z_][A-Za-z0-9_.:-]{0,39}$/.test(name) ? name : '(unnamed)', message: 'is not supported by this endpoint' }));
+}
+
+/** The values of one query parameter (multi-value first). */
+export function queryValues(event: APIGatewayProxyEvent, name: string): string[] {
   const multi = event.multiValueQueryStringParameters?.[name];
   if (multi && multi.length > 0) return multi;
   const single = event.queryStringParameters?.[name];
@@ -51,152 +66,6 @@ function queryValues(event: APIGatewayProxyEvent, name: string): string[] {
 /** Every query parameter name the request carried. */
 function queryNames(event: APIGatewayProxyEvent): string[] {
   return [...new Set([...Object.keys(event.multiValueQueryStringParameters ?? {}), ...Object.keys(event.queryStringParameters ?? {})])];
-}
-
-export interface FhirQuery {
-  count: number;
-  pageToken?: string;
-  /** the `patient` parameter's id (`Patient/` prefix removed), when the route takes one */
-  patient?: string;
-  /** `category` / `code`: an OR list of tokens (lib/fhir/search-params.ts) */
-  category?: TokenValue[];
-  code?: TokenValue[];
-  /** `date`, each repetition a condition (AND); empty when not sent */
-  date: DateCondition[];
-  /** `identifier`: one `system|value` token */
-  identifier?: { system: string; value: string };
-  /** `_id`: an OR list of logical ids */
-  ids?: string[];
-  /** the search parameters as sent (name, value), in the route's order: what `self` and `next` links repeat */
-  search: Array<[string, string]>;
-}
-
-/** Parameters a FHIR route may accept besides `_format`. */
-export type FhirParameter = '_count' | '_page_token' | 'patient' | 'category' | 'code' | 'date' | 'identifier' | '_id';
-
-const MAX_DATE_CONDITIONS = 4;
-const MAX_IDS = 10;
-const LOGICAL_ID = /^[A-Za-z0-9\-.]{1,800}$/;
-
-const MAX_TOKEN_LENGTH = 1024;
-
-/**
- * Reads the query of a FHIR route. `accepted` lists the parameters this route understands besides
- * `_format`; an unknown parameter is a 400 (a filter the server would silently ignore could hand a
- * partner more than it asked for). `patient` is required when accepted.
- */
-export function readFhirQuery(event: APIGatewayProxyEvent, accepted: readonly FhirParameter[]): FhirQuery {
-  const errors: FieldError[] = [];
-  const known = new Set<string>([...accepted, '_format']);
-  for (const name of queryNames(event)) {
-    // names are echoed only when they are short, plain parameter names (never caller text at large)
-    if (!known.has(name))
-      errors.push({ parameter: /^[A-Za-z_][A-Za-z0-9_.:-]{0,39}$/.test(name) ? name : '(unnamed)', message: 'is not supported by this endpoint' });
-  }
-  const single = (name: string): string | undefined => {
-    const list = [...new Set(queryValues(event, name))];
-    if (list.length > 1) {
-      errors.push({ parameter: name, message: 'must be sent once' });
-      return undefined;
-    }
-    return list[0];
-  };
-  const query: FhirQuery = { count: FHIR_COUNT.fallback, date: [], search: [] };
-  if (accepted.includes('_count')) {
-    const raw = single('_count');
-    if (raw !== undefined) {
-      const value = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!(value >= FHIR_COUNT.min && value <= FHIR_COUNT.max))
-        errors.push({ parameter: '_count', message: `must be an integer from ${FHIR_COUNT.min} to ${FHIR_COUNT.max}` });
-      else query.count = value;
-    }
-  }
-  if (accepted.includes('_page_token')) {
-    const raw = single('_page_token');
-    if (raw !== undefined) {
-      if (raw === '' || raw.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw))
-        errors.push({ parameter: '_page_token', message: 'is not a page token this server issued' });
-      else query.pageToken = raw;
-    }
-  }
-  if (accepted.includes('patient')) {
-    const raw = single('patient');
-    if (raw === undefined || raw === '') errors.push({ parameter: 'patient', message: 'is required (a Patient id, or Patient/<id>)' });
-    else {
-      const id = raw.startsWith('Patient/') ? raw.slice('Patient/'.length) : raw;
-      if (!/^[A-Za-z0-9\-.]{1,800}$/.test(id))
-        errors.push({ parameter: 'patient', message: 'must be a Patient id (letters, digits, "-" and ".") or Patient/<id>' });
-      else {
-        query.patient = id;
-        query.search.push(['patient', raw]);
-      }
-    }
-  }
-  readSearchParameters(event, accepted, query, errors, single);
-  if (errors.length > 0) throw new HttpProblem('validation', 'query parameters are missing or invalid', { errors });
-  return query;
-}
-
-/** category, code, date, identifier, _id: parsed into `query`, one error per bad value. */
-function readSearchParameters(
-  event: APIGatewayProxyEvent,
-  accepted: readonly FhirParameter[],
-  query: FhirQuery,
-  errors: FieldError[],
-  single: (name: string) => string | undefined,
-): void {
-  for (const name of ['category', 'code'] as const) {
-    if (!accepted.includes(name)) continue;
-    const raw = single(name);
-    if (raw === undefined) continue;
-    const parsed = parseTokenList(raw);
-    if (!parsed.ok) errors.push({ parameter: name, message: parsed.message });
-    else {
-      query[name] = parsed.value;
-      query.search.push([name, raw]);
-    }
-  }
-  if (accepted.includes('date')) {
-    const values = queryValues(event, 'date');
-    if (values.length > MAX_DATE_CONDITIONS) errors.push({ parameter: 'date', message: `may be sent at most ${MAX_DATE_CONDITIONS} times` });
-    else
-      for (const raw of values) {
-        const parsed = parseDateCondition(raw);
-        if (!parsed.ok) errors.push({ parameter: 'date', message: parsed.message });
-        else {
-          query.date.push(parsed.value);
-          query.search.push(['date', raw]);
-        }
-      }
-  }
-  if (accepted.includes('identifier')) {
-    const raw = single('identifier');
-    if (raw !== undefined) {
-      const parsed = parseTokenList(raw);
-      const token = parsed.ok && parsed.value.length === 1 ? parsed.value[0]! : undefined;
-      if (!token || token.system === undefined || token.system === '' || token.code === undefined)
-        errors.push({
-          parameter: 'identifier',
-          message: 'must be one system|value (the system is the Patient identifier system, e.g. urn:interop:mrn:<authority>)',
-        });
-      else {
-        query.identifier = { system: token.system, value: token.code };
-        query.search.push(['identifier', raw]);
-      }
-    }
-  }
-  if (accepted.includes('_id')) {
-    const raw = single('_id');
-    if (raw !== undefined) {
-      const ids = [...new Set(raw.split(','))];
-      if (ids.length > MAX_IDS || !ids.every((id) => LOGICAL_ID.test(id)))
-        errors.push({ parameter: '_id', message: `must be 1 to ${MAX_IDS} comma-separated ids (letters, digits, "-" and ".")` });
-      else {
-        query.ids = ids;
-        query.search.push(['_id', raw]);
-      }
-    }
-  }
 }
 
 /** A path parameter that must look like a FHIR logical id this server could have issued; else 400. */

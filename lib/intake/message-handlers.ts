@@ -21,8 +21,21 @@
  * before writing anything. Error texts name the rule and the location, never a submitted value.
  */
 import { checkNoteValues, checkPatientValues } from '../chart/record-rules';
-import type { Clinician, Coding, EntityIdentifier, LabOrder, LabTestSummary, Note, Patient, Provenance } from '../chart/types';
+import type {
+  AssignedIdentifier,
+  Clinician,
+  Coding,
+  EntityIdentifier,
+  LabAddress,
+  LabOrder,
+  LabPerson,
+  LabTestSummary,
+  Note,
+  Patient,
+  Provenance,
+} from '../chart/types';
 import { ValidationFailedError } from '../domain-errors';
+import type { AckError } from '../hl7/ack';
 import { ErrorCodes, type ErrorLocation } from '../hl7/parse-error';
 import { firstSegment, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../hl7/parser';
 import type { Principal } from '../keys/access-decision';
@@ -72,6 +85,8 @@ export interface IntakeAudit {
 
 export interface HandledMessage {
   audit: IntakeAudit;
+  /** what the ACK says besides AA: ERR severity W, e.g. a time left out (an ORU's time that is no real time) */
+  warnings?: AckError[];
 }
 
 /** What intake may do to the chart: read patients and notes, add a partner's note, replace the partner's own. */
@@ -294,6 +309,59 @@ function entityIdentifierOf(parts: Array<string | undefined>): EntityIdentifier 
 
 const eiComponents = (components: string[][] | undefined): Array<string | undefined> => (components ?? []).map((c) => c[0]);
 
+/** A text of at most `max` characters as sent, else undefined (a part the lab schema would refuse is left out, as codingOf does). */
+const within = (value: string | undefined, max: number): string | undefined => {
+  const text = present(value);
+  return text !== undefined && text.length <= max ? text : undefined;
+};
+
+/**
+ * An identifier with its assigning authority as sent: `id`, the HD subcomponents (namespace&universal
+ * id&type) and the identifier type code (XON-10/6/7, XCN-1/9/13); undefined without an id.
+ */
+function assignedIdentifierOf(id: string | undefined, authority: string[] | undefined, type: string | undefined): AssignedIdentifier | undefined {
+  const value = within(id, 199);
+  if (value === undefined) return undefined;
+  return compact({
+    id: value,
+    namespace: within(authority?.[0], 199),
+    universalId: within(authority?.[1], 199),
+    universalIdType: within(authority?.[2], 20),
+    type: within(type, 20),
+  });
+}
+
+/**
+ * OBX-23 (XON), OBX-24 (XAD), OBX-25 (XCN) as sent: the performing organization's name, its identifier
+ * (XON-10, else XON-3 of v2.3/2.4, with XON-6 and XON-7), its address and its medical director.
+ */
+function performingOrganizationOf(obx: ParsedSegment): Partial<LabTestSummary> {
+  const xon = obx.fields[23]?.[0];
+  const xad = obx.fields[24]?.[0];
+  const xcn = obx.fields[25]?.[0];
+  const street = compact({ ...(address(xad) ?? {}), type: within(xad?.[6]?.[0], 20), county: within(xad?.[8]?.[0], 20) });
+  const lines = Object.fromEntries(Object.entries(street).filter(([, v]) => typeof v === 'string' && v.length <= 199)) as LabAddress;
+  // a name part longer than the lab model takes is left out (these fields were not kept before: never a refusal)
+  const sent = personName(xcn?.slice(1));
+  const name =
+    sent && sent.family.length <= 194
+      ? compact({
+          ...sent,
+          given: within(sent.given, 199),
+          middle: within(sent.middle, 199),
+          prefix: within(sent.prefix, 199),
+          suffix: within(sent.suffix, 199),
+        })
+      : undefined;
+  const director: LabPerson = compact({ identifier: assignedIdentifierOf(xcn?.[0]?.[0], xcn?.[8], xcn?.[12]?.[0]), name });
+  return compact({
+    performingOrganization: present(valueAt(obx, 23, 1)),
+    performingOrganizationIdentifier: assignedIdentifierOf(present(xon?.[9]?.[0]) ?? xon?.[2]?.[0], xon?.[5], xon?.[6]?.[0]),
+    performingOrganizationAddress: Object.keys(lines).length > 0 ? lines : undefined,
+    performingOrganizationDirector: Object.keys(director).length > 0 ? director : undefined,
+  });
+}
+
 /** The typed value of an OBX (issue 27): NM as written, SN parts, a CWE/CE coding, TX/FT lines. */
 function typedValue(obx: ParsedSegment, type: string): Partial<LabTestSummary> {
   const first = obx.fields[5]?.[0];
@@ -317,7 +385,7 @@ function typedValue(obx: ParsedSegment, type: string): Partial<LabTestSummary> {
     case 'CWE':
     case 'CNE': {
       const coded = codingOf(first);
-      return coded ? { codedValue: coded } : {};
+      return coded ? compact({ codedValue: coded, codedValueAlternate: codingOf(first, 4) }) : {};
     }
     case 'TX':
     case 'FT': {
@@ -339,6 +407,55 @@ function unitsOf(obx: ParsedSegment): { units?: string; unitsCode?: string } {
 
 /** A lab time as the lab wrote it (an hour without minutes stays an hour: `2024030110-0500` -> `2024-03-01T10-05:00`). */
 const labTime = (value: string, timeZone: string): string | undefined => partialFromTs(value, timeZone, true);
+
+/** The lab times intake reads of an OBR group: OBR-7/8/22, each OBX-14/19, SPM-17. */
+const LAB_TIME_FIELDS: ReadonlyArray<{ segment: 'OBR' | 'OBX' | 'SPM'; field: number }> = [
+  { segment: 'OBR', field: 7 },
+  { segment: 'OBR', field: 8 },
+  { segment: 'OBR', field: 22 },
+  { segment: 'OBX', field: 14 },
+  { segment: 'OBX', field: 19 },
+  { segment: 'SPM', field: 17 },
+];
+
+/**
+ * The lab times of a group that were sent but are no real time (a day the calendar does not have,
+ * hour 24, second 60, an offset beyond ±1400 or with minutes over 59, `Z`, more than 4 fraction
+ * digits): intake leaves them out (docs/hl7-intake.md; OBR-22 falls back to OBR-7, then the first
+ * OBX-14, then MSH-7) and says so in the ACK, one ERR (102, severity W) per field, so no time is
+ * replaced without the lab being told. The result is filed (AA).
+ */
+function leftOutLabTimes(group: ObservationGroup, timeZone: string): AckError[] {
+  const segments = { OBR: [group.obr], OBX: group.obx, SPM: group.spm ? [group.spm] : [] };
+  const warnings: AckError[] = [];
+  for (const { segment, field } of LAB_TIME_FIELDS) {
+    for (const parsed of segments[segment]) {
+      const value = valueAt(parsed, field);
+      if (!present(value) || labTime(value, timeZone) !== undefined) continue;
+      const fallback = segment === 'OBR' && field === 22 ? '; ResultedDateUTC from the next time sent (OBR-7, OBX-14, MSH-7)' : '';
+      warnings.push({
+        code: ErrorCodes.dataType,
+        severity: 'W',
+        message: `${segment}-${field} is no valid HL7 date-time (YYYY[MM[DD[HH[MM[SS[.S[S[S[S]]]]]]]]][+/-ZZZZ]): left out${fallback}`,
+        location: { segmentId: segment, segmentSequence: parsed.sequence, field },
+      });
+    }
+  }
+  return warnings;
+}
+
+/** An ACK carries at most this many warnings (a sample with a bad date in every OBX would make hundreds). */
+const MAX_ACK_WARNINGS = 20;
+
+/** The first warnings, the last one saying how many more fields were left out the same way. */
+function atMostWarnings(warnings: AckError[]): AckError[] {
+  if (warnings.length <= MAX_ACK_WARNINGS) return warnings;
+  const more = warnings.length - (MAX_ACK_WARNINGS - 1);
+  return [
+    ...warnings.slice(0, MAX_ACK_WARNINGS - 1),
+    { code: ErrorCodes.dataType, severity: 'W', message: `${more} more lab times that are no valid HL7 date-time were left out` },
+  ];
+}
 
 /** The order facts of an OBR group (ORC/OBR/SPM, NTE after the OBR). */
 function orderOf(group: ObservationGroup, accessionField: 2 | 3, timeZone: string, resultedAt: string): LabOrder | undefined {
@@ -425,7 +542,10 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       abnormalFlags: flags.length > 0 ? flags : undefined,
       observationStatus: present(valueAt(obx, 11))?.trim(),
       observedAt: labTime(valueAt(obx, 14), zone),
-      performingOrganization: present(valueAt(obx, 23, 1)),
+      analyzedAt: labTime(valueAt(obx, 19), zone),
+      // OBX-4 as the v2.5.1 ST it is (v2.7's OG `^1^1`, components, has no v2.5.1 form: not kept)
+      subId: (obx.fields[4]?.[0]?.length ?? 0) === 1 && (obx.fields[4]?.length ?? 0) === 1 ? within(valueAt(obx, 4)?.trim(), 20) : undefined,
+      ...performingOrganizationOf(obx),
       comments: comments.length > 0 ? comments : undefined,
     });
     if (type === 'ED') {
@@ -490,7 +610,12 @@ const OBX_FIELDS: Record<string, number> = {
   abnormalFlags: 8,
   observationStatus: 11,
   observedAt: 14,
+  analyzedAt: 19,
+  subId: 4,
   performingOrganization: 23,
+  performingOrganizationIdentifier: 23,
+  performingOrganizationAddress: 24,
+  performingOrganizationDirector: 25,
   testNameFrom: 3,
 };
 const ORDER_FIELDS: Record<string, number> = {
@@ -548,6 +673,8 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
   });
   if (groups.length === 0) reject('AE', ErrorCodes.segmentSequence, 'the message holds no OBR with OBX observations', { segmentId: 'OBR' });
   const bodies: Array<{ group: ObservationGroup; body: unknown; resolution: Resolution }> = [];
+  const zone = isTimeZone(context.principal.timeZone ?? '') ? context.principal.timeZone! : DEFAULT_TIME_ZONE;
+  const warnings = atMostWarnings(groups.flatMap((group) => leftOutLabTimes(group, zone)));
   const resolutions = new Map<ParsedSegment | undefined, Resolution>();
   for (const group of groups) {
     let resolution = resolutions.get(group.pid);
@@ -601,6 +728,7 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
     held += ids.length;
   }
   return {
+    ...(warnings.length > 0 ? { warnings } : {}),
     audit: {
       action: 'hl7.oru.results_store',
       ...(patientId ? { patientId } : {}),

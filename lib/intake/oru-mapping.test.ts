@@ -102,6 +102,8 @@ describe('ORU^R01 -> lab model', () => {
       observationStatus: 'F',
       observedAt: '2024-11-07T08:15:00-06:00',
       performingOrganization: 'ACME Reference Lab',
+      // OBX-23 XON-6 `CLIA&2.16.840.1.113883.4.7&ISO`, XON-7 `XX`, XON-10 the CLIA number: kept as sent
+      performingOrganizationIdentifier: { id: '05D0000000', namespace: 'CLIA', universalId: '2.16.840.1.113883.4.7', universalIdType: 'ISO', type: 'XX' },
       comments: ['Repeated and confirmed'],
       numericValue: '6.90',
     });
@@ -125,6 +127,25 @@ describe('ORU^R01 -> lab model', () => {
     expect(results[5]).toMatchObject({ valueType: 'FT', textLines: ['Formatted text'], observationStatus: 'X' });
     // the body passes the validation of POST /receiveTestData
     expect(() => acceptLabResult(body, NOW)).not.toThrow();
+  });
+
+  it('OBX-23/24/25 parts the lab model would refuse (too long) are left out, never a refusal (these fields were not kept before issue 41)', () => {
+    const long = 'x'.repeat(250);
+    const [body] = bodyOf([
+      MSH,
+      PID,
+      seg('OBR', { 1: '1', 3: 'ACC-3', 4: 'GLU^Glucose^L', 25: 'F' }),
+      `OBX|1|NM|GLU^Glucose^L||98|mg/dL|70-99||||F||||||||||||North Lab^^^^^${long}^XX^^^N-1|1 Main St^^${long}^IL|1234^Smith^${long}^^^^^^NPI^^^^NPI`,
+    ]);
+    expect(() => acceptLabResult(body, NOW)).not.toThrow();
+    const [test] = (body!.data as { results: Array<Record<string, unknown>> }).results;
+    expect(test).toMatchObject({
+      performingOrganization: 'North Lab',
+      performingOrganizationIdentifier: { id: 'N-1', type: 'XX' },
+      performingOrganizationAddress: { line1: '1 Main St', state: 'IL' },
+      performingOrganizationDirector: { identifier: { id: '1234', namespace: 'NPI', type: 'NPI' }, name: { family: 'Smith' } },
+    });
+    expect(JSON.stringify(test)).not.toContain(long);
   });
 
   it('a body without the optional facts keeps the shape of the spec fields (result text as before)', () => {

@@ -354,7 +354,7 @@ async function receiveOne(
       now: input.now,
       ownApplication: input.ownApplication,
     });
-    const text = ack(msh, 'AA');
+    const text = ack(msh, 'AA', handled.warnings ?? []);
     const stored: StoredAck = { status: 200, body: text, audit: handled.audit };
     await services.idempotency
       .complete(idempotencyKey, token, stored)

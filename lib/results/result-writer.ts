@@ -92,13 +92,25 @@ const TEST_TEXT_FIELDS = [
   'referenceRangeUnitsCode',
   'observationStatus',
   'observedAt',
+  'analyzedAt',
+  'subId',
   'observedEndAt',
   'reportedAt',
   'performingOrganization',
   'testNameFrom',
   'codeDisplay',
 ] as const;
-const TEST_OBJECT_FIELDS = ['alternateCode', 'structuredNumeric', 'codedValue'] as const;
+const TEST_OBJECT_FIELDS = [
+  'alternateCode',
+  'structuredNumeric',
+  'codedValue',
+  'codedValueAlternate',
+  'performingOrganizationIdentifier',
+  'performingOrganizationAddress',
+  'performingOrganizationDirector',
+  'referenceRangeType',
+  'referenceRangeAge',
+] as const;
 
 /** One test as the summary keeps it: the model's fields only (extras stay in the submission), whole. */
 function summaryTest(r: LabTestResult): LabTestSummary {
@@ -112,6 +124,7 @@ function summaryTest(r: LabTestResult): LabTestSummary {
   if (flags) out.abnormalFlags = flags;
   const comments = stringsOf(r.comments);
   if (comments) out.comments = comments;
+  if (Array.isArray(r.referenceRangeAppliesTo) && r.referenceRangeAppliesTo.length > 0) out.referenceRangeAppliesTo = r.referenceRangeAppliesTo;
   return out;
 }
 

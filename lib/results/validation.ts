@@ -26,7 +26,7 @@
 import type { ErrorObject } from 'ajv';
 import { decodeBase64Strict } from '../crypto/envelope-format';
 import { ValidationFailedError, type FieldError } from '../domain-errors';
-import { checkLabResultValues, partialDateTimeProblem, pointerOfPath } from '../chart/record-rules';
+import { checkLabResultValues, partialDateTimeProblem, pointerOfPath, RECORD_RULE_MESSAGES } from '../chart/record-rules';
 import { fieldErrors } from '../schemas/field-errors';
 import validateSchema from './generated/lab-result.validator';
 import { ACCEPTED_STATUS_VALUES, normalizeStatus } from './status';
@@ -134,6 +134,11 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
       errors.push({ pointer: `${at}/testNameFrom`, message: "'code' says the lab sent no name for the test: testName must then repeat code" });
     if (typeof result.codeDisplay === 'string' && result.testNameFrom === 'code')
       errors.push({ pointer: `${at}/codeDisplay`, message: "is the code's display beside a name of its own: only with testNameFrom 'text'" });
+    for (const field of SENT_AS_IS_FIELDS) oneLineTextErrors(result[field], `${at}/${field}`, errors);
+    if (typeof result.analyzedAt === 'string') {
+      const problem = partialDateTimeProblem(result.analyzedAt, now);
+      if (problem) errors.push({ pointer: `${at}/analyzedAt`, message: problem });
+    }
     // the end of the test's period (FHIR effectivePeriod.end): a real partial time, with its start (observedAt) and not before it
     if (typeof result.observedEndAt === 'string') {
       const problem = partialDateTimeProblem(result.observedEndAt, now) ?? collectionEndProblem(result.observedAt, result.observedEndAt, 'observedAt');
@@ -142,6 +147,27 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
   });
   for (const problem of checkLabResultValues(data, now)) errors.push({ pointer: `/data${pointerOfPath(problem.path)}`, message: problem.message });
   return errors;
+}
+
+/** The structured fields of a test kept as sent (OBX-23/24/25 parts, FHIR referenceRange type/appliesTo/age): one-line texts. */
+const SENT_AS_IS_FIELDS = [
+  'performingOrganizationIdentifier',
+  'performingOrganizationAddress',
+  'performingOrganizationDirector',
+  'referenceRangeType',
+  'referenceRangeAppliesTo',
+  'referenceRangeAge',
+] as const;
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Every text inside `value` (objects and arrays walked) is one line of valid Unicode; a failing one is an error at its own pointer. */
+function oneLineTextErrors(value: unknown, pointer: string, errors: FieldError[]): void {
+  if (typeof value === 'string') {
+    if (LONE_SURROGATE.test(value)) errors.push({ pointer, message: RECORD_RULE_MESSAGES.surrogate });
+    else if (CONTROL_CHARACTER.test(value)) errors.push({ pointer, message: RECORD_RULE_MESSAGES.controlOneLine });
+  } else if (Array.isArray(value)) value.forEach((item, i) => oneLineTextErrors(item, `${pointer}/${i}`, errors));
+  else if (isObject(value)) for (const [key, item] of Object.entries(value)) oneLineTextErrors(item, `${pointer}/${key}`, errors);
 }
 
 /** A PartialDateTime with a time of day (`...THH[:mm[:ss[.f]]]` and an offset) as epoch milliseconds (fraction cut to ms). */

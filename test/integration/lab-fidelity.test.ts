@@ -660,10 +660,15 @@ describe('JSON order.performer: the report performer, OBX-23 of a test without i
     expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
     const resultId = res.json<{ resultId: string }>().resultId;
     for (const { label, group } of await hl7Exports(resultId, accession))
-      expect({ label, obx23: group.obx.map((f) => f[23]) }).toEqual({ label, obx23: ['Acme Reference Laboratory', 'North Lab'] });
+      expect({ label, obx23: group.obx.map((f) => f[23]) }).toEqual({
+        label,
+        // the report performer's identifier too (XON-10, XON-6 HD-2/HD-3 of its urn:oid: system), not its name alone
+        obx23: ['Acme Reference Laboratory^^^^^&2.16.840.1.113883.4.7&ISO^^^^05D0642827', 'North Lab'],
+      });
     const fhir = await fhirReport(resultId);
-    expect(fhir.performer).toEqual([{ display: 'Acme Reference Laboratory', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } }]);
-    expect(containedObservations(fhir).map((o) => o.performer)).toEqual([[{ display: 'Acme Reference Laboratory' }], [{ display: 'North Lab' }]]);
+    const acme = { display: 'Acme Reference Laboratory', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } };
+    expect(fhir.performer).toEqual([acme]);
+    expect(containedObservations(fhir).map((o) => o.performer)).toEqual([[acme], [{ display: 'North Lab' }]]);
     // results[].reportedAt: the test's own issued (FHIR only)
     expect(containedObservations(fhir).map((o) => o.issued)).toEqual(['2024-03-01T15:15:00Z', '2024-03-01T09:45:10-05:00']);
 
@@ -702,6 +707,178 @@ describe('JSON order.performer identifier namespaces: FHIR Identifier.system is 
   });
 });
 
+describe('OBX-23 / OBX-24 / OBX-25: the performing organization whole (identifier, address, medical director)', () => {
+  // OBX-23..25 as published in test/hl7/samples/cdcgov-trusted-intermediary (CDC trusted-intermediary, Apache-2.0):
+  // TN__001_TN_ORU_R01_LRI.hl7 (XON-6 an HD-1 namespace, XON-7 NI; the director with XCN-9 / XCN-13 NPI) and
+  // TX__002_TX_ORU_R01.hl7 (XON-6 a CLIA OID with HD-3 ISO, XON-7 LN; XAD-7 SL and XAD-9 the county)
+  const TENNESSEE = [
+    'Tennessee Department of Health^^^^^CLIA^NI^^^44D0659062',
+    '630 Hart Lane^^Nashville^TN^37243',
+    '1114675378^Levinson^Kara^^^^^^NPI^^^^NPI',
+  ];
+  const TEXAS = [
+    'Texas Department of State Health Services Laboratory Services Section^^^^^CLIA&2.16.840.1.113883.4.7&ISO^LN^^^45D0660644',
+    '1100 W.49th St^^Austin^TX^78756^USA^SL^^453',
+    '',
+  ];
+
+  it('HL7 in: OBX-23 (XON-1, -6, -7, -10), OBX-24 and OBX-25 come back as sent in every HL7 export; FHIR Observation.performer has the identifier', async () => {
+    const accession = unique('XON');
+    const obx = (n: number, code: string, value: string, [xon, xad, xcn]: string[]) =>
+      `OBX|${n}|NM|${code}||${value}|mmol/L^^UCUM|||||F|||202403011000-0500|||||||||${xon}|${xad}|${xcn}`;
+    const message =
+      [
+        `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|20240301123000||ORU^R01|${unique('XON-MSG')}|P|2.5.1`,
+        CHART_PID,
+        `OBR|1|845439^GHH OE|${accession}^GHH LAB|24323-8^Metabolic panel^LN|||202403011000-0500|||||||||||||||202403011215-0500|||F`,
+        obx(1, '2823-3^Potassium^LN', '4.1', TENNESSEE),
+        obx(2, '2951-2^Sodium^LN', '140', TEXAS),
+      ].join('\r') + '\r';
+    expect(await postHl7(message)).toMatch(/^MSA\|AA\|/);
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '24323-8');
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx23to25: group.obx.map((f) => [f[23], f[24], f[25] ?? '']) }).toEqual({
+        label,
+        // XAD-7 `SL` is no table 0190 value: kept in the record, not written (v2.5.1-valid exports)
+        obx23to25: [TENNESSEE, [TEXAS[0], '1100 W.49th St^^Austin^TX^78756^USA^^^453', '']],
+      });
+    const performers = containedObservations(await fhirReport(resultId)).map((o) => o.performer);
+    const type = (code: string) => ({ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code }] });
+    expect(performers).toEqual([
+      [
+        {
+          display: 'Tennessee Department of Health',
+          identifier: { system: 'urn:interop:sender:DEMO-LAB-LIS:performer:CLIA', value: '44D0659062', type: type('NI') },
+        },
+      ],
+      [
+        {
+          display: 'Texas Department of State Health Services Laboratory Services Section',
+          identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '45D0660644', type: type('LN') },
+        },
+      ],
+    ]);
+  });
+
+  it('JSON in: results[].performingOrganizationIdentifier / Address / Director come back in OBX-23..25 and FHIR; a control character in one is refused', async () => {
+    const accession = unique('JXO');
+    const res = await postJson({
+      accessionNumber: accession,
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        {
+          testName: 'Glucose',
+          result: '98',
+          performingOrganization: 'North Lab',
+          performingOrganizationIdentifier: { id: '05D0642827', namespace: 'urn:oid:2.16.840.1.113883.4.7', type: 'XX' },
+          performingOrganizationAddress: { line1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', type: 'B' },
+          performingOrganizationDirector: { identifier: { id: '1234567893', namespace: 'NPI', type: 'NPI' }, name: { family: 'Smith', given: 'Ann' } },
+        },
+      ],
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = res.json<{ resultId: string }>().resultId;
+    for (const { label, group } of await hl7Exports(resultId, accession))
+      expect({ label, obx23to25: group.obx.map((f) => [f[23], f[24], f[25]]) }).toEqual({
+        label,
+        obx23to25: [['North Lab^^^^^&2.16.840.1.113883.4.7&ISO^XX^^^05D0642827', '1 Main St^^Springfield^IL^62701^^B', '1234567893^Smith^Ann^^^^^^NPI^^^^NPI']],
+      });
+    expect(containedObservations(await fhirReport(resultId)).map((o) => o.performer)).toEqual([
+      [
+        {
+          display: 'North Lab',
+          identifier: {
+            system: 'urn:oid:2.16.840.1.113883.4.7',
+            value: '05D0642827',
+            type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'XX' }] },
+          },
+        },
+      ],
+    ]);
+
+    const refused = await postJson({
+      accessionNumber: unique('JXX'),
+      ResultedDateUTC: '2024-03-02T15:15:00Z',
+      results: [
+        { testName: 'Glucose', result: '98', performingOrganizationAddress: { city: 'Spring\nfield' }, performingOrganizationIdentifier: { namespace: 'X' } },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(
+      refused
+        .json<{ errors: Array<{ pointer: string }> }>()
+        .errors.map((e) => e.pointer)
+        .sort(),
+    ).toEqual(['/data/results/0/performingOrganizationAddress/city', '/data/results/0/performingOrganizationIdentifier/id']);
+  });
+});
+
+describe('the sweep of the public samples (lab-sample-sweep.test.ts): OBX-2, OBX-4, OBX-5 alternate, OBX-19 as sent', () => {
+  it('a CWE keeps its alternate coding (CWE-4..6; FHIR a second coding), a DTM value stays a time (TS), an empty TX stays TX; OBX-4 and OBX-19 come back', async () => {
+    const accession = unique('SWP');
+    // OBX rows as the CDC trusted-intermediary newborn screening samples write them (AL, LA, VA: CWE with an alternate
+    // triplet, a sub-id, an analysis time in OBX-19; TX sent empty while pending), a DTM value as VA's birth time
+    const sent = [
+      'OBX|1|CWE|57718-9^Sample quality of Dried blood spot^LN|1|LA12432-3^Acceptable^LN^N^Normal^99LDH||||||F|||202403011000-0500|||||202403011130-0500',
+      'OBX|2|DTM|57715-5^Birth time^LN|1|202402291305-0500||||||F|||202403011000-0500',
+      'OBX|3|TX|57724-7^Newborn screening short narrative summary^LN|2|||||||I|||202403011000-0500',
+    ];
+    const message =
+      [
+        `MSH|^~\\&|GHH LAB|DEMO-LAB-LIS|GHH OE|BLDG4|20240301123000||ORU^R01|${unique('SWP-MSG')}|P|2.5.1`,
+        CHART_PID,
+        `OBR|1|845439^GHH OE|${accession}^GHH LAB|54089-8^Newborn screening panel^LN|||202403011000-0500|||||||||||||||202403011215-0500|||F`,
+        ...sent,
+      ].join('\r') + '\r';
+    expect(await postHl7(message)).toMatch(/^MSA\|AA\|/);
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '54089-8');
+    const columns = (f: string[]) => [2, 4, 5, 19].map((n) => f[n] ?? '');
+    // OBX-2 CWE is written CE and DTM as TS (v2.5.1 table 0125 has neither; the components are the same)
+    const expected = sent.map((line) => columns(line.split('|')));
+    expected[0]![0] = 'CE';
+    expected[1]![0] = 'TS';
+    for (const { label, group } of await hl7Exports(resultId, accession)) expect({ label, obx: group.obx.map(columns) }).toEqual({ label, obx: expected });
+    const [quality, birth] = containedObservations(await fhirReport(resultId));
+    expect(quality!.valueCodeableConcept.coding.map((c: Json) => c.code)).toEqual(['LA12432-3', 'N']);
+    expect(quality!.valueCodeableConcept.coding[1].display).toBe('Normal');
+    expect(birth!.valueString).toBe('202402291305-0500');
+  });
+});
+
+describe('FHIR referenceRange.type / appliesTo / age and an Observation performer identifier (the US Core CBC example, edited)', () => {
+  it('come back in FHIR as sent; OBX-7 stays the range text (v2.5.1 has no place for them); OBX-23 carries the identifier', async () => {
+    const accession = unique('CBR');
+    const transaction = labTransaction('cbc', accession);
+    const ucumYears = (value: number) => ({ value, unit: 'years', system: 'http://unitsofmeasure.org', code: 'a' });
+    const qualified = {
+      type: {
+        coding: [{ system: 'http://terminology.hl7.org/CodeSystem/referencerange-meaning', code: 'normal', display: 'Normal Range' }],
+        text: 'Normal Range',
+      },
+      appliesTo: [{ coding: [{ system: 'http://snomed.info/sct', code: '248152002', display: 'Female' }], text: 'Female' }],
+      age: { low: ucumYears(18), high: ucumYears(65) },
+    };
+    const original = transaction.observations[0]!.referenceRange[0];
+    transaction.observations[0]!.referenceRange = [{ ...original, ...qualified }];
+    const acme = { display: 'Acme Laboratory, Inc', identifier: { system: 'urn:oid:2.16.840.1.113883.4.7', value: '05D0642827' } };
+    transaction.observations[1]!.performer = [acme];
+    const res = await call(stack, 'POST', '/fhir', {
+      headers: { 'x-api-key': 'demo-fhir-intake-key', 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(transaction.bundle),
+    });
+    expect({ status: res.status, body: res.status === 200 ? '' : res.text }).toEqual({ status: 200, body: '' });
+    const resultId = /resultId (lr_[0-9a-f]{32})/.exec(res.text)![1]!;
+    const observations = containedObservations(await fhirReport(resultId));
+    const [range] = observations[0]!.referenceRange;
+    expect({ type: range.type, appliesTo: range.appliesTo, age: range.age }).toEqual(qualified);
+    expect(observations[1]!.performer).toEqual([acme]);
+    for (const { label, group } of await hl7Exports(resultId, accession)) {
+      expect({ label, obx7: group.obx[0]![7] }).toEqual({ label, obx7: expect.stringMatching(/^\d+(\.\d+)?-\d+(\.\d+)?$/) });
+      expect({ label, obx23: group.obx[1]![23] }).toEqual({ label, obx23: 'Acme Laboratory, Inc^^^^^&2.16.840.1.113883.4.7&ISO^^^^05D0642827' });
+    }
+  });
+});
+
 describe('an ORU resent with the same content (after the idempotency window: a new MSH-10 and MSH-7)', () => {
   it('is the same version (duplicate), not a new one; a resend whose OBR-22 changed is a new version (a different ResultedDateUTC, by design)', async () => {
     const accession = unique('RSN');
@@ -725,5 +902,52 @@ describe('an ORU resent with the same content (after the idempotency window: a n
 
     expect(await postHl7(message(unique('RSN-C'), '20240302090000', '202403011230-0500'))).toMatch(/^MSA\|AA\|/);
     expect(await versions()).toHaveLength(2);
+  });
+});
+
+describe('an ORU time that is no real time: left out, and the ACK says so (ERR 102, severity W), never replaced silently', () => {
+  it('OBR-22 hour 24, OBX-14 a 29 February of 2023, OBX-19 a 9-digit fraction: AA with one warning per field; OBR-22 falls back to OBR-7', async () => {
+    const accession = unique('BADT');
+    const ack = await call(stack, 'POST', '/receiveHl7', {
+      headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' },
+      body: [
+        `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|HOSP|20240301120000+0000||ORU^R01^ORU_R01|${unique('M')}|P|2.5.1`,
+        'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex||19800412|F',
+        `OBR|1||${accession}^DEMO-LAB|2345-7^Glucose^LN|||20240301080000+0000|||||||||||||||20240301240000+0000|||F`,
+        'OBX|1|NM|2345-7^Glucose^LN||98|mg/dL|||||F|||20230229|||||20240301093000.123456789+0000',
+        'OBX|2|NM|2823-3^Potassium^LN||4.1|mmol/L|||||F|||20240301083000+0000',
+      ].join('\r'),
+    });
+    expect(ack.status).toBe(200);
+    const segments = ack.text.split('\r').filter(Boolean);
+    expect(segments.find((s) => s.startsWith('MSA|'))).toMatch(/^MSA\|AA\|/);
+    const errs = segments.filter((s) => s.startsWith('ERR|')).map((s) => s.split('|'));
+    // ERR-2 location (segment^sequence^field), ERR-3 102, ERR-4 W
+    expect(errs.map((f) => [f[2], f[3]!.split('^')[0], f[4]])).toEqual([
+      ['OBR^1^22', '102', 'W'],
+      ['OBX^1^14', '102', 'W'],
+      ['OBX^1^19', '102', 'W'],
+    ]);
+    expect(errs[0]![8]).toContain('left out');
+    const resultId = await hl7ResultId('DEMO-LAB-LIS', accession, '2345-7');
+    for (const { label, group } of await hl7Exports(resultId, accession)) {
+      // ResultedDateUTC from OBR-7 (the next time sent), as the warning said; OBX-14 of the first test left out (the export writes its default)
+      expect({ label, obr22: group.obr[22], obx14: group.obx[1]![14] }).toEqual({ label, obr22: '20240301080000+0000', obx14: '20240301083000+0000' });
+    }
+  });
+
+  it('an ORU whose times are all real gets an ACK without ERR', async () => {
+    const accession = unique('OKT');
+    const ack = await call(stack, 'POST', '/receiveHl7', {
+      headers: { 'x-api-key': 'demo-hl7-key', 'content-type': 'application/hl7-v2' },
+      body: [
+        `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|HOSP|20240301120000+0000||ORU^R01^ORU_R01|${unique('M')}|P|2.5.1`,
+        'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex||19800412|F',
+        `OBR|1||${accession}^DEMO-LAB|2345-7^Glucose^LN|||20240301080000+0000|||||||||||||||20240301093000+0000|||F`,
+        'OBX|1|NM|2345-7^Glucose^LN||98|mg/dL|||||F|||20240301083000+0000',
+      ].join('\r'),
+    });
+    expect(ack.text.split('\r').filter((s) => s.startsWith('ERR|'))).toEqual([]);
+    expect(ack.text).toMatch(/MSA\|AA\|/);
   });
 });
