@@ -247,6 +247,9 @@ function checkTimeZone(timeZone: string | undefined): void {
   if (!isTimeZone(timeZone)) throw new AdminError(`time zone "${timeZone}" is not an IANA time zone name (e.g. America/Chicago, UTC); nothing changed`);
 }
 
+/** Sender ids / form sources as stored: trimmed (intake compares them exactly), without duplicates, in the order given. */
+const listedIds = (ids: readonly string[]): string[] => [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
+
 /** The record a create request describes (defaults applied). */
 export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord {
   return {
@@ -255,8 +258,8 @@ export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord
     policy: 'active',
     rateLimit: request.rateLimit ?? DEFAULT_RATE_LIMIT,
     rateWindowSeconds: request.rateWindowSeconds ?? DEFAULT_RATE_WINDOW_SECONDS,
-    allowedSenderIds: [...new Set(request.senderIds)],
-    allowedFormSourceIds: [...new Set(request.formSourceIds ?? [])],
+    allowedSenderIds: listedIds(request.senderIds),
+    allowedFormSourceIds: listedIds(request.formSourceIds ?? []),
     assigningAuthorities: normaliseAuthorities(request.assigningAuthorities ?? []),
     receivingApplication: request.receivingApplication,
     receivingFacility: request.receivingFacility,
@@ -347,7 +350,7 @@ export class PartnerAdmin {
     // claims first (an existing identical partner: re-claiming repairs a claim a failed run left out)
     const created = await this.claimAll(request.partnerId, claimRefsOf(wanted), now);
     if (existing) return { outcome: 'exists', partner: existing };
-    if (await this.store.putPartner(wanted, { ifMissing: true })) {
+    if (await this.unclaimingOnFailure(request.partnerId, created, () => this.store.putPartner(wanted, { ifMissing: true }))) {
       await this.record({ action: AdminActions.partnerCreate, partnerId: wanted.partnerId, changes: partnerChanges(undefined, wanted) });
       return { outcome: 'created', partner: wanted };
     }
@@ -375,8 +378,8 @@ export class PartnerAdmin {
     const fields: PartnerUpdate = {
       name: request.name,
       tier: request.tier,
-      allowedSenderIds: request.senderIds && [...new Set(request.senderIds)],
-      allowedFormSourceIds: request.formSourceIds && [...new Set(request.formSourceIds)],
+      allowedSenderIds: request.senderIds && listedIds(request.senderIds),
+      allowedFormSourceIds: request.formSourceIds && listedIds(request.formSourceIds),
       assigningAuthorities: request.assigningAuthorities && normaliseAuthorities(request.assigningAuthorities),
       receivingApplication: request.receivingApplication,
       receivingFacility: request.receivingFacility,
@@ -405,7 +408,7 @@ export class PartnerAdmin {
     const givenKinds = IDENTITY_KINDS.filter((kind) => fields[LIST_FIELDS[kind]] !== undefined);
     const claimed = await this.claimAll(request.partnerId, claimRefsOf(after, givenKinds), now);
     const written = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as PartnerUpdate;
-    if (!(await this.store.updatePartner(request.partnerId, written))) {
+    if (!(await this.unclaimingOnFailure(request.partnerId, claimed, () => this.store.updatePartner(request.partnerId, written)))) {
       await this.releaseAll(request.partnerId, claimed);
       throw new AdminError(`unknown partner ${request.partnerId}`);
     }
@@ -433,7 +436,7 @@ export class PartnerAdmin {
   private async claimAll(partnerId: string, refs: readonly ClaimRef[], now: Date): Promise<ClaimRef[]> {
     const created: ClaimRef[] = [];
     for (const ref of refs) {
-      const claim = await this.claims.claim(ref.kind, ref.id, partnerId, now);
+      const claim = await this.unclaimingOnFailure(partnerId, created, () => this.claims.claim(ref.kind, ref.id, partnerId, now));
       if (claim.claimed) {
         if (claim.created) created.push(ref);
         continue;
@@ -446,8 +449,22 @@ export class PartnerAdmin {
     return created;
   }
 
+  /**
+   * Releases the partner's claims, each only if it holds it. A release that fails is left: the claim
+   * shows as `stale` in `partners claims` and `--repair` releases it (the partner does not list it).
+   */
   private async releaseAll(partnerId: string, refs: readonly ClaimRef[]): Promise<void> {
-    for (const ref of refs) await this.claims.release(ref.kind, ref.id, partnerId);
+    for (const ref of refs) await this.claims.release(ref.kind, ref.id, partnerId).catch(() => false);
+  }
+
+  /** `write`, and when it throws (a dependency failure), the claims this call created are released before the error goes on. */
+  private async unclaimingOnFailure<T>(partnerId: string, created: readonly ClaimRef[], write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      await this.releaseAll(partnerId, created);
+      throw error;
+    }
   }
 
   /**
