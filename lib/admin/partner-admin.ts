@@ -4,9 +4,12 @@
  * lab sender ids, form sources, assigning authorities, HL7 receiving application/facility, HL7
  * export profile and time zone. Every change (create, update, block, unblock) is one audit record
  * with each changed setting before and after (lib/admin/admin-audit.ts).
- * Keys name their partner. Each assigning authority it owns also has a claim item
- * (`AUTHORITY#<name>`, ApiKeyStore.claimAuthority): an authority has at most one owner, and the
- * chart's own (CHART_ASSIGNING_AUTHORITY) has none (docs/write-authority.md).
+ * Keys name their partner. Each assigning authority, sender id and form source it lists also has
+ * a claim item (`AUTHORITY#`, `SENDER#`, `FORMSOURCE#` + the id trimmed and upper-cased,
+ * lib/keys/identity-claims.ts): each has at most one owner, none is the wildcard, and the chart's
+ * own authority (CHART_ASSIGNING_AUTHORITY) has none (docs/write-authority.md). `claims` reports
+ * every id with its owner and listers; `repairClaims` claims what a deployment from before claims
+ * never claimed.
  */
 import { normaliseAuthority } from '../chart/identifiers';
 import {
@@ -22,6 +25,15 @@ import {
 } from '../keys/api-key';
 import type { ApiKeyStore, PartnerUpdate } from '../keys/api-key-store';
 import { chartAssigningAuthority, invalidAssigningAuthority } from '../keys/chart-authority';
+import {
+  IDENTITY_KINDS,
+  identityClaimKey,
+  identityClaimKeys,
+  IdentityClaimStore,
+  IdentityNamespaces,
+  WILDCARD_ID,
+  type IdentityKind,
+} from '../keys/identity-claims';
 import { isTimeZone } from '../intake/hl7-values';
 import { AdminActions, changed, type AdminAudit } from './admin-audit';
 import { AdminError } from './key-admin';
@@ -126,6 +138,91 @@ export interface UpdatePartnerResult {
   /** authorities claimed / released by this update */
   claimed: string[];
   released: string[];
+  /** every claim (authorities, sender ids, form sources) this update created / released */
+  claims: { claimed: ClaimRef[]; released: ClaimRef[] };
+}
+
+/** One claim: its kind and claim key (trimmed, upper case). */
+export interface ClaimRef {
+  kind: IdentityKind;
+  id: string;
+}
+
+/** The claims a partner's lists call for: every kind (or the given ones), in list order. */
+export function claimRefsOf(partner: PartnerRecord, kinds: readonly IdentityKind[] = IDENTITY_KINDS): ClaimRef[] {
+  return kinds.flatMap((kind) => identityClaimKeys(IdentityNamespaces[kind].listed(partner)).map((id) => ({ kind, id })));
+}
+
+const sameClaim = (a: ClaimRef) => (b: ClaimRef) => a.kind === b.kind && a.id === b.id;
+
+/** `sender id DEMO-LAB-LIS` */
+export const claimText = (ref: ClaimRef): string => `${IdentityNamespaces[ref.kind].label} ${ref.id}`;
+
+/** A sender id: what JSON senderID accepts (1-128 printable ASCII, no outer space); a form source: a sourceSystemId (1-128 visible ASCII). */
+const LISTED_ID_PATTERNS: Record<'sender' | 'formSource', { pattern: RegExp; text: string }> = {
+  sender: { pattern: /^[!-~](?:[ -~]{0,126}[!-~])?$/, text: '1-128 printable ASCII characters without leading or trailing space' },
+  formSource: { pattern: /^[!-~]{1,128}$/, text: '1-128 visible ASCII characters, no spaces' },
+};
+
+/** Refuses (AdminError) the wildcard and an id intake could never match, in a sender id or form source list. */
+function checkListedIds(kind: 'sender' | 'formSource', ids: readonly string[]): void {
+  const { label, option } = IdentityNamespaces[kind];
+  for (const id of ids) {
+    if (id.trim() === WILDCARD_ID)
+      throw new AdminError(
+        `a ${label} cannot be the wildcard "*" (ownership is exclusive: it would cover every ${label}, other partners' too); nothing changed`,
+      );
+    if (!LISTED_ID_PATTERNS[kind].pattern.test(id)) throw new AdminError(`--${option} must be ${LISTED_ID_PATTERNS[kind].text}, got "${id}"; nothing changed`);
+  }
+}
+
+/** What `partners claims` says of one id. */
+export type ClaimStatus =
+  /** listed by one partner, which holds the claim */
+  | 'owned'
+  /** listed by one partner, no claim (a deployment from before sender/form source claims): --repair claims it */
+  | 'unclaimed'
+  /** the claim is held by a partner that does not list the id (or by none that exists): --repair releases it, then claims it for its one lister */
+  | 'stale'
+  /** listed by more than one partner: the operator removes it from all but its owner (partners update) */
+  | 'shared'
+  /** a partner lists the wildcard "*" (every id of the kind): the operator removes it */
+  | 'wildcard'
+  /** a partner lists the chart's own assigning authority: the operator removes it */
+  | 'chart';
+
+export interface ClaimRow extends ClaimRef {
+  /** the partner holding the claim item (none: unclaimed) */
+  owner?: string;
+  /** the partners whose lists name it (any spelling with the same claim key) */
+  listedBy: string[];
+  status: ClaimStatus;
+}
+
+/** Only the operator resolves these: repair leaves them as they are. */
+export const CONFLICT_STATUSES: readonly ClaimStatus[] = ['shared', 'wildcard', 'chart'];
+
+/** One line of what the operator does about a conflict. */
+export function conflictAdvice(row: ClaimRow): string {
+  const { label, option } = IdentityNamespaces[row.kind];
+  const listers = row.listedBy.join(', ');
+  switch (row.status) {
+    case 'wildcard':
+      return `${listers} list${row.listedBy.length === 1 ? 's' : ''} the wildcard ${label} "*" (every ${label}, other partners' too): give each its own ${label}s with npm run partners -- update <partnerId> --${option} ...`;
+    case 'chart':
+      return `${claimText(row)} is the chart's own (CHART_ASSIGNING_AUTHORITY) and listed by ${listers}: remove it with npm run partners -- update <partnerId> --${option} ...`;
+    default:
+      return `${claimText(row)} is listed by ${listers}${row.owner ? ` (claimed by ${row.owner})` : ' (claimed by none)'}: remove it from all but its owner with npm run partners -- update <partnerId> --${option} ...`;
+  }
+}
+
+export interface RepairResult {
+  /** claims made for their one lister */
+  claimed: Array<ClaimRef & { partnerId: string }>;
+  /** stale claims released (held by a partner that does not list the id) */
+  released: Array<ClaimRef & { partnerId: string }>;
+  /** the report after the repair */
+  rows: ClaimRow[];
 }
 
 /** Normalised (trimmed, upper case), without duplicates, in the order given. */
@@ -150,6 +247,9 @@ function checkTimeZone(timeZone: string | undefined): void {
   if (!isTimeZone(timeZone)) throw new AdminError(`time zone "${timeZone}" is not an IANA time zone name (e.g. America/Chicago, UTC); nothing changed`);
 }
 
+/** Sender ids / form sources as stored: trimmed (intake compares them exactly), without duplicates, in the order given. */
+const listedIds = (ids: readonly string[]): string[] => [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
+
 /** The record a create request describes (defaults applied). */
 export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord {
   return {
@@ -158,8 +258,8 @@ export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord
     policy: 'active',
     rateLimit: request.rateLimit ?? DEFAULT_RATE_LIMIT,
     rateWindowSeconds: request.rateWindowSeconds ?? DEFAULT_RATE_WINDOW_SECONDS,
-    allowedSenderIds: [...new Set(request.senderIds)],
-    allowedFormSourceIds: [...new Set(request.formSourceIds ?? [])],
+    allowedSenderIds: listedIds(request.senderIds),
+    allowedFormSourceIds: listedIds(request.formSourceIds ?? []),
     assigningAuthorities: normaliseAuthorities(request.assigningAuthorities ?? []),
     receivingApplication: request.receivingApplication,
     receivingFacility: request.receivingFacility,
@@ -197,12 +297,31 @@ export function partnerDifferences(existing: PartnerRecord, wanted: PartnerRecor
   return partnerChanges(existing, wanted).map((c) => `${c.field} is "${c.before}", not "${c.after}"`);
 }
 
+/** The partner field that lists each kind. */
+const LIST_FIELDS: Record<IdentityKind, 'assigningAuthorities' | 'allowedSenderIds' | 'allowedFormSourceIds'> = {
+  authority: 'assigningAuthorities',
+  sender: 'allowedSenderIds',
+  formSource: 'allowedFormSourceIds',
+};
+
+function statusOf(row: ClaimRow, chartAuthority: string): ClaimStatus {
+  if (row.id === WILDCARD_ID) return 'wildcard';
+  if (row.kind === 'authority' && row.id === chartAuthority && row.listedBy.length) return 'chart';
+  if (row.listedBy.length > 1) return 'shared';
+  if (!row.owner) return 'unclaimed';
+  return row.listedBy[0] === row.owner ? 'owned' : 'stale';
+}
+
 export class PartnerAdmin {
+  private readonly claims: IdentityClaimStore;
+
   constructor(
     private readonly store: ApiKeyStore,
     /** records each change (absent: not audited) */
     private readonly audit?: AdminAudit,
-  ) {}
+  ) {
+    this.claims = new IdentityClaimStore(store.db, store.table);
+  }
 
   private async record(event: Parameters<AdminAudit>[0]): Promise<void> {
     if (this.audit) await this.audit(event);
@@ -210,8 +329,8 @@ export class PartnerAdmin {
 
   /**
    * Idempotent: an identical existing partner is `exists`; a different one is refused. Its
-   * assigning authorities are claimed before the partner is written; when another partner owns
-   * one, nothing is written (claims made by this call are released again).
+   * assigning authorities, sender ids and form sources are claimed before the partner is written;
+   * when another partner owns one, nothing is written (claims made by this call are released again).
    */
   async create(request: CreatePartnerRequest, now: Date = new Date()): Promise<{ outcome: CreatePartnerOutcome; partner: PartnerRecord }> {
     if (!PARTNER_ID_PATTERN.test(request.partnerId)) {
@@ -220,6 +339,8 @@ export class PartnerAdmin {
     checkTimeZone(request.timeZone);
     const wanted = partnerFromRequest(request);
     checkAuthorities(wanted.assigningAuthorities ?? []);
+    checkListedIds('sender', wanted.allowedSenderIds);
+    checkListedIds('formSource', wanted.allowedFormSourceIds ?? []);
     const compare = (existing: PartnerRecord) => {
       const differences = partnerDifferences(existing, wanted);
       if (differences.length) throw new AdminError(`partner ${request.partnerId} exists with other settings (${differences.join('; ')}); nothing changed`);
@@ -227,9 +348,9 @@ export class PartnerAdmin {
     const existing = await this.store.getPartner(request.partnerId);
     if (existing) compare(existing);
     // claims first (an existing identical partner: re-claiming repairs a claim a failed run left out)
-    const created = await this.claimAll(request.partnerId, wanted.assigningAuthorities ?? [], now);
+    const created = await this.claimAll(request.partnerId, claimRefsOf(wanted), now);
     if (existing) return { outcome: 'exists', partner: existing };
-    if (await this.store.putPartner(wanted, { ifMissing: true })) {
+    if (await this.unclaimingOnFailure(request.partnerId, created, () => this.store.putPartner(wanted, { ifMissing: true }))) {
       await this.record({ action: AdminActions.partnerCreate, partnerId: wanted.partnerId, changes: partnerChanges(undefined, wanted) });
       return { outcome: 'created', partner: wanted };
     }
@@ -245,10 +366,10 @@ export class PartnerAdmin {
   }
 
   /**
-   * Replaces the given fields only. Newly listed authorities are claimed first (refused, with
-   * nothing changed, when another partner owns one); then the partner is written (conditional
-   * update: it must exist; its policy and kind are never touched); then the authorities it no
-   * longer lists are released (each only if this partner holds it).
+   * Replaces the given fields only. The authorities, sender ids and form sources of each list given
+   * are claimed first (refused, with nothing changed, when another partner owns one); then the
+   * partner is written (conditional update: it must exist; its policy and kind are never touched);
+   * then the ones it no longer lists are released (each only if this partner holds it).
    */
   async update(request: UpdatePartnerRequest, now: Date = new Date()): Promise<UpdatePartnerResult> {
     if (request.name !== undefined && request.name.trim() === '') throw new AdminError('--name cannot be empty; nothing changed');
@@ -257,8 +378,8 @@ export class PartnerAdmin {
     const fields: PartnerUpdate = {
       name: request.name,
       tier: request.tier,
-      allowedSenderIds: request.senderIds && [...new Set(request.senderIds)],
-      allowedFormSourceIds: request.formSourceIds && [...new Set(request.formSourceIds)],
+      allowedSenderIds: request.senderIds && listedIds(request.senderIds),
+      allowedFormSourceIds: request.formSourceIds && listedIds(request.formSourceIds),
       assigningAuthorities: request.assigningAuthorities && normaliseAuthorities(request.assigningAuthorities),
       receivingApplication: request.receivingApplication,
       receivingFacility: request.receivingFacility,
@@ -279,42 +400,118 @@ export class PartnerAdmin {
     const oldAuthorities = before.assigningAuthorities ?? [];
     const newAuthorities = after.assigningAuthorities ?? [];
     if (fields.assigningAuthorities) checkAuthorities(newAuthorities.filter((a) => !oldAuthorities.includes(a)));
-    if (!changes.length) return { before, partner: before, changes, claimed: [], released: [] };
+    if (fields.allowedSenderIds) checkListedIds('sender', fields.allowedSenderIds);
+    if (fields.allowedFormSourceIds) checkListedIds('formSource', fields.allowedFormSourceIds);
+    if (!changes.length) return { before, partner: before, changes, claimed: [], released: [], claims: { claimed: [], released: [] } };
 
-    const claimed = fields.assigningAuthorities ? await this.claimAll(request.partnerId, newAuthorities, now) : [];
+    // only the lists given are claimed: an update of another field never depends on old claims
+    const givenKinds = IDENTITY_KINDS.filter((kind) => fields[LIST_FIELDS[kind]] !== undefined);
+    const claimed = await this.claimAll(request.partnerId, claimRefsOf(after, givenKinds), now);
     const written = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as PartnerUpdate;
-    if (!(await this.store.updatePartner(request.partnerId, written))) {
+    if (!(await this.unclaimingOnFailure(request.partnerId, claimed, () => this.store.updatePartner(request.partnerId, written)))) {
       await this.releaseAll(request.partnerId, claimed);
       throw new AdminError(`unknown partner ${request.partnerId}`);
     }
-    const released: string[] = [];
-    for (const authority of oldAuthorities.filter((a) => !newAuthorities.includes(a))) {
-      if (await this.store.releaseAuthority(authority, request.partnerId)) released.push(authority);
+    const kept = claimRefsOf(after);
+    const released: ClaimRef[] = [];
+    for (const ref of claimRefsOf(before, givenKinds).filter((r) => !kept.some(sameClaim(r)))) {
+      if (await this.claims.release(ref.kind, ref.id, request.partnerId)) released.push(ref);
     }
     await this.record({ action: AdminActions.partnerUpdate, partnerId: request.partnerId, changes: fieldChanges });
-    return { before, partner: (await this.store.getPartner(request.partnerId)) ?? after, changes, claimed, released };
+    const authorities = (refs: ClaimRef[]) => refs.filter((r) => r.kind === 'authority').map((r) => r.id);
+    return {
+      before,
+      partner: (await this.store.getPartner(request.partnerId)) ?? after,
+      changes,
+      claimed: authorities(claimed),
+      released: authorities(released),
+      claims: { claimed, released },
+    };
   }
 
   /**
-   * Claims every authority for the partner, in order. When another partner owns one, the claims
-   * this call created are released and the request is refused. Returns the claims it created.
+   * Claims every id for the partner, in order. When another partner owns one, the claims this call
+   * created are released and the request is refused (nothing changed). Returns the claims it created.
    */
-  private async claimAll(partnerId: string, authorities: readonly string[], now: Date): Promise<string[]> {
-    const created: string[] = [];
-    for (const authority of authorities) {
-      const claim = await this.store.claimAuthority(authority, partnerId, now);
+  private async claimAll(partnerId: string, refs: readonly ClaimRef[], now: Date): Promise<ClaimRef[]> {
+    const created: ClaimRef[] = [];
+    for (const ref of refs) {
+      const claim = await this.unclaimingOnFailure(partnerId, created, () => this.claims.claim(ref.kind, ref.id, partnerId, now));
       if (claim.claimed) {
-        if (claim.created) created.push(authority);
+        if (claim.created) created.push(ref);
         continue;
       }
       await this.releaseAll(partnerId, created);
-      throw new AdminError(`assigning authority ${authority} is owned by partner ${claim.owner ?? '(unknown)'}; an authority has one owner; nothing changed`);
+      const rule =
+        ref.kind === 'authority' ? 'an authority has one owner' : `a ${IdentityNamespaces[ref.kind].label} has one owner (compared trimmed and without case)`;
+      throw new AdminError(`${claimText(ref)} is owned by partner ${claim.owner ?? '(unknown)'}; ${rule}; nothing changed`);
     }
     return created;
   }
 
-  private async releaseAll(partnerId: string, authorities: readonly string[]): Promise<void> {
-    for (const authority of authorities) await this.store.releaseAuthority(authority, partnerId);
+  /**
+   * Releases the partner's claims, each only if it holds it. A release that fails is left: the claim
+   * shows as `stale` in `partners claims` and `--repair` releases it (the partner does not list it).
+   */
+  private async releaseAll(partnerId: string, refs: readonly ClaimRef[]): Promise<void> {
+    for (const ref of refs) await this.claims.release(ref.kind, ref.id, partnerId).catch(() => false);
+  }
+
+  /** `write`, and when it throws (a dependency failure), the claims this call created are released before the error goes on. */
+  private async unclaimingOnFailure<T>(partnerId: string, created: readonly ClaimRef[], write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      await this.releaseAll(partnerId, created);
+      throw error;
+    }
+  }
+
+  /**
+   * Every authority, sender id and form source any partner lists or any claim item names: its
+   * owner, the partners listing it, and its status (ClaimStatus). Read only.
+   */
+  async claimsReport(): Promise<ClaimRow[]> {
+    const [partners, claims] = await Promise.all([this.store.listPartners(), this.claims.list()]);
+    const chart = chartAssigningAuthority();
+    const rows = new Map<string, ClaimRow>();
+    const rowOf = (kind: IdentityKind, id: string) => {
+      const key = `${kind} ${id}`;
+      let row = rows.get(key);
+      if (!row) rows.set(key, (row = { kind, id, listedBy: [], status: 'owned' }));
+      return row;
+    };
+    for (const partner of partners) {
+      for (const kind of IDENTITY_KINDS) {
+        const listed = IdentityNamespaces[kind].listed(partner);
+        if (listed.some((id) => id.trim() === WILDCARD_ID)) rowOf(kind, WILDCARD_ID).listedBy.push(partner.partnerId);
+        for (const id of identityClaimKeys(listed)) rowOf(kind, id).listedBy.push(partner.partnerId);
+      }
+    }
+    for (const claim of claims) rowOf(claim.kind, identityClaimKey(claim.id)).owner = claim.partnerId;
+    for (const row of rows.values()) row.status = statusOf(row, chart);
+    return [...rows.values()].sort((a, b) => IDENTITY_KINDS.indexOf(a.kind) - IDENTITY_KINDS.indexOf(b.kind) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Makes every id listed by exactly one partner that partner's: an unclaimed one is claimed for it;
+   * a stale claim (held by a partner that does not list the id) is released first, then the id is
+   * claimed for its one lister if it has one. Conflicts (shared, wildcard, chart) are left as they
+   * are for the operator. Each write is one conditional single-item write, so a rerun continues.
+   */
+  async repairClaims(now: Date = new Date()): Promise<RepairResult> {
+    const claimed: RepairResult['claimed'] = [];
+    const released: RepairResult['released'] = [];
+    for (const row of await this.claimsReport()) {
+      if (row.status === 'stale' && row.owner && (await this.claims.release(row.kind, row.id, row.owner)))
+        released.push({ kind: row.kind, id: row.id, partnerId: row.owner });
+      if ((row.status === 'unclaimed' || row.status === 'stale') && row.listedBy.length === 1) {
+        const partnerId = row.listedBy[0]!;
+        const claim = await this.claims.claim(row.kind, row.id, partnerId, now);
+        if (claim.claimed && claim.created) claimed.push({ kind: row.kind, id: row.id, partnerId });
+      }
+    }
+    return { claimed, released, rows: await this.claimsReport() };
   }
 
   async show(partnerId: string): Promise<PartnerRecord> {

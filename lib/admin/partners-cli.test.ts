@@ -9,6 +9,7 @@ import { dynamoDbClient } from '../aws/clients';
 import { ApiKeyStore } from '../keys/api-key-store';
 import { decodeDecision } from '../keys/authorizer-context';
 import { chartAssigningAuthority } from '../keys/chart-authority';
+import { IdentityClaimStore, type IdentityKind } from '../keys/identity-claims';
 import { authorizerEventFor } from '../local/api-gateway';
 import { DEMO_PARTNERS, loadDemoKeys } from '../local/demo-keys';
 import { loadHandler } from '../local/function-registry';
@@ -48,6 +49,8 @@ async function run(tool: 'keys' | 'partners', argv: string[]): Promise<Run> {
 
 const store = () => new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
 const owners = async (...authorities: string[]) => Promise.all(authorities.map((a) => store().authorityOwner(a)));
+const claims = () => new IdentityClaimStore(dynamoDbClient(), stack.tables.keys);
+const claimOwner = (kind: IdentityKind, id: string) => claims().owner(kind, id);
 
 /** The request as the local gateway hands it to the authorizer, and the principal the handler decodes. */
 async function principalFor(secret: string) {
@@ -269,6 +272,25 @@ describe('demo partners and the principal', () => {
     expect((await run('partners', ['update', 'demo-ehr', '--assigning-authority', 'DEMO-EHR'])).code).toBe(0);
   });
 
+  it('loading the demo keys again (npm start on an existing .local/) claims sender ids and form sources seeded before claims, drops the old wildcard, and is idempotent', async () => {
+    // as a .local/ seeded before sender id and form source claims: no claim items, demo-blocked with '*'
+    await claims().release('sender', 'DEMO-LAB-LIS', 'demo-lab');
+    await claims().release('sender', 'demo-lab', 'demo-lab');
+    await claims().release('formSource', 'demo-forms', 'demo-forms');
+    const blocked = DEMO_PARTNERS.find((p) => p.partnerId === 'demo-blocked')!;
+    await store().putPartner({ ...blocked, allowedSenderIds: ['*'] });
+    expect(await claimOwner('sender', 'DEMO-LAB-LIS')).toBeUndefined();
+    for (let run = 0; run < 2; run++) {
+      await loadDemoKeys(store(), new Date());
+      expect(await Promise.all([claimOwner('sender', 'DEMO-LAB-LIS'), claimOwner('sender', 'DEMO-LAB'), claimOwner('formSource', 'DEMO-FORMS')])).toEqual([
+        'demo-lab',
+        'demo-lab',
+        'demo-forms',
+      ]);
+      expect((await store().getPartner('demo-blocked'))?.allowedSenderIds).toEqual([]);
+    }
+  });
+
   it('the principal carries the partner assigning authorities from the authorizer to the handler, and follows an update', async () => {
     expect((await principalFor('demo-hl7-key')).assigningAuthorities).toEqual(['DEMO-LAB']);
 
@@ -451,6 +473,76 @@ describe('partners update --hl7-profile, and every partner change audited', () =
     expect((await trail().forResource('key', newId)).map((r) => [r.action, r.changes?.find((c) => c.field === 'status')?.after])).toEqual([
       ['admin.key.rotate', 'active'],
       ['admin.key.revoke', 'revoked'],
+    ]);
+  });
+});
+
+describe('partners claims', () => {
+  const legacy = (partnerId: string, senders: string[], sources: string[] = []) => ({
+    partnerId,
+    name: partnerId,
+    policy: 'active' as const,
+    rateLimit: 1000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: senders,
+    allowedFormSourceIds: sources,
+  });
+
+  it('lists every id with its owner and listers (exit 1 while one is not owned by its only lister); --repair claims the unclaimed and names the conflicts; partners update resolves them', async () => {
+    // two partners as a deployment from before sender id claims holds them: no claim items, one sender id listed by both
+    await store().putPartner(legacy('legacy-lab', ['LEGACY-LIS', 'TWICE-LIS'], ['legacy-forms']));
+    await store().putPartner(legacy('legacy-copy', ['twice-lis']));
+    const conflict =
+      'conflict: sender id TWICE-LIS is listed by legacy-copy, legacy-lab (claimed by none): remove it from all but its owner with npm run partners -- update <partnerId> --sender-id ...\n';
+
+    const report = await run('partners', ['claims']);
+    expect(report.code).toBe(1);
+    expect(report.out.split('\n')[0]).toMatch(/^KIND\s+ID\s+OWNER\s+LISTED BY\s+STATUS$/);
+    expect(report.out).toMatch(/\nsender id\s+DEMO-LAB-LIS\s+demo-lab\s+demo-lab\s+owned\n/);
+    expect(report.out).toMatch(/\nsender id\s+LEGACY-LIS\s+-\s+legacy-lab\s+unclaimed\n/);
+    expect(report.out).toMatch(/\nsender id\s+TWICE-LIS\s+-\s+legacy-copy,legacy-lab\s+shared\n/);
+    expect(report.out).toMatch(/\nform source\s+LEGACY-FORMS\s+-\s+legacy-lab\s+unclaimed\n/);
+    expect(report.err).toContain(conflict);
+    expect(report.err).toContain('2 id(s) unclaimed or with a stale claim: run npm run partners -- claims --repair\n');
+    expect(await claimOwner('sender', 'LEGACY-LIS')).toBeUndefined(); // the report writes nothing
+
+    const repaired = await run('partners', ['claims', '--repair']);
+    expect(repaired.code).toBe(1);
+    expect(repaired.out).toContain('claimed sender id LEGACY-LIS for legacy-lab\n');
+    expect(repaired.out).toContain('claimed form source LEGACY-FORMS for legacy-lab\n');
+    expect(repaired.err).toBe(conflict);
+    expect(await Promise.all([claimOwner('sender', 'LEGACY-LIS'), claimOwner('formSource', 'legacy-forms'), claimOwner('sender', 'TWICE-LIS')])).toEqual([
+      'legacy-lab',
+      'legacy-lab',
+      undefined,
+    ]);
+
+    // the operator removes the id from the partner that should not have it
+    const update = await run('partners', ['update', 'legacy-copy', '--sender-id', 'COPY-LIS']);
+    expect(update).toMatchObject({
+      code: 0,
+      out: 'updated partner legacy-copy on local stack: sender-id is "twice-lis", now "COPY-LIS"\nclaimed sender id COPY-LIS\n',
+    });
+    const done = await run('partners', ['claims', '--repair', '--json']);
+    expect(done).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(done.out)).toMatchObject({ conflicts: [], claimed: [{ kind: 'sender', id: 'TWICE-LIS', partnerId: 'legacy-lab' }], released: [] });
+    expect(await run('partners', ['claims'])).toMatchObject({
+      code: 0,
+      err: '',
+      out: expect.stringContaining('every id on local stack is owned by its only lister\n'),
+    });
+  });
+
+  it('update output names each claim it made and released, by kind', async () => {
+    await run('partners', ['create', 'out-lab', '--tier', 'standard', '--sender-id', 'OUT-1', '--form-source', 'out-forms']);
+    const r = await run('partners', ['update', 'out-lab', '--sender-id', 'OUT-2', '--form-source', '']);
+    expect(r.out).toBe(
+      'updated partner out-lab on local stack: sender-id is "OUT-1", now "OUT-2"; form-source is "out-forms", now ""\nclaimed sender id OUT-2\nreleased sender id OUT-1\nreleased form source OUT-FORMS\n',
+    );
+    expect(await Promise.all([claimOwner('sender', 'OUT-1'), claimOwner('sender', 'OUT-2'), claimOwner('formSource', 'OUT-FORMS')])).toEqual([
+      undefined,
+      'out-lab',
+      undefined,
     ]);
   });
 });

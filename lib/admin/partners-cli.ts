@@ -8,7 +8,18 @@ import { runCli, type AdminCliDependencies, type CliIo } from './cli-runner';
 import { keyRow, KEY_LIST_HEADER, parseTier } from './keys-cli';
 import { auditTrailRecorder, operatorName } from './admin-audit';
 import { AdminError } from './key-admin';
-import { hl7ProfileText, HL7_PROFILE_FIELDS, parseHl7Profile, PARTNER_ID_PATTERN, PartnerAdmin } from './partner-admin';
+import { IDENTITY_KINDS, IdentityNamespaces } from '../keys/identity-claims';
+import {
+  CONFLICT_STATUSES,
+  conflictAdvice,
+  hl7ProfileText,
+  HL7_PROFILE_FIELDS,
+  parseHl7Profile,
+  PARTNER_ID_PATTERN,
+  PartnerAdmin,
+  type ClaimRef,
+  type ClaimRow,
+} from './partner-admin';
 
 const stageOption = {
   type: 'string',
@@ -20,13 +31,15 @@ const partnerIdOption = { type: 'string', value: 'ID', description: 'the partner
 const senderIdOption = {
   type: 'string',
   value: 'ID',
-  description: 'lab sender id (senderID) it may submit results for; comma-separated',
+  description:
+    'lab sender id (senderID, MSH-4) it owns and may submit results for; comma-separated. One owner per id (compared trimmed, without case); never "*"',
   multiple: true,
 } as const;
 const formSourceOption = {
   type: 'string',
   value: 'ID',
-  description: 'form tool sourceSystemId it owns (its form packets carry it); comma-separated. Without one its packets are refused (403)',
+  description:
+    'form tool sourceSystemId it owns (its form packets carry it); comma-separated. One owner per id (compared trimmed, without case); never "*". Without one its packets are refused (403)',
   multiple: true,
 } as const;
 const assigningAuthorityOption = {
@@ -85,7 +98,7 @@ export const PartnerCommands: CommandSpec[] = [
     name: 'update',
     args: '<partnerId>',
     summary:
-      'change the given settings of a partner (absent options keep theirs; a list option replaces the list, "" empties it). New authorities are claimed first, dropped ones released',
+      'change the given settings of a partner (absent options keep theirs; a list option replaces the list, "" empties it). New authorities, sender ids and form sources are claimed first, dropped ones released',
     options: {
       tier: { type: 'string', value: PARTNER_TIERS.join('|'), description: 'usage plan of keys created from now on' },
       name: { type: 'string', value: 'TEXT', description: 'display name' },
@@ -108,6 +121,21 @@ export const PartnerCommands: CommandSpec[] = [
       'npm run partners -- update acme-ehr --hl7-profile encounterStyle=oru,summaryStyle=batch,noteDocumentType=PR',
       'npm run partners -- update acme-forms --form-source acme-intake --time-zone America/Chicago --tier high',
     ],
+  },
+  {
+    name: 'claims',
+    summary:
+      'every assigning authority, sender id and form source: its owner (claim), the partners listing it, and its status (owned, unclaimed, stale, shared, wildcard, chart). Exit 0 when all are owned by their only lister, else 1',
+    options: {
+      repair: {
+        type: 'boolean',
+        description:
+          'claim each unclaimed id for its one lister and release stale claims (held by a partner not listing the id); exit 1 listing the conflicts only the operator can resolve (shared ids, wildcards, the chart authority)',
+      },
+      stage: stageOption,
+      json: jsonOption,
+    },
+    examples: ['npm run partners -- claims', 'npm run partners -- claims --repair --stage prod', 'npm run partners -- claims --json'],
   },
   {
     name: 'list',
@@ -169,6 +197,18 @@ function partnerRow(p: PartnerRecord): string[] {
 }
 
 const partnerJson = (p: PartnerRecord) => ({ ...p, kind: partnerKind(p), tier: partnerTier(p) });
+
+export const CLAIMS_HEADER = ['KIND', 'ID', 'OWNER', 'LISTED BY', 'STATUS'];
+
+const claimRow = (row: ClaimRow) => [IdentityNamespaces[row.kind].label, row.id, row.owner ?? '-', row.listedBy.join(',') || '-', row.status];
+
+/** `claimed sender id A, B` per kind (nothing when none). */
+function claimLines(verb: string, refs: readonly ClaimRef[]): string {
+  return IDENTITY_KINDS.map((kind) => {
+    const ids = refs.filter((r) => r.kind === kind).map((r) => r.id);
+    return ids.length ? `${verb} ${IdentityNamespaces[kind].label} ${ids.join(', ')}\n` : '';
+  }).join('');
+}
 
 function onePartnerId(command: string, positionals: string[]): string {
   if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one partner id`);
@@ -304,10 +344,38 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
         else if (!result.changes.length) io.out(`partner ${partnerId} on ${target.description}: same settings, nothing changed\n`);
         else {
           io.out(`updated partner ${partnerId} on ${target.description}: ${result.changes.join('; ')}\n`);
-          if (result.claimed.length) io.out(`claimed assigning authority ${result.claimed.join(', ')}\n`);
-          if (result.released.length) io.out(`released assigning authority ${result.released.join(', ')}\n`);
+          io.out(claimLines('claimed', result.claims.claimed) + claimLines('released', result.claims.released));
         }
         return 0;
+      }
+      case 'claims': {
+        if (positionals.length) throw new UsageError('claims takes no positional arguments');
+        const { target, admin } = connect();
+        const repair = values.repair === true ? await admin.repairClaims(now()) : undefined;
+        const rows = repair?.rows ?? (await admin.claimsReport());
+        const conflicts = rows.filter((r) => CONFLICT_STATUSES.includes(r.status));
+        const open = rows.filter((r) => r.status !== 'owned');
+        if (json)
+          io.out(
+            JSON.stringify(
+              { claims: rows, conflicts: conflicts.map(conflictAdvice), ...(repair ? { claimed: repair.claimed, released: repair.released } : {}) },
+              null,
+              2,
+            ) + '\n',
+          );
+        else {
+          io.out(table(CLAIMS_HEADER, rows.map(claimRow)));
+          for (const r of repair?.released ?? []) io.out(`released stale claim on ${IdentityNamespaces[r.kind].label} ${r.id} (held by ${r.partnerId})\n`);
+          for (const r of repair?.claimed ?? []) io.out(`claimed ${IdentityNamespaces[r.kind].label} ${r.id} for ${r.partnerId}\n`);
+        }
+        if (!open.length) {
+          if (!json) io.out(`every id on ${target.description} is owned by its only lister\n`);
+          return 0;
+        }
+        for (const row of conflicts) io.err(`conflict: ${conflictAdvice(row)}\n`);
+        const repairable = open.length - conflicts.length;
+        if (repairable) io.err(`${repairable} id(s) unclaimed or with a stale claim: run npm run partners -- claims --repair\n`);
+        return 1;
       }
       case 'list': {
         if (positionals.length) throw new UsageError('list takes no positional arguments');

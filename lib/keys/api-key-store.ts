@@ -60,8 +60,9 @@ const conditionFailed = (error: unknown) => (error as Error).name === 'Condition
 /** API keys (by hash) and partners, in the keys table. */
 export class ApiKeyStore {
   constructor(
-    private readonly db: DynamoDBClient,
-    private readonly table: string,
+    /** the keys table's client and name (lib/keys/identity-claims.ts writes its claim items beside) */
+    readonly db: DynamoDBClient,
+    readonly table: string,
   ) {}
 
   async getKey(keyHash: string): Promise<ApiKeyRecord | undefined> {

@@ -5,6 +5,7 @@
 import { ALL_SCOPES, Scopes, type Scope } from '../config/service';
 import { hashApiKey, keyIdFromHash, type PartnerRecord } from '../keys/api-key';
 import type { ApiKeyStore } from '../keys/api-key-store';
+import { IdentityClaimStore, identityClaimKeys, WILDCARD_ID } from '../keys/identity-claims';
 
 export const DEMO_PARTNERS: PartnerRecord[] = [
   {
@@ -51,7 +52,8 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     allowedFormSourceIds: ['demo-form-tool', 'demo-forms'],
   },
   { partnerId: 'demo-staff', name: 'Demo Interop Staff', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], kind: 'internal' },
-  { partnerId: 'demo-blocked', name: 'Demo Blocked Partner', policy: 'blocked', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['*'] },
+  // no sender ids: a wildcard ('*', as stored by stacks seeded before sender id claims) would cover every partner's
+  { partnerId: 'demo-blocked', name: 'Demo Blocked Partner', policy: 'blocked', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [] },
 ];
 
 export interface DemoKey {
@@ -82,13 +84,17 @@ export const DEMO_KEYS: DemoKey[] = [
 ];
 
 /**
- * Loads demo partners, their assigning-authority claims and keys that are missing; never
- * overwrites (a revoked key stays revoked, an authority another partner was given stays its). The
- * claims follow the stored record (`partners update` may have changed it).
+ * Loads demo partners, their claims (assigning authorities, sender ids, form sources) and keys that
+ * are missing; never overwrites (a revoked key stays revoked, an id another partner was given stays
+ * its: `npm run partners -- claims` shows it shared). The claims follow the stored record
+ * (`partners update` may have changed it), so a `.local/` seeded before sender id and form source
+ * claims gets them at the next start; a demo partner stored with the wildcard sender id the seed
+ * no longer lists gets the seed's list.
  */
 export async function loadDemoKeys(store: ApiKeyStore, now: Date): Promise<{ partners: number; keys: number }> {
   let partners = 0;
   let keys = 0;
+  const claims = new IdentityClaimStore(store.db, store.table);
   for (const partner of DEMO_PARTNERS) {
     const created = await store.putPartner(partner, { ifMissing: true });
     if (created) partners++;
@@ -99,6 +105,13 @@ export async function loadDemoKeys(store: ApiKeyStore, now: Date): Promise<{ par
     const claimed: string[] = [];
     for (const authority of authorities) if ((await store.claimAuthority(authority, partner.partnerId, now)).claimed) claimed.push(authority);
     if (migrate && claimed.length) await store.updatePartner(partner.partnerId, { assigningAuthorities: claimed });
+    let senderIds = stored?.allowedSenderIds ?? [];
+    if (!created && senderIds.includes(WILDCARD_ID) && !partner.allowedSenderIds.includes(WILDCARD_ID)) {
+      senderIds = partner.allowedSenderIds;
+      await store.updatePartner(partner.partnerId, { allowedSenderIds: senderIds });
+    }
+    for (const id of identityClaimKeys(senderIds)) await claims.claim('sender', id, partner.partnerId, now);
+    for (const id of identityClaimKeys(stored?.allowedFormSourceIds ?? [])) await claims.claim('formSource', id, partner.partnerId, now);
   }
   for (const key of DEMO_KEYS) {
     const keyHash = hashApiKey(key.secret);
