@@ -33,52 +33,52 @@ export interface OwnCodeBudget {
 /** The functions above the default share, each with its budget. */
 export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
   exportHl7PatientSummary: {
-    kb: 84,
+    kb: 87,
     carries:
       'every HL7 encoder of the chart: patient, encounter, note, assessment and lab ORDER_OBSERVATION groups; lab result decryption; the merged timeline and its paging',
   },
   receiveTestData: {
-    kb: 111,
+    kb: 80,
     carries:
       'the lab result validator (the JSON Schema, compiled), lab record rules, the result store (versions, current pointer, idempotency, notification ledger), envelope encryption',
   },
   receiveHl7: {
-    kb: 182,
+    kb: 144,
     carries:
       'the HL7 v2 parser and batch reader; ADT, ORU and MDM mappings with the chart record rules; the lab result validator and store; partner identities and held records',
   },
-  routeHeldRecord: { kb: 122, carries: "every held record's filing path: lab results (validator, store, encryption), notes and patients (chart record rules)" },
+  routeHeldRecord: { kb: 94, carries: "every held record's filing path: lab results (validator, store, encryption), notes and patients (chart record rules)" },
   fhirPatientEverything: {
-    kb: 73,
+    kb: 72,
     carries:
       'every FHIR mapping of the chart and of lab results (Patient, Encounter, DocumentReference, DiagnosticReport, Observation), envelope decryption, paging',
   },
   fhirObservationRead: {
-    kb: 62,
+    kb: 56,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   fhirObservationSearch: {
-    kb: 65,
+    kb: 64,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   fhirDiagnosticReportRead: {
-    kb: 58,
+    kb: 56,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   fhirDiagnosticReportSearch: {
-    kb: 62,
+    kb: 64,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   receiveFhirBundle: {
-    kb: 188,
+    kb: 148,
     carries:
       'FHIR structure rules, transaction and batch rules, the DiagnosticReport and QuestionnaireResponse mappings, the lab result and form packet validators, both intake paths',
   },
   receiveFhirDiagnosticReport: {
-    kb: 160,
+    kb: 129,
     carries: 'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption',
   },
-  receiveFhirQuestionnaireResponse: { kb: 81, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
+  receiveFhirQuestionnaireResponse: { kb: 78, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
 };
 
 /** A bundle's bytes: its own code, and the SDK code beside it. */
