@@ -4,22 +4,23 @@
  * this writer on its observations), so the encounter and assessment exports, which share the OBX builder
  * of observations.ts, do not bundle it (issue 31 item 5).
  */
-import type { AssignedIdentifier } from '../chart/types';
+import type { AssignedIdentifier, LabAddress, LabPerson } from '../chart/types';
 import { type EscapedText, escapeText } from './escape';
-import type { Observation } from './observations';
 import type { Segment } from './segment';
 
 function hasText(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
-export function setPerformingOrganizationFields(
-  obx: Segment,
-  observation: Pick<
-    Observation,
-    'performingOrganization' | 'performingOrganizationIdentifier' | 'performingOrganizationAddress' | 'performingOrganizationDirector'
-  >,
-): void {
+/** What OBX-23/24/25 are written from (the lab observation's fields of lib/hl7/observations.ts Observation). */
+export interface PerformingOrganizationFields {
+  performingOrganization?: string;
+  performingOrganizationIdentifier?: AssignedIdentifier;
+  performingOrganizationAddress?: LabAddress;
+  performingOrganizationDirector?: LabPerson;
+}
+
+export function setPerformingOrganizationFields(obx: Segment, observation: PerformingOrganizationFields): void {
   const organizationId = observation.performingOrganizationIdentifier;
   if (observation.performingOrganization || (organizationId && hasText(organizationId.id))) {
     // XON-1 the organization name, whole: v2.5.1's 50 characters are a conformance length (receivers take
