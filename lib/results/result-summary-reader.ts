@@ -70,7 +70,8 @@ export class LabResultSummaryReader extends LabResultReader {
         for (const indexed of items) {
           const item = hasSummary(indexed) ? indexed : await this.items.getItem(indexed.pk!.S!, CURRENT_SK);
           const position = indexed.patientSk?.S;
-          if (item && hasSummary(item) && position && page.length < limit) page.push({ summary: await this.decryptSummary(item), position });
+          if (item && hasSummary(item) && filedToChart(item) && position && page.length < limit)
+            page.push({ summary: await this.decryptSummary(item), position });
         }
         return page.length < limit;
       },
@@ -88,7 +89,7 @@ export class LabResultSummaryReader extends LabResultReader {
     const keys = await this.keys();
     if (!keys) return undefined;
     const item = await this.items.getItem(resultPk(resultId), CURRENT_SK);
-    if (!item || !hasSummary(item) || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
+    if (!item || !hasSummary(item) || !filedToChart(item) || item.patientPk?.S !== keys.patientKey(patientId)) return undefined;
     return this.decryptSummary(item);
   }
 
@@ -146,4 +147,15 @@ export class LabResultSummaryReader extends LabResultReader {
       ...(s.truncated ? { truncated: true } : {}),
     };
   }
+}
+
+/**
+ * Whether a current pointer is a chart result: filed to a chart patient when it was stored. A result
+ * stored for a patient id the chart did not know (patientMatched false) is its own partner's only, even
+ * once the chart has a patient of that id (lib/exports/lab-result-export.ts): the patient-scoped reads
+ * (summary export, FHIR lab searches and reads, $everything) leave it out. A pointer written before
+ * patientMatched existed has none and reads as before.
+ */
+function filedToChart(item: Record<string, AttributeValue>): boolean {
+  return item.patientMatched?.BOOL !== false;
 }

@@ -15,6 +15,7 @@ import { validateHl7Message } from '../hl7/structure-validator';
 import { exportLabResultMessage } from '../../lib/exports/lab-result-export';
 import { labResultExportDependencies } from '../../lib/exports/lab-result-export-wiring';
 import { DEFAULT_LAB_RESULT_MAX_BYTES, jsonStringBytes } from '../../lib/hl7';
+import { ChartStore } from '../../lib/chart/chart-store';
 import { call, startTestStack } from '../support/local-stack';
 import { createPartnerKey } from '../support/operator-cli';
 
@@ -144,6 +145,38 @@ describe('GET /exportHl7LabResult', () => {
     // a chart result stays every exporter's
     const filed = await submit({ patientID: 'demo-patient-1', results: { testName: 'Glucose', result: '98' } });
     expect((await exportResult(filed, 'demo-export-key')).status).toBe(200);
+  });
+
+  it('a result stored for a patient id the chart did not know stays unfiled once the chart has that patient: no patient-scoped read shows it', async () => {
+    const patientId = unique('late-pt');
+    const accession = unique('LATE');
+    const unfiled = await submit({ patientID: patientId, accessionNumber: accession, results: { testName: 'HIV-1 RNA', result: 'DETECTED' } });
+    // the chart gets a patient with that id afterwards (an import after the lab's result)
+    await new ChartStore(dynamoDbClient(), stack.tables.chart).putPatient({
+      patientId,
+      mrn: unique('M').slice(0, 15),
+      assigningAuthority: 'DEMO-HOSP',
+      name: { family: 'Later', given: 'Lee' },
+      birthDate: '1990-01-01',
+      sex: 'F',
+    });
+    const get = (path: string, key: string, accept: string) => call(stack, 'GET', path, { headers: { 'x-api-key': key, accept } });
+    const summary = await get(`/exportHl7PatientSummary?patientId=${encodeURIComponent(patientId)}`, 'demo-export-key', 'application/hl7-v2');
+    expect(summary.status).toBe(200);
+    expect(summary.text).not.toContain(accession);
+    expect(summary.text).not.toContain('DETECTED');
+    for (const path of [
+      `/fhir/DiagnosticReport?patient=${encodeURIComponent(patientId)}`,
+      `/fhir/Observation?patient=${encodeURIComponent(patientId)}`,
+      `/fhir/Patient/${encodeURIComponent(patientId)}/$everything`,
+    ]) {
+      const res = await get(path, 'demo-fhir-key', 'application/fhir+json');
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain(accession);
+      expect(res.text).not.toContain('DETECTED');
+    }
+    expect((await exportResult(unfiled, 'demo-export-key')).status).toBe(404);
+    expect((await exportResult(unfiled, labExportKey)).status).toBe(200);
   });
 
   it('a 4 MB (base64) PDF report (kept in S3) comes back whole as OBX ED, plus a text report as TX; valid and round-trips', async () => {
