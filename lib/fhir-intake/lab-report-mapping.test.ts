@@ -9,6 +9,7 @@
 import type { LabTestSummary } from '../chart/types';
 import { labDiagnosticReport } from '../fhir';
 import { fullLabResult } from '../../test/hl7/lab-model-export.fixtures';
+import { labResultErrors } from '../results/validation';
 import { labResultFromReport } from './lab-report-mapping';
 import { structuralIssues } from './structure';
 
@@ -276,5 +277,29 @@ describe('the leftovers: report performer, an Observation period end, its own is
     const test = (mapped.mapping.data.results as LabTestSummary[])[0]!;
     expect(test.performingOrganizationIdentifier?.namespace).toBeUndefined();
     expect(test.referenceRangeAge?.high).toBeUndefined();
+  });
+
+  it('a second coding of a coded value the lab model would refuse (a code over 64 characters) is left out, never refused; one it takes is kept', () => {
+    const concept = (second: string) => ({
+      coding: [
+        { system: 'http://snomed.info/sct', code: '260385009', display: 'Negative' },
+        { system: 'http://acme.example/codes', code: second },
+      ],
+    });
+    const long = map({
+      ...base,
+      contained: [observation({ valueQuantity: undefined, valueCodeableConcept: concept('L'.repeat(80)) })],
+      result: [{ reference: '#o' }],
+    });
+    if (!long.ok) throw new Error(JSON.stringify(long.issues));
+    const refused = (long.mapping.data.results as LabTestSummary[])[0]!;
+    expect(refused.codedValue).toMatchObject({ code: '260385009' });
+    expect(refused.codedValueAlternate).toBeUndefined();
+    // the lab model takes what is kept (this unit's body has no patient: only the coded value's errors matter here)
+    const errors = labResultErrors(long.mapping, new Date('2024-11-08T00:00:00Z')).map((e) => ('pointer' in e ? e.pointer : ''));
+    expect(errors.filter((pointer) => pointer.includes('codedValue'))).toEqual([]);
+    const short = map({ ...base, contained: [observation({ valueQuantity: undefined, valueCodeableConcept: concept('NEG') })], result: [{ reference: '#o' }] });
+    if (!short.ok) throw new Error(JSON.stringify(short.issues));
+    expect((short.mapping.data.results as LabTestSummary[])[0]!.codedValueAlternate).toMatchObject({ code: 'NEG' });
   });
 });

@@ -126,6 +126,11 @@ function codingOf(value: unknown): Coding | undefined {
   return compact({ code, display: display && display.length <= 199 ? display : undefined, system: codeSystemName(value.system) });
 }
 
+/** A coding the lab model takes (schemas/lab-result.schema.json coding: a code of 1-64 characters on one line). */
+function keepableCoding(coding: Coding): boolean {
+  return coding.code.length <= 64 && !/[\u0000-\u001F\u007F-\u009F]/.test(coding.code);
+}
+
 function identifierType(identifier: FhirObject): string | undefined {
   const type = isObject(identifier.type) ? identifier.type : undefined;
   const coding = list(type?.coding).find((c) => isObject(c) && typeof c.code === 'string') as FhirObject | undefined;
@@ -196,7 +201,9 @@ function valueOf(observation: FhirObject, path: string, issues: StructureIssue[]
     // `result` is the text a reader shows (the concept's text, else the display, else the code); the coding is
     // kept as sent: a display is never made from the text (the FHIR export gives the text back from `result`)
     const text = str(concept.text) ?? coded?.display ?? coded?.code;
-    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded, codedValueAlternate: codings[1] });
+    // the second coding is kept only when the lab model takes it whole (it was not taken before: a part it would refuse is left out, never refused)
+    const alternate = codings[1] && keepableCoding(codings[1]) ? codings[1] : undefined;
+    if (coded) return compact({ valueType: 'CWE', result: text ?? coded.code, codedValue: coded, codedValueAlternate: alternate });
     if (text) return { valueType: 'ST', result: text };
     issues.push({ expression: `${path}.valueCodeableConcept`, message: 'needs a coding with a code, or a text' });
     return {};

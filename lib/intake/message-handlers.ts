@@ -408,6 +408,12 @@ function unitsOf(obx: ParsedSegment): { units?: string; unitsCode?: string } {
 /** A lab time as the lab wrote it (an hour without minutes stays an hour: `2024030110-0500` -> `2024-03-01T10-05:00`). */
 const labTime = (value: string, timeZone: string): string | undefined => partialFromTs(value, timeZone, true);
 
+/** OBX-4 as the lab model takes it (ST of 1-20 printable ASCII characters, schemas/lab-result.schema.json), else left out: it was not taken before, so it never refuses a message. */
+function printableSubId(value: string | undefined): string | undefined {
+  const subId = value?.trim();
+  return subId !== undefined && subId.length <= 20 && /^[!-~]([ -~]*[!-~])?$/.test(subId) ? subId : undefined;
+}
+
 /** The lab times intake reads of an OBR group: OBR-7/8/22, each OBX-14/19, SPM-17. */
 const LAB_TIME_FIELDS: ReadonlyArray<{ segment: 'OBR' | 'OBX' | 'SPM'; field: number }> = [
   { segment: 'OBR', field: 7 },
@@ -544,7 +550,7 @@ function labBody(group: ObservationGroup, sender: string, patientId: string, mes
       observedAt: labTime(valueAt(obx, 14), zone),
       analyzedAt: labTime(valueAt(obx, 19), zone),
       // OBX-4 as the v2.5.1 ST it is (v2.7's OG `^1^1`, components, has no v2.5.1 form: not kept)
-      subId: (obx.fields[4]?.[0]?.length ?? 0) === 1 && (obx.fields[4]?.length ?? 0) === 1 ? within(valueAt(obx, 4)?.trim(), 20) : undefined,
+      subId: (obx.fields[4]?.[0]?.length ?? 0) === 1 && (obx.fields[4]?.length ?? 0) === 1 ? printableSubId(valueAt(obx, 4)) : undefined,
       ...performingOrganizationOf(obx),
       comments: comments.length > 0 ? comments : undefined,
     });

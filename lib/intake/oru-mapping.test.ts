@@ -148,6 +148,19 @@ describe('ORU^R01 -> lab model', () => {
     expect(JSON.stringify(test)).not.toContain(long);
   });
 
+  it('an OBX-4 that is not 1-20 printable ASCII characters (a tab, é) is left out, never a refusal; a printable one is kept', () => {
+    for (const [subId, kept] of [
+      ['1\u00e9', undefined],
+      ['a\tb', undefined],
+      ['x'.repeat(21), undefined],
+      ['1.a', '1.a'],
+    ] as const) {
+      const [body] = bodyOf([MSH, PID, seg('OBR', { 1: '1', 3: 'ACC-4', 4: 'GLU^Glucose^L', 25: 'F' }), `OBX|1|NM|GLU^Glucose^L|${subId}|98|mg/dL|||||F`]);
+      expect(() => acceptLabResult(body, NOW)).not.toThrow();
+      expect((body!.data as { results: Array<Record<string, unknown>> }).results[0]!.subId).toBe(kept);
+    }
+  });
+
   it('a body without the optional facts keeps the shape of the spec fields (result text as before)', () => {
     const [body] = bodyOf([MSH, PID, seg('OBR', { 1: '1', 3: 'ACC-2', 4: 'GLU^Glucose^L', 25: 'F' }), 'OBX|1|NM|GLU^Glucose^L||98|mg/dL|70-99||||F']);
     expect(body!.data).toEqual({
