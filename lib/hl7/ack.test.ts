@@ -65,6 +65,19 @@ describe('layout per version', () => {
     ]);
   });
 
+  it('2.3: an AA with warnings only (a time left out) names no error condition: MSA-3 and MSA-6 empty, the warning in ERR-1', () => {
+    const warning: AckError = {
+      code: ErrorCodes.dataType,
+      severity: 'W',
+      message: 'OBR-22 left out',
+      location: { segmentId: 'OBR', segmentSequence: 1, field: 22 },
+    };
+    const ack = parse(acknowledge(base(header('2.3'), 'AA', [warning])).text);
+    const msa = seg(ack, 'MSA')[0]!;
+    expect([valueAt(msa, 1), valueAt(msa, 3), valueAt(msa, 6)]).toEqual(['AA', '', '']);
+    expect(seg(ack, 'ERR')[0]!.fields[1]).toEqual([[['OBR'], ['1'], ['22'], ['102', 'Data type error', 'HL70357']]]);
+  });
+
   it('2.4: MSH-9 ACK^R01^ACK, MSH-12 2.4, the 2.3 ERR-1 layout', () => {
     const ack = parse(acknowledge(base(header('2.4'), 'AR', [errors[0]!])).text);
     expect(ack.segments[0]!.fields[9]).toEqual([[['ACK'], ['R01'], ['ACK']]]);

@@ -145,7 +145,8 @@ export function buildAck(input: AckInput): Hl7Message {
   const message = new Hl7Message(msh);
   const errors = input.errors ?? [];
   const msa = new Segment('MSA').set(1, text(input.code)).set(2, text(valueAt(received, 10)));
-  const first = errors[0];
+  // MSA-3 / MSA-6 name an error condition: a warning alone (an AA that left a field out) sets neither
+  const first = errors.find((error) => (error.severity ?? 'E') !== 'W');
   if (!layout.errorLocationSegment && first) {
     // MSA-3 text message (ST, 80) and MSA-6 error condition (CE, table 0357): what a v2.3/2.4 engine shows
     msa.set(3, text(first.message, 80));

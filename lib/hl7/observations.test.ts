@@ -102,3 +102,18 @@ test("an order without orderedAt takes the encounter's admitAt for OBR-7: a bad 
   );
   expect(encounterOrderGroups(encounter('2024-03-01T10:00:00-05:00'), 'encounter')).toHaveLength(1);
 });
+
+test('OBX-3 + OBX-4 stay unique when the lab gave one observation a sub-id and two others with the same OBX-3 none: the numbers skip the one given', () => {
+  const code = (value: string) => ({ code: value, display: value, system: 'L' });
+  const group = new ObservationGroup({ serviceIdentifier: code('PANEL'), observedAt: '2024-05-06T07:08:09Z', resultStatus: 'F', inputPath: 'x' }).add(
+    makeObservation(code('ORG'), textObservationValue('E. coli'), 'F', 'x.a', { subId: '1' }),
+    makeObservation(code('ORG'), textObservationValue('K. pneumoniae'), 'F', 'x.b'),
+    makeObservation(code('ORG'), textObservationValue('S. aureus'), 'F', 'x.c'),
+  );
+  const pairs = group
+    .toSegments(1, { entity: 'CLINIC', clinician: 'CLINIC', visit: 'CLINIC' })
+    .filter((segment) => segment.name === 'OBX')
+    .map((segment) => `${segment.fieldText(3)}|${segment.fieldText(4)}`);
+  expect(pairs).toEqual(['ORG^ORG^L|1', 'ORG^ORG^L|2', 'ORG^ORG^L|3']);
+  expect(new Set(pairs).size).toBe(3);
+});

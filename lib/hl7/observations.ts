@@ -435,7 +435,7 @@ function observationKey(observation: Observation): string {
 
 /**
  * OBX-4: HL7 asks OBX-3 + OBX-4 to be unique within an OBR. Observations given a sub-id keep it; the
- * others get 1..k when their OBX-3 occurs more than once in the group.
+ * others get 1..k when their OBX-3 occurs more than once in the group, skipping the numbers given.
  */
 function assignSubIds(observations: readonly Observation[]): Array<string | undefined> {
   const keys = observations.map((observation) => (observation.subId === undefined ? observationKey(observation) : ''));
@@ -446,6 +446,15 @@ function assignSubIds(observations: readonly Observation[]): Array<string | unde
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
   });
+  // the sub-ids the lab gave, per OBX-3: a number given to the others skips them (OBX-3 + OBX-4 stay unique)
+  const given = new Map<string, Set<string>>();
+  observations.forEach((observation) => {
+    if (observation.subId === undefined) return;
+    const key = observationKey(observation);
+    const ids = given.get(key) ?? new Set<string>();
+    ids.add(observation.subId.trim());
+    given.set(key, ids);
+  });
   const next = new Map<string, number>();
   return observations.map((observation, index) => {
     if (observation.subId !== undefined) {
@@ -455,7 +464,8 @@ function assignSubIds(observations: readonly Observation[]): Array<string | unde
     if ((counts.get(key) ?? 0) < 2) {
       return undefined;
     }
-    const subId = (next.get(key) ?? 0) + 1;
+    let subId = (next.get(key) ?? 0) + 1;
+    while (given.get(key)?.has(String(subId))) subId += 1;
     next.set(key, subId);
     return String(subId);
   });
