@@ -46,7 +46,7 @@ export interface CreatePartnerRequest {
   tier: PartnerTier;
   kind: PartnerKind;
   senderIds: string[];
-  /** form tool sourceSystemIds the partner owns ('*' = any) */
+  /** form tool sourceSystemIds the partner owns (exact ids, one owner each) */
   formSourceIds?: string[];
   /** HL7 CX-4 assigning authorities it owns (normalised; never the chart's own) */
   assigningAuthorities?: string[];

@@ -44,9 +44,10 @@ export interface LabReportEntryDependencies extends ResolutionDependencies {
 /** The sender a report is filed under: meta.source when it names one of the partner's senders, else the partner's first sender. */
 function senderFor(resource: FhirObject, principal: Principal): string | undefined {
   const source = isObject(resource.meta) && typeof resource.meta.source === 'string' ? resource.meta.source : undefined;
+  // exact sender ids only: a stored wildcard `*` allows nothing (it would cover every other partner's senders)
   const allowed = (principal.allowedSenderIds ?? []).filter((s) => s !== '*');
-  if (source && (allowed.includes(source) || (principal.allowedSenderIds ?? []).includes('*'))) return source;
-  return allowed[0] ?? ((principal.allowedSenderIds ?? []).includes('*') ? principal.partnerId : undefined);
+  if (source && allowed.includes(source)) return source;
+  return allowed[0];
 }
 
 const GENDER_SEX: Record<string, string> = { male: 'M', female: 'F', other: 'O', unknown: 'U' };

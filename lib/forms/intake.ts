@@ -65,14 +65,14 @@ export function validateIntakeBody(value: unknown, now: Date): IntakeValidation 
 export interface Submitter {
   keyId: string;
   partnerId: string;
-  /** the form sourceSystemIds the partner owns ('*': any) */
+  /** the form sourceSystemIds the partner owns (exact ids; a stored '*' allows nothing) */
   allowedFormSourceIds?: readonly string[];
 }
 
 /** Whether the partner owns the form source system it names. */
 export function formSourceAllowed(submitter: Pick<Submitter, 'allowedFormSourceIds'>, sourceSystemId: string): boolean {
-  const allowed = submitter.allowedFormSourceIds ?? [];
-  return allowed.includes('*') || allowed.includes(sourceSystemId);
+  // exact ids only: a wildcard `*` (stored before form sources had one owner) would cover every other partner's
+  return sourceSystemId !== '*' && (submitter.allowedFormSourceIds ?? []).includes(sourceSystemId);
 }
 
 /**

@@ -107,7 +107,7 @@ export interface PartnerRecord {
   policy: PartnerPolicy;
   rateLimit: number;
   rateWindowSeconds: number;
-  /** lab sender ids (`senderID`) this partner may submit results for; '*' allows any */
+  /** lab sender ids (`senderID`) this partner may submit results for (exact ids, each owned by one partner; a stored '*' allows nothing) */
   allowedSenderIds: string[];
   /** form tool `sourceSystemId`s this partner owns (form intake); '*' allows any; absent = none */
   allowedFormSourceIds?: string[];

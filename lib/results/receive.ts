@@ -75,9 +75,13 @@ export interface ReceiveDependencies {
   notifier: ResultNotifier;
 }
 
+/**
+ * Whether the partner owns the sender id. Exact ids only: a wildcard `*` (stored by partners made before
+ * sender ids had one owner, lib/keys/identity-claims.ts) allows nothing, since it would cover every other
+ * partner's senders (`npm run partners -- claims` lists such records; docs/write-authority.md).
+ */
 export function senderAllowed(principal: Pick<Principal, 'allowedSenderIds'>, senderId: string): boolean {
-  const allowed = principal.allowedSenderIds ?? [];
-  return allowed.includes('*') || allowed.includes(senderId);
+  return senderId !== '*' && (principal.allowedSenderIds ?? []).includes(senderId);
 }
 
 export async function receiveLabResult(input: ReceiveInput, services: ReceiveDependencies): Promise<ReceiveOutcome> {

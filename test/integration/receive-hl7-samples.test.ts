@@ -1,7 +1,7 @@
 /**
  * Public sample messages written by other tools (test/hl7/samples, origins and licences in its README)
  * posted to POST /receiveHl7 through the local API Gateway: every one is accepted (AA).
- * A partner key allowed to send for any facility is used, so the samples' own MSH-4 stay untouched.
+ * A partner key allowed to send for every sample's facility (each listed exactly) is used, so the samples' own MSH-4 stay untouched.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +22,18 @@ const files = readdirSync(SAMPLES, { withFileTypes: true })
       .map((f) => join(d.name, f)),
   )
   .sort();
+/** MSH-4 (HD-1: what intake compares) of every message of every sample, each sender id once. */
+function sampleSenders(): string[] {
+  const senders = new Set<string>();
+  for (const file of files) {
+    const parsed = parseHl7(readFileSync(join(SAMPLES, file)));
+    const messages = parsed.kind === 'message' ? [parsed.message] : parsed.batch.messages.flatMap((entry) => (entry.ok ? [entry.message] : []));
+    for (const message of messages) senders.add(valueAt(message.segments[0], 4));
+  }
+  senders.delete('');
+  return [...senders].sort();
+}
+
 const KEY = 'sample-senders-key';
 
 let stack: LocalStack;
@@ -31,7 +43,8 @@ beforeAll(async () => {
   stack = await startTestStack();
   const store = new ApiKeyStore(dynamoDbClient(), stack.tables.keys);
   await store.putPartner(
-    { partnerId: 'sample-senders', name: 'Public sample senders', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: ['*'] },
+    // every sender id of the samples (MSH-4, else MSH-3), exactly: a wildcard allows nothing
+    { partnerId: 'sample-senders', name: 'Public sample senders', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: sampleSenders() },
     { ifMissing: true },
   );
   const keyHash = hashApiKey(KEY);
