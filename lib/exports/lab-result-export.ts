@@ -103,7 +103,8 @@ export async function exportLabResultMessage(
   ids: { resultId: string },
   ctx: ExportContext & { maxBytes?: number },
 ): Promise<LabResultExport> {
-  const version = await deps.results.readCurrent(ids.resultId);
+  // the read rule on the plain attributes, before anything is decrypted
+  const version = await deps.results.readCurrent(ids.resultId, (plain) => mayRead(plain, ctx.principal));
   if (!version || !mayRead(version, ctx.principal)) throw new RecordNotFoundError('lab result');
   const data = version.submission.data;
   const patient = version.patientMatched ? await deps.chart.getPatient(data.patientID) : undefined;

@@ -24,7 +24,7 @@ import {
 import { RESULTS_DEPENDENCY, parseVersionSk, resultPk, versionRecordOf } from './result-items';
 import { openRecord } from './sealed-record';
 import { normalizeStatus } from './status';
-import type { LabResultSubmission, LabResultVersion, LabResultVersionInfo } from './types';
+import type { LabResultSubmission, LabResultVersion, LabResultVersionInfo, VersionRecord } from './types';
 
 export { VERSION_PREFIX, isObject, type StoredPart, type StoredPayload } from './result-records';
 
@@ -76,11 +76,20 @@ export class LabResultVersionReader extends LabResultReader {
   // ---------------------------------------------------------------- decrypting reads
 
   /** The current version of a result, decrypted, documents restored from S3. */
-  async readCurrent(resultId: string): Promise<LabResultVersion | undefined> {
+  /**
+   * The current version, decrypted. `admits` (optional) sees the version's plain attributes first: a
+   * version it refuses is answered undefined, as an unknown id, before any KMS or S3 call (a caller's
+   * read rule costs nothing and takes no longer for a result it may not read).
+   */
+  async readCurrent(
+    resultId: string,
+    admits?: (version: Pick<VersionRecord, 'partnerId' | 'patientMatched'>) => boolean,
+  ): Promise<LabResultVersion | undefined> {
     const pointer = await this.items.getPointer(resultId);
     if (!pointer) return undefined;
     const item = await this.items.getItem(resultPk(resultId), pointer.versionSk);
-    return item ? this.decryptVersion(item) : undefined;
+    if (!item || (admits && !admits(versionRecordOf(item)))) return undefined;
+    return this.decryptVersion(item);
   }
 
   /** The current version for a (senderID, accessionNumber[, universal service code]), via the keyed result id. */
