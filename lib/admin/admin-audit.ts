@@ -19,6 +19,8 @@ export const AdminActions = {
   partnerUpdate: 'admin.partner.update',
   partnerBlock: 'admin.partner.block',
   partnerUnblock: 'admin.partner.unblock',
+  /** `partners claims --repair`: a claim made for its one lister, or a stale one released (one record per write) */
+  claimRepair: 'admin.partner.claim_repair',
   keyCreate: 'admin.key.create',
   keyRotate: 'admin.key.rotate',
   keyRevoke: 'admin.key.revoke',

@@ -11,6 +11,7 @@ import { startLocalDynamoDb, type LocalDynamoDb } from '../chart/testing/local-d
 import type { PartnerRecord } from '../keys/api-key';
 import { ApiKeyStore } from '../keys/api-key-store';
 import { IdentityClaimStore, type IdentityKind } from '../keys/identity-claims';
+import { AdminActions, type AdminAuditEvent } from './admin-audit';
 import { AdminError } from './key-admin';
 import { PartnerAdmin, type CreatePartnerRequest } from './partner-admin';
 
@@ -233,8 +234,16 @@ describe('claimsReport and repairClaims (a deployment from before sender and for
     expect(shared?.owner).toBeUndefined();
   });
 
-  it('--repair claims ids for their only lister, moves stale claims, and leaves the conflicts to the operator', async () => {
-    const repair = await admin.repairClaims(now);
+  it('--repair claims ids for their only lister, moves stale claims, and leaves the conflicts to the operator; each write is audited', async () => {
+    const audited: AdminAuditEvent[] = [];
+    const repair = await new PartnerAdmin(store, async (event) => void audited.push(event)).repairClaims(now);
+    expect(audited.filter((e) => e.action === AdminActions.claimRepair)).toHaveLength(repair.claimed.length + repair.released.length);
+    expect(audited).toEqual(
+      expect.arrayContaining([
+        { action: AdminActions.claimRepair, partnerId: 'old-b', changes: [{ field: 'claim sender MOVED-LIS', before: '', after: 'old-b' }] },
+        { action: AdminActions.claimRepair, partnerId: 'old-a', changes: [{ field: 'claim sender GONE-LIS', before: 'old-a', after: '' }] },
+      ]),
+    );
     expect(repair.claimed).toEqual(
       expect.arrayContaining([
         { kind: 'sender', id: 'MOVED-LIS', partnerId: 'old-b' },

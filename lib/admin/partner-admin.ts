@@ -503,12 +503,19 @@ export class PartnerAdmin {
     const claimed: RepairResult['claimed'] = [];
     const released: RepairResult['released'] = [];
     for (const row of await this.claimsReport()) {
-      if (row.status === 'stale' && row.owner && (await this.claims.release(row.kind, row.id, row.owner)))
+      // each write is audited under the partner it concerns (the claim's field, before and after)
+      const field = `claim ${row.kind} ${row.id}`;
+      if (row.status === 'stale' && row.owner && (await this.claims.release(row.kind, row.id, row.owner))) {
         released.push({ kind: row.kind, id: row.id, partnerId: row.owner });
+        await this.record({ action: AdminActions.claimRepair, partnerId: row.owner, changes: [{ field, before: row.owner, after: '' }] });
+      }
       if ((row.status === 'unclaimed' || row.status === 'stale') && row.listedBy.length === 1) {
         const partnerId = row.listedBy[0]!;
         const claim = await this.claims.claim(row.kind, row.id, partnerId, now);
-        if (claim.claimed && claim.created) claimed.push({ kind: row.kind, id: row.id, partnerId });
+        if (claim.claimed && claim.created) {
+          claimed.push({ kind: row.kind, id: row.id, partnerId });
+          await this.record({ action: AdminActions.claimRepair, partnerId, changes: [{ field, before: '', after: partnerId }] });
+        }
       }
     }
     return { claimed, released, rows: await this.claimsReport() };
