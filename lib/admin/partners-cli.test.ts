@@ -92,7 +92,8 @@ describe('partners create --assigning-authority', () => {
     expect(created).toMatchObject({ code: 0, out: expect.stringContaining('assigning authority ACME-LAB, ACME-2') });
     expect((await store().getPartner('acme-lab'))?.assigningAuthorities).toEqual(['ACME-LAB', 'ACME-2']);
     expect(await owners('ACME-LAB', ' acme-2 ', 'ACME-3')).toEqual(['acme-lab', 'acme-lab', undefined]);
-    expect((await store().listAuthorityClaims()).filter((c) => c.partnerId === 'acme-lab')).toEqual([
+    const authorityClaims = (await claims().list()).filter((c) => c.kind === 'authority').map((c) => ({ authority: c.id, partnerId: c.partnerId }));
+    expect(authorityClaims.filter((c) => c.partnerId === 'acme-lab')).toEqual([
       { authority: 'ACME-2', partnerId: 'acme-lab' },
       { authority: 'ACME-LAB', partnerId: 'acme-lab' },
     ]);
@@ -260,7 +261,7 @@ describe('demo partners and the principal', () => {
     const demoEhr = DEMO_PARTNERS.find((p) => p.partnerId === 'demo-ehr')!;
     const { assigningAuthorities: _a, ...older } = demoEhr;
     await store().putPartner(older);
-    await store().releaseAuthority('DEMO-EHR', 'demo-ehr');
+    await claims().release('authority', 'DEMO-EHR', 'demo-ehr');
     await loadDemoKeys(store(), new Date());
     expect((await store().getPartner('demo-ehr'))?.assigningAuthorities).toEqual(['DEMO-EHR']);
     expect(await owners('DEMO-EHR')).toEqual(['demo-ehr']);

@@ -1,22 +1,12 @@
-import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  ScanCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
-import { normaliseAuthority } from '../chart/identifiers';
+import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '../aws/attribute-values';
 import type { ApiKeyRecord, KeyStatus, PartnerPolicy, PartnerRecord } from './api-key';
-import { AuthorityOwnerReader, authorityPk } from './authority-owner-reader';
+import { AuthorityOwnerReader } from './authority-owner-reader';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const partnerPk = (partnerId: string) => `PARTNER#${partnerId}`;
 
 /** A claim attempt: `claimed` (`created`: the claim item is new) or refused because `owner` holds it. */
-export type AuthorityClaim = { claimed: true; created: boolean } | { claimed: false; owner: string | undefined };
 
 /** Partner fields `partners update` may change (undefined: keep; '' for the receiving fields and time zone, {} for the HL7 profile: remove). */
 export type PartnerUpdate = Partial<
@@ -172,57 +162,6 @@ export class ApiKeyStore {
    */
   authorityOwner(authority: string): Promise<string | undefined> {
     return new AuthorityOwnerReader(this.db, this.table).authorityOwner(authority);
-  }
-
-  /**
-   * Claims an authority for a partner: one conditional PutItem (`attribute_not_exists(pk) OR
-   * partnerId = :p`), so an authority has at most one owner. Claiming one the partner holds
-   * already succeeds (`created: false`); one another partner holds is refused with its owner.
-   * Does not check the chart's own authority (lib/admin/partner-admin.ts refuses it).
-   */
-  async claimAuthority(authority: string, partnerId: string, at: Date): Promise<AuthorityClaim> {
-    const name = normaliseAuthority(authority);
-    try {
-      const out = await this.db.send(
-        new PutItemCommand({
-          TableName: this.table,
-          Item: marshall({ pk: authorityPk(name), kind: 'authority', authority: name, partnerId, claimedAt: at.toISOString() }),
-          ConditionExpression: 'attribute_not_exists(pk) OR partnerId = :p',
-          ExpressionAttributeValues: marshall({ ':p': partnerId }),
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      return { claimed: true, created: !out.Attributes };
-    } catch (error) {
-      if (conditionFailed(error)) return { claimed: false, owner: await this.authorityOwner(name) };
-      throw error;
-    }
-  }
-
-  /** Deletes a partner's claim on an authority, only if that partner holds it (false otherwise). */
-  async releaseAuthority(authority: string, partnerId: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new DeleteItemCommand({
-          TableName: this.table,
-          Key: marshall({ pk: authorityPk(authority) }),
-          ConditionExpression: 'partnerId = :p',
-          ExpressionAttributeValues: marshall({ ':p': partnerId }),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
-  }
-
-  /** Administrative listing (CLI only): every authority claim, by authority. */
-  async listAuthorityClaims(): Promise<Array<{ authority: string; partnerId: string }>> {
-    return (await this.scan('authority'))
-      .map((item) => unmarshall(item) as { authority: string; partnerId: string })
-      .map(({ authority, partnerId }) => ({ authority, partnerId }))
-      .sort((a, b) => a.authority.localeCompare(b.authority));
   }
 
   /** Sets a partner's policy; false when the partner does not exist. */

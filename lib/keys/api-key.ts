@@ -113,7 +113,7 @@ export interface PartnerRecord {
   allowedFormSourceIds?: string[];
   /**
    * HL7 CX-4 assigning authorities this partner owns (normalised: trimmed, upper case; absent = none).
-   * Each has at most one owner: the claim item `AUTHORITY#<name>` in the keys table (ApiKeyStore.claimAuthority).
+   * Each has at most one owner: the claim item `AUTHORITY#<name>` in the keys table (IdentityClaimStore in lib/keys/identity-claims.ts).
    */
   assigningAuthorities?: string[];
   /** MSH-5 / MSH-6 for messages this partner receives */

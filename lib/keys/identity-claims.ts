@@ -27,7 +27,7 @@ export interface IdentityNamespace {
   kind: IdentityKind;
   /** claim item pk prefix */
   prefix: string;
-  /** item attribute holding the claim key (`authority` as ApiKeyStore.claimAuthority writes it) */
+  /** item attribute holding the claim key (`authority` for authorities, as claims written before sender ids had owners) */
   attribute: string;
   /** how messages name one: "sender id DEMO-LAB-LIS" */
   label: string;

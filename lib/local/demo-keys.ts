@@ -103,7 +103,7 @@ export async function loadDemoKeys(store: ApiKeyStore, now: Date): Promise<{ par
     const migrate = !created && stored !== undefined && stored.assigningAuthorities === undefined;
     const authorities = migrate ? (partner.assigningAuthorities ?? []) : (stored?.assigningAuthorities ?? []);
     const claimed: string[] = [];
-    for (const authority of authorities) if ((await store.claimAuthority(authority, partner.partnerId, now)).claimed) claimed.push(authority);
+    for (const authority of authorities) if ((await claims.claim('authority', authority, partner.partnerId, now)).claimed) claimed.push(authority);
     if (migrate && claimed.length) await store.updatePartner(partner.partnerId, { assigningAuthorities: claimed });
     let senderIds = stored?.allowedSenderIds ?? [];
     if (!created && senderIds.includes(WILDCARD_ID) && !partner.allowedSenderIds.includes(WILDCARD_ID)) {

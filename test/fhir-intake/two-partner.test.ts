@@ -7,6 +7,7 @@
  * other partner, its patients or its submissions exist.
  */
 import { Scopes } from '../../lib/config/service';
+import { IdentityClaimStore } from '../../lib/keys/identity-claims';
 import type { LocalStack } from '../../lib/local/stack';
 import { BULK_KEYS, captureLogs, createKey, jsonPost, keyStore, send, snapshot, diffSnapshots, startReliabilityStack, type Res } from '../reliability/support';
 import { CHART_PATIENT, questionnaireResponse, smallReport, type Json } from './fixtures';
@@ -31,7 +32,7 @@ beforeAll(async () => {
     },
     { ifMissing: true },
   );
-  await store.claimAuthority('SECOND-AUTH', 'second-lab', new Date());
+  await new IdentityClaimStore(store.db, store.table).claim('authority', 'SECOND-AUTH', 'second-lab', new Date());
   await createKey(stack, { secret: SECOND, partnerId: 'second-lab', scopes: [Scopes.ingestFhir], rateLimit: 100000, rateWindowSeconds: 60 });
 });
 afterAll(async () => {
