@@ -6,33 +6,23 @@
  * report can run: no chart writer (ChartStore: notes, merges are HL7 ADT/MDM intake's), no form intake.
  */
 import { dynamoDbClient } from '../aws/clients';
-import { ContainerCache } from '../aws/container-cache';
 import { ChartItemReader } from '../chart/chart-reader';
 import { tableName } from '../dynamo/table-names';
+import { intakeAuthorities } from '../intake/authority-wiring';
 import { HeldRecordHolder } from '../intake/held-records';
 import { MrnIndex } from '../intake/mrn-index';
 import { PartnerIdentityStore } from '../intake/partner-identities';
-import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access-records';
-import { AuthorityOwnerReader } from '../keys/authority-owner-reader';
-import { chartAssigningAuthority } from '../keys/chart-authority';
 import { IdempotencyStore } from '../results/idempotency';
 import { receiveDependencies } from '../results/result-wiring';
 import type { LabReportEntryDependencies } from './lab-report-entries';
 import { labReportEntries } from './lab-report-entries';
 import type { FhirIntakeDependencies } from './receive-fhir';
 
-/** Authority owners, kept for the container's life under the access-record bound (lib/keys/access-records.ts), as HL7 intake keeps them. */
-const authorityOwners = new ContainerCache<CachedAuthorityOwners>();
-
 /** What a DiagnosticReport entry reads and writes, with the idempotency table of the request. */
 export function labReportEntryDependencies(): LabReportEntryDependencies & { idempotency: IdempotencyStore } {
   const db = dynamoDbClient();
   const chart = new ChartItemReader(db, tableName('chart'));
   const labResults = receiveDependencies();
-  const owners = authorityOwners.get(
-    [db, tableName('keys'), accessRecordMaxAgeSeconds()],
-    ([client, table, age]) => new CachedAuthorityOwners(new AuthorityOwnerReader(client, table), age),
-  );
   return {
     keys: labResults.keys,
     labResults,
@@ -41,10 +31,7 @@ export function labReportEntryDependencies(): LabReportEntryDependencies & { ide
     chart: { getPatient: (patientId) => chart.getPatient(patientId) },
     identities: new PartnerIdentityStore(db, tableName('chart')),
     held: new HeldRecordHolder(db, tableName('chart')),
-    authorities: {
-      chart: chartAssigningAuthority(),
-      ownerOf: (authority) => owners.ownerOf(authority, new Date()),
-    },
+    authorities: intakeAuthorities(db),
   };
 }
 

@@ -10,10 +10,7 @@ import { ChartNoteWriter } from '../chart/chart-note-writer';
 import { MrnIndex } from './mrn-index';
 import type { ChartPatientIndex } from '../chart/chart-import';
 import type { Patient } from '../chart/types';
-import { accessRecordMaxAgeSeconds, CachedAuthorityOwners } from '../keys/access-records';
-import { ContainerCache } from '../aws/container-cache';
-import { AuthorityOwnerReader } from '../keys/authority-owner-reader';
-import { chartAssigningAuthority } from '../keys/chart-authority';
+import { intakeAuthorities } from './authority-wiring';
 import { HeldRecordHolder } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
 import { chartIdentifierKey } from './patient-resolution';
@@ -33,17 +30,10 @@ export function ownNames(): { ownApplication: string; ownFacility: string } {
   };
 }
 
-/** Authority owners, kept for the container's life under the access-record bound (lib/keys/access-records.ts). */
-const authorityOwners = new ContainerCache<CachedAuthorityOwners>();
-
 export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
   const db = dynamoDbClient();
   const chart = new ChartNoteWriter(db, tableName('chart'));
   const labResults = receiveDependencies();
-  const owners = authorityOwners.get(
-    [db, tableName('keys'), accessRecordMaxAgeSeconds()],
-    ([client, table, age]) => new CachedAuthorityOwners(new AuthorityOwnerReader(client, table), age),
-  );
   return {
     keys: labResults.keys,
     labResults,
@@ -59,10 +49,7 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
     },
     identities: new PartnerIdentityStore(db, tableName('chart')),
     held: new HeldRecordHolder(db, tableName('chart')),
-    authorities: {
-      chart: chartAssigningAuthority(),
-      ownerOf: (authority) => owners.ownerOf(authority, new Date()),
-    },
+    authorities: intakeAuthorities(db),
   };
 }
 
