@@ -339,6 +339,46 @@ export interface LabTestSummary {
 }
 
 /**
+ * The optional fields of a lab test (LabTestSummary beyond testName and result), by kind: one list the
+ * result writer keeps in the summary (lib/results/result-writer.ts) and the exports copy from a stored
+ * version (lib/exports/lab-result-export.ts), so a field added to the model is added once.
+ */
+export const LAB_TEST_TEXT_FIELDS = [
+  'units',
+  'referenceRange',
+  'code',
+  'codeSystem',
+  'valueType',
+  'numericValue',
+  'unitsCode',
+  'referenceRangeUnits',
+  'referenceRangeUnitsCode',
+  'observationStatus',
+  'observedAt',
+  'analyzedAt',
+  'subId',
+  'observedEndAt',
+  'reportedAt',
+  'performingOrganization',
+  'testNameFrom',
+  'codeDisplay',
+] as const satisfies ReadonlyArray<keyof LabTestSummary>;
+export const LAB_TEST_OBJECT_FIELDS = [
+  'alternateCode',
+  'structuredNumeric',
+  'codedValue',
+  'codedValueAlternate',
+  'performingOrganizationIdentifier',
+  'performingOrganizationAddress',
+  'performingOrganizationDirector',
+  'referenceRangeType',
+  'referenceRangeAge',
+] as const satisfies ReadonlyArray<keyof LabTestSummary>;
+export const LAB_TEST_LIST_FIELDS = ['textLines', 'abnormalFlags', 'comments', 'referenceRangeAppliesTo'] as const satisfies ReadonlyArray<
+  keyof LabTestSummary
+>;
+
+/**
  * True for a test the lab identified by its alternate code only (OBX-3 `^^^99717-5^Accession Number^L`:
  * CWE-1..3 empty): intake names it by the alternate's text (else code) and sends no `code`. The exports
  * keep it as sent (issue 27 K5): OBX-3.1-3 empty with the alternate in OBX-3.4-6, FHIR `code.coding`

@@ -10,7 +10,7 @@
  * so a second partner can neither read it nor learn that it exists.
  */
 import type { ChartRecordReader } from '../chart/chart-reader';
-import type { LabOrder, LabTestSummary } from '../chart/types';
+import { LAB_TEST_LIST_FIELDS, LAB_TEST_OBJECT_FIELDS, LAB_TEST_TEXT_FIELDS, type LabOrder, type LabTestSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import { encodeLabResultExport, type LabReportInput } from '../hl7';
 import type { Principal } from '../keys/access-decision';
@@ -34,39 +34,8 @@ export interface LabResultExport {
   patientId?: string;
 }
 
-/** The optional fields of a test (issue 27) the exports read, copied when present. */
-const OPTIONAL_TEST_FIELDS = [
-  'units',
-  'referenceRange',
-  // OBX-7 is left out when the range is in other units than OBX-6 (lib/hl7/observations.ts)
-  'referenceRangeUnits',
-  'referenceRangeUnitsCode',
-  'code',
-  'codeSystem',
-  'alternateCode',
-  'valueType',
-  'numericValue',
-  'structuredNumeric',
-  'codedValue',
-  'codedValueAlternate',
-  'textLines',
-  'unitsCode',
-  'abnormalFlags',
-  'observationStatus',
-  'observedAt',
-  'analyzedAt',
-  'subId',
-  'performingOrganization',
-  'performingOrganizationIdentifier',
-  'performingOrganizationAddress',
-  'performingOrganizationDirector',
-  'referenceRangeType',
-  'referenceRangeAppliesTo',
-  'referenceRangeAge',
-  'comments',
-  'testNameFrom',
-  'codeDisplay',
-] as const satisfies ReadonlyArray<keyof LabTestSummary>;
+/** The optional fields of a test (lib/chart/types.ts), copied when present (OBX-7 is left out when the range is in other units than OBX-6: lib/hl7/observations.ts). */
+const OPTIONAL_TEST_FIELDS = [...LAB_TEST_TEXT_FIELDS, ...LAB_TEST_OBJECT_FIELDS, ...LAB_TEST_LIST_FIELDS];
 
 /**
  * A stored test as the exports read it: the spec's fields and every optional field of the lab model

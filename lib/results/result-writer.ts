@@ -29,7 +29,14 @@ import {
 import type { ResultDocumentWriter } from './documents';
 import { sealRecord } from './sealed-record';
 import { RESULTS_DEPENDENCY, ResultItems, getVersionRecord, resultPk, versionRank } from './result-items';
-import { LAB_DOCUMENT_INLINE_MAX_BYTES, type LabDocumentSummary, type LabOrder, type LabTestSummary } from '../chart/types';
+import {
+  LAB_DOCUMENT_INLINE_MAX_BYTES,
+  LAB_TEST_OBJECT_FIELDS,
+  LAB_TEST_TEXT_FIELDS,
+  type LabDocumentSummary,
+  type LabOrder,
+  type LabTestSummary,
+} from '../chart/types';
 import type { AcceptedSubmission, LabReport, LabResultStatus, LabResultSubmission, LabTestResult, VersionRecord } from './types';
 
 export const REPORT_INLINE_MAX_BYTES = 16 * 1024;
@@ -80,44 +87,12 @@ function withoutSummary(record: VersionRecord): VersionRecord {
   return rest;
 }
 
-const TEST_TEXT_FIELDS = [
-  'units',
-  'referenceRange',
-  'code',
-  'codeSystem',
-  'valueType',
-  'numericValue',
-  'unitsCode',
-  'referenceRangeUnits',
-  'referenceRangeUnitsCode',
-  'observationStatus',
-  'observedAt',
-  'analyzedAt',
-  'subId',
-  'observedEndAt',
-  'reportedAt',
-  'performingOrganization',
-  'testNameFrom',
-  'codeDisplay',
-] as const;
-const TEST_OBJECT_FIELDS = [
-  'alternateCode',
-  'structuredNumeric',
-  'codedValue',
-  'codedValueAlternate',
-  'performingOrganizationIdentifier',
-  'performingOrganizationAddress',
-  'performingOrganizationDirector',
-  'referenceRangeType',
-  'referenceRangeAge',
-] as const;
-
 /** One test as the summary keeps it: the model's fields only (extras stay in the submission), whole. */
 function summaryTest(r: LabTestResult): LabTestSummary {
   const out: LabTestSummary = { testName: r.testName, result: r.result };
   const fields = out as unknown as Record<string, unknown>;
-  for (const key of TEST_TEXT_FIELDS) if (typeof r[key] === 'string') fields[key] = r[key];
-  for (const key of TEST_OBJECT_FIELDS) if (isObject(r[key])) fields[key] = r[key];
+  for (const key of LAB_TEST_TEXT_FIELDS) if (typeof r[key] === 'string') fields[key] = r[key];
+  for (const key of LAB_TEST_OBJECT_FIELDS) if (isObject(r[key])) fields[key] = r[key];
   const textLines = stringsOf(r.textLines);
   if (textLines) out.textLines = textLines;
   const flags = normaliseAbnormalFlags(r.abnormalFlags);
