@@ -26,31 +26,12 @@ import { Env } from '../../lib/config/service';
 import { isPlainIdentifier, shortIdentifier, IDENTIFIER_LENGTH } from '../../lib/hl7/identifiers';
 import { parseHl7Message, repetitionsOf, valueAt, type ParsedMessage, type ParsedSegment } from '../../lib/hl7/parser';
 import type { LocalStack } from '../../lib/local/stack';
+import { SAMPLES, SAMPLE_FILES } from '../hl7/lab-oru-samples';
 import { call, startTestStack } from '../support/local-stack';
 import { usCoreLabViolations } from '../fhir-profiles/profile-checker';
 
 jest.setTimeout(180_000);
 
-const SAMPLES = join(__dirname, '..', 'hl7', 'samples');
-const SAMPLE_FILES = [
-  'cdcgov-trusted-intermediary/CA__003_CA_ORU_R01_CDPH_produced_3_hl7_translation_final.hl7',
-  'cdcgov-trusted-intermediary/CA__004_CA_ORU_R01_CDPH_produced_0_initial_message.hl7',
-  'cdcgov-trusted-intermediary/CA__006_CA_ORU_R01_UCSD2024-07-11-16-02-17-749_0_initial_message.hl7',
-  'cdcgov-trusted-intermediary/CA__020_CA_ORU_R01_CDPH_OBX_to_LOINC_0_initial_message.hl7',
-  'cdcgov-trusted-intermediary/Epic__002_Epic_ORU_R01.hl7',
-  'cdcgov-trusted-intermediary/LA__003_LA_ORU_R01_NBS_obr_flatten_0_initial_message.hl7',
-  'cdcgov-trusted-intermediary/LA__004_LA_ORU_R01_NBS_obr_flatten_2_0_initial_message.hl7',
-  'cdcgov-trusted-intermediary/MN__004_MN_ORU_R01_NBS_0_initial_message.hl7',
-  'cdcgov-trusted-intermediary/Natus__002_Natus_ORU_R01_NBS.hl7',
-  'cdcgov-trusted-intermediary/Natus__003_Natus_ORU_R01_NBS.hl7',
-  'cdcgov-trusted-intermediary/Natus__004_Natus_ORU_R01_NBS.hl7',
-  'cdcgov-trusted-intermediary/NewSTEPs__002_NewSTEPs_ORU_R01.hl7',
-  'cdcgov-trusted-intermediary/Oracle__004_Oracle_ORU_R01.hl7',
-  'cdcgov-trusted-intermediary/TN__001_TN_ORU_R01_LRI.hl7',
-  'cdcgov-trusted-intermediary/TX__002_TX_ORU_R01.hl7',
-  'cdcgov-trusted-intermediary/Test__Results__002_AL_ORU_R01_NBS_Fully_Populated_0_initial_message.hl7',
-  'python-hl7/oru-r01-ghh-lab-2.4.hl7',
-];
 const PATIENT = 'demo-patient-1';
 const CHART_PID = 'PID|1||DEMO-000001^^^DEMO-HOSP^MR||Sample^Alex||19800412|F';
 
