@@ -34,6 +34,7 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/results/result-items.ts': 'results',
   'lib/results/idempotency.ts': 'idempotency',
   'lib/keys/api-key-store.ts': 'keys',
+  'lib/keys/keys-table-scan.ts': 'keys',
   'lib/keys/authority-owner-reader.ts': 'keys',
   'lib/keys/rate-limiter.ts': 'rateLimit',
   'lib/audit/audit-trail.ts': 'audit',

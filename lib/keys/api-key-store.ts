@@ -1,7 +1,8 @@
-import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '../aws/attribute-values';
 import type { ApiKeyRecord, KeyStatus, PartnerPolicy, PartnerRecord } from './api-key';
 import { AuthorityOwnerReader } from './authority-owner-reader';
+import { scanKeysTableKinds } from './keys-table-scan';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const partnerPk = (partnerId: string) => `PARTNER#${partnerId}`;
@@ -230,22 +231,7 @@ export class ApiKeyStore {
     return (await this.listKeys()).find((k) => k.keyId === keyId);
   }
 
-  private async scan(type: 'key' | 'partner' | 'authority'): Promise<Array<Record<string, AttributeValue>>> {
-    const items: Array<Record<string, AttributeValue>> = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await this.db.send(
-        new ScanCommand({
-          TableName: this.table,
-          ExclusiveStartKey: start,
-          FilterExpression: '#t = :t',
-          ExpressionAttributeNames: { '#t': 'kind' },
-          ExpressionAttributeValues: marshall({ ':t': type }),
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
+  private scan(kind: 'key' | 'partner'): Promise<Array<Record<string, AttributeValue>>> {
+    return scanKeysTableKinds(this.db, this.table, [kind]);
   }
 }

@@ -16,8 +16,9 @@
  * partner's own lists are what intake checks, and a list entry is only written after its claim).
  * A separate class from ApiKeyStore so the authorizer's and intake's bundles do not carry it.
  */
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '../aws/attribute-values';
+import { scanKeysTableKinds } from './keys-table-scan';
 import { normaliseAuthority } from '../chart/identifiers';
 import type { PartnerRecord } from './api-key';
 
@@ -146,24 +147,11 @@ export class IdentityClaimStore {
   /** Every claim of every kind (a scan: the keys table is small; CLI only), by kind then id. */
   async list(): Promise<IdentityClaim[]> {
     const claims: IdentityClaim[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await this.db.send(
-        new ScanCommand({
-          TableName: this.table,
-          ExclusiveStartKey: start,
-          FilterExpression: '#t IN (:a, :s, :f)',
-          ExpressionAttributeNames: { '#t': 'kind' },
-          ExpressionAttributeValues: marshall({ ':a': 'authority', ':s': 'sender', ':f': 'formSource' }),
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const record = unmarshall(item) as Record<string, unknown> & { kind: IdentityKind; partnerId: string };
-        const id = record[IdentityNamespaces[record.kind].attribute];
-        if (typeof id === 'string') claims.push({ kind: record.kind, id, partnerId: record.partnerId });
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
+    for (const item of await scanKeysTableKinds(this.db, this.table, IDENTITY_KINDS)) {
+      const record = unmarshall(item) as Record<string, unknown> & { kind: IdentityKind; partnerId: string };
+      const id = record[IdentityNamespaces[record.kind].attribute];
+      if (typeof id === 'string') claims.push({ kind: record.kind, id, partnerId: record.partnerId });
+    }
     return claims.sort((a, b) => IDENTITY_KINDS.indexOf(a.kind) - IDENTITY_KINDS.indexOf(b.kind) || a.id.localeCompare(b.id));
   }
 }
