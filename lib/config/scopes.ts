@@ -15,6 +15,10 @@ export const Scopes = {
   exportFhir: 'interop:export:fhir',
   /** FHIR R4 intake: DiagnosticReport (lab results), QuestionnaireResponse (forms), transaction/batch Bundles */
   ingestFhir: 'interop:ingest:fhir',
+  /** read back the lab results this partner sent, and only those (no export scope; docs/write-authority.md) */
+  readOwnResults: 'interop:read:own-results',
+  /** the accounting of disclosures of a patient (the clinic's privacy reviewers; staff only) */
+  disclosuresRead: 'interop:disclosures:read',
 } as const;
 export type Scope = (typeof Scopes)[keyof typeof Scopes];
 export const ALL_SCOPES: readonly Scope[] = /* @__PURE__ */ Object.values(Scopes);
@@ -23,4 +27,4 @@ export const ALL_SCOPES: readonly Scope[] = /* @__PURE__ */ Object.values(Scopes
  * holding one are issued only to `internal` partners (`npm run keys` refuses otherwise) and the
  * access decision refuses them for any other partner (403), even if a record was written by hand.
  */
-export const STAFF_ONLY_SCOPES: readonly Scope[] = [Scopes.inboxRead, Scopes.inboxReview];
+export const STAFF_ONLY_SCOPES: readonly Scope[] = [Scopes.inboxRead, Scopes.inboxReview, Scopes.disclosuresRead];

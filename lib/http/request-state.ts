@@ -3,6 +3,8 @@ import type { HttpRoute } from '../config/service';
 import type { AccessDecision, Principal } from '../keys/access-decision';
 import type { RateLimitState } from '../keys/rate-limiter';
 import type { AuditEvent } from '../audit/audit-trail';
+import type { PatientReach } from '../relationships/patient-access';
+import type { PurposeOfUse } from '../relationships/relationships';
 
 /** What the pipeline learns about a request before the endpoint's own code runs. */
 export interface RequestState {
@@ -18,6 +20,10 @@ export interface RequestState {
   principal?: Principal;
   /** what this request touched, for the audit trail (set through `audit()`) */
   auditEvent?: AuditEvent;
+  /** the purpose of use the caller named (`x-purpose-of-use`, HL7 v3 PurposeOfUse), when it named one */
+  purposeOfUse?: PurposeOfUse;
+  /** the patient read this request was allowed, with its relationship (lib/http/patient-gate.ts) */
+  patientReach?: PatientReach & { patientId: string };
 }
 
 /** A request as the endpoint code sees it: the principal is known and allowed. */

@@ -6,7 +6,9 @@ import {
   partnerKind,
   DEFAULT_RATE_LIMIT,
   DEFAULT_RATE_WINDOW_SECONDS,
+  partnerPatientAccess,
   type Hl7Profile,
+  type PatientAccess,
   type PartnerRecord,
 } from './api-key';
 import type { AccessRecords } from './access-records';
@@ -27,6 +29,11 @@ export interface Principal {
   hl7Profile?: Hl7Profile;
   /** the partner's IANA time zone for HL7 time stamps without an offset (absent: UTC; PartnerRecord.timeZone) */
   timeZone?: string;
+  /**
+   * which chart patients the partner may read (PartnerRecord.patientAccess); absent in decisions
+   * encoded by older authorizers, read as `related` (fail closed: lib/relationships/patient-access.ts)
+   */
+  patientAccess?: PatientAccess;
   /** set when a signed-in staff member (not an API key) is calling: named in the audit trail */
   staff?: { subject: string; username: string };
 }
@@ -124,6 +131,7 @@ export async function decideAccess(
     receivingFacility: partner?.receivingFacility,
     ...(partner?.hl7Profile ? { hl7Profile: partner.hl7Profile } : {}),
     ...(partner?.timeZone ? { timeZone: partner.timeZone } : {}),
+    patientAccess: partnerPatientAccess(partner),
   };
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this API key', principal, rateLimit };
   if (!partner || partner.policy !== 'active')

@@ -32,6 +32,14 @@ export const PARTNER_KINDS: readonly PartnerKind[] = ['external', 'internal'];
 export type PartnerTier = 'standard' | 'high';
 export const PARTNER_TIERS: readonly PartnerTier[] = ['standard', 'high'];
 export const DEFAULT_PARTNER_TIER: PartnerTier = 'standard';
+/**
+ * Which chart patients a partner may read (docs/write-authority.md, "Relationships"):
+ * `related`: only patients it has a holding relationship with (lib/relationships); the default for
+ * new external partners. `all`: every chart patient, for the organisation's own downstream systems.
+ * Writes always need a relationship, whatever this says.
+ */
+export type PatientAccess = 'related' | 'all';
+export const PATIENT_ACCESS_VALUES: readonly PatientAccess[] = ['related', 'all'];
 
 export interface ApiKeyRecord {
   keyHash: string;
@@ -130,9 +138,14 @@ export interface PartnerRecord {
   kind?: PartnerKind;
   /** default 'standard' (see `partnerTier`) */
   tier?: PartnerTier;
+  /** absent on records written before relationships: `all` (see `partnerPatientAccess`; `npm run partners -- patient-access` lists them) */
+  patientAccess?: PatientAccess;
 }
 
 export const partnerKind = (partner: Pick<PartnerRecord, 'kind'> | undefined): PartnerKind => (partner?.kind === 'internal' ? 'internal' : 'external');
+/** A stored partner without `patientAccess` predates relationships and keeps `all` until an operator changes it. */
+export const partnerPatientAccess = (partner: Pick<PartnerRecord, 'patientAccess'> | undefined): PatientAccess =>
+  partner?.patientAccess === 'related' ? 'related' : 'all';
 export const partnerTier = (partner: Pick<PartnerRecord, 'tier'> | undefined): PartnerTier => (partner?.tier === 'high' ? 'high' : DEFAULT_PARTNER_TIER);
 
 /** Whether a key is usable at `now`: active and not past a rotation's overlap. */

@@ -59,6 +59,8 @@ export async function decideStaffAccess(
     partnerId: STAFF_PARTNER_ID,
     scopes: staffScopes(identity),
     allowedSenderIds: [],
+    // the clinic's own reviewers: the inbox shows every partner's records for every chart patient
+    patientAccess: 'all',
     staff: { subject: identity.subject, username: identity.username },
   };
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this staff member', principal, rateLimit };
