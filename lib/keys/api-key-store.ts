@@ -23,6 +23,7 @@ export type PartnerUpdate = Partial<
     | 'rateLimit'
     | 'rateWindowSeconds'
     | 'timeZone'
+    | 'patientAccess'
     | 'hl7Profile'
   >
 >;

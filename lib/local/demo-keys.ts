@@ -12,6 +12,8 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     partnerId: 'demo-ehr',
     name: 'Demo EHR',
     policy: 'active',
+    // the organisation's own downstream EHR: every chart patient (documented in the README)
+    patientAccess: 'all',
     rateLimit: 1000,
     rateWindowSeconds: 60,
     allowedSenderIds: [],
@@ -23,6 +25,7 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     partnerId: 'demo-lab',
     name: 'Demo Lab',
     policy: 'active',
+    patientAccess: 'related',
     rateLimit: 1000,
     rateWindowSeconds: 60,
     allowedSenderIds: ['demo-lab', 'DEMO-LAB-LIS'],
@@ -35,6 +38,7 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     partnerId: 'demo-ehr-oru',
     name: 'Demo EHR taking single ORU messages',
     policy: 'active',
+    patientAccess: 'all',
     rateLimit: 1000,
     rateWindowSeconds: 60,
     allowedSenderIds: [],
@@ -46,14 +50,32 @@ export const DEMO_PARTNERS: PartnerRecord[] = [
     partnerId: 'demo-forms',
     name: 'Demo Forms',
     policy: 'active',
+    patientAccess: 'related',
     rateLimit: 1000,
     rateWindowSeconds: 60,
     allowedSenderIds: [],
     allowedFormSourceIds: ['demo-form-tool', 'demo-forms'],
   },
-  { partnerId: 'demo-staff', name: 'Demo Interop Staff', policy: 'active', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [], kind: 'internal' },
+  {
+    partnerId: 'demo-staff',
+    name: 'Demo Interop Staff',
+    policy: 'active',
+    rateLimit: 1000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: [],
+    kind: 'internal',
+    patientAccess: 'all',
+  },
   // no sender ids: a wildcard ('*', as stored by stacks seeded before sender id claims) would cover every partner's
-  { partnerId: 'demo-blocked', name: 'Demo Blocked Partner', policy: 'blocked', rateLimit: 1000, rateWindowSeconds: 60, allowedSenderIds: [] },
+  {
+    partnerId: 'demo-blocked',
+    name: 'Demo Blocked Partner',
+    policy: 'blocked',
+    rateLimit: 1000,
+    rateWindowSeconds: 60,
+    allowedSenderIds: [],
+    patientAccess: 'related',
+  },
 ];
 
 export interface DemoKey {
@@ -101,6 +123,9 @@ export async function loadDemoKeys(store: ApiKeyStore, now: Date): Promise<{ par
     const stored = created ? partner : await store.getPartner(partner.partnerId);
     // a demo partner stored before partners had authorities: the demo's, where no one else owns them
     const migrate = !created && stored !== undefined && stored.assigningAuthorities === undefined;
+    // a demo partner stored before relationships: the seed's patient access
+    if (!created && stored !== undefined && stored.patientAccess === undefined && partner.patientAccess !== undefined)
+      await store.updatePartner(partner.partnerId, { patientAccess: partner.patientAccess });
     const authorities = migrate ? (partner.assigningAuthorities ?? []) : (stored?.assigningAuthorities ?? []);
     const claimed: string[] = [];
     for (const authority of authorities) if ((await claims.claim('authority', authority, partner.partnerId, now)).claimed) claimed.push(authority);

@@ -16,6 +16,7 @@ import { resetClients } from '../aws/clients';
 import { ApiKeyStore } from '../keys/api-key-store';
 import { ensureTables } from './dynamo-tables';
 import { loadDemoKeys } from './demo-keys';
+import { loadDemoRelationships } from './demo-relationships';
 import { startApiServer, type ApiServer } from './api-gateway';
 import { startKmsServer } from './kms-server';
 import { ChartStore } from '../chart/chart-store';
@@ -184,6 +185,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         // and the HL7 intake's MRN index (PID-3 -> chart patient), as the import CLI does
         const mrnIndex = new MrnPatientIndex(() => receiveDependencies().keys(), new MrnIndex(db, tables.chart));
         await loadDemoChart(new ChartPatientWriter(new ChartStore(db, tables.chart), forms, () => now, [mrnIndex]));
+        await loadDemoRelationships({ db, table: tables.chart }, now);
       } finally {
         kms.destroy();
       }
