@@ -32,7 +32,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { AuthorizerFunction, BackgroundFunctions, Env, HttpEndpoints, Queues, Tables, type ResourceNeeds } from '../lib/config/service';
+import { AuthorizerFunction, BackgroundFunctions, Env, HttpEndpoints, Queues, routeScopes, Tables, type ResourceNeeds } from '../lib/config/service';
 import { ownCodeAllowance, OwnCodeBudgets, weighBundle } from '../lib/config/bundle-budgets';
 import { LAMBDA_BUNDLE_OPTIONS, functionNames } from '../scripts/build';
 import { sdkPackages } from '../scripts/sdk-packages';
@@ -204,7 +204,10 @@ export function coldEvent(name: string): unknown {
     const key: BenchKey = scenario?.key ?? { secret: 'bench-cold-start-key', partnerId: 'demo-staff', scopes: [] };
     const spec = scenario?.request(0) ?? { pathParameters: placeholderPathParameters(endpoint.path), query: COLD_START_QUERIES[name] };
     const event = proxyEvent(endpoint, spec, key.secret);
-    event.requestContext.authorizer = { ...allowContext({ ...key, scopes: [...new Set([...key.scopes, endpoint.scope])] }), principalId: 'key_bench' };
+    event.requestContext.authorizer = {
+      ...allowContext({ ...key, scopes: [...new Set([...key.scopes, ...routeScopes(endpoint)])] }),
+      principalId: 'key_bench',
+    };
     return event;
   }
   switch (name) {

@@ -14,7 +14,13 @@ export interface HttpRoute {
   method: 'GET' | 'POST';
   /** API Gateway resource path, `{param}` for path parameters */
   path: string;
-  scope: Scope;
+  /**
+   * The scope a caller must hold; a list is any-of (a key holding one of them passes; the
+   * endpoint's code then reads what that scope reaches: e.g. the lab result export and the FHIR
+   * DiagnosticReport reads take an export scope or interop:read:own-results). Read it through
+   * {@link routeScopes} / {@link holdsRouteScope}.
+   */
+  scope: Scope | readonly Scope[];
   /**
    * Served without a key or token (the staff page's static files): the authorizer counts the
    * request against the anonymous limit of the caller's address and never checks `scope`.
@@ -321,6 +327,16 @@ const ROUTES = [
   receiveFhirQuestionnaireResponseRoute,
   fhirRouteNotFoundRoute,
 ] as const;
+
+/** The scopes of a route, any one of which lets a caller in (one for most routes). */
+export function routeScopes(route: Pick<HttpRoute, 'scope'>): readonly Scope[] {
+  return typeof route.scope === 'string' ? [route.scope] : route.scope;
+}
+
+/** Whether scopes held include one of the route's. */
+export function holdsRouteScope(held: readonly Scope[], route: Pick<HttpRoute, 'scope'>): boolean {
+  return routeScopes(route).some((scope) => held.includes(scope));
+}
 
 /** The name of a route of the list (functions/<name>.ts). */
 export type EndpointName = (typeof ROUTES)[number]['name'];

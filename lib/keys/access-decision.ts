@@ -65,8 +65,19 @@ export interface AccessRequest {
   /** every value of the x-api-key header the request carried */
   apiKeys: string[];
   sourceIp: string;
-  requiredScope: Scope | undefined;
+  /** the route's scope; a list is any-of (lib/config/routes.ts HttpRoute.scope) */
+  requiredScope: Scope | readonly Scope[] | undefined;
   now: Date;
+}
+
+/** A route's required scope as a list (any-of); undefined: no route. */
+export function requiredScopeList(required: Scope | readonly Scope[] | undefined): readonly Scope[] | undefined {
+  return required === undefined ? undefined : typeof required === 'string' ? [required] : required;
+}
+
+/** How a missing scope is named: `interop:export:hl7`, or `interop:export:hl7 or interop:read:own-results` for an any-of route. */
+export function scopeListText(required: readonly Scope[]): string {
+  return required.join(' or ');
 }
 
 export interface AnonymousLimit {
@@ -84,8 +95,9 @@ const printableAscii = /^[\x21-\x7e]+$/;
  *    past its rotation overlap)
  *    -> counted against the caller's address (anonymous limit) -> 429 past it, else 401;
  * 2. a known key -> counted against the key -> 429 past its limit;
- * 3. partner blocked by policy, key lacking the endpoint's scope, or a staff-only scope used by a
- *    key of a partner that is not `internal` -> 403;
+ * 3. partner blocked by policy, key lacking the endpoint's scope (every one of them, for a route
+ *    taking any of several), or a staff-only scope used by a key of a partner that is not
+ *    `internal` (when that is the only scope of the route the key holds) -> 403;
  * 4. otherwise allow.
  * `deps.keys` may answer from the container's copy of a record (lib/keys/access-records.ts: at most
  * 10 s old, judged by `request.now`), so a key or partner change applies within that bound.
@@ -136,17 +148,21 @@ export async function decideAccess(
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this API key', principal, rateLimit };
   if (!partner || partner.policy !== 'active')
     return { outcome: AccessOutcomes.forbidden, reason: 'the partner of this API key is blocked by policy', principal, rateLimit };
-  if (request.requiredScope && !principal.scopes.includes(request.requiredScope)) {
-    return { outcome: AccessOutcomes.forbidden, reason: `this API key lacks the scope ${request.requiredScope}`, principal, rateLimit };
+  const required = requiredScopeList(request.requiredScope);
+  const granting = required?.filter((scope) => principal.scopes.includes(scope)) ?? [];
+  if (required && required.length > 0 && granting.length === 0) {
+    return { outcome: AccessOutcomes.forbidden, reason: `this API key lacks the scope ${scopeListText(required)}`, principal, rateLimit };
   }
-  if (request.requiredScope && STAFF_ONLY_SCOPES.includes(request.requiredScope) && partnerKind(partner) !== 'internal') {
+  // a staff-only scope lets only an internal partner in; another scope of the route the key holds still may
+  const staffOnlyGrant = granting.length > 0 && granting.every((scope) => STAFF_ONLY_SCOPES.includes(scope));
+  if (staffOnlyGrant && partnerKind(partner) !== 'internal') {
     return {
       outcome: AccessOutcomes.forbidden,
-      reason: `the scope ${request.requiredScope} is for the clinic's own staff; this API key's partner is not internal`,
+      reason: `the scope ${granting[0]} is for the clinic's own staff; this API key's partner is not internal`,
       principal,
       rateLimit,
     };
   }
-  if (!request.requiredScope) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };
+  if (!required || required.length === 0) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };
   return { outcome: AccessOutcomes.allow, reason: 'ok', principal, rateLimit };
 }

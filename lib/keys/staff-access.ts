@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Scopes, type Scope } from '../config/service';
-import { AccessOutcomes, effectiveScopes, type AccessDecision, type AnonymousLimit, type Principal } from './access-decision';
+import { AccessOutcomes, effectiveScopes, requiredScopeList, scopeListText, type AccessDecision, type AnonymousLimit, type Principal } from './access-decision';
 import type { SlidingWindowRateLimiter } from './rate-limiter';
 import { REVIEWER_GROUP, StaffTokenInvalidError, type StaffIdentity, type StaffTokenVerifier } from './staff-token';
 
@@ -29,7 +29,8 @@ export function staffKeyId(subject: string): string {
 export interface StaffAccessRequest {
   bearerToken: string;
   sourceIp: string;
-  requiredScope: Scope | undefined;
+  /** the route's scope; a list is any-of */
+  requiredScope: Scope | readonly Scope[] | undefined;
   now: Date;
 }
 
@@ -64,12 +65,12 @@ export async function decideStaffAccess(
     staff: { subject: identity.subject, username: identity.username },
   };
   if (rateLimit.exceeded) return { outcome: AccessOutcomes.rateLimited, reason: 'rate limit exceeded for this staff member', principal, rateLimit };
-  if (!request.requiredScope) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };
-  if (!principal.scopes.includes(request.requiredScope)) {
-    const reason =
-      request.requiredScope === Scopes.inboxReview
-        ? `routing a packet needs membership of the group ${REVIEWER_GROUP}`
-        : `staff sign-in does not grant the scope ${request.requiredScope}`;
+  const required = requiredScopeList(request.requiredScope);
+  if (!required || required.length === 0) return { outcome: AccessOutcomes.forbidden, reason: 'no such route', principal, rateLimit };
+  if (!required.some((scope) => principal.scopes.includes(scope))) {
+    const reason = required.includes(Scopes.inboxReview)
+      ? `routing a packet needs membership of the group ${REVIEWER_GROUP}`
+      : `staff sign-in does not grant the scope ${scopeListText(required)}`;
     return { outcome: AccessOutcomes.forbidden, reason, principal, rateLimit };
   }
   return { outcome: AccessOutcomes.allow, reason: 'ok', principal, rateLimit };

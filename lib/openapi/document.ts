@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { HttpEndpoints, type HttpEndpoint } from '../config/service';
+import { HttpEndpoints, routeScopes, type HttpEndpoint } from '../config/service';
 import { HL7_MEDIA_TYPE } from '../http/hl7-negotiation';
 import { PROBLEM_CONTENT_TYPE } from '../http/middleware/http-responses';
 import { PROBLEM_TYPE_BASE, ProblemTypes, type ProblemKind } from '../http/problem';
@@ -222,12 +222,15 @@ const commonProblems: Record<number, ProblemDoc> = {
 
 /** Inbox operations also accept a signed-in staff member's ID token (the authorizer checks it). */
 function staffMay(endpoint: HttpEndpoint): boolean {
-  return endpoint.scope.startsWith('interop:inbox:');
+  return routeScopes(endpoint).some((scope) => scope.startsWith('interop:inbox:'));
 }
 
 export function securityFor(endpoint: HttpEndpoint): Json[] {
   if (endpoint.anonymous) return [];
-  return staffMay(endpoint) ? [{ apiKey: [endpoint.scope] }, { staffIdToken: [endpoint.scope] }] : [{ apiKey: [endpoint.scope] }];
+  // OpenAPI security: alternatives are separate requirement objects (any one satisfies)
+  const scopes = routeScopes(endpoint);
+  const byKey = scopes.map((scope) => ({ apiKey: [scope] }));
+  return staffMay(endpoint) ? [...byKey, ...scopes.map((scope) => ({ staffIdToken: [scope] }))] : byKey;
 }
 
 /** Refusals every endpoint gives the same way: one shared response each (an endpoint may override). */
@@ -270,10 +273,12 @@ function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
     summary: doc.summary,
     description: endpoint.anonymous
       ? `${doc.description}\n\nNo key or token needed.`
-      : `${doc.description}\n\nRequired scope: \`${endpoint.scope}\`${staffMay(endpoint) ? ' (or a staff ID token)' : ''}.`,
+      : `${doc.description}\n\nRequired scope: ${routeScopes(endpoint)
+          .map((scope) => `\`${scope}\``)
+          .join(' or ')}${staffMay(endpoint) ? ' (or a staff ID token)' : ''}.`,
     tags: [doc.tag],
     security: securityFor(endpoint),
-    ...(endpoint.anonymous ? {} : { 'x-required-scope': endpoint.scope }),
+    ...(endpoint.anonymous ? {} : { 'x-required-scope': routeScopes(endpoint).join(' ') }),
     parameters,
   };
   if (doc.hl7RequestBody) {

@@ -1,3 +1,4 @@
+import { holdsRouteScope, routeScopes } from '../../config/routes';
 import { HttpProblem } from '../problem';
 import { requestState, type MiddyRequest } from '../request-state';
 
@@ -24,8 +25,8 @@ export function accessControl() {
         default:
           throw new HttpProblem('unauthenticated', 'unrecognised access decision');
       }
-      if (!decision.principal || (!state.endpoint.anonymous && !decision.principal.scopes.includes(state.endpoint.scope))) {
-        throw new HttpProblem('forbidden', `this API key lacks the scope ${state.endpoint.scope}`);
+      if (!decision.principal || (!state.endpoint.anonymous && !holdsRouteScope(decision.principal.scopes, state.endpoint))) {
+        throw new HttpProblem('forbidden', `this API key lacks the scope ${routeScopes(state.endpoint).join(' or ')}`);
       }
       state.principal = decision.principal;
     },
