@@ -3,6 +3,8 @@
  * One encounter (visit, diagnoses, orders) as HL7 v2.5.1 ORU^R01^ORU_R01.
  * 200 the message | 400 missing/invalid parameter | 404 unknown patient or encounter, or one of
  * another patient (RecordNotFoundError) | 406 when Accept excludes HL7.
+ * A patient the partner's patient access does not reach (docs/write-authority.md "Relationships"): the
+ * policy 403, decided before any chart lookup, the same for a patient that does not exist.
  */
 import { exportHl7EncounterRoute } from '../lib/config/service';
 import { httpEndpoint, hl7Response } from '../lib/http/endpoint';
@@ -10,10 +12,12 @@ import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { requireIdParameters } from '../lib/http/query';
 import { exportEncounterMessage } from '../lib/exports/chart-exports';
 import { chartExportDependencies } from '../lib/exports/chart-export-wiring';
+import { requirePatientReadable } from '../lib/http/patient-gate';
 
 export const handler = httpEndpoint(exportHl7EncounterRoute, async (request) => {
   const ids = requireIdParameters(request.event, ['patientId', 'encounterId'] as const);
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.encounter', patientId: ids.patientId, resourceIds: { encounterId: ids.encounterId } });
+  await requirePatientReadable(request, ids.patientId);
   return hl7Response(await exportEncounterMessage(chartExportDependencies(), ids, request));
 });

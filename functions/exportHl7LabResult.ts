@@ -1,5 +1,5 @@
 /**
- * GET /exportHl7LabResult?resultId=  (scope interop:export:hl7)
+ * GET /exportHl7LabResult?resultId=  (scope interop:export:hl7, or interop:read:own-results)
  * The current version of one lab result as HL7 v2.5.1 ORU^R01^ORU_R01 (MSH PID OBR OBX...),
  * application/hl7-v2: PID from the chart when the result's patient is matched (else the lab's
  * patient id), OBR/OBX from the result, each report as an OBX (ED for base64, TX for text).
@@ -8,6 +8,8 @@
  * left out, the HL7 says so (an NTE after the OBR) and so do the headers `X-Export-Truncated: true|false`
  * and `X-Export-Reports: <included>/<available>`.
  * 400 missing/invalid resultId; 404 unknown result; 406 when Accept excludes HL7.
+ * Own results (this partner sent them) are always readable; another partner's need the export scope
+ * and a chart patient the caller's patient access reaches, else the same 404 as an unknown id.
  */
 import { exportHl7LabResultRoute } from '../lib/config/service';
 import { HL7_CONTENT_TYPE, httpEndpoint } from '../lib/http/endpoint';

@@ -10,6 +10,8 @@
  * `X-Summary-Next-Cursor` gives the `cursor` of the next page (the same request with `&cursor=`).
  * 200 the batch or message | 400 missing/invalid patientId, limit or cursor | 404 unknown patient
  * (RecordNotFoundError) | 406 when Accept excludes HL7 | 503 when DynamoDB or KMS is unavailable.
+ * A patient the partner's patient access does not reach (docs/write-authority.md "Relationships"): the
+ * policy 403, decided before any chart lookup, the same for a patient that does not exist.
  */
 import { exportHl7PatientSummaryRoute } from '../lib/config/service';
 import { HL7_CONTENT_TYPE, httpEndpoint } from '../lib/http/endpoint';
@@ -17,6 +19,7 @@ import { requireHl7Acceptable } from '../lib/http/hl7-negotiation';
 import { optionalIntegerParameter, optionalSingleParameter, requireIdParameters } from '../lib/http/query';
 import { SUMMARY_LIMIT, exportPatientSummary } from '../lib/exports/chart-exports';
 import { summaryExportDependencies } from '../lib/exports/summary-export-wiring';
+import { requirePatientReadable } from '../lib/http/patient-gate';
 
 export const handler = httpEndpoint(exportHl7PatientSummaryRoute, async (request) => {
   const { patientId } = requireIdParameters(request.event, ['patientId'] as const);
@@ -24,6 +27,7 @@ export const handler = httpEndpoint(exportHl7PatientSummaryRoute, async (request
   const cursor = optionalSingleParameter(request.event, 'cursor');
   requireHl7Acceptable(request.event);
   request.audit({ action: 'export.patient_summary', patientId: patientId, resourceIds: { limit: String(limit) } });
+  await requirePatientReadable(request, patientId);
   const summary = await exportPatientSummary(summaryExportDependencies(), { patientId, limit, cursor }, request);
   return {
     status: 200,

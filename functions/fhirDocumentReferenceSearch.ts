@@ -5,17 +5,23 @@
  * an unknown patient has no matches (an empty Bundle). Any other parameter is a 400.
  * 200 the Bundle | 400 missing `patient`, a bad `_count` or `_page_token`, another parameter |
  * 406 when Accept excludes FHIR JSON; errors are OperationOutcome.
+ * A patient the partner's patient access does not reach (docs/write-authority.md "Relationships"): the
+ * policy 403, decided before any chart lookup, the same for a patient that does not exist.
  */
 import { fhirDocumentReferenceSearchRoute } from '../lib/config/service';
 import { fhirEndpoint, fhirBaseUrl, fhirResponse, requireFhirAcceptable } from '../lib/http/fhir';
 import { readFhirPagingQuery } from '../lib/http/fhir-query';
 import { fhirChartDependencies } from '../lib/exports/fhir-export-wiring';
 import { searchChartRecords } from '../lib/exports/fhir-exports';
+import { requirePatientReadable } from '../lib/http/patient-gate';
+import { patientIdOf } from '../lib/fhir/logical-id';
 
 export const handler = fhirEndpoint(fhirDocumentReferenceSearchRoute, async (request) => {
   const query = readFhirPagingQuery(request.event, ['patient', '_count', '_page_token']);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.note.search' });
+  const named = patientIdOf(query.patient!);
+  if (named !== undefined) await requirePatientReadable(request, named);
   const search = { patient: query.patient!, count: query.count, pageToken: query.pageToken, baseUrl: fhirBaseUrl(request.event), now: request.now };
   const { patientId, bundle, records } = await searchChartRecords(fhirChartDependencies(), 'DocumentReference', search);
   request.audit({ action: 'fhir.note.search', ...(records > 0 ? { patientId } : {}), resourceIds: { count: String(query.count), records: String(records) } });

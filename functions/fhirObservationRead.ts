@@ -7,18 +7,25 @@
  * under an id that is no chart patient and an id of the wrong shape are the same 404.
  * 400 malformed id or unsupported parameter, 404 as above, 406 when Accept excludes FHIR JSON;
  * errors are OperationOutcome.
+ * A record of a patient the partner's patient access does not reach (docs/write-authority.md
+ * "Relationships") is the same 404 as an unknown id, decided before any chart lookup.
  */
 import { fhirObservationReadRoute } from '../lib/config/service';
 import { fhirEndpoint, fhirResponse, rejectFhirQueryParameters, requireFhirAcceptable, requireLogicalIdParameter } from '../lib/http/fhir';
 import { fhirLabDependencies } from '../lib/exports/fhir-export-wiring';
 import { readAssessmentObservation } from '../lib/exports/fhir-exports';
 import { readLabObservation } from '../lib/exports/fhir-search';
+import { requireRecordPatientReadable } from '../lib/http/patient-gate';
+import { recordIdsOf } from '../lib/fhir/logical-id';
+import { labObservationIdsOf } from '../lib/fhir/lab-observation';
 
 export const handler = fhirEndpoint(fhirObservationReadRoute, async (request) => {
   const id = requireLogicalIdParameter(request.event);
   rejectFhirQueryParameters(request.event);
   requireFhirAcceptable(request.event);
   request.audit({ action: 'fhir.observation.read' });
+  // a lab Observation's id (lib/fhir/lab-observation.ts) and an assessment's both carry the patient
+  await requireRecordPatientReadable(request, labObservationIdsOf(id)?.patientId ?? recordIdsOf(id)?.patientId, 'Observation');
   const deps = fhirLabDependencies();
   const lab = await readLabObservation(deps, id);
   if (lab) {

@@ -19,6 +19,7 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/chart/chart-reader.ts': 'chart',
   'lib/chart/chart-note-writer.ts': 'chart',
   'lib/intake/held-records.ts': 'chart',
+  'lib/relationships/relationships.ts': 'chart',
   'lib/intake/partner-identities.ts': 'chart',
   'lib/intake/mrn-index.ts': 'chart',
   'lib/intake/merge-reviews.ts': 'chart',

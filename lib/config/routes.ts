@@ -42,6 +42,7 @@ const ingestForms = Scopes.ingestForms;
 const ingestHl7 = Scopes.ingestHl7;
 const inboxRead = Scopes.inboxRead;
 const inboxReview = Scopes.inboxReview;
+const readOwnResults = Scopes.readOwnResults;
 
 /**
  * One exported route per endpoint: functions/<name>.ts passes `<name>Route` to its pipeline
@@ -85,7 +86,8 @@ export const exportHl7LabResultRoute = {
   name: 'exportHl7LabResult',
   method: 'GET',
   path: '/exportHl7LabResult',
-  scope: exportHl7,
+  // an exporter's read, or a partner reading back a result it sent
+  scope: [exportHl7, readOwnResults],
 } as const satisfies HttpRoute;
 export const receiveFormIntakeScopeRoute = {
   name: 'receiveFormIntakeScope',
@@ -247,14 +249,14 @@ export const fhirDiagnosticReportReadRoute = {
   name: 'fhirDiagnosticReportRead',
   method: 'GET',
   path: '/fhir/DiagnosticReport/{id}',
-  scope: exportFhir,
+  scope: [exportFhir, readOwnResults],
   format: 'fhir',
 } as const satisfies HttpRoute;
 export const fhirDiagnosticReportSearchRoute = {
   name: 'fhirDiagnosticReportSearch',
   method: 'GET',
   path: '/fhir/DiagnosticReport',
-  scope: exportFhir,
+  scope: [exportFhir, readOwnResults],
   format: 'fhir',
 } as const satisfies HttpRoute;
 // FHIR R4 intake (docs/fhir.md "Intake"): exact POST routes, so the greedy GET /fhir/{proxy+} never takes them

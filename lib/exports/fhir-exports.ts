@@ -13,6 +13,7 @@
 import type { Bundle, DiagnosticReport, DocumentReference, Encounter, Observation, Patient, Resource } from '@medplum/fhirtypes';
 import type { ChartReader } from '../chart/chart-reader';
 import type { ChartRecord, Patient as ChartPatient } from '../chart/types';
+import type { Scope } from '../config/scopes';
 import { InvalidParameterError, RecordNotFoundError } from '../domain-errors';
 import {
   assessmentObservation,
@@ -30,16 +31,42 @@ import {
   type VisitNumber,
 } from '../fhir';
 import { IDENTIFIER_LENGTH, shortIdentifier } from '../hl7';
+import type { Principal } from '../keys/access-decision';
 import { hl7ClinicianAndOrderIds, hl7ExternalIds } from './external-ids';
 import { PageBudget } from './fhir-page-budget';
 import { decodePageToken, encodePageToken } from './fhir-page-token';
 import { newestMerged } from './merged-timeline';
 import { identifierNamespace } from './message-header';
 
+/** A lab result as the FHIR reads get it: the record and the partner that sent its current version (when known). */
+export type SentLabResult = LabResultRecord & { partnerId?: string };
+
 /** Lab results as the FHIR reads need them (decrypted summaries, keyed by patient). */
 export interface LabResultPages {
-  page(patientId: string, limit: number, before?: string): Promise<Array<{ summary: LabResultRecord; position: string }>>;
-  one(patientId: string, resultId: string): Promise<LabResultRecord | undefined>;
+  page(patientId: string, limit: number, before?: string): Promise<Array<{ summary: SentLabResult; position: string }>>;
+  one(patientId: string, resultId: string): Promise<SentLabResult | undefined>;
+}
+
+/**
+ * Whose lab results a read returns: `sentBy` a partner id for a reader holding only
+ * interop:read:own-results (the results that partner sent, and only those); absent: every result of
+ * a patient the reader may read (the patient gate decided that before the read).
+ */
+export interface ResultReadScope {
+  sentBy?: string;
+}
+
+/**
+ * The read scope of a caller: holding the route's export scope, every result of the patients its
+ * patient access reaches; holding only interop:read:own-results, the results its partner sent.
+ */
+export function resultReadScopeOf(principal: Pick<Principal, 'partnerId' | 'scopes'>, exportScope: Scope): ResultReadScope {
+  return principal.scopes.includes(exportScope) ? {} : { sentBy: principal.partnerId };
+}
+
+/** Whether a result is within the read's scope. */
+export function withinReadScope(result: { partnerId?: string }, scope: ResultReadScope): boolean {
+  return scope.sentBy === undefined || result.partnerId === scope.sentBy;
 }
 
 export interface FhirExportDependencies {
@@ -132,14 +159,19 @@ export async function readAssessmentObservation(deps: FhirExportDependencies, id
 }
 
 /** `baseUrl` the FHIR base of the request: presentedForm urls are absolute, as in the searches and $everything. */
-export async function readDiagnosticReport(deps: FhirExportDependencies, id: string, baseUrl: string): Promise<ChartRead<DiagnosticReport>> {
+export async function readDiagnosticReport(
+  deps: FhirExportDependencies,
+  id: string,
+  baseUrl: string,
+  scope: ResultReadScope = {},
+): Promise<ChartRead<DiagnosticReport>> {
   const ids = recordIdsOf(id);
   // result ids (`lr_` + 32 hex) always have a compact form: a DiagnosticReport id never hashes its record part
   const usable = ids && ids.recordHash === undefined ? ids : undefined;
   // the result and the chart patient in parallel: a result filed under a non-chart patient id is not served
   const [lab, patient] =
     usable && deps.labs ? await Promise.all([deps.labs.one(usable.patientId, usable.recordId), deps.chart.getPatient(usable.patientId)]) : [];
-  if (!usable || !lab || !patient) throw new RecordNotFoundError('DiagnosticReport');
+  if (!usable || !lab || !patient || !withinReadScope(lab, scope)) throw new RecordNotFoundError('DiagnosticReport');
   return { patientId: usable.patientId, recordId: usable.recordId, resource: labDiagnosticReport(usable.patientId, lab, labReportOptions(baseUrl)) };
 }
 

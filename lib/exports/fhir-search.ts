@@ -37,7 +37,7 @@ import {
   type DateCondition,
   type TokenValue,
 } from '../fhir';
-import { labReportOptions, type FhirExportDependencies } from './fhir-exports';
+import { labReportOptions, withinReadScope, type FhirExportDependencies } from './fhir-exports';
 import { hl7ClinicianAndOrderIds } from './external-ids';
 import { PageBudget } from './fhir-page-budget';
 import { decodePageToken, encodePageToken, type ObservationToken } from './fhir-page-token';
@@ -65,6 +65,8 @@ export interface FilteredSearch {
   now: Date;
   /** the page's byte budget (default FHIR_PAGE_MAX_BYTES, fhir-page-budget.ts) */
   maxBytes?: number;
+  /** DiagnosticReport: only the results this partner sent (a reader of its own results: fhir-exports.ts ResultReadScope) */
+  sentBy?: string;
 }
 
 const LAB_OBSERVATION_CATEGORY: CodeableConcept = { coding: [{ system: Systems.observationCategory, code: 'laboratory' }] };
@@ -210,7 +212,8 @@ export async function searchDiagnosticReports(
   const budget = new PageBudget(request.baseUrl, request.maxBytes);
   let next: string | undefined;
   if (patientId && deps.labs && chartPatient) {
-    const filtered = request.date.length > 0;
+    // a reader of its own results filters too: its results are among every partner's
+    const filtered = request.date.length > 0 || request.sentBy !== undefined;
     let before = token?.l;
     let scanned = 0;
     scan: while (scanned < SCAN_BUDGET) {
@@ -218,8 +221,8 @@ export async function searchDiagnosticReports(
       const batch = await deps.labs.page(patientId, filtered ? SCAN_BATCH : request.count + 1, before);
       for (const entry of batch) {
         scanned += 1;
-        const report = labDiagnosticReport(patientId, entry.summary, labReportOptions(request.baseUrl));
-        if (matchesDate(searchDate(report), request.date)) {
+        const report = withinReadScope(entry.summary, request) ? labDiagnosticReport(patientId, entry.summary, labReportOptions(request.baseUrl)) : undefined;
+        if (report && matchesDate(searchDate(report), request.date)) {
           if (found.length === request.count || !budget.take(report)) {
             next = before;
             break scan;
@@ -251,6 +254,8 @@ export interface PatientSearch {
   count: number;
   baseUrl: string;
   now: Date;
+  /** the candidates the caller may read (its patient access), asked before any patient is read; absent: all */
+  readable?: (patientIds: string[]) => Promise<string[]>;
 }
 
 /**
@@ -272,7 +277,9 @@ export async function searchPatients(
     const byIdentifier = holder === undefined ? [] : [holder];
     candidates = candidates === undefined ? byIdentifier : candidates.filter((id) => byIdentifier.includes(id));
   }
-  const patients = await Promise.all((candidates ?? []).slice(0, request.count).map((id) => deps.chart.getPatient(id)));
+  // a patient the caller may not read is no match, the same as an identifier no patient holds
+  const reachable = request.readable ? await request.readable(candidates ?? []) : (candidates ?? []);
+  const patients = await Promise.all(reachable.slice(0, request.count).map((id) => deps.chart.getPatient(id)));
   const matching = patients.filter(
     (p): p is NonNullable<typeof p> =>
       p !== undefined &&

@@ -10,6 +10,7 @@ import { Env } from '../config/service';
 import { EnvelopeDecryptor } from '../crypto/envelope-decryptor';
 import { tableName } from '../dynamo/table-names';
 import { ResultDocumentReader } from '../results/documents';
+import { relationshipLookup } from '../relationships/relationship-wiring';
 import { LabResultVersionReader } from '../results/result-version-reader';
 import type { LabResultExportDependencies } from './lab-result-export';
 
@@ -25,6 +26,6 @@ export function labResultExportDependencies(): LabResultExportDependencies {
       documents: new ResultDocumentReader(s3, bucket),
       lookupKeys: { db, table, kms },
     });
-    return { results, chart: new ChartRecordReader(db, chartTable) };
+    return { results, chart: new ChartRecordReader(db, chartTable), relationships: relationshipLookup };
   });
 }

@@ -4,16 +4,21 @@
  * An unknown result id is "not found"; a matched patient that has since left the chart is written as
  * an unmatched one (the lab's patient id only).
  *
- * Who reads what: an export scope reads every chart result (one filed to a chart patient). A result
- * not filed to the chart (held for review, or for a patient id the chart does not know) is only its
- * own partner's: to any other caller it is "not found", the same answer as an id that names nothing,
- * so a second partner can neither read it nor learn that it exists.
+ * Who reads what: a partner reads back every result it sent (with an export scope or
+ * interop:read:own-results alone). Another partner's result needs the export scope and a chart
+ * patient the caller's patient access reaches (lib/relationships/patient-access.ts): a result not
+ * filed to the chart (held for review, or for a patient id the chart does not know), or one of a
+ * patient the caller may not read, is "not found", the same answer as an id that names nothing, so a
+ * second partner can neither read it nor learn that it exists. A partner reading its own result of a
+ * chart patient it may no longer read gets it written as unmatched (the lab's patient id only).
  */
 import type { ChartRecordReader } from '../chart/chart-reader';
+import { Scopes } from '../config/scopes';
 import { LAB_TEST_LIST_FIELDS, LAB_TEST_OBJECT_FIELDS, LAB_TEST_TEXT_FIELDS, type LabOrder, type LabTestSummary } from '../chart/types';
 import { RecordNotFoundError } from '../domain-errors';
 import { encodeLabResultExport, type LabReportInput } from '../hl7';
 import type { Principal } from '../keys/access-decision';
+import { patientReadReach, type RelationshipLookup } from '../relationships/patient-access';
 import type { LabResultVersionReader } from '../results/result-version-reader';
 import type { LabResultVersion } from '../results/types';
 import type { ExportContext } from './chart-exports';
@@ -22,6 +27,7 @@ import { messageHeaderFor } from './message-header';
 export interface LabResultExportDependencies {
   results: Pick<LabResultVersionReader, 'readCurrent'>;
   chart: Pick<ChartRecordReader, 'getPatient'>;
+  relationships: RelationshipLookup;
 }
 
 export interface LabResultExport {
@@ -57,9 +63,9 @@ export function labOrderOf(data: object): LabOrder | undefined {
   return order !== null && typeof order === 'object' && !Array.isArray(order) ? (order as LabOrder) : undefined;
 }
 
-/** A chart result is every exporter's; a result not filed to the chart only its own partner's. */
+/** Before decryption: a partner's own result, or a chart result for a holder of the export scope (whose patient reach is asked next). */
 function mayRead(version: Pick<LabResultVersion, 'patientMatched' | 'partnerId'>, principal: Principal): boolean {
-  return version.patientMatched || version.partnerId === principal.partnerId;
+  return version.partnerId === principal.partnerId || (version.patientMatched && principal.scopes.includes(Scopes.exportHl7));
 }
 
 /**
@@ -76,7 +82,10 @@ export async function exportLabResultMessage(
   const version = await deps.results.readCurrent(ids.resultId, (plain) => mayRead(plain, ctx.principal));
   if (!version || !mayRead(version, ctx.principal)) throw new RecordNotFoundError('lab result');
   const data = version.submission.data;
-  const patient = version.patientMatched ? await deps.chart.getPatient(data.patientID) : undefined;
+  const own = version.partnerId === ctx.principal.partnerId;
+  const reach = version.patientMatched ? await patientReadReach(ctx.principal, data.patientID, deps.relationships, ctx.now) : { allowed: false };
+  if (!own && !reach.allowed) throw new RecordNotFoundError('lab result');
+  const patient = reach.allowed ? await deps.chart.getPatient(data.patientID) : undefined;
   const reports: LabReportInput[] = (Array.isArray(data.reports) ? data.reports : []).map((r) => ({
     name: r.name,
     type: r.type,

@@ -145,6 +145,7 @@ export class VersionNotifications {
       ':versionId': version.versionId,
       ':versionSk': version.versionSk,
       ':senderId': version.senderId,
+      ':partnerId': version.partnerId,
       ':rank': version.rank,
       ':patientPk': version.patientKey,
       ':patientSk': `${version.resultedAtKey}#${statusRank(version.status)}#${version.resultId}`,
@@ -160,7 +161,7 @@ export class VersionNotifications {
             // what the keys and the version sort key say (result id, resultedAtKey, status) is not repeated; a pointer
             // written before issue 31 item 2 loses those copies here, so none is left stale
             UpdateExpression:
-              'SET versionId = :versionId, versionSk = :versionSk, senderId = :senderId, #rank = :rank, patientPk = :patientPk, patientSk = :patientSk, patientMatched = :patientMatched, summary = :summary REMOVE #kind, resultId, #status, resultedAtKey, updatedAt',
+              'SET versionId = :versionId, versionSk = :versionSk, senderId = :senderId, partnerId = :partnerId, #rank = :rank, patientPk = :patientPk, patientSk = :patientSk, patientMatched = :patientMatched, summary = :summary REMOVE #kind, resultId, #status, resultedAtKey, updatedAt',
             ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :rank',
             ExpressionAttributeNames: { '#kind': 'kind', '#status': 'status', '#rank': 'rank' },
             ExpressionAttributeValues: values,

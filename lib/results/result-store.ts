@@ -21,6 +21,8 @@
  *             pointer takes over, so the retry job moves the pointer without KMS)
  *   current   pk RESULT#<resultId>   sk CURRENT
  *             rank (r2#<statusRank>#<receivedAt ISO>#<versionId>), versionId, versionSk, senderId,
+ *             partnerId (the current version's sender partner: who reads it back with read-own-results;
+ *             a pointer written before it has none and is no partner's own),
  *             patientMatched, summary (B, sealed record),
  *             patientPk PATIENT#<hmac>, patientSk <resultedAtKey>#<statusRank>#<resultId>
  *             moved only forward by a conditional UpdateItem (rank < new rank): the highest

@@ -137,6 +137,7 @@ export class LabResultSummaryReader extends LabResultReader {
       resultId,
       versionId,
       senderId,
+      ...(item.partnerId?.S ? { partnerId: item.partnerId.S } : {}),
       patientMatched: item.patientMatched?.BOOL === true,
       accessionNumber: s.accessionNumber,
       status: s.status,

@@ -100,6 +100,8 @@ export interface LabResultVersionInfo {
 export interface StoredLabResultSummary extends LabResultSummary {
   versionId: string;
   senderId: string;
+  /** the partner that sent the current version (absent on a pointer stored before it was kept) */
+  partnerId?: string;
   patientMatched: boolean;
   /** true when long result values or results beyond the summary budget were left out (the full version has them) */
   truncated?: boolean;

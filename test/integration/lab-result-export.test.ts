@@ -224,7 +224,7 @@ describe('GET /exportHl7LabResult', () => {
     expect(jsonStringBytes(whole.text)).toBeLessThanOrEqual(DEFAULT_LAB_RESULT_MAX_BYTES);
 
     const maxBytes = 500_000;
-    const principal = { keyId: 'k', partnerId: 'demo-ehr', scopes: [], allowedSenderIds: [] };
+    const principal = { keyId: 'k', partnerId: 'demo-ehr', scopes: ['interop:export:hl7' as const], allowedSenderIds: [], patientAccess: 'all' as const };
     const cut = await exportLabResultMessage(labResultExportDependencies(), { resultId }, { principal, now: new Date(), maxBytes });
     expect(cut).toMatchObject({ cut: true, reportsIncluded: 1, reportsAvailable: 3 });
     expect(jsonStringBytes(cut.message)).toBeLessThanOrEqual(maxBytes);
