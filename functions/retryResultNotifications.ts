@@ -2,7 +2,7 @@
  * Scheduled (rate(5 minutes), lib/config/service.ts): sends the lab result notifications that a
  * request could not publish (queue unavailable, or the request crashed after saving). Queries the
  * notification markers' shards NOTIFY#PENDING#<nn> of the results table (and, for versions stored
- * before issue 31 item 2, the same shards and the legacy unsharded partition of its byPatient
+ * before the notification markers existed, the same shards and the legacy unsharded partition of its byPatient
  * index); never scans. See lib/results/retry.ts.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';

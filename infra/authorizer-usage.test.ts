@@ -1,5 +1,5 @@
 /**
- * Issue 28, item 3: which usage plan the authorizer names (`usageIdentifierKey`). Staff
+ * Which usage plan the authorizer names (`usageIdentifierKey`), so staff are metered apart from anonymous callers. Staff
  * authenticated by their ID token get the staff plan's key (STAFF_USAGE_IDENTIFIER, set by the stack),
  * not the anonymous one, so an anonymous flood cannot throttle the inbox. The access rules themselves
  * are mocked here (they have their own tests); only the metering choice is the subject.

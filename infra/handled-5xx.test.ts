@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the synthesised CloudFormation template is untyped JSON */
 /**
- * Issue 28: an HTTP function that catches an error answers 500/503 itself, so Lambda's Errors
+ * Why handled 5xx need their own alarm: an HTTP function that catches an error answers 500/503 itself, so Lambda's Errors
  * metric (and its alarm) never sees it. Each HTTP function gets a metric filter on its own log
  * group counting its `request.completed` lines with status >= 500, and an alarm on that metric.
  * The filter pattern is checked against the line the real response middleware writes
