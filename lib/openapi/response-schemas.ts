@@ -258,6 +258,38 @@ export const ResponseSchemas = {
       requestId: text,
     },
   },
+  DisclosurePage: {
+    type: 'object',
+    required: ['patientId', 'from', 'to', 'limit', 'items', 'requestId'],
+    properties: {
+      patientId: text,
+      from: text,
+      to: text,
+      limit: { type: 'integer', minimum: 1 },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['at', 'requestId', 'partnerId', 'keyId', 'patientId', 'endpoint', 'action', 'purposeOfUse', 'purposeSource'],
+          properties: {
+            at: text,
+            requestId: text,
+            partnerId: text,
+            keyId: text,
+            staffUsername: text,
+            patientId: text,
+            endpoint: text,
+            action: text,
+            resourceIds: { type: 'object', additionalProperties: { type: 'string' } },
+            purposeOfUse: text,
+            purposeSource: { type: 'string', enum: ['requested', 'relationship', 'default'] },
+          },
+        },
+      },
+      nextCursor: { type: 'string', description: 'pass as `cursor` for the next page' },
+      requestId: text,
+    },
+  },
   HeldPage: {
     type: 'object',
     required: ['state', 'limit', 'items', 'requestId'],
