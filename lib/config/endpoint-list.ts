@@ -136,7 +136,8 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   receiveTestData: {
     needs: {
       // no keys table: the partner comes from the authorizer's context
-      tables: { chart: ['GetItem'], results: RESULT_WRITES, idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: AUDIT },
+      // chart: relationships, patients and the MRN index read (filing), held records put
+      tables: { chart: ['GetItem', 'PutItem'], results: RESULT_WRITES, idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: AUDIT },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
