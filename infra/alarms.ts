@@ -51,6 +51,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { Tables, type TableId } from '../lib/config/service';
 import type { StageConfig } from './config';
+import { PATIENT_READS_OVER_THRESHOLD_EVENT } from '../lib/disclosures/disclosure-recorder';
 
 export interface AlarmsProps {
   config: StageConfig;
@@ -58,6 +59,8 @@ export interface AlarmsProps {
   api: apigw.RestApi;
   /** function name (list name) -> function */
   functions: Record<string, lambda.IFunction>;
+  /** names of the export and FHIR read functions (their disclosures are counted per partner and hour) */
+  disclosingFunctions?: string[];
   /** names of the HTTP functions (the ones that answer 5xx themselves: the handled-5xx alarms) */
   httpFunctions: string[];
   authorizerName: string;
@@ -97,6 +100,7 @@ export const RUNBOOK_SECTIONS = {
   kms: 'KMS request rate',
   waf: 'WAF blocked requests',
   backup: 'Backup jobs failed',
+  patientReads: 'Distinct patients read by a partner',
 } as const;
 export type RunbookSection = keyof typeof RUNBOOK_SECTIONS;
 
@@ -142,6 +146,15 @@ export const HANDLED_5XX_FILTER_PATTERN = `{ $.event = "${REQUEST_COMPLETED_EVEN
 export const handled5xxMetricName = (functionName: string) => `Handled5xx-${functionName}`;
 /** handled 5xx responses of one function in 5 minutes above which its alarm fires */
 export const HANDLED_5XX_ALARM_THRESHOLD = 0;
+
+/**
+ * Distinct patients per partner and hour: every export and FHIR read function writes a warning line
+ * (lib/disclosures/disclosure-recorder.ts) with the partner's count once it is above the stage's
+ * `patientReadsAlarmThreshold`; one metric filter per such function publishes `count` to one metric,
+ * whose hourly Maximum above the threshold is the alarm. The line names the partner (ids and counts only).
+ */
+export const PATIENT_READS_METRIC = 'PatientReadsOverThreshold';
+export const PATIENT_READS_FILTER_PATTERN = `{ $.event = "${PATIENT_READS_OVER_THRESHOLD_EVENT}" }`;
 
 export class Alarms extends Construct {
   /** in the stage's stack */
@@ -293,6 +306,31 @@ export class Alarms extends Construct {
           alarmDescription: `${name} answered 5XX itself (500: an unexpected error; 503: a dependency unavailable) although Lambda counted a success${runbook('handled5xx')}`,
           metric: handled5xx,
           threshold: HANDLED_5XX_ALARM_THRESHOLD,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+
+    const patientReadFilters = (props.disclosingFunctions ?? []).map((name) => {
+      const fn = props.functions[name];
+      if (!fn) throw new Error(`no function ${name} for the patient-reads alarm`);
+      return new logs.MetricFilter(inStack, `PatientReadsFilter${name}`, {
+        logGroup: logs.LogGroup.fromLogGroupName(inStack, `FnReadLogs${name}`, Fn.join('', ['/aws/lambda/', fn.functionName])),
+        filterPattern: logs.FilterPattern.literal(PATIENT_READS_FILTER_PATTERN),
+        metricNamespace: namespace,
+        metricName: PATIENT_READS_METRIC,
+        metricValue: '$.count',
+      });
+    });
+    if (patientReadFilters.length > 0) {
+      add(
+        new cloudwatch.Alarm(inStack, 'PatientReads', {
+          alarmName: `${prefix}-patient-reads`,
+          alarmDescription: `A partner's exports and FHIR reads reached more than ${props.config.patientReadsAlarmThreshold} distinct patients in one hour (log event ${PATIENT_READS_OVER_THRESHOLD_EVENT} names the partner)${runbook('patientReads')}`,
+          metric: patientReadFilters[0]!.metric({ period: Duration.hours(1), statistic: cloudwatch.Stats.MAXIMUM }),
+          threshold: props.config.patientReadsAlarmThreshold,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,

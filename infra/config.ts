@@ -7,6 +7,7 @@
 import type { Node } from 'constructs';
 import { DEFAULT_ANONYMOUS_LIMIT } from '../lib/keys/access-wiring';
 import { DEFAULT_CHART_ASSIGNING_AUTHORITY } from '../lib/keys/chart-authority';
+import { DEFAULT_PATIENT_READS_ALARM_THRESHOLD } from '../lib/disclosures/patient-read-volume';
 
 export const DEFAULT_STAGE = 'dev';
 /** Region used when neither `-c region=` nor CDK_DEFAULT_REGION is set (offline synth, CI). */
@@ -102,6 +103,8 @@ export interface StageConfig {
   api429AlarmRatePercent: number;
   /** the least requests in 5 minutes for the 4XX and 429 rate alarms to judge */
   apiAlarmMinRequests: number;
+  /** distinct patients one partner's exports and FHIR reads may reach in a UTC hour; above it the patient-reads alarm fires (docs/disclosures.md) */
+  patientReadsAlarmThreshold: number;
   /** KMS cryptographic requests per second of the account and region above which the kms-request-rate alarm fires (80 % of the lowest regional quota, 5,500/s) */
   kmsRequestsPerSecondAlarm: number;
   /**
@@ -224,6 +227,7 @@ export function readStageConfig(node: ContextReader, env: NodeJS.ProcessEnv = pr
     api429AlarmRatePercent: int(node, 'api429AlarmRatePercent', 5),
     apiAlarmMinRequests: int(node, 'apiAlarmMinRequests', 100),
     kmsRequestsPerSecondAlarm: int(node, 'kmsRequestsPerSecondAlarm', 4400),
+    patientReadsAlarmThreshold: int(node, 'patientReadsAlarmThreshold', DEFAULT_PATIENT_READS_ALARM_THRESHOLD),
     reservedConcurrency: bool(node, 'reservedConcurrency', retainData),
     manageApiGatewayAccountRole: bool(node, 'apiGatewayAccountRole', true),
     stageExplicit,

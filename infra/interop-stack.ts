@@ -34,6 +34,7 @@ import { acknowledge } from './nag';
 import { PartnerApi } from './partner-api';
 import { STAFF_USAGE_IDENTIFIER_ENV } from '../lib/keys/access-wiring';
 import { DEFAULT_FUNCTIONS_DIR, ServiceFunction, assertBundledFilesExist, assertEntriesExist, entryPath, type FunctionSpec } from './service-function';
+import { disclosesPatientRecords } from '../lib/disclosures/disclosing-routes';
 
 /**
  * Reserved concurrency of background functions (HTTP functions and the authorizer have none: the
@@ -303,6 +304,7 @@ export class InteropStack extends Stack {
       api: this.partnerApi.api,
       functions: Object.fromEntries(Object.entries(this.functions).map(([name, f]) => [name, f.fn])),
       httpFunctions: http.map((e) => e.name),
+      disclosingFunctions: http.filter((e) => disclosesPatientRecords(e) && Boolean(e.needs.tables?.audit)).map((e) => e.name),
       authorizerName: authorizerDef.name,
       deadLetterQueues,
       sourceQueues: Object.fromEntries(Object.values(Queues).map((def) => [def.baseName, data.queues[def.id]])),

@@ -20,6 +20,7 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/chart/chart-note-writer.ts': 'chart',
   'lib/intake/held-records.ts': 'chart',
   'lib/relationships/relationships.ts': 'chart',
+  'lib/intake/document-numbers.ts': 'chart',
   'lib/intake/partner-identities.ts': 'chart',
   'lib/intake/mrn-index.ts': 'chart',
   'lib/intake/merge-reviews.ts': 'chart',
@@ -40,6 +41,9 @@ const TABLE_OF_MODULE: Record<string, TableId> = {
   'lib/keys/rate-limiter.ts': 'rateLimit',
   'lib/audit/audit-trail.ts': 'audit',
   'lib/audit/audit-trail-reader.ts': 'audit',
+  'lib/disclosures/disclosure-log.ts': 'audit',
+  'lib/disclosures/disclosure-reader.ts': 'audit',
+  'lib/disclosures/patient-read-volume.ts': 'rateLimit',
   'lib/webhooks/subscription-store.ts': 'webhooks',
 };
 /** helpers that send on behalf of their caller (the caller's `await queryPages(` counts as its Query) */

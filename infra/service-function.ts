@@ -92,6 +92,8 @@ export function environmentFor(spec: FunctionSpec, data: DataResources, config: 
     env[Env.chartAssigningAuthority] = config.chartAssigningAuthority;
     env[Env.hl7AcceptProcessingIds] = config.hl7AcceptProcessingIds;
   }
+  // an export or FHIR read counts the partner's distinct patients of the hour (its rate-limit table grant)
+  if (spec.needs.tables?.rateLimit && spec.kind !== 'authorizer') env[Env.patientReadsAlarmThreshold] = String(config.patientReadsAlarmThreshold);
   for (const [name, value] of Object.entries(spec.extraEnvironment ?? {})) if (value !== undefined) env[name] = value;
   return env;
 }

@@ -25,6 +25,10 @@ export const AdminActions = {
   keyRotate: 'admin.key.rotate',
   keyRevoke: 'admin.key.revoke',
   keyMove: 'admin.key.move',
+  /** `partners relate`: a relationship made, renewed or changed (purpose, until) */
+  relationshipRelate: 'admin.relationship.relate',
+  /** `partners unrelate`: a relationship ended */
+  relationshipUnrelate: 'admin.relationship.unrelate',
 } as const;
 export type AdminAction = (typeof AdminActions)[keyof typeof AdminActions];
 
@@ -33,6 +37,12 @@ export interface AdminAuditEvent {
   partnerId: string;
   /** the key concerned (key actions): the record is then listed under the key */
   keyId?: string;
+  /**
+   * the chart patient concerned (relationship actions): the change is then recorded twice, under
+   * the partner and under the patient (`npm run audit -- --patient ID` shows who was given or lost
+   * the patient). An opaque chart id, never PHI.
+   */
+  patientId?: string;
   changes?: AuditChange[];
 }
 
@@ -67,7 +77,8 @@ export function operatorName(env: NodeJS.ProcessEnv = process.env): string {
 export function auditTrailRecorder(trail: AuditTrail, operator: string, now: () => Date = () => new Date()): AdminAudit {
   return async (event) => {
     const resourceIds: Record<string, string> = event.keyId ? { key: event.keyId, partner: event.partnerId } : { partner: event.partnerId };
-    const record = {
+    if (event.patientId) resourceIds.patient = event.patientId;
+    const record: AuditRecord = {
       action: event.action,
       resourceIds,
       at: now().toISOString(),
@@ -81,6 +92,8 @@ export function auditTrailRecorder(trail: AuditTrail, operator: string, now: () 
     };
     try {
       await trail.append(record);
+      // the same record under the patient (its partition key is the patient's)
+      if (event.patientId) await trail.append({ ...record, patientId: event.patientId });
     } catch (error) {
       throw new UnauditedChangeError(event, error);
     }

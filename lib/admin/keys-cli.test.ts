@@ -20,6 +20,7 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Scopes } from '../config/service';
 import { dynamoDbClient } from '../aws/clients';
+import { ChartItemReader } from '../chart/chart-reader';
 import { AuditTrail } from '../audit/audit-trail';
 import { AuditTrailReader } from '../audit/audit-trail-reader';
 import { ApiKeyStore } from '../keys/api-key-store';
@@ -659,6 +660,7 @@ describe('the command line', () => {
       description: 'local stack',
       store: new ApiKeyStore(closed, 'interop-local-api-keys'),
       auditTrail: new AuditTrail(closed, 'interop-local-audit'),
+      chart: { db: closed, table: 'interop-local-chart', patients: new ChartItemReader(closed, 'interop-local-chart') },
     };
     const r = await run('keys', ['list'], { target: () => target });
     expect(r).toMatchObject({

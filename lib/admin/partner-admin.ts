@@ -16,8 +16,10 @@ import {
   DEFAULT_RATE_LIMIT,
   DEFAULT_RATE_WINDOW_SECONDS,
   partnerKind,
+  partnerPatientAccess,
   partnerTier,
   type PartnerKind,
+  type PatientAccess,
   type PartnerPolicy,
   type PartnerRecord,
   type PartnerTier,
@@ -58,6 +60,23 @@ export interface CreatePartnerRequest {
   timeZone?: string;
   /** how it receives the HL7 exports (README, "HL7 partner profiles") */
   hl7Profile?: Hl7Profile;
+  /** which chart patients it may read (absent: {@link defaultPatientAccess} of its kind) */
+  patientAccess?: PatientAccess;
+}
+
+/**
+ * The patient access of a new partner given none: `related` for an external partner (a lab, an
+ * outside EHR, a form tool reaches only the patients it serves), `all` for an internal one (the
+ * organisation's own systems and staff). A partner stored before relationships has no value and
+ * keeps `all` (partnerPatientAccess) until an operator sets one.
+ */
+export function defaultPatientAccess(kind: PartnerKind): PatientAccess {
+  return kind === 'internal' ? 'all' : 'related';
+}
+
+/** How a stored partner's patient access is shown: `all (unset)` for one stored before relationships. */
+export function patientAccessText(partner: Pick<PartnerRecord, 'patientAccess'>): string {
+  return partner.patientAccess === undefined ? 'all (unset)' : partnerPatientAccess(partner);
 }
 
 export type CreatePartnerOutcome = 'created' | 'exists';
@@ -79,6 +98,7 @@ export interface UpdatePartnerRequest {
   timeZone?: string;
   /** replaces the whole HL7 profile; {} removes it (every default applies) */
   hl7Profile?: Hl7Profile;
+  patientAccess?: PatientAccess;
 }
 
 /**
@@ -265,6 +285,7 @@ export function partnerFromRequest(request: CreatePartnerRequest): PartnerRecord
     receivingFacility: request.receivingFacility,
     kind: request.kind,
     tier: request.tier,
+    patientAccess: request.patientAccess ?? defaultPatientAccess(request.kind),
     ...(request.timeZone ? { timeZone: request.timeZone } : {}),
     ...(request.hl7Profile && hl7ProfileText(request.hl7Profile) ? { hl7Profile: request.hl7Profile } : {}),
   };
@@ -283,6 +304,7 @@ const shownSettings = (p: PartnerRecord) => ({
   'rate-limit': `${p.rateLimit}/${p.rateWindowSeconds}s`,
   'time-zone': p.timeZone ?? '',
   'hl7-profile': hl7ProfileText(p.hl7Profile),
+  'patient-access': patientAccessText(p),
 });
 
 /** Each setting of `wanted` that differs from `existing`, before and after (policy is block/unblock's). */
@@ -342,7 +364,11 @@ export class PartnerAdmin {
     checkListedIds('sender', wanted.allowedSenderIds);
     checkListedIds('formSource', wanted.allowedFormSourceIds ?? []);
     const compare = (existing: PartnerRecord) => {
-      const differences = partnerDifferences(existing, wanted);
+      // patient access is compared only when given: re-running an onboarding script on a partner
+      // stored before relationships (`all (unset)`) finds it as it is (`update` changes it)
+      const differences = partnerDifferences(existing, wanted).filter((d) => !d.startsWith('patient-access '));
+      if (request.patientAccess !== undefined && partnerPatientAccess(existing) !== request.patientAccess)
+        differences.push(`patient-access is "${partnerPatientAccess(existing)}", not "${request.patientAccess}"`);
       if (differences.length) throw new AdminError(`partner ${request.partnerId} exists with other settings (${differences.join('; ')}); nothing changed`);
     };
     const existing = await this.store.getPartner(request.partnerId);
@@ -387,6 +413,7 @@ export class PartnerAdmin {
       rateWindowSeconds: request.rateWindowSeconds,
       timeZone: request.timeZone,
       hl7Profile: request.hl7Profile,
+      patientAccess: request.patientAccess,
     };
     if (Object.values(fields).every((v) => v === undefined)) throw new AdminError('nothing to update: give at least one field to change');
     const after: PartnerRecord = { ...before };

@@ -2,7 +2,21 @@
  * `npm run partners -- <command>`: partner records on the local stack or a deployed stage
  * (lib/admin/partner-admin.ts does the work; this file is the command line).
  */
-import { PARTNER_KINDS, PARTNER_TIERS, partnerKind, partnerTier, type PartnerKind, type PartnerRecord } from '../keys/api-key';
+import {
+  PARTNER_KINDS,
+  PARTNER_TIERS,
+  PATIENT_ACCESS_VALUES,
+  partnerKind,
+  partnerPatientAccess,
+  partnerTier,
+  type PartnerKind,
+  type PartnerRecord,
+  type PatientAccess,
+} from '../keys/api-key';
+import { isChartId } from '../chart/chart-items';
+import { isPurposeOfUse, PURPOSES_OF_USE, type PartnerPatientRelationship } from '../relationships/relationships';
+import { UNTIL_RULE, untilInstant } from '../relationships/relationship-until';
+import { RelationshipAdmin, shownRelationship } from './relationship-admin';
 import { listOption, rateLimitOption, readToolCommand, table, UsageError, type CommandSpec } from './cli-options';
 import { runCli, type AdminCliDependencies, type CliIo } from './cli-runner';
 import { keyRow, KEY_LIST_HEADER, parseTier } from './keys-cli';
@@ -17,6 +31,7 @@ import {
   parseHl7Profile,
   PARTNER_ID_PATTERN,
   PartnerAdmin,
+  patientAccessText,
   type ClaimRef,
   type ClaimRow,
 } from './partner-admin';
@@ -56,6 +71,13 @@ const timeZoneOption = {
   description: 'IANA time zone of its HL7 time stamps without an offset, e.g. America/Chicago (default UTC)',
 } as const;
 
+const patientAccessOption = {
+  type: 'string',
+  value: PATIENT_ACCESS_VALUES.join('|'),
+  description:
+    "which chart patients its keys may read: related (only those it has a relationship with: npm run partners -- relate) or all (the organisation's own downstream systems). Default for a new partner: related when external, all when internal. Writes always need a relationship",
+} as const;
+
 const hl7ProfileOption = {
   type: 'string',
   value: 'F=V,...',
@@ -83,11 +105,13 @@ export const PartnerCommands: CommandSpec[] = [
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys (default 1000/60s)' },
       'time-zone': timeZoneOption,
       'hl7-profile': hl7ProfileOption,
+      'patient-access': patientAccessOption,
       'partner-id': partnerIdOption,
       stage: stageOption,
       json: jsonOption,
     },
     examples: [
+      'npm run partners -- create acme-ehr-feed --tier standard --patient-access all',
       'npm run partners -- create acme-lab --tier standard --sender-id ACME --assigning-authority ACME-LAB --time-zone America/Chicago',
       'npm run partners -- create acme-ehr --tier high --receiving-application ACME-EHR --receiving-facility ACME-CLINIC --stage prod',
       'npm run partners -- create acme-forms --tier standard --form-source acme-intake',
@@ -110,6 +134,10 @@ export const PartnerCommands: CommandSpec[] = [
       'rate-limit': { type: 'string', value: 'N/Ss', description: 'requests per window for its keys' },
       'time-zone': { ...timeZoneOption, description: `${timeZoneOption.description}; "" removes it` },
       'hl7-profile': { ...hl7ProfileOption, description: `${hl7ProfileOption.description}; replaces the whole profile, "" removes it (every default)` },
+      'patient-access': {
+        ...patientAccessOption,
+        description: `${patientAccessOption.description} (from the next request on, within the authorizer's 10 s record bound)`,
+      },
       'partner-id': partnerIdOption,
       stage: stageOption,
       json: jsonOption,
@@ -120,6 +148,7 @@ export const PartnerCommands: CommandSpec[] = [
       "npm run partners -- update acme-ehr --receiving-facility '' --stage prod",
       'npm run partners -- update acme-ehr --hl7-profile encounterStyle=oru,summaryStyle=batch,noteDocumentType=PR',
       'npm run partners -- update acme-forms --form-source acme-intake --time-zone America/Chicago --tier high',
+      'npm run partners -- update acme-lab --patient-access related',
     ],
   },
   {
@@ -140,8 +169,58 @@ export const PartnerCommands: CommandSpec[] = [
   {
     name: 'list',
     summary: 'list partners',
+    options: {
+      'patient-access': { type: 'string', value: PATIENT_ACCESS_VALUES.join('|'), description: 'only the partners with this patient access' },
+      stage: stageOption,
+      json: jsonOption,
+    },
+    examples: ['npm run partners -- list', 'npm run partners -- list --json --stage prod', 'npm run partners -- list --patient-access all'],
+  },
+  {
+    name: 'patient-access',
+    summary:
+      "the partners whose keys may read every chart patient (patient access all), and whether it was set or is the unset value of a partner stored before relationships: the upgrade step's list. Set each with npm run partners -- update <partnerId> --patient-access related|all",
     options: { stage: stageOption, json: jsonOption },
-    examples: ['npm run partners -- list', 'npm run partners -- list --json --stage prod'],
+    examples: ['npm run partners -- patient-access', 'npm run partners -- patient-access --stage prod --json'],
+  },
+  {
+    name: 'relate',
+    args: '<partnerId> <patientId>',
+    summary:
+      'let the partner reach a chart patient: a relationship (source operator) with a purpose of use and optionally an end. A holding one gets the purpose or until given (nothing else changes); an ended or expired one is made anew',
+    options: {
+      purpose: {
+        type: 'string',
+        value: 'CODE',
+        description: `HL7 v3 PurposeOfUse: ${PURPOSES_OF_USE.join(', ')} (default TREAT for a new relationship)`,
+      },
+      until: { type: 'string', value: 'DATE', description: `when it stops holding: ${UNTIL_RULE.replace(/^must be /, '')} (default: until ended)` },
+      stage: stageOption,
+      json: jsonOption,
+    },
+    examples: [
+      'npm run partners -- relate acme-lab demo-patient-1',
+      'npm run partners -- relate acme-lab demo-patient-2 --purpose TREAT --until 2027-06-30',
+      'npm run partners -- relate acme-payer demo-patient-2 --purpose HPAYMT --stage prod',
+    ],
+  },
+  {
+    name: 'unrelate',
+    args: '<partnerId> <patientId>',
+    summary: 'end the relationship: the partner reaches the patient no more from the next request on (the record stays, with when and by whom it ended)',
+    options: { stage: stageOption, json: jsonOption },
+    examples: ['npm run partners -- unrelate acme-lab demo-patient-1'],
+  },
+  {
+    name: 'relations',
+    args: '[<partnerId>]',
+    summary: "a partner's relationships (or a patient's, with --patient), ended ones too: purpose, source, since, until, who made and ended it",
+    options: {
+      patient: { type: 'string', value: 'ID', description: "a chart patient's relationships instead of a partner's" },
+      stage: stageOption,
+      json: jsonOption,
+    },
+    examples: ['npm run partners -- relations acme-lab', 'npm run partners -- relations --patient demo-patient-1 --json'],
   },
   {
     name: 'show',
@@ -177,6 +256,7 @@ export const PARTNER_LIST_HEADER = [
   'AUTHORITIES',
   'RECEIVING APP/FACILITY',
   'HL7 PROFILE',
+  'PATIENT ACCESS',
   'NAME',
 ];
 
@@ -192,11 +272,53 @@ function partnerRow(p: PartnerRecord): string[] {
     (p.assigningAuthorities ?? []).join(',') || '-',
     p.receivingApplication || p.receivingFacility ? `${p.receivingApplication ?? '-'}/${p.receivingFacility ?? '-'}` : '-',
     hl7ProfileText(p.hl7Profile) || '-',
+    patientAccessText(p),
     p.name,
   ];
 }
 
-const partnerJson = (p: PartnerRecord) => ({ ...p, kind: partnerKind(p), tier: partnerTier(p) });
+/** `patientAccess` is the effective value; `patientAccessSet` false for a partner stored before relationships (it reads as `all`). */
+const partnerJson = (p: PartnerRecord) => ({
+  ...p,
+  kind: partnerKind(p),
+  tier: partnerTier(p),
+  patientAccess: partnerPatientAccess(p),
+  patientAccessSet: p.patientAccess !== undefined,
+});
+
+export const RELATIONS_HEADER = ['PARTNER', 'PATIENT', 'HOLDS', 'PURPOSE', 'SOURCE', 'SINCE', 'UNTIL', 'CREATED BY', 'ENDED', 'ENDED BY'];
+
+function relationRow(r: PartnerPatientRelationship, now: Date): string[] {
+  return [
+    r.partnerId,
+    r.patientId,
+    shownRelationship(r, now).holds ? 'yes' : 'no',
+    r.purpose,
+    r.source,
+    r.since,
+    r.until ?? '-',
+    r.createdBy,
+    r.endedAt ?? '-',
+    r.endedBy ?? '-',
+  ];
+}
+
+/** `--patient-access` (undefined when absent); another value is a usage error. */
+function patientAccessOf(raw: string | boolean | string[] | undefined): PatientAccess | undefined {
+  if (raw === undefined) return undefined;
+  if (!PATIENT_ACCESS_VALUES.includes(raw as PatientAccess))
+    throw new UsageError(`--patient-access must be ${PATIENT_ACCESS_VALUES.join(' or ')}, got "${String(raw)}"`);
+  return raw as PatientAccess;
+}
+
+/** `<partnerId> <patientId>`, both well-formed (a usage error before anything is read). */
+function relationIdsOf(command: string, positionals: string[]): { partnerId: string; patientId: string } {
+  if (positionals.length !== 2) throw new UsageError(`${command} takes a partner id and a patient id`);
+  const [partnerId, patientId] = positionals as [string, string];
+  if (!PARTNER_ID_PATTERN.test(partnerId)) throw new UsageError(`partner id must be lower-case letters, digits and '-', 2-63 characters, got "${partnerId}"`);
+  if (!isChartId(patientId)) throw new UsageError(`patient id must be 1-128 characters from A-Z a-z 0-9 . _ : -, got "${patientId}"`);
+  return { partnerId, patientId };
+}
 
 export const CLAIMS_HEADER = ['KIND', 'ID', 'OWNER', 'LISTED BY', 'STATUS'];
 
@@ -236,6 +358,7 @@ const UPDATE_FIELDS = [
   'rate-limit',
   'time-zone',
   'hl7-profile',
+  'patient-access',
 ];
 
 /** `--hl7-profile` (undefined when absent); a malformed value is a usage error (exit 2). */
@@ -286,6 +409,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
         if (!PARTNER_KINDS.includes(kind as PartnerKind)) throw new UsageError(`--kind must be ${PARTNER_KINDS.join(' or ')}, got "${kind}"`);
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
         const hl7Profile = hl7ProfileOf(values['hl7-profile']);
+        const patientAccess = patientAccessOf(values['patient-access']);
         const { target, admin } = connect();
         const { outcome, partner } = await admin.create(
           {
@@ -300,6 +424,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
             receivingFacility: values['receiving-facility'] as string | undefined,
             timeZone: (values['time-zone'] as string | undefined)?.trim() || undefined,
             hl7Profile,
+            patientAccess,
             ...limits,
           },
           now(),
@@ -307,7 +432,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
         if (json) io.out(JSON.stringify({ outcome, partner: partnerJson(partner) }) + '\n');
         else
           io.out(
-            `${outcome === 'created' ? 'created' : 'exists (same settings, nothing changed):'} partner ${partnerId} on ${target.description} (tier ${partnerTier(partner)}, ${partnerKind(partner)}${partner.assigningAuthorities?.length ? `; assigning authority ${partner.assigningAuthorities.join(', ')}` : ''})\n`,
+            `${outcome === 'created' ? 'created' : 'exists (same settings, nothing changed):'} partner ${partnerId} on ${target.description} (tier ${partnerTier(partner)}, ${partnerKind(partner)}, patient access ${patientAccessText(partner)}${partner.assigningAuthorities?.length ? `; assigning authority ${partner.assigningAuthorities.join(', ')}` : ''})\n`,
           );
         return 0;
       }
@@ -318,6 +443,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
         const tier = parseTier(values.tier as string | undefined);
         const limits = values['rate-limit'] !== undefined ? rateLimitOption(values['rate-limit'] as string) : {};
         const hl7Profile = hl7ProfileOf(values['hl7-profile']);
+        const patientAccess = patientAccessOf(values['patient-access']);
         const { target, admin } = connect();
         const result = await admin.update(
           {
@@ -331,6 +457,7 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
             receivingFacility: (values['receiving-facility'] as string | undefined)?.trim(),
             timeZone: (values['time-zone'] as string | undefined)?.trim(),
             hl7Profile,
+            patientAccess,
             ...limits,
           },
           now(),
@@ -379,8 +506,9 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
       }
       case 'list': {
         if (positionals.length) throw new UsageError('list takes no positional arguments');
+        const only = patientAccessOf(values['patient-access']);
         const { admin } = connect();
-        const partners = await admin.list();
+        const partners = (await admin.list()).filter((p) => only === undefined || partnerPatientAccess(p) === only);
         io.out(json ? JSON.stringify(partners.map(partnerJson), null, 2) + '\n' : table(PARTNER_LIST_HEADER, partners.map(partnerRow)));
         return 0;
       }
@@ -399,6 +527,81 @@ export function partnersCli(argv: string[], io: CliIo, deps: PartnersCliDependen
                 KEY_LIST_HEADER,
                 keys.map((k) => keyRow(k, at)),
               ),
+          );
+        return 0;
+      }
+      case 'patient-access': {
+        if (positionals.length) throw new UsageError('patient-access takes no positional arguments');
+        const { target, admin } = connect();
+        const all = (await admin.list()).filter((p) => partnerPatientAccess(p) === 'all');
+        const unset = all.filter((p) => p.patientAccess === undefined);
+        if (json) io.out(JSON.stringify(all.map(partnerJson), null, 2) + '\n');
+        else {
+          io.out(
+            table(
+              ['PARTNER', 'KIND', 'PATIENT ACCESS', 'POLICY', 'NAME'],
+              all.map((p) => [p.partnerId, partnerKind(p), patientAccessText(p), p.policy, p.name]),
+            ),
+          );
+          io.out(
+            `${all.length} partner(s) on ${target.description} may read every chart patient; ${unset.length} of them unset (stored before relationships): set each with npm run partners -- update <partnerId> --patient-access related|all\n`,
+          );
+        }
+        return 0;
+      }
+      case 'relate':
+      case 'unrelate': {
+        const { partnerId, patientId } = relationIdsOf(command, positionals);
+        const purpose = values.purpose as string | undefined;
+        if (purpose !== undefined && !isPurposeOfUse(purpose)) throw new UsageError(`--purpose must be one of ${PURPOSES_OF_USE.join(', ')}, got "${purpose}"`);
+        const untilRaw = values.until as string | undefined;
+        const until = untilRaw === undefined ? undefined : untilInstant(untilRaw);
+        if (untilRaw !== undefined && !until) throw new UsageError(`--until ${UNTIL_RULE}, got "${untilRaw}"`);
+        const at = now();
+        if (until !== undefined && Date.parse(until) <= at.getTime()) throw new UsageError(`--until must be in the future, got "${untilRaw}"`);
+        const { target } = connect();
+        const relationships = new RelationshipAdmin(target.store, target.chart, operatorName(), auditTrailRecorder(target.auditTrail, operatorName(), now));
+        if (command === 'unrelate') {
+          const ended = await relationships.unrelate(partnerId, patientId, at);
+          if (json) io.out(JSON.stringify({ outcome: 'ended', relationship: shownRelationship(ended, at) }) + '\n');
+          else io.out(`ended the relationship of partner ${partnerId} with patient ${patientId} on ${target.description} (from the next request on)\n`);
+          return 0;
+        }
+        const { outcome, relationship } = await relationships.relate(
+          { partnerId, patientId, purpose: purpose as typeof relationship.purpose | undefined, until },
+          at,
+        );
+        const shown = shownRelationship(relationship, at);
+        if (json) io.out(JSON.stringify({ outcome, relationship: shown }) + '\n');
+        else
+          io.out(
+            `${outcome === 'unchanged' ? 'already related (nothing changed):' : outcome === 'updated' ? 'updated relationship:' : 'related:'} partner ${partnerId} with patient ${patientId} on ${target.description} (purpose ${relationship.purpose}, ${relationship.until ? `until ${relationship.until}` : 'until ended'}, source ${relationship.source})\n`,
+          );
+        return 0;
+      }
+      case 'relations': {
+        const patient = values.patient as string | undefined;
+        if (patient !== undefined && positionals.length) throw new UsageError('relations takes a partner id or --patient, not both');
+        if (patient === undefined && positionals.length !== 1) throw new UsageError('relations takes one partner id (or --patient <patientId>)');
+        if (patient !== undefined && !isChartId(patient)) throw new UsageError(`--patient must be 1-128 characters from A-Z a-z 0-9 . _ : -, got "${patient}"`);
+        const { target } = connect();
+        const relationships = new RelationshipAdmin(target.store, target.chart, operatorName());
+        const list = patient !== undefined ? await relationships.ofPatient(patient) : await relationships.ofPartner(onePartnerId(command, positionals));
+        const at = now();
+        if (json)
+          io.out(
+            JSON.stringify(
+              list.map((r) => shownRelationship(r, at)),
+              null,
+              2,
+            ) + '\n',
+          );
+        else
+          io.out(
+            table(
+              RELATIONS_HEADER,
+              list.map((r) => relationRow(r, at)),
+            ),
           );
         return 0;
       }

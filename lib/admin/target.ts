@@ -14,6 +14,8 @@ import type { PartnerTier } from '../keys/api-key';
 import { dynamoDbClient } from '../aws/clients';
 import { tableName } from '../dynamo/table-names';
 import { ApiKeyStore } from '../keys/api-key-store';
+import { ChartItemReader } from '../chart/chart-reader';
+import type { RelationshipTable } from '../relationships/relationships';
 import { GatewayKeys, StageNotFoundError, type UsagePlanIds } from './gateway-keys';
 
 export interface AdminTarget {
@@ -23,7 +25,13 @@ export interface AdminTarget {
   gateway?: GatewayKeys;
   /** where every partner and key change is recorded (lib/admin/admin-audit.ts) */
   auditTrail: AuditTrail;
+  /** the chart table: partner-patient relationships (`partners relate`) and the chart patients they name */
+  chart: RelationshipTable & { patients: ChartItemReader };
   stage?: string;
+}
+
+function chartOf(db: DynamoDBClient, table: string): AdminTarget['chart'] {
+  return { db, table, patients: new ChartItemReader(db, table) };
 }
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{1,15}$/;
@@ -72,6 +80,7 @@ export function stageTarget(stage: string, clients: StageClients): AdminTarget {
     store: new ApiKeyStore(clients.dynamodb, resourceName(prefix, Tables.keys.baseName)),
     gateway: new GatewayKeys(clients.apiGateway, ssmUsagePlanIds(clients.ssm, prefix)),
     auditTrail: new AuditTrail(clients.dynamodb, resourceName(prefix, Tables.audit.baseName)),
+    chart: chartOf(clients.dynamodb, resourceName(prefix, Tables.chart.baseName)),
   };
 }
 
@@ -85,6 +94,10 @@ export function localTarget(useLocalEnvironment: () => void = () => undefined): 
     description: 'local stack',
     store: new ApiKeyStore(dynamoDbClient(), tableName('keys')),
     auditTrail: new AuditTrail(dynamoDbClient(), tableName('audit')),
+    // read when a relationship command runs: the other commands need no CHART_TABLE
+    get chart() {
+      return chartOf(dynamoDbClient(), tableName('chart'));
+    },
   };
 }
 

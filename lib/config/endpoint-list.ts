@@ -36,24 +36,30 @@ export interface BackgroundFunction {
 
 /** The audit record every HTTP function appends (lib/http/middleware/audit-recording.ts). */
 const AUDIT: TableOperation[] = ['PutItem'];
+/**
+ * An export or FHIR read (lib/disclosures/disclosing-routes.ts): its disclosures go to the audit table
+ * (PutItem, above); the partner's distinct patients of the hour to the rate-limit table (a marker
+ * PutItem if absent, the counter UpdateItem: lib/disclosures/patient-read-volume.ts).
+ */
+const READ_VOLUME: TableOperation[] = ['PutItem', 'UpdateItem'];
 /** chart reads by id: patient (GetItem), or patient + record (+ encounter) in one BatchGetItem */
-const exportNeeds: ResourceNeeds = { tables: { chart: ['GetItem', 'BatchGetItem'], audit: AUDIT } };
+const exportNeeds: ResourceNeeds = { tables: { chart: ['GetItem', 'BatchGetItem'], audit: AUDIT, rateLimit: READ_VOLUME } };
 /** one chart item by id (ChartStore.getPatient / getRecord) */
-const chartGetNeeds: ResourceNeeds = { tables: { chart: ['GetItem'], audit: AUDIT } };
+const chartGetNeeds: ResourceNeeds = { tables: { chart: ['GetItem'], audit: AUDIT, rateLimit: READ_VOLUME } };
 /** FHIR searches of a patient's records of one kind (ChartStore.recordsOfKind: Query on the table) */
-const chartSearchNeeds: ResourceNeeds = { tables: { chart: ['Query'], audit: AUDIT } };
+const chartSearchNeeds: ResourceNeeds = { tables: { chart: ['Query'], audit: AUDIT, rateLimit: READ_VOLUME } };
 const LAB_KMS = ['Decrypt'] as ResourceNeeds['kms'];
 const LAB_KMS_PURPOSES = [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac];
 /** FHIR reads that include lab results (decrypted summaries: results table + KMS Decrypt) */
 const fhirLabNeeds: ResourceNeeds = {
   // one lab result by id: its versions (Query on the table), the lookup keys item (GetItem)
-  tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT },
+  tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT, rateLimit: READ_VOLUME },
   kms: LAB_KMS,
   kmsPurposes: LAB_KMS_PURPOSES,
 };
 /** a patient's lab results page (ResultStore.resultsForPatientPage: Query on byPatient) */
 const fhirLabSearchNeeds: ResourceNeeds = {
-  tables: { chart: ['GetItem'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+  tables: { chart: ['GetItem'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT, rateLimit: READ_VOLUME },
   kms: LAB_KMS,
   kmsPurposes: LAB_KMS_PURPOSES,
 };
@@ -117,7 +123,7 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   exportHl7PatientSummary: {
     needs: {
       // the summary: timeline (Query on byTimeline; the patient by GetItem on a continuation page), lab results of the patient (Query on byPatient), lookup keys
-      tables: { chart: ['GetItem', 'Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+      tables: { chart: ['GetItem', 'Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT, rateLimit: READ_VOLUME },
       kms: ['Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
     },
@@ -130,7 +136,8 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   receiveTestData: {
     needs: {
       // no keys table: the partner comes from the authorizer's context
-      tables: { chart: ['GetItem'], results: RESULT_WRITES, idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: AUDIT },
+      // chart: relationships, patients and the MRN index read (filing), held records put
+      tables: { chart: ['GetItem', 'PutItem'], results: RESULT_WRITES, idempotency: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], audit: AUDIT },
       queues: { notifications: 'send' },
       kms: ['GenerateDataKey', 'Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
@@ -141,7 +148,7 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   },
   exportHl7LabResult: {
     needs: {
-      tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT },
+      tables: { chart: ['GetItem'], results: ['GetItem', 'Query'], audit: AUDIT, rateLimit: READ_VOLUME },
       kms: ['Decrypt'],
       kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
       documentsBucket: 'read',
@@ -219,13 +226,17 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   fhirPatientRead: { needs: chartGetNeeds, memoryMb: 512, timeoutSeconds: 10 },
   // by MRN: the chart's MRN index (GetItem), keyed by the results table's lookup key (GetItem, unwrapped with KMS, never created)
   fhirPatientSearch: {
-    needs: { tables: { chart: ['GetItem'], results: ['GetItem'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.resultsLookupHmac] },
+    needs: {
+      tables: { chart: ['GetItem'], results: ['GetItem'], audit: AUDIT, rateLimit: READ_VOLUME },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.resultsLookupHmac],
+    },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
   fhirPatientEverything: {
     needs: {
-      tables: { chart: ['GetItem', 'Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+      tables: { chart: ['GetItem', 'Query:byTimeline'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT, rateLimit: READ_VOLUME },
       kms: LAB_KMS,
       kmsPurposes: LAB_KMS_PURPOSES,
     },
@@ -239,7 +250,7 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   fhirObservationRead: { needs: fhirLabNeeds, memoryMb: 512, timeoutSeconds: 10 },
   fhirObservationSearch: {
     needs: {
-      tables: { chart: ['GetItem', 'Query'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT },
+      tables: { chart: ['GetItem', 'Query'], results: ['GetItem', 'Query:byPatient'], audit: AUDIT, rateLimit: READ_VOLUME },
       kms: LAB_KMS,
       kmsPurposes: LAB_KMS_PURPOSES,
     },
@@ -254,6 +265,8 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   receiveFhirBundle: { needs: fhirBundleIntakeNeeds, memoryMb: 1024, timeoutSeconds: 29 },
   receiveFhirDiagnosticReport: { needs: fhirLabReportIntakeNeeds, memoryMb: 1024, timeoutSeconds: 29 },
   receiveFhirQuestionnaireResponse: { needs: fhirQuestionnaireResponseIntakeNeeds, memoryMb: 1024, timeoutSeconds: 29 },
+  // one Query of the patient's disclosure partition per page (and the request's own audit record)
+  listDisclosures: { needs: { tables: { audit: ['PutItem', 'Query'] } }, memoryMb: 256, timeoutSeconds: 10 },
   fhirRouteNotFound: { needs: {}, memoryMb: 256, timeoutSeconds: 10 },
 };
 

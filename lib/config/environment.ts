@@ -38,6 +38,8 @@ export enum Env {
   anonRateLimit = 'ANON_RATE_LIMIT',
   anonRateWindowSeconds = 'ANON_RATE_WINDOW_SECONDS',
   logLevel = 'LOG_LEVEL',
+  /** distinct patients one partner's disclosures may reach in a UTC hour before the warning line the alarm counts (default 500) */
+  patientReadsAlarmThreshold = 'PATIENT_READS_ALARM_THRESHOLD',
   /** value of the API Gateway key of the anonymous usage plan (cloud only; identifies, grants nothing) */
   anonUsageIdentifier = 'ANON_USAGE_IDENTIFIER',
   /** staff sign-in (OpenID Connect): issuer, the inbox page's client id (ID token audience), JWKS */

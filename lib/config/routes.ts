@@ -43,6 +43,7 @@ const ingestHl7 = Scopes.ingestHl7;
 const inboxRead = Scopes.inboxRead;
 const inboxReview = Scopes.inboxReview;
 const readOwnResults = Scopes.readOwnResults;
+const disclosuresRead = Scopes.disclosuresRead;
 
 /**
  * One exported route per endpoint: functions/<name>.ts passes `<name>Route` to its pipeline
@@ -281,6 +282,13 @@ export const receiveFhirQuestionnaireResponseRoute = {
   scope: ingestFhir,
   format: 'fhir',
 } as const satisfies HttpRoute;
+// the accounting of disclosures of one patient (docs/disclosures.md): the clinic's privacy reviewers (staff only)
+export const listDisclosuresRoute = {
+  name: 'listDisclosures',
+  method: 'GET',
+  path: '/disclosures',
+  scope: disclosuresRead,
+} as const satisfies HttpRoute;
 // every other path under /fhir: 404 OperationOutcome instead of the gateway's problem+json (reads nothing)
 export const fhirRouteNotFoundRoute = {
   name: 'fhirRouteNotFound',
@@ -327,6 +335,7 @@ const ROUTES = [
   receiveFhirBundleRoute,
   receiveFhirDiagnosticReportRoute,
   receiveFhirQuestionnaireResponseRoute,
+  listDisclosuresRoute,
   fhirRouteNotFoundRoute,
 ] as const;
 

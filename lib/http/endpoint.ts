@@ -6,6 +6,7 @@ import { accessControl } from './middleware/access-control';
 import { auditRecording } from './middleware/audit-recording';
 import { httpResponses, type ProblemRenderer } from './middleware/http-responses';
 import { requestTracing } from './middleware/request-tracing';
+import { purposeOfUseHeader } from './purpose-of-use';
 import { DependencyUnavailableError } from '../domain-errors';
 import { stateFromContext, type AuthorizedRequest } from './request-state';
 
@@ -55,10 +56,14 @@ function toProxyResult(response: EndpointResponse): APIGatewayProxyResult {
   };
 }
 
-/** An endpoint that touches stored data: the shared pipeline, then the audit record of what it declared. */
+/**
+ * An endpoint that touches stored data: the shared pipeline, then the audit record of what it declared
+ * (and, on an export or FHIR read, its disclosures); `x-purpose-of-use` is read before the endpoint's code.
+ */
 export function httpEndpoint(endpoint: HttpRoute, handle: EndpointHandler, options: EndpointOptions = {}) {
   return sharedPipeline(endpoint, options)
     .use(auditRecording())
+    .use(purposeOfUseHeader())
     .handler(async (event: APIGatewayProxyEvent, context: Context) => {
       const state = stateFromContext(context)!;
       const request: AuthorizedRequest = Object.assign(state, {

@@ -10,7 +10,8 @@
  *   chart table item   pk HELD#<nn>   sk <heldId>   (heldId = held-<receivedAt compact>-<keyed hash>;
  *                      nn = a stable hash of the heldId mod HELD_SHARDS, lib/dynamo/write-shards.ts)
  *                      attributes: kind, state (held | routed), partnerId, receivedAt, record (map), and
- *                      when routed: routedTo, routedBy, routedAt
+ *                      when routed: routedTo, routedBy, routedAt; when a routed identity was unlinked
+ *                      (state held again): unlinkedFrom, unlinkedBy, unlinkedAt
  *
  * Writes are single-item conditional writes: holding is `attribute_not_exists` (a resent message
  * holds nothing twice: its heldId, hence its shard, is the same); routing moves state held -> routed
@@ -29,6 +30,15 @@ import type { Note, PersonName, Provenance } from '../chart/types';
 export const HELD_KINDS = ['document', 'identity', 'lab-result'] as const;
 export type HeldKind = (typeof HELD_KINDS)[number];
 export type HeldState = 'held' | 'routed';
+export const HELD_REASONS = [
+  'patient-unresolved',
+  'demographics-differ',
+  'no-relationship',
+  'link-disputed',
+  'no-document-to-replace',
+  'document-number-reused',
+] as const;
+export type HeldReason = (typeof HELD_REASONS)[number];
 
 /** What the sender said about the person (PID), shown to the reviewer beside the chart's candidates. */
 export interface ClaimedPerson {
@@ -48,11 +58,20 @@ export interface HeldRecord {
   provenance: Provenance;
   person: ClaimedPerson;
   body: HeldRecordBody;
-  /** why it was held: no patient resolved, the demographics disagreed with the chart, or a replacement (MDM^T08/T10) named no document of the sender */
-  reason: 'patient-unresolved' | 'demographics-differ' | 'no-document-to-replace';
+  /**
+   * why it was held: no patient resolved, the demographics disagreed with the chart, the partner has no
+   * relationship with the patient named, a link of the partner's identity the chart now contradicts, a
+   * replacement (MDM^T08/T10) named no document of the sender, or a T02 whose number the patient's
+   * chart holds with other content (a number used before the register of numbers existed)
+   */
+  reason: HeldReason;
   routedTo?: string;
   routedBy?: string;
   routedAt?: string;
+  /** a routed identity staff unlinked (back in the queue): the patient it was linked to, by whom, when */
+  unlinkedFrom?: string;
+  unlinkedBy?: string;
+  unlinkedAt?: string;
 }
 
 const DEPENDENCY = 'chart-table';
@@ -172,6 +191,41 @@ export class HeldRecordStore extends HeldRecordHolder {
     if (await this.markRoutedIn(heldPkFor(heldId), heldId, patientId, routedBy, at)) return true;
     // a record held before sharding
     return this.markRoutedIn(LEGACY_PK, heldId, patientId, routedBy, at);
+  }
+
+  /**
+   * Puts a routed record back in the queue (an unlinked identity): routed -> held, once, only while it
+   * is routed to `patientId`. False otherwise.
+   */
+  async markUnlinked(heldId: string, patientId: string, unlinkedBy: string, at: Date): Promise<boolean> {
+    if (!isHeldId(heldId)) return false;
+    for (const pk of [heldPkFor(heldId), LEGACY_PK]) {
+      try {
+        await awsCall(DEPENDENCY, () =>
+          this.db.send(
+            new UpdateItemCommand({
+              TableName: this.table,
+              Key: { pk: { S: pk }, sk: { S: heldId } },
+              UpdateExpression:
+                'SET #state = :held, #record.#state = :held, #record.unlinkedFrom = :from, #record.unlinkedBy = :by, #record.unlinkedAt = :at REMOVE #record.routedTo, #record.routedBy, #record.routedAt',
+              ConditionExpression: '#state = :routed AND #record.routedTo = :from',
+              ExpressionAttributeNames: { '#state': 'state', '#record': 'record' },
+              ExpressionAttributeValues: {
+                ':routed': { S: 'routed' },
+                ':held': { S: 'held' },
+                ':from': { S: patientId },
+                ':by': { S: unlinkedBy },
+                ':at': { S: at.toISOString() },
+              },
+            }),
+          ),
+        );
+        return true;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    }
+    return false;
   }
 
   private async markRoutedIn(pk: string, heldId: string, patientId: string, routedBy: string, at: Date): Promise<boolean> {

@@ -10,6 +10,8 @@ import { ChartNoteWriter } from '../chart/chart-note-writer';
 import { HeldRecordStore } from './held-records';
 import { PartnerIdentityStore } from './partner-identities';
 import type { HeldLabResults, HeldReviewDependencies } from './held-review';
+import { relationshipTable } from '../relationships/relationship-wiring';
+import { relate, unrelate } from '../relationships/relationships';
 
 /** The reads (list, get): chart table only. */
 /** The chart patients a routed record may name (GetItem on the chart table, like the held records). */
@@ -36,6 +38,10 @@ export function heldRouteDependencies(labResults: () => HeldLabResults): HeldRev
       getPatient: (patientId) => chart.getPatient(patientId),
       getNote: (patientId, noteId) => chart.getNote(patientId, noteId),
       putNoteIfAbsent: (note) => chart.putNoteIfAbsent(note),
+    },
+    relationships: {
+      relate: (relationship, now) => relate(relationshipTable(), relationship, { now }),
+      unrelate: (partnerId, patientId, endedBy, now) => unrelate(relationshipTable(), partnerId, patientId, endedBy, now),
     },
     labResults,
   };

@@ -8,6 +8,7 @@ import { RecordNotFoundError } from '../domain-errors';
 import type { HeldRecord } from './held-records';
 import { getHeld, HeldAlreadyRoutedError, HeldNoteConflictError, listHeld, type HeldReviewDependencies } from './held-review';
 import { routeHeld } from './held-route';
+import type { PartnerPatientRelationship } from '../relationships/relationships';
 
 const heldId = 'held-20240305101500-3f2a9c0d1e4b5a6978877665';
 const provenance = { partnerId: 'demo-lab', sender: 'DEMO-LAB-LIS', sourceMessageId: 'M1', receivedAt: '2024-03-05T10:15:00.000Z' };
@@ -25,6 +26,7 @@ const reviewer = { keyId: 'key_1', partnerId: 'demo-staff' };
 function fakes(record: HeldRecord) {
   const notes = new Map<string, Note>();
   const links = new Map<string, string>();
+  const relationships: PartnerPatientRelationship[] = [];
   const state = { record: { ...record }, failMarkRouted: 0 };
   const deps: HeldReviewDependencies = {
     held: {
@@ -36,6 +38,7 @@ function fakes(record: HeldRecord) {
         state.record = { ...state.record, state: 'routed', routedTo: patientId, routedBy, routedAt: at.toISOString() };
         return true;
       },
+      markUnlinked: async () => false,
     },
     identities: {
       get: async () => undefined,
@@ -43,6 +46,14 @@ function fakes(record: HeldRecord) {
         links.set(key, patientId);
         return true;
       },
+      unlinkByStaff: async () => false,
+    },
+    relationships: {
+      relate: async (relationship) => {
+        relationships.push(relationship);
+        return { relationship, created: true };
+      },
+      unrelate: async () => undefined,
     },
     chart: {
       getPatient: async (patientId) => (patientId.startsWith('demo-patient') ? ({ patientId } as Patient) : undefined),

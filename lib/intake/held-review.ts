@@ -25,6 +25,13 @@ import type { ReceiveDependencies } from '../results/receive';
 import type { LabResultVersionReader } from '../results/result-version-reader';
 import { isHeldId, type ClaimedPerson, type HeldKind, type HeldRecord, type HeldRecordStore, type HeldState } from './held-records';
 import type { PartnerDemographics, PartnerIdentity, PartnerIdentityStore } from './partner-identities';
+import type { PartnerPatientRelationship } from '../relationships/relationships';
+
+/** The relationship writes of the review: relate (a holding one is left as it is) and unrelate. */
+export interface HeldRelationships {
+  relate(relationship: PartnerPatientRelationship, now: Date): Promise<{ relationship: PartnerPatientRelationship; created: boolean }>;
+  unrelate(partnerId: string, patientId: string, endedBy: string, now: Date): Promise<PartnerPatientRelationship | undefined>;
+}
 
 // The readers never compare a kind with the literal of the lab result kind: that string is also a KMS
 // purpose, and the infra test reads a purpose in a bundle as a use of it (the reads use no KMS).
@@ -46,6 +53,14 @@ export class HeldAlreadyRoutedError extends ConflictError {
   override readonly name = 'HeldAlreadyRoutedError';
   constructor(routedTo?: string) {
     super('the held record has already been routed to a patient', { state: 'routed', ...(routedTo ? { routedTo } : {}) });
+  }
+}
+
+/** An unlink of a record that is not a routed partner identity linked by staff: nothing was changed. */
+export class HeldNotUnlinkableError extends ConflictError {
+  override readonly name = 'HeldNotUnlinkableError';
+  constructor(detail: string) {
+    super(detail, {});
   }
 }
 
@@ -122,8 +137,10 @@ export async function routedChartOf(
 }
 
 export interface HeldReviewDependencies {
-  held: Pick<HeldRecordStore, 'get' | 'list' | 'markRouted'>;
-  identities: Pick<PartnerIdentityStore, 'get' | 'linkByStaff'>;
+  held: Pick<HeldRecordStore, 'get' | 'list' | 'markRouted' | 'markUnlinked'>;
+  identities: Pick<PartnerIdentityStore, 'get' | 'linkByStaff' | 'unlinkByStaff'>;
+  /** the route relates the partner to the patient; an unlink may end it (lib/relationships/relationships.ts relate / unrelate) */
+  relationships: HeldRelationships;
   chart: {
     getPatient(patientId: string): Promise<Patient | undefined>;
     getNote(patientId: string, noteId: string): Promise<Note | undefined>;

@@ -3,6 +3,16 @@
  * and the errors are in held-review.ts. The writes come first, each idempotent for the same patient,
  * and markRouted is the last write: a failure in between leaves the record held and the same route
  * again completes it.
+ *
+ * Routing is a staff decision that the sending partner serves the patient: the first write relates
+ * the partner to the patient (lib/relationships/relationships.ts relate; source `held-route`, purpose
+ * TREAT, createdBy the staff username; a holding relationship is left as it is), so the partner's
+ * later messages for the patient file without review and it may read what a related partner reads.
+ * It comes before the record's own writes (whose filing asks for a relationship) and after the checks
+ * that refuse the route (unknown record or patient, already routed); a failure later keeps it.
+ *
+ * The unlink of a routed identity (unlinkHeld) ends the staff link and puts the record back in the
+ * queue (state held); the relationship stays unless the request ends it (`endRelationship`).
  */
 import type { Note } from '../chart/types';
 import { ConflictError, RecordNotFoundError } from '../domain-errors';
@@ -10,8 +20,9 @@ import type { Principal } from '../keys/access-decision';
 import { receiveLabResult, type ReceiveDependencies } from '../results/receive';
 import type { LabResultVersion } from '../results/types';
 import type { HeldKind, HeldRecord } from './held-records';
-import { HeldAlreadyRoutedError, HeldNoteConflictError, heldRecord, type HeldReviewDependencies } from './held-review';
+import { HeldAlreadyRoutedError, HeldNoteConflictError, HeldNotUnlinkableError, heldRecord, type HeldReviewDependencies } from './held-review';
 import { sameDocument } from './same-document';
+import { DEFAULT_PURPOSE_OF_USE, type PartnerPatientRelationship } from '../relationships/relationships';
 
 export interface RouteHeldInput {
   heldId: string;
@@ -28,6 +39,13 @@ export interface RouteHeldResult {
   /** document: the chart note's id; lab-result: the result ids filed under the patient */
   noteId?: string;
   resultIds?: string[];
+  /** the partner's relationship with the patient the route made (or found holding) */
+  relationship?: Pick<PartnerPatientRelationship, 'partnerId' | 'patientId' | 'source'> & { created: boolean };
+}
+
+/** Who is reviewing, as records name them: the staff username, else the key id. */
+function reviewerName(reviewer: RouteHeldInput['reviewer']): string {
+  return reviewer.staff?.username ?? reviewer.keyId;
 }
 
 /**
@@ -40,15 +58,33 @@ export async function routeHeld(deps: HeldReviewDependencies, input: RouteHeldIn
   if (!(await deps.chart.getPatient(input.patientId))) throw new RecordNotFoundError('patient', 'no patient with this patientId');
   const body = record.body;
   const result: RouteHeldResult = { heldId: record.heldId, kind: body.kind, routedTo: input.patientId };
+  const routedBy = reviewerName(input.reviewer);
+  const made = await deps.relationships.relate(
+    {
+      partnerId: record.provenance.partnerId,
+      patientId: input.patientId,
+      purpose: DEFAULT_PURPOSE_OF_USE,
+      source: 'held-route',
+      since: input.now.toISOString(),
+      createdBy: routedBy,
+    },
+    input.now,
+  );
+  result.relationship = {
+    partnerId: made.relationship.partnerId,
+    patientId: made.relationship.patientId,
+    source: made.relationship.source,
+    created: made.created,
+  };
   if (body.kind === 'document') {
     await fileNote(deps, { ...body.note, patientId: input.patientId });
     result.noteId = body.note.noteId;
   } else if (body.kind === 'identity') {
-    if (!(await deps.identities.linkByStaff(body.identityKey, input.patientId))) throw new RecordNotFoundError('partner identity', 'the held identity is gone');
+    if (!(await deps.identities.linkByStaff(body.identityKey, input.patientId, { username: routedBy, at: input.now })))
+      throw new RecordNotFoundError('partner identity', 'the held identity is gone');
   } else {
     result.resultIds = await fileLabResults(deps, record, body.resultIds, input);
   }
-  const routedBy = input.reviewer.staff?.username ?? input.reviewer.keyId;
   if (!(await deps.held.markRouted(record.heldId, input.patientId, routedBy, input.now))) {
     throw new HeldAlreadyRoutedError((await deps.held.get(record.heldId))?.routedTo);
   }
@@ -107,4 +143,52 @@ async function fileLabResults(deps: HeldReviewDependencies, record: HeldRecord, 
     if (!outcome.body.current) throw new ConflictError('a newer version of a held lab result arrived meanwhile: route again', { resultId });
   }
   return resultIds;
+}
+
+export interface UnlinkHeldInput {
+  heldId: string;
+  /** also end the partner's relationship with the patient (kept otherwise: other records may rest on it) */
+  endRelationship: boolean;
+  reviewer: Pick<Principal, 'keyId' | 'partnerId' | 'staff'>;
+  now: Date;
+}
+
+export interface UnlinkHeldResult {
+  heldId: string;
+  /** the patient the identity was linked to */
+  unlinkedFrom: string;
+  /** whether the partner's relationship with that patient was ended by this request */
+  relationshipEnded: boolean;
+}
+
+/**
+ * Ends the staff link of a routed partner identity: the identity no longer names the patient (the
+ * partner's later messages for the person resolve as if never linked: the chart's MRN index, else
+ * held), and the held record is back in the queue (state held) for a new decision. HeldRecordNotFoundError
+ * for an unknown id; HeldNotUnlinkableError for a record that is not a routed identity, or whose
+ * identity is no longer linked by staff to the patient it was routed to. The link goes first: a
+ * failure before the record is back in the queue leaves it routed, and the same request again
+ * completes it.
+ */
+export async function unlinkHeld(deps: HeldReviewDependencies, input: UnlinkHeldInput): Promise<UnlinkHeldResult> {
+  const record = await heldRecord(deps, input.heldId);
+  const body = record.body;
+  if (body.kind !== 'identity')
+    throw new HeldNotUnlinkableError('only a routed partner identity can be unlinked (a filed document or result stays in the chart)');
+  if (record.state !== 'routed' || !record.routedTo) throw new HeldNotUnlinkableError('the held identity has not been routed: there is no link to end');
+  const patientId = record.routedTo;
+  const identity = await deps.identities.get(body.identityKey);
+  const linkedHere = identity?.linkedBy === 'staff' && identity.linkedPatientId === patientId;
+  if (linkedHere && !(await deps.identities.unlinkByStaff(body.identityKey, patientId))) {
+    throw new HeldNotUnlinkableError('the partner identity changed meanwhile: read the record again');
+  }
+  if (!linkedHere && identity?.linkedPatientId === patientId) {
+    // linked to the patient by matching (a later ADT that agreed with the chart): not a staff link to end
+    throw new HeldNotUnlinkableError('the partner identity is linked by matching the chart, not by staff');
+  }
+  const by = reviewerName(input.reviewer);
+  const ended = input.endRelationship ? await deps.relationships.unrelate(record.provenance.partnerId, patientId, by, input.now) : undefined;
+  if (!(await deps.held.markUnlinked(record.heldId, patientId, by, input.now)))
+    throw new HeldNotUnlinkableError('the held record changed meanwhile: read it again');
+  return { heldId: record.heldId, unlinkedFrom: patientId, relationshipEnded: ended !== undefined };
 }

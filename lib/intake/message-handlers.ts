@@ -13,11 +13,16 @@
  *                              held for review; never the chart patient, the MRN index or the match index
  *   ADT^A40                    held for review (never applied)
  *   MDM^T02                    a new document of the sender (`<partnerId>:<TXA-12>`), filed to the resolved
- *                              chart patient, else held for review
+ *                              chart patient, else held for review; a TXA-12 the sender used before with
+ *                              other content is AE 205 whatever the patient (lib/intake/document-numbers.ts)
  *   MDM^T08/T10                a new version of the sender's own document (the earlier version kept)
  *
  * Patient resolution (lib/intake/patient-resolution.ts) never changes the answer: AA whether or not
- * the patient is known. A handler answers AA, or throws {@link AckRejection} (AE/AR with ERR entries)
+ * the patient is known. A record is filed into a chart patient only when the sending partner has a
+ * holding relationship with the patient (lib/relationships/patient-access.ts mayFileForPatient, for
+ * every partner whatever its patient access) and the message's demographics agree with the chart;
+ * otherwise it is held for staff (`no-relationship`), answered as a filed one. An ADT links the
+ * partner's identity by matching only under the same rule. A handler answers AA, or throws {@link AckRejection} (AE/AR with ERR entries)
  * before writing anything. Error texts name the rule and the location, never a submitted value.
  */
 import { checkNoteValues, checkPatientValues } from '../chart/record-rules';
@@ -44,6 +49,8 @@ import { resultStatusFromTable0123, TABLE_0123_VALUES } from '../results/status'
 import { acceptLabResult, acceptableCollectionEnd } from '../results/validation';
 import { AckRejection, reject } from './ack-rejection';
 import { adtContentFrom, adtContentProblems, locateAdtContent, withAdtContent } from './adt-content';
+import { mayFileForPatient, type RelationshipLookup } from '../relationships/patient-access';
+import type { DocumentNumberUse } from './document-numbers';
 import { heldIdFor, type HeldRecord } from './held-records';
 import {
   address,
@@ -61,7 +68,7 @@ import {
   telecoms,
 } from './hl7-values';
 import type { PartnerIdentity } from './partner-identities';
-import { sameDocument } from './same-document';
+import { documentContent, sameDocument } from './same-document';
 import {
   chartIdentifierKey,
   checkNamespaces,
@@ -69,6 +76,7 @@ import {
   demographicsAgree,
   findChartPatient,
   pidIdentifiers,
+  requireRelationship,
   resolvePatient,
   senderIdentityKey,
   type Resolution,
@@ -114,6 +122,13 @@ export interface HandlerDependencies extends ResolutionDependencies {
   held: { hold(record: Omit<HeldRecord, 'state'>): Promise<boolean> };
   labResults: ReceiveDependencies;
   merges: MergeReviews;
+  /** the partner's holding relationships with chart patients (lib/relationships/relationship-wiring.ts relationshipLookup) */
+  relationships: RelationshipLookup;
+  /** the TXA-12 document numbers each partner used (lib/intake/document-numbers.ts) */
+  documentNumbers: {
+    claim(partnerId: string, documentNumber: string, fingerprint: string, now: Date): Promise<DocumentNumberUse>;
+    replace(partnerId: string, documentNumber: string, fingerprint: string, now: Date): Promise<void>;
+  };
 }
 
 export interface HandlerContext {
@@ -685,7 +700,8 @@ async function handleOru(message: ParsedMessage, services: HandlerDependencies, 
   for (const group of groups) {
     let resolution = resolutions.get(group.pid);
     if (!resolution) {
-      resolution = await resolvePatient(group.pid, context.principal.partnerId, services);
+      const named = await resolvePatient(group.pid, context.principal.partnerId, services);
+      resolution = await requireRelationship(named, context.principal.partnerId, services.relationships, context.now);
       resolutions.set(group.pid, resolution);
     }
     const body = labBody(group, sender, resolution.patientId ?? patientIdFor(resolution.identityKey), message, context.principal.timeZone);
@@ -839,8 +855,11 @@ async function handleAdt(message: ParsedMessage, services: HandlerDependencies, 
   let linkedPatientId: string | undefined;
   let reason: Resolution['reason'] = 'patient-unresolved';
   const { patient: chartPatient } = await findChartPatient(identifiers, keys, services);
-  if (chartPatient && demographicsAgree(chartPatient, demographics, true)) linkedPatientId = chartPatient.patientId;
-  else if (chartPatient) reason = 'demographics-differ';
+  if (chartPatient && demographicsAgree(chartPatient, demographics, true)) {
+    // a link lets the partner's later ORU/MDM name the patient: only for a patient the partner is related to
+    if (await mayFileForPatient(partnerId, chartPatient.patientId, services.relationships, context.now)) linkedPatientId = chartPatient.patientId;
+    else reason = 'no-relationship';
+  } else if (chartPatient) reason = 'demographics-differ';
   const stored = await services.identities.put(
     {
       identityKey,
@@ -956,31 +975,32 @@ function noteFrom(message: ParsedMessage, context: HandlerContext): Omit<Note, '
 
 async function handleMdm(message: ParsedMessage, event: string, services: HandlerDependencies, context: HandlerContext): Promise<HandledMessage> {
   const pid = firstSegment(message, 'PID');
-  const resolution = await resolvePatient(pid, context.principal.partnerId, services);
+  const partnerId = context.principal.partnerId;
+  const named = await resolvePatient(pid, partnerId, services);
   const draft = noteFrom(message, context);
+  const documentNumber = draft.documentNumber!;
+  const fingerprint = (await services.keys()).bodyFingerprint(documentContent(draft));
+  // the document number's answer comes first and from the sender's own earlier messages only: the same
+  // whether the message names a chart patient, a patient the partner is not related to, or nobody
+  if (event === 'T02' && (await services.documentNumbers.claim(partnerId, documentNumber, fingerprint, context.now)) === 'different') reuseRefused();
+  const resolution = await requireRelationship(named, partnerId, services.relationships, context.now);
   const hold = async (reason: HeldRecord['reason']): Promise<HandledMessage> => {
     const id = await heldId(services, context, ['document', draft.noteId, valueAt(message.segments[0], 10)]);
     await services.held.hold({ heldId: id, provenance: draft.provenance!, person: resolution.person, body: { kind: 'document', note: draft }, reason });
     return { audit: { action: 'hl7.mdm.document_held', resourceIds: { heldId: id, event } } };
   };
+  // a replacement carries the number's content from now on, filed or held alike
+  if (event !== 'T02') await services.documentNumbers.replace(partnerId, documentNumber, fingerprint, context.now);
   if (!resolution.patientId) return hold(resolution.reason ?? 'patient-unresolved');
   const note: Note = { ...draft, patientId: resolution.patientId };
   if (event === 'T02') {
     if (!(await services.chart.putNoteIfAbsent(note))) {
       const stored = await services.chart.getNote(note.patientId, note.noteId);
-      if (!stored || !sameDocument(stored, note))
-        reject(
-          'AE',
-          ErrorCodes.duplicateKeyIdentifier,
-          'TXA-12 document number was already used by this sender for another document: send MDM^T10 to replace it',
-          {
-            segmentId: 'TXA',
-            segmentSequence: 1,
-            field: 12,
-          },
-        );
+      // only a number used before the register existed can get here with other content: held, never a
+      // 205 that only a chart patient's document could cause
+      if (!stored || !sameDocument(stored, note)) return hold('document-number-reused');
     }
-  } else if (!(await services.chart.replacePartnerNote(note, context.principal.partnerId))) {
+  } else if (!(await services.chart.replacePartnerNote(note, partnerId))) {
     // no document of this sender to replace under this patient: held for a reviewer, answered as any held document
     // (an AE here would tell the sender the patient is known)
     return hold('no-document-to-replace');
@@ -988,6 +1008,20 @@ async function handleMdm(message: ParsedMessage, event: string, services: Handle
   return {
     audit: { action: event === 'T02' ? 'hl7.mdm.note_store' : 'hl7.mdm.note_replace', patientId: note.patientId, resourceIds: { noteId: note.noteId } },
   };
+}
+
+/** AE 205: the sender used this TXA-12 before for another document (whatever patient either names). */
+function reuseRefused(): never {
+  return reject(
+    'AE',
+    ErrorCodes.duplicateKeyIdentifier,
+    'TXA-12 document number was already used by this sender for another document: send MDM^T10 to replace it',
+    {
+      segmentId: 'TXA',
+      segmentSequence: 1,
+      field: 12,
+    },
+  );
 }
 
 export { checkSender };

@@ -34,6 +34,11 @@ export interface PartnerIdentity {
   provenance: Provenance;
   linkedPatientId?: string;
   linkedBy?: IdentityLink;
+  /** a staff link: the name and birth date of the person as staff saw them when linking (later messages must agree with these or the chart) */
+  linkedPerson?: Pick<PartnerDemographics, 'name' | 'birthDate'>;
+  /** a staff link: who made it, and when */
+  linkedByUser?: string;
+  linkedAt?: string;
 }
 
 const DEPENDENCY = 'chart-table';
@@ -68,7 +73,17 @@ export class PartnerIdentityStore {
    */
   async put(identity: PartnerIdentity, previous: PartnerIdentity | undefined): Promise<PartnerIdentity> {
     if (previous && previous.partnerId !== identity.partnerId) throw new Error('partner identity owned by another partner'); // unreachable: the key holds the partner
-    const stored: PartnerIdentity = previous?.linkedBy === 'staff' ? { ...identity, linkedPatientId: previous.linkedPatientId, linkedBy: 'staff' } : identity;
+    const stored: PartnerIdentity =
+      previous?.linkedBy === 'staff'
+        ? {
+            ...identity,
+            linkedPatientId: previous.linkedPatientId,
+            linkedBy: 'staff',
+            ...(previous.linkedPerson ? { linkedPerson: previous.linkedPerson } : {}),
+            ...(previous.linkedByUser ? { linkedByUser: previous.linkedByUser } : {}),
+            ...(previous.linkedAt ? { linkedAt: previous.linkedAt } : {}),
+          }
+        : identity;
     const condition: Pick<PutItemCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> = !previous
       ? { ConditionExpression: 'attribute_not_exists(pk)' }
       : previous.linkedBy
@@ -100,16 +115,57 @@ export class PartnerIdentityStore {
     return stored;
   }
 
-  /** A staff member links the identity to a chart patient. False when there is no such identity. */
-  async linkByStaff(identityKey: string, patientId: string): Promise<boolean> {
+  /**
+   * A staff member links the identity to a chart patient, recording the person as they saw it (the
+   * identity's name and birth date now), who linked and when. False when there is no such identity.
+   */
+  async linkByStaff(identityKey: string, patientId: string, by: { username: string; at: Date }): Promise<boolean> {
+    const identity = await this.get(identityKey);
+    if (!identity) return false;
+    const linkedPerson = marshall(
+      { person: { name: identity.demographics.name, ...(identity.demographics.birthDate ? { birthDate: identity.demographics.birthDate } : {}) } },
+      { removeUndefinedValues: true },
+    ).person!;
     try {
       await awsCall(DEPENDENCY, () =>
         this.db.send(
           new UpdateItemCommand({
             TableName: this.table,
             Key: this.key(identityKey),
-            UpdateExpression: 'SET #record.linkedPatientId = :p, #record.linkedBy = :staff',
+            UpdateExpression:
+              'SET #record.linkedPatientId = :p, #record.linkedBy = :staff, #record.linkedPerson = :person, #record.linkedByUser = :by, #record.linkedAt = :at',
             ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#record': 'record' },
+            ExpressionAttributeValues: {
+              ':p': { S: patientId },
+              ':staff': { S: 'staff' },
+              ':person': linkedPerson,
+              ':by': { S: by.username },
+              ':at': { S: by.at.toISOString() },
+            },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Ends a staff link to `patientId` (the identity's later messages resolve again as if never linked:
+   * the chart's MRN index, else held). False when the identity is not linked by staff to that patient.
+   */
+  async unlinkByStaff(identityKey: string, patientId: string): Promise<boolean> {
+    try {
+      await awsCall(DEPENDENCY, () =>
+        this.db.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: this.key(identityKey),
+            UpdateExpression: 'REMOVE #record.linkedPatientId, #record.linkedBy, #record.linkedPerson, #record.linkedByUser, #record.linkedAt',
+            ConditionExpression: 'attribute_exists(pk) AND #record.linkedPatientId = :p AND #record.linkedBy = :staff',
             ExpressionAttributeNames: { '#record': 'record' },
             ExpressionAttributeValues: { ':p': { S: patientId }, ':staff': { S: 'staff' } },
           }),

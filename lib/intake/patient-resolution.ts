@@ -6,6 +6,14 @@
  *      chart patient;
  *   3. otherwise unresolved: the caller holds the record for review.
  *
+ * A link (step 1) is evidence, checked again on every use: the chart's MRN index must not give the
+ * identifier to another patient (the chart may issue an MRN staff linked before the chart knew it),
+ * the linked patient must still be in the chart, and the message's name and birth date must agree
+ * with the chart patient (or, for a staff link, with the person staff linked). Otherwise the record
+ * is held again (`link-disputed`, `demographics-differ`). Before filing, the caller asks for a
+ * holding relationship of the partner with the patient ({@link requireRelationship}); without one
+ * the record is held (`no-relationship`).
+ *
  * The outcome never changes the answer to the sender (no existence oracle). Identifiers in an
  * assigning authority another partner owns are refused (AE 204) before anything is read or stored.
  * MRNs and authorities are compared normalised (lib/chart/identifiers.ts).
@@ -18,6 +26,7 @@ import { repetitionsOf, type ParsedSegment } from '../hl7/parser';
 import type { ResultKeys } from '../results/lookup-keys';
 import type { ClaimedPerson } from './held-records';
 import { dateFromDt, personName, present } from './hl7-values';
+import { mayFileForPatient, type RelationshipLookup } from '../relationships/patient-access';
 import { reject } from './ack-rejection';
 import { identityKeyOf, type PartnerIdentity } from './partner-identities';
 
@@ -43,10 +52,17 @@ export interface ResolutionDependencies {
   };
 }
 
+/**
+ * Why a record was not filed: no chart patient named; the demographics disagree with the chart; the
+ * partner has no holding relationship with the patient named; a link of the partner's identity that
+ * the chart now contradicts (its MRN is another patient's, or the linked patient is gone).
+ */
+export type UnresolvedReason = 'patient-unresolved' | 'demographics-differ' | 'no-relationship' | 'link-disputed';
+
 export interface Resolution {
   /** the chart patient, when resolved */
   patientId?: string;
-  reason?: 'patient-unresolved' | 'demographics-differ';
+  reason?: UnresolvedReason;
   person: ClaimedPerson;
   /** the sender's identity key for this person (partner + keyed identifier): stable per sender */
   identityKey: string;
@@ -96,7 +112,11 @@ export function claimedPerson(pid: ParsedSegment | undefined, identifiers: Ident
  * Family name, given name (and birth date: when the message has one, or always with
  * `requireBirthDate`) agree with the chart, normalised as the form matcher normalises.
  */
-export function demographicsAgree(chart: Patient, claimed: { name?: PersonName; birthDate?: string }, requireBirthDate: boolean): boolean {
+export function demographicsAgree(
+  chart: Pick<Patient, 'name' | 'birthDate'>,
+  claimed: { name?: PersonName; birthDate?: string },
+  requireBirthDate: boolean,
+): boolean {
   const same = (a: string | undefined, b: string | undefined) => normaliseName(a) !== '' && normaliseName(a) === normaliseName(b);
   if (!claimed.name || !same(chart.name.family, claimed.name.family) || !same(chart.name.given, claimed.name.given)) return false;
   if (claimed.birthDate === undefined) return !requireBirthDate;
@@ -162,11 +182,48 @@ export async function resolvePatient(pid: ParsedSegment | undefined, partnerId: 
   // including a chart-namespace MRN the chart does not know that staff linked
   for (const id of identifiers) {
     const identity = await deps.identities.get(identityKeyOf(partnerId, keys.patientIdentifierKey(id.authority, id.value)));
-    if (identity?.linkedPatientId) return { patientId: identity.linkedPatientId, person, identityKey };
+    if (identity?.linkedPatientId) return linkedResolution(identity, id, { person, identityKey }, keys, deps);
   }
   const chart = await findChartPatient(identifiers, keys, deps);
   if (!chart.patient) return { reason: 'patient-unresolved', person, identityKey, ...(chart.indexKey ? { chartIdentifierKey: chart.indexKey } : {}) };
   const { patient, indexKey } = chart;
   if (!demographicsAgree(patient, person, false)) return { reason: 'demographics-differ', person, identityKey, chartIdentifierKey: indexKey };
   return { patientId: patient.patientId, person, identityKey, chartIdentifierKey: indexKey };
+}
+
+/**
+ * The link of a partner identity, checked against the chart as it is now (every use): the MRN index
+ * must not give the identifier to another patient, the linked patient must exist, and the message's
+ * demographics must agree with the chart patient, or (a staff link) with the person staff linked.
+ */
+export async function linkedResolution(
+  identity: PartnerIdentity,
+  id: Identifier,
+  claimed: { person: ClaimedPerson; identityKey: string },
+  keys: ResultKeys,
+  deps: Pick<ResolutionDependencies, 'mrnIndex' | 'chart'>,
+): Promise<Resolution> {
+  const linked = identity.linkedPatientId!;
+  const indexKey = id.authority === '' ? undefined : chartIdentifierKey(keys, id.authority, id.value);
+  const at = indexKey ? { chartIdentifierKey: indexKey } : {};
+  const holder = indexKey ? await deps.mrnIndex.find(indexKey) : undefined;
+  if (holder !== undefined && holder !== linked) return { reason: 'link-disputed', ...claimed, ...at };
+  const patient = await deps.chart.getPatient(linked);
+  if (!patient) return { reason: 'link-disputed', ...claimed, ...at };
+  const staffLinked = identity.linkedBy === 'staff' ? (identity.linkedPerson ?? identity.demographics) : undefined;
+  const agrees = demographicsAgree(patient, claimed.person, false) || (staffLinked !== undefined && demographicsAgree(staffLinked, claimed.person, false));
+  if (!agrees) return { reason: 'demographics-differ', ...claimed, ...at };
+  return { patientId: linked, ...claimed, ...at };
+}
+
+/**
+ * A resolution the partner may file under: a chart patient with whom the partner has a holding
+ * relationship (whatever its patient access); otherwise the same person, unresolved, reason
+ * `no-relationship` (held for review: the sender's answer does not change).
+ */
+export async function requireRelationship(resolution: Resolution, partnerId: string, relationships: RelationshipLookup, now: Date): Promise<Resolution> {
+  if (!resolution.patientId) return resolution;
+  if (await mayFileForPatient(partnerId, resolution.patientId, relationships, now)) return resolution;
+  const { patientId: _named, ...rest } = resolution;
+  return { ...rest, reason: 'no-relationship' };
 }

@@ -18,6 +18,8 @@ import { IdempotencyStore } from '../results/idempotency';
 import type { ResultKeys } from '../results/lookup-keys';
 import { receiveDependencies } from '../results/result-wiring';
 import { ChartMergeReviews } from './merge-reviews';
+import { DocumentNumberRegister } from './document-numbers';
+import { relationshipLookup } from '../relationships/relationship-wiring';
 import type { ReceiveHl7Dependencies } from './receive-hl7';
 
 export const DEFAULT_OWN_APPLICATION = 'INTEROP';
@@ -50,6 +52,9 @@ export function receiveHl7Dependencies(): ReceiveHl7Dependencies {
     identities: new PartnerIdentityStore(db, tableName('chart')),
     held: new HeldRecordHolder(db, tableName('chart')),
     authorities: intakeAuthorities(db),
+    // one GetItem of the partner's relationship with the patient named, before anything is filed
+    relationships: relationshipLookup,
+    documentNumbers: new DocumentNumberRegister(db, tableName('chart')),
   };
 }
 

@@ -13,7 +13,8 @@ function instant(time: string | undefined): number | string | null {
   return Number.isNaN(ms) ? time : ms;
 }
 
-function content(note: Note): string {
+/** The content two notes are compared on (times as instants): the input of the document number register's fingerprint. */
+export function documentContent(note: Pick<Note, 'text' | 'author' | 'createdAt' | 'completionStatus' | 'authenticatedBy' | 'authenticatedAt'>): string {
   return JSON.stringify([
     note.text,
     note.author,
@@ -25,5 +26,5 @@ function content(note: Note): string {
 }
 
 export function sameDocument(a: Note, b: Note): boolean {
-  return content(a) === content(b);
+  return documentContent(a) === documentContent(b);
 }

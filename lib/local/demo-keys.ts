@@ -100,6 +100,8 @@ export const DEMO_KEYS: DemoKey[] = [
   { secret: 'demo-blocked-key', partnerId: 'demo-blocked', scopes: [...ALL_SCOPES], status: 'active' },
   { secret: 'demo-limited-key', partnerId: 'demo-ehr', scopes: [Scopes.exportHl7], status: 'active', rateLimit: 5, rateWindowSeconds: 60 },
   { secret: 'demo-inbox-key', partnerId: 'demo-staff', scopes: [Scopes.inboxReview], status: 'active' },
+  // the clinic's privacy office: the accounting of disclosures (GET /disclosures, docs/disclosures.md)
+  { secret: 'demo-privacy-key', partnerId: 'demo-staff', scopes: [Scopes.disclosuresRead], status: 'active' },
   { secret: 'demo-fhir-key', partnerId: 'demo-ehr', scopes: [Scopes.exportFhir], status: 'active' },
   // FHIR R4 intake for the demo lab (its senders demo-lab / DEMO-LAB-LIS, authority DEMO-LAB, form source demo-lab-forms)
   { secret: 'demo-fhir-intake-key', partnerId: 'demo-lab', scopes: [Scopes.ingestFhir], status: 'active' },

@@ -11,6 +11,9 @@ import { HL7_MEDIA_TYPE } from '../http/hl7-negotiation';
 import { PROBLEM_CONTENT_TYPE } from '../http/middleware/http-responses';
 import { PROBLEM_TYPE_BASE, ProblemTypes, type ProblemKind } from '../http/problem';
 import { REQUEST_ID_PATTERN } from '../http/request-id';
+import { PURPOSE_OF_USE_HEADER } from '../http/purpose-of-use';
+import { disclosesPatientRecords } from '../disclosures/disclosing-routes';
+import { PURPOSES_OF_USE } from '../relationships/relationships';
 import { EndpointDocs, type EndpointDoc, type ProblemDoc, type SuccessDoc } from './endpoint-docs';
 import { ResponseSchemas } from './response-schemas';
 
@@ -268,6 +271,7 @@ function operation(endpoint: HttpEndpoint, doc: EndpointDoc): Json {
   }));
   parameters.push({ $ref: doc.replayHeader ? '#/components/parameters/IdempotencyRequestId' : '#/components/parameters/RequestId' });
   if (hl7) parameters.push({ $ref: '#/components/parameters/AcceptHl7' });
+  if (disclosesPatientRecords(endpoint) && endpoint.needs.tables?.audit) parameters.push({ $ref: '#/components/parameters/PurposeOfUse' });
   const op: Json = {
     operationId: endpoint.name,
     summary: doc.summary,
@@ -481,6 +485,14 @@ function components(endpointDocs: Array<[HttpEndpoint, EndpointDoc]>): Json {
         schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
         example: 'lis-0001',
       },
+      PurposeOfUse: {
+        name: PURPOSE_OF_USE_HEADER,
+        in: 'header',
+        required: false,
+        description: `Why you read these records: one HL7 v3 PurposeOfUse code (${PURPOSES_OF_USE.join(', ')}), recorded with the disclosure in the patient's accounting (docs/disclosures.md). Absent: your relationship's purpose with the patient, else TREAT. Any other value is a 400 naming the header.`,
+        schema: { type: 'string', enum: [...PURPOSES_OF_USE] },
+        example: 'TREAT',
+      },
       AcceptHl7: {
         name: 'accept',
         in: 'header',
@@ -551,6 +563,7 @@ const tagDescriptions: Record<string, string> = {
   'Interop inbox': 'Staff review of form packets that could not be routed automatically.',
   'HL7 intake': 'HL7 v2 messages from partners (ORU, ADT, MDM), answered with HL7 ACKs.',
   'FHIR R4': 'FHIR R4 views of the chart and FHIR intake of lab results and forms (`application/fhir+json`); refusals are OperationOutcome.',
+  Disclosures: "The accounting of disclosures of a patient (HIPAA 45 CFR 164.528), for the clinic's privacy reviewers.",
   'API reference': 'This document and its rendered page, published with every stage; no key needed.',
 };
 

@@ -17,8 +17,9 @@ const BODY_LIMIT_TEXT = `${MAX_REQUEST_BODY_BYTES} bytes (4 MiB; the app's limit
 import { DEFAULT_HELD_LIMIT, HELD_STATES, MAX_HELD_LIMIT } from '../intake/held-review';
 import type { FieldError } from '../domain-errors';
 import { ResponseSchemas } from './response-schemas';
+import { DEFAULT_DISCLOSURE_LIMIT, MAX_DISCLOSURE_LIMIT } from '../disclosures/disclosure-reader';
 
-export type Tag = 'HL7 exports' | 'HL7 intake' | 'Lab results' | 'Form intake' | 'Interop inbox' | 'FHIR R4' | 'API reference';
+export type Tag = 'HL7 exports' | 'HL7 intake' | 'Lab results' | 'Form intake' | 'Interop inbox' | 'FHIR R4' | 'Disclosures' | 'API reference';
 
 export interface ParameterDoc {
   name: string;
@@ -752,6 +753,74 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
           kind: 'validation',
           detail: 'the route request failed validation',
           errors: [{ pointer: '/patientId', message: 'is required' }],
+        },
+      },
+    },
+  },
+  listDisclosures: {
+    summary: "A patient's accounting of disclosures",
+    description:
+      "Every export and FHIR read that sent the patient's records to a partner (HIPAA 45 CFR 164.528; docs/disclosures.md), oldest first: when, the recipient (partner, key, staff member), what was sent (endpoint, action, resource ids: never a value of the record), the purpose of use (`x-purpose-of-use`, else the relationship's, else TREAT) and the request id. For the clinic's privacy reviewers (staff only). An id that is no patient gets the same empty page as a patient never disclosed.",
+    tag: 'Disclosures',
+    parameters: [
+      idParameter('patientId', "The patient's internal id", 'demo-patient-1'),
+      optionalQuery(
+        'from',
+        'A date (YYYY-MM-DD, from its start) or a UTC instant; inclusive. Default: six years before `to`.',
+        { type: 'string' },
+        '2026-12-01',
+      ),
+      optionalQuery('to', 'A date (YYYY-MM-DD, to its end) or a UTC instant; inclusive. Default: now.', { type: 'string' }, '2026-12-31'),
+      optionalQuery(
+        'limit',
+        `Page size, 1-${MAX_DISCLOSURE_LIMIT} (default ${DEFAULT_DISCLOSURE_LIMIT}).`,
+        { type: 'integer', minimum: 1, maximum: MAX_DISCLOSURE_LIMIT, default: DEFAULT_DISCLOSURE_LIMIT },
+        50,
+      ),
+      optionalQuery('cursor', '`nextCursor` of the previous page.', { type: 'string', minLength: 1 }, 'MjAyNi0xMi0wN1QyMjowMDowMC4wMDBaI3JlcS0xI2FiY2Q'),
+    ],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'One page of disclosures; `nextCursor` when there are more.',
+        schema: 'DisclosurePage',
+        examples: {
+          page: {
+            summary: 'one HL7 note export',
+            value: {
+              patientId: 'demo-patient-1',
+              from: '2026-12-01T00:00:00.000Z',
+              to: '2026-12-31T23:59:59.999Z',
+              limit: 50,
+              items: [
+                {
+                  at: '2026-12-07T22:00:00.000Z',
+                  requestId: 'ehr-0001',
+                  partnerId: 'demo-ehr',
+                  keyId: 'key_0123456789ab',
+                  patientId: 'demo-patient-1',
+                  endpoint: 'exportHl7Note',
+                  action: 'export.note',
+                  resourceIds: { noteId: 'demo-note-1' },
+                  purposeOfUse: 'TREAT',
+                  purposeSource: 'requested',
+                },
+              ],
+              requestId: 'privacy-0001',
+            },
+          },
+        },
+      },
+    },
+    problems: {},
+    badRequest: {
+      description: 'patientId missing or invalid; from, to, limit or cursor invalid; from after to.',
+      examples: {
+        from: {
+          summary: 'from after to',
+          kind: 'validation',
+          detail: 'from must not be after to',
+          errors: [{ parameter: 'from', message: 'must not be after to' }],
         },
       },
     },

@@ -26,7 +26,13 @@ const heldSummary = {
     heldId: { type: 'string', pattern: '^held-\\d{14}-[0-9a-f]{24}$' },
     kind: heldKind,
     state: heldState,
-    reason: { type: 'string', enum: ['patient-unresolved', 'demographics-differ'] },
+    reason: {
+      type: 'string',
+      // lib/intake/held-records.ts HELD_REASONS
+      enum: ['patient-unresolved', 'demographics-differ', 'no-relationship', 'link-disputed', 'no-document-to-replace', 'document-number-reused'],
+      description:
+        "no chart patient named; the demographics disagree with the chart; the partner has no relationship with the patient named; a link of the partner identity the chart now contradicts (its MRN is another patient's); a replacement naming no document of the sender; a document number the chart holds with other content",
+    },
     receivedAt: instant,
     partnerId: text,
     sender: { type: 'string', description: 'MSH-4 sending facility' },
@@ -255,6 +261,38 @@ export const ResponseSchemas = {
       packetId: { type: 'string' },
       routedTo: text,
       state: { const: 'routed_manually' },
+      requestId: text,
+    },
+  },
+  DisclosurePage: {
+    type: 'object',
+    required: ['patientId', 'from', 'to', 'limit', 'items', 'requestId'],
+    properties: {
+      patientId: text,
+      from: text,
+      to: text,
+      limit: { type: 'integer', minimum: 1 },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['at', 'requestId', 'partnerId', 'keyId', 'patientId', 'endpoint', 'action', 'purposeOfUse', 'purposeSource'],
+          properties: {
+            at: text,
+            requestId: text,
+            partnerId: text,
+            keyId: text,
+            staffUsername: text,
+            patientId: text,
+            endpoint: text,
+            action: text,
+            resourceIds: { type: 'object', additionalProperties: { type: 'string' } },
+            purposeOfUse: text,
+            purposeSource: { type: 'string', enum: ['requested', 'relationship', 'default'] },
+          },
+        },
+      },
+      nextCursor: { type: 'string', description: 'pass as `cursor` for the next page' },
       requestId: text,
     },
   },

@@ -1,16 +1,19 @@
 /**
  * POST /receiveTestData, the domain side: validate, check the partner may send for the sender,
- * idempotency, store the version encrypted, move the current pointer, notify.
+ * idempotency, decide where the result files (`filing`: the named chart patient when the partner is
+ * related to it and the demographics agree, else held for review; lib/results/lab-filing.ts), store
+ * the version encrypted, move the current pointer, notify, hold.
  */
 import type { Principal } from '../keys/access-decision';
 import { ForbiddenByPolicyError } from '../domain-errors';
+import type { HeldRecord } from '../intake/held-records';
 import { logger } from '../observability/logger';
 import { canonicalJson } from './canonical-json';
 import type { IdempotencyStore, StoredResponse } from './idempotency';
 import type { ResultKeys } from './lookup-keys';
 import { notificationFor, type ResultNotifier } from './notifications';
 import type { LabResultWriter } from './result-writer';
-import type { NotificationState, VersionRecord } from './types';
+import type { AcceptedSubmission, LabResultData, NotificationState, VersionRecord } from './types';
 import { acceptLabResult } from './validation';
 
 export const RECEIVE_ENDPOINT = 'receiveTestData';
@@ -73,6 +76,25 @@ export interface ReceiveDependencies {
   idempotency: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>;
   patientExists(patientId: string): Promise<boolean>;
   notifier: ResultNotifier;
+  /**
+   * Where a partner's submission files (POST /receiveTestData only). Absent: the body's patientID is
+   * already the decision (HL7 ORU and FHIR intake resolve the patient before; held routing names the
+   * chart patient staff chose).
+   */
+  filing?: LabResultFiling;
+}
+
+/** Where a submission is stored, and the review record when it is held. */
+export interface FilingTarget {
+  /** the patient id the version is stored under: the chart patient's, or a held patient id */
+  patientID: string;
+  /** set when held: the review record of the stored version */
+  hold?: (version: VersionRecord) => Promise<Omit<HeldRecord, 'state'>>;
+}
+
+export interface LabResultFiling {
+  decide(data: LabResultData, principal: Principal, now: Date): Promise<FilingTarget>;
+  hold(record: Omit<HeldRecord, 'state'>): Promise<boolean>;
 }
 
 /**
@@ -133,13 +155,19 @@ async function save(
   fingerprint: string,
   accepted: ReturnType<typeof acceptLabResult>,
 ): Promise<{ body: ReceiveResponseBody; chartPatientId?: string }> {
-  const data = accepted.body.data;
+  const sourceMessageId = input.sourceMessageId ?? input.requestId;
+  const target = services.filing ? await services.filing.decide(accepted.body.data, input.principal, input.now) : undefined;
+  // the version is stored under the patient it files into (the chart patient, or the held patient id);
+  // its id derives from what is stored, so a resend after the partner became related files anew
+  const stored = target && target.patientID !== accepted.body.data.patientID ? withPatient(accepted, target.patientID) : accepted;
+  const versionFingerprint = stored === accepted ? fingerprint : keys.bodyFingerprint(canonicalJson(stored.body));
+  const data = stored.body.data;
   const resultId = keys.resultId(data.senderID, data.accessionNumber, data.order?.universalService?.code);
-  const versionId = keys.versionId(resultId, accepted.status, accepted.resultedAtKey, fingerprint);
-  const patientMatched = await services.patientExists(data.patientID);
+  const versionId = keys.versionId(resultId, stored.status, stored.resultedAtKey, versionFingerprint);
+  const patientMatched = target?.hold ? false : await services.patientExists(data.patientID);
 
   const { created, version } = await services.store.saveVersion({
-    accepted,
+    accepted: stored,
     resultId,
     versionId,
     patientKey: keys.patientKey(data.patientID),
@@ -147,11 +175,13 @@ async function save(
     partnerId: input.principal.partnerId,
     keyId: input.principal.keyId,
     receivedAt: input.now,
-    sourceMessageId: input.sourceMessageId ?? input.requestId,
+    sourceMessageId,
     notificationNotBefore: new Date(input.now.getTime() + NOTIFICATION_GRACE_MS),
   });
   const current = await services.store.ensureCurrent(version, input.now);
   const notification = version.notificationState === 'pending' ? await notify(version, services, input) : 'sent';
+  // held for review after the version exists (a resend of the same version holds the same record once)
+  if (target?.hold && services.filing) await services.filing.hold(await target.hold(version));
 
   logger.info('lab_result.saved', {
     requestId: input.requestId,
@@ -159,7 +189,7 @@ async function save(
     partnerId: input.principal.partnerId,
     keyId: input.principal.keyId,
     decision: created ? 'created' : 'duplicate',
-    reason: `current=${current};notification=${notification};patientMatched=${version.patientMatched}`,
+    reason: `current=${current};notification=${notification};patientMatched=${version.patientMatched}${target?.hold ? ';held' : ''}`,
     count: accepted.results.length,
   });
   return {
@@ -175,6 +205,11 @@ async function save(
     },
     ...(version.patientMatched ? { chartPatientId: data.patientID } : {}),
   };
+}
+
+/** The submission with `data.patientID` replaced (a result filed or held under another id than the one sent). */
+function withPatient(accepted: AcceptedSubmission, patientID: string): AcceptedSubmission {
+  return { ...accepted, body: { ...accepted.body, data: { ...accepted.body.data, patientID } } };
 }
 
 /** Publishes the notification; a failure leaves it pending for the retry job and does not fail the request. */

@@ -25,10 +25,20 @@ export interface LabReport {
   [extra: string]: unknown;
 }
 
+/** Who the lab says the patient is (schemas/lab-result.schema.json `patientDemographics`). */
+export interface LabPatientDemographics {
+  name?: { family: string; given: string };
+  /** YYYY-MM-DD */
+  birthDate?: string;
+}
+
 /** `data` of the request body, as the schema and the semantic rules accept it. */
 export interface LabResultData {
   senderID: string;
+  /** names the patient (a chart patient id or the chart's MRN): evidence, never authority to file (receive.ts) */
   patientID: string;
+  /** optional demographics, compared with the chart patient patientID names before filing */
+  patient?: LabPatientDemographics;
   accessionNumber: string;
   recordNo?: string;
   status: string;

@@ -126,6 +126,10 @@ function semanticErrors(body: unknown, now: Date): FieldError[] {
     });
   }
   reportedAtErrors(data, now, errors);
+  // the patient's birth date (compared with the chart before filing), as form intake checks a packet's
+  const birthDate = isObject(data.patient) ? data.patient.birthDate : undefined;
+  if (typeof birthDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(birthDate) && birthDate > now.toISOString().slice(0, 10))
+    errors.push({ pointer: '/data/patient/birthDate', message: 'must not be in the future' });
   const results = Array.isArray(data.results) ? data.results : [data.results];
   results.forEach((result, i) => {
     if (!isObject(result)) return;

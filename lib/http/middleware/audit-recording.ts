@@ -6,6 +6,8 @@ import { tableName } from '../../dynamo/table-names';
 import { logger } from '../../observability/logger';
 import { statusForError } from '../domain-problems';
 import { DependencyUnavailableError } from '../../domain-errors';
+import { disclosuresOf, reportPatientReadVolume } from '../../disclosures/disclosure-recorder';
+import { disclosureLog, patientReadVolume, patientReadsAlarmThreshold } from '../../disclosures/disclosure-wiring';
 
 /** Same margin as the handler's early timeout (lib/http/endpoint.ts). */
 const AUDIT_TIMEOUT_MARGIN_MS = 1000;
@@ -17,10 +19,22 @@ function auditTrail(): AuditTrail {
   return trails.get([dynamoDbClient(), tableName('audit')], ([client, table]) => new AuditTrail(client, table));
 }
 
+/** The partner's distinct patients of the hour, and the warning line above the threshold; a failure is logged, not answered. */
+async function countPatientReads(partnerId: string, patientIds: string[], now: Date, requestId: string): Promise<void> {
+  try {
+    reportPatientReadVolume(partnerId, await patientReadVolume().count(partnerId, patientIds, now), patientReadsAlarmThreshold(), requestId);
+  } catch (error) {
+    logger.warn('disclosure.read_volume_failed', { requestId, partnerId, errorName: (error as Error).name });
+  }
+}
+
 /**
  * Appends the audit record of every request whose endpoint declared what PHI it touched.
  * Success: the record is written before the response leaves; if it cannot be written the caller
  * gets a 503 instead of the data (no unaudited PHI access). Failure outcomes: best effort.
+ * A successful export or FHIR read also appends one disclosure per patient it concerned (the
+ * accounting of disclosures, lib/disclosures: required like the audit record) and counts the
+ * partner's distinct patients of the hour (best effort: a failed count is a warning, never a 503).
  */
 export function auditRecording() {
   const recorded = new WeakSet<object>();
@@ -41,10 +55,23 @@ export function auditRecording() {
       outcome: outcomeForStatus(status),
       status,
     };
+    const writes: Array<Promise<unknown>> = [];
     if (status < 300) {
       const related = [...new Set(relatedPatientIds ?? [])].filter((id) => id !== main.patientId);
-      await Promise.all(related.map((patientId) => auditTrail().append({ action: main.action, patientId, resourceIds: main.resourceIds, ...common })));
+      writes.push(...related.map((patientId) => auditTrail().append({ action: main.action, patientId, resourceIds: main.resourceIds, ...common })));
+      const disclosures = disclosuresOf({ ...state, principal: state.principal, auditEvent: state.auditEvent });
+      writes.push(...disclosures.map((record) => disclosureLog().append(record)));
+      if (disclosures.length > 0)
+        writes.push(
+          countPatientReads(
+            state.principal.partnerId,
+            disclosures.map((d) => d.patientId),
+            state.now,
+            state.requestId,
+          ),
+        );
     }
+    await Promise.all(writes);
     await auditTrail().append({ ...event, ...common });
   };
   return {
