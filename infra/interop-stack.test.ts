@@ -110,6 +110,8 @@ describe('functions', () => {
         expected.add(v),
       );
     if (f.kind === 'authorizer' || f.staffSignIn) STAFF_SIGN_IN_ENV.forEach((v) => expected.add(v));
+    // a function that counts the distinct patients a partner reads (the rate-limit table) knows when to raise the alarm line
+    if (f.needs.tables?.rateLimit && f.kind !== 'authorizer') expected.add(Env.patientReadsAlarmThreshold);
     expect(new Set(Object.keys(vars))).toEqual(expected);
     // values point at the right resources
     for (const t of tables) expect(refOf(vars[Tables[t].env])).toBe(tableId(t));

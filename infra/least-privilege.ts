@@ -26,14 +26,18 @@ import {
 
 /** DynamoDB operations that only read (KMS via DynamoDB: Decrypt; the others also encrypt). */
 export const DynamoReadOperations: readonly DynamoOperation[] = ['GetItem', 'BatchGetItem', 'Query', 'Scan'];
-/** the only operation a function may send to an append-only table (Tables[id].appendOnly: the audit trail) */
-export const DynamoAppendOperations: readonly DynamoOperation[] = ['PutItem'];
+/**
+ * What a function may send to an append-only table (Tables[id].appendOnly: the audit trail): a new
+ * record, and reads of records (the reviewers' accounting of disclosures). Nothing that changes or
+ * deletes a record once written.
+ */
+export const DynamoAppendOperations: readonly DynamoOperation[] = ['PutItem', 'GetItem', 'Query'];
 
 /**
  * A table's declared operations split into the IAM actions on the table itself and, per index,
  * on the index (`Query:<index>`). Fails synthesis on an unknown operation or index, a query of a
  * retiring index without its replacement, a duplicate,
- * or anything but PutItem on an append-only table.
+ * or anything but PutItem and reads on an append-only table.
  */
 export function tableGrants(id: TableId, operations: readonly TableOperation[]): { table: DynamoOperation[]; indexes: Record<string, DynamoOperation[]> } {
   const table: DynamoOperation[] = [];

@@ -4,7 +4,7 @@
  * when a person signed in), what was sent (the endpoint and the resource ids and kinds, never a value
  * of the record), the purpose of use, when, and the request id.
  *
- * Stored in the audit table (append-only: PutItem with `attribute_not_exists`, the only operation a
+ * Stored in the audit table (append-only: PutItem with `attribute_not_exists`, the only write a
  * function holds on it) under its own partition per patient, so that a patient's accounting over a
  * time range is one Query, with no filter, apart from the rest of the patient's audit trail:
  *
