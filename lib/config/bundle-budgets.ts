@@ -33,58 +33,71 @@ export interface OwnCodeBudget {
 /** The functions above the default share, each with its budget. */
 export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
   exportHl7PatientSummary: {
-    kb: 90,
+    kb: 94,
     carries:
       'every HL7 encoder of the chart: patient, encounter, note, assessment and lab ORDER_OBSERVATION groups; lab result decryption; the merged timeline and its paging',
   },
-  exportHl7Encounter: { kb: 51, carries: "the HL7 encoders of a patient and an encounter, the patient gate (the partner's relationship with the patient)" },
-  exportHl7Assessment: { kb: 51, carries: "the HL7 encoders of a patient and an assessment, the patient gate (the partner's relationship with the patient)" },
-  exportHl7LabResult: {
-    kb: 76,
-    carries: "the ORU^R01 encoder of a lab result with its reports (S3), lab result decryption, the patient gate (the partner's relationship with the patient)",
+  exportHl7Encounter: {
+    kb: 55,
+    carries:
+      "the HL7 encoders of a patient and an encounter, the patient gate (the partner's relationship with the patient), purpose of use and the disclosure record",
   },
-  receiveTestData: {
+  exportHl7Assessment: {
+    kb: 55,
+    carries:
+      "the HL7 encoders of a patient and an assessment, the patient gate (the partner's relationship with the patient), purpose of use and the disclosure record",
+  },
+  exportHl7LabResult: {
     kb: 80,
     carries:
-      'the lab result validator (the JSON Schema, compiled), lab record rules, the result store (versions, current pointer, idempotency, notification ledger), envelope encryption',
+      "the ORU^R01 encoder of a lab result with its reports (S3), lab result decryption, the patient gate (the partner's relationship with the patient), purpose of use and the disclosure record",
+  },
+  receiveTestData: {
+    kb: 90,
+    carries:
+      'the lab result validator (the JSON Schema, compiled), lab record rules, the result store (versions, current pointer, idempotency, notification ledger), envelope encryption; the filing rule (relationship, demographics) and held records',
   },
   receiveHl7: {
-    kb: 144,
+    kb: 154,
     carries:
-      'the HL7 v2 parser and batch reader; ADT, ORU and MDM mappings with the chart record rules; the lab result validator and store; partner identities and held records',
+      'the HL7 v2 parser and batch reader; ADT, ORU and MDM mappings with the chart record rules; the lab result validator and store; partner identities and held records; the filing rule (relationship, re-checked staff links, document-number register)',
   },
-  routeHeldRecord: { kb: 94, carries: "every held record's filing path: lab results (validator, store, encryption), notes and patients (chart record rules)" },
+  routeHeldRecord: {
+    kb: 103,
+    carries:
+      "every held record's filing path: lab results (validator, store, encryption), notes and patients (chart record rules); the relationship routing makes",
+  },
   fhirPatientEverything: {
-    kb: 74,
+    kb: 78,
     carries:
       'every FHIR mapping of the chart and of lab results (Patient, Encounter, DocumentReference, DiagnosticReport, Observation), envelope decryption, paging',
   },
   fhirObservationRead: {
-    kb: 58,
+    kb: 62,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   fhirObservationSearch: {
-    kb: 66,
+    kb: 70,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   fhirDiagnosticReportRead: {
-    kb: 58,
+    kb: 62,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   fhirDiagnosticReportSearch: {
-    kb: 66,
+    kb: 70,
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   receiveFhirBundle: {
-    kb: 148,
+    kb: 155,
     carries:
       'FHIR structure rules, transaction and batch rules, the DiagnosticReport and QuestionnaireResponse mappings, the lab result and form packet validators, both intake paths',
   },
   receiveFhirDiagnosticReport: {
-    kb: 131,
+    kb: 136,
     carries: 'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption',
   },
-  receiveFhirQuestionnaireResponse: { kb: 78, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
+  receiveFhirQuestionnaireResponse: { kb: 83, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
 };
 
 /** A bundle's bytes: its own code, and the SDK code beside it. */

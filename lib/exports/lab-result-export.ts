@@ -83,9 +83,9 @@ export async function exportLabResultMessage(
   if (!version || !mayRead(version, ctx.principal)) throw new RecordNotFoundError('lab result');
   const data = version.submission.data;
   const own = version.partnerId === ctx.principal.partnerId;
-  const reach = version.patientMatched ? await patientReadReach(ctx.principal, data.patientID, deps.relationships, ctx.now) : { allowed: false };
+  const reach = version.patientMatched ? await patientReadReach(ctx.principal, version.filedPatientId, deps.relationships, ctx.now) : { allowed: false };
   if (!own && !reach.allowed) throw new RecordNotFoundError('lab result');
-  const patient = reach.allowed ? await deps.chart.getPatient(data.patientID) : undefined;
+  const patient = reach.allowed ? await deps.chart.getPatient(version.filedPatientId) : undefined;
   const reports: LabReportInput[] = (Array.isArray(data.reports) ? data.reports : []).map((r) => ({
     name: r.name,
     type: r.type,

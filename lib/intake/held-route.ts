@@ -126,13 +126,14 @@ async function fileLabResults(deps: HeldReviewDependencies, record: HeldRecord, 
   for (const resultId of resultIds) {
     const current: LabResultVersion | undefined = await services.versions.readCurrent(resultId);
     if (!current) throw new RecordNotFoundError('lab result', 'a held lab result is gone');
-    const patientID = current.submission.data.patientID;
-    if (patientID === input.patientId) continue;
-    if (!patientID.startsWith('hl7-'))
+    const filedUnder = current.filedPatientId;
+    if (filedUnder === input.patientId) continue;
+    if (!filedUnder.startsWith('hl7-'))
       throw new ConflictError('a held lab result has since been filed to a chart patient: nothing more was changed', { resultId });
     const outcome = await receiveLabResult(
       {
-        body: { ...current.submission, data: { ...current.submission.data, patientID: input.patientId } },
+        body: current.submission,
+        fileInto: input.patientId,
         principal,
         requestId: input.requestId,
         requestIdSupplied: false,

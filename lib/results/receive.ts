@@ -13,7 +13,7 @@ import type { IdempotencyStore, StoredResponse } from './idempotency';
 import type { ResultKeys } from './lookup-keys';
 import { notificationFor, type ResultNotifier } from './notifications';
 import type { LabResultWriter } from './result-writer';
-import type { AcceptedSubmission, LabResultData, NotificationState, VersionRecord } from './types';
+import type { LabResultData, NotificationState, VersionRecord } from './types';
 import { acceptLabResult } from './validation';
 
 export const RECEIVE_ENDPOINT = 'receiveTestData';
@@ -33,6 +33,8 @@ export interface ReceiveInput {
   requestIdSupplied: boolean;
   /** provenance: the source message id (MSH-10 for HL7; default the x-request-id) */
   sourceMessageId?: string;
+  /** the chart patient a reviewer routed the result to: files there, no filing decision (the body stays as sent) */
+  fileInto?: string;
   now: Date;
 }
 
@@ -156,22 +158,29 @@ async function save(
   accepted: ReturnType<typeof acceptLabResult>,
 ): Promise<{ body: ReceiveResponseBody; chartPatientId?: string }> {
   const sourceMessageId = input.sourceMessageId ?? input.requestId;
-  const target = services.filing ? await services.filing.decide(accepted.body.data, input.principal, input.now) : undefined;
-  // the version is stored under the patient it files into (the chart patient, or the held patient id);
-  // its id derives from what is stored, so a resend after the partner became related files anew
-  const stored = target && target.patientID !== accepted.body.data.patientID ? withPatient(accepted, target.patientID) : accepted;
-  const versionFingerprint = stored === accepted ? fingerprint : keys.bodyFingerprint(canonicalJson(stored.body));
-  const data = stored.body.data;
+  const target =
+    input.fileInto !== undefined
+      ? { patientID: input.fileInto }
+      : services.filing
+        ? await services.filing.decide(accepted.body.data, input.principal, input.now)
+        : undefined;
+  const data = accepted.body.data;
+  // the body is stored as sent; the patient it files under (the chart patient, or the held patient id)
+  // is sealed beside it, and the version id derives from both, so a resend after the partner became
+  // related files anew
+  const filedPatientId = target?.patientID ?? data.patientID;
+  const versionFingerprint = filedPatientId === data.patientID ? fingerprint : keys.bodyFingerprint(canonicalJson({ body: accepted.body, filedPatientId }));
   const resultId = keys.resultId(data.senderID, data.accessionNumber, data.order?.universalService?.code);
-  const versionId = keys.versionId(resultId, stored.status, stored.resultedAtKey, versionFingerprint);
-  const patientMatched = target?.hold ? false : await services.patientExists(data.patientID);
+  const versionId = keys.versionId(resultId, accepted.status, accepted.resultedAtKey, versionFingerprint);
+  const patientMatched = target?.hold ? false : await services.patientExists(filedPatientId);
 
   const { created, version } = await services.store.saveVersion({
-    accepted: stored,
+    accepted,
     resultId,
     versionId,
-    patientKey: keys.patientKey(data.patientID),
+    patientKey: keys.patientKey(filedPatientId),
     patientMatched,
+    filedPatientId,
     partnerId: input.principal.partnerId,
     keyId: input.principal.keyId,
     receivedAt: input.now,
@@ -203,13 +212,8 @@ async function save(
       duplicate: !created,
       notification,
     },
-    ...(version.patientMatched ? { chartPatientId: data.patientID } : {}),
+    ...(version.patientMatched ? { chartPatientId: filedPatientId } : {}),
   };
-}
-
-/** The submission with `data.patientID` replaced (a result filed or held under another id than the one sent). */
-function withPatient(accepted: AcceptedSubmission, patientID: string): AcceptedSubmission {
-  return { ...accepted, body: { ...accepted.body, data: { ...accepted.body.data, patientID } } };
 }
 
 /** Publishes the notification; a failure leaves it pending for the retry job and does not fail the request. */

@@ -48,6 +48,11 @@ export interface StoredPayload {
   body?: LabResultSubmission;
   bodyPart?: StoredPart;
   documents: StoredPart[];
+  /**
+   * The patient the version is filed under when it is not the body's `patientID` (a JSON result
+   * filed by MRN, held under a held patient id, or routed by a reviewer): the body stays as sent.
+   */
+  filedPatientId?: string;
 }
 
 export interface SummaryPayload {

@@ -155,6 +155,7 @@ export class LabResultVersionReader extends LabResultReader {
       results,
       ...(isObject(body.data.order) ? { order: body.data.order } : {}),
       submission: body,
+      filedPatientId: payload.filedPatientId ?? body.data.patientID,
     };
   }
 

@@ -63,6 +63,8 @@ export interface SaveVersionInput {
   receivedAt: Date;
   /** provenance: MSH-10 of an ORU, the x-request-id of a JSON submission */
   sourceMessageId?: string;
+  /** the patient the version is filed under, when not the body's patientID (kept sealed beside the body, which stays as sent) */
+  filedPatientId?: string;
   /** when the retry job may first pick up a notification the request did not get to send */
   notificationNotBefore: Date;
 }
@@ -197,13 +199,14 @@ export class LabResultWriter {
     const storedBody: LabResultSubmission = storedReports ? { ...accepted.body, data: { ...accepted.body.data, reports: storedReports } } : accepted.body;
 
     // 2. the body itself goes to S3 when it would not fit the item budget
-    let payload: StoredPayload = { f: 1, body: storedBody, documents };
+    const filed = input.filedPatientId !== undefined && input.filedPatientId !== accepted.body.data.patientID ? { filedPatientId: input.filedPatientId } : {};
+    let payload: StoredPayload = { f: 1, body: storedBody, documents, ...filed };
     let payloadJson = JSON.stringify(payload);
     if (sizeOf(payloadJson) > BODY_INLINE_MAX_BYTES) {
       const bodyJson = JSON.stringify(storedBody);
       const bodyPart: StoredPart = { index: -1, part: 'body', key: documentKey(resultId, versionId, 'body'), encoding: 'utf8', bytes: sizeOf(bodyJson) };
       await this.putPart(bodyPart, Buffer.from(bodyJson, 'utf8'), context(RECORD_TYPES.document, { part: bodyPart.part }));
-      payload = { f: 1, bodyPart, documents };
+      payload = { f: 1, bodyPart, documents, ...filed };
       payloadJson = JSON.stringify(payload);
     }
     const documentKeys = [...(payload.bodyPart ? [payload.bodyPart.key] : []), ...documents.map((d) => d.key)];

@@ -88,6 +88,8 @@ export interface LabResultVersion {
   order?: LabOrder;
   /** the submission exactly as received (reports' data restored from S3 when they were stored there) */
   submission: LabResultSubmission;
+  /** the patient the version is filed under: the chart patient's id, or a held patient id (`hl7-...`) */
+  filedPatientId: string;
 }
 
 /** Version metadata without decryption (plain attributes only). */

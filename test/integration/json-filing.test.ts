@@ -5,6 +5,7 @@
  * it held for review; a related partner's result named by the patient's MRN is filed.
  */
 import type { LocalStack } from '../../lib/local/stack';
+import { labResultStore } from '../../lib/results/result-wiring';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 import { createPartnerKey, operator } from '../support/operator-cli';
 
@@ -50,10 +51,23 @@ async function summaryOf(patientId: string): Promise<string> {
   return res.text;
 }
 
-async function heldFrom(partnerId: string): Promise<Array<{ kind: string; reason: string }>> {
+interface HeldItem {
+  heldId: string;
+  kind: string;
+  reason: string;
+  partnerId: string;
+}
+
+async function heldFrom(partnerId: string): Promise<HeldItem[]> {
   const res = await call(stack, 'GET', '/interopInbox/held?state=held&limit=100', { headers: { 'x-api-key': 'demo-inbox-key' } });
   expect(res.status).toBe(200);
-  return res.json<{ items: Array<{ kind: string; reason: string; partnerId: string }> }>().items.filter((i) => i.partnerId === partnerId);
+  return res.json<{ items: HeldItem[] }>().items.filter((i) => i.partnerId === partnerId);
+}
+
+/** the stored body of a result's current version, as the lab result store reads it back */
+async function storedSubmissionOf(resultId: string): Promise<{ patientID: string; filedPatientId: string }> {
+  const version = await labResultStore().readCurrent(resultId);
+  return { patientID: version!.submission.data.patientID, filedPatientId: version!.filedPatientId };
 }
 
 /** the answer without what differs per submission */
@@ -75,5 +89,27 @@ describe('POST /receiveTestData with a chart patient id', () => {
     const byMrn = await submit('demo-results-key', 'demo-lab', 'DEMO-000002', 'MrnSodium');
     expect(byMrn.status).toBe(200);
     expect(await summaryOf('demo-patient-2')).toContain('MrnSodium');
+  });
+
+  it('what the lab sent is stored as sent: an MRN-filed or held result keeps its patientID; routing the held one files it without rewriting it', async () => {
+    const byMrn = await submit('demo-results-key', 'demo-lab', 'DEMO-000003', 'MrnChloride');
+    expect(await storedSubmissionOf(byMrn.json<{ resultId: string }>().resultId)).toEqual({ patientID: 'DEMO-000003', filedPatientId: 'demo-patient-3' });
+
+    const before = (await heldFrom('rogue-lab')).map((h) => h.heldId);
+    const held = await submit(rogueKey, 'ROGUE-LIS', 'demo-patient-4', 'RogueCalcium');
+    const resultId = held.json<{ resultId: string }>().resultId;
+    const stored = await storedSubmissionOf(resultId);
+    expect(stored.patientID).toBe('demo-patient-4');
+    expect(stored.filedPatientId).toMatch(/^hl7-[0-9a-f]{32}$/);
+    expect(await summaryOf('demo-patient-4')).not.toContain('RogueCalcium');
+
+    const record = (await heldFrom('rogue-lab')).find((h) => !before.includes(h.heldId))!;
+    const routed = await call(stack, 'POST', `/interopInbox/held/${record.heldId}/route`, {
+      headers: { 'x-api-key': 'demo-inbox-key', 'content-type': 'application/json', 'x-request-id': unique('route') },
+      body: JSON.stringify({ patientId: 'demo-patient-4' }),
+    });
+    expect(routed.status).toBe(200);
+    expect(await storedSubmissionOf(resultId)).toEqual({ patientID: 'demo-patient-4', filedPatientId: 'demo-patient-4' });
+    expect(await summaryOf('demo-patient-4')).toContain('RogueCalcium');
   });
 });
