@@ -19,6 +19,7 @@ import { FormsStore } from '../../lib/forms/packet-store';
 import type { LocalStack } from '../../lib/local/stack';
 import { runReindex } from '../../scripts/reindex';
 import { call, startTestStack } from '../support/local-stack';
+import { relatePartner } from '../support/operator-cli';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -91,6 +92,7 @@ describe('chart import keeps the match index in step', () => {
   it('a patient imported with `npm run import` is found by PID-3: an inbound ORU is filed under it, no second chart patient', async () => {
     const out = await importWithCli([patient('hl7-imp-1', 'Imara', 'Odum', '1979-09-09')]);
     expect(out).toContain('indexed for form matching and by MRN');
+    await relatePartner('demo-lab', 'hl7-imp-1');
     const accession = `ACC${Date.now().toString(36).toUpperCase()}`;
     const message =
       [
@@ -159,6 +161,7 @@ describe('chart import keeps the match index in step', () => {
 
   it('lab results stored for a chart patient (JSON and HL7) are in `npm run audit -- --patient <chart id>`; an unknown lab patient id is not', async () => {
     await importWithCli([patient('audit-lab-1', 'Ola', 'Audit', '1970-07-07')]);
+    await relatePartner('demo-lab', 'audit-lab-1');
     const lab = (patientID: string, accessionNumber: string) =>
       call(stack, 'POST', '/receiveTestData', {
         headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },

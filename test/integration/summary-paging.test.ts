@@ -4,7 +4,7 @@
  * pages together hold every record exactly once, newest first, in the order of one big page, also
  * when records and lab results share an instant and when the byte budget cuts a page.
  * Through the local stack (dynalite, local KMS): chart records imported by the chart import, lab
- * results posted to /receiveTestData.
+ * results posted to /receiveTestData by a lab related to the patient with `npm run partners -- relate`.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LocalStack } from '../../lib/local/stack';
@@ -13,6 +13,7 @@ import { ChartStore } from '../../lib/chart/chart-store';
 import { exportPatientSummary } from '../../lib/exports/chart-exports';
 import { validateExport } from '../hl7/receiver-rules';
 import { call, startTestStack } from '../support/local-stack';
+import { relatePartner } from '../support/operator-cli';
 
 const PATIENT = 'paging-patient-1';
 const clinician = { id: 'paging-clinician', name: { family: 'Practitioner', given: 'Pat' } };
@@ -63,6 +64,8 @@ beforeAll(async () => {
     ],
   });
   expect(imported.ok).toBe(true);
+  // the lab files only into a patient it serves
+  await relatePartner('demo-lab', PATIENT);
   for (let i = 0; i < LABS; i += 1) {
     const posted = await call(stack, 'POST', '/receiveTestData', {
       headers: { 'x-api-key': 'demo-results-key', 'content-type': 'application/json' },

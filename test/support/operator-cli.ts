@@ -28,3 +28,9 @@ export async function createPartnerKey(partner: string, scopes: readonly string[
   if (run.code !== 0) throw new Error(`keys create failed (${run.code}): ${run.err}`);
   return JSON.parse(run.out) as { secret: string; keyId: string };
 }
+
+/** `partners relate <partner> <patient>`: the relationship a partner files and reads under (docs/write-authority.md). */
+export async function relatePartner(partner: string, patientId: string): Promise<void> {
+  const run = await operator('partners', ['relate', partner, patientId]);
+  if (run.code !== 0) throw new Error(`partners relate failed (${run.code}): ${run.err}`);
+}
