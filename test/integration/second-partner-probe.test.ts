@@ -3,7 +3,7 @@
  * only that the service correctly refuses, kept as regression protection. The partner (probe-b,
  * its own lab sender PROBE-B, form source probe-b-forms, assigning authority PROBE-B) is onboarded
  * with the operator CLIs (partnersCli / keysCli, the code `npm run partners` / `npm run keys` run)
- * with every intake scope and both export scopes. It aims at records of the chart (demo-patient-1,
+ * with every intake scope and both export scopes, and related to the patients it reads (`partners relate`). It aims at records of the chart (demo-patient-1,
  * MRN DEMO-000001^^^DEMO-HOSP) and of the first partner demo-lab (authority DEMO-LAB, sender
  * DEMO-LAB-LIS, document doc-9). After the attacks the owner's views (HL7 and FHIR exports, as
  * demo-ehr) are compared with the ones taken before, but for the message-time fields.
@@ -11,7 +11,7 @@
  * Findings that are NOT refused (reported to the lead, not encoded here) are in the h41x report.
  */
 import type { LocalStack } from '../../lib/local/stack';
-import { createPartnerKey as createKey, operator } from '../support/operator-cli';
+import { createPartnerKey as createKey, operator, relatePartner } from '../support/operator-cli';
 import { call, startTestStack, type HttpResult } from '../support/local-stack';
 
 jest.setTimeout(60_000);
@@ -110,6 +110,8 @@ beforeAll(async () => {
     'PROBE-B',
   ]);
   if (created.code !== 0) throw new Error(`partners create failed (${created.code}): ${created.err}`);
+  // a partner that serves the patients it aims at: a relationship lets it read them, never touch others' records
+  for (const patientId of ['demo-patient-1', 'demo-patient-5']) await relatePartner('probe-b', patientId);
   partnerB = (
     await createKey('probe-b', [
       'interop:ingest:hl7',
@@ -303,12 +305,14 @@ describe('reads as the second partner', () => {
       expect([path, (await get(partnerB, path)).status]).toEqual([path, 403]);
   });
 
-  it('a chart id and an unused id get FHIR search answers of the same shape; another partner’s identity is not found', async () => {
-    const known = await get(partnerB, '/fhir/DiagnosticReport?patient=demo-patient-5');
+  it('a chart id it does not serve and an unused id get the same FHIR search answer; another partner’s identity is not found', async () => {
+    const related = await get(partnerB, '/fhir/DiagnosticReport?patient=demo-patient-5');
+    expect(related.status).toBe(200);
+    const known = await get(partnerB, '/fhir/DiagnosticReport?patient=demo-patient-3');
     const unknown = await get(partnerB, '/fhir/DiagnosticReport?patient=no-such-patient-77');
-    expect([known.status, unknown.status]).toEqual([200, 200]);
-    const shape = (r: HttpResult) => Object.keys(r.json()).sort();
-    expect(shape(unknown)).toEqual(shape(known));
+    expect([known.status, unknown.status]).toEqual([403, 403]);
+    const withoutRequestId = (r: HttpResult) => JSON.stringify(r.json()).replace(/[0-9a-f-]{36}/g, 'ID');
+    expect(withoutRequestId(unknown)).toEqual(withoutRequestId(known));
     // the first partner's own identity L-42 is not a chart patient: not found by its identifier
     const foreignIdentity = await get(partnerB, '/fhir/Patient?identifier=urn:interop:mrn:DEMO-LAB|L-42');
     expect(foreignIdentity.status).toBe(200);
