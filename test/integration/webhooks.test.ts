@@ -5,6 +5,7 @@
  * fan-out and delivery handlers to sinks on 127.0.0.1, signatures verified with `standardwebhooks`.
  * Backoff is shrunk with WEBHOOK_RETRY_SCALE (6 h -> ~1 s) and the request timeout to 400 ms.
  */
+import { relatePartner } from '../support/operator-cli';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -438,6 +439,8 @@ describe('issue 26: webhook events follow read access', () => {
       status: 'active',
       createdAt: new Date().toISOString(),
     });
+    // the lab serves the patient it sends for: its result is filed to the chart (a held one is heard of by its lab only)
+    await relatePartner('wh-own-lab', PATIENT_ID);
   });
 
   /** A subscription of `partner` with a sink that verifies its signatures; the CLI's `add` output too. */
