@@ -1,7 +1,8 @@
 /**
  * Webhook fan-out — consumer of the notifications queue (Queues.notifications). Each message is a
  * lab result notification (lib/results/notifications.ts); for each, one delivery per enabled
- * subscription of its event type that may read the result (fan-out.ts mayHearOf) goes onto the webhook deliveries queue (lib/webhooks/fan-out.ts).
+ * subscription of its event type whose partner may hear of the result now (lib/webhooks/audience.ts:
+ * partner policy, current scopes, patient reach) goes onto the webhook deliveries queue (lib/webhooks/fan-out.ts).
  * Idempotent per (event, subscription). A malformed message is reported in `batchItemFailures` and
  * made visible again at once, so it reaches the DLQ (alarmed) after maxReceiveCount receives; a
  * message whose fan-out failed (DynamoDB, SQS) is reported and comes back after the visibility timeout.
@@ -9,6 +10,7 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Env } from '../lib/config/service';
 import { logger } from '../lib/observability/logger';
+import { audienceSource } from '../lib/webhooks/audience-wiring';
 import { eventFromNotification } from '../lib/webhooks/events';
 import { fanOutEvent } from '../lib/webhooks/fan-out';
 import { enqueueDelivery, hideMessage } from '../lib/webhooks/delivery-queue';
@@ -18,7 +20,8 @@ const FUNCTION = 'fanOutWebhookEvents';
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures: SQSBatchItemFailure[] = [];
-  const services = { store: webhookStore(), enqueue: enqueueDelivery, now: () => new Date() };
+  // the partners' standing is read afresh for every batch (audience-wiring.ts)
+  const services = { store: webhookStore(), enqueue: enqueueDelivery, now: () => new Date(), audience: audienceSource() };
   await Promise.all(
     (event.Records ?? []).map(async (record) => {
       const started = Date.now();
@@ -32,7 +35,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       }
       const webhookEvent = parsed.event;
       try {
-        const summary = await fanOutEvent(webhookEvent, { partnerId: parsed.resultPartnerId, exportAudience: parsed.exportAudience }, services);
+        const summary = await fanOutEvent(webhookEvent, { partnerId: parsed.resultPartnerId, filed: parsed.exportAudience }, services);
         logger.info('webhooks.fan_out.done', {
           function: FUNCTION,
           resultId: webhookEvent.data.resultId,

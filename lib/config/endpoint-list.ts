@@ -72,6 +72,13 @@ const RESULT_WRITES: TableOperation[] = ['GetItem', 'PutItem', 'UpdateItem', 'De
 /** routeHeldRecord: the writer and the reads of whole versions (LabResultVersionReader: its version Query) */
 const RESULT_WRITES_AND_VERSION_READS: TableOperation[] = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
+/**
+ * Who may hear of a webhook event (lib/webhooks/audience-wiring.ts): the partner item (GetItem) and
+ * its keys (Scan: the keys table has no index by partner), the relationship (chart GetItem), the
+ * result version (results Query, its lookup keys item GetItem).
+ */
+const WEBHOOK_AUDIENCE_TABLES: ResourceNeeds['tables'] = { keys: ['GetItem', 'Scan'], chart: ['GetItem'], results: ['GetItem', 'Query'] };
+
 /** The idempotency table of a partner's x-request-id / Bundle.identifier: claim, answer, release. */
 const IDEMPOTENCY_WRITES: TableOperation[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
@@ -309,7 +316,15 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     kind: 'queue',
     name: 'fanOutWebhookEvents',
     queue: 'notifications',
-    needs: { tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem', 'Query:byList'] }, queues: { notifications: 'consume', webhookDeliveries: 'send' } },
+    // keys, chart, results, KMS, S3: who may hear of a result (lib/webhooks/audience-wiring.ts): the
+    // partner and its keys' scopes, its relationship with the result's chart patient (read from the version)
+    needs: {
+      tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem', 'Query:byList'], ...WEBHOOK_AUDIENCE_TABLES },
+      queues: { notifications: 'consume', webhookDeliveries: 'send' },
+      kms: ['Decrypt'],
+      kmsPurposes: [KmsPurposes.labResult],
+      documentsBucket: 'read',
+    },
     memoryMb: 256,
     timeoutSeconds: 30,
   },
@@ -318,11 +333,13 @@ export const BackgroundFunctions: BackgroundFunction[] = [
     name: 'deliverWebhooks',
     queue: 'webhookDeliveries',
     // ChangeMessageVisibility (the backoff) is part of consume
+    // the audience rule again before every attempt (as fanOutWebhookEvents)
     needs: {
-      tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem'] },
+      tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem'], ...WEBHOOK_AUDIENCE_TABLES },
       queues: { webhookDeliveries: 'consume' },
       kms: ['Decrypt'],
-      kmsPurposes: [KmsPurposes.webhookSecret],
+      kmsPurposes: [KmsPurposes.webhookSecret, KmsPurposes.labResult],
+      documentsBucket: 'read',
     },
     memoryMb: 512,
     timeoutSeconds: 30,

@@ -1,9 +1,10 @@
-/** What the deliveries worker needs, wired from the environment (DynamoDB, KMS Decrypt; SQS is in delivery-queue.ts). */
+/** What the deliveries worker needs, wired from the environment (DynamoDB, KMS Decrypt, S3 reads for the audience rule; SQS is in delivery-queue.ts). */
 import { kmsClient } from '../aws/clients';
 import { ContainerCache } from '../aws/container-cache';
 import { optionalEnv } from '../aws/environment';
 import { Env } from '../config/service';
 import { EnvelopeEncryptor } from '../crypto/envelope';
+import { audienceSource } from './audience-wiring';
 import type { DeliveryDependencies } from './delivery';
 import { DEFAULT_TIMEOUT_MS, postWebhook } from './http-delivery';
 import { retryScaleOf } from './retry-schedule';
@@ -24,10 +25,12 @@ function timeoutMs(): number {
   return Number.isInteger(n) && n > 0 && n <= DEFAULT_TIMEOUT_MS ? n : DEFAULT_TIMEOUT_MS;
 }
 
+/** Called once per worker invocation: the audience rule's standing reads are memoised for that batch only. */
 export function deliveryDependencies(): DeliveryDependencies {
   const encryptor = webhookSecretEncryptor();
   return {
     store: webhookStore(),
+    audience: audienceSource(),
     openSecret: (subscriptionId, envelope) => openSigningSecret(encryptor, subscriptionId, envelope),
     post: postWebhook,
     stage: optionalEnv(Env.stage, 'unknown'),

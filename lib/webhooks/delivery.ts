@@ -10,16 +10,21 @@
  *                              or, after the last attempt, dead-lettered (message back at once;
  *                              its next receive exceeds maxReceiveCount and SQS moves it to the DLQ)
  *   delivery already settled, subscription removed or disabled -> delete, no request
+ *   the partner may not hear of the result now (blocked, scope removed, relationship ended:
+ *   audience.ts)               skipped with the refusal as its reason -> delete, no request
  */
 import { Webhook } from 'standardwebhooks';
 import type { PostOutcome, PostRequest } from './http-delivery';
 import { retryDelaySeconds } from './retry-schedule';
 import type { WebhookStore } from './subscription-store';
+import { eventAudience, type AudienceSource } from './audience';
 import { checkTargetUrl } from './target-url';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryState } from './types';
 
 export interface DeliveryDependencies {
   store: Pick<WebhookStore, 'getDelivery' | 'getSubscription' | 'claimAttempt' | 'recordAttempt' | 'setDeliveryState' | 'setEnabled'>;
+  /** who may hear of the event now (audience.ts), asked before every attempt */
+  audience: AudienceSource;
   /** the plaintext `whsec_` secret of a subscription */
   openSecret(subscriptionId: string, envelope: string): Promise<string>;
   post(request: PostRequest): Promise<PostOutcome>;
@@ -56,10 +61,17 @@ export async function attemptDelivery(deliveryId: string, receiveCount: number, 
   if (delivery.state === 'dead-lettered') return { decision: { kind: 'dead-letter' }, reason: 'already-dead-lettered' };
   const stored = await store.getSubscription(delivery.subscriptionId);
   if (!stored || !stored.subscription.enabled) {
-    await store.setDeliveryState(deliveryId, 'skipped');
-    return { decision: { kind: 'delete' }, reason: stored ? 'subscription-disabled' : 'subscription-removed' };
+    const reason = stored ? 'subscription-disabled' : 'subscription-removed';
+    await store.setDeliveryState(deliveryId, 'skipped', reason);
+    return { decision: { kind: 'delete' }, reason };
   }
   const { subscription } = stored;
+  // read access is decided now, not when the event was fanned out: a retry hours later asks again
+  const verdict = await eventAudience(delivery.event, delivery.result, services.audience).verdictFor(subscription.partnerId);
+  if (!verdict.allowed) {
+    await store.setDeliveryState(deliveryId, 'skipped', verdict.reason);
+    return { decision: { kind: 'delete' }, reason: `refused-${verdict.reason}` };
+  }
   const now = services.now();
   // the lease outlasts the POST's timeout: a worker that dies mid-attempt frees it after that
   const attemptNumber = await store.claimAttempt(deliveryId, now, new Date(now.getTime() + services.timeoutMs + LEASE_MARGIN_MS));

@@ -1,6 +1,6 @@
 /**
- * From one event to its deliveries: one per enabled subscription of the event's type that may
- * read the result (mayHearOf: the partner's own results, or any with an export scope), each its own
+ * From one event to its deliveries: one per enabled subscription of the event's type whose partner
+ * may hear of the result now (audience.ts: partner policy, current scopes, patient reach), each its own
  * message on the webhook deliveries queue, so a slow or failing subscriber never holds up another
  * or a later event. Idempotent: the delivery id is derived from (event id, subscription id) and
  * written with a conditional put; a repeated event finds its deliveries and only re-queues one
@@ -8,6 +8,7 @@
  */
 import type { WebhookStore } from './subscription-store';
 import { deliveryIdFor } from './delivery-id';
+import { eventAudience, type AudienceSource, type ResultAudienceFacts } from './audience';
 import type { Delivery, Subscription, WebhookEvent } from './types';
 
 export interface FanOutDependencies {
@@ -18,8 +19,11 @@ export interface FanOutDependencies {
 }
 
 export interface FanOutSummary {
+  /** subscriptions of the event's type whose partner may hear of it */
   subscriptions: number;
   queued: number;
+  /** subscriptions of the event's type whose partner may not (audience.ts) */
+  refused: number;
 }
 
 export function newDelivery(event: WebhookEvent, subscription: Pick<Subscription, 'subscriptionId'>, now: Date): Delivery {
@@ -48,34 +52,32 @@ export async function queueDelivery(delivery: Delivery, services: FanOutDependen
 }
 
 /**
- * Webhook events follow read access (issue 26): a subscription hears of a result its partner may
- * read. Its own results (the result version's partnerId is the subscription's partner) always;
- * other partners' results only when the partner held an export scope at subscription time
- * (`exportScope`, set by addSubscription) and the result is a chart result (`exportAudience`: filed
- * to a chart patient; a held result or one for a patient id the chart does not know is read by its
- * own partner only, lib/exports/lab-result-export.ts). A subscription without the flag (made before
- * it existed) counts as without an export scope. A result whose partner is unknown is nobody's own.
+ * Queues the event to every enabled subscription of its type whose partner may hear of the result
+ * now (audience.ts mayHearOfResult: partner policy, current scopes, patient reach). The result's
+ * audience facts go onto each delivery, so the worker asks the same rule again before every attempt.
  */
-export function mayHearOf(
-  subscription: Pick<Subscription, 'partnerId' | 'exportScope'>,
-  result: { partnerId: string | undefined; exportAudience: boolean },
-): boolean {
-  if (subscription.exportScope === true && result.exportAudience) return true;
-  return result.partnerId !== undefined && subscription.partnerId === result.partnerId;
-}
-
-/** Queues the event to every enabled subscription of its type that may hear of the result. */
 export async function fanOutEvent(
   event: WebhookEvent,
-  result: { partnerId: string | undefined; exportAudience: boolean },
-  services: FanOutDependencies,
+  result: ResultAudienceFacts,
+  services: FanOutDependencies & { audience: AudienceSource },
 ): Promise<FanOutSummary> {
-  const subscriptions = (await services.store.listSubscriptions()).filter(
-    (s) => s.enabled && (s.events as string[]).includes(event.type) && mayHearOf(s, result),
-  );
+  const candidates = (await services.store.listSubscriptions()).filter((s) => s.enabled && (s.events as string[]).includes(event.type));
+  const audience = eventAudience(event, result, services.audience);
   let queued = 0;
-  for (const subscription of subscriptions) {
-    if (await queueDelivery(newDelivery(event, subscription, services.now()), services)) queued += 1;
+  let refused = 0;
+  let subscriptions = 0;
+  for (const subscription of candidates) {
+    const verdict = await audience.verdictFor(subscription.partnerId);
+    if (!verdict.allowed) {
+      refused += 1;
+      continue;
+    }
+    subscriptions += 1;
+    const delivery = {
+      ...newDelivery(event, subscription, services.now()),
+      result: { ...(result.partnerId ? { partnerId: result.partnerId } : {}), filed: result.filed },
+    };
+    if (await queueDelivery(delivery, services)) queued += 1;
   }
-  return { subscriptions: subscriptions.length, queued };
+  return { subscriptions, queued, refused };
 }

@@ -8,7 +8,8 @@
  *   delivery      pk DELIVERY#<deliveryId>       sk DELIVERY
  *                 listPk SUB#<subscriptionId>#DELIVERIES  listSk <createdAt>#<deliveryId>
  *                 deliveryId, subscriptionId, eventId, eventType, event (the thin event, JSON), state,
- *                 attempts, createdAt, queuedAt, lastAttemptAt, lastHttpStatus, nextAttemptAt, expiresAt
+ *                 attempts, createdAt, queuedAt, lastAttemptAt, lastHttpStatus, nextAttemptAt, expiresAt,
+ *                 result { partnerId, filed } (who may hear of it: audience.ts), skippedReason
  *   attempt       pk DELIVERY#<deliveryId>       sk ATTEMPT#<nnnn>
  *                 attempt, at, httpStatus, latencyMs, outcome, errorName, nextAttemptAt, expiresAt
  *
@@ -76,7 +77,17 @@ function deliveryOf(item: Record<string, AttributeValue>): Delivery {
     ...(typeof v.lastAttemptAt === 'string' ? { lastAttemptAt: v.lastAttemptAt } : {}),
     ...(typeof v.lastHttpStatus === 'number' ? { lastHttpStatus: v.lastHttpStatus } : {}),
     ...(typeof v.nextAttemptAt === 'string' ? { nextAttemptAt: v.nextAttemptAt } : {}),
+    ...(resultFactsOf(v.result) ? { result: resultFactsOf(v.result)! } : {}),
+    ...(typeof v.skippedReason === 'string' ? { skippedReason: v.skippedReason } : {}),
   };
+}
+
+/** The stored audience facts of a delivery, or undefined when absent or not of their shape (the worker then reads the result store). */
+function resultFactsOf(value: unknown): Delivery['result'] {
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.filed !== 'boolean' || (v.partnerId !== undefined && typeof v.partnerId !== 'string')) return undefined;
+  return { filed: v.filed, ...(typeof v.partnerId === 'string' ? { partnerId: v.partnerId } : {}) };
 }
 
 function attemptOf(item: Record<string, AttributeValue>): DeliveryAttempt {
@@ -333,15 +344,15 @@ export class WebhookStore {
     );
   }
 
-  /** Sets the state without an attempt (e.g. skipped: the subscription is gone or disabled). */
-  async setDeliveryState(deliveryId: string, state: DeliveryState): Promise<void> {
+  /** Sets the state without an attempt (e.g. skipped: the subscription is gone or disabled, or the partner may not hear of the result), with why. */
+  async setDeliveryState(deliveryId: string, state: DeliveryState, reason?: string): Promise<void> {
     await this.db.send(
       new UpdateItemCommand({
         TableName: this.table,
         Key: { pk: { S: deliveryPk(deliveryId) }, sk: { S: 'DELIVERY' } },
-        UpdateExpression: 'SET #state = :state',
+        UpdateExpression: reason ? 'SET #state = :state, skippedReason = :reason' : 'SET #state = :state',
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':state': { S: state } },
+        ExpressionAttributeValues: { ':state': { S: state }, ...(reason ? { ':reason': { S: reason } } : {}) },
       }),
     );
   }

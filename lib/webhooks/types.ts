@@ -19,9 +19,8 @@ export interface Subscription {
   disabledReason?: 'operator' | 'gone';
   /**
    * The partner held an export scope (interop:export:hl7 or interop:export:fhir) on an active key
-   * when the subscription was created: it may read every chart result, so it also receives events
-   * of other partners' results. Absent (subscriptions made before issue 26) = false. Without it a
-   * subscription receives only events of the partner's own results (docs/webhooks.md).
+   * when the subscription was created. Shown by `webhooks list` only: who hears of what is decided
+   * on the partner's standing at fan-out and at every delivery attempt (audience.ts), never on this.
    */
   exportScope?: boolean;
   createdAt: string;
@@ -57,6 +56,15 @@ export interface Delivery {
   lastAttemptAt?: string;
   lastHttpStatus?: number;
   nextAttemptAt?: string;
+  /**
+   * The facts of the result the event names that decide who may hear of it (audience.ts), from the
+   * notification: the partner that sent the version, whether it is filed to a chart patient. Never
+   * sent to the subscriber. Absent on pings and on deliveries made before it was recorded (the
+   * worker then reads them from the result store).
+   */
+  result?: { partnerId?: string; filed: boolean };
+  /** why the delivery was settled without a request (audience.ts AudienceRefusal, subscription-disabled, ...) */
+  skippedReason?: string;
 }
 
 /** What one attempt ended as. */
