@@ -322,7 +322,8 @@ export const BackgroundFunctions: BackgroundFunction[] = [
       tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem', 'Query:byList'], ...WEBHOOK_AUDIENCE_TABLES },
       queues: { notifications: 'consume', webhookDeliveries: 'send' },
       kms: ['Decrypt'],
-      kmsPurposes: [KmsPurposes.labResult],
+      // the version's chart patient: decrypting the version (lab result) finds its item by the lookup keys
+      kmsPurposes: [KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
       documentsBucket: 'read',
     },
     memoryMb: 256,
@@ -338,7 +339,7 @@ export const BackgroundFunctions: BackgroundFunction[] = [
       tables: { webhooks: ['GetItem', 'PutItem', 'UpdateItem'], ...WEBHOOK_AUDIENCE_TABLES },
       queues: { webhookDeliveries: 'consume' },
       kms: ['Decrypt'],
-      kmsPurposes: [KmsPurposes.webhookSecret, KmsPurposes.labResult],
+      kmsPurposes: [KmsPurposes.webhookSecret, KmsPurposes.labResult, KmsPurposes.resultsLookupHmac],
       documentsBucket: 'read',
     },
     memoryMb: 512,

@@ -50,7 +50,7 @@ export async function readVersionAudience(
   if (!version) return undefined;
   return {
     facts: { partnerId: version.partnerId, filed: version.patientMatched },
-    ...(version.patientMatched ? { chartPatientId: version.submission.data.patientID } : {}),
+    ...(version.patientMatched ? { chartPatientId: version.filedPatientId } : {}),
   };
 }
 

@@ -1,5 +1,8 @@
+import type { Scope } from '../config/scopes';
+import type { PartnerPatientRelationship } from '../relationships/relationships';
+import { eventAudience, mayHearOfResult, type AudienceSource, type SubscriberStanding } from './audience';
 import { eventFromNotification } from './events';
-import { fanOutEvent, mayHearOf, type FanOutDependencies } from './fan-out';
+import { fanOutEvent, type FanOutDependencies } from './fan-out';
 import type { Delivery, Subscription } from './types';
 
 const NOW = new Date('2026-11-26T00:00:00.000Z');
@@ -51,45 +54,109 @@ function fakeServices(subscriptions: Subscription[]): FanOutDependencies & { cre
   };
 }
 
-describe('mayHearOf (webhook events follow read access)', () => {
+const EXPORT: Scope[] = ['interop:export:hl7'];
+const OWN: Scope[] = ['interop:read:own-results'];
+const INTAKE: Scope[] = ['interop:ingest:results'];
+
+/** Partners as the keys table would give them: lab-a sent the result; ehr reads every patient; hie reads related ones. */
+const STANDINGS: Record<string, SubscriberStanding> = {
+  'lab-a': { policy: 'active', patientAccess: 'related', scopes: new Set(INTAKE) },
+  'lab-a-own': { policy: 'active', patientAccess: 'related', scopes: new Set([...INTAKE, ...OWN]) },
+  'lab-b': { policy: 'active', patientAccess: 'related', scopes: new Set([...INTAKE, ...OWN]) },
+  ehr: { policy: 'active', patientAccess: 'all', scopes: new Set(EXPORT) },
+  'ehr-blocked': { policy: 'blocked', patientAccess: 'all', scopes: new Set(EXPORT) },
+  'hie-related': { policy: 'active', patientAccess: 'related', scopes: new Set(EXPORT) },
+  'hie-unrelated': { policy: 'active', patientAccess: 'related', scopes: new Set(EXPORT) },
+};
+
+function source(relations: Array<[string, string]> = [['hie-related', 'patient-1']]): AudienceSource & { versionReads: number } {
+  const out = {
+    versionReads: 0,
+    standing: async (partnerId: string) => STANDINGS[partnerId],
+    relationshipLookup: async (partnerId: string, patientId: string): Promise<PartnerPatientRelationship | undefined> =>
+      relations.some(([p, q]) => p === partnerId && q === patientId)
+        ? { partnerId, patientId, purpose: 'TREAT', source: 'operator', since: '2026-01-01T00:00:00.000Z', createdBy: 'test' }
+        : undefined,
+    readVersion: async () => {
+      out.versionReads += 1;
+      return { facts: { partnerId: 'lab-a', filed: true }, chartPatientId: 'patient-1' };
+    },
+    now: () => NOW,
+  };
+  return out;
+}
+
+describe('mayHearOfResult (webhook events follow read access, decided now)', () => {
   it.each([
-    ['own result, no export scope', 'lab-a', undefined, 'lab-a', true, true],
-    ["another partner's result, no export scope", 'lab-b', false, 'lab-a', true, false],
-    ["another partner's result, subscription made before the flag existed", 'lab-b', undefined, 'lab-a', true, false],
-    ["another partner's result, export scope", 'ehr', true, 'lab-a', true, true],
-    ['result of an unknown partner, no export scope', 'lab-a', false, undefined, true, false],
-    ['result of an unknown partner, export scope', 'ehr', true, undefined, true, true],
-    ["another partner's result not filed to the chart, export scope", 'ehr', true, 'lab-a', false, false],
-    ['own result not filed to the chart', 'lab-a', undefined, 'lab-a', false, true],
-    ['result of an unknown partner not filed to the chart, export scope', 'ehr', true, undefined, false, false],
-  ])('%s', (_label, partnerId, exportScope, resultPartnerId, exportAudience, expected) => {
-    const result = { partnerId: resultPartnerId as string | undefined, exportAudience: exportAudience as boolean };
-    expect(mayHearOf({ partnerId: partnerId as string, exportScope: exportScope as boolean | undefined }, result)).toBe(expected);
+    ['own result, the lab holds read-own', 'lab-a-own', 'lab-a-own', true, { allowed: true }],
+    ['own result, no read scope at all', 'lab-a', 'lab-a', true, { allowed: false, reason: 'no-read-scope' }],
+    ['own held result, read-own', 'lab-a-own', 'lab-a-own', false, { allowed: true }],
+    ["another partner's result, read-own only", 'lab-b', 'lab-a', true, { allowed: false, reason: 'not-own-result' }],
+    ["another partner's result, export scope, patient access all", 'ehr', 'lab-a', true, { allowed: true }],
+    ["another partner's held result, export scope, all", 'ehr', 'lab-a', false, { allowed: false, reason: 'not-filed' }],
+    ['a blocked partner with an export scope', 'ehr-blocked', 'lab-a', true, { allowed: false, reason: 'partner-blocked' }],
+    ['a partner that no longer exists', 'gone', 'lab-a', true, { allowed: false, reason: 'partner-unknown' }],
+    ['export scope, related to the chart patient', 'hie-related', 'lab-a', true, { allowed: true }],
+    ['export scope, not related to the chart patient', 'hie-unrelated', 'lab-a', true, { allowed: false, reason: 'patient-not-related' }],
+    ['nobody-owned result (no partner), export scope, all', 'ehr', undefined, true, { allowed: true }],
+  ])('%s', async (_label, subscriber, resultPartner, filed, verdict) => {
+    const src = source();
+    const deps = { ...src, chartPatientOf: async () => 'patient-1' };
+    expect(await mayHearOfResult(subscriber, { partnerId: resultPartner, filed }, deps)).toEqual(verdict);
+  });
+
+  it('a relationship ended meanwhile stops the event (the rule reads the relationship each time)', async () => {
+    const relations: Array<[string, string]> = [['hie-related', 'patient-1']];
+    const src = source(relations);
+    const deps = { ...src, chartPatientOf: async () => 'patient-1' };
+    expect(await mayHearOfResult('hie-related', { partnerId: 'lab-a', filed: true }, deps)).toEqual({ allowed: true });
+    relations.pop();
+    expect(await mayHearOfResult('hie-related', { partnerId: 'lab-a', filed: true }, deps)).toEqual({ allowed: false, reason: 'patient-not-related' });
+  });
+
+  it('an event without facts reads the version once, however many subscribers; a ping names no result', async () => {
+    const src = source();
+    const event = eventFromNotification(notification('lab-a'), NOW)!.event;
+    const audience = eventAudience(event, undefined, src);
+    expect(await audience.verdictFor('ehr')).toEqual({ allowed: true });
+    expect(await audience.verdictFor('hie-related')).toEqual({ allowed: true });
+    expect(await audience.verdictFor('hie-unrelated')).toEqual({ allowed: false, reason: 'patient-not-related' });
+    expect(src.versionReads).toBe(1);
+    const ping = eventAudience({ type: 'ping', timestamp: NOW.toISOString(), data: { eventId: 'ev_ping' } }, undefined, src);
+    expect(await ping.verdictFor('lab-a')).toEqual({ allowed: true });
+    expect(await ping.verdictFor('ehr-blocked')).toEqual({ allowed: false, reason: 'partner-blocked' });
   });
 });
 
 describe('fanOutEvent', () => {
-  it("queues lab A's result to A and to export-scope subscriptions only", async () => {
+  it("queues lab A's filed result to every subscriber that may read it now, with the facts on each delivery", async () => {
     const services = fakeServices([
-      subscription('wh_a', 'lab-a'),
-      subscription('wh_b_intake', 'lab-b', false),
-      subscription('wh_b_legacy', 'lab-b'),
-      subscription('wh_ehr', 'ehr', true),
-      subscription('wh_ehr_off', 'ehr', true, { enabled: false }),
+      subscription('wh_a', 'lab-a-own'),
+      subscription('wh_b', 'lab-b'),
+      subscription('wh_ehr', 'ehr'),
+      subscription('wh_ehr_off', 'ehr', undefined, { enabled: false }),
+      subscription('wh_blocked', 'ehr-blocked'),
+      subscription('wh_hie', 'hie-related'),
+      subscription('wh_hie_no', 'hie-unrelated'),
     ]);
-    const parsed = eventFromNotification(notification('lab-a'), NOW)!;
-    const summary = await fanOutEvent(parsed.event, { partnerId: parsed.resultPartnerId, exportAudience: parsed.exportAudience }, services);
-    expect(services.created.map((d) => d.subscriptionId).sort()).toEqual(['wh_a', 'wh_ehr']);
-    expect(summary).toEqual({ subscriptions: 2, queued: 2 });
+    const parsed = eventFromNotification(notification('lab-a-own'), NOW)!;
+    const summary = await fanOutEvent(
+      parsed.event,
+      { partnerId: parsed.resultPartnerId, filed: parsed.exportAudience },
+      { ...services, audience: source([['hie-related', 'patient-1']]) },
+    );
+    expect(services.created.map((d) => d.subscriptionId).sort()).toEqual(['wh_a', 'wh_ehr', 'wh_hie']);
+    expect(services.created.every((d) => d.result?.partnerId === 'lab-a-own' && d.result.filed)).toBe(true);
+    expect(summary).toEqual({ subscriptions: 3, queued: 3, refused: 3 });
   });
 
   it.each([
     ['a result not filed to the chart (audience partner)', { audience: 'partner' }],
     ['a message published before the audience was sent', { audience: undefined }],
   ])("queues %s to lab A's own subscriptions only", async (_label, extra) => {
-    const services = fakeServices([subscription('wh_a', 'lab-a'), subscription('wh_ehr', 'ehr', true)]);
-    const parsed = eventFromNotification(notification('lab-a', extra), NOW)!;
-    await fanOutEvent(parsed.event, { partnerId: parsed.resultPartnerId, exportAudience: parsed.exportAudience }, services);
+    const services = fakeServices([subscription('wh_a', 'lab-a-own'), subscription('wh_ehr', 'ehr')]);
+    const parsed = eventFromNotification(notification('lab-a-own', extra), NOW)!;
+    await fanOutEvent(parsed.event, { partnerId: parsed.resultPartnerId, filed: parsed.exportAudience }, { ...services, audience: source() });
     expect(services.created.map((d) => d.subscriptionId)).toEqual(['wh_a']);
   });
 });

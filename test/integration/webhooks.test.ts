@@ -5,7 +5,7 @@
  * fan-out and delivery handlers to sinks on 127.0.0.1, signatures verified with `standardwebhooks`.
  * Backoff is shrunk with WEBHOOK_RETRY_SCALE (6 h -> ~1 s) and the request timeout to 400 ms.
  */
-import { relatePartner } from '../support/operator-cli';
+import { createPartnerKey, operator, relatePartner } from '../support/operator-cli';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -413,7 +413,7 @@ describe('webhook subscriptions and signed deliveries', () => {
 });
 
 describe('issue 26: webhook events follow read access', () => {
-  /** A lab partner with an intake scope only (no export scope), sending as `wh-own-lab`. */
+  /** A lab partner with intake and read-own-results (no export scope), sending as `wh-own-lab`. */
   const OWN_LAB_KEY = 'wh-own-lab-key';
 
   beforeAll(async () => {
@@ -421,7 +421,7 @@ describe('issue 26: webhook events follow read access', () => {
     await keys.putPartner(
       {
         partnerId: 'wh-own-lab',
-        name: 'Lab with an intake scope only',
+        name: 'Lab without an export scope',
         policy: 'active',
         rateLimit: 1000,
         rateWindowSeconds: 60,
@@ -435,7 +435,8 @@ describe('issue 26: webhook events follow read access', () => {
       keyId: keyIdFromHash(keyHash),
       partnerId: 'wh-own-lab',
       label: OWN_LAB_KEY,
-      scopes: ['interop:ingest:results'],
+      // intake, and reading back its own results: a lab hears of what it may read (its own results)
+      scopes: ['interop:ingest:results', 'interop:read:own-results'],
       status: 'active',
       createdAt: new Date().toISOString(),
     });
@@ -462,7 +463,7 @@ describe('issue 26: webhook events follow read access', () => {
   it("an intake-only partner never hears of another partner's result; an export-scope partner does; a lab always hears of its own", async () => {
     const exporter = await subscribedSink('demo-ehr'); // demo-export-key, demo-fhir-key: export scopes
     const intakeOnly = await subscribedSink('demo-forms'); // demo-forms-key: interop:ingest:forms only
-    const ownLab = await subscribedSink('wh-own-lab'); // interop:ingest:results only
+    const ownLab = await subscribedSink('wh-own-lab'); // intake and read-own-results, no export scope
     expect(exporter.added).toContain("events of every partner's results");
     expect(intakeOnly.added).toContain("the partner's own results only");
     expect(ownLab.added).toContain("the partner's own results only");
@@ -534,6 +535,27 @@ describe('issue 26: webhook events follow read access', () => {
     expect(await resultIdsOf(exporter.id)).toEqual([filed.resultId]);
     expect(exporter.receiver.requests.map((r) => r.body).join('\n')).not.toContain(unfiledId);
     expect(await resultIdsOf(ownLab.id)).toEqual([unfiledId]);
+  });
+
+  it('a blocked partner, a partner whose export key was revoked and one not related to the patient hear nothing; a related one does', async () => {
+    const made: Record<string, string> = {};
+    for (const partnerId of ['wh-blocked', 'wh-revoked', 'wh-unrelated', 'wh-related']) {
+      const created = await operator('partners', ['create', '--partner-id', partnerId, '--tier', 'standard', '--patient-access', 'related']);
+      expect([partnerId, created.code, created.err]).toEqual([partnerId, 0, '']);
+      made[partnerId] = (await createPartnerKey(partnerId, ['interop:export:hl7'])).keyId;
+    }
+    for (const partnerId of ['wh-blocked', 'wh-revoked', 'wh-related']) await relatePartner(partnerId, PATIENT_ID);
+    const sinksOf = Object.fromEntries(await Promise.all(Object.keys(made).map(async (p) => [p, await subscribedSink(p)] as const)));
+    expect((await operator('partners', ['block', 'wh-blocked'])).code).toBe(0);
+    expect((await operator('keys', ['revoke', made['wh-revoked']!])).code).toBe(0);
+
+    const filed = await postLabResult();
+    await until('the event at the related partner', () => sinksOf['wh-related']!.receiver.requests.find((r) => r.body.includes(filed.resultId)));
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // any further fan-out would have happened by now
+    for (const partnerId of ['wh-blocked', 'wh-revoked', 'wh-unrelated']) {
+      expect([partnerId, await resultIdsOf(sinksOf[partnerId]!.id)]).toEqual([partnerId, []]);
+      expect([partnerId, sinksOf[partnerId]!.receiver.requests.length]).toEqual([partnerId, 0]);
+    }
   });
 });
 
