@@ -23,22 +23,28 @@ import { identityKeyOf } from '../intake/partner-identities';
 import {
   demographicsAgree,
   findChartPatient,
+  linkedResolution,
+  requireRelationship,
   senderIdentityKey,
   type Identifier,
   type Resolution,
   type ResolutionDependencies,
 } from '../intake/patient-resolution';
 import type { Principal } from '../keys/access-decision';
+import { mayFileForPatient, type RelationshipLookup } from '../relationships/patient-access';
+import { namedIdIdentityKey } from '../results/lab-filing';
 import { receiveLabResult, senderAllowed, type ReceiveDependencies } from '../results/receive';
 import { acceptLabResult } from '../results/validation';
 import { expressionOfPointer, labResultFromReport, type SubjectClaim } from './lab-report-mapping';
 import { isObject, type FhirObject } from './references';
 import { EntryRefusal, type EntryPlace, type EntryPreparer, type FhirIntakeInput, type PreparedEntry } from './receive-fhir';
 
-/** What a DiagnosticReport entry reads and writes: patient resolution of HL7 intake, the lab result writer, held records. */
+/** What a DiagnosticReport entry reads and writes: patient resolution of HL7 intake, relationships, the lab result writer, held records. */
 export interface LabReportEntryDependencies extends ResolutionDependencies {
   labResults: ReceiveDependencies;
   held: { hold(record: Omit<HeldRecord, 'state'>): Promise<boolean> };
+  /** the partner's relationship with a chart patient: a report files only for a related patient */
+  relationships: RelationshipLookup;
 }
 
 /** The sender a report is filed under: meta.source when it names one of the partner's senders, else the partner's first sender. */
@@ -107,9 +113,10 @@ async function resolveSubject(claim: Extract<SubjectClaim, { kind: 'identified' 
   const keys = await deps.keys();
   const person = personOf(claim.patient, identifiers);
   const identityKey = senderIdentityKey(keys, partnerId, own, identifiers);
+  // a link of the sender's identity is checked against the chart as it is now, as for HL7 PID-3
   for (const id of identifiers) {
     const identity = await deps.identities.get(identityKeyOf(partnerId, keys.patientIdentifierKey(id.authority, id.value)));
-    if (identity?.linkedPatientId) return { patientId: identity.linkedPatientId, person, identityKey };
+    if (identity?.linkedPatientId) return linkedResolution(identity, id, { person, identityKey }, keys, deps);
   }
   const chart = await findChartPatient(identifiers, keys, deps);
   if (!chart.patient) return { reason: 'patient-unresolved', person, identityKey };
@@ -130,8 +137,11 @@ async function prepareLabReport(resource: FhirObject, place: EntryPlace, input: 
   const mapped = labResultFromReport(resource, { sender, bundle, path, now: input.now });
   if (!mapped.ok) throw new EntryRefusal(400, mapped.issues);
   const claim = mapped.mapping.subject;
-  const resolution = claim.kind === 'identified' ? await resolveSubject(claim, input.principal.partnerId, deps) : undefined;
-  const patientID = claim.kind === 'chart' ? claim.patientId : (resolution!.patientId ?? patientIdFor(resolution!.identityKey));
+  const partnerId = input.principal.partnerId;
+  // what the report says names a patient; a relationship decides whether it files there (else held, same answer)
+  const named = claim.kind === 'identified' ? await resolveSubject(claim, partnerId, deps) : await chartSubject(claim.patientId, partnerId, deps, input.now);
+  const resolution = await requireRelationship(named, partnerId, deps.relationships, input.now);
+  const patientID = resolution.patientId ?? patientIdFor(resolution.identityKey);
   const body = { data: { ...mapped.mapping.data, patientID } };
   try {
     acceptLabResult(body, input.now);
@@ -148,9 +158,24 @@ async function prepareLabReport(resource: FhirObject, place: EntryPlace, input: 
   return { write: (sourceMessageId) => writeLabReport({ body, claim, resolution }, input, deps, sourceMessageId) };
 }
 
-/** Stores one prepared report; an unresolved patient's result is held for review as an ORU result is. */
+/**
+ * A subject `Patient/<id>` naming a chart patient by id: a resolution only when the partner is related
+ * to that patient and the patient exists; otherwise unresolved under the sender's identity for the id
+ * (held). The relationship is asked first, so an unrelated partner's report reads the same whether or
+ * not the id is a chart patient's.
+ */
+async function chartSubject(patientId: string, partnerId: string, deps: LabReportEntryDependencies, now: Date): Promise<Resolution> {
+  const keys = await deps.keys();
+  const person: ClaimedPerson = { identifiers: [{ value: patientId, authority: '' }] };
+  const identityKey = namedIdIdentityKey(keys, partnerId, patientId);
+  if (!(await mayFileForPatient(partnerId, patientId, deps.relationships, now))) return { reason: 'no-relationship', person, identityKey };
+  const patient = await deps.chart.getPatient(patientId);
+  return patient ? { patientId, person, identityKey } : { reason: 'patient-unresolved', person, identityKey };
+}
+
+/** Stores one prepared report; a result of a patient it may not file for is held for review as an ORU result is. */
 async function writeLabReport(
-  entry: { body: { data: Record<string, unknown> }; claim: SubjectClaim; resolution: Resolution | undefined },
+  entry: { body: { data: Record<string, unknown> }; claim: SubjectClaim; resolution: Resolution },
   input: FhirIntakeInput,
   deps: LabReportEntryDependencies,
   sourceMessageId: string,
@@ -161,7 +186,7 @@ async function writeLabReport(
   );
   const resultId = outcome.body.resultId;
   let held = false;
-  if (entry.resolution && !entry.resolution.patientId) {
+  if (!entry.resolution.patientId) {
     const keys = await deps.keys();
     const heldKey = keys.patientIdentifierKey(
       'held',
@@ -176,7 +201,7 @@ async function writeLabReport(
     });
     held = true;
   }
-  const patientId = entry.claim.kind === 'chart' ? entry.claim.patientId : entry.resolution?.patientId;
+  const patientId = entry.resolution.patientId;
   return {
     ok: true,
     status: outcome.body.duplicate ? '200 OK' : '201 Created',

@@ -12,6 +12,7 @@ import { intakeAuthorities } from '../intake/authority-wiring';
 import { HeldRecordHolder } from '../intake/held-records';
 import { MrnIndex } from '../intake/mrn-index';
 import { PartnerIdentityStore } from '../intake/partner-identities';
+import { relationshipLookup } from '../relationships/relationship-wiring';
 import { IdempotencyStore } from '../results/idempotency';
 import { receiveDependencies } from '../results/result-wiring';
 import type { LabReportEntryDependencies } from './lab-report-entries';
@@ -32,6 +33,7 @@ export function labReportEntryDependencies(): LabReportEntryDependencies & { ide
     identities: new PartnerIdentityStore(db, tableName('chart')),
     held: new HeldRecordHolder(db, tableName('chart')),
     authorities: intakeAuthorities(db),
+    relationships: relationshipLookup,
   };
 }
 
