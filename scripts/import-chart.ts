@@ -27,6 +27,8 @@ import { ChartPatientWriter } from '../lib/forms/chart-patient-writer';
 import { explicitFormsDependencies } from '../lib/forms/forms-wiring';
 import { MrnIndex } from '../lib/intake/mrn-index';
 import { MrnPatientIndex } from '../lib/intake/receive-hl7-wiring';
+import { operatorName } from '../lib/admin/admin-audit';
+import { relate, type PartnerPatientRelationship } from '../lib/relationships/relationships';
 import { loadResultKeys } from '../lib/results/lookup-keys';
 import { isConnectionRefused, LOCAL_STACK_NOT_RUNNING } from '../lib/admin/target';
 import { quietAwsSdkNotice, type CliIo as TextIo } from '../lib/admin/cli-runner';
@@ -228,11 +230,20 @@ export async function runImportChart(argv: string[], io: CliIo): Promise<number>
       async () => (await loadResultKeys({ db, table: target.resultsTable, kms, kmsKeyId: target.kmsKeyId }, { create: true }))!,
       new MrnIndex(db, target.table),
     );
-    const result = await importChart(new ChartPatientWriter(new ChartStore(db, target.table), forms, () => new Date(), [mrnIndex]), validation.value);
+    // relationships the document carries: the partners that serve its patients (source import, made by the operator)
+    const relationships = {
+      createdBy: operatorName(io.env),
+      relate: (r: PartnerPatientRelationship, now: Date) => relate({ db, table: target.table }, r, { now }),
+    };
+    const result = await importChart(
+      new ChartPatientWriter(new ChartStore(db, target.table), forms, () => new Date(), [mrnIndex]),
+      validation.value,
+      relationships,
+    );
     if (!result.ok) throw new Error('validated document failed validation'); // unreachable: validated above
     const c = result.counts;
     io.out(
-      `imported ${c.patients} patients, ${c.encounters} encounters, ${c.notes} notes, ${c.assessments} assessments (${c.items} items) into ${target.table} (${target.source}); ${c.patients} patients indexed for form matching and by MRN`,
+      `imported ${c.patients} patients, ${c.encounters} encounters, ${c.notes} notes, ${c.assessments} assessments (${c.items} items) into ${target.table} (${target.source}); ${c.patients} patients indexed for form matching and by MRN${c.relationships ? `; ${c.relationships} partner relationships` : ''}`,
     );
     // an (authority, MRN) another chart patient already holds: HL7 intake keeps filing under the first (ids only, no MRN)
     if (mrnIndex.conflicts.length > 0)

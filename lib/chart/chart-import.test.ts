@@ -263,7 +263,7 @@ describe('importChart', () => {
   it('writes a valid document and reports counts', async () => {
     const { store } = await freshTable();
     const result = await importChart(store, validDocument());
-    expect(result).toEqual({ ok: true, counts: { patients: 2, encounters: 1, notes: 1, assessments: 1, items: 5 } });
+    expect(result).toEqual({ ok: true, counts: { patients: 2, encounters: 1, notes: 1, assessments: 1, relationships: 0, items: 5 } });
     expect(await store.getNote('imp-1', 'note-1')).toEqual({
       patientId: 'imp-1',
       noteId: 'note-1',
@@ -273,6 +273,42 @@ describe('importChart', () => {
       text: 'text',
     });
     expect((await store.getPatientSummary('imp-1', 10)).records.map((r) => r.kind)).toEqual(['note', 'assessment', 'encounter']);
+  });
+
+  it('makes the relationships a patient carries (source import, purpose, until through that day), after the patients', async () => {
+    const { store, table } = await freshTable();
+    const doc = validDocument() as ChartImportDocument;
+    doc.patients[0]!.relationships = [{ partnerId: 'clinic-forms' }, { partnerId: 'acme-lab', purpose: 'COC', until: '2027-06-30' }];
+    const now = new Date('2026-12-08T00:00:00.000Z');
+    const made: unknown[] = [];
+    const result = await importChart(store, doc, { createdBy: 'ops@host', relate: async (r) => made.push(r) }, now);
+    expect(result).toMatchObject({ ok: true, counts: { patients: 2, relationships: 2 } });
+    expect(made).toEqual([
+      { partnerId: 'clinic-forms', patientId: 'imp-1', purpose: 'TREAT', source: 'import', since: now.toISOString(), createdBy: 'ops@host' },
+      {
+        partnerId: 'acme-lab',
+        patientId: 'imp-1',
+        purpose: 'COC',
+        source: 'import',
+        since: now.toISOString(),
+        until: '2027-07-01T00:00:00.000Z',
+        createdBy: 'ops@host',
+      },
+    ]);
+    // the patient record stays without the list
+    expect(await store.getPatient('imp-1')).not.toHaveProperty('relationships');
+    expect(await itemsOfPatient(table, 'imp-1')).toBeGreaterThan(0);
+  });
+
+  it('refuses relationships it has no writer for, and a purpose outside PurposeOfUse, writing nothing', async () => {
+    const { store, table } = await freshTable();
+    const doc = validDocument() as ChartImportDocument;
+    doc.patients[0]!.relationships = [{ partnerId: 'clinic-forms' }];
+    expect(await importChart(store, doc)).toMatchObject({ ok: false });
+    (doc.patients[0]!.relationships[0] as { purpose?: string }).purpose = 'CURIOSITY';
+    const invalid = await importChart(store, doc, { createdBy: 'ops', relate: async () => undefined });
+    expect(invalid).toMatchObject({ ok: false, errors: [expect.objectContaining({ pointer: '/patients/0/relationships/0/purpose' })] });
+    expect(await itemsOfPatient(table, 'imp-1')).toBe(0);
   });
 
   it('writes nothing when the document is invalid, even its valid patients', async () => {
@@ -316,7 +352,7 @@ describe('demo chart', () => {
 
   it('loads idempotently', async () => {
     const first = await loadDemoChart(store);
-    expect(first).toEqual({ patients: 5, encounters: 4, notes: 4, assessments: 3, items: 16 });
+    expect(first).toEqual({ patients: 5, encounters: 4, notes: 4, assessments: 3, relationships: 0, items: 16 });
     const before = await Promise.all(
       Object.values(DemoChartIds)
         .filter((id) => id.startsWith('demo-patient'))

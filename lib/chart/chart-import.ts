@@ -11,6 +11,8 @@ import chartImportSchema from '../../schemas/chart-import.schema.json';
 import { CHART_ID_PATTERN, isCalendarDate, timelineInstant, type ChartEntry } from './chart-store';
 import { checkAssessmentValues, checkEncounterValues, checkNoteValues, checkPatientValues, pointerOfPath, type RecordProblem } from './record-rules';
 import type { Assessment, Encounter, Note, Patient } from './types';
+import { untilInstant } from '../relationships/relationship-until';
+import { DEFAULT_PURPOSE_OF_USE, PURPOSES_OF_USE, type PartnerPatientRelationship, type PurposeOfUse } from '../relationships/relationships';
 
 type WithoutPatientId<T> = Omit<T, 'patientId'>;
 
@@ -18,11 +20,21 @@ export type ImportEncounter = WithoutPatientId<Encounter>;
 export type ImportNote = WithoutPatientId<Note>;
 export type ImportAssessment = WithoutPatientId<Assessment>;
 
+/** A partner that serves the patient: made a relationship (source `import`) when the chart is imported. */
+export interface ImportRelationship {
+  partnerId: string;
+  /** HL7 v3 PurposeOfUse, default TREAT */
+  purpose?: PurposeOfUse;
+  /** YYYY-MM-DD: holds through that day (UTC) */
+  until?: string;
+}
+
 /** A patient with the patient's records; nested records take the patient's patientId. */
 export interface ImportPatient extends Patient {
   encounters?: ImportEncounter[];
   notes?: ImportNote[];
   assessments?: ImportAssessment[];
+  relationships?: ImportRelationship[];
 }
 
 export interface ChartImportDocument {
@@ -43,6 +55,8 @@ export interface ChartImportCounts {
   encounters: number;
   notes: number;
   assessments: number;
+  /** partner-patient relationships the document carried, made or found holding */
+  relationships: number;
   /** DynamoDB items written (patients + records) */
   items: number;
 }
@@ -53,6 +67,9 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }
 addFormats(ajv, ['date', 'date-time', 'email']);
 const validateSchema = ajv.compile<ChartImportDocument>(chartImportSchema);
 
+if (chartImportSchema.$defs.relationship.properties.purpose.enum.join() !== PURPOSES_OF_USE.join()) {
+  throw new Error('schemas/chart-import.schema.json purposes differ from PURPOSES_OF_USE');
+}
 if (chartImportSchema.$defs.id.pattern !== CHART_ID_PATTERN.source) {
   throw new Error('schemas/chart-import.schema.json id pattern differs from CHART_ID_PATTERN');
 }
@@ -236,7 +253,7 @@ export function validateChartImport(doc: unknown, now: Date = new Date()): Chart
 /** The entries a valid document stores: each patient, then the patient's records. */
 export function chartEntries(doc: ChartImportDocument): ChartEntry[] {
   const entries: ChartEntry[] = [];
-  for (const { encounters = [], notes = [], assessments = [], ...patient } of doc.patients) {
+  for (const { encounters = [], notes = [], assessments = [], relationships: _r, ...patient } of doc.patients) {
     const { patientId } = patient;
     entries.push({ kind: 'patient', record: patient });
     for (const encounter of encounters) entries.push({ kind: 'encounter', record: { patientId, ...encounter } });
@@ -265,15 +282,56 @@ export interface ChartPatientIndex {
   indexPatients(patients: readonly Patient[], now: Date): Promise<void>;
 }
 
+/** The relationships a valid document carries, as stored (source `import`, since `now`, made by `createdBy`). */
+export function importRelationships(doc: ChartImportDocument, createdBy: string, now: Date): PartnerPatientRelationship[] {
+  return doc.patients.flatMap((patient) =>
+    (patient.relationships ?? []).map((r) => ({
+      partnerId: r.partnerId,
+      patientId: patient.patientId,
+      purpose: r.purpose ?? DEFAULT_PURPOSE_OF_USE,
+      source: 'import' as const,
+      since: now.toISOString(),
+      ...(r.until ? { until: untilInstant(r.until)! } : {}),
+      createdBy,
+    })),
+  );
+}
+
+/** Where an import writes the relationships it carries (lib/relationships/relationships.ts relate). */
+export interface ImportRelationshipWriter {
+  readonly createdBy: string;
+  relate(relationship: PartnerPatientRelationship, now: Date): Promise<unknown>;
+}
+
 /**
- * Validates, then (only when valid) upserts everything with BatchWriteItem, 25 items per call.
- * An invalid document writes nothing.
+ * Validates, then (only when valid) upserts everything with BatchWriteItem, 25 items per call, then
+ * the relationships the document carries (after their patients exist). An invalid document writes
+ * nothing. A document with relationships needs a relationship writer (else nothing is written).
  */
-export async function importChart(store: ChartEntryWriter, doc: unknown): Promise<ChartImportResult> {
+export async function importChart(
+  store: ChartEntryWriter,
+  doc: unknown,
+  relationships?: ImportRelationshipWriter,
+  now = new Date(),
+): Promise<ChartImportResult> {
   const validation = validateChartImport(doc);
   if (!validation.ok) return validation;
+  const related = importRelationships(validation.value, relationships?.createdBy ?? 'import', now);
+  if (related.length > 0 && !relationships)
+    return { ok: false, errors: [{ pointer: '/patients', message: 'relationships can be imported only by a writer that may write them' }] };
   const entries = chartEntries(validation.value);
   const items = await store.putAll(entries);
+  for (const relationship of related) await relationships!.relate(relationship, now);
   const count = (kind: ChartEntry['kind']) => entries.filter((e) => e.kind === kind).length;
-  return { ok: true, counts: { patients: count('patient'), encounters: count('encounter'), notes: count('note'), assessments: count('assessment'), items } };
+  return {
+    ok: true,
+    counts: {
+      patients: count('patient'),
+      encounters: count('encounter'),
+      notes: count('note'),
+      assessments: count('assessment'),
+      relationships: related.length,
+      items,
+    },
+  };
 }

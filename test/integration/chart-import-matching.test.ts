@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { ChartStore } from '../../lib/chart/chart-store';
-import type { Patient } from '../../lib/chart/types';
+import type { ImportPatient } from '../../lib/chart/chart-import';
 import { formsDependencies } from '../../lib/forms/forms-wiring';
 import { blockingKeys } from '../../lib/forms/match-keys';
 import { FormsStore } from '../../lib/forms/packet-store';
@@ -37,12 +37,21 @@ afterAll(async () => {
   await stack?.close();
 });
 
-function patient(patientId: string, given: string, family: string, birthDate: string, extra: Partial<Patient> = {}): Patient {
-  return { patientId, mrn: `MRN-${patientId}`, assigningAuthority: 'TEST-HOSP', name: { given, family }, birthDate, ...extra };
+/** A chart patient the clinic's form tool (demo-forms) serves: the import relates them (source import). */
+function patient(patientId: string, given: string, family: string, birthDate: string, extra: Partial<ImportPatient> = {}): ImportPatient {
+  return {
+    patientId,
+    mrn: `MRN-${patientId}`,
+    assigningAuthority: 'TEST-HOSP',
+    name: { given, family },
+    birthDate,
+    relationships: [{ partnerId: 'demo-forms' }],
+    ...extra,
+  };
 }
 
 /** `npm run import -- FILE` as a user runs it, against the stack (its environment, as a deployed stage's). */
-async function importWithCli(patients: Patient[]): Promise<string> {
+async function importWithCli(patients: ImportPatient[]): Promise<string> {
   const file = path.join(dir, `${randomUUID()}.json`);
   writeFileSync(file, JSON.stringify({ patients }));
   const { stdout } = await run(TSX, [path.join(ROOT, 'scripts', 'import-chart.ts'), file], { cwd: ROOT, env: { ...process.env, ...stack.env } });
@@ -81,6 +90,7 @@ describe('chart import keeps the match index in step', () => {
   it('a brand-new patient imported with `npm run import` is matched by the worker within seconds', async () => {
     const out = await importWithCli([patient('pat-new-1', 'Quinta', 'Newcomb', '1991-02-03')]);
     expect(out).toContain('imported 1 patients');
+    expect(out).toContain('; 1 partner relationships');
     expect(out).toContain('1 patients indexed for form matching');
     const started = Date.now();
     const p = await postAndDecide({ firstName: 'Quinta', lastName: 'Newcomb', dob: '1991-02-03' });
@@ -156,6 +166,8 @@ describe('chart import keeps the match index in step', () => {
     // idempotent: a second full run changes nothing and succeeds
     expect(await runReindex(['--restart'], io)).toBe(0);
 
+    // written without the import: the form tool is related to the patient by the operator
+    await relatePartner('demo-forms', 'pat-old-2');
     expect(await postAndDecide({ firstName: 'Petra', lastName: 'Cranmore', dob: '1955-05-05' })).toMatchObject({ state: 'matched', patientId: 'pat-old-2' });
   });
 
