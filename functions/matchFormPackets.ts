@@ -11,9 +11,10 @@ import { matchPacket } from '../lib/forms/matching';
 import { parseMatchingMessage } from '../lib/forms/matching-queue';
 import { auditTrail, formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import { logger } from '../lib/observability/logger';
+import { relationshipLookup } from '../lib/relationships/relationship-wiring';
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const deps = { store: formsStore, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, audit: auditTrail };
+  const deps = { store: formsStore, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, audit: auditTrail, relationships: relationshipLookup };
   const failures: SQSBatchItemFailure[] = [];
   await Promise.all(
     (event.Records ?? []).map(async (record) => {

@@ -21,6 +21,7 @@ import { matchingQueue } from '../lib/forms/queue-wiring';
 import { packetIntakeWriter, patientDirectory } from '../lib/forms/table-wiring';
 import { receiveFormPacket, validateIntakeBody } from '../lib/forms/intake';
 import type { PacketRecord } from '../lib/forms/types';
+import { relationshipLookup } from '../lib/relationships/relationship-wiring';
 
 /** One answer for every accepted packet: nothing in it depends on the chart or on the routing. */
 function accepted(packet: PacketRecord, requestId: string) {
@@ -38,6 +39,7 @@ export const handler = httpEndpoint(receiveFormIntakeScopeRoute, async (request)
     cipher: packetCipher,
     keys: matchKeys,
     queue: matchingQueue,
+    relationships: relationshipLookup,
   });
   request.audit({
     action: result.kind === 'created' ? 'forms.receive' : 'forms.receive_duplicate',

@@ -4,7 +4,7 @@
  * Body { "patientId": "..." } (schemas/inbox-route.schema.json). Routes a packet waiting in the
  * inbox (pending_review or pending_match) to the patient: state routed_manually, recorded in the
  * history with the reviewer's keyId and partnerId; the (sourceSystemId, externalPatientId) link is
- * remembered for the matcher.
+ * remembered for the matcher, and the packet's partner is related to the patient (source held-route).
  * 200 routed | 400 bad body (ValidationFailed) | 404 unknown packet (InboxPacketNotFoundError) or
  * patient (RecordNotFoundError) | 409 already routed (AlreadyRoutedError, with state and routedTo).
  */
@@ -15,6 +15,8 @@ import { assertValid } from '../lib/schemas/field-errors';
 import { formsStore, patientDirectory } from '../lib/forms/table-wiring';
 import validateRouteBody from '../lib/forms/generated/inbox-route.validator';
 import { routeInboxPacket } from '../lib/forms/inbox';
+import { relationshipTable } from '../lib/relationships/relationship-wiring';
+import { relate } from '../lib/relationships/relationships';
 
 export const handler = httpEndpoint(routeInboxPacketRoute, async (request) => {
   const packetId = request.event.pathParameters?.packetId ?? '';
@@ -22,7 +24,7 @@ export const handler = httpEndpoint(routeInboxPacketRoute, async (request) => {
   const body = assertValid<{ patientId: string }>(validateRouteBody, value, 'the route request');
   request.audit({ action: 'inbox.route', patientId: body.patientId, resourceIds: { packetId: packetId.slice(0, 128) } });
   const result = await routeInboxPacket(
-    { store: formsStore, patients: patientDirectory },
+    { store: formsStore, patients: patientDirectory, relationships: { relate: (relationship, now) => relate(relationshipTable(), relationship, { now }) } },
     {
       packetId,
       patientId: body.patientId,

@@ -89,13 +89,13 @@ export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
     carries: 'the FHIR mapping of a lab result (DiagnosticReport and its Observations from one decrypted result), search parameters, envelope decryption',
   },
   receiveFhirBundle: {
-    kb: 155,
+    kb: 156,
     carries:
       'FHIR structure rules, transaction and batch rules, the DiagnosticReport and QuestionnaireResponse mappings, the lab result and form packet validators, both intake paths',
   },
   receiveFhirDiagnosticReport: {
-    kb: 136,
-    carries: 'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption',
+    kb: 137,
+    carries: 'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption, the filing rule (relationships)',
   },
   receiveFhirQuestionnaireResponse: { kb: 83, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
 };

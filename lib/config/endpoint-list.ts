@@ -219,7 +219,12 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
     memoryMb: 512,
     timeoutSeconds: 10,
   },
-  routeInboxPacket: { needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  // chart PutItem: the packet's partner is related to the patient staff route it to
+  routeInboxPacket: {
+    needs: { tables: { chart: ['GetItem', 'PutItem'], forms: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT } },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
   searchInboxPatients: {
     needs: { tables: { chart: ['GetItem'], forms: ['GetItem', 'Query'], audit: AUDIT }, kms: ['Decrypt'], kmsPurposes: [KmsPurposes.matchIndexKey] },
     memoryMb: 512,

@@ -10,6 +10,7 @@ import { matchKeys, packetCipher } from '../forms/kms-wiring';
 import type { FormIntakeDependencies } from '../forms/intake';
 import { matchingQueue } from '../forms/queue-wiring';
 import { packetIntakeWriter, patientDirectory } from '../forms/table-wiring';
+import { relationshipLookup } from '../relationships/relationship-wiring';
 import { IdempotencyStore } from '../results/idempotency';
 import { loadResultKeys, type ResultKeys } from '../results/lookup-keys';
 import { questionnaireResponseEntries } from './questionnaire-response-entries';
@@ -17,7 +18,14 @@ import type { FhirIntakeDependencies } from './receive-fhir';
 
 /** The form intake's parts, as POST /receiveFormIntakeScope has them. */
 export function formIntakeDependencies(): FormIntakeDependencies {
-  return { store: packetIntakeWriter, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue };
+  return {
+    store: packetIntakeWriter,
+    patients: patientDirectory,
+    cipher: packetCipher,
+    keys: matchKeys,
+    queue: matchingQueue,
+    relationships: relationshipLookup,
+  };
 }
 
 /** The results table's keyed hashes, created on first use as the lab result writer creates them (lib/results/result-wiring.ts). */

@@ -4,6 +4,7 @@
  * is checked complete by the compiler. Built by table-wiring.ts (DynamoDB parts),
  * kms-wiring.ts (KMS), queue-wiring.ts (SQS); forms-wiring.ts wires every part.
  */
+import type { RelationshipLookup } from '../relationships/patient-access';
 import type { AuditRecord } from '../audit/audit-trail';
 import type { Patient } from '../chart/types';
 import type { MatchKeys } from './match-keys';
@@ -36,4 +37,6 @@ export interface FormsDependencies {
   cipher(): PacketCipher;
   keys(): MatchKeys;
   queue(): MatchingQueue;
+  /** the partner's relationship with a chart patient: a packet is routed only to a related patient */
+  relationships: RelationshipLookup;
 }

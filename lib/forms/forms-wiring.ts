@@ -22,6 +22,8 @@ import { formsEncryptor, matchKeys, packetCipher } from './kms-wiring';
 import { MatchKeys } from './match-keys';
 import { MatchingQueue } from './matching-queue';
 import { PacketCipher } from './packet-crypto';
+import { relationshipLookup } from '../relationships/relationship-wiring';
+import { readRelationship } from '../relationships/relationships';
 import { FormsStore } from './packet-store';
 import { auditTrail, formsStore, patientDirectory } from './table-wiring';
 import { matchingQueue } from './queue-wiring';
@@ -32,7 +34,15 @@ export type { FormsDependencies, PatientDirectory, RoutingAuditSink } from './fo
 
 /** The deployed wiring with every part: every call builds cheap wrappers around the per-container clients. */
 export function formsDependencies(): FormsDependencies {
-  return { store: formsStore, patients: patientDirectory, cipher: packetCipher, keys: matchKeys, queue: matchingQueue, audit: auditTrail };
+  return {
+    store: formsStore,
+    patients: patientDirectory,
+    cipher: packetCipher,
+    keys: matchKeys,
+    queue: matchingQueue,
+    audit: auditTrail,
+    relationships: relationshipLookup,
+  };
 }
 
 export interface ExplicitFormsConfig {
@@ -51,9 +61,11 @@ export interface ExplicitFormsConfig {
 /** The same wiring from explicit clients and names (CLIs, the local stack, tests). */
 export function explicitFormsDependencies(config: ExplicitFormsConfig): FormsDependencies {
   const store = () => new FormsStore(config.db, config.formsTable);
+  const relationships = { db: config.db, table: config.chartTable };
   return {
     store,
     patients: () => new ChartStore(config.db, config.chartTable),
+    relationships: (partnerId, patientId) => readRelationship(relationships, partnerId, patientId),
     cipher: () => new PacketCipher(formsEncryptor(config.kms, config.kmsKeyId)),
     keys: () => new MatchKeys(store(), formsEncryptor(config.kms, config.kmsKeyId), `explicit|${config.formsTable}`),
     audit: () => {

@@ -13,6 +13,12 @@ import { statePartitions, statePkFor } from './packet-items';
 import type { PacketReader, PacketStateReader } from './packet-reader';
 import type { AnswerValue, CandidateRecord, FormPatient, HistoryEntry, PacketReason, PacketRecord, PacketState, PacketSummary } from './types';
 import { INBOX_STATES } from './types';
+import { DEFAULT_PURPOSE_OF_USE, type PartnerPatientRelationship } from '../relationships/relationships';
+
+/** The relationship write of a staff routing (relate: a holding relationship is left as it is). */
+export interface InboxRelationships {
+  relate(relationship: PartnerPatientRelationship, now: Date): Promise<unknown>;
+}
 
 export const DEFAULT_INBOX_LIMIT = 25;
 export const MAX_INBOX_LIMIT = 100;
@@ -118,7 +124,8 @@ export interface PacketDetail {
   candidates: CandidateRecord[];
   /**
    * The chart's side, when the packet is held because it contradicts a patient it named
-   * (demographics_mismatch) or a remembered link (link_conflict): the reviewer sees both.
+   * (demographics_mismatch) or a remembered link (link_conflict), or names or matches a patient its
+   * partner is not related to (no_relationship): the reviewer sees both.
    */
   chartPatient?: { patientId: string; firstName?: string; lastName: string; dob?: string };
   history: HistoryEntry[];
@@ -131,8 +138,16 @@ export async function getInboxPacket(
 ): Promise<PacketDetail> {
   const packet = await inboxPacket(deps.store(), packetId);
   const content = await deps.cipher().open(packet);
+  // the patient the packet named or the matcher found, when the packet is held against it: contradicted
+  // (demographics_mismatch, link_conflict) or not served by the partner (no_relationship)
   const contradicted =
-    packet.reason === 'demographics_mismatch' ? packet.requestedPatientId : packet.reason === 'link_conflict' ? packet.candidates?.[0]?.patientId : undefined;
+    packet.reason === 'demographics_mismatch'
+      ? packet.requestedPatientId
+      : packet.reason === 'link_conflict'
+        ? packet.candidates?.[0]?.patientId
+        : packet.reason === 'no_relationship'
+          ? (packet.requestedPatientId ?? packet.candidates?.[0]?.patientId)
+          : undefined;
   const chart = contradicted ? await deps.patients().getPatient(contradicted) : undefined;
   return {
     packetId: packet.packetId,
@@ -181,7 +196,7 @@ export class AlreadyRoutedError extends ConflictError {
  * unknown patient, AlreadyRoutedError when it left the inbox meanwhile.
  */
 export async function routeInboxPacket(
-  deps: Pick<FormsDependencies, 'store' | 'patients'>,
+  deps: Pick<FormsDependencies, 'store' | 'patients'> & { relationships: InboxRelationships },
   input: { packetId: string; patientId: string; reviewer: { keyId: string; partnerId: string; staff?: { username: string } }; now: Date },
 ): Promise<RouteResult> {
   const store = deps.store();
@@ -223,10 +238,24 @@ export async function routeInboxPacket(
 
 /** The work after the state change; safe to repeat (the link write is an upsert of the same value). */
 async function completeManualRouting(
-  deps: Pick<FormsDependencies, 'store' | 'patients'>,
+  deps: Pick<FormsDependencies, 'store'> & { relationships: InboxRelationships },
   packet: { packetId: string; linkKey?: string; sourceSystemId: string; partnerId?: string },
-  input: { patientId: string; reviewer: { keyId: string }; now: Date },
+  input: { patientId: string; reviewer: { keyId: string; staff?: { username: string } }; now: Date },
 ): Promise<RouteResult> {
+  // the reviewer decided the form tool serves this patient: it is related to the patient (a holding
+  // relationship is left as it is), so the link below routes its next packet for the patient
+  if (packet.partnerId)
+    await deps.relationships.relate(
+      {
+        partnerId: packet.partnerId,
+        patientId: input.patientId,
+        purpose: DEFAULT_PURPOSE_OF_USE,
+        source: 'held-route',
+        since: input.now.toISOString(),
+        createdBy: input.reviewer.staff?.username ?? input.reviewer.keyId,
+      },
+      input.now,
+    );
   if (packet.linkKey) {
     // a reviewer's decision is remembered for the next packet from the same form tool patient
     await deps.store().putLink(

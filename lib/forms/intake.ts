@@ -20,6 +20,7 @@
  * The packet is stored before the queue message is sent. If the send fails the request still
  * succeeds: the packet sits in pending_match and the sweeper (sweeper.ts) queues it again.
  */
+import { mayFileForPatient } from '../relationships/patient-access';
 import { ConflictError, ContentTooLargeError, ForbiddenByPolicyError, type FieldError } from '../domain-errors';
 import type { CompiledValidator } from '../schemas/compiled-validator';
 import { fieldErrors } from '../schemas/field-errors';
@@ -92,7 +93,7 @@ function replay(existing: PacketRecord, submitter: Submitter, fingerprint: strin
 }
 
 /** The parts intake uses: the store part only reads a packet and stores a new one (PacketIntakeWriter, not FormsStore). */
-export type FormIntakeDependencies = Pick<FormsDependencies, 'patients' | 'cipher' | 'keys' | 'queue'> &
+export type FormIntakeDependencies = Pick<FormsDependencies, 'patients' | 'cipher' | 'keys' | 'queue' | 'relationships'> &
   StorePart<Pick<PacketIntakeWriter, 'getPacket' | 'createPacket'>>;
 
 export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitter, now: Date, deps: FormIntakeDependencies): Promise<IntakeResult> {
@@ -130,7 +131,12 @@ export async function receiveFormPacket(body: FormIntakeBody, submitter: Submitt
   let state: PacketState = 'pending_match';
   let patientId: string | undefined;
   let reason: PacketReason | undefined;
-  if (requested !== undefined) {
+  if (requested !== undefined && !(await mayFileForPatient(submitter.partnerId, requested, deps.relationships, now))) {
+    // a patient id names a patient; only a relationship lets the partner file there. The reviewer is
+    // told whether the id named a chart patient at all (the sender never is: the answer is 202 alike)
+    state = 'pending_review';
+    reason = (await deps.patients().getPatient(requested)) ? 'no_relationship' : 'unknown_patient_id';
+  } else if (requested !== undefined) {
     const patient = await deps.patients().getPatient(requested);
     const subject = { firstName: p.patient.firstName, lastName: p.patient.lastName, dob: p.patient.dob };
     if (patient && demographicsAgree(subject, candidateFromPatient(patient))) {

@@ -20,11 +20,12 @@
  * reported as failed and comes back. A packet that cannot be decrypted goes to review
  * (matching_error) instead of cycling through the queue.
  */
+import { mayFileForPatient } from '../relationships/patient-access';
 import { EnvelopeDecryptError, KeyServiceError } from '../crypto/errors';
 import type { FormsDependencies } from './forms-dependencies';
 
 /** The parts the matcher uses. */
-export type MatcherDependencies = Pick<FormsDependencies, 'store' | 'patients' | 'cipher' | 'keys' | 'audit'>;
+export type MatcherDependencies = Pick<FormsDependencies, 'store' | 'patients' | 'cipher' | 'keys' | 'audit' | 'relationships'>;
 import { blockingKeys, linkKeyOf, packetBlockingKeys } from './match-keys';
 import { candidateFromPatient, contradicts, decideMatch, scoreCandidate, type MatchSubject, type ScoredCandidate } from './matcher';
 import type { CandidateRecord, HistoryEntry, PacketReason, PacketRecord } from './types';
@@ -111,6 +112,20 @@ async function assess(packet: PacketRecord, subject: MatchSubject, deps: Matcher
   return { decision: { outcome: 'review', reason: decision.reason }, candidates: decision.candidates, linkKey };
 }
 
+/**
+ * A match the partner may route to: a chart patient it has a holding relationship with. Otherwise
+ * the packet goes to a reviewer (`no_relationship`) with the patient the matcher found among its
+ * candidates, and no link is remembered (a link would route the partner's next packet there).
+ */
+async function requireRelationship(assessed: Assessment, partnerId: string, deps: Pick<MatcherDependencies, 'relationships'>, now: Date): Promise<Assessment> {
+  const { decision } = assessed;
+  if (decision.outcome !== 'matched' || (await mayFileForPatient(partnerId, decision.patientId, deps.relationships, now))) return assessed;
+  const found = assessed.candidates.some((c) => c.patientId === decision.patientId)
+    ? assessed.candidates
+    : [{ patientId: decision.patientId, score: 0, reasons: [decision.reason] }, ...assessed.candidates];
+  return { decision: { outcome: 'review', reason: 'no_relationship' }, candidates: found, ...(assessed.linkKey ? { linkKey: assessed.linkKey } : {}) };
+}
+
 /** The audit record of a routing by the matcher (ids and the rule only), then the packet notes it was written. */
 async function auditRouting(
   packet: Pick<PacketRecord, 'packetId' | 'partnerId' | 'sourceSystemId'>,
@@ -182,7 +197,7 @@ export async function matchPacket(packetId: string, deps: MatcherDependencies, n
     return { outcome: moved ? 'held_for_review' : 'already_done', reason: 'matching_error' };
   }
 
-  const { decision, candidates, linkKey } = await assess(packet, subject, deps);
+  const { decision, candidates, linkKey } = await requireRelationship(await assess(packet, subject, deps), packet.partnerId, deps, now());
   const at = now().toISOString();
 
   if (annotateOnly) {

@@ -35,6 +35,7 @@ export const PACKET_REASONS = [
   'matching_error',
   'link_conflict',
   'demographics_mismatch',
+  'no_relationship',
   'known_link',
   'score',
 ] as const;

@@ -20,6 +20,7 @@
 import { normaliseMrn } from '../chart/identifiers';
 import type { Patient, PersonName } from '../chart/types';
 import { heldIdFor, type ClaimedPerson, type HeldRecord } from '../intake/held-records';
+import { patientIdFor } from '../intake/message-handlers';
 import { identityKeyOf } from '../intake/partner-identities';
 import { chartIdentifierKey, demographicsAgree } from '../intake/patient-resolution';
 import { mayFileForPatient, type RelationshipLookup } from '../relationships/patient-access';
@@ -113,11 +114,9 @@ export function namedIdIdentityKey(keys: ResultKeys, partnerId: string, namedId:
 
 /**
  * The patient id a held result is stored under: `hl7-` + 128 bits of the sender's keyed identity, the form
- * HL7 intake uses (lib/intake/message-handlers.ts patientIdFor), which held routing recognises as not filed.
+ * HL7 intake uses, which held routing recognises as not filed.
  */
-export function heldPatientIdFor(identityKey: string): string {
-  return `hl7-${identityKey.slice(identityKey.indexOf('#') + 1).slice(0, 32)}`;
-}
+export const heldPatientIdFor = patientIdFor;
 
 /** The person of a held record: what the message said (the named id as an identifier without authority, name, birth date). */
 export function claimedPersonOf(namedId: string, claimed: ClaimedDemographics): ClaimedPerson {

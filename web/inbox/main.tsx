@@ -39,6 +39,7 @@ const REASONS: Record<string, string> = {
   matching_error: 'Matching error',
   link_conflict: 'Remembered link contradicted',
   demographics_mismatch: 'Named patient does not fit',
+  no_relationship: 'Sender does not serve this patient',
 };
 
 const stateText = (state: string) => STATE_WORDS[state] ?? state;
