@@ -95,7 +95,8 @@ export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
   },
   receiveFhirDiagnosticReport: {
     kb: 137,
-    carries: 'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption, the filing rule (relationships)',
+    carries:
+      'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption, the filing rule (relationships)',
   },
   receiveFhirQuestionnaireResponse: { kb: 83, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
 };
