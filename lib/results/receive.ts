@@ -72,7 +72,7 @@ export interface ReceiveOutcome {
 
 export interface ReceiveDependencies {
   /** the writes only (LabResultWriter; LabResultStore offers the same methods beside its reads) */
-  store: Pick<LabResultWriter, 'saveVersion' | 'ensureCurrent' | 'markNotificationSent' | 'recordNotificationFailure'>;
+  store: Pick<LabResultWriter, 'saveVersion' | 'ensureCurrent' | 'markNotificationSent' | 'recordNotificationFailure' | 'currentOwner'>;
   keys(): Promise<ResultKeys>;
   /** used only for requests with x-request-id (requestIdSupplied) */
   idempotency: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>;
@@ -170,7 +170,7 @@ async function save(
   // related files anew
   const filedPatientId = target?.patientID ?? data.patientID;
   const versionFingerprint = filedPatientId === data.patientID ? fingerprint : keys.bodyFingerprint(canonicalJson({ body: accepted.body, filedPatientId }));
-  const resultId = keys.resultId(data.senderID, data.accessionNumber, data.order?.universalService?.code);
+  const resultId = await ownedResultId(keys, data, input.principal.partnerId, services.store);
   const versionId = keys.versionId(resultId, accepted.status, accepted.resultedAtKey, versionFingerprint);
   const patientMatched = target?.hold ? false : await services.patientExists(filedPatientId);
 
@@ -214,6 +214,22 @@ async function save(
     },
     ...(version.patientMatched ? { chartPatientId: filedPatientId } : {}),
   };
+}
+
+/**
+ * A result's identity is its partner's: (sender, accession, universal service) names the result only
+ * while the partner writing is the one whose version is current there. When a sender id changed hands
+ * (released by one partner, given to another), the new owner's result for the same accession is its
+ * own result (the id keyed with its partner as well), never a version of the earlier owner's. A
+ * pointer stored before pointers kept their partner counts as the writer's (results of a stage that
+ * ran before this rule keep their corrections).
+ */
+async function ownedResultId(keys: ResultKeys, data: LabResultData, partnerId: string, store: Pick<LabResultWriter, 'currentOwner'>): Promise<string> {
+  const code = data.order?.universalService?.code;
+  const shared = keys.resultId(data.senderID, data.accessionNumber, code);
+  const owner = await store.currentOwner(shared);
+  if (owner === undefined || owner === null || owner === partnerId) return shared;
+  return keys.resultId(`${partnerId}\u0000${data.senderID}`, data.accessionNumber, code);
 }
 
 /** Publishes the notification; a failure leaves it pending for the retry job and does not fail the request. */

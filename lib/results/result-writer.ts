@@ -28,7 +28,7 @@ import {
 } from './result-records';
 import type { ResultDocumentWriter } from './documents';
 import { sealRecord } from './sealed-record';
-import { RESULTS_DEPENDENCY, ResultItems, getVersionRecord, resultPk, versionRank } from './result-items';
+import { CURRENT_SK, RESULTS_DEPENDENCY, ResultItems, getVersionRecord, resultPk, versionRank } from './result-items';
 import {
   LAB_DOCUMENT_INLINE_MAX_BYTES,
   LAB_TEST_OBJECT_FIELDS,
@@ -167,6 +167,16 @@ export class LabResultWriter {
    * Stores one version: S3 parts first (when any), then the version item with a conditional put.
    * A byte-identical resubmission finds its version already there and returns it (created false).
    */
+  /**
+   * The partner whose version is current for a result id: undefined for a result nobody stored yet,
+   * null for a pointer stored before pointers kept their partner (one consistent GetItem).
+   */
+  async currentOwner(resultId: string): Promise<string | null | undefined> {
+    const item = await this.items.getItem(resultPk(resultId), CURRENT_SK);
+    if (!item) return undefined;
+    return item.partnerId?.S ?? null;
+  }
+
   async saveVersion(input: SaveVersionInput): Promise<SaveVersionOutcome> {
     const { accepted, resultId, versionId } = input;
     const senderId = accepted.body.data.senderID;

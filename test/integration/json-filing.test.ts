@@ -113,3 +113,46 @@ describe('POST /receiveTestData with a chart patient id', () => {
     expect(await summaryOf('demo-patient-4')).toContain('RogueCalcium');
   });
 });
+
+describe('a sender id that changes hands carries no results', () => {
+  it("the sender id's next owner filing the same accession makes its own result; the first owner's result is unchanged", async () => {
+    const run = async (argv: string[]) => {
+      const out = await operator('partners', argv);
+      expect([argv.join(' '), out.code, out.err]).toEqual([argv.join(' '), 0, '']);
+    };
+    await run(['create', '--partner-id', 'tmp-lab', '--tier', 'standard', '--sender-id', 'TMP-LIS']);
+    await run(['create', '--partner-id', 'next-lab', '--tier', 'standard', '--sender-id', 'NEXT-LIS']);
+    for (const partner of ['tmp-lab', 'next-lab']) await run(['relate', partner, 'demo-patient-1']);
+    const tmpKey = (await createPartnerKey('tmp-lab', ['interop:ingest:results', 'interop:read:own-results'])).secret;
+    const nextKey = (await createPartnerKey('next-lab', ['interop:ingest:results'])).secret;
+    const accession = unique('HANDOFF');
+    const send = (key: string, result: string) =>
+      call(stack, 'POST', '/receiveTestData', {
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          data: {
+            senderID: 'TMP-LIS',
+            status: 'corrected',
+            ResultedDateUTC: '2024-03-02T09:30:00Z',
+            accessionNumber: accession,
+            patientID: 'demo-patient-1',
+            results: { testName: 'Potassium', result },
+          },
+        }),
+      });
+    const original = await send(tmpKey, '4.1');
+    expect(original.status).toBe(200);
+    const originalId = original.json<{ resultId: string }>().resultId;
+
+    // the id is released by its owner and given to another partner
+    await run(['update', 'tmp-lab', '--sender-id', 'TMP-NEW']);
+    await run(['update', 'next-lab', '--sender-id', 'TMP-LIS']);
+    const correction = await send(nextKey, '9.9');
+    expect(correction.status).toBe(200);
+    expect(correction.json<{ resultId: string }>().resultId).not.toBe(originalId);
+
+    const current = await labResultStore().readCurrent(originalId);
+    expect(current!.partnerId).toBe('tmp-lab');
+    expect(current!.results[0]!.result).toBe('4.1');
+  });
+});
