@@ -7,6 +7,7 @@
  * Attacker B: "rival-forms", a partner MISCONFIGURED to also own demo-form-tool: even then its
  * submission ids and links live apart from the owner's (both are scoped by partner).
  */
+import { relatePartner } from '../support/operator-cli';
 import { randomUUID } from 'node:crypto';
 import { dynamoDbClient } from '../../lib/aws/clients';
 import { Scopes } from '../../lib/config/service';
@@ -46,6 +47,8 @@ beforeAll(async () => {
     status: 'active',
     createdAt: new Date().toISOString(),
   });
+  // the rival serves the patient too: the link-poison case is about links, not relationships
+  await relatePartner('rival-forms', 'demo-patient-1');
 });
 
 afterAll(async () => {
