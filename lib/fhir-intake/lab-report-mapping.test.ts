@@ -303,3 +303,26 @@ describe('the leftovers: report performer, an Observation period end, its own is
     expect((short.mapping.data.results as LabTestSummary[])[0]!.codedValueAlternate).toMatchObject({ code: 'NEG' });
   });
 });
+
+describe('the subject names a patient of this service only', () => {
+  const exported = labDiagnosticReport('demo-patient-1', fullLabResult) as unknown as Record<string, unknown>;
+  const map = (reference: string) =>
+    labResultFromReport({ ...exported, subject: { reference } }, { sender: 'acme-lab', path: 'DiagnosticReport', now: new Date('2024-11-08T00:00:00Z') });
+
+  it('Patient/<id> is the chart patient the report names', () => {
+    const mapped = map('Patient/demo-patient-1');
+    expect(mapped.ok && mapped.mapping.subject).toEqual({ kind: 'chart', patientId: 'demo-patient-1', expression: 'DiagnosticReport.subject' });
+  });
+
+  it.each(['https://other.example/fhir/Patient/demo-patient-1', 'http://127.0.0.1:3000/fhir/Patient/demo-patient-1/_history/2'])(
+    'an absolute URL of another server (%s) is refused, naming the field',
+    (reference) => {
+      const mapped = map(reference);
+      expect(mapped.ok).toBe(false);
+      if (!mapped.ok)
+        expect(mapped.issues).toEqual([
+          expect.objectContaining({ expression: 'DiagnosticReport.subject.reference', message: expect.stringContaining('another server') }),
+        ]);
+    },
+  );
+});

@@ -458,6 +458,14 @@ function subjectOf(report: FhirObject, bundle: BundleIndex | undefined, path: st
       }
       return { kind: 'identified', patient: resolved.resource, identifiers, expression: at };
     }
+    // an absolute URL outside the Bundle names a resource of another server: its id is not a chart patient's
+    if (resolved.kind === 'external' && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(subject.reference)) {
+      issues.push({
+        expression: `${at}.reference`,
+        message: 'names a Patient of another server: send Patient/<chart patient id>, a contained Patient or a Bundle entry with the identifier',
+      });
+      return undefined;
+    }
     if (resolved.kind === 'external' && resolved.type === 'Patient' && resolved.id && /^[A-Za-z0-9._:-]{1,128}$/.test(resolved.id))
       return { kind: 'chart', patientId: resolved.id, expression: at };
     issues.push({ expression: `${at}.reference`, message: 'must be a contained Patient (#id), a Patient entry of the Bundle, or Patient/<chart patient id>' });

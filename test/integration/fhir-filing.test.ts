@@ -84,4 +84,13 @@ describe('POST /fhir/DiagnosticReport from a partner with no relationship to the
     expect((await post(strangerKey, byChartId(accession))).status).toBe(201);
     expect(await chartReports()).toContain(accession);
   });
+
+  it('an absolute reference to another server is a 400 OperationOutcome naming the subject, nothing stored', async () => {
+    const report = byChartId(unique('STR-ABS'));
+    report.subject = { reference: 'https://other.example/fhir/Patient/demo-patient-1' };
+    const res = await post(strangerKey, report);
+    expect(res.status).toBe(400);
+    expect(res.json<Json>().issue[0]).toMatchObject({ severity: 'error', expression: ['DiagnosticReport.subject.reference'] });
+    expect(await chartReports()).not.toContain('STR-ABS');
+  });
 });
