@@ -12,7 +12,7 @@
  * Only the functions whose route takes DiagnosticReports bundle this module (and so the lab result
  * validator and writer).
  */
-import { normaliseAuthority, normaliseMrn } from '../chart/identifiers';
+import { lookAlikeAuthority, normaliseAuthority, normaliseMrn } from '../chart/identifiers';
 import type { PersonName } from '../chart/types';
 import { ValidationFailedError } from '../domain-errors';
 import { logicalId } from '../fhir/logical-id';
@@ -105,6 +105,10 @@ async function resolveSubject(claim: Extract<SubjectClaim, { kind: 'identified' 
   const own: Identifier[] = [];
   for (const id of identifiers) {
     if (id.authority !== '' && id.authority === deps.authorities.chart) continue;
+    if (lookAlikeAuthority(id.authority))
+      throw new EntryRefusal(400, [
+        { expression: claim.expression, message: 'the identifier system must be visible ASCII (a look-alike of another authority)' },
+      ]);
     const owner = id.authority === '' ? undefined : await deps.authorities.ownerOf(id.authority);
     if (owner !== undefined && owner !== partnerId)
       throw new EntryRefusal(403, [{ expression: claim.expression, message: 'the identifier system is an assigning authority of another partner' }]);

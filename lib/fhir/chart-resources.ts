@@ -56,7 +56,8 @@ const MRN_SYSTEM_PREFIX = 'urn:interop:mrn:';
 
 /** The assigning authority an MRN identifier system names ({@link mrnSystem} read back); undefined for any other system. */
 export function mrnAuthorityOf(system: string): string | undefined {
-  if (!system.startsWith(MRN_SYSTEM_PREFIX)) return undefined;
+  // URN namespace ids and their scheme are case-insensitive (RFC 8141): URN:INTEROP:MRN:X is the chart's form too
+  if (system.slice(0, MRN_SYSTEM_PREFIX.length).toLowerCase() !== MRN_SYSTEM_PREFIX) return undefined;
   try {
     const authority = decodeURIComponent(system.slice(MRN_SYSTEM_PREFIX.length));
     return authority.trim() === '' ? undefined : authority;

@@ -18,7 +18,7 @@
  * assigning authority another partner owns are refused (AE 204) before anything is read or stored.
  * MRNs and authorities are compared normalised (lib/chart/identifiers.ts).
  */
-import { normaliseAuthority, normaliseMrn } from '../chart/identifiers';
+import { lookAlikeAuthority, normaliseAuthority, normaliseMrn } from '../chart/identifiers';
 import type { Patient, PersonName } from '../chart/types';
 import { normaliseName } from '../forms/normalize';
 import { ErrorCodes } from '../hl7/parse-error';
@@ -133,6 +133,12 @@ export async function checkNamespaces(
   const own: Identifier[] = [];
   for (const id of identifiers) {
     if (id.authority !== '' && id.authority === deps.authorities.chart) continue;
+    if (lookAlikeAuthority(id.authority))
+      reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 assigning authority (CX-4) must be visible ASCII (a look-alike of another authority)', {
+        segmentId: 'PID',
+        segmentSequence: pid.sequence,
+        field: 3,
+      });
     const owner = id.authority === '' ? undefined : await deps.authorities.ownerOf(id.authority);
     if (owner !== undefined && owner !== partnerId)
       reject('AE', ErrorCodes.unknownKeyIdentifier, 'PID-3 assigning authority (CX-4) belongs to another partner', {
