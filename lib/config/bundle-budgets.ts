@@ -94,7 +94,7 @@ export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
       'FHIR structure rules, transaction and batch rules, the DiagnosticReport and QuestionnaireResponse mappings, the lab result and form packet validators, both intake paths',
   },
   receiveFhirDiagnosticReport: {
-    kb: 137,
+    kb: 139,
     carries:
       'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption, the filing rule (relationships)',
   },

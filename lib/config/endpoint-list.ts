@@ -196,6 +196,10 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   listInteropInbox: { needs: { tables: { forms: ['Query:byStateSummary', 'Query:byState'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
   listHeldRecords: { needs: { tables: { chart: ['Query'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
   getHeldRecord: { needs: { tables: { chart: ['GetItem'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  // one Query of the patient's partition (its relationship items)
+  listPatientRelationships: { needs: { tables: { chart: ['Query'], audit: AUDIT } }, memoryMb: 256, timeoutSeconds: 10 },
+  // read the relationship, then one conditional put of it ended
+  endPatientRelationship: { needs: { tables: { chart: ['GetItem', 'PutItem'], audit: AUDIT } }, memoryMb: 256, timeoutSeconds: 10 },
   // a document -> a chart note (only if absent), an identity -> its staff link, lab results -> a new
   // version for the chart patient (the result writer of receiveTestData, without its idempotency table)
   routeHeldRecord: {

@@ -117,6 +117,19 @@ export const routeHeldRecordRoute = {
   path: '/interopInbox/held/{heldId}/route',
   scope: inboxReview,
 } as const satisfies HttpRoute;
+// the partner relationships of one patient (docs/write-authority.md): reviewers see them and end them
+export const listPatientRelationshipsRoute = {
+  name: 'listPatientRelationships',
+  method: 'GET',
+  path: '/interopInbox/relationships',
+  scope: inboxRead,
+} as const satisfies HttpRoute;
+export const endPatientRelationshipRoute = {
+  name: 'endPatientRelationship',
+  method: 'POST',
+  path: '/interopInbox/relationships/end',
+  scope: inboxReview,
+} as const satisfies HttpRoute;
 // reviewers only, like the packet search (the match index lives in the forms table)
 export const searchHeldPatientsRoute = {
   name: 'searchHeldPatients',
@@ -313,6 +326,8 @@ const ROUTES = [
   getHeldRecordRoute,
   routeHeldRecordRoute,
   searchHeldPatientsRoute,
+  listPatientRelationshipsRoute,
+  endPatientRelationshipRoute,
   getInboxPacketRoute,
   routeInboxPacketRoute,
   searchInboxPatientsRoute,

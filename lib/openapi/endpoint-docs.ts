@@ -757,6 +757,102 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       },
     },
   },
+  listPatientRelationships: {
+    summary: "A patient's partner relationships",
+    description:
+      'Every partner relationship of the patient (docs/write-authority.md Relationships), ended ones too, by partner id: purpose of use, how it was made (operator, import, staff, held-route, order, demo), since/until, who made it, endedAt/endedBy, and whether it holds now. A partner reaches the patient only through one that holds. An id that is no patient gets the same empty list.',
+    tag: 'Interop inbox',
+    parameters: [idParameter('patientId', "The chart patient's id", 'demo-patient-1')],
+    success: {
+      200: {
+        kind: 'json',
+        description: "The patient's relationships.",
+        schema: 'RelationshipList',
+        examples: {
+          list: {
+            summary: 'the demo lab, holding',
+            value: {
+              patientId: 'demo-patient-1',
+              items: [
+                {
+                  partnerId: 'demo-lab',
+                  patientId: 'demo-patient-1',
+                  purpose: 'TREAT',
+                  source: 'demo',
+                  since: '2026-12-08T00:00:00.000Z',
+                  createdBy: 'demo',
+                  holding: true,
+                },
+              ],
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: {},
+    badRequest: {
+      description: 'patientId missing or malformed.',
+      examples: {
+        missing: {
+          summary: 'no patientId',
+          kind: 'validation',
+          detail: 'query parameters are missing or invalid',
+          errors: [{ parameter: 'patientId', message: 'is required' }],
+        },
+      },
+    },
+  },
+  endPatientRelationship: {
+    summary: "End a partner's relationship with a patient",
+    description:
+      "Ends the partner's holding relationship with the patient from the next request on: its reads of the patient answer the policy 403, its records for the patient are held for review. The record is kept (endedAt, endedBy the staff member). Audited under the patient. The same 404 whether or not the patient exists.",
+    tag: 'Interop inbox',
+    parameters: [idParameter('patientId', "The chart patient's id", 'demo-patient-1'), idParameter('partnerId', "The partner's id", 'demo-lab')],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'Ended.',
+        schema: 'RelationshipEnded',
+        examples: {
+          ended: {
+            summary: 'the demo lab ended',
+            value: {
+              status: 'ended',
+              relationship: {
+                partnerId: 'demo-lab',
+                patientId: 'demo-patient-1',
+                purpose: 'TREAT',
+                source: 'demo',
+                since: '2026-12-08T00:00:00.000Z',
+                createdBy: 'demo',
+                endedAt: '2026-12-08T10:00:00.000Z',
+                endedBy: 'reviewer@example.org',
+              },
+              requestId,
+            },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'The partner has no holding relationship with the patient (never made, ended or expired).',
+        examples: { none: { summary: 'none holding', kind: 'notFound', detail: 'no holding relationship of this partner with this patient' } },
+      },
+    },
+    badRequest: {
+      description: 'patientId or partnerId missing or malformed.',
+      examples: {
+        missing: {
+          summary: 'no partnerId',
+          kind: 'validation',
+          detail: 'query parameters are missing or invalid',
+          errors: [{ parameter: 'partnerId', message: 'is required' }],
+        },
+      },
+    },
+  },
   listDisclosures: {
     summary: "A patient's accounting of disclosures",
     description:

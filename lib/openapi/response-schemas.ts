@@ -3,6 +3,7 @@
  * here: they are the schemas in schemas/, which the endpoints validate with.
  */
 import { PACKET_REASONS, PACKET_STATES } from '../forms/types';
+import { PURPOSES_OF_USE, RELATIONSHIP_SOURCES } from '../relationships/relationships';
 
 const packetState = { type: 'string', enum: [...PACKET_STATES] };
 const reason = { type: 'string', enum: [...PACKET_REASONS] };
@@ -376,6 +377,36 @@ export const ResponseSchemas = {
       noteId: { type: 'string', description: "document: the chart note's id" },
       resultIds: { type: 'array', items: { type: 'string' }, description: 'lab-result: the results now filed under the patient' },
       requestId: text,
+    },
+  },
+  RelationshipList: {
+    type: 'object',
+    required: ['patientId', 'items', 'requestId'],
+    properties: {
+      patientId: text,
+      items: { type: 'array', items: { $ref: '#/components/schemas/PartnerPatientRelationship' } },
+      requestId: text,
+    },
+  },
+  RelationshipEnded: {
+    type: 'object',
+    required: ['status', 'relationship', 'requestId'],
+    properties: { status: { const: 'ended' }, relationship: { $ref: '#/components/schemas/PartnerPatientRelationship' }, requestId: text },
+  },
+  PartnerPatientRelationship: {
+    type: 'object',
+    required: ['partnerId', 'patientId', 'purpose', 'source', 'since', 'createdBy'],
+    properties: {
+      partnerId: text,
+      patientId: text,
+      purpose: { type: 'string', enum: [...PURPOSES_OF_USE], description: 'HL7 v3 PurposeOfUse' },
+      source: { type: 'string', enum: [...RELATIONSHIP_SOURCES] },
+      since: text,
+      until: { type: 'string', description: 'the instant it stops holding (ISO 8601 UTC)' },
+      createdBy: text,
+      endedAt: text,
+      endedBy: text,
+      holding: { type: 'boolean', description: 'holds at the time of the request (listing only)' },
     },
   },
   OpenApiDocument: {
