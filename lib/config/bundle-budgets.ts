@@ -98,6 +98,7 @@ export const OwnCodeBudgets: Readonly<Record<string, OwnCodeBudget>> = {
     carries:
       'FHIR structure rules, the DiagnosticReport mapping, the lab result validator, the result store and envelope encryption, the filing rule (relationships)',
   },
+  unlinkHeldRecord: { kb: 53, carries: "the held review's wiring (held records, partner identities, relationships, the chart reader) for ending a staff link" },
   receiveFhirQuestionnaireResponse: { kb: 83, carries: 'FHIR structure rules, the QuestionnaireResponse mapping, the form packet validator and form intake' },
 };
 

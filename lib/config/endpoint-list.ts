@@ -196,6 +196,8 @@ export const EndpointDeployments: Record<EndpointName, EndpointDeployment> = {
   listInteropInbox: { needs: { tables: { forms: ['Query:byStateSummary', 'Query:byState'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
   listHeldRecords: { needs: { tables: { chart: ['Query'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
   getHeldRecord: { needs: { tables: { chart: ['GetItem'], audit: AUDIT } }, memoryMb: 512, timeoutSeconds: 10 },
+  // the held record, the partner identity (conditional update of its link), the relationship when ended
+  unlinkHeldRecord: { needs: { tables: { chart: ['GetItem', 'PutItem', 'UpdateItem'], audit: AUDIT } }, memoryMb: 256, timeoutSeconds: 10 },
   // one Query of the patient's partition (its relationship items)
   listPatientRelationships: { needs: { tables: { chart: ['Query'], audit: AUDIT } }, memoryMb: 256, timeoutSeconds: 10 },
   // read the relationship, then one conditional put of it ended

@@ -130,6 +130,12 @@ export const endPatientRelationshipRoute = {
   path: '/interopInbox/relationships/end',
   scope: inboxReview,
 } as const satisfies HttpRoute;
+export const unlinkHeldRecordRoute = {
+  name: 'unlinkHeldRecord',
+  method: 'POST',
+  path: '/interopInbox/held/{heldId}/unlink',
+  scope: inboxReview,
+} as const satisfies HttpRoute;
 // reviewers only, like the packet search (the match index lives in the forms table)
 export const searchHeldPatientsRoute = {
   name: 'searchHeldPatients',
@@ -325,6 +331,7 @@ const ROUTES = [
   listHeldRecordsRoute,
   getHeldRecordRoute,
   routeHeldRecordRoute,
+  unlinkHeldRecordRoute,
   searchHeldPatientsRoute,
   listPatientRelationshipsRoute,
   endPatientRelationshipRoute,

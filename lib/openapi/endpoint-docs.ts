@@ -757,6 +757,61 @@ export const EndpointDocs: Record<string, EndpointDoc> = {
       },
     },
   },
+  unlinkHeldRecord: {
+    summary: "End a staff link of a partner's identity",
+    description:
+      "Ends the link a reviewer made by routing a held partner identity to a chart patient: the partner's later messages for that person resolve as if never linked (the chart's MRN index, else held again), and the held record is back in the queue for a new decision. `endRelationship=true` also ends the partner's relationship with the patient (kept otherwise: other records may rest on it). Audited under the patient.",
+    tag: 'Interop inbox',
+    parameters: [
+      heldIdParameter,
+      optionalQuery(
+        'endRelationship',
+        "Also end the partner's relationship with the patient (default false).",
+        { type: 'string', enum: ['true', 'false'] },
+        'false',
+      ),
+    ],
+    success: {
+      200: {
+        kind: 'json',
+        description: 'Unlinked.',
+        schema: 'HeldUnlinkReceipt',
+        examples: {
+          unlinked: {
+            summary: 'an identity unlinked',
+            value: { status: 'unlinked', heldId, unlinkedFrom: 'demo-patient-2', relationshipEnded: false, requestId },
+          },
+        },
+      },
+    },
+    problems: {
+      404: {
+        description: 'No held record with this id.',
+        examples: { held: { summary: 'unknown held record', kind: 'notFound', detail: 'no held record with this id' } },
+      },
+      409: {
+        description: 'Not a routed partner identity, a link made by matching the chart (not by staff), or the record changed meanwhile.',
+        examples: {
+          kind: {
+            summary: 'a document',
+            kind: 'conflict',
+            detail: 'only a routed partner identity can be unlinked (a filed document or result stays in the chart)',
+          },
+        },
+      },
+    },
+    badRequest: {
+      description: 'endRelationship other than true or false.',
+      examples: {
+        flag: {
+          summary: 'a bad flag',
+          kind: 'validation',
+          detail: 'endRelationship must be true or false',
+          errors: [{ parameter: 'endRelationship', message: 'must be true or false' }],
+        },
+      },
+    },
+  },
   listPatientRelationships: {
     summary: "A patient's partner relationships",
     description:

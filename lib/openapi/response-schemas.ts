@@ -379,6 +379,17 @@ export const ResponseSchemas = {
       requestId: text,
     },
   },
+  HeldUnlinkReceipt: {
+    type: 'object',
+    required: ['status', 'heldId', 'unlinkedFrom', 'relationshipEnded', 'requestId'],
+    properties: {
+      status: { const: 'unlinked' },
+      heldId: { type: 'string' },
+      unlinkedFrom: { type: 'string', description: 'the patient the identity was linked to' },
+      relationshipEnded: { type: 'boolean' },
+      requestId: text,
+    },
+  },
   RelationshipList: {
     type: 'object',
     required: ['patientId', 'items', 'requestId'],

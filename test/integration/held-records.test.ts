@@ -188,6 +188,24 @@ describe('held identities', () => {
     expect(summary.status).toBe(200);
     expect(summary.text).toContain(accession);
     expect((await route(held.heldId, 'demo-patient-2')).status).toBe(409);
+
+    // staff end the link: the record is back in the queue, the sender's next ORU for the MRN is held again
+    const unlinked = await call(stack, 'POST', `/interopInbox/held/${held.heldId}/unlink`, { headers: INBOX });
+    expect(unlinked.status).toBe(200);
+    expect(unlinked.json()).toMatchObject({ status: 'unlinked', unlinkedFrom: 'demo-patient-2', relationshipEnded: false });
+    expect((await findHeld(mrn, 'identity')).heldId).toBe(held.heldId);
+    const after = unique('ACC');
+    await postHl7(
+      [
+        `MSH|^~\\&|LIS|DEMO-LAB-LIS|INTEROP|DEMO-HOSP|20240301093000+0000||ORU^R01^ORU_R01|${unique('O')}|P|2.5.1`,
+        pid(mrn, 'Identa', 'Ida'),
+        `OBR|1|ORD1|${after}|GLU^Glucose^L|||20240301090000+0000|||||||||||||||20240301093000+0000|||F`,
+        'OBX|1|NM|2345-7^Glucose^LN||99|mg/dL^^UCUM|70-99|N|||F',
+      ].join('\r') + '\r',
+    );
+    expect((await exported('/exportHl7PatientSummary?patientId=demo-patient-2&limit=200')).text).not.toContain(after);
+    // a second unlink has no link to end
+    expect((await call(stack, 'POST', `/interopInbox/held/${held.heldId}/unlink`, { headers: INBOX })).status).toBe(409);
   });
 });
 

@@ -105,6 +105,8 @@ describe('events/: each runs with npm run invoke against the local stack', () =>
     const heldId = (held.body!.items as Array<{ heldId: string }>)[0]!.heldId;
     for (const file of ['getHeldRecord.json', 'searchHeldPatients.json', 'routeHeldRecord.json'])
       expect([file, (await status(file, [`heldId=${heldId}`])).status]).toEqual([file, 200]);
+    // the routed record is a lab result, filed for good: only a routed partner identity has a link to end
+    expect((await status('unlinkHeldRecord.json', [`heldId=${heldId}`])).status).toBe(409);
 
     // a form packet: queued, matched by the worker's event (no background workers here), then the inbox routes
     expect((await status('receiveFormIntakeScope.json')).status).toBe(202);
