@@ -84,7 +84,7 @@ async function logLinesFor(outcome: { error: unknown } | { statusCode: number })
   return lines;
 }
 
-describe('issue 28: handled 5xx of each HTTP function', () => {
+describe('handled 5xx of each HTTP function: every one raises an alarm that names its runbook', () => {
   test('one metric filter per HTTP function, on its own log group, counting request lines with status >= 500', () => {
     const http = filters().filter((f) => f.FilterPattern === HANDLED_5XX_FILTER_PATTERN);
     expect(http).toHaveLength(HttpEndpoints.length);

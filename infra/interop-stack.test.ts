@@ -136,7 +136,7 @@ describe('functions', () => {
       const bundle = fs.readFileSync(path.join(dir, 'index.mjs'), 'utf8');
       expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
       expect(fs.existsSync(path.join(dir, 'index.mjs.map'))).toBe(true);
-      // the map is beside the bundle, linked; the bundle does not carry it (issue 31 item 5)
+      // the map is beside the bundle, linked; the bundle does not carry it (it would double the code a cold start loads)
       expect(bundle.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map')).toBe(true);
       expect(bundle).not.toContain('sourceMappingURL=data:');
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//); // nothing left to resolve at runtime
@@ -611,7 +611,7 @@ describe('alarms', () => {
     }
   });
 
-  test('issue 28: every alarm names a runbook section of infra/README.md that exists; the dashboard links "Answer an alarm"', () => {
+  test('every alarm names a runbook section of infra/README.md that exists; the dashboard links "Answer an alarm"', () => {
     const readme = fs.readFileSync(path.join(__dirname, 'README.md'), 'utf8');
     const anchors = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((m) => headingAnchor(m[1]!)));
     for (const a of alarms()) {
@@ -626,7 +626,7 @@ describe('alarms', () => {
     expect(JSON.stringify(dashboard![1].Properties!.DashboardBody)).toContain(`infra/README.md#${headingAnchor(ANSWER_AN_ALARM)}`);
   });
 
-  test('issue 28: GSI throttles, API p99 latency, 4XX and 429 rates, quota used up, KMS request rate', () => {
+  test('alarms on GSI throttles, API p99 latency, 4XX and 429 rates, quota used up, KMS request rate', () => {
     const byName = (suffix: string) => alarms().find((a) => a.AlarmName === `${PREFIX}-${suffix}`);
     const gsis = Object.values(Tables).flatMap((t) => t.indexes.filter((i) => i.kind === 'global').map((i) => [t.id, i.name] as const));
     expect(gsis.length).toBeGreaterThan(0);
@@ -695,7 +695,7 @@ test('outputs: API URL, table names, queue URLs, key ARN, usage plan ids, bucket
   expect(outputs).toEqual(expect.arrayContaining(expected));
 });
 
-describe('issue 17: the stage publishes its API reference', () => {
+describe('the stage publishes its API reference', () => {
   const packageDir = (name: string) => {
     const manifest = JSON.parse(fs.readFileSync(path.join(s.outdir, `${PREFIX}.assets.json`), 'utf8'));
     const code = resource(fnId(name)).Properties!.Code;
@@ -791,7 +791,7 @@ process.stdout.write('\\n@@answer@@' + JSON.stringify({ status: r.statusCode, ty
   });
 });
 
-describe('issue 15: alarms reach someone, least privilege holds, redeploy works', () => {
+describe('alarms reach someone, least privilege holds, redeploy works', () => {
   const policyDocs = (type: string) => resourcesOfType(s.json, type).map(([, r]) => r.Properties!.PolicyDocument ?? r.Properties!.KeyPolicy);
 
   test('the alarm topic policy lets CloudWatch alarms of this account and stage publish, and the key policy matches', () => {
@@ -835,7 +835,7 @@ describe('issue 15: alarms reach someone, least privilege holds, redeploy works'
       const manifest = JSON.parse(fs.readFileSync(path.join(s.outdir, `${PREFIX}.assets.json`), 'utf8'));
       const hash = String(resource(fnId(f.name)).Properties!.Code.S3Key).replace(/\.zip$/, '');
       const bundle = fs.readFileSync(path.join(s.outdir, manifest.files[hash].source.path, 'index.mjs'), 'utf8');
-      // the KmsPurposes table (lib/config) is in no bundle (issue 31 item 5: a bundle carries only
+      // the KmsPurposes table (lib/config) is in no bundle (a bundle carries only
       // the service facts its code reads), so every purpose string in a bundle is one its code uses
       expect(bundle).not.toMatch(/labResult:\s*"lab-result"/);
       const code = bundle;
@@ -957,7 +957,7 @@ describe('cdk-nag', () => {
   });
 });
 
-describe('staff sign-in for the inbox page (issue 20)', () => {
+describe('staff sign-in for the inbox page', () => {
   test('a Cognito user pool without self sign-up, MFA required, a reviewers group and a PKCE public client for the page', () => {
     const pools = resourcesOfType(s.json, 'AWS::Cognito::UserPool');
     expect(pools).toHaveLength(1);

@@ -1,5 +1,5 @@
 /**
- * Least privilege derived from the code (issue 28 item 4): every function is bundled as
+ * Least privilege derived from the code: every function is bundled as
  * infra/service-function.ts bundles it, and the AWS operations its bundle can send are compared
  * with what its `needs` (lib/config/service.ts) declare, which is exactly what the stack grants
  * (infra/interop-stack.test.ts checks the synthesized policies against the declaration).
